@@ -1,0 +1,3 @@
+"""jaxlint: a static linter for JAX code."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,313 @@
+"""The importable entry points: lint_paths, lint_source, fix_paths.
+
+discover -> read -> lint each file (pool) -> project facts -> pending verdicts ->
+per-file ignores and suppressions -> sorted diagnostics.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tokenize
+from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Sequence
+
+import libcst as cst
+import pathspec
+
+from jaxlint import suppress
+from jaxlint.config import Settings
+from jaxlint.discover import discover
+from jaxlint.engine import FileLinter
+from jaxlint.facts import module_name_for
+from jaxlint.fix import apply_fixes, atomic_write, fixes_to_apply
+from jaxlint.project import Project
+from jaxlint.registry import all_rules, enabled_rules
+from jaxlint.rule import Rule
+from jaxlint.types import Diagnostic, FileResult, Position
+
+MAX_FIX_PASSES = 10
+ENGINE_CODES = ("JAX001", "JAX002")
+
+
+@dataclass
+class RunResult:
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    files: int = 0
+    errors: list[str] = field(default_factory=list)  # "path: message" for internal errors
+    fixed: dict[str, int] = field(default_factory=dict)  # path -> number of fixes applied
+    diffs: dict[str, tuple[str, str]] = field(default_factory=dict)  # path -> (old, new)
+    unparsable_fix: list[str] = field(default_factory=list)
+
+
+class ReadError(Exception):
+    pass
+
+
+def read_source(path: str) -> tuple[str, str]:
+    """(text, encoding) honouring a BOM or coding cookie; newlines kept as they are."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise ReadError(f"{path}: cannot read: {e.strerror}") from None
+    return decode(data, path)
+
+
+def decode(data: bytes, path: str) -> tuple[str, str]:
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:
+        encoding = "utf-8"
+    try:
+        text = data.decode(encoding)
+    except (UnicodeDecodeError, LookupError):
+        raise ReadError(f"{path}: cannot decode as {encoding}") from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text, encoding
+
+
+def selected_rules(settings: Settings) -> tuple[type[Rule], ...]:
+    return enabled_rules(settings.select, settings.extend_select, settings.ignore, settings.preview)
+
+
+# -- worker side ---------------------------------------------------------------------
+_WORKER: FileLinter | None = None
+
+
+def _init_worker(codes: tuple[str, ...], settings: Settings) -> None:
+    global _WORKER
+    rules = [r for r in all_rules() if r.code in codes]
+    _WORKER = _make_linter(rules, settings)
+
+
+def _make_linter(rules: Sequence[type[Rule]], settings: Settings) -> FileLinter:
+    return FileLinter([r for r in rules if not getattr(r, "engine_rule", False)], settings.rules, settings)
+
+
+def _lint_file(path: str) -> tuple[FileResult, str | None]:
+    assert _WORKER is not None
+    try:
+        text, _ = read_source(path)
+    except ReadError as e:
+        return FileResult(path=path), str(e)
+    return _WORKER.lint(path, text), None
+
+
+# -- main side -----------------------------------------------------------------------
+class Runner:
+    """One lint run: settings, rules, and the project-wide phase."""
+
+    def __init__(self, settings: Settings, jobs: int | None = None, cache=None, progress: Callable[[int], None] | None = None) -> None:
+        self.settings = settings
+        self.rules = selected_rules(settings)
+        self.codes = frozenset(r.code for r in self.rules)
+        self.jobs = jobs or os.cpu_count() or 1
+        self.cache = cache
+        self.progress = progress
+        self._pfi = [
+            (pathspec.GitIgnoreSpec.from_lines([pattern]), frozenset(codes))
+            for pattern, codes in settings.per_file_ignores.items()
+        ]
+
+    # lint ----------------------------------------------------------------------------
+    def lint_files(self, files: list[str]) -> tuple[list[FileResult], list[str]]:
+        results: dict[str, FileResult] = {}
+        errors: list[str] = []
+        todo: list[str] = []
+        for path in files:
+            cached = self.cache.get(path) if self.cache is not None else None
+            if cached is not None:
+                results[path] = cached
+                if self.progress:
+                    self.progress(1)
+            else:
+                todo.append(path)
+        for path, (res, err) in zip(todo, self._run(todo)):
+            if err is not None:
+                errors.append(err)
+                continue
+            results[path] = res
+            if self.cache is not None and res.internal_error is None:
+                self.cache.put(path, res)
+        if self.cache is not None:
+            self.cache.flush()
+        return [results[p] for p in files if p in results], errors
+
+    def _run(self, todo: list[str]) -> Iterable[tuple[FileResult, str | None]]:
+        if self.jobs <= 1 or len(todo) < 4:
+            global _WORKER
+            _WORKER = _make_linter(self.rules, self.settings)
+            for p in todo:
+                r = _lint_file(p)
+                if self.progress:
+                    self.progress(1)
+                yield r
+            return
+        chunk = max(1, min(16, len(todo) // (self.jobs * 8)))
+        import multiprocessing
+
+        ctx = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
+        with ProcessPoolExecutor(
+            max_workers=self.jobs, mp_context=ctx, initializer=_init_worker, initargs=(tuple(self.codes), self.settings)
+        ) as pool:
+            for r in pool.map(_lint_file, todo, chunksize=chunk):
+                if self.progress:
+                    self.progress(1)
+                yield r
+
+    def finish(self, results: list[FileResult], sources: Callable[[str], list[str] | None] | None = None) -> tuple[list[Diagnostic], list[str]]:
+        """Project phase: decide pending findings, then per-file ignores and suppressions."""
+        project = Project(r.facts for r in results if r.facts is not None)
+        by_rule: dict[str, list] = defaultdict(list)
+        per_file: dict[str, list[Diagnostic]] = defaultdict(list)
+        errors: list[str] = []
+        for r in results:
+            per_file[r.path].extend(r.diagnostics)
+            for p in r.pending:
+                by_rule[p.code].append(p)
+            if r.internal_error:
+                errors.append(f"{r.path}: internal error: {r.internal_error}")
+        rules = {rule.code: rule for rule in self.rules}
+        for code, items in sorted(by_rule.items()):
+            rule = rules.get(code)
+            if rule is None:
+                continue
+            try:
+                verdicts = list(rule.resolve(items, project))
+            except Exception as exc:  # noqa: BLE001 - a rule bug is reported, not raised
+                errors.append(f"internal error in {code} (project phase): {type(exc).__name__}: {exc}")
+                continue
+            for p, message in verdicts:
+                per_file[p.path].append(
+                    Diagnostic(p.path, code, rule.name, message, p.start, p.end, p.fix, rule.is_preview(), rule.help)
+                )
+        out: list[Diagnostic] = []
+        supp_by_path = {r.path: r.suppressions for r in results}
+        for path, diags in per_file.items():
+            diags = [d for d in diags if d.code in self.codes or d.code == "JAX001"]
+            ignored = self._per_file_ignored(path)
+            if ignored:
+                diags = [d for d in diags if not any(d.code.startswith(c) or c == "ALL" for c in ignored)]
+            lines = sources(path) if sources is not None else None
+            out.extend(suppress.apply(diags, supp_by_path.get(path), path, self.codes, lines))
+        for r in results:
+            if r.path not in per_file and r.suppressions is not None and r.suppressions.comments:
+                lines = sources(r.path) if sources is not None else None
+                out.extend(suppress.apply([], r.suppressions, r.path, self.codes, lines))
+        out = list({(d.sort_key(), d.end): d for d in out}.values())
+        out.sort(key=Diagnostic.sort_key)
+        return out, errors
+
+    def _per_file_ignored(self, path: str) -> set[str]:
+        if not self._pfi:
+            return set()
+        rel = os.path.relpath(os.path.abspath(path), self.settings.root).replace(os.sep, "/")
+        out: set[str] = set()
+        for spec, codes in self._pfi:
+            if spec.match_file(rel) or spec.match_file(os.path.basename(path)):
+                out |= codes
+        return out
+
+
+def _lines(path: str) -> list[str] | None:
+    try:
+        return read_source(path)[0].splitlines()
+    except ReadError:
+        return None
+
+
+def lint_paths(paths: list[str], settings: Settings, jobs: int | None = None, cache=None, progress=None) -> RunResult:
+    files = discover(paths, settings.root, settings.exclude, settings.extend_exclude)
+    runner = Runner(settings, jobs, cache, progress)
+    results, errors = runner.lint_files(files)
+    diags, internal = runner.finish(results, _lines)
+    return RunResult(diags, len(files), errors + internal)
+
+
+def lint_source(source: str, path: str = "<stdin>", settings: Settings | None = None, module_name: str | None = None) -> list[Diagnostic]:
+    """Lint one text as its own project (cross-module facts: only this module)."""
+    settings = settings or Settings()
+    runner = Runner(settings, jobs=1)
+    linter = _make_linter(runner.rules, settings)
+    if module_name is None:
+        module_name = module_name_for(path)[0] if path != "<stdin>" and os.path.exists(path) else os.path.splitext(os.path.basename(path))[0]
+    res = linter.lint(path, source, module_name, False)
+    if res.internal_error:
+        raise RuntimeError(f"{path}: internal error: {res.internal_error}")
+    diags, errors = runner.finish([res], lambda p: source.splitlines())
+    if errors:
+        raise RuntimeError("; ".join(errors))
+    return diags
+
+
+def fix_text(
+    source: str,
+    lint: Callable[[str], list[Diagnostic]],
+    unsafe: bool,
+) -> tuple[str, int, list[Diagnostic], bool]:
+    """Fix to a fixed point. Returns (text, fixes applied, remaining diagnostics, gave_up_unparsable)."""
+    text = source
+    applied_total = 0
+    diags = lint(text)
+    for _ in range(MAX_FIX_PASSES):
+        fixes = fixes_to_apply(diags, unsafe)
+        if not fixes:
+            break
+        new, applied = apply_fixes(text, fixes)
+        if not applied or new == text:
+            break
+        try:
+            cst.parse_module(new)
+        except cst.ParserSyntaxError:
+            return text, applied_total, diags, True
+        text = new
+        applied_total += len(applied)
+        diags = lint(text)
+    return text, applied_total, diags, False
+
+
+def fix_paths(paths: list[str], settings: Settings, unsafe: bool = False, write: bool = True, jobs: int | None = None, cache=None, progress=None) -> RunResult:
+    """Lint, then fix every file with applicable fixes to a fixed point (atomically written)."""
+    files = discover(paths, settings.root, settings.exclude, settings.extend_exclude)
+    runner = Runner(settings, jobs, cache, progress)
+    results, errors = runner.lint_files(files)
+    diags, internal = runner.finish(results, _lines)
+    run = RunResult([], len(files), errors + internal)
+    by_path: dict[str, list[Diagnostic]] = defaultdict(list)
+    for d in diags:
+        by_path[d.path].append(d)
+    linter = _make_linter(runner.rules, settings)
+    others = {r.path: r for r in results}
+    final: list[Diagnostic] = []
+    for path in files:
+        mine = by_path.get(path, [])
+        if not fixes_to_apply(mine, unsafe):
+            final.extend(mine)
+            continue
+        original, encoding = read_source(path)
+        module_name, is_pkg = module_name_for(path)
+
+        def relint(text: str, path=path, module_name=module_name, is_pkg=is_pkg) -> list[Diagnostic]:
+            res = linter.lint(path, text, module_name, is_pkg)
+            rest = [r for p, r in others.items() if p != path]
+            d, _ = runner.finish(rest + [res], lambda p, text=text: text.splitlines() if p == path else _lines(p))
+            return [x for x in d if x.path == path]
+
+        new, count, remaining, gave_up = fix_text(original, lambda t: relint(t), unsafe)
+        if gave_up:
+            run.unparsable_fix.append(path)
+        if count and new != original:
+            run.fixed[path] = count
+            run.diffs[path] = (original, new)
+            if write:
+                atomic_write(path, new, encoding)
+            final.extend(remaining)
+        else:
+            final.extend(mine)
+    final.sort(key=Diagnostic.sort_key)
+    run.diagnostics = final
+    return run

@@ -1,0 +1,90 @@
+"""Per-file result cache in ``.jaxlint_cache/`` at the project root.
+
+An entry holds what linting one file produced *before* the project phase (its local
+diagnostics, pending findings, module facts and suppressions). The key covers the
+file's path, module name and bytes, the jaxlint version, the settings and the enabled
+rules. Project-wide verdicts are recomputed from the facts on every run, so a change in
+one module re-decides the findings of every module that depends on it.
+Entries are written to a temporary file and renamed: concurrent runs never see half an
+entry, and a corrupt or unreadable entry counts as a miss.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import tempfile
+
+from jaxlint import __version__
+from jaxlint.facts import module_name_for
+from jaxlint.types import FileResult
+
+CACHE_DIR = ".jaxlint_cache"
+
+
+class Cache:
+    def __init__(self, directory: str, namespace: str) -> None:
+        self.dir = os.path.join(directory, namespace)
+        self._ready = False
+        self._keys: dict[str, str] = {}
+
+    @classmethod
+    def for_settings(cls, settings) -> "Cache":
+        from jaxlint.api import selected_rules
+
+        codes = ",".join(r.code for r in selected_rules(settings))
+        ns = hashlib.sha256(f"{__version__}|{settings.fingerprint()}|{codes}".encode()).hexdigest()[:20]
+        return cls(os.path.join(settings.root, CACHE_DIR), ns)
+
+    def _key(self, path: str) -> str | None:
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError:
+            return None
+        h = hashlib.sha256()
+        h.update(os.path.abspath(path).encode())
+        h.update(b"\0")
+        h.update(repr(module_name_for(path)).encode())
+        h.update(b"\0")
+        h.update(data)
+        return h.hexdigest()
+
+    def get(self, path: str) -> FileResult | None:
+        key = self._key(path)
+        if key is None:
+            return None
+        self._keys[path] = key
+        try:
+            with open(os.path.join(self.dir, key[:2], key), "rb") as f:
+                res = pickle.load(f)
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError, ValueError):
+            return None
+        if not isinstance(res, FileResult) or res.path != path:
+            return None
+        return res
+
+    def put(self, path: str, result: FileResult) -> None:
+        key = self._keys.get(path) or self._key(path)
+        if key is None:
+            return
+        sub = os.path.join(self.dir, key[:2])
+        try:
+            if not self._ready:
+                os.makedirs(self.dir, exist_ok=True)
+                gi = os.path.join(os.path.dirname(self.dir), ".gitignore")
+                if not os.path.exists(gi):
+                    with open(gi, "w") as f:
+                        f.write("# created by jaxlint\n*\n")
+                self._ready = True
+            os.makedirs(sub, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=sub, prefix=".tmp-")
+            with os.fdopen(fd, "wb") as f:
+                pickle.dump(result, f, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, os.path.join(sub, key))
+        except OSError:
+            pass  # a read-only checkout still lints, just without a cache
+
+    def flush(self) -> None:
+        pass

@@ -1,0 +1,288 @@
+"""The ``jaxlint`` command. Parses options, calls the api, prints; no logic of its own."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import sys
+from collections import Counter
+
+import click
+
+from jaxlint import __version__
+
+EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
+FORMATS = ("full", "concise", "json", "github", "sarif")
+
+
+def fail(message: str) -> "NoReturn":  # type: ignore[name-defined]
+    click.echo(f"jaxlint: error: {message}", err=True)
+    sys.exit(EXIT_ERROR)
+
+
+class DefaultGroup(click.Group):
+    """``jaxlint PATHS`` means ``jaxlint check PATHS``."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h", "--version")):
+            args = ["check", *args]
+        return super().parse_args(ctx, args)
+
+
+def _codes(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    return [c.strip().upper() for c in value.split(",") if c.strip()]
+
+
+@click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="jaxlint", message="%(prog)s %(version)s")
+def main() -> None:
+    """jaxlint: a static linter for JAX code."""
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--select", help="Comma-separated rule codes or prefixes to enable (or ALL).")
+@click.option("--extend-select", help="Codes or prefixes to enable on top of the selection.")
+@click.option("--ignore", help="Codes or prefixes to disable.")
+@click.option("--preview/--no-preview", default=None, help="Enable preview rules.")
+@click.option("--fix", "do_fix", is_flag=True, help="Apply safe fixes.")
+@click.option("--unsafe-fixes", is_flag=True, help="Also apply (and show) unsafe fixes.")
+@click.option("--diff", is_flag=True, help="Print the fixes as a unified diff; change no file.")
+@click.option("--show-fixes", is_flag=True, help="List the fixes that were applied.")
+@click.option("--output-format", type=click.Choice(FORMATS), help="Output format (default: full on a terminal, else concise).")
+@click.option("--statistics", is_flag=True, help="Count diagnostics per rule instead of listing them.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when diagnostics remain.")
+@click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when any fix was applied.")
+@click.option("--stdin-filename", help="The name of the file read from stdin (`-`).")
+@click.option("--config", "config_path", type=click.Path(), help="Path to a pyproject.toml to use.")
+@click.option("--target-jax-version", help="The JAX version the code must run on (default 0.10.2).")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: CPU count).")
+@click.option("--quiet", "-q", is_flag=True, help="Print diagnostics only, no summary.")
+def check(paths, select, extend_select, ignore, preview, do_fix, unsafe_fixes, diff, show_fixes, output_format,
+          statistics, exit_zero, exit_non_zero_on_fix, stdin_filename, config_path, target_jax_version, no_cache,
+          jobs, quiet) -> None:
+    """Lint PATHS (files or folders; default: the current folder; `-` reads stdin)."""
+    from jaxlint import api
+    from jaxlint.config import ConfigError, load_settings, parse_version
+    from jaxlint.discover import DiscoveryError
+    from jaxlint.registry import RegistryError, SelectionError, check_selectors
+
+    paths = list(paths) or ["."]
+    start = stdin_filename if "-" in paths and stdin_filename else paths[0]
+    try:
+        settings = load_settings(config_path, start if start != "-" else ".")
+        for opt, value in (("--select", select), ("--extend-select", extend_select), ("--ignore", ignore)):
+            check_selectors(_codes(value) or [], opt)
+        if select is not None:
+            settings.select = _codes(select)
+        if extend_select is not None:
+            settings.extend_select = settings.extend_select + (_codes(extend_select) or [])
+        if ignore is not None:
+            settings.ignore = settings.ignore + (_codes(ignore) or [])
+        if preview is not None:
+            settings.preview = preview
+        if target_jax_version is not None:
+            parse_version(target_jax_version)
+            settings.target_jax_version = target_jax_version
+    except (ConfigError, SelectionError, RegistryError) as e:
+        fail(str(e))
+    fmt = output_format or settings.output_format or ("full" if sys.stdout.isatty() else "concise")
+    color = sys.stdout.isatty() and "NO_COLOR" not in os.environ and fmt == "full"
+
+    def source_lines(path: str):
+        if path == (stdin_filename or "-") and stdin_text is not None:
+            return stdin_text.splitlines()
+        return api._lines(path)
+
+    stdin_text = None
+    try:
+        if paths == ["-"]:
+            stdin_text = sys.stdin.read()
+            name = stdin_filename or "-"
+            run = _lint_stdin(stdin_text, name, settings, do_fix or diff, unsafe_fixes, diff)
+        else:
+            if "-" in paths:
+                fail("`-` (stdin) cannot be combined with other paths")
+            cache = None
+            if not no_cache:
+                from jaxlint.cache import Cache
+
+                cache = Cache.for_settings(settings)
+            progress = _progress_bar(fmt, quiet)
+            with progress as advance:
+                if do_fix or diff:
+                    run = api.fix_paths(paths, settings, unsafe=unsafe_fixes, write=not diff, jobs=jobs, cache=cache, progress=advance)
+                else:
+                    run = api.lint_paths(paths, settings, jobs=jobs, cache=cache, progress=advance)
+    except DiscoveryError as e:
+        fail(str(e))
+    except api.ReadError as e:
+        fail(str(e))
+    except (ConfigError, SelectionError) as e:
+        fail(str(e))
+
+    out = sys.stdout
+    if diff:
+        for path, (old, new) in sorted(run.diffs.items()):
+            out.write("".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), f"a/{path}", f"b/{path}")))
+        if not quiet:
+            n = sum(run.fixed.values())
+            click.echo(f"Would fix {n} problem{'s' if n != 1 else ''} in {len(run.diffs)} file{'s' if len(run.diffs) != 1 else ''}.", err=True)
+        _errors(run)
+        sys.exit(EXIT_ERROR if run.errors else (EXIT_FOUND if run.diffs else EXIT_OK))
+    if paths == ["-"] and do_fix and stdin_text is not None:
+        out.write(run.diffs.get("-", (stdin_text, stdin_text))[1] if run.diffs else stdin_text)
+    diags = run.diagnostics
+    if statistics:
+        _statistics(diags, unsafe_fixes)
+    elif not (paths == ["-"] and do_fix):
+        from jaxlint.report import render
+
+        out.write(render(fmt, diags, color=color, source=source_lines, unsafe_fixes=unsafe_fixes))
+    if show_fixes and run.fixed:
+        click.echo("Fixed:", err=True)
+        for path, n in sorted(run.fixed.items()):
+            click.echo(f"  {path}: {n} fix{'es' if n != 1 else ''}", err=True)
+    if not quiet and fmt in ("full", "concise") and not statistics:
+        _summary(run, unsafe_fixes)
+    _errors(run)
+    if run.errors:
+        sys.exit(EXIT_ERROR)
+    if exit_non_zero_on_fix and run.fixed:
+        sys.exit(EXIT_FOUND)
+    if diags and not exit_zero:
+        sys.exit(EXIT_FOUND)
+    sys.exit(EXIT_OK)
+
+
+def _lint_stdin(text: str, name: str, settings, fix: bool, unsafe: bool, diff: bool):
+    from jaxlint import api
+
+    path = name
+    diags = api.lint_source(text, path, settings)
+    run = api.RunResult(diags, 1)
+    if fix:
+        new, count, remaining, gave_up = api.fix_text(text, lambda t: api.lint_source(t, path, settings), unsafe)
+        if gave_up:
+            run.unparsable_fix.append(path)
+        if count:
+            run.fixed[path] = count
+            run.diffs[path] = (text, new)
+        run.diagnostics = remaining
+    return run
+
+
+class _NoProgress:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *a):
+        return False
+
+
+class _Progress:
+    """A rich progress bar on stderr; only on a terminal, only for human formats."""
+
+    def __enter__(self):
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        self.p = Progress(TextColumn("linting"), BarColumn(), MofNCompleteColumn(), console=Console(stderr=True), transient=True)
+        self.p.__enter__()
+        self.task = self.p.add_task("lint", total=None)
+        return lambda n: self.p.advance(self.task, n)
+
+    def __exit__(self, *a):
+        return self.p.__exit__(*a)
+
+
+def _progress_bar(fmt: str, quiet: bool):
+    if quiet or fmt not in ("full", "concise") or not sys.stderr.isatty() or os.environ.get("CI"):
+        return _NoProgress()
+    return _Progress()
+
+
+def _statistics(diags, unsafe: bool) -> None:
+    counts = Counter((d.code, d.name) for d in diags)
+    fixable = Counter(d.code for d in diags if d.fix is not None and (d.fix.applicability == "safe" or unsafe))
+    for (code, name), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        mark = "[*]" if fixable[code] == n else ("[-]" if fixable[code] else "   ")
+        click.echo(f"{n:>5}  {code}  {mark} {name}")
+
+
+def _summary(run, unsafe: bool) -> None:
+    diags = run.diagnostics
+    fixed = sum(run.fixed.values())
+    if not diags:
+        msg = "All checks passed!"
+        if fixed:
+            msg = f"Fixed {fixed} problem{'s' if fixed != 1 else ''}; no problems remain."
+        click.echo(msg, err=True)
+        return
+    files = len({d.path for d in diags})
+    safe = sum(1 for d in diags if d.fix is not None and d.fix.applicability == "safe")
+    hidden = sum(1 for d in diags if d.fix is not None and d.fix.applicability == "unsafe")
+    msg = f"Found {len(diags)} problem{'s' if len(diags) != 1 else ''} in {files} file{'s' if files != 1 else ''}"
+    extras = []
+    if fixed:
+        extras.append(f"{fixed} fixed")
+    if safe:
+        extras.append(f"{safe} fixable with --fix")
+    if hidden and not unsafe:
+        extras.append(f"{hidden} more with --unsafe-fixes")
+    elif hidden:
+        extras.append(f"{hidden} fixable with --fix --unsafe-fixes")
+    if extras:
+        msg += f" ({', '.join(extras)})"
+    click.echo(msg + ".", err=True)
+
+
+def _errors(run) -> None:
+    for e in run.errors:
+        click.echo(f"jaxlint: error: {e}", err=True)
+    for p in run.unparsable_fix:
+        click.echo(f"jaxlint: warning: {p}: a fix pass produced code that does not parse; kept the last valid version", err=True)
+
+
+@main.command("rules")
+@click.option("--output-format", type=click.Choice(["table", "json"]), default="table")
+def rules_cmd(output_format: str) -> None:
+    """List every rule: code, name, status, fix."""
+    from jaxlint.registry import all_rules
+
+    rules = all_rules()
+    if output_format == "json":
+        import json
+
+        click.echo(json.dumps([{"code": r.code, "name": r.name, "status": r.status, "fix": r.fix_availability, "summary": r.summary} for r in rules], indent=2))
+        return
+    for r in rules:
+        fix = {"none": "", "safe": "safe fix", "unsafe": "unsafe fix", "sometimes": "fix sometimes"}[r.fix_availability]
+        click.echo(f"{r.code}  {r.name:<34} {r.status:<8} {fix:<13} {r.summary}".rstrip())
+
+
+@main.command("rule")
+@click.argument("code")
+def rule_cmd(code: str) -> None:
+    """Show a rule's documentation."""
+    from jaxlint.registry import rule_by_code
+
+    r = rule_by_code(code)
+    if r is None:
+        fail(f"unknown rule {code!r} (see `jaxlint rules`)")
+    click.echo(f"# {r.code} {r.name} ({r.status})\n\n{r.summary}.\n\n{r.documentation()}")
+
+
+@main.command("verify")
+@click.argument("codes", nargs=-1)
+@click.option("--output-format", type=click.Choice(["table", "json"]), default="table")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Programs run at once (default: CPU count).")
+@click.option("--timeout", type=float, default=120.0, show_default=True, help="Seconds per reference program.")
+def verify_cmd(codes, output_format: str, jobs: int | None, timeout: float) -> None:
+    """Run every rule's JAX reference programs and confirm the rule (needs jax)."""
+    from jaxlint.verify.cli import run_verify
+
+    sys.exit(run_verify(list(codes), output_format, jobs, timeout))

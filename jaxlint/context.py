@@ -1,0 +1,102 @@
+"""What a rule sees of the file it is checking: tree, names, facts, parents, scopes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from jaxlint.facts import FactCollector, FunctionFact, ModuleFacts, Transform
+from jaxlint.names import ImportTable
+
+FunctionNode = cst.FunctionDef | cst.Lambda
+
+
+class FileContext:
+    def __init__(
+        self,
+        path: str,
+        source: str,
+        module: cst.Module,
+        names: ImportTable,
+        facts: ModuleFacts,
+        collector: FactCollector,
+        parents: dict[cst.CSTNode, cst.CSTNode],
+        settings: Any = None,
+    ) -> None:
+        self.path = path
+        self.source = source
+        self.module = module
+        self.names = names
+        self.facts = facts
+        self.collector = collector
+        self.parents = parents
+        self.settings = settings
+        self._transform_by_node: dict[cst.CSTNode, Transform] = {n: t for t, n in collector.transform_nodes}
+        self._node_by_qualname: dict[str, cst.CSTNode] = {
+            q: n for n, q in collector.qualname_of.items()
+        }
+
+    # names -------------------------------------------------------------------------
+    def resolve(self, node: cst.BaseExpression) -> str | None:
+        """The qualified name (``jax.lax.pmean``) an expression refers to, or None."""
+        return self.names.resolve(node)
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+    def literal(self, node: cst.BaseExpression | None) -> Any:
+        from jaxlint.literals import literal
+
+        return literal(node, self.facts.constants)
+
+    # tree --------------------------------------------------------------------------
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        return self.parents.get(node)
+
+    def ancestors(self, node: cst.CSTNode):
+        p = self.parents.get(node)
+        while p is not None:
+            yield p
+            p = self.parents.get(p)
+
+    def enclosing_function(self, node: cst.CSTNode) -> FunctionNode | None:
+        for a in self.ancestors(node):
+            if isinstance(a, (cst.FunctionDef, cst.Lambda)):
+                return a
+        return None
+
+    # functions and transforms ------------------------------------------------------
+    def qualname(self, func: FunctionNode) -> str | None:
+        return self.collector.qualname_of.get(func)
+
+    def scope_of(self, node: cst.CSTNode) -> str:
+        """Qualname of the function that contains ``node`` ("" at module level)."""
+        f = self.enclosing_function(node)
+        return (self.collector.qualname_of.get(f) or "") if f is not None else ""
+
+    def function_fact(self, func: FunctionNode) -> FunctionFact | None:
+        q = self.collector.qualname_of.get(func)
+        return self.facts.functions.get(q) if q else None
+
+    def function_node(self, ref: str) -> FunctionNode | None:
+        """The def or lambda node in this file for a reference such as ``mod.f``."""
+        prefix = f"{self.facts.module}." if self.facts.module else ""
+        if prefix and not ref.startswith(prefix):
+            return None
+        return self._node_by_qualname.get(ref[len(prefix):])  # type: ignore[return-value]
+
+    def ref(self, expr: cst.BaseExpression, at: cst.CSTNode | None = None) -> str | None:
+        """Reference of the function an expression names, seen from ``at`` (default: expr)."""
+        return self.collector.ref_for_expr(expr, self.scope_of(at if at is not None else expr))
+
+    def transform_for(self, call: cst.Call) -> Transform | None:
+        """The transform fact recorded for a call (``jax.vmap(f, ...)``) or decorator call."""
+        return self._transform_by_node.get(call)
+
+    def transforms(self) -> list[Transform]:
+        return self.facts.transforms
+
+    def extra(self, code: str) -> dict[str, Any]:
+        """Rule-specific module facts that travel to the project phase."""
+        return self.facts.extra.setdefault(code, {})

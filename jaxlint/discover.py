@@ -1,0 +1,124 @@
+"""Which files to lint: walk the given paths, skip what should never be linted.
+
+Skipped: VCS folders, virtual environments (any folder with ``pyvenv.cfg``), build
+output, caches, what ``exclude``/``extend-exclude`` name, and what ``.gitignore`` files
+ignore (matched with pathspec's implementation of git's rules). A file named explicitly
+on the command line is always linted.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import pathspec
+
+DEFAULT_EXCLUDE = (
+    ".git", ".hg", ".svn", ".bzr", ".venv", "venv", ".tox", ".nox", ".eggs", "__pycache__",
+    "build", "dist", "_build", "buck-out", "node_modules", "site-packages", ".mypy_cache",
+    ".pytest_cache", ".ruff_cache", ".jaxlint_cache", ".ipynb_checkpoints",
+)
+
+
+class DiscoveryError(Exception):
+    pass
+
+
+@dataclass
+class _Ignore:
+    base: str
+    spec: pathspec.PathSpec
+
+    def matches(self, path: str, is_dir: bool) -> bool:
+        rel = os.path.relpath(path, self.base).replace(os.sep, "/")
+        if rel.startswith(".."):
+            return False
+        return self.spec.match_file(rel + "/" if is_dir else rel)
+
+
+def _gitignore(directory: str) -> _Ignore | None:
+    p = os.path.join(directory, ".gitignore")
+    if not os.path.isfile(p):
+        return None
+    try:
+        with open(p, encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    return _Ignore(directory, pathspec.GitIgnoreSpec.from_lines(lines))
+
+
+def _git_root(start: str) -> str | None:
+    d = start
+    while True:
+        if os.path.exists(os.path.join(d, ".git")):
+            return d
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
+
+
+def discover(paths: list[str], root: str, exclude: list[str], extend_exclude: list[str]) -> list[str]:
+    """Sorted, de-duplicated .py files under ``paths`` (files named directly always count)."""
+    user = pathspec.GitIgnoreSpec.from_lines(list(exclude) + list(extend_exclude))
+    root = os.path.abspath(root)
+    out: set[str] = set()
+
+    def excluded(path: str, is_dir: bool) -> bool:
+        name = os.path.basename(path)
+        if is_dir and name in DEFAULT_EXCLUDE:
+            return True
+        if is_dir and os.path.isfile(os.path.join(path, "pyvenv.cfg")):
+            return True
+        rel = os.path.relpath(path, root).replace(os.sep, "/")
+        if not rel.startswith("..") and user.match_file(rel + "/" if is_dir else rel):
+            return True
+        return False
+
+    for given in paths:
+        ap = os.path.abspath(given)
+        if not os.path.exists(ap):
+            raise DiscoveryError(f"{given}: no such file or directory")
+        if os.path.isfile(ap):
+            out.add(os.path.normpath(given))
+            continue
+        # .gitignore files from the repository root down to the given folder apply
+        ignores: list[_Ignore] = []
+        top = _git_root(ap)
+        if top is not None:
+            d = ap
+            chain = []
+            while True:
+                chain.append(d)
+                if d == top:
+                    break
+                d = os.path.dirname(d)
+            for d in reversed(chain[1:]):
+                gi = _gitignore(d)
+                if gi:
+                    ignores.append(gi)
+        _walk(ap, given, ignores, excluded, out)
+    return sorted(out)
+
+
+def _walk(abs_dir: str, shown_dir: str, ignores: list[_Ignore], excluded, out: set[str]) -> None:
+    gi = _gitignore(abs_dir)
+    if gi is not None:
+        ignores = ignores + [gi]
+    try:
+        entries = sorted(os.scandir(abs_dir), key=lambda e: e.name)
+    except PermissionError:
+        raise DiscoveryError(f"{shown_dir}: permission denied") from None
+    for e in entries:
+        ap = e.path
+        shown = os.path.normpath(os.path.join(shown_dir, e.name))
+        is_dir = e.is_dir(follow_symlinks=False)
+        if not is_dir and not (e.is_file() and e.name.endswith(".py")):
+            continue
+        if excluded(ap, is_dir) or any(i.matches(ap, is_dir) for i in ignores):
+            continue
+        if is_dir:
+            _walk(ap, shown, ignores, excluded, out)
+        else:
+            out.add(shown)

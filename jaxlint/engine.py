@@ -1,0 +1,372 @@
+"""Lint one file: parse once, collect facts, run every rule in one batched walk.
+
+The walk is our own: it skips whitespace and punctuation fields and dispatches
+``visit_<Node>``/``leave_<Node>`` to every enabled rule; it is about ten times faster
+than LibCST's visitor. Positions are computed only for reported nodes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import traceback
+from typing import Any, Iterable, Sequence
+
+import libcst as cst
+
+from jaxlint.context import FileContext
+from jaxlint.facts import FactCollector, ModuleFacts, module_name_for
+from jaxlint.literals import UNKNOWN, literal
+from jaxlint.names import ImportTable
+from jaxlint.positions import node_ranges
+from jaxlint.rule import LineInsert, NodeEdit, Report, Rule, RuleFix
+from jaxlint.suppress import scan_suppressions
+from jaxlint.types import Diagnostic, Edit, FileResult, Fix, Pending, Position
+
+_TRIVIA_FIELDS = frozenset(
+    {
+        "lpar",
+        "rpar",
+        "header",
+        "footer",
+        "leading_lines",
+        "lines_after_decorators",
+        "comma",
+        "semicolon",
+        "colon",
+        "equal",
+        "dot",
+        "default_comma",
+        "operator",
+        "whitespace",
+        "arrow",
+        "lbracket",
+        "rbracket",
+        "lbrace",
+        "rbrace",
+        "star_tok",
+        "relative",
+    }
+)
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _fields(t: type) -> tuple[str, ...]:
+    f = _FIELDS.get(t)
+    if f is None:
+        f = _FIELDS[t] = tuple(
+            x.name
+            for x in dataclasses.fields(t)
+            if x.name not in _TRIVIA_FIELDS and "whitespace" not in x.name
+        )
+    return f
+
+
+def walk_events(module: cst.Module) -> tuple[list[tuple[cst.CSTNode, bool]], dict[cst.CSTNode, cst.CSTNode]]:
+    """Pre-order enter/leave events over the syntax nodes, and each node's parent."""
+    events: list[tuple[cst.CSTNode, bool]] = []
+    parents: dict[cst.CSTNode, cst.CSTNode] = {}
+    append = events.append
+    CST = cst.CSTNode
+    stack: list[tuple[cst.CSTNode, bool]] = [(module, True)]
+    pop = stack.pop
+    push = stack.append
+    while stack:
+        node, entering = pop()
+        append((node, entering))
+        if not entering:
+            continue
+        push((node, False))
+        children: list[cst.CSTNode] = []
+        for name in _fields(type(node)):
+            v = getattr(node, name)
+            if isinstance(v, CST):
+                children.append(v)
+            elif type(v) is tuple or type(v) is list:
+                for x in v:
+                    if isinstance(x, CST):
+                        children.append(x)
+        for c in reversed(children):
+            parents[c] = node
+            push((c, True))
+    return events, parents
+
+
+def collect_facts(
+    path: str, module: cst.Module, events: list[tuple[cst.CSTNode, bool]], module_name: str, is_package: bool
+) -> tuple[ImportTable, ModuleFacts, FactCollector]:
+    names = ImportTable(module_name, is_package)
+    facts = ModuleFacts(module=module_name, path=path)
+    collector = FactCollector(facts, names, module.code_for_node)
+    calls: list[tuple[str, cst.Call]] = []
+    decorated: list[tuple[str, cst.FunctionDef, str]] = []
+    assigns: list[tuple[str, str, cst.BaseExpression]] = []
+    depth_module = 0
+    for node, entering in events:
+        t = type(node)
+        if entering:
+            if t is cst.Import:
+                names.add_import(node)  # type: ignore[arg-type]
+            elif t is cst.ImportFrom:
+                names.add_import_from(node)  # type: ignore[arg-type]
+            elif t is cst.FunctionDef:
+                scope = collector.scope
+                collector.enter_function(node)  # type: ignore[arg-type]
+                decorated.append((scope, node, collector.scopes[-1][1]))  # type: ignore[arg-type]
+                depth_module += 1
+            elif t is cst.Lambda:
+                collector.enter_function(node)  # type: ignore[arg-type]
+                depth_module += 1
+            elif t is cst.ClassDef:
+                collector.enter_class(node)  # type: ignore[arg-type]
+            elif t is cst.Call:
+                calls.append((collector.scope, node))  # type: ignore[arg-type]
+            elif t is cst.Assign:
+                a: cst.Assign = node  # type: ignore[assignment]
+                if len(a.targets) == 1 and isinstance(a.targets[0].target, cst.Name):
+                    target = a.targets[0].target.value
+                    in_class = bool(collector.scopes) and collector.scopes[-1][0] == "class"
+                    if not in_class:
+                        assigns.append((collector.scope, target, a.value))
+        else:
+            if t is cst.FunctionDef or t is cst.Lambda or t is cst.ClassDef:
+                collector.leave_scope()
+    # module-level constants and aliases (first pass: literals; aliases need imports)
+    for scope, target, value in assigns:
+        if scope:
+            continue
+        v = literal(value, facts.constants)
+        if v is not UNKNOWN:
+            if target in facts.constants and facts.constants[target] != v:
+                facts.constants[target] = UNKNOWN
+            else:
+                facts.constants.setdefault(target, v)
+        else:
+            names.add_alias(target, value)
+    facts.constants = {k: v for k, v in facts.constants.items() if v is not UNKNOWN}
+    # variables bound to transformed functions: ``step = jax.pmap(f, ...)``
+    bound: dict[cst.CSTNode, str] = {}
+    for scope, target, value in assigns:
+        if isinstance(value, cst.Call):
+            qual = f"{scope}.{target}" if scope else target
+            bound[value] = facts.ref(qual)
+            collector.bindings.setdefault(scope, {})[target] = qual
+    # transforms applied as decorators
+    for scope, fn, qual in decorated:
+        for dec in fn.decorators:
+            expr = dec.decorator
+            tr = None
+            if isinstance(expr, cst.Call):
+                tr = collector.transform_of_call(expr, scope, decorated=facts.ref(qual))
+            else:
+                api = names.resolve(expr)
+                from jaxlint.facts import TRANSFORMS
+
+                if api in TRANSFORMS:
+                    tr = collector._build(api, expr, [], [], None, scope, facts.ref(qual))
+            if tr is not None:
+                facts.transforms.append(tr)
+    # transforms applied as calls, and the call graph
+    func_of_call = {c.func for _, c in calls if isinstance(c.func, cst.Call)}
+    decorator_calls = {d.decorator for _, fn, _ in decorated for d in fn.decorators}
+    for scope, call in calls:
+        if call in func_of_call or call in decorator_calls:
+            continue
+        tr = collector.transform_of_call(call, scope)
+        if tr is not None:
+            tr.bound_to = bound.get(call)
+            facts.transforms.append(tr)
+        callee = collector.ref_for_expr(call.func, scope) if not isinstance(call.func, cst.Call) else None
+        refs = [callee] if callee else []
+        if tr is None:
+            # functions handed to other calls (lax.scan bodies, callbacks) run in the caller's context
+            for arg in call.args:
+                if isinstance(arg.value, (cst.Name, cst.Lambda)):
+                    r = collector.ref_for_expr(arg.value, scope)
+                    if r and r.startswith(facts.module + ".") or (r and not facts.module):
+                        refs.append(r)
+        target = facts.functions[scope].calls if scope in facts.functions else facts.module_calls
+        for r in refs:
+            if r not in target:
+                target.append(r)
+    facts.imports = names.items()
+    return names, facts, collector
+
+
+class FileLinter:
+    """Runs a set of rule classes over files; one instance per worker process."""
+
+    def __init__(self, rules: Sequence[type[Rule]], options: dict[str, dict[str, Any]] | None = None, settings: Any = None) -> None:
+        self.rules = list(rules)
+        self.options = options or {}
+        self.settings = settings
+        self._methods: dict[type[Rule], list[tuple[str, str]]] = {}
+        for r in self.rules:
+            self._methods[r] = [
+                (m, m.split("_", 1)[1]) for m in dir(r) if (m.startswith("visit_") or m.startswith("leave_"))
+            ]
+        words: set[str] = set()
+        self.always = not self.rules  # JAX001 alone: parse everything
+        for r in self.rules:
+            if not r.triggers:
+                self.always = True
+            words.update(r.triggers)
+        self.triggers = sorted(words)
+
+    def wants(self, source: str) -> bool:
+        """Trigger pre-filter: is any enabled rule's trigger word in the text?"""
+        if self.always:
+            return True
+        return any(w in source for w in self.triggers)
+
+    def lint(self, path: str, source: str, module_name: str | None = None, is_package: bool | None = None) -> FileResult:
+        result = FileResult(path=path)
+        result.suppressions = scan_suppressions(source)
+        if not self.wants(source):
+            return result
+        try:
+            module = cst.parse_module(source)
+        except cst.ParserSyntaxError as e:
+            result.diagnostics.append(_syntax_error(path, source, e))
+            return result
+        except RecursionError:
+            result.diagnostics.append(
+                Diagnostic(path, "JAX001", "syntax-error", "The file is nested too deeply to be parsed", Position(1, 1), Position(1, 1))
+            )
+            return result
+        if module_name is None:
+            module_name, is_package = module_name_for(path)
+        try:
+            events, parents = walk_events(module)
+            names, facts, collector = collect_facts(path, module, events, module_name, bool(is_package))
+            ctx = FileContext(path, source, module, names, facts, collector, parents, self.settings)
+            instances = [r(ctx, self.options.get(r.code)) for r in self.rules if self._wants_rule(r, source)]
+            dispatch: dict[str, list] = {}
+            for inst in instances:
+                for method, node_type in self._methods[type(inst)]:
+                    dispatch.setdefault(method, []).append(getattr(inst, method))
+            visit = {k[6:]: v for k, v in dispatch.items() if k.startswith("visit_")}
+            leave = {k[6:]: v for k, v in dispatch.items() if k.startswith("leave_")}
+            for node, entering in events:
+                handlers = (visit if entering else leave).get(type(node).__name__)
+                if handlers:
+                    for h in handlers:
+                        h(node)
+            for inst in instances:
+                inst.finish()
+            reports = [rep for inst in instances for rep in inst.reports]
+            self._materialise(result, module, ctx, collector, reports)
+            if result.suppressions.needs_statement_ranges:
+                _statement_ranges(module, events, result.suppressions)
+            result.facts = facts
+        except Exception as exc:  # a bug in a rule must not lose the other files' results
+            tb = traceback.extract_tb(exc.__traceback__)
+            where = f"{tb[-1].filename}:{tb[-1].lineno}" if tb else "?"
+            result.internal_error = f"{type(exc).__name__}: {exc} (at {where})"
+        return result
+
+    def _wants_rule(self, rule: type[Rule], source: str) -> bool:
+        return not rule.triggers or any(w in source for w in rule.triggers)
+
+    def _materialise(self, result: FileResult, module, ctx, collector, reports: list[Report]) -> None:
+        nodes: set[cst.CSTNode] = set()
+        for t, n in collector.transform_nodes:
+            nodes.add(n)
+        for f, n in collector.function_nodes:
+            nodes.add(n)
+        for rep in reports:
+            nodes.add(rep.node)
+            if rep.fix:
+                for e in rep.fix.edits:
+                    if isinstance(e, NodeEdit):
+                        nodes.add(e.node)
+                        if e.end_node is not None:
+                            nodes.add(e.end_node)
+        ranges = node_ranges(module, nodes) if nodes else {}
+        for t, n in collector.transform_nodes:
+            r = ranges.get(n)
+            if r:
+                t.line, t.column = r[0][0], r[0][1] + 1
+        for f, n in collector.function_nodes:
+            r = ranges.get(n)
+            if r:
+                f.line = r[0][0]
+        by_code = {r.code: r for r in self.rules}
+        for rep in reports:
+            r = ranges.get(rep.node)
+            if r is None:
+                continue
+            start, end = Position(r[0][0], r[0][1] + 1), Position(r[1][0], r[1][1] + 1)
+            fix = self._fix(rep.fix, ranges) if rep.fix else None
+            rule = by_code[rep.code]
+            if rep.pending_data is not None:
+                result.pending.append(Pending(rep.code, result.path, start, end, rep.pending_data, fix))
+            else:
+                result.diagnostics.append(
+                    Diagnostic(result.path, rep.code, rule.name, rep.message, start, end, fix, rule.is_preview(), rule.help)
+                )
+
+    @staticmethod
+    def _fix(fix: RuleFix, ranges) -> Fix | None:
+        edits: list[Edit] = []
+        for e in fix.edits:
+            if isinstance(e, LineInsert):
+                edits.append(Edit(Position(e.line, 1), Position(e.line, 1), e.content))
+                continue
+            r = ranges.get(e.node)
+            if r is None:
+                return None
+            end_r = ranges.get(e.end_node) if e.end_node is not None else r
+            if end_r is None:
+                return None
+            start = Position(r[0][0], r[0][1] + 1)
+            end = Position(end_r[1][0], end_r[1][1] + 1)
+            if e.where == "before":
+                end = start
+            elif e.where == "after":
+                start = end
+            edits.append(Edit(start, end, e.content))
+        return Fix(fix.message, tuple(edits), fix.applicability)
+
+
+def _statement_ranges(module: cst.Module, events, supp) -> None:
+    """Widen each ``# jaxlint: ignore[...]`` to the lines of the statement after it."""
+    stmts = [n for n, entering in events if entering and isinstance(n, (cst.SimpleStatementLine, cst.BaseCompoundStatement))]
+    extra = [d for s in stmts if isinstance(s, (cst.FunctionDef, cst.ClassDef)) for d in s.decorators[:1]]
+    ranges = node_ranges(module, stmts + extra)
+    spans = []
+    for s in stmts:
+        r = ranges.get(s)
+        if r is None:
+            continue
+        first, last = r[0][0], r[1][0]
+        if isinstance(s, (cst.FunctionDef, cst.ClassDef)) and s.decorators and s.decorators[0] in ranges:
+            first = ranges[s.decorators[0]][0][0]
+        spans.append((first, last))
+    spans.sort()
+    for c in supp.comments:
+        if c.kind != "ignore":
+            continue
+        after = [sp for sp in spans if sp[0] > c.line]
+        if after:
+            first = min(sp[0] for sp in after)
+            c.first, c.last = first, max(sp[1] for sp in after if sp[0] == first)
+
+
+def _syntax_error(path: str, source: str, e: cst.ParserSyntaxError) -> Diagnostic:
+    """JAX001 at the parser's position; CPython's own message and line when it agrees."""
+    import ast
+    import warnings
+
+    line, col = e.raw_line, e.raw_column + 1
+    msg = str(e.message).strip().splitlines()[0] if e.message else "invalid syntax"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(source)
+    except SyntaxError as py:
+        if py.lineno is not None and py.msg:
+            line, col, msg = py.lineno, py.offset or 1, py.msg
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    pos = Position(line, col)
+    return Diagnostic(path, "JAX001", "syntax-error", f"SyntaxError: {msg}", pos, pos, None, False, "Fix the syntax error; jaxlint checks nothing else in this file until then")

@@ -1,0 +1,90 @@
+"""Apply fix edits to source text, and write files atomically.
+
+Edits of one pass never overlap (an overlapping fix waits for the next pass); the
+caller loops to a fixed point and never writes text that does not parse.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from typing import Iterable
+
+from jaxlint.types import Diagnostic, Edit, Fix, Position
+
+
+def _offsets(text: str) -> list[int]:
+    starts = [0]
+    i = 0
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c == "\n" or (c == "\r" and (i + 1 >= n or text[i + 1] != "\n")):
+            starts.append(i + 1)
+        i += 1
+    return starts
+
+
+def _offset(starts: list[int], text: str, pos: Position) -> int:
+    if pos.line - 1 >= len(starts):
+        return len(text)
+    return min(starts[pos.line - 1] + pos.column - 1, len(text))
+
+
+def newline_of(text: str) -> str:
+    crlf = text.count("\r\n")
+    lf = text.count("\n") - crlf
+    return "\r\n" if crlf > lf else "\n"
+
+
+def apply_fixes(text: str, fixes: Iterable[Fix]) -> tuple[str, list[Fix]]:
+    """Apply as many non-overlapping fixes as possible; return new text and applied fixes."""
+    starts = _offsets(text)
+    nl = newline_of(text)
+    taken: list[tuple[int, int]] = []
+    chosen: list[tuple[int, int, str]] = []
+    applied: list[Fix] = []
+    for fix in fixes:
+        spans = []
+        for e in fix.edits:
+            a, b = _offset(starts, text, e.start), _offset(starts, text, e.end)
+            spans.append((a, b, e.content.replace("\n", nl) if nl != "\n" else e.content))
+        if any(not (b2 <= a or b <= a2) or (a == b == a2 == b2) for a, b, _ in spans for a2, b2 in taken):
+            continue
+        taken.extend((a, b) for a, b, _ in spans)
+        chosen.extend(spans)
+        applied.append(fix)
+    out = text
+    for a, b, content in sorted(chosen, key=lambda s: (s[0], s[1]), reverse=True):
+        out = out[:a] + content + out[b:]
+    return out, applied
+
+
+def fixes_to_apply(diagnostics: Iterable[Diagnostic], unsafe: bool) -> list[Fix]:
+    out = []
+    for d in diagnostics:
+        if d.fix is None:
+            continue
+        if d.fix.applicability == "unsafe" and not unsafe:
+            continue
+        out.append(d.fix)
+    return out
+
+
+def atomic_write(path: str, text: str, encoding: str = "utf-8") -> None:
+    """Write to a temporary file beside ``path`` and rename over it, keeping the mode."""
+    directory = os.path.dirname(os.path.abspath(path))
+    mode = stat.S_IMODE(os.stat(path).st_mode)
+    fd, tmp = tempfile.mkstemp(prefix=".jaxlint-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding=encoding, newline="") as f:
+            f.write(text)
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

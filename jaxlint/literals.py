@@ -1,0 +1,94 @@
+"""Static values of simple expressions: ints, strings, None, tuples, lists, dicts.
+
+``literal(node)`` returns the Python value, or ``UNKNOWN`` when the expression is not
+a literal we can read. Names are looked up in a table of module-level constants.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, Mapping
+
+import libcst as cst
+
+
+class _Unknown:
+    _instance = None
+
+    def __new__(cls) -> "_Unknown":
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+    def __reduce__(self) -> str:
+        return "UNKNOWN"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+UNKNOWN: Any = _Unknown()
+
+
+def literal(node: cst.BaseExpression | None, constants: Mapping[str, Any] | None = None) -> Any:
+    if node is None:
+        return UNKNOWN
+    if isinstance(node, cst.Integer):
+        try:
+            return int(node.value.replace("_", ""), 0)
+        except ValueError:
+            return UNKNOWN
+    if isinstance(node, cst.Float):
+        return UNKNOWN
+    if isinstance(node, cst.SimpleString):
+        try:
+            value = ast.literal_eval(node.value)
+        except (ValueError, SyntaxError):
+            return UNKNOWN
+        return value if isinstance(value, str) else UNKNOWN
+    if isinstance(node, cst.ConcatenatedString):
+        left, right = literal(node.left, constants), literal(node.right, constants)
+        if isinstance(left, str) and isinstance(right, str):
+            return left + right
+        return UNKNOWN
+    if isinstance(node, cst.Name):
+        if node.value == "None":
+            return None
+        if node.value == "True":
+            return True
+        if node.value == "False":
+            return False
+        if constants is not None and node.value in constants:
+            return constants[node.value]
+        return UNKNOWN
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        inner = literal(node.expression, constants)
+        return -inner if isinstance(inner, int) and not isinstance(inner, bool) else UNKNOWN
+    if isinstance(node, (cst.Tuple, cst.List)):
+        items = []
+        for el in node.elements:
+            if isinstance(el, cst.StarredElement):
+                return UNKNOWN
+            value = literal(el.value, constants)
+            if value is UNKNOWN:
+                return UNKNOWN
+            items.append(value)
+        return tuple(items) if isinstance(node, cst.Tuple) else list(items)
+    if isinstance(node, cst.Dict):
+        out: dict[Any, Any] = {}
+        for el in node.elements:
+            if not isinstance(el, cst.DictElement):
+                return UNKNOWN
+            k = literal(el.key, constants)
+            v = literal(el.value, constants)
+            if k is UNKNOWN or v is UNKNOWN:
+                return UNKNOWN
+            try:
+                out[k] = v
+            except TypeError:
+                return UNKNOWN
+        return out
+    return UNKNOWN

@@ -1,0 +1,110 @@
+"""Project facts: every module's facts merged, with the indexes rules query.
+
+Built after all files are read (from cached or fresh module facts), so a verdict that
+depends on another module is always recomputed: changing the module that pmaps a
+function re-checks the module with its pmean.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from functools import cached_property
+from typing import Iterable
+
+from jaxlint.facts import FunctionFact, ModuleFacts, Transform
+
+
+class Project:
+    def __init__(self, modules: Iterable[ModuleFacts]) -> None:
+        self.all: list[ModuleFacts] = [m for m in modules if m is not None]
+        by_name: dict[str, list[ModuleFacts]] = defaultdict(list)
+        for m in self.all:
+            by_name[m.module].append(m)
+        # two files with the same module name (scripts in different folders) are ambiguous
+        self.modules: dict[str, ModuleFacts] = {k: v[0] for k, v in by_name.items() if len(v) == 1}
+        self.by_path: dict[str, ModuleFacts] = {m.path: m for m in self.all}
+
+    # functions --------------------------------------------------------------------
+    def canonical(self, ref: str | None, _depth: int = 0) -> str | None:
+        """Follow re-exports (``from .impl import f`` in a package) to the defining module."""
+        if ref is None or _depth > 5:
+            return ref
+        mod, qual = self._split(ref)
+        if mod is None:
+            return ref
+        m = self.modules[mod]
+        if qual in m.functions:
+            return ref
+        head, _, rest = qual.partition(".")
+        target = m.imports.get(head)
+        if target is not None and target != ref:
+            return self.canonical(f"{target}.{rest}" if rest else target, _depth + 1)
+        return ref
+
+    def _split(self, ref: str) -> tuple[str | None, str]:
+        parts = ref.split(".")
+        for i in range(len(parts) - 1, -1, -1):
+            mod = ".".join(parts[:i])
+            if mod in self.modules:
+                return mod, ".".join(parts[i:])
+        return None, ref
+
+    def function(self, ref: str | None) -> tuple[ModuleFacts, FunctionFact] | None:
+        ref = self.canonical(ref)
+        if ref is None:
+            return None
+        mod, qual = self._split(ref)
+        if mod is None:
+            return None
+        m = self.modules[mod]
+        f = m.functions.get(qual)
+        return (m, f) if f is not None else None
+
+    def module_of(self, ref: str) -> ModuleFacts | None:
+        mod, _ = self._split(ref)
+        return self.modules.get(mod) if mod is not None else None
+
+    # transforms and calls ----------------------------------------------------------
+    @cached_property
+    def _transforms_by_target(self) -> dict[str, list[tuple[ModuleFacts, Transform]]]:
+        out: dict[str, list[tuple[ModuleFacts, Transform]]] = defaultdict(list)
+        for m in self.all:
+            for t in m.transforms:
+                key = self.canonical(t.target)
+                if key:
+                    out[key].append((m, t))
+        return out
+
+    @cached_property
+    def _transform_by_binding(self) -> dict[str, tuple[ModuleFacts, Transform]]:
+        out: dict[str, tuple[ModuleFacts, Transform]] = {}
+        for m in self.all:
+            for t in m.transforms:
+                if t.bound_to:
+                    out[t.bound_to] = (m, t)
+        return out
+
+    @cached_property
+    def _callers(self) -> dict[str, list[tuple[ModuleFacts, str]]]:
+        out: dict[str, list[tuple[ModuleFacts, str]]] = defaultdict(list)
+        for m in self.all:
+            for r in m.module_calls:
+                out[self.canonical(r) or r].append((m, ""))
+            for q, f in m.functions.items():
+                for r in f.calls:
+                    out[self.canonical(r) or r].append((m, q))
+        return out
+
+    def transforms_of(self, ref: str | None) -> list[tuple[ModuleFacts, Transform]]:
+        """Every transform applied to this function anywhere in the project."""
+        ref = self.canonical(ref)
+        return list(self._transforms_by_target.get(ref, [])) if ref else []
+
+    def bound_transform(self, ref: str | None) -> tuple[ModuleFacts, Transform] | None:
+        """The transform whose result was assigned to this variable (``step = pmap(f)``)."""
+        return self._transform_by_binding.get(ref) if ref else None
+
+    def callers_of(self, ref: str | None) -> list[tuple[ModuleFacts, str]]:
+        """(module, caller qualname or "" for module level) for every direct call."""
+        ref = self.canonical(ref)
+        return list(self._callers.get(ref, [])) if ref else []

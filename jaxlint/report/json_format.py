@@ -1,0 +1,37 @@
+"""A JSON list with ruff's field names (``code``, ``location {row, column}``, ``fix``…)."""
+
+from __future__ import annotations
+
+import json
+
+from jaxlint.types import Diagnostic, Position
+
+
+def _pos(p: Position) -> dict[str, int]:
+    return {"row": p.line, "column": p.column}
+
+
+def as_dict(d: Diagnostic) -> dict:
+    fix = None
+    if d.fix is not None:
+        fix = {
+            "applicability": d.fix.applicability,
+            "message": d.fix.message,
+            "edits": [
+                {"content": e.content, "location": _pos(e.start), "end_location": _pos(e.end)} for e in d.fix.edits
+            ],
+        }
+    return {
+        "code": d.code,
+        "name": d.name,
+        "message": d.message,
+        "filename": d.path,
+        "location": _pos(d.start),
+        "end_location": _pos(d.end),
+        "url": d.url,
+        "fix": fix,
+    }
+
+
+def render(diagnostics: list[Diagnostic], **_) -> str:
+    return json.dumps([as_dict(d) for d in diagnostics], indent=2, ensure_ascii=False) + "\n"

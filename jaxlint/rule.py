@@ -1,0 +1,143 @@
+"""The Rule base class: identity, documentation, examples, triggers, and report().
+
+A rule is a visitor over the LibCST tree. The engine calls ``visit_<Node>`` and
+``leave_<Node>`` methods in one batched walk shared by every rule, then ``finish()``.
+Findings that need facts from other modules are recorded with ``pending()`` and decided
+in the classmethod ``resolve()`` once every file of the project has been read.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Literal
+
+import libcst as cst
+
+from jaxlint.types import Applicability, Pending
+
+if TYPE_CHECKING:
+    from jaxlint.context import FileContext
+    from jaxlint.project import Project
+
+DOC_SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix safety", "Options", "References")
+REQUIRED_SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "References")
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """An INVALID example: ``code`` must be reported (on ``line``, if given).
+
+    ``fixed`` is the expected source after applying the rule's fix (safe or unsafe).
+    """
+
+    code: str
+    fixed: str | None = None
+    line: int | None = None
+    message: str | None = None  # a substring the message must contain
+
+
+@dataclass(slots=True)
+class NodeEdit:
+    """Replace ``node`` (or the span from ``node`` to ``end_node``) with ``content``.
+
+    ``where`` = "replace" | "before" | "after" (insert at the start / end of the span).
+    """
+
+    node: cst.CSTNode
+    content: str
+    end_node: cst.CSTNode | None = None
+    where: str = "replace"
+
+
+@dataclass(slots=True)
+class LineInsert:
+    """Insert ``content`` at the start of 1-based ``line`` (used to add imports)."""
+
+    line: int
+    content: str
+
+
+@dataclass(slots=True)
+class RuleFix:
+    message: str
+    edits: list[NodeEdit | LineInsert]
+    applicability: Applicability = "safe"
+
+
+@dataclass(slots=True)
+class Report:
+    node: cst.CSTNode
+    message: str
+    fix: RuleFix | None = None
+    pending_data: dict[str, Any] | None = None
+    code: str = ""
+
+
+class Rule:
+    code: ClassVar[str] = ""
+    name: ClassVar[str] = ""
+    summary: ClassVar[str] = ""
+    status: ClassVar[Literal["stable", "preview"]] = "stable"
+    fix_availability: ClassVar[Literal["none", "safe", "unsafe", "sometimes"]] = "none"
+    triggers: ClassVar[tuple[str, ...]] = ()
+    VALID: ClassVar[list[str]] = []
+    INVALID: ClassVar[list[tuple[str, Invalid]]] = []
+    default_options: ClassVar[dict[str, Any]] = {}
+    help: ClassVar[str] = ""  # one line: what to do about it
+
+    def __init__(self, ctx: "FileContext", options: dict[str, Any] | None = None) -> None:
+        self.ctx = ctx
+        self.options = {**self.default_options, **(options or {})}
+        self.reports: list[Report] = []
+
+    # reporting -------------------------------------------------------------------
+    def report(self, node: cst.CSTNode, message: str, *, fix: RuleFix | None = None) -> None:
+        self.reports.append(Report(node, message, fix, None, self.code))
+
+    def pending(self, node: cst.CSTNode, data: dict[str, Any], *, fix: RuleFix | None = None) -> None:
+        """Record a candidate whose verdict ``resolve`` gives after every file is read."""
+        self.reports.append(Report(node, "", fix, data, self.code))
+
+    def finish(self) -> None:
+        """Called after the walk; two-phase rules decide here."""
+
+    @classmethod
+    def resolve(cls, items: list[Pending], project: "Project") -> Iterable[tuple[Pending, str]]:
+        """Decide pending candidates with project facts: yield (candidate, message)."""
+        return ()
+
+    # documentation -------------------------------------------------------------------
+    @classmethod
+    def doc_sections(cls) -> dict[str, str]:
+        doc = inspect.cleandoc(cls.__doc__ or "")
+        sections: dict[str, str] = {}
+        current = None
+        for line in doc.splitlines():
+            m = re.match(r"^## (.+?)\s*$", line)
+            if m:
+                current = m.group(1)
+                sections[current] = ""
+            elif current is not None:
+                sections[current] += line + "\n"
+        return {k: v.strip() for k, v in sections.items()}
+
+    @classmethod
+    def documentation(cls) -> str:
+        return inspect.cleandoc(cls.__doc__ or "")
+
+    @classmethod
+    def is_preview(cls) -> bool:
+        return cls.status == "preview"
+
+
+def line_insert(line: int, content: str) -> LineInsert:
+    return LineInsert(line, content)
+
+
+def replace(node: cst.CSTNode, content: str) -> NodeEdit:
+    return NodeEdit(node, content)
+
+
+__all__ = ["Rule", "Invalid", "RuleFix", "NodeEdit", "LineInsert", "replace", "line_insert", "field"]

@@ -1,0 +1,82 @@
+"""Plain records shared by every layer: positions, edits, fixes, diagnostics.
+
+Reporters and the cache see only these; they never see LibCST nodes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Applicability = Literal["safe", "unsafe"]
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Position:
+    """A 1-based line and a 1-based column (in characters)."""
+
+    line: int
+    column: int
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """Replace the text between ``start`` (inclusive) and ``end`` (exclusive)."""
+
+    start: Position
+    end: Position
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    message: str
+    edits: tuple[Edit, ...]
+    applicability: Applicability = "safe"
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    path: str
+    code: str
+    name: str
+    message: str
+    start: Position
+    end: Position
+    fix: Fix | None = None
+    preview: bool = False
+    help: str = ""
+
+    def sort_key(self) -> tuple[Any, ...]:
+        return (self.path, self.start.line, self.start.column, self.code, self.message)
+
+    @property
+    def url(self) -> str:
+        return f"https://github.com/jaxlint/jaxlint/blob/main/docs/rules.md#{self.code.lower()}"
+
+
+@dataclass(slots=True)
+class Pending:
+    """A finding whose verdict needs project-wide facts (decided after every file is read).
+
+    ``data`` must be picklable plain data; the rule's ``resolve`` reads it.
+    """
+
+    code: str
+    path: str
+    start: Position
+    end: Position
+    data: dict[str, Any] = field(default_factory=dict)
+    fix: Fix | None = None
+
+
+@dataclass(slots=True)
+class FileResult:
+    """What linting one file produced, before project-wide resolution and suppressions."""
+
+    path: str
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    pending: list[Pending] = field(default_factory=list)
+    facts: Any = None  # jaxlint.facts.ModuleFacts
+    suppressions: Any = None  # jaxlint.suppress.Suppressions
+    internal_error: str | None = None

@@ -1,0 +1,1 @@
+"""JAX0xx: diagnostics the engine itself emits."""

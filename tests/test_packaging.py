@@ -1,0 +1,65 @@
+"""README and CI stay true; the wheel installs ``rules/`` as ``jaxlint.rules`` and works."""
+
+import os
+import re
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from conftest import ROOT
+
+
+def readme():
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        return f.read()
+
+
+def shell_blocks(text):
+    return re.findall(r"```sh\n(.*?)\n```", text, re.S)
+
+
+def test_ci_runs_the_readme_test_command():
+    blocks = shell_blocks(readme())
+    test_cmd = [b for b in blocks if "pytest" in b][0]
+    with open(os.path.join(ROOT, ".ci", "run"), encoding="utf-8") as f:
+        ci = f.read()
+    assert test_cmd in ci.splitlines()
+    assert os.access(os.path.join(ROOT, ".ci", "run"), os.X_OK)
+
+
+def test_readme_install_command_lints_the_seeds():
+    run_cmd = shell_blocks(readme())[0]
+    assert run_cmd.endswith("pip install . && jaxlint fixtures/seeds")
+
+
+def test_generated_docs_are_current():
+    from jaxlint import docs
+
+    text = readme()
+    assert docs.update_readme(text) == text, "README rule table is stale: run `python -m jaxlint.docs`"
+    with open(os.path.join(ROOT, "docs", "rules.md"), encoding="utf-8") as f:
+        assert f.read() == docs.rules_markdown(), "docs/rules.md is stale: run `python -m jaxlint.docs`"
+
+
+@pytest.mark.slow
+def test_wheel_installs_into_a_fresh_venv_and_lints(tmp_path):
+    dist = tmp_path / "dist"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), ROOT], check=True, capture_output=True)
+    [wheel] = list(dist.glob("jaxlint-*.whl"))
+    names = zipfile.ZipFile(wheel).namelist()
+    assert any(n.startswith("jaxlint/rules/migration/") for n in names)
+    assert any(n.startswith("jaxlint/fixtures/seeds/") for n in names)
+    assert not any(n.startswith(("rules/", "fixtures/", "tests/")) for n in names), "top-level package leaked"
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(venv / "bin" / "pip"), "install", "-q", str(wheel)], check=True, capture_output=True)
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    (work / "train.py").write_text("import jax\nparams = jax.tree_map(lambda p: p, params)\n")
+    p = subprocess.run([str(venv / "bin" / "jaxlint"), "--output-format", "concise", "train.py"], cwd=work, capture_output=True, text=True)
+    assert p.returncode == 1, p.stderr
+    assert p.stdout.startswith("train.py:2:10: JAX801 `jax.tree_map` was removed in JAX 0.6.0")
+    site = subprocess.run([str(venv / "bin" / "python"), "-c", "import importlib.util as u; print(u.find_spec('rules'), u.find_spec('fixtures'))"], capture_output=True, text=True, cwd=work)
+    assert site.stdout.strip() == "None None"

@@ -1,0 +1,50 @@
+"""The result cache: same answers warm as cold, robust to corruption, opt-out works."""
+
+import glob
+import os
+
+from conftest import run_cli
+
+TREE_MAP = "import jax\n\nparams = jax.tree_map(lambda p: p, params)\n"
+
+
+def _write(tmp_path, name, text):
+    p = tmp_path / name
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text)
+    return p
+
+
+def test_warm_run_matches_cold_and_sees_edits(tmp_path):
+    _write(tmp_path, "pyproject.toml", "[tool.jaxlint]\n")
+    a = _write(tmp_path, "a.py", TREE_MAP)
+    _write(tmp_path, "b.py", "import jax\nx = jax.tree.map(f, t)  # noqa: JAX801\n")
+    cold = run_cli("--output-format", "json", ".", cwd=str(tmp_path))
+    entries = glob.glob(str(tmp_path / ".jaxlint_cache" / "*" / "*" / "*"))
+    assert len(entries) == 2
+    warm = run_cli("--output-format", "json", ".", cwd=str(tmp_path))
+    assert warm == cold and cold[0] == 1
+    a.write_text("import jax\n\nparams = jax.tree.map(lambda p: p, params)\n")
+    code, out, _ = run_cli("--output-format", "concise", ".", cwd=str(tmp_path))
+    assert out == "b.py:2:25: JAX002 [*] Unused `# noqa` for JAX801: nothing on the suppressed lines is reported with this code\n"
+
+
+def test_corrupt_entries_are_misses(tmp_path):
+    _write(tmp_path, "pyproject.toml", "[tool.jaxlint]\n")
+    _write(tmp_path, "a.py", TREE_MAP)
+    cold = run_cli("--output-format", "concise", ".", cwd=str(tmp_path))
+    for entry in glob.glob(str(tmp_path / ".jaxlint_cache" / "*" / "*" / "*")):
+        with open(entry, "wb") as f:
+            f.write(b"\x80garbage")
+    assert run_cli("--output-format", "concise", ".", cwd=str(tmp_path)) == cold
+
+
+def test_settings_change_the_key_and_no_cache_writes_nothing(tmp_path):
+    _write(tmp_path, "pyproject.toml", "[tool.jaxlint]\n")
+    _write(tmp_path, "a.py", TREE_MAP)
+    assert run_cli("--output-format", "concise", "--no-cache", ".", cwd=str(tmp_path))[0] == 1
+    assert not os.path.exists(tmp_path / ".jaxlint_cache")
+    assert run_cli("--output-format", "concise", ".", cwd=str(tmp_path))[0] == 1
+    # the same file under another target version must not reuse the entry
+    assert run_cli("--output-format", "concise", "--target-jax-version", "0.4.1", ".", cwd=str(tmp_path))[0] == 0
+    assert len(glob.glob(str(tmp_path / ".jaxlint_cache" / "*"))) == 2

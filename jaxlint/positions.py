@@ -16,6 +16,10 @@ from libcst._nodes.internal import CodegenState
 Range = tuple[tuple[int, int], tuple[int, int]]  # ((line, col0), (line, col0)); 1-based lines
 
 
+class _AllFound(Exception):
+    """Raised to stop codegen once every requested node has its range."""
+
+
 class _TargetedState(CodegenState):
     def __init__(self, module: cst.Module, targets: set[cst.CSTNode]) -> None:
         super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
@@ -24,6 +28,15 @@ class _TargetedState(CodegenState):
         self.targets = targets
         self.found: dict[cst.CSTNode, Range] = {}
         self._starts: dict[cst.CSTNode, tuple[int, int]] = {}
+        self.wanted = set(targets)
+        self.remaining = len(self.wanted)
+
+    def _record(self, node: cst.CSTNode, r: Range) -> None:
+        self.found[node] = r
+        if node in self.wanted:
+            self.remaining -= 1
+            if self.remaining == 0:
+                raise _AllFound
 
     def before_codegen(self, node: cst.CSTNode) -> None:
         if node in self.targets:
@@ -32,7 +45,7 @@ class _TargetedState(CodegenState):
     def after_codegen(self, node: cst.CSTNode) -> None:
         # nodes without a syntactic position of their own keep their whole extent
         if node in self.targets and node not in self.found:
-            self.found[node] = (self._starts.pop(node), (self.line, self.col))
+            self._record(node, (self._starts.pop(node), (self.line, self.col)))
 
     def add_indent_tokens(self) -> None:
         for tok in self.indent_tokens:
@@ -69,7 +82,7 @@ class _TargetedState(CodegenState):
             start = self.found[start_node][0]
         if end_node is not None and end_node in self.found:
             end = self.found[end_node][1]
-        self.found[node] = (start, end)
+        self._record(node, (start, end))
 
 
 def node_ranges(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> dict[cst.CSTNode, Range]:
@@ -78,5 +91,8 @@ def node_ranges(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> dict[cst.CS
     if not targets:
         return {}
     state = _TargetedState(module, set(targets))
-    module._codegen(state)
+    try:
+        module._codegen(state)
+    except _AllFound:
+        pass
     return {n: r for n, r in state.found.items() if n in targets}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import tokenize
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
@@ -213,9 +214,20 @@ class Runner:
         return out
 
 
+def source_lines(text: str) -> list[str]:
+    """Lines as Python (and LibCST) count them: only \\n, \\r\\n and \\r end a line."""
+    lines = _LINE_END.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
 def _lines(path: str) -> list[str] | None:
     try:
-        return read_source(path)[0].splitlines()
+        return source_lines(read_source(path)[0])
     except ReadError:
         return None
 
@@ -238,7 +250,7 @@ def lint_source(source: str, path: str = "<stdin>", settings: Settings | None = 
     res = linter.lint(path, source, module_name, False)
     if res.internal_error:
         raise RuntimeError(f"{path}: internal error: {res.internal_error}")
-    diags, errors = runner.finish([res], lambda p: source.splitlines())
+    diags, errors = runner.finish([res], lambda p: source_lines(source))
     if errors:
         raise RuntimeError("; ".join(errors))
     return diags
@@ -294,7 +306,7 @@ def fix_paths(paths: list[str], settings: Settings, unsafe: bool = False, write:
         def relint(text: str, path=path, module_name=module_name, is_pkg=is_pkg) -> list[Diagnostic]:
             res = linter.lint(path, text, module_name, is_pkg)
             rest = [r for p, r in others.items() if p != path]
-            d, _ = runner.finish(rest + [res], lambda p, text=text: text.splitlines() if p == path else _lines(p))
+            d, _ = runner.finish(rest + [res], lambda p, text=text: source_lines(text) if p == path else _lines(p))
             return [x for x in d if x.path == path]
 
         new, count, remaining, gave_up = fix_text(original, lambda t: relint(t), unsafe)

@@ -90,11 +90,13 @@ def check(paths, select, extend_select, ignore, preview, do_fix, unsafe_fixes, d
     except (ConfigError, SelectionError, RegistryError) as e:
         fail(str(e))
     fmt = output_format or settings.output_format or ("full" if sys.stdout.isatty() else "concise")
-    color = sys.stdout.isatty() and "NO_COLOR" not in os.environ and fmt == "full"
+    from jaxlint.report.full import use_color
+
+    color = fmt == "full" and use_color(sys.stdout)
 
     def source_lines(path: str):
         if path == (stdin_filename or "-") and stdin_text is not None:
-            return stdin_text.splitlines()
+            return api.source_lines(stdin_text)
         return api._lines(path)
 
     stdin_text = None
@@ -184,23 +186,55 @@ class _NoProgress:
 
 
 class _Progress:
-    """A rich progress bar on stderr; only on a terminal, only for human formats."""
+    """A transient rich progress bar on stderr.
+
+    It appears only once the run has lasted ``delay`` seconds, so a quick run never
+    flashes a bar, and it leaves nothing behind on the terminal when it ends.
+    """
+
+    DELAY = 0.5
+
+    def __init__(self, delay: float | None = None, console=None) -> None:
+        self.delay = self.DELAY if delay is None else delay
+        self.console = console
+        self.p = None
+        self.done = 0
 
     def __enter__(self):
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+        import time
 
-        self.p = Progress(TextColumn("linting"), BarColumn(), MofNCompleteColumn(), console=Console(stderr=True), transient=True)
-        self.p.__enter__()
-        self.task = self.p.add_task("lint", total=None)
-        return lambda n: self.p.advance(self.task, n)
+        self.started = time.monotonic()
+        return self.advance
+
+    def advance(self, n: int) -> None:
+        import time
+
+        self.done += n
+        if self.p is not None:
+            self.p.advance(self.task, n)
+            return
+        if time.monotonic() - self.started < self.delay:
+            return
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        console = self.console or Console(stderr=True)
+        self.p = Progress(TextColumn("linting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                          console=console, transient=True)
+        self.p.start()
+        self.task = self.p.add_task("lint", total=None, completed=self.done)
 
     def __exit__(self, *a):
-        return self.p.__exit__(*a)
+        if self.p is not None:
+            self.p.stop()
+        return False
 
 
 def _progress_bar(fmt: str, quiet: bool):
-    if quiet or fmt not in ("full", "concise") or not sys.stderr.isatty() or os.environ.get("CI"):
+    """A bar only for people: human formats, stderr a terminal, not CI, not a dumb terminal."""
+    if quiet or fmt not in ("full", "concise") or not sys.stderr.isatty():
+        return _NoProgress()
+    if os.environ.get("CI") or os.environ.get("TERM") == "dumb":
         return _NoProgress()
     return _Progress()
 

@@ -49,7 +49,7 @@ def scan_suppressions(source: str) -> Suppressions:
     out = Suppressions()
     if "noqa" not in source and "jaxlint:" not in source:
         return out
-    for i, line in enumerate(source.splitlines(), start=1):
+    for i, line in enumerate(re.split(r"\r\n|\r|\n", source), start=1):
         if "#" not in line:
             continue
         m = _FILE.match(line)

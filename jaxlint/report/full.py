@@ -1,12 +1,17 @@
 """The terminal view: the concise line, a code frame with the span underlined, help, fix.
 
-Rendered with rich; colour only when asked (a terminal without NO_COLOR).
+Rendered with rich. Colour only when the caller asks for it (``use_color``: a terminal,
+``NO_COLOR`` unset); without it the output holds no escape sequence at all. The frame and
+the help lines fit in ``width`` columns: long source lines are cut around the span (``…``
+marks a cut) and help text wraps, so the output stays readable in an 80-column terminal.
 """
 
 from __future__ import annotations
 
 import io
-from typing import Callable
+import os
+import textwrap
+from typing import Callable, Mapping, TextIO
 
 from rich.console import Console
 from rich.text import Text
@@ -14,28 +19,103 @@ from rich.text import Text
 from jaxlint.types import Diagnostic
 
 CONTEXT = 1  # lines shown around the span
+MAX_SPAN_LINES = 6  # a longer span shows its first lines only
+TAB = 4
 
 
-def _frame(d: Diagnostic, lines: list[str]) -> Text:
-    out = Text()
+def use_color(stream: TextIO, environ: Mapping[str, str] = os.environ) -> bool:
+    """Whether to colour output written to ``stream``.
+
+    ``NO_COLOR`` (non-empty, no-color.org) wins; ``FORCE_COLOR`` (non-empty,
+    force-color.org) colours a pipe too; otherwise only a terminal that is not ``dumb``.
+    """
+    if environ.get("NO_COLOR"):
+        return False
+    if environ.get("FORCE_COLOR"):
+        return True
+    if environ.get("TERM") == "dumb":
+        return False
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty is not None and isatty())
+    except ValueError:  # a closed stream
+        return False
+
+
+def _display_col(raw: str, column: int) -> int:
+    """0-based display offset of 1-based character ``column`` once tabs are expanded."""
+    return len(raw[: max(0, column - 1)].expandtabs(TAB))
+
+
+def _window(start: int, end: int, longest: int, avail: int) -> tuple[int, int]:
+    """The display columns [lo, hi) shown for every frame line, keeping the span in view."""
+    if longest <= avail:
+        return 0, longest
+    if end <= avail - 1:  # the span is in view from the left edge (a "…" may take the last column)
+        return 0, avail
+    lo = max(0, min(start - 4, longest - avail))  # a little context before the span, or the line's end
+    return lo, lo + avail
+
+
+def _cut(src: str, lo: int, hi: int) -> str:
+    """``src[lo:hi]``, with ``…`` replacing the first/last shown character where cut."""
+    part = src[lo:hi]
+    if lo > 0 and part:
+        part = "…" + part[1:]
+    if len(src) > hi and part:
+        part = part[:-1] + "…"
+    return part
+
+
+def _frame(d: Diagnostic, lines: list[str], width: int) -> Text:
     first = max(1, d.start.line - CONTEXT)
-    last = min(len(lines), d.end.line + CONTEXT, d.start.line + 6)
-    width = len(str(last))
+    span_last = min(d.end.line, d.start.line + MAX_SPAN_LINES - 1)
+    last = min(len(lines), span_last + CONTEXT)
+    if first > last:
+        return Text()
+    num_w = len(str(last))
+    gutter = " " * num_w + " | "
+    avail = max(20, width - len(gutter))
+    shown = {n: lines[n - 1].rstrip("\r\n") for n in range(first, last + 1)}
+    expanded = {n: s.expandtabs(TAB) for n, s in shown.items()}
+    # the underline of each span line, in display columns
+    marks: dict[int, tuple[int, int]] = {}
+    for n in range(d.start.line, min(span_last, last) + 1):
+        src = expanded[n]
+        a = _display_col(shown[n], d.start.column) if n == d.start.line else len(src) - len(src.lstrip())
+        b = _display_col(shown[n], d.end.column) if n == d.end.line else len(src)
+        marks[n] = (a, max(b, a + 1))
+    start = min(a for a, _ in marks.values()) if marks else 0
+    end = max(b for _, b in marks.values()) if marks else 0
+    lo, hi = _window(start, end, max(len(s) for s in expanded.values()), avail)
+
+    out = Text()
     for n in range(first, last + 1):
-        src = lines[n - 1].expandtabs(4) if n - 1 < len(lines) else ""
-        out.append(f"{n:>{width}} | ", style="blue")
-        out.append(src + "\n")
-        if d.start.line <= n <= d.end.line:
-            a = d.start.column - 1 if n == d.start.line else len(src) - len(src.lstrip())
-            b = d.end.column - 1 if n == d.end.line else len(src)
-            if b <= a:
-                b = a + 1
-            out.append(" " * width + " | ", style="blue")
-            out.append(" " * a + "^" * (b - a), style="bold red")
-            if n == d.end.line or n == d.start.line + 5:
-                out.append(f" {d.code}", style="bold red")
+        code = _cut(expanded[n], lo, hi).rstrip()
+        out.append(f"{n:>{num_w}} |" + (" " if code else ""), style="blue")
+        out.append(code + "\n")
+        if n in marks:
+            a, b = marks[n]
+            a, b = max(a, lo) - lo, min(b, hi) - lo
+            out.append(gutter, style="blue")
+            carets = " " * a + "^" * max(1, b - a)
+            out.append(carets, style="bold red")
+            label = f" {d.code}"
+            if n == max(marks) and len(gutter) + len(carets) + len(label) <= width:
+                out.append(label, style="bold red")
             out.append("\n")
     return out
+
+
+def _note(label: str, text: str, width: int, style: str = "cyan") -> Text:
+    """``  = label: text``, wrapped to ``width`` with the text's lines aligned."""
+    prefix = f"  = {label}: "
+    body = textwrap.fill(
+        text, width=width, initial_indent=prefix, subsequent_indent=" " * len(prefix), break_on_hyphens=False
+    )
+    t = Text(prefix, style=style)
+    t.append(body[len(prefix):])
+    return t
 
 
 def render(
@@ -47,7 +127,19 @@ def render(
     **_,
 ) -> str:
     buf = io.StringIO()
-    console = Console(file=buf, force_terminal=color, no_color=not color, width=width, highlight=False, soft_wrap=True)
+    console = Console(
+        file=buf,
+        force_terminal=color,
+        no_color=not color,
+        color_system="standard" if color else None,
+        width=width,
+        highlight=False,
+        emoji=False,
+        markup=False,
+        soft_wrap=True,
+        legacy_windows=False,
+    )
+    cache: dict[str, list[str] | None] = {}
     for d in diagnostics:
         head = Text()
         head.append(f"{d.path}:{d.start.line}:{d.start.column}: ", style="bold")
@@ -56,18 +148,18 @@ def render(
             head.append(" [*]", style="cyan")
         head.append(f" {d.message}")
         console.print(head)
-        lines = source(d.path) if source is not None else None
+        if source is not None and d.path not in cache:
+            cache[d.path] = source(d.path)
+        lines = cache.get(d.path)
         if lines:
-            console.print(_frame(d, lines), end="")
+            console.print(_frame(d, lines, width), end="")
         if d.help:
-            t = Text("  = help: ", style="cyan")
-            t.append(d.help)
-            console.print(t)
+            console.print(_note("help", d.help, width))
         if d.fix is not None:
-            t = Text("  = fix: ", style="cyan")
-            t.append(d.fix.message)
             if d.fix.applicability == "unsafe":
-                t.append(" (unsafe fix: review it; applied only with --unsafe-fixes)", style="yellow")
-            console.print(t)
+                how = "applied with --unsafe-fixes" if unsafe_fixes else "apply with --fix --unsafe-fixes"
+                console.print(_note("unsafe fix", f"{d.fix.message} (changes behaviour: review it; {how})", width, "yellow"))
+            else:
+                console.print(_note("fix", d.fix.message, width))
         console.print()
     return buf.getvalue()

@@ -1,70 +1,65 @@
-"""SARIF 2.1.0, with a ``rules`` array built from each rule's documentation."""
+"""SARIF 2.1.0 for code scanning, with a ``rules`` array built from each rule's documentation.
+
+Only the rules that have results are described: the log stays small, and the same
+findings give the same bytes however many rules the installation has.
+"""
 
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 from jaxlint import __version__
-from jaxlint.types import Diagnostic
+from jaxlint.report.paths import uri
+from jaxlint.types import Diagnostic, Position
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFO_URI = "https://github.com/jaxlint/jaxlint"
+DOCS_URI = f"{INFO_URI}/blob/main/docs/rules.md"
 
 
-def _uri(path: str) -> str:
-    rel = os.path.relpath(path) if not path.startswith("<") else path
-    if rel.startswith(".."):
-        return Path(os.path.abspath(path)).as_uri()
-    return rel.replace(os.sep, "/")
+def rule_descriptor(r) -> dict:
+    """A SARIF ``reportingDescriptor`` from a Rule class's documented sections."""
+    sections = r.doc_sections()
+    return {
+        "id": r.code,
+        "name": r.name,
+        "shortDescription": {"text": r.summary},
+        "fullDescription": {"text": sections.get("What it does", r.summary)},
+        "help": {"text": sections.get("Why is this bad?", r.summary), "markdown": r.documentation()},
+        "helpUri": f"{DOCS_URI}#{r.code.lower()}",
+        "defaultConfiguration": {"level": "warning" if r.is_preview() else "error"},
+        "properties": {"status": r.status, "fix": r.fix_availability},
+    }
 
 
 def _rules(codes: set[str]) -> list[dict]:
     from jaxlint.registry import all_rules
 
-    out = []
-    for r in all_rules():
-        sections = r.doc_sections()
-        out.append(
-            {
-                "id": r.code,
-                "name": r.name,
-                "shortDescription": {"text": r.summary},
-                "fullDescription": {"text": sections.get("What it does", r.summary)},
-                "help": {
-                    "text": sections.get("Why is this bad?", r.summary),
-                    "markdown": r.documentation(),
-                },
-                "helpUri": f"{INFO_URI}/blob/main/docs/rules.md#{r.code.lower()}",
-                "defaultConfiguration": {"level": "warning" if r.is_preview() else "error"},
-                "properties": {"status": r.status, "fix": r.fix_availability},
-            }
-        )
-    return out
+    return [rule_descriptor(r) for r in sorted(all_rules(), key=lambda r: r.code) if r.code in codes]
 
 
-def _region(start, end) -> dict:
+def _region(start: Position, end: Position) -> dict:
     return {"startLine": start.line, "startColumn": start.column, "endLine": end.line, "endColumn": end.column}
 
 
 def result(d: Diagnostic, rule_index: dict[str, int]) -> dict:
-    loc = {"physicalLocation": {"artifactLocation": {"uri": _uri(d.path)}, "region": _region(d.start, d.end)}}
+    artifact = {"uri": uri(d.path)}
     r: dict = {
         "ruleId": d.code,
         "level": "warning" if d.preview else "error",
         "message": {"text": d.message},
-        "locations": [loc],
+        "locations": [{"physicalLocation": {"artifactLocation": artifact, "region": _region(d.start, d.end)}}],
     }
     if d.code in rule_index:
         r["ruleIndex"] = rule_index[d.code]
-    if d.fix is not None:
+    if d.fix is not None and d.fix.edits:
+        unsafe = " (unsafe: changes behaviour, review it)" if d.fix.applicability == "unsafe" else ""
         r["fixes"] = [
             {
-                "description": {"text": d.fix.message + (" (unsafe)" if d.fix.applicability == "unsafe" else "")},
+                "description": {"text": d.fix.message + unsafe},
                 "artifactChanges": [
                     {
-                        "artifactLocation": {"uri": _uri(d.path)},
+                        "artifactLocation": dict(artifact),
                         "replacements": [
                             {"deletedRegion": _region(e.start, e.end), "insertedContent": {"text": e.content}}
                             for e in d.fix.edits

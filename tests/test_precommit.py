@@ -1,0 +1,103 @@
+"""The pre-commit hooks, for real: ``pre-commit try-repo`` installs this checkout into its own
+virtual environment (pip, from PyPI) and runs the hooks on a throw-away git repository.
+
+``try-repo`` on a dirty checkout commits only tracked changes (``git add -u``), so a new,
+uncommitted file (the hooks file itself, a new rule) would be missing. The test therefore
+snapshots the working tree (tracked and untracked, minus ignored files) into a fresh
+repository under tmp_path and points ``try-repo`` at that: the result does not depend on
+what has been committed yet, and the real checkout is never touched.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+GIT_ID = ["-c", "user.name=jaxlint tests", "-c", "user.email=tests@jaxlint.invalid", "-c", "commit.gpgsign=false"]
+
+BAD = "import jax\nparams = jax.tree_map(lambda p: p * 2, params)\n"
+STALE_NOQA = "import jax\nparams = jax.tree.map(lambda p: p * 2, params)  # noqa: JAX801\n"
+CLEAN = "import jax\nparams = jax.tree.map(lambda p: p * 2, params)\n"
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *GIT_ID, *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+def _snapshot(dest: Path) -> Path:
+    """A one-commit git repository holding this checkout's working tree as it is now."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT, check=True, capture_output=True,
+    ).stdout.decode().split("\0")
+    for rel in filter(None, listed):
+        src = ROOT / rel
+        if src.is_file() and not src.is_symlink():  # skip files deleted but not yet committed
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / rel)
+    _git(dest, "init", "-q")
+    _git(dest, "add", "-A")
+    _git(dest, "commit", "-q", "-m", "snapshot")
+    return dest
+
+
+def _project(dest: Path, files: dict[str, str]) -> Path:
+    dest.mkdir()
+    _git(dest, "init", "-q")
+    for name, text in files.items():
+        (dest / name).write_text(text)
+    _git(dest, "add", "-A")
+    return dest
+
+
+def _env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "PRE_COMMIT"))}
+    env.update(PRE_COMMIT_HOME=str(home), PRE_COMMIT_COLOR="never")
+    env.pop("VIRTUAL_ENV", None)
+    return env
+
+
+def _pre_commit(project: Path, home: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", *args, "--color", "never"],
+        cwd=project, capture_output=True, text=True, env=_env(home), timeout=1200,
+    )
+
+
+@pytest.mark.slow
+def test_hooks_round_trip(tmp_path: Path) -> None:
+    """try-repo, as a hook author checks a hooks file; then a real config, as users write it.
+
+    try-repo builds its environment in a temporary store each time, so the later runs go
+    through a .pre-commit-config.yaml and share one PRE_COMMIT_HOME (one more install).
+    """
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    checkout = _snapshot(tmp_path / "checkout")
+    home = tmp_path / "pre-commit-home"
+
+    bad = _project(tmp_path / "bad", {"train.py": BAD})
+    p = _pre_commit(bad, home, "try-repo", str(checkout), "jaxlint", "--all-files")
+    out = p.stdout + p.stderr
+    assert p.returncode == 1, out
+    assert "train.py:2:10: JAX801 " in out and "`jax.tree_map` was removed" in out, out
+
+    rev = _git(checkout, "rev-parse", "HEAD").strip()
+    config = f"repos:\n  - repo: {checkout}\n    rev: {rev}\n    hooks:\n      - id: jaxlint\n      - id: jaxlint-fix\n"
+
+    clean = _project(tmp_path / "clean", {"train.py": CLEAN, ".pre-commit-config.yaml": config})
+    p = _pre_commit(clean, home, "run", "--all-files")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stdout.count("Passed") == 2, p.stdout
+
+    stale = _project(tmp_path / "stale", {"train.py": STALE_NOQA, ".pre-commit-config.yaml": config})
+    p = _pre_commit(stale, home, "run", "jaxlint-fix", "--all-files")
+    assert p.returncode == 1, p.stdout + p.stderr  # pre-commit fails a hook that changed files
+    assert "files were modified by this hook" in p.stdout, p.stdout
+    assert (stale / "train.py").read_text() == CLEAN

@@ -166,7 +166,10 @@ def collect_facts(
             if tr is not None:
                 facts.transforms.append(tr)
     # transforms applied as calls, and the call graph
-    func_of_call = {c.func for _, c in calls if isinstance(c.func, cst.Call)}
+    # ``partial(api, ...)(f)`` is read at the outer call; ``api(f)(x)`` at the inner one
+    from jaxlint.facts import PARTIAL
+
+    func_of_call = {c.func for _, c in calls if isinstance(c.func, cst.Call) and names.resolve(c.func.func) in PARTIAL}
     decorator_calls = {d.decorator for _, fn, _ in decorated for d in fn.decorators}
     for scope, call in calls:
         if call in func_of_call or call in decorator_calls:

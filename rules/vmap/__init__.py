@@ -1,0 +1,1 @@
+"""JAX1xx: batching with ``vmap`` and its ``in_axes``."""

@@ -1,0 +1,495 @@
+"""Shared analysis of the JAX1xx family: where ``vmap`` is applied, what its ``in_axes``
+say, where the vmapped function is called, and how a function uses its parameters.
+
+Everything here reads the syntax tree and the module facts only; nothing imports jax.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass, field
+from typing import Any
+
+import libcst as cst
+
+from jaxlint.facts import PARTIAL, FunctionFact, Param, Transform
+from jaxlint.literals import UNKNOWN, literal
+
+VMAP = "jax.vmap"
+DEFAULT = object()  # in_axes not given: 0 for every positional argument
+
+# Calls whose operands are contracted: a weight matrix is one of them.
+CONTRACTIONS = frozenset(
+    f"{m}.{f}"
+    for m in ("jax.numpy", "numpy", "jax.numpy.linalg")
+    for f in ("dot", "matmul", "einsum", "tensordot", "inner", "vdot", "multi_dot")
+) | frozenset({"jax.lax.dot", "jax.lax.dot_general", "jax.lax.conv", "jax.lax.conv_general_dilated",
+               "jax.lax.batch_matmul"})
+
+# Names people give shared parameters. The weakest signal: it never decides alone.
+PARAM_NAMES = frozenset(
+    {"params", "param", "parameters", "weights", "weight", "w", "W", "b", "bias", "biases",
+     "theta", "kernel", "variables", "net_params", "model_params", "w1", "w2", "w3", "b1", "b2",
+     "b3", "W1", "W2", "W3", "Wx", "Wh", "wx", "wh", "kernels", "params_tree"}
+)
+# Argument names that say "already batched on purpose" (ensembles, per-example values).
+BATCHED_HINTS = ("stack", "ensemble", "batch", "per_example", "per_sample", "all_", "population",
+                 "replicated", "vmapped", "many", "multi")
+# Calls that build stacked (batched) parameters.
+STACKERS = frozenset({"jax.numpy.stack", "numpy.stack", "jax.numpy.broadcast_to", "jax.numpy.tile",
+                      "jax.numpy.repeat", "numpy.tile", "numpy.repeat", "jax.numpy.vstack",
+                      "jax.numpy.concatenate", "jax.random.split"})
+
+
+def is_param_name(name: str) -> bool:
+    return name in PARAM_NAMES or name.endswith(("_params", "_weights", "_kernel"))
+
+
+# ----------------------------------------------------------------------------------
+# vmap applications
+# ----------------------------------------------------------------------------------
+@dataclass
+class VmapSite:
+    """One ``vmap`` application: a call, a decorator, or a ``functools.partial``."""
+
+    node: cst.CSTNode  # the vmap call (or the bare decorator expression)
+    transform: Transform
+    in_axes: Any  # DEFAULT, an int, None, a tuple/list/dict, or UNKNOWN
+    in_axes_node: cst.BaseExpression | None  # the expression given for in_axes
+    anchor: cst.BaseExpression | None  # insert ``, in_axes=...`` after this when absent
+    axis_size: bool  # axis_size= given (and not None)
+    kwargs_unknown: bool  # ``**options`` among the vmap arguments
+    calls: list[cst.Call] = field(default_factory=list)  # calls of the vmapped function
+    calls_known: bool = False  # every call of it is in ``calls`` (the function does not escape)
+    target_text: str = "..."  # how the source names the mapped function
+
+    @property
+    def label(self) -> str:
+        """How the message names the application: ``vmap(linear_layer)``."""
+        return f"vmap({self.target_text})"
+
+
+def _options(node: cst.CSTNode, t: Transform) -> tuple[list[cst.Arg], list[cst.Arg], cst.BaseExpression | None]:
+    """(keyword-capable option args, positional extras after the function, insertion anchor)."""
+    if not isinstance(node, cst.Call):
+        return [], [], None
+    func = node.func
+    if isinstance(func, cst.Call) and func.args:  # partial(jax.vmap, ...)(f)
+        opts = list(func.args[1:]) + [a for a in node.args if a.keyword is not None]
+        positional = [a for a in func.args[1:] if a.keyword is None]
+        return opts, positional, func.args[0].value
+    pos = [a for a in node.args if a.keyword is None and not a.star]
+    if t.decorator:
+        if isinstance(func, (cst.Name, cst.Attribute)) and node.args and _is_partial_head(node):
+            return list(node.args[1:]), [a for a in node.args[1:] if a.keyword is None], node.args[0].value
+        return list(node.args), pos, None
+    if _is_partial_head(node):  # partial(jax.vmap, f, in_axes=...)
+        rest = node.args[1:]
+        rpos = [a for a in rest if a.keyword is None and not a.star]
+        return list(rest), rpos[1:], rpos[0].value if rpos else None
+    return list(node.args), pos[1:], pos[0].value if pos else None
+
+
+def _target_text(ctx, node: cst.CSTNode, t: Transform) -> str:
+    if t.decorator:
+        return (t.target or "...").rsplit(".", 1)[-1]
+    if not isinstance(node, cst.Call):
+        return "..."
+    if isinstance(node.func, cst.Call):
+        pos = [a for a in node.args if a.keyword is None and not a.star]
+    elif _is_partial_head(node):
+        pos = [a for a in node.args[1:] if a.keyword is None and not a.star]
+    else:
+        pos = [a for a in node.args if a.keyword is None and not a.star]
+    if not pos:
+        return "..."
+    expr = pos[0].value
+    if isinstance(expr, cst.Lambda):
+        return "lambda"
+    text = " ".join(ctx.code(expr).split())
+    return text if len(text) <= 40 else "..."
+
+
+def _is_partial_head(node: cst.Call) -> bool:
+    from jaxlint.names import dotted
+
+    d = dotted(node.func) or ""
+    return d.split(".")[-1] == "partial" and bool(node.args)
+
+
+_SITES: weakref.WeakKeyDictionary[Any, list[VmapSite]] = weakref.WeakKeyDictionary()
+
+
+def vmap_sites(ctx) -> list[VmapSite]:
+    """Every vmap application of the file, with its call sites (computed once per file)."""
+    cached = _SITES.get(ctx)
+    if cached is not None:
+        return cached
+    sites: list[VmapSite] = []
+    uses: dict[str, int] = {}
+    calls: dict[str, list[cst.Call]] = {}
+    for n in ctx.parents:
+        if isinstance(n, cst.Name):
+            uses[n.value] = uses.get(n.value, 0) + 1
+        elif isinstance(n, cst.Call) and isinstance(n.func, cst.Name):
+            calls.setdefault(n.func.value, []).append(n)
+    for t, node in ctx.collector.transform_nodes:
+        if t.api != VMAP:
+            continue
+        opts, extras, anchor = _options(node, t)
+        if isinstance(node, cst.Call) and _is_partial_head(node) and ctx.resolve(node.func) not in PARTIAL:
+            continue
+        in_axes_node = None
+        kwargs_unknown = any(a.star == "**" for a in opts)
+        axis_size = False
+        for a in opts:
+            if a.keyword is not None and a.keyword.value == "in_axes":
+                in_axes_node = a.value
+            if a.keyword is not None and a.keyword.value == "axis_size":
+                axis_size = not (isinstance(a.value, cst.Name) and a.value.value == "None")
+        if in_axes_node is None and extras:
+            in_axes_node = extras[0].value
+        if in_axes_node is None:
+            in_axes = DEFAULT
+        else:
+            in_axes = ctx.literal(in_axes_node)
+            if isinstance(in_axes, (bool, str)):
+                in_axes = UNKNOWN
+        site = VmapSite(node, t, in_axes, in_axes_node, anchor, axis_size, kwargs_unknown)
+        site.target_text = _target_text(ctx, node, t)
+        _find_calls(ctx, site, calls, uses)
+        sites.append(site)
+    _SITES[ctx] = sites
+    return sites
+
+
+def _find_calls(ctx, site: VmapSite, calls: dict[str, list[cst.Call]], uses: dict[str, int]) -> None:
+    node, t = site.node, site.transform
+    parent = ctx.parent(node)
+    if not t.decorator and isinstance(parent, cst.Call) and parent.func is node:
+        site.calls = [parent]
+        site.calls_known = True
+        return
+    ref = t.target if t.decorator else t.bound_to
+    if ref is None:
+        return
+    if t.decorator:
+        fn = ctx.function_node(ref)
+        if fn is None or not isinstance(fn, cst.FunctionDef) or len(fn.decorators) != 1:
+            return  # other decorators change what callers call
+        name = fn.name.value
+    else:
+        name = ref.rsplit(".", 1)[-1]
+    found = [c for c in calls.get(name, []) if ctx.ref(c.func) == ref]
+    site.calls = found
+    # known only when every other use of the name is its one definition
+    site.calls_known = bool(found) and uses.get(name, 0) == len(found) + 1
+
+
+def positional_count(call: cst.Call) -> int | None:
+    """Positional arguments passed at a call, or None with ``*args``."""
+    n = 0
+    for a in call.args:
+        if a.star == "*":
+            return None
+        if a.keyword is None and not a.star:
+            n += 1
+    return n
+
+
+def has_keywords(call: cst.Call) -> bool:
+    return any(a.keyword is not None or a.star == "**" for a in call.args)
+
+
+def target_params(fact: FunctionFact, t: Transform) -> list[Param] | None:
+    """The positional parameters of the vmapped callable, after ``partial`` binding."""
+    if fact.has_varargs:
+        return None
+    ps = fact.positional[t.partial_args:]
+    out = []
+    for p in ps:
+        if p.name in t.partial_keywords:
+            break
+        out.append(p)
+    return out
+
+
+def all_none(value: Any) -> bool:
+    """True when every leaf of an in_axes value is None (nothing mapped)."""
+    if value is None:
+        return True
+    if isinstance(value, (tuple, list)):
+        return all(all_none(v) for v in value)
+    if isinstance(value, dict):
+        return all(all_none(v) for v in value.values())
+    return False
+
+
+def entry_mapped(value: Any) -> bool | None:
+    """True: every leaf is an axis; False: every leaf is None; None: mixed or unknown."""
+    if value is None:
+        return False
+    if isinstance(value, int) and not isinstance(value, bool):
+        return True
+    if isinstance(value, (tuple, list, dict)):
+        leaves = list(value.values()) if isinstance(value, dict) else list(value)
+        states = {entry_mapped(v) for v in leaves}
+        if states == {True}:
+            return True
+        if states == {False}:
+            return False
+    return None
+
+
+def describe_in_axes(site: VmapSite, ctx) -> str:
+    if site.in_axes is DEFAULT:
+        return "the default `in_axes=0`"
+    return f"`in_axes={ctx.code(site.in_axes_node)}`"
+
+
+def enclosing_param_owner(ctx, node: cst.CSTNode, name: str):
+    """The innermost function around ``node`` that has a parameter called ``name``."""
+    for a in ctx.ancestors(node):
+        if isinstance(a, (cst.FunctionDef, cst.Lambda)):
+            fact = ctx.function_fact(a)
+            if fact is not None and any(p.name == name for p in fact.params):
+                return fact
+    return None
+
+
+# ----------------------------------------------------------------------------------
+# how a function uses its parameters (JAX101 evidence), as plain picklable data
+# ----------------------------------------------------------------------------------
+def short(ctx, node: cst.CSTNode, limit: int = 48) -> str:
+    text = " ".join(ctx.code(node).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def param_base(expr: cst.BaseExpression) -> tuple[str, str | None] | None:
+    """``w`` / ``w.T`` / ``params['w']`` / ``params.w`` -> (name, string key or None)."""
+    if isinstance(expr, cst.Name):
+        return expr.value, None
+    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+        return expr.value.value, None
+    if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Name) and len(expr.slice) == 1:
+        el = expr.slice[0].slice
+        if isinstance(el, cst.Index):
+            key = literal(el.value)
+            if isinstance(key, str):
+                return expr.value.value, key
+    if isinstance(expr, cst.Subscript):  # params['dense']['kernel']
+        inner = param_base(expr.value)
+        if inner is not None and inner[1] is not None:
+            return inner
+    return None
+
+
+def is_contraction(ctx, expr: cst.BaseExpression) -> bool:
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.MatrixMultiply):
+        return True
+    if isinstance(expr, cst.Call):
+        if ctx.resolve(expr.func) in CONTRACTIONS:
+            return True
+        if isinstance(expr.func, cst.Attribute) and expr.func.attr.value in ("dot", "matmul") and \
+                ctx.resolve(expr.func) is None:
+            return True
+    return False
+
+
+def contraction_operands(ctx, node: cst.CSTNode) -> list[cst.BaseExpression]:
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.MatrixMultiply):
+        return [node.left, node.right]
+    if not isinstance(node, cst.Call):
+        return []
+    q = ctx.resolve(node.func)
+    args = [a.value for a in node.args if a.keyword is None and not a.star]
+    if q in CONTRACTIONS:
+        if q.endswith("einsum"):
+            return args[1:]
+        return args[:2]
+    if isinstance(node.func, cst.Attribute) and node.func.attr.value in ("dot", "matmul") and q is None:
+        return [node.func.value, *args[:1]]
+    return []
+
+
+class Evidence:
+    """Collects, per function and parameter, how the parameter is used."""
+
+    def __init__(self, ctx) -> None:
+        self.ctx = ctx
+        self.by_function: dict[str, dict[str, dict[str, str]]] = {}
+
+    def add(self, at: cst.CSTNode, expr: cst.BaseExpression, kind: str, shown: cst.CSTNode) -> None:
+        base = param_base(expr)
+        if base is None:
+            return
+        name, key = base
+        fact = enclosing_param_owner(self.ctx, at, name)
+        if fact is None:
+            return
+        kinds = self.by_function.setdefault(fact.qualname, {}).setdefault(name, {})
+        kinds.setdefault(kind, short(self.ctx, shown))
+        if key is not None:
+            kinds.setdefault("key", short(self.ctx, expr))
+
+    def call(self, node: cst.Call) -> None:
+        for op in contraction_operands(self.ctx, node):
+            self.add(node, op, "dot", node)
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "apply" and node.args:
+            first = node.args[0]
+            if first.keyword is None and not first.star:
+                v = first.value
+                if isinstance(v, cst.Dict):
+                    for el in v.elements:
+                        if isinstance(el, cst.DictElement) and isinstance(el.value, cst.Name):
+                            self.add(node, el.value, "apply", node)
+                else:
+                    self.add(node, v, "apply", node)
+
+    def binop(self, node: cst.BinaryOperation) -> None:
+        for op in contraction_operands(self.ctx, node):
+            self.add(node, op, "dot", node)
+        if isinstance(node.operator, cst.Add):
+            for a, b in ((node.left, node.right), (node.right, node.left)):
+                if is_contraction(self.ctx, a):
+                    self.add(node, b, "bias", node)
+
+    def subscript(self, node: cst.Subscript) -> None:
+        base = param_base(node)
+        if base is not None and base[1] is not None and isinstance(node.value, cst.Name):
+            self.add(node, node, "key", node)
+
+
+# ----------------------------------------------------------------------------------
+# what callers pass
+# ----------------------------------------------------------------------------------
+def assignments(ctx) -> dict[str, list[cst.BaseExpression | None]]:
+    """name -> every value assigned to it in the file (None for unpacking and loops)."""
+    out: dict[str, list[cst.BaseExpression | None]] = {}
+    for n in ctx.parents:
+        if isinstance(n, cst.Assign):
+            for t in n.targets:
+                if isinstance(t.target, cst.Name):
+                    out.setdefault(t.target.value, []).append(n.value if len(n.targets) == 1 else None)
+                elif isinstance(t.target, (cst.Tuple, cst.List)):
+                    for el in t.target.elements:
+                        if isinstance(el.value, cst.Name):
+                            out.setdefault(el.value.value, []).append(None)
+        elif isinstance(n, cst.AnnAssign) and isinstance(n.target, cst.Name):
+            out.setdefault(n.target.value, []).append(n.value)
+        elif isinstance(n, (cst.For, cst.AugAssign)) and isinstance(n.target, cst.Name):
+            out.setdefault(n.target.value, []).append(None)
+    return out
+
+
+def _is_batched_value(ctx, value: cst.BaseExpression | None) -> bool:
+    if not isinstance(value, cst.Call):
+        return False
+    if isinstance(value.func, cst.Call):  # jax.vmap(model.init)(keys, x)
+        return True
+    q = ctx.resolve(value.func) or ""
+    return q in STACKERS or (q.endswith(("tree.map", "tree_map")) and "stack" in ctx.code(value))
+
+
+def _init_call(ctx, value: cst.BaseExpression | None) -> str | None:
+    if not isinstance(value, cst.Call) or isinstance(value.func, cst.Call):
+        return None
+    from jaxlint.names import dotted
+
+    d = dotted(value.func) or ""
+    last = d.rsplit(".", 1)[-1]
+    if "init" in last.lower() and "random" not in d:
+        return d
+    return None
+
+
+def argument_info(ctx, site: VmapSite, index: int, assigned, direct_calls: list[cst.Call]) -> dict[str, Any]:
+    """What the callers of the vmapped function pass at positional ``index``.
+
+    ``shared``: evidence that it is one unbatched value; ``batched``: evidence that it was
+    stacked on purpose (an ensemble, per-example weights) -- then the mapping is intended.
+    """
+    info: dict[str, Any] = {"shared": None, "batched": False}
+    for call in site.calls:
+        args = [a for a in call.args if a.keyword is None and not a.star]
+        if index >= len(args):
+            continue
+        expr = args[index].value
+        if _is_batched_value(ctx, expr):
+            info["batched"] = True
+            continue
+        if not isinstance(expr, cst.Name):
+            continue
+        name = expr.value
+        if any(h in name.lower() for h in BATCHED_HINTS):
+            info["batched"] = True
+            continue
+        values = assigned.get(name, [])
+        if any(_is_batched_value(ctx, v) for v in values):
+            info["batched"] = True
+            continue
+        inits = {_init_call(ctx, v) for v in values}
+        if len(values) == 1 and None not in inits:
+            info["shared"] = info["shared"] or f"the caller's `{name}` comes from `{inits.pop()}(...)`"
+            continue
+        for d in direct_calls:
+            dargs = [a for a in d.args if a.keyword is None and not a.star]
+            if index < len(dargs) and isinstance(dargs[index].value, cst.Name) and dargs[index].value.value == name:
+                info["shared"] = info["shared"] or (
+                    f"the caller's `{name}` is also passed unbatched in `{short(ctx, d)}`"
+                )
+                break
+    return info
+
+
+# ----------------------------------------------------------------------------------
+# the verdict
+# ----------------------------------------------------------------------------------
+_KIND_TEXT = {
+    "apply": "is passed as the variables of `{}`",
+    "dot": "is the weight operand of `{}`",
+    "bias": "is added as a bias in `{}`",
+    "key": "is indexed by string keys (`{}`)",
+}
+
+
+def shared_params(params: list[str], mapped: list[int], evidence: dict[str, dict[str, str]],
+                  args: list[dict[str, Any]]) -> list[tuple[int, str, str]]:
+    """(position, parameter, evidence text) for each mapped parameter used as shared.
+
+    Needs a use inside the function (contraction weight, bias, string keys, ``.apply``)
+    plus either its name or what the caller passes; anything that says "batched on
+    purpose" at a call site silences it. At least one mapped argument must stay mapped.
+    """
+    out = []
+    for i in mapped:
+        if i >= len(params):
+            continue
+        name = params[i]
+        uses = evidence.get(name) or {}
+        if not uses:
+            continue
+        info = args[i] if i < len(args) else {"shared": None, "batched": False}
+        if info["batched"]:
+            continue
+        named = is_param_name(name)
+        if not (named or info["shared"]):
+            continue
+        parts = [_KIND_TEXT[k].format(uses[k]) for k in ("apply", "dot", "bias", "key") if k in uses][:2]
+        text = f"`{name}` " + " and ".join(parts)
+        if info["shared"]:
+            text += f", and {info['shared']}"
+        elif named:
+            text += " and is named like a parameter"
+        out.append((i, name, text))
+    if out and len(out) >= len(mapped):
+        return []  # nothing would be left to map: not the shared-weights pattern
+    return out
+
+
+def fixed_in_axes(entries: list[str], shared: set[int], bracket: str) -> str:
+    items = ["None" if i in shared else e for i, e in enumerate(entries)]
+    if bracket == "[":
+        return "[" + ", ".join(items) + "]"
+    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"

@@ -1,0 +1,134 @@
+"""JAX1xx (vmap / in_axes): exact codes, lines, messages and fixes."""
+
+import os
+
+from conftest import FIXTURES
+
+from jaxlint import testing
+
+LINEAR = (
+    "import jax.numpy as jnp\n"
+    "from jax import vmap\n"
+    "\n"
+    "def linear_layer(x, w, b):\n"
+    "    return jnp.dot(w, x) + b\n"
+    "\n"
+    "batch = vmap(linear_layer{axes})\n"
+)
+
+
+def _lint(source, code):
+    return [(d.code, d.start.line, d.message) for d in testing.lint(source, code)]
+
+
+def test_seed_linear_layer_is_clean():
+    with open(os.path.join(FIXTURES, "seeds", "c4_1_vmap_linear_layer.py"), encoding="utf-8") as f:
+        seed = f.read()
+    assert _lint(seed, "JAX101") == []
+    assert _lint(seed, "JAX102") == []
+    assert _lint(seed, "JAX103") == []
+
+
+def test_default_in_axes_message():
+    got = _lint(LINEAR.format(axes=""), "JAX101")
+    assert got == [
+        (
+            "JAX101",
+            7,
+            "`vmap(linear_layer)` maps `w`, `b` over a batch axis (the default `in_axes=0`), but `linear_layer` "
+            "uses them as shared parameters: `w` is the weight operand of `jnp.dot(w, x)` and is named like a "
+            "parameter; `b` is added as a bias in `jnp.dot(w, x) + b` and is named like a parameter. Each example "
+            "gets its own slice of them: a size error, or silently wrong results when the batch size equals the "
+            "leading dimension; use `in_axes=(0, None, None)`",
+        )
+    ]
+
+
+def test_scalar_zero_and_fix():
+    src = LINEAR.format(axes=", in_axes=0")
+    assert [line for _, line, _ in _lint(src, "JAX101")] == [7]
+    assert testing.fix(src, "JAX101") == LINEAR.format(axes=", in_axes=(0, None, None)")
+    assert testing.fix(LINEAR.format(axes=""), "JAX101") == LINEAR.format(axes=", in_axes=(0, None, None)")
+
+
+def test_seed_variants_explicit_tuple():
+    assert _lint(LINEAR.format(axes=", in_axes=(0, None, None)"), "JAX101") == []
+    fixed = testing.fix(LINEAR.format(axes=", in_axes=(0, 0, 0)"), "JAX101")
+    assert fixed == LINEAR.format(axes=", in_axes=(0, None, None)")
+
+
+def test_caller_evidence_from_init():
+    src = (
+        "import jax\n"
+        "def apply(p, x):\n"
+        "    return x @ p\n"
+        "p0 = model.init(key, x0)\n"
+        "out = jax.vmap(apply)(p0, xs)\n"
+    )
+    (code, line, msg), = _lint(src, "JAX101")
+    assert (code, line) == ("JAX101", 5)
+    assert "`p` is the weight operand of `x @ p`, and the caller's `p0` comes from `model.init(...)`" in msg
+
+
+def test_ensemble_is_silent():
+    src = (
+        "import jax\n"
+        "def apply(params, x):\n"
+        "    return x @ params['w']\n"
+        "params = jax.vmap(init)(keys)\n"
+        "out = jax.vmap(apply)(params, xs)\n"
+    )
+    assert _lint(src, "JAX101") == []
+
+
+def test_all_shared_is_silent():
+    src = "import jax\ndef f(w):\n    return w @ w.T\ng = jax.vmap(f)\n"
+    assert _lint(src, "JAX101") == []
+
+
+def test_arity_call_site():
+    src = "import jax\ndef f(x, w, b):\n    return w @ x + b\nout = jax.vmap(f, in_axes=(0, None))(xs, w, b)\n"
+    assert _lint(src, "JAX102") == [
+        (
+            "JAX102",
+            4,
+            "`in_axes=(0, None)` has 2 entries, but `vmap(f)` is called with 3 positional arguments in "
+            "`jax.vmap(f, in_axes=(0, None))(xs, w, b)`; JAX raises `ValueError: vmap in_axes must be ... a tuple "
+            "of entries corresponding to the positional arguments`. Give one entry per positional argument",
+        )
+    ]
+
+
+def test_arity_signature_and_partial():
+    src = (
+        "import jax\nfrom functools import partial\n"
+        "def f(x, w, b):\n    return w @ x + b\n"
+        "g = jax.vmap(partial(f, 1), in_axes=(0, None, None))\n"
+        "h = jax.vmap(f, in_axes=(0, None))\n"
+    )
+    assert _lint(src, "JAX102") == [
+        (
+            "JAX102",
+            5,
+            "`in_axes=(0, None, None)` has 3 entries, but `f` (after the 1 argument bound by `partial`) takes at "
+            "most 2 positional arguments (w, b); every call of `vmap(partial(f, 1))` will fail. Give one entry per positional "
+            "argument",
+        )
+    ]
+
+
+def test_nothing_mapped():
+    src = "import jax\ng = jax.vmap(f, in_axes=(None, None))\nh = jax.vmap(f, in_axes=None, axis_size=3)\n"
+    assert _lint(src, "JAX103") == [
+        (
+            "JAX103",
+            2,
+            "`vmap(f)` maps nothing: `in_axes=(None, None)` has no non-`None` entry and no `axis_size=` is given, "
+            "so JAX raises `ValueError: vmap must have at least one non-None value in in_axes`. Put `0` at the "
+            "batched argument's position, or pass `axis_size=`",
+        )
+    ]
+
+
+def test_keywords_at_call_are_mapped():
+    assert _lint("import jax\nout = jax.vmap(f, in_axes=None)(x=xs)\n", "JAX103") == []

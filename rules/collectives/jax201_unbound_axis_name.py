@@ -1,0 +1,364 @@
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import libcst as cst
+
+from jaxlint.rule import Invalid, Rule
+from jaxlint.types import Pending
+
+from .analysis import (
+    COLLECTIVE_NAMES,
+    COLLECTIVES,
+    EXTERNAL,
+    AxisFacts,
+    Index,
+    Path,
+    _arg,
+    _names,
+    local_name,
+    where,
+)
+
+MAX_PATHS = 200
+REDUCTIONS = frozenset({"psum", "pmean", "pmax", "pmin", "all_gather"})
+
+
+class UnboundAxisName(Rule):
+    """
+    ## What it does
+    Reports a collective (`lax.psum`, `pmean`, `pmax`, `pmin`, `all_gather`, `all_to_all`,
+    `ppermute`, `psum_scatter`, `pshuffle`, `axis_index`, …) whose axis name (a string, a
+    module constant, or a tuple of them) is not bound on some path by which the code runs:
+    - the collective is in module-level code, or in a function that module-level code
+      calls directly (also through `jit`, `grad` or helpers), outside any map;
+    - the function is mapped only by maps that do not bind that name: a `pmap` or `vmap`
+      without `axis_name` (this folds in the planned JAX202 *pmap-axis-name-missing*), with
+      a different name, or a `shard_map` whose mesh axes are known and do not include it.
+
+    Bindings are followed through `jax.pmap`/`jax.vmap` (`axis_name=`, `spmd_axis_name=`),
+    `jax.shard_map` with a readable mesh (`Mesh(devices, ('x',))`, `jax.make_mesh`, a
+    module-level mesh), `jax.smap`, decorators and `functools.partial(jax.pmap, ...)`,
+    nested maps, helpers called from mapped functions, `lax.scan`/`jax.tree.map` bodies,
+    and other modules of the project. An axis name passed in as a parameter, a mesh that
+    cannot be read, a function that nothing in the project calls or maps (a library entry
+    point), methods, and functions handed to unknown code (`nn.vmap`, `hk.pmap`,
+    `make_jaxpr(axis_env=...)`) are unknown and never reported. Code inside
+    `with self.assertRaises(...)`/`pytest.raises(...)` is expected to fail and is skipped.
+
+    ## Why is this bad?
+    Axis names only exist inside the map that binds them. JAX raises
+    `NameError: unbound axis name: devices` (or "Found an unbound axis name: devices. To
+    fix this, please call psum under `jax.shard_map`", also for `pmean`), and only when the
+    code runs, often after data loading and compilation. Under `jax.shard_map` a `psum`
+    or `pmean` over a name missing from the mesh fails with a bare `AssertionError`.
+
+    ## Example
+    ```python
+    parallel_grad = jax.pmap(compute_grad, in_axes=(None, 0, 0))
+
+    def train_step(params, xs, ys):
+        grads = parallel_grad(params, xs, ys)
+        grads = jax.lax.pmean(grads, axis_name="devices")  # NameError when run
+        return params - 0.01 * grads
+
+    params = train_step(params, xs, ys)
+    ```
+
+    ## Use instead
+    ```python
+    def step(params, xs, ys):
+        grads = compute_grad(params, xs, ys)
+        return jax.lax.pmean(grads, axis_name="devices")
+
+    parallel_step = jax.pmap(step, axis_name="devices", in_axes=(None, 0, 0))
+    ```
+    or reduce the per-device results on the host: `jnp.mean(grads, axis=0)`.
+
+    ## References
+    - [jax.pmap](https://docs.jax.dev/en/latest/_autosummary/jax.pmap.html)
+    - [Named axes and collectives (`jax.lax.psum`)](https://docs.jax.dev/en/latest/_autosummary/jax.lax.psum.html)
+    - [Manual parallelism with shard_map](https://docs.jax.dev/en/latest/notebooks/shard_map.html)
+    - [Migrating from pmap](https://docs.jax.dev/en/latest/migrate_pmap.html)
+    """
+
+    code = "JAX201"
+    name = "unbound-axis-name"
+    summary = (
+        "Collective over an axis name that no enclosing pmap, vmap or shard_map binds"
+    )
+    help = "Run the collective inside a pmap/vmap/shard_map that binds its axis name, or reduce on the host"
+    # map words too: files that only map or call a function hold the paths to judge it
+    triggers = (*COLLECTIVES, "pmap", "vmap", "shard_map", "smap")
+    VALID = [
+        # the seed, corrected: pmean inside the pmapped step
+        (
+            "import jax\n"
+            "def step(p, x):\n"
+            "    return jax.lax.pmean(jax.grad(loss)(p, x), axis_name='devices')\n"
+            "pstep = jax.pmap(step, axis_name='devices', in_axes=(None, 0))\n"
+            "g = pstep(params, xs)\n"
+        ),
+        # decorator form and nested maps: names accumulate
+        (
+            "import jax\nfrom functools import partial\nfrom jax import lax\n"
+            "@partial(jax.pmap, axis_name='i')\n"
+            "def f(x):\n"
+            "    return jax.vmap(lambda y: lax.psum(y, ('i', 'j')), axis_name='j')(x)\n"
+            "f(xs)\n"
+        ),
+        # the axis name is a parameter: unknown
+        "from jax import lax\ndef sync(x, axis):\n    return lax.pmean(x, axis)\ny = sync(x, 'batch')\n",
+        # a library entry point: nothing in the project calls or maps it
+        "from jax import lax\ndef all_reduce(x):\n    return lax.psum(x, 'batch')\n",
+        # shard_map over a mesh that has the axis
+        (
+            "import jax\nfrom jax.sharding import Mesh, PartitionSpec as P\n"
+            "mesh = Mesh(jax.devices(), ('x',))\n"
+            "f = jax.shard_map(lambda v: jax.lax.psum(v, 'x'), mesh=mesh, in_specs=P('x'), out_specs=P())\n"
+            "f(v)\n"
+        ),
+    ]
+    INVALID = [
+        (
+            (
+                "import jax\n"
+                "def train_step(g):\n"
+                "    return jax.lax.pmean(g, axis_name='devices')\n"
+                "g = train_step(g)\n"
+            ),
+            Invalid(
+                "JAX201",
+                line=3,
+                message="`train_step` is called directly at line 4, outside any",
+            ),
+        ),
+        (
+            (
+                "import jax\nfrom jax import lax\n"
+                "f = jax.pmap(lambda x: lax.psum(x, 'devices'))\n"
+                "f(xs)\n"
+            ),
+            Invalid("JAX201", line=3, message="the pmap at line 3 binds no axis name"),
+        ),
+        (
+            (
+                "import jax\nfrom jax import lax\n"
+                "f = jax.pmap(lambda x: lax.psum(x, 'devices'), axis_name='batch')\n"
+            ),
+            Invalid("JAX201", line=3, message="binds 'batch', not 'devices'"),
+        ),
+        (
+            "from jax import lax\nidx = lax.axis_index('i')\n",
+            Invalid("JAX201", line=2, message="at module level"),
+        ),
+    ]
+
+    def __init__(self, ctx, options=None) -> None:
+        super().__init__(ctx, options)
+        self.axis = AxisFacts(ctx)
+        self.refs: list[tuple[str, cst.BaseExpression, bool]] = []
+        self.partials = 0
+
+    # -- collection --------------------------------------------------------------------
+    def visit_Call(self, node: cst.Call) -> None:
+        api = self.ctx.resolve(node.func)
+        if api == "functools.partial" and node.args:
+            inner = COLLECTIVE_NAMES.get(self.ctx.resolve(node.args[0].value) or "")
+            if inner is not None:
+                self.partials += 1
+                ref = self.ctx.facts.ref(f"<partial:{self.partials}>")
+                self._collective(node, inner, list(node.args[1:]), shift=1, scope=ref)
+                self.refs.append((ref, node, False))
+            return
+        short = COLLECTIVE_NAMES.get(api or "")
+        if short is not None:
+            self._collective(node, short, list(node.args), 0, self.axis.scope_ref(node))
+
+    def _collective(
+        self,
+        node: cst.Call,
+        short: str,
+        args: list[cst.Arg],
+        shift: int,
+        scope: str | None,
+    ) -> None:
+        index = COLLECTIVES[short]
+        a = _arg(args, "axis_name", None if index is None else index - shift)
+        if a is None or not isinstance(a, cst.Arg):
+            return
+        names = _names(self.ctx.literal(a.value))
+        if not names:
+            return
+        shown = self.ctx.code(node.func if shift == 0 else node.args[0].value)
+        data = {
+            "names": list(names),
+            "api": shown,
+            "short": short,
+            "scope": scope,
+            "module": self.ctx.facts.module,
+            "guarded": self.axis.expects_error(node),
+        }
+        self.pending(node, data)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self.axis.note_assign(node)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        q = self.ctx.qualname(node)
+        if q:
+            self.axis.decorators(node, self.ctx.facts.ref(q))
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        q = self.ctx.qualname(node)
+        if q:
+            self.refs.append((self.ctx.facts.ref(q), node, False))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        parent = self.ctx.parent(node)
+        if isinstance(parent, cst.Attribute) or not _is_load(node, parent):
+            return
+        ref = self.ctx.ref(node)
+        if ref is None:
+            ref = self._lambda_var(node)
+        if ref is None or ref.split(".")[0] in EXTERNAL:
+            return
+        self.refs.append((ref, node, self.axis.shadowed(node)))
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        parent = self.ctx.parent(node)
+        if isinstance(parent, cst.Attribute) and parent.value is node:
+            return
+        if not _is_load(node, parent):
+            return
+        ref = self.ctx.resolve(node)
+        if ref is None or ref.split(".")[0] in EXTERNAL:
+            return
+        self.refs.append((ref, node, False))
+
+    def _lambda_var(self, node: cst.Name) -> str | None:
+        """``f = lambda ...`` (one assignment in an enclosing scope) names that lambda's variable."""
+        scope = self.ctx.scope_of(node)
+        while True:
+            values = self.axis._assigns.get((scope, node.value))
+            if values is not None:
+                if len(values) == 1 and isinstance(values[0], cst.Lambda):
+                    return self.ctx.facts.ref(
+                        f"{scope}.{node.value}" if scope else node.value
+                    )
+                return None
+            if not scope:
+                return None
+            scope = scope.rpartition(".")[0]
+
+    def finish(self) -> None:
+        for ref, node, unknown in self.refs:
+            self.axis.add_use(ref, node, unknown)
+        self.axis.fill_lines()
+        self.ctx.extra(self.code).update(self.axis.export())
+
+    # -- project phase -----------------------------------------------------------------
+    @classmethod
+    def resolve(cls, items: list[Pending], project) -> Iterable[tuple[Pending, str]]:
+        index = Index(project, cls.code)
+        for p in items:
+            d = p.data
+            if d["guarded"]:
+                continue
+            if d["scope"] is not None and project.modules.get(
+                d["module"]
+            ) is not project.by_path.get(p.path):
+                continue
+            found = _first_unbound(index, d, p)
+            if found is not None:
+                path, name = found
+                yield p, _message(d["api"], d["short"], name, path, p.path)
+
+
+def _is_load(node: cst.CSTNode, parent: cst.CSTNode | None) -> bool:
+    if isinstance(
+        parent,
+        (
+            cst.FunctionDef,
+            cst.ClassDef,
+            cst.Param,
+            cst.ImportAlias,
+            cst.AsName,
+            cst.Global,
+            cst.Nonlocal,
+        ),
+    ):
+        return False
+    if isinstance(parent, cst.AssignTarget) and parent.target is node:
+        return False
+    if (
+        isinstance(parent, (cst.AnnAssign, cst.AugAssign, cst.NamedExpr))
+        and parent.target is node
+    ):
+        return False
+    if isinstance(parent, cst.Arg) and parent.keyword is node:
+        return False
+    return not isinstance(parent, (cst.Import, cst.ImportFrom))
+
+
+def _first_unbound(
+    index: Index, d: dict[str, Any], p: Pending
+) -> tuple[Path, str] | None:
+    for i, path in enumerate(index.paths(d["scope"], p.start.line, p.path)):
+        if i >= MAX_PATHS:
+            return None
+        if any(m["names"] is None for m in path.maps):
+            continue  # a map whose names cannot be read may bind it
+        bound = {n for m in path.maps for n in m["names"]}
+        for name in d["names"]:
+            if name not in bound:
+                return path, name
+    return None
+
+
+def _quote(names) -> str:
+    return ", ".join(f"'{n}'" for n in names)
+
+
+def _message(api: str, short: str, name: str, path: Path, here: str) -> str:
+    head = f"`{api}` uses axis name '{name}'"
+    host = (
+        "or reduce on the host (e.g. `jnp.mean(x, axis=0)`)"
+        if short in REDUCTIONS
+        else "or drop the collective"
+    )
+    if path.root is not None and path.root.get("module_level"):
+        return (
+            f"{head} at module level, where no pmap/vmap/shard_map binds it; move it into a function "
+            f"mapped with `jax.pmap(..., axis_name='{name}')`, {host}"
+        )
+    if not path.maps:
+        first, last = local_name(path.trail[0]), local_name(path.trail[-1])
+        at = where(path.root, here) if path.root else "?"
+        how = (
+            f"{first} is called directly at {at}, outside any pmap/vmap/shard_map"
+            if first == last
+            else f"{first} runs from {last}, which is called directly at {at}, outside any pmap/vmap/shard_map"
+        )
+        return (
+            f"{head}, but nothing binds it: {how}; call the collective inside the function you map with "
+            f"`jax.pmap(..., axis_name='{name}')` (or `jax.shard_map` over a mesh with a '{name}' axis), {host}"
+        )
+    descs = []
+    for m in path.maps:
+        loc = f"the {m['api']} at {where(m, here)}"
+        if m["api"] == "shard_map":
+            descs.append(f"{loc} runs over mesh axes {_quote(m['names'])}")
+        elif m["names"]:
+            descs.append(f"{loc} binds {_quote(m['names'])}")
+        else:
+            descs.append(f"{loc} binds no axis name")
+    if len(path.maps) == 1:
+        m = path.maps[0]
+        if m["api"] == "shard_map":
+            return f"{head}, but {descs[0]}, which do not include it; use an axis of that mesh, or add '{name}' to the mesh"
+        if m["names"]:
+            return f"{head}, but {descs[0]}, not '{name}'; use the same axis name in the {m['api']} and the collective"
+        return f"{head}, but {descs[0]}; pass `axis_name='{name}'` to that {m['api']}"
+    return f"{head}, but none of the maps around it binds it ({'; '.join(descs)}); bind '{name}' in one of them"

@@ -1,0 +1,169 @@
+"""JAX2xx (collectives): exact codes, lines and messages of JAX201 unbound-axis-name."""
+
+import os
+from pathlib import Path
+
+from jaxlint import testing
+from jaxlint.api import lint_paths
+
+SEED = os.path.join(
+    os.path.dirname(__file__), "..", "..", "fixtures", "seeds", "c4_4_training_loop.py"
+)
+
+
+def _found(source):
+    return [(d.code, d.start.line, d.message) for d in testing.lint(source, "JAX201")]
+
+
+def test_seed_training_loop_is_flagged_at_the_pmean():
+    source = Path(SEED).read_text(encoding="utf-8")
+    assert _found(source) == [
+        (
+            "JAX201",
+            25,
+            (
+                "`jax.lax.pmean` uses axis name 'devices', but nothing binds it: `train_step` is called directly "
+                "at line 36, outside any pmap/vmap/shard_map; call the collective inside the function you map with "
+                "`jax.pmap(..., axis_name='devices')` (or `jax.shard_map` over a mesh with a 'devices' axis), "
+                "or reduce on the host (e.g. `jnp.mean(x, axis=0)`)"
+            ),
+        )
+    ]
+
+
+def test_seed_training_loop_corrected_is_clean():
+    source = Path(SEED).read_text(encoding="utf-8")
+    source = source.replace(
+        "parallel_grad = pmap(compute_grad, in_axes=(None, 0, 0))",
+        "def step(params, batch_x, batch_y):\n"
+        "    return jax.lax.pmean(compute_grad(params, batch_x, batch_y), axis_name='devices')\n"
+        "parallel_grad = pmap(step, axis_name='devices', in_axes=(None, 0, 0))",
+    ).replace("    grads = jax.lax.pmean(grads, axis_name='devices')\n", "")
+    assert "pmean" in source
+    assert _found(source) == []
+
+
+def test_pmap_without_axis_name():
+    src = "import jax\nfrom jax import lax\nf = jax.pmap(lambda x: lax.psum(x, 'devices'))\n"
+    assert _found(src) == [
+        (
+            "JAX201",
+            3,
+            (
+                "`lax.psum` uses axis name 'devices', but the pmap at line 3 binds no axis name; "
+                "pass `axis_name='devices'` to that pmap"
+            ),
+        )
+    ]
+
+
+def test_pmap_with_another_name_and_module_constant():
+    src = (
+        "import jax\nfrom jax import lax\nAXIS = 'devices'\n"
+        "def f(x):\n    return lax.pmean(x, AXIS)\n"
+        "g = jax.pmap(f, axis_name='batch')\n"
+    )
+    assert _found(src) == [
+        (
+            "JAX201",
+            5,
+            (
+                "`lax.pmean` uses axis name 'devices', but the pmap at line 6 binds 'batch', not 'devices'; "
+                "use the same axis name in the pmap and the collective"
+            ),
+        )
+    ]
+
+
+def test_import_spellings():
+    for head, call in [
+        ("import jax as J", "J.lax.pmax(x, 'i')"),
+        ("from jax.lax import pmin as pm", "pm(x, 'i')"),
+        ("from jax import lax", "lax.all_gather(x, axis_name='i')"),
+    ]:
+        src = f"{head}\ndef f(x):\n    return {call}\ny = f(1.0)\n"
+        assert [(c, line) for c, line, _ in _found(src)] == [("JAX201", 3)], head
+
+
+def test_shard_map_mesh_axes():
+    src = (
+        "import jax\nfrom jax import lax\nfrom jax.sharding import Mesh, PartitionSpec as P\n"
+        "mesh = Mesh(jax.devices(), ('x',))\n"
+        "ok = jax.shard_map(lambda v: lax.psum(v, 'x'), mesh=mesh, in_specs=P('x'), out_specs=P())\n"
+        "bad = jax.shard_map(lambda v: lax.psum(v, 'y'), mesh=mesh, in_specs=P('x'), out_specs=P())\n"
+    )
+    assert _found(src) == [
+        (
+            "JAX201",
+            6,
+            (
+                "`lax.psum` uses axis name 'y', but the shard_map at line 6 runs over mesh axes 'x', which do not "
+                "include it; use an axis of that mesh, or add 'y' to the mesh"
+            ),
+        )
+    ]
+
+
+def test_nested_maps_and_helpers():
+    src = (
+        "import jax\nfrom jax import lax\n"
+        "def helper(x):\n    return lax.psum(x, ('i', 'j'))\n"
+        "def inner(x):\n    return helper(x)\n"
+        "f = jax.pmap(jax.vmap(inner, axis_name='j'), axis_name='i')\n"
+        "y = f(xs)\n"
+    )
+    assert _found(src) == []
+
+
+def test_jit_binds_nothing_and_transitive_message():
+    src = (
+        "import jax\nfrom jax import lax\n"
+        "def helper(x):\n    return lax.psum(x, 'devices')\n"
+        "@jax.jit\ndef step(x):\n    return helper(x)\n"
+        "y = step(1.0)\n"
+    )
+    assert [(c, line) for c, line, _ in _found(src)] == [("JAX201", 4)]
+    assert (
+        "`helper` runs from `step`, which is called directly at line 8"
+        in _found(src)[0][2]
+    )
+
+
+def test_unknown_is_silent():
+    sources = [
+        "from jax import lax\ndef f(x, name):\n    return lax.psum(x, name)\ny = f(1.0, 'i')\n",
+        "from jax import lax\ndef f(x):\n    return lax.psum(x, 'i')\n",
+        "from jax import lax\nclass M:\n    def f(self, x):\n        return lax.psum(x, 'i')\n",
+        "import jax\nfrom jax import lax\ndef mk(n):\n    return jax.pmap(lambda x: lax.psum(x, 'i'), axis_name=n)\n",
+        (
+            "import jax, pytest\nfrom jax import lax\ndef test():\n    with pytest.raises(NameError):\n"
+            "        jax.pmap(lambda x: lax.psum(x, 'i'))(x)\n"
+        ),
+        "import jax\nfrom jax import lax\ndef f(x):\n    return lax.psum(x, 'i')\ny = unknown_map(f)(x)\n",
+    ]
+    for src in sources:
+        assert _found(src) == [], src
+
+
+def test_cross_module(tmp_path, monkeypatch):
+    (tmp_path / "sync.py").write_text(
+        "from jax import lax\n\ndef train_step(g):\n    return lax.pmean(g, axis_name='devices')\n"
+    )
+    (tmp_path / "train.py").write_text(
+        "import jax\nfrom sync import train_step\np = jax.pmap(train_step, axis_name='devices')\ny = p(x)\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    settings = testing.settings_for("JAX201")
+    settings.root = str(tmp_path)
+    assert lint_paths(["."], settings, jobs=1).diagnostics == []
+    (tmp_path / "train.py").write_text(
+        "import jax\nimport sync\ny = sync.train_step(x)  # direct\nz = jax.vmap(f)\n"
+    )
+    diags = lint_paths(["."], settings, jobs=1).diagnostics
+    assert [(os.path.basename(d.path), d.start.line, d.code) for d in diags] == [
+        ("sync.py", 4, "JAX201")
+    ]
+    assert (
+        "`train_step` is called directly at train.py:3, outside any pmap/vmap/shard_map"
+        in diags[0].message
+    )

@@ -48,3 +48,32 @@ def test_settings_change_the_key_and_no_cache_writes_nothing(tmp_path):
     # the same file under another target version must not reuse the entry
     assert run_cli("--output-format", "concise", "--target-jax-version", "0.4.1", ".", cwd=str(tmp_path))[0] == 0
     assert len(glob.glob(str(tmp_path / ".jaxlint_cache" / "*"))) == 2
+
+
+SYNC = """from jax import lax
+
+
+def sync_grads(grads):
+    return lax.pmean(grads, axis_name='devices')
+"""
+
+TRAIN = """import jax
+
+import sync
+
+step = jax.pmap(sync.sync_grads, axis_name={name!r})
+"""
+
+
+def test_a_change_in_the_pmapping_module_rechecks_the_pmean_module(tmp_path):
+    _write(tmp_path, "pyproject.toml", "[tool.jaxlint]\nselect = ['JAX201']\n")
+    _write(tmp_path, "sync.py", SYNC)
+    train = _write(tmp_path, "train.py", TRAIN.format(name="devices"))
+    assert run_cli("--output-format", "concise", ".", cwd=str(tmp_path))[:2] == (0, "")
+    train.write_text(TRAIN.format(name="batch"))  # sync.py is unchanged and cached
+    code, out, _ = run_cli("--output-format", "concise", ".", cwd=str(tmp_path))
+    assert code == 1
+    assert out.startswith("sync.py:5:12: JAX201 ")
+    assert "binds 'batch', not 'devices'" in out
+    train.write_text(TRAIN.format(name="devices"))
+    assert run_cli("--output-format", "concise", ".", cwd=str(tmp_path))[:2] == (0, "")

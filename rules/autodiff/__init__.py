@@ -1,0 +1,1 @@
+"""JAX4xx: mistakes in the arguments of grad, value_and_grad, jacrev, jacfwd and hessian."""

@@ -1,0 +1,729 @@
+"""Shared analysis of the JAX4xx family.
+
+Two halves, because the differentiated function may live in another module:
+- ``sites(ctx)``: every ``grad`` / ``value_and_grad`` / ``jacrev`` / ``jacfwd`` /
+  ``jacobian`` / ``hessian`` application of a file, with its options as plain data;
+- ``summaries(ctx)``: what each function of a file visibly returns, which of its
+  parameters are visibly integers, and whether its name is rebound or wrapped by a
+  decorator that changes its signature. Stored in the module facts (``extra``) so the
+  project phase can read them for functions defined in other modules.
+
+``Target.of(data, project)`` joins the two in the project phase. Anything not visible
+statically makes the answer ``None`` (unknown means silent).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import libcst as cst
+
+from jaxlint.literals import UNKNOWN
+from jaxlint.rule import Rule
+
+KEY = "JAX4xx"
+UNKNOWN_OPT = "<unknown>"
+
+GRAD_APIS = {
+    "jax.grad": "grad",
+    "jax.value_and_grad": "value_and_grad",
+    "jax.jacrev": "jacrev",
+    "jax.jacfwd": "jacfwd",
+    "jax.jacobian": "jacobian",
+    "jax.hessian": "hessian",
+}
+SCALAR_APIS = frozenset({"jax.grad", "jax.value_and_grad"})
+ALLOW_INT_APIS = frozenset({"jax.grad", "jax.value_and_grad", "jax.jacrev", "jax.jacobian"})
+OPTION_ORDER = ("argnums", "has_aux", "holomorphic", "allow_int")
+
+# Wrappers that return what the wrapped function returns, called with the same arguments.
+RETURN_PRESERVING = frozenset(
+    {
+        "jax.jit",
+        "jax.checkpoint",
+        "jax.remat",
+        "jax.named_call",
+        "jax.custom_vjp",
+        "jax.custom_jvp",
+        "jax.experimental.pjit.pjit",
+        "staticmethod",
+        "classmethod",
+    }
+)
+# Wrappers that are called with the same positional arguments (outputs may differ).
+ARITY_PRESERVING = RETURN_PRESERVING | {"jax.vmap", "jax.pmap"} | set(GRAD_APIS)
+
+REDUCTIONS = frozenset(
+    f"jax.numpy.{n}"
+    for n in ("sum", "mean", "max", "min", "prod", "std", "var", "average", "nansum", "nanmean", "amax", "amin", "median")
+)
+ELEMENTWISE_OR_SCALAR = frozenset(
+    {f"jax.numpy.{n}" for n in ("vdot", "square", "sqrt", "exp", "log", "abs", "tanh", "sin", "cos", "dot", "matmul", "einsum", "where", "maximum", "minimum", "log1p", "expm1", "power", "clip")}
+    | {"jax.numpy.linalg.norm", "jax.numpy.trace", "jax.nn.logsumexp", "jax.scipy.special.logsumexp"}
+)
+NONSCALAR_CONSTRUCTORS = frozenset(
+    f"jax.numpy.{n}" for n in ("stack", "hstack", "vstack", "column_stack", "concatenate", "outer", "atleast_1d", "ravel")
+)
+ARRAY_FROM_LIST = frozenset({"jax.numpy.array", "jax.numpy.asarray"})
+SHAPE_FUNCS = frozenset(
+    f"jax.numpy.{n}" for n in ("zeros", "ones", "empty", "full", "eye", "identity", "arange", "tri", "linspace")
+)
+METHOD_REDUCTIONS = frozenset({"sum", "mean", "max", "min", "prod", "std", "var"})
+
+AUX_WORDS = re.compile(r"(aux|metric|stat|info|log|extra|summar|state|acc|output|pred|logit|updates)", re.IGNORECASE)
+
+_SKIP_FIELDS = frozenset(
+    {"lpar", "rpar", "header", "footer", "leading_lines", "lines_after_decorators", "comma", "semicolon", "colon",
+     "equal", "dot", "default_comma", "operator", "whitespace", "arrow", "lbracket", "rbracket", "lbrace", "rbrace",
+     "star_tok", "relative"}
+)
+_FIELD_CACHE: dict[type, tuple[str, ...]] = {}
+
+
+def _children(node: cst.CSTNode):
+    names = _FIELD_CACHE.get(type(node))
+    if names is None:
+        names = _FIELD_CACHE[type(node)] = tuple(
+            f.name for f in dataclasses.fields(type(node)) if f.name not in _SKIP_FIELDS and "whitespace" not in f.name
+        )
+    for n in names:
+        v = getattr(node, n)
+        if isinstance(v, cst.CSTNode):
+            yield v
+        elif type(v) in (tuple, list):
+            for x in v:
+                if isinstance(x, cst.CSTNode):
+                    yield x
+
+
+def walk_body(node: cst.CSTNode):
+    """Pre-order nodes under ``node`` in source order, not entering nested functions or classes."""
+    stack = list(reversed(list(_children(node))))
+    while stack:
+        n = stack.pop()
+        yield n
+        if isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            continue
+        stack.extend(reversed(list(_children(n))))
+
+
+def short(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def as_tuple(text: str) -> str:
+    """A returned tuple's source, shortened and parenthesised: ``(loss, aux)``."""
+    text = short(text)
+    return text if text[:1] in "([{" and text[-1:] in ")]}" else f"({text})"
+
+
+# -- function summaries ------------------------------------------------------------------
+def _complete(block: cst.BaseSuite) -> bool:
+    """Does every path through ``block`` end in ``return`` or ``raise``?"""
+    if not isinstance(block, cst.IndentedBlock) or not block.body:
+        if isinstance(block, cst.SimpleStatementSuite) and block.body:
+            return isinstance(block.body[-1], (cst.Return, cst.Raise))
+        return False
+    last = block.body[-1]
+    if isinstance(last, cst.SimpleStatementLine):
+        return bool(last.body) and isinstance(last.body[-1], (cst.Return, cst.Raise))
+    if isinstance(last, cst.If):
+        return _complete_if(last)
+    if isinstance(last, cst.With):
+        return _complete(last.body)
+    return False
+
+
+def _complete_if(node: cst.If) -> bool:
+    if not _complete(node.body):
+        return False
+    orelse = node.orelse
+    if orelse is None:
+        return False
+    if isinstance(orelse, cst.If):
+        return _complete_if(orelse)
+    return _complete(orelse.body)
+
+
+class Summarizer:
+    """Computes the per-function summaries of one file."""
+
+    def __init__(self, ctx) -> None:
+        self.ctx = ctx
+        self.vmapped = {t.bound_to for t in ctx.facts.transforms if t.api == "jax.vmap" and t.bound_to and "out_axes" not in t.keywords}
+
+    def kind(self, expr: cst.BaseExpression | None, scope: str) -> list[Any]:
+        """What a returned expression visibly is: ["tuple"|"list", n, [element texts]],
+        ["dict"], ["scalar"|"nonscalar"|"value", evidence], ["none"] or ["unknown"]."""
+        ctx = self.ctx
+        if expr is None or (isinstance(expr, cst.Name) and expr.value == "None"):
+            return ["none"]
+        if isinstance(expr, (cst.Tuple, cst.List)):
+            if any(isinstance(e, cst.StarredElement) for e in expr.elements):
+                return ["unknown"]
+            kinds = [self.kind(e.value, scope)[0] for e in expr.elements]
+            return ["tuple" if isinstance(expr, cst.Tuple) else "list", len(expr.elements),
+                    [ctx.code(e.value) for e in expr.elements], kinds]
+        if isinstance(expr, cst.Dict):
+            return ["dict"]
+        if isinstance(expr, (cst.Integer, cst.Float)):
+            return ["scalar", ctx.code(expr)]
+        if isinstance(expr, cst.BinaryOperation):
+            sides = [self.kind(expr.left, scope), self.kind(expr.right, scope)]
+            if any(s[0] in ("tuple", "list", "dict", "none") for s in sides):
+                return ["unknown"]
+            for s in sides:
+                if s[0] == "nonscalar" and not isinstance(expr.operator, cst.MatrixMultiply):
+                    return ["nonscalar", s[1]]
+            return ["value", ctx.code(expr)]
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+            inner = self.kind(expr.expression, scope)
+            return inner if inner[0] in ("scalar", "nonscalar", "value") else ["unknown"]
+        if isinstance(expr, cst.Call):
+            return self._call_kind(expr, scope)
+        return ["unknown"]
+
+    def _call_kind(self, call: cst.Call, scope: str) -> list[Any]:
+        ctx = self.ctx
+        name = ctx.resolve(call.func)
+        text = short(ctx.code(call))
+        if any(a.star for a in call.args):
+            return ["unknown"]
+        if name in NONSCALAR_CONSTRUCTORS:
+            return ["nonscalar", text]
+        if name in ARRAY_FROM_LIST and call.args and isinstance(call.args[0].value, (cst.List, cst.Tuple)):
+            if call.args[0].value.elements and not any(isinstance(e, cst.StarredElement) for e in call.args[0].value.elements):
+                return ["nonscalar", text]
+            return ["unknown"]
+        if name in REDUCTIONS:
+            reduced = len([a for a in call.args if a.keyword is None]) == 1 and not any(
+                a.keyword is not None and a.keyword.value in ("axis", "where") for a in call.args
+            )
+            return ["scalar", text] if reduced else ["value", text]
+        if name in ELEMENTWISE_OR_SCALAR:
+            return ["value", text]
+        if (
+            name is None
+            and isinstance(call.func, cst.Attribute)
+            and call.func.attr.value in METHOD_REDUCTIONS
+            and not call.args
+        ):
+            return ["scalar", text]
+        # ``jax.vmap(f)(xs)`` or ``batched(xs)`` with ``batched = jax.vmap(f)``: one value per example
+        if isinstance(call.func, cst.Call):
+            t = ctx.transform_for(call.func)
+            if t is not None and t.api == "jax.vmap" and "out_axes" not in t.keywords and not t.chain:
+                return ["nonscalar", text]
+        elif isinstance(call.func, cst.Name):
+            r = ctx.collector.ref_for_name(call.func.value, scope)
+            if r is not None and r in self.vmapped:
+                return ["nonscalar", text]
+        return ["unknown"]
+
+    def function(self, fact, node) -> dict[str, Any]:
+        ctx = self.ctx
+        scope = fact.qualname
+        out: dict[str, Any] = {"returns": None, "complete": False, "ints": {}, "decorators": []}
+        if isinstance(node, cst.Lambda):
+            out["returns"] = [[*self.kind(node.body, scope), ctx.code(node.body)]]
+            out["complete"] = True
+            body_nodes = list(walk_body(node.body)) + [node.body]
+        else:
+            returns: list[list[Any]] = []
+            generator = False
+            body_nodes = list(walk_body(node.body))
+            for n in body_nodes:
+                if isinstance(n, cst.Return):
+                    returns.append([*self.kind(n.value, scope), ctx.code(n.value) if n.value is not None else "None"])
+                elif isinstance(n, (cst.Yield, cst.Await)):
+                    generator = True
+            if not generator and not node.asynchronous:
+                out["returns"] = returns
+                out["complete"] = _complete(node.body)
+            out["decorators"] = [self._decorator(d.decorator) for d in node.decorators]
+        out["ints"] = self._ints(fact, body_nodes)
+        return out
+
+    def _decorator(self, expr: cst.BaseExpression) -> str:
+        t = self.ctx.transform_for(expr) if isinstance(expr, cst.Call) else None
+        if t is None and not isinstance(expr, cst.Call):
+            for tr, n in self.ctx.collector.transform_nodes:
+                if n is expr:
+                    t = tr
+                    break
+        if t is not None:
+            if t.partial_args or t.partial_keywords or t.chain:
+                return "<wrapped>"
+            return t.api
+        if isinstance(expr, cst.Call):
+            return "<call>"
+        return self.ctx.resolve(expr) or self.ctx.code(expr)
+
+    def _ints(self, fact, body_nodes) -> dict[str, str]:
+        """Parameters that are visibly Python integers or shapes, with the evidence."""
+        names = {p.name for p in fact.params if p.kind in ("pos", "posonly")}
+        assigned: set[str] = set()
+        evidence: dict[str, str] = {}
+        for p in fact.params:
+            if p.kind not in ("pos", "posonly"):
+                continue
+            if p.annotation in ("int", "bool"):
+                evidence[p.name] = f"annotated `{p.annotation}`"
+            elif p.default is not None and re.fullmatch(r"-?\d+|True|False", p.default.strip()):
+                evidence[p.name] = f"its default is `{p.default.strip()}`"
+        for n in body_nodes:
+            if isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+                targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else [n.target]
+                for t in targets:
+                    for x in [t, *walk_body(t)]:
+                        if isinstance(x, cst.Name):
+                            assigned.add(x.value)
+            elif isinstance(n, (cst.For, cst.CompFor)):
+                for x in [n.target, *walk_body(n.target)]:
+                    if isinstance(x, cst.Name):
+                        assigned.add(x.value)
+            elif isinstance(n, cst.Call):
+                where = self._int_use(n, names)
+                if where is not None:
+                    name, text = where
+                    evidence.setdefault(name, text)
+        return {k: v for k, v in evidence.items() if k not in assigned}
+
+    def _int_use(self, call: cst.Call, names: set[str]) -> tuple[str, str] | None:
+        ctx = self.ctx
+        func = call.func
+        positional = [a.value for a in call.args if a.keyword is None and not a.star]
+        if isinstance(func, cst.Name) and func.value == "range" and ctx.names.lookup("range") is None:
+            for a in positional:
+                if isinstance(a, cst.Name) and a.value in names:
+                    return a.value, f"used as a loop bound in `{short(ctx.code(call))}`"
+            return None
+        shape_args: list[cst.BaseExpression] = []
+        qual = ctx.resolve(func)
+        if qual in SHAPE_FUNCS and positional:
+            shape_args = positional[:2] if qual in ("jax.numpy.arange", "jax.numpy.eye", "jax.numpy.tri") else positional[:1]
+        elif qual is None and isinstance(func, cst.Attribute) and func.attr.value == "reshape":
+            shape_args = positional
+        for a in shape_args:
+            items = [e.value for e in a.elements] if isinstance(a, (cst.Tuple, cst.List)) else [a]
+            for it in items:
+                if isinstance(it, cst.Name) and it.value in names:
+                    return it.value, f"used as a shape in `{short(ctx.code(call))}`"
+        return None
+
+    def _assigned(self, nodes) -> set[str]:
+        """Names (re)bound by statements other than a signature-preserving transform."""
+        out: set[str] = set()
+        for n in nodes:
+            value = None
+            if isinstance(n, cst.Assign):
+                targets = [t.target for t in n.targets]
+                value = n.value
+            elif isinstance(n, (cst.AugAssign, cst.AnnAssign)):
+                targets = [n.target]
+                value = n.value
+            elif isinstance(n, (cst.For, cst.CompFor)):
+                targets = [n.target]
+            elif isinstance(n, (cst.Global, cst.Nonlocal)):
+                out.update(x.name.value for x in n.names)
+                continue
+            elif isinstance(n, (cst.Import, cst.ImportFrom)) and not isinstance(n.names, cst.ImportStar):
+                for a in n.names:
+                    local = a.asname.name if a.asname is not None else a.name
+                    if isinstance(local, cst.Name):
+                        out.add(local.value)
+                continue
+            else:
+                continue
+            t = self.ctx.transform_for(value) if isinstance(value, cst.Call) else None
+            if t is not None and t.api in ARITY_PRESERVING and not t.partial_args and not t.partial_keywords and not t.chain:
+                continue
+            for tgt in targets:
+                for x in [tgt, *walk_body(tgt)]:
+                    if isinstance(x, cst.Name):
+                        out.add(x.value)
+        return out
+
+    def module(self) -> dict[str, Any]:
+        ctx = self.ctx
+        functions = {fact.qualname: self.function(fact, node) for fact, node in ctx.collector.function_nodes}
+        # a def whose name is also assigned in its scope may not be the function called
+        assigned: dict[str, set[str]] = {"": self._assigned(walk_body(ctx.module))}
+        for fact, node in ctx.collector.function_nodes:
+            if isinstance(node, cst.FunctionDef):
+                assigned[fact.qualname] = self._assigned(walk_body(node.body))
+        rebound = []
+        for fact, node in ctx.collector.function_nodes:
+            if isinstance(node, cst.FunctionDef) and fact.class_name is None:
+                scope = fact.qualname.rsplit(".", 1)[0] if "." in fact.qualname else ""
+                if fact.name in assigned.get(scope, ()):
+                    rebound.append(fact.qualname)
+        return {"functions": functions, "rebound": sorted(set(rebound))}
+
+
+def summaries(ctx) -> dict[str, Any]:
+    """The file's function summaries, computed once and stored in the module facts."""
+    extra = ctx.facts.extra
+    if KEY not in extra:
+        extra[KEY] = Summarizer(ctx).module()
+    return extra[KEY]
+
+
+# -- transform sites ---------------------------------------------------------------------
+@dataclass
+class Site:
+    node: cst.CSTNode  # the transform call, or the decorator expression
+    call: cst.Call | None  # the call that holds the options, when the node is a call
+    data: dict[str, Any]
+    option_nodes: dict[str, cst.CSTNode]
+
+
+def _option_args(node: cst.CSTNode, ctx) -> list[cst.Arg] | None:
+    """The arguments after the function: ``api(f, *opts)``, ``partial(api, *opts)(f)``, ``partial(api, f, *opts)``."""
+    if not isinstance(node, cst.Call):
+        return []
+    func = node.func
+    if isinstance(func, cst.Call) and ctx.resolve(func.func) == "functools.partial":
+        return list(func.args[1:]) + [a for a in node.args if a.keyword is not None]
+    if ctx.resolve(func) == "functools.partial":
+        return list(node.args[1:])
+    return list(node.args)
+
+
+def _target_expr(node: cst.Call, ctx, decorator: bool) -> cst.BaseExpression | None:
+    if decorator:
+        return None
+    func = node.func
+    if isinstance(func, cst.Call) and ctx.resolve(func.func) == "functools.partial":
+        pos = [a for a in node.args if a.keyword is None and not a.star]
+        return pos[0].value if pos else None
+    pos = [a for a in node.args if a.keyword is None and not a.star]
+    if ctx.resolve(func) == "functools.partial":
+        return pos[1].value if len(pos) > 1 else None
+    return pos[0].value if pos else None
+
+
+def _innermost(expr: cst.BaseExpression | None, ctx) -> cst.BaseExpression | None:
+    from jaxlint.facts import PARTIAL, TRANSFORMS
+
+    while isinstance(expr, cst.Call) and expr.args:
+        inner = ctx.resolve(expr.func)
+        if inner in PARTIAL or inner in TRANSFORMS:
+            expr = expr.args[0].value
+            continue
+        return None
+    return expr
+
+
+def _method_target(expr: cst.BaseExpression | None, node: cst.CSTNode, ctx) -> tuple[str, str] | None:
+    """``self.loss`` / ``cls.loss`` inside a method, or ``Model.loss``: (reference, mode)."""
+    if not (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)):
+        return None
+    fn = ctx.enclosing_function(node)
+    owner = expr.value.value
+    while fn is not None:
+        fact = ctx.function_fact(fn)
+        if fact is not None and fact.class_name is not None:
+            cls_qual = fact.qualname.rsplit(".", 1)[0]
+            if fact.is_method and fact.params and fact.params[0].name == owner:
+                qual = f"{cls_qual}.{expr.attr.value}"
+                if qual in ctx.facts.functions:
+                    return ctx.facts.ref(qual), "plain"
+            if owner == fact.class_name:
+                qual = f"{cls_qual}.{expr.attr.value}"
+                if qual in ctx.facts.functions:
+                    return ctx.facts.ref(qual), "raw"
+            return None
+        fn = ctx.enclosing_function(fn)
+    qual = f"{owner}.{expr.attr.value}"
+    if qual in ctx.facts.functions and ctx.facts.functions[qual].class_name == owner:
+        return ctx.facts.ref(qual), "raw"
+    return None
+
+
+def _plain(value: Any) -> Any:
+    """Literal option value as plain data; UNKNOWN becomes a marker string."""
+    if value is UNKNOWN:
+        return UNKNOWN_OPT
+    if isinstance(value, (list, tuple)):
+        items = [_plain(v) for v in value]
+        return UNKNOWN_OPT if UNKNOWN_OPT in items else (list(items) if isinstance(value, list) else tuple(items))
+    return value
+
+
+def sites(ctx) -> list[Site]:
+    cached = getattr(ctx, "_jax4xx_sites", None)
+    if cached is not None:
+        return cached
+    out: list[Site] = []
+    recorded = {id(t) for t in ctx.facts.transforms}
+    for t, node in ctx.collector.transform_nodes:
+        if t.api not in GRAD_APIS or id(t) not in recorded:
+            continue
+        args = _option_args(node, ctx)
+        if args is None or any(a.star for a in args):
+            continue
+        options: dict[str, Any] = {}
+        option_nodes: dict[str, cst.CSTNode] = {}
+        positional = [a for a in args if a.keyword is None]
+        if not t.decorator and not (isinstance(node, cst.Call) and isinstance(node.func, cst.Call)):
+            positional = positional[1:]  # the function itself
+        for name, arg in zip(OPTION_ORDER, positional):
+            options[name] = _plain(ctx.literal(arg.value))
+            option_nodes[name] = arg
+        for arg in args:
+            if arg.keyword is not None:
+                options[arg.keyword.value] = _plain(ctx.literal(arg.value))
+                option_nodes[arg.keyword.value] = arg
+        target, mode = t.target, "raw" if t.decorator else "plain"
+        below: list[str] = []
+        if t.decorator:
+            dec = ctx.parent(node)
+            fn = ctx.parent(dec)
+            if isinstance(fn, cst.FunctionDef):
+                idx = next((i for i, d in enumerate(fn.decorators) if d is dec), None)
+                if idx is None:
+                    continue
+                s = Summarizer(ctx)
+                below = [s._decorator(d.decorator) for d in fn.decorators[idx + 1:]]
+                fact = ctx.function_fact(fn)
+                if fact is not None and not fact.is_method:
+                    mode = "plain"
+        elif isinstance(node, cst.Call):
+            inner = _innermost(_target_expr(node, ctx, False), ctx)
+            if isinstance(inner, cst.Attribute):
+                found = _method_target(inner, node, ctx)
+                if found:
+                    target, mode = found
+            elif inner is None:
+                target = None
+        shown = ctx.code(node.func) if isinstance(node, cst.Call) and not t.decorator else ctx.code(node)
+        if isinstance(node, cst.Call) and not t.decorator:
+            tx = _target_expr(node, ctx, False)
+            shown_target = short(ctx.code(tx), 40) if tx is not None else "?"
+        else:
+            fn = ctx.parent(ctx.parent(node))
+            shown_target = fn.name.value if isinstance(fn, cst.FunctionDef) else "?"
+        out.append(
+            Site(
+                node=node,
+                call=node if isinstance(node, cst.Call) else None,
+                data={
+                    "api": t.api,
+                    "api_name": GRAD_APIS[t.api],
+                    "shown": short(shown, 40),
+                    "shown_target": shown_target,
+                    "target": target,
+                    "mode": mode,
+                    "decorator": t.decorator,
+                    "below": below,
+                    "chain": list(t.chain),
+                    "partial_args": t.partial_args,
+                    "partial_keywords": list(t.partial_keywords),
+                    "options": options,
+                },
+                option_nodes=option_nodes,
+            )
+        )
+    ctx._jax4xx_sites = out
+    return out
+
+
+def argnums_list(options: dict[str, Any]) -> list[int] | None:
+    """The literal argnums as a list of ints (default 0), or None when not a literal int/sequence."""
+    v = options.get("argnums", 0)
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return [v]
+    if isinstance(v, (tuple, list)) and all(isinstance(x, int) and not isinstance(x, bool) for x in v):
+        return list(v)
+    return None
+
+
+def show_argnums(options: dict[str, Any]) -> str:
+    v = options.get("argnums", 0)
+    return repr(v) if "argnums" in options else "0 (the default)"
+
+
+# -- project phase -----------------------------------------------------------------------
+@dataclass
+class Target:
+    """The differentiated function as the transform sees it."""
+
+    name: str
+    params: list[str]  # parameter names the caller can pass positionally, in order
+    summary: dict[str, Any]
+    fact: Any
+    module: Any
+    ref: str
+    returns_visible: bool  # no wrapper between the transform and the def changes the output
+    bound_note: str
+
+    @classmethod
+    def of(cls, data: dict[str, Any], project, _depth: int = 0) -> Target | None:
+        if any(c not in ARITY_PRESERVING for c in data["chain"]):
+            return None
+        found = _follow(data["target"], project)
+        if found is None:
+            return None
+        (m, f), layers = found
+        if f.has_varargs:
+            return None
+        mod_summary = m.extra.get(KEY)
+        if not mod_summary or f.qualname in mod_summary.get("rebound", ()) or f"{f.qualname}#2" in m.functions:
+            return None
+        summary = mod_summary["functions"].get(f.qualname)
+        if summary is None:
+            return None
+        decorators = list(summary["decorators"])
+        if data["decorator"]:
+            decorators = list(data["below"])
+        if any(d not in ARITY_PRESERVING for d in decorators):
+            return None
+        params = [p for p in f.params if p.kind in ("pos", "posonly")]
+        if data["mode"] == "plain" and f.is_method:
+            params = params[1:]
+        names = [p.name for p in params]
+        returns_visible = all(d in RETURN_PRESERVING for d in decorators) and all(
+            c in RETURN_PRESERVING for c in data["chain"]
+        )
+        bound: list[str] = []
+        for partial_args, partial_keywords, api in layers + [(data["partial_args"], data["partial_keywords"], None)]:
+            if api is not None and api not in RETURN_PRESERVING:
+                returns_visible = False
+            if partial_args:
+                if partial_args > len(names):
+                    return None
+                bound += names[:partial_args]
+                names = names[partial_args:]
+            for kw in partial_keywords:
+                if kw in bound:
+                    return None
+                if kw in names:
+                    bound.append(f"{kw}=")
+                    names = names[: names.index(kw)]
+        note = ""
+        if bound:
+            note = " after functools.partial binds " + ", ".join(f"`{b.rstrip('=')}`" for b in bound)
+        return cls(f.name, names, summary, f, m, f"{m.module}.{f.qualname}",
+                   returns_visible, note)
+
+    @property
+    def label(self) -> str:
+        return "the lambda" if self.fact.is_lambda else f"`{self.name}`"
+
+    def describe(self) -> str:
+        n = len(self.params)
+        listed = ", ".join(f"`{p}`" for p in self.params)
+        word = "parameter" if n == 1 else "parameters"
+        return f"{self.label} takes {n} positional {word}" + (f" ({listed})" if n else "") + self.bound_note
+
+
+def _follow(ref: str | None, project, depth: int = 0):
+    """The function a reference names, through variables bound to signature-preserving transforms."""
+    if ref is None or depth > 3:
+        return None
+    found = project.function(ref)
+    if found is not None:
+        return found, []
+    bound = project.bound_transform(ref)
+    if bound is None:
+        return None
+    _, t = bound
+    if t.api not in ARITY_PRESERVING or t.chain and any(c not in ARITY_PRESERVING for c in t.chain):
+        return None
+    inner = _follow(t.target, project, depth + 1)
+    if inner is None:
+        return None
+    fn, layers = inner
+    return fn, layers + [(t.partial_args, list(t.partial_keywords), t.api)]
+
+
+def static_params(target: Target, project) -> dict[str, str]:
+    """Parameters that a ``jit`` of the same function marks static, with the evidence."""
+    out: dict[str, str] = {}
+    f = target.fact
+    all_pos = [p.name for p in f.params if p.kind in ("pos", "posonly")]
+    for m, t in project.transforms_of(target.ref):
+        if t.api not in ("jax.jit", "jax.experimental.pjit.pjit") or t.partial_args or t.partial_keywords or t.chain:
+            continue
+        base = all_pos if (t.decorator or not f.is_method) else all_pos[1:]
+        where = f"`jit` at {m.path.rsplit('/', 1)[-1]}:{t.line}" if t.line else "`jit`"
+        nums = t.keywords.get("static_argnums")
+        if isinstance(nums, int) and not isinstance(nums, bool):
+            nums = [nums]
+        if isinstance(nums, (list, tuple)):
+            for i in nums:
+                if isinstance(i, int) and -len(base) <= i < len(base):
+                    out.setdefault(base[i], f"static in {where} (static_argnums={t.keywords['static_argnums']!r})")
+        names = t.keywords.get("static_argnames")
+        if isinstance(names, str):
+            names = [names]
+        if isinstance(names, (list, tuple)):
+            for n in names:
+                if isinstance(n, str) and n in base:
+                    out.setdefault(n, f"static in {where} (static_argnames={t.keywords['static_argnames']!r})")
+    return out
+
+
+# -- the rules' common shape -------------------------------------------------------------
+TRIGGERS = ("grad", "jacrev", "jacfwd", "jacobian", "hessian", "argnums", "has_aux", "jnp", "jax.numpy", "loss")
+
+
+def argnums_node(site: Site) -> cst.CSTNode:
+    return site.option_nodes.get("argnums", site.node)
+
+
+def normalised(nums: list[int], n: int) -> list[int] | None:
+    """Indices with negatives resolved, or None if any is out of range."""
+    if any(not -n <= i < n for i in nums):
+        return None
+    return [i % n for i in nums]
+
+
+def aux_evidence(texts: list[str], kinds: list[str]) -> bool:
+    """Is the second of two returned values visibly auxiliary (metrics, a dict of logs, ...)?"""
+    if kinds[1] == "dict":
+        return True
+    second = texts[1]
+    return bool(re.fullmatch(r"[A-Za-z_][\w.]*", second)) and bool(
+        re.search(r"(aux|metric|stats?\b|stats_|info|logs?\b|logs_|extra|summar)", second, re.IGNORECASE)
+    )
+
+
+def first_is_loss(texts: list[str], kinds: list[str]) -> bool:
+    return kinds[0] == "scalar" or bool(re.search(r"loss|objective|cost|energy", texts[0], re.IGNORECASE))
+
+
+def used_with_aux(target: Target, project) -> bool:
+    for _, t in project.transforms_of(target.ref):
+        if t.api in GRAD_APIS and t.keywords.get("has_aux") is True:
+            return True
+    return False
+
+
+class GradRule(Rule):
+    """Collects grad-like sites in ``finish`` and decides them in the project phase."""
+
+    triggers = TRIGGERS
+
+    def finish(self) -> None:
+        summaries(self.ctx)
+        for site in sites(self.ctx):
+            self.check(site)
+
+    def check(self, site: Site) -> None:
+        self.pending(argnums_node(site), site.data)
+
+    @classmethod
+    def resolve(cls, items, project):
+        """Each subclass decides one site in ``verdict(data, project)`` (a message or None)."""
+        for p in items:
+            message = cls.verdict(p.data, project)  # type: ignore[attr-defined]
+            if message:
+                yield p, message

@@ -1,0 +1,74 @@
+from __future__ import annotations
+
+from jaxlint.rule import Invalid
+
+from .analysis import CustomDerivativeRule
+
+_F = """import jax
+
+@jax.custom_vjp
+def f(x, y):
+    return x * y
+
+def f_fwd({params}):
+    return f(x, y), (x, y)
+
+def f_bwd(res, g):
+    x, y = res
+    return (g * y, g * x)
+
+f.defvjp(f_fwd, f_bwd)
+"""
+
+
+class CustomVjpFwdSignature(CustomDerivativeRule):
+    """
+    ## What it does
+    Checks that the `fwd` rule of a `jax.custom_vjp` function takes the primal's
+    positional arguments: the same number (`nondiff_argnums` included, JAX passes them
+    to `fwd` in their original positions), and, when the names show it, in the same order
+    (`f_fwd(y, x)` for `f(x, y)`).
+
+    ## Why is this bad?
+    A `fwd` with too few or too many required parameters fails under `jax.grad` with a
+    plain `TypeError: f_fwd() takes 1 positional argument but 2 were given`. Parameters in
+    another order are worse: JAX passes the arguments by position, so `fwd` computes its
+    residuals from swapped inputs and the gradients come back silently swapped
+    (`[2.0, 3.0]` instead of `[3.0, 2.0]`), with no error.
+
+    ## Example
+    ```python
+    @jax.custom_vjp
+    def f(x, y):
+        return x * y
+
+    def f_fwd(y, x):
+        return f(x, y), (x, y)
+    ```
+
+    ## Use instead
+    ```python
+    def f_fwd(x, y):
+        return f(x, y), (x, y)
+    ```
+
+    ## References
+    - [Custom derivative rules for JAX-transformable Python functions](https://docs.jax.dev/en/latest/notebooks/Custom_derivative_rules_for_Python_code.html)
+    - [`jax.custom_vjp.defvjp`](https://docs.jax.dev/en/latest/_autosummary/jax.custom_vjp.defvjp.html)
+    """
+
+    code = "JAX302"
+    name = "custom-vjp-fwd-signature"
+    summary = "A custom_vjp fwd rule does not take the primal's arguments in the primal's order"
+    help = "Give the fwd rule exactly the primal function's positional parameters, in the same order"
+    roles = ("fwd",)
+    VALID = [
+        _F.format(params="x, y"),
+        _F.format(params="a, b"),
+        _F.format(params="*args"),
+        _F.format(params="x, y, z=None"),
+    ]
+    INVALID = [
+        (_F.format(params="y, x"), Invalid("JAX302", line=7, message="gradients come back silently swapped")),
+        (_F.format(params="x"), Invalid("JAX302", line=7, message="takes 1 positional parameter(s) (x) but JAX calls it with the 2")),
+    ]

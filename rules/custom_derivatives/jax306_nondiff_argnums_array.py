@@ -1,0 +1,105 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from jaxlint.rule import Invalid, Rule
+
+from .analysis import ARRAY_TYPES, analysis
+
+_F = """import jax
+from functools import partial
+
+@partial(jax.custom_vjp, nondiff_argnums=(0,))
+def f({param}, x):
+    return scale * x
+
+def f_fwd(scale, x):
+    return f(scale, x), None
+
+def f_bwd(scale, res, g):
+    return (scale * g,)
+
+f.defvjp(f_fwd, f_bwd)
+"""
+
+
+class NondiffArgnumsArray(Rule):
+    """
+    ## What it does
+    Reports `nondiff_argnums` / `nondiff_argnames` of a `jax.custom_vjp` or
+    `jax.custom_jvp` function that point at a parameter annotated as an array
+    (`jax.Array`, `jnp.ndarray`, `jax.typing.ArrayLike`).
+
+    ## Why is this bad?
+    Non-differentiable arguments are meant for values that can never be tracers, such as
+    functions or Python configuration. An array passed there works eagerly, but under
+    `jax.jit` or `jax.vmap` it is a tracer, and a `custom_vjp` function then fails with
+    `UnexpectedTracerError: Found a JAX Tracer object passed as an argument to a
+    custom_vjp function in a position indicated by nondiff_argnums as
+    non-differentiable`; `custom_jvp` can leak tracers in `scan`/`cond`. JAX's
+    documentation recommends passing arrays as ordinary arguments and returning `None`
+    as their cotangent.
+
+    ## Example
+    ```python
+    @partial(jax.custom_vjp, nondiff_argnums=(0,))
+    def f(scale: jax.Array, x):
+        return scale * x
+
+    def f_bwd(scale, res, g):
+        return (scale * g,)
+    ```
+
+    ## Use instead
+    ```python
+    @jax.custom_vjp
+    def f(scale: jax.Array, x):
+        return scale * x
+
+    def f_fwd(scale, x):
+        return f(scale, x), scale
+
+    def f_bwd(scale, g):
+        return (None, scale * g)
+    ```
+
+    ## References
+    - [Custom derivative rules: handling non-differentiable arguments](https://docs.jax.dev/en/latest/notebooks/Custom_derivative_rules_for_Python_code.html#handling-non-differentiable-arguments)
+    - [`jax.custom_vjp`](https://docs.jax.dev/en/latest/_autosummary/jax.custom_vjp.html)
+    """
+
+    code = "JAX306"
+    name = "nondiff-argnums-array"
+    summary = "nondiff_argnums marks an array argument of a custom_vjp/custom_jvp function"
+    help = "Pass arrays as ordinary arguments and return None as their cotangent"
+    status = "preview"
+    triggers = ("nondiff_argn",)
+    VALID = [
+        _F.format(param="scale"),
+        _F.format(param="scale: float"),
+        _F.format(param="scale: Callable"),
+    ]
+    INVALID = [
+        (_F.format(param="scale: jax.Array"), Invalid("JAX306", line=5, message="`scale` of `f`")),
+    ]
+
+    def finish(self) -> None:
+        a = analysis(self.ctx)
+        for primal, node in a.primal_nodes:
+            if not primal.nondiff or primal.params is None:
+                continue
+            fn = node if isinstance(node, cst.FunctionDef) else a.target_function(node)
+            if fn is None:
+                continue
+            pos = [*fn.params.posonly_params, *fn.params.params]
+            for i in primal.nondiff:
+                ann = primal.annotations[i] if i < len(primal.annotations) else None
+                if ann in ARRAY_TYPES:
+                    shown = self.ctx.code(pos[i].annotation.annotation) if pos[i].annotation is not None else ann
+                    self.report(
+                        pos[i],
+                        f"`{primal.nondiff_source}` marks `{pos[i].name.value}` of `{primal.name}` as "
+                        f"non-differentiable, but it is annotated `{shown}`: under jit or vmap an array there "
+                        f"is a tracer and JAX raises UnexpectedTracerError; make it an ordinary argument and "
+                        f"return `None` as its cotangent",
+                    )

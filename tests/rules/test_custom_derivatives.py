@@ -1,0 +1,158 @@
+"""JAX3xx: custom_vjp / custom_jvp rules paired with their primal (exact codes, lines, messages)."""
+
+import os
+
+from conftest import FIXTURES
+
+from jaxlint import testing
+from jaxlint.api import lint_paths
+
+CODES = ("JAX301", "JAX302", "JAX303", "JAX304", "JAX305", "JAX306")
+
+with open(os.path.join(FIXTURES, "seeds", "c1_4_custom_vjp_my_clip.py"), encoding="utf-8") as _f:
+    SEED = _f.read()
+
+
+def _lint(source):
+    return [(d.code, d.start.line, d.message) for d in testing.lint(source, *CODES)]
+
+
+def test_seed_my_clip_is_clean():
+    assert _lint(SEED) == []
+
+
+def test_seed_my_clip_one_tuple_variant():
+    bad = SEED.replace("return (grad_x, None, None)", "return (grad_x,)")
+    assert _lint(bad) == [
+        (
+            "JAX301",
+            15,
+            ("`my_clip_bwd` returns 1 cotangent(s) but `my_clip` has 3 differentiable argument(s) (x, low, high); "
+            "return a tuple with one entry per argument, `None` where there is no gradient"),
+        )
+    ]
+
+
+def test_bare_value_for_one_argument_and_its_fix():
+    src = (
+        "import jax\n\n@jax.custom_vjp\ndef f(x):\n    return 2.0 * x\n\n"
+        "def f_bwd(res, g):\n    grad = 2.0 * g\n    return grad\n\n"
+        "f.defvjp(lambda x: (f(x), None), f_bwd)\n"
+    )
+    assert _lint(src) == [
+        (
+            "JAX301",
+            9,
+            ("`f_bwd` returns `grad`, not a tuple; JAX requires a tuple with one cotangent per differentiable "
+            "argument of `f` (x): return `(grad,)`"),
+        )
+    ]
+    assert "    return (grad,)\n" in testing.fix(src, "JAX301")
+
+
+def test_nondiff_argnums_excluded_from_count_and_bwd_signature():
+    src = (
+        "import jax\nfrom functools import partial\n\n"
+        "@partial(jax.custom_vjp, nondiff_argnums=(0,))\ndef f(fn, x):\n    return fn(x)\n\n"
+        "def f_fwd(fn, x):\n    return fn(x), x\n\n"
+        "def f_bwd(res, g):\n    return (None, g)\n\n"
+        "f.defvjp(f_fwd, f_bwd)\n"
+    )
+    assert _lint(src) == [
+        (
+            "JAX304",
+            11,
+            ("`f_bwd` takes 2 positional parameter(s) (res, g) but JAX calls it with 3 because of "
+            "`nondiff_argnums=(0,)`: write it as `f_bwd(fn, residuals, g)`"),
+        ),
+        (
+            "JAX301",
+            12,
+            ("`f_bwd` returns 2 cotangent(s) but `f` has 1 differentiable argument(s) (x; `nondiff_argnums=(0,)` "
+            "excludes fn); return a tuple with one entry per argument, `None` where there is no gradient"),
+        ),
+    ]
+
+
+def test_swapped_fwd_parameters():
+    src = (
+        "import jax\n\n@jax.custom_vjp\ndef f(x, y):\n    return x * y\n\n"
+        "def f_fwd(y, x):\n    return f(x, y), (x, y)\n\n"
+        "f.defvjp(f_fwd, lambda res, g: (g * res[1], g * res[0]))\n"
+    )
+    assert _lint(src) == [
+        (
+            "JAX302",
+            7,
+            ("`f_fwd(y, x)` orders its parameters differently from `f(x, y)`; JAX passes the arguments by "
+            "position, so the gradients come back silently swapped: use the primal's order"),
+        )
+    ]
+
+
+def test_fwd_not_pair_and_jvp_shape():
+    src = (
+        "import jax\nimport jax.numpy as jnp\n\n@jax.custom_vjp\ndef f(x):\n    return x\n\n"
+        "f.defvjp(lambda x: jnp.sin(x), lambda r, g: (g,))\n\n"
+        "@jax.custom_jvp\ndef h(x):\n    return x\n\n"
+        "@h.defjvp\ndef h_jvp(primals, tangents):\n    t = tangents[0] * 2.0\n    return t\n"
+    )
+    assert _lint(src) == [
+        ("JAX303", 8, ("the fwd lambda returns `jnp.sin(x)`, not an `(output, residuals)` pair; return "
+                      "`(jnp.sin(x), residuals)` with the values `bwd` needs")),
+        ("JAX305", 17, "`h_jvp` returns `t`, not a `(primal_out, tangent_out)` pair; return both"),
+    ]
+
+
+def test_redefined_names_pair_with_the_live_definition():
+    src = (
+        "import jax\n\ndef test():\n"
+        "    @jax.custom_vjp\n    def f(x):\n        return x\n"
+        "    def bwd(r, g):\n        return (g,)\n"
+        "    f.defvjp(lambda x: (x, None), bwd)\n"
+        "    @jax.custom_vjp\n    def f(x, y):\n        return x\n"
+        "    def bwd(r, g):\n        return (g, g)\n"
+        "    f.defvjp(lambda x, y: (x, None), bwd)\n"
+    )
+    assert _lint(src) == []
+
+
+def test_unknowns_are_silent():
+    src = (
+        "import jax\n\n@jax.custom_vjp\ndef f(*args):\n    return args\n\n"
+        "f.defvjp(lambda *a: (a, None), lambda r, g: g)\n\n"
+        "class M:\n    @jax.custom_vjp\n    def m(self, x):\n        return x\n\n"
+        "def g(x):\n    return x\n\ng.defvjp(lambda x: x, lambda r, g: g)\n"
+    )
+    assert _lint(src) == []
+
+
+def test_nondiff_array_annotation():
+    src = (
+        "import jax\nfrom functools import partial\n\n"
+        "@partial(jax.custom_vjp, nondiff_argnums=(0,))\ndef f(scale: jax.Array, x):\n    return scale * x\n"
+    )
+    assert _lint(src) == [
+        (
+            "JAX306",
+            5,
+            ("`nondiff_argnums=(0,)` marks `scale` of `f` as non-differentiable, but it is annotated `jax.Array`: "
+            "under jit or vmap an array there is a tracer and JAX raises UnexpectedTracerError; make it an "
+            "ordinary argument and return `None` as its cotangent"),
+        )
+    ]
+
+
+def test_rules_in_another_module(tmp_path, monkeypatch):
+    (tmp_path / "ops.py").write_text("import jax\n\n@jax.custom_vjp\ndef f(x, y):\n    return x * y\n")
+    (tmp_path / "grads.py").write_text(
+        "from ops import f\n\ndef f_fwd(x, y):\n    return f(x, y), (x, y)\n\n"
+        "def f_bwd(res, g):\n    return (g,)\n\nf.defvjp(f_fwd, f_bwd)\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    settings = testing.settings_for(*CODES)
+    settings.root = str(tmp_path)
+    run = lint_paths(["."], settings, jobs=1)
+    assert run.errors == []
+    assert [(os.path.basename(d.path), d.code, d.start.line) for d in run.diagnostics] == [("grads.py", "JAX301", 7)]
+    assert "`f` has 2 differentiable argument(s) (x, y)" in run.diagnostics[0].message

@@ -1,44 +1,56 @@
+"""JAX801: a JAX API that the target version no longer has (data in ``table.py``)."""
 from __future__ import annotations
 
-import libcst as cst
+from jaxlint.rule import Invalid
 
-from jaxlint.config import parse_version
-from jaxlint.rule import Invalid, Rule
-
-from .table import BY_OLD, Entry
+from .analysis import MigrationRule
+from .table import TRIGGERS
 
 
-def _removed_by(entry: Entry, target: tuple[int, ...]) -> bool:
-    return entry.removed is not None and parse_version(entry.removed) <= target
-
-
-class RemovedApi(Rule):
+class RemovedApi(MigrationRule):
     """
     ## What it does
     Reports uses of JAX APIs that no longer exist in the targeted JAX version
     (`target-jax-version`, default 0.10.2): `jax.tree_map`, `jax.tree_util.tree_multimap`,
-    `jax.experimental.maps.xmap`, `jax.ops.index_update`, `jax.experimental.host_callback`, …
-    Attribute uses (`jax.tree_map(...)`) and imports (`from jax import tree_map`,
-    `import jax.experimental.host_callback as hcb`) are both reported.
+    `jax.experimental.maps.xmap`, `jax.ops.index_update`, `jax.experimental.host_callback`,
+    removed keywords such as `jnp.reshape(a, newshape=...)` or pjit's `in_axis_resources`,
+    and removed config options. Attribute uses (`jax.tree_map(...)`) and imports
+    (`from jax import tree_map`, `import jax.experimental.host_callback as hcb`) are both
+    reported. Compatibility shims are skipped: code inside a `try:` whose `except` catches
+    `AttributeError`/`ImportError`, inside `if hasattr(...)` / version checks, or inside
+    `with pytest.raises(...)`-style blocks that exercise the old name on purpose.
 
     ## Why is this bad?
     The code fails as soon as it runs on a current JAX: `AttributeError: module 'jax'
-    has no attribute 'tree_map'`, or `ModuleNotFoundError` for removed modules, often
-    deep inside a training loop after minutes of set-up.
+    has no attribute 'tree_map'`, `ModuleNotFoundError` for removed modules, or `TypeError`
+    for removed keywords, often deep inside a training loop after minutes of set-up.
 
     ## Example
     ```python
     params = jax.tree_map(lambda p, g: p - lr * g, params, grads)
+    x = jax.ops.index_update(x, jax.ops.index[0], 1.0)
     ```
 
     ## Use instead
     ```python
     params = jax.tree.map(lambda p, g: p - lr * g, params, grads)
+    x = x.at[0].set(1.0)
     ```
 
+    ## Fix safety
+    Pure renames (`jax.tree_map` → `jax.tree.map`, moved modules, renamed keywords) and
+    exact call rewrites (`index_update` → `.at[...].set`, `tie_in(x, y)` → `y`) are safe.
+    A fix that reuses an alias keeps it (`import jax as J` gives `J.tree.map`); a missing
+    `import jax` is added. `from jax import tree_map` becomes `from jax.tree_util import
+    tree_map`, so every use stays valid. Rewrites that could drop a side effect or reorder
+    argument evaluation, and `jax.xla_computation` → `jax.jit(...).lower(...)`, are unsafe.
+    APIs whose replacement behaves differently (xmap, host_callback, `sph_harm`, …) get a
+    message only.
+
     ## Options
-    `target-jax-version` (top-level setting): only APIs removed in or before this
-    version are reported.
+    `target-jax-version` (top-level setting): only APIs removed in or before this version
+    are reported, and no replacement newer than it is suggested (below 0.4.25,
+    `jax.tree_util.tree_map` instead of `jax.tree.map`).
 
     ## References
     - [JAX changelog](https://docs.jax.dev/en/latest/changelog.html)
@@ -49,80 +61,30 @@ class RemovedApi(Rule):
     name = "removed-api"
     summary = "Use of a JAX API that was removed"
     help = "Use the replacement named in the message"
-    triggers = ("tree_map", "tree_multimap", "tree_flatten", "tree_leaves", "tree_unflatten",
-                "tree_structure", "tree_transpose", "maps", "host_callback", "index_update",
-                "index_add", "index_mul", "index_min", "index_max")
+    status = "stable"
+    fix_availability = "sometimes"
+    category = "removed"
+    triggers = TRIGGERS
     VALID = [
         "import jax\nparams = jax.tree.map(lambda p: p * 2, params)\n",
         "import jax\nparams = jax.tree_util.tree_map(lambda p: p * 2, params)\n",
         "from jax import tree_util\nx = tree_util.tree_map(f, t)\n",
         "def tree_map(f, t):\n    return f(t)\ny = tree_map(g, 1)\n",
+        "import jax\ntry:\n    tm = jax.tree.map\nexcept AttributeError:\n    tm = jax.tree_map\n",
+        "import jax\nif hasattr(jax, 'tree'):\n    tm = jax.tree.map\nelse:\n    tm = jax.tree_map\n",
+        "import jax.numpy as jnp\ny = jnp.reshape(x, shape=(2, 3))\n",
+        "from jax import config\nconfig.update('jax_enable_x64', True)\n",
     ]
     INVALID = [
-        ("import jax\nparams = jax.tree_map(lambda p: p * 2, params)\n", Invalid("JAX801", line=2, message="jax.tree.map")),
-        ("import jax as J\nJ.tree_util.tree_multimap(f, a, b)\n", Invalid("JAX801", line=2)),
-        ("from jax import tree_map\n", Invalid("JAX801", line=1)),
+        ("import jax\nparams = jax.tree_map(lambda p: p * 2, params)\n",
+         Invalid("JAX801", line=2, message="jax.tree.map", fixed="import jax\nparams = jax.tree.map(lambda p: p * 2, params)\n")),
+        ("import jax as J\nJ.tree_util.tree_multimap(f, a, b)\n",
+         Invalid("JAX801", line=2, fixed="import jax as J\nJ.tree_util.tree_map(f, a, b)\n")),
+        ("from jax import tree_map\n", Invalid("JAX801", line=1, fixed="from jax.tree_util import tree_map\n")),
         ("from jax.experimental.maps import xmap\n", Invalid("JAX801", line=1)),
         ("import jax.experimental.host_callback as hcb\n", Invalid("JAX801", line=1)),
+        ("import jax\nx = jax.ops.index_update(x, jax.ops.index[0], 1.0)\n",
+         Invalid("JAX801", line=2, fixed="import jax\nx = x.at[0].set(1.0)\n")),
+        ("import jax.numpy as jnp\ny = jnp.reshape(x, newshape=(2, 3))\n",
+         Invalid("JAX801", line=2, message="shape=", fixed="import jax.numpy as jnp\ny = jnp.reshape(x, shape=(2, 3))\n")),
     ]
-
-    def _target(self) -> tuple[int, ...]:
-        s = self.ctx.settings
-        return s.target_version if s is not None else parse_version("0.10.2")
-
-    def _entry(self, qualified: str | None) -> Entry | None:
-        if qualified is None:
-            return None
-        entry = BY_OLD.get(qualified)
-        if entry is None:
-            # a member of a removed module: jax.experimental.maps.xmap
-            parts = qualified.split(".")
-            for i in range(len(parts) - 1, 1, -1):
-                e = BY_OLD.get(".".join(parts[:i]))
-                if e is not None and e.kind == "manual":
-                    entry = e
-                    break
-        if entry is None or not _removed_by(entry, self._target()):
-            return None
-        return entry
-
-    def _message(self, shown: str, entry: Entry) -> str:
-        msg = f"`{shown}` was removed in JAX {entry.removed}"
-        if entry.deprecated:
-            msg += f" (deprecated since {entry.deprecated})"
-        if entry.replacement:
-            msg += f"; use `{entry.replacement}`"
-        if entry.note:
-            msg += f" ({entry.note})"
-        return msg
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        parent = self.ctx.parent(node)
-        if isinstance(parent, cst.Attribute) and parent.value is node and self._entry(self.ctx.resolve(parent)):
-            return  # the longer name is reported
-        if isinstance(parent, (cst.Import, cst.ImportFrom, cst.ImportAlias)):
-            return
-        entry = self._entry(self.ctx.resolve(node))
-        if entry is not None:
-            self.report(node, self._message(self.ctx.code(node), entry))
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        if isinstance(node.names, cst.ImportStar) or node.module is None or node.relative:
-            return
-        base = self.ctx.code(node.module)
-        module_entry = self._entry(base)
-        if module_entry is not None:
-            self.report(node, self._message(base, module_entry))
-            return
-        for alias in node.names:
-            name = self.ctx.code(alias.name)
-            entry = self._entry(f"{base}.{name}")
-            if entry is not None:
-                self.report(alias, self._message(f"{base}.{name}", entry))
-
-    def visit_Import(self, node: cst.Import) -> None:
-        for alias in node.names:
-            name = self.ctx.code(alias.name)
-            entry = self._entry(name)
-            if entry is not None:
-                self.report(alias, self._message(name, entry))

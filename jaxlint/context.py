@@ -23,7 +23,10 @@ class FileContext:
         collector: FactCollector,
         parents: dict[cst.CSTNode, cst.CSTNode],
         settings: Any = None,
+        events: list | None = None,
     ) -> None:
+        self._events = events or []
+        self._order: dict[cst.CSTNode, int] | None = None
         self.path = path
         self.source = source
         self.module = module
@@ -51,6 +54,25 @@ class FileContext:
         return literal(node, self.facts.constants)
 
     # tree --------------------------------------------------------------------------
+    def document_order(self) -> dict[cst.CSTNode, int]:
+        """Pre-order index of every syntax node (computed once, on demand)."""
+        if self._order is None:
+            self._order = {n: i for i, (n, entering) in enumerate(self._events) if entering}
+        return self._order
+
+    def text_order(self, node: cst.CSTNode) -> int:
+        """Sort key in the order nodes start in the text (a def starts after its decorators)."""
+        order = self.document_order()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            node = node.name
+        return order.get(node, 0)
+
+    def lines(self, nodes) -> dict[cst.CSTNode, int]:
+        """1-based start lines of many nodes at once (cheap: see jaxlint.lines)."""
+        from jaxlint.lines import node_lines
+
+        return node_lines(self.module, self.source, sorted(set(nodes), key=self.text_order))
+
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self.parents.get(node)
 

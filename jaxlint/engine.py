@@ -17,6 +17,7 @@ from jaxlint.context import FileContext
 from jaxlint.facts import FactCollector, ModuleFacts, module_name_for
 from jaxlint.literals import UNKNOWN, literal
 from jaxlint.names import ImportTable
+from jaxlint.lines import node_lines
 from jaxlint.positions import node_ranges
 from jaxlint.rule import LineInsert, NodeEdit, Report, Rule, RuleFix
 from jaxlint.suppress import scan_suppressions
@@ -47,17 +48,35 @@ _TRIVIA_FIELDS = frozenset(
         "relative",
     }
 )
+# Dataclass field order is not always the order in the text; the walk must be, so that
+# document order is text order (decorators before the def, ``a if b else c``…).
+_TEXT_ORDER: dict[type, tuple[str, ...]] = {
+    cst.FunctionDef: ("decorators", "asynchronous", "name", "type_parameters", "params", "returns", "body"),
+    cst.ClassDef: ("decorators", "name", "type_parameters", "bases", "keywords", "body"),
+    cst.IfExp: ("body", "test", "orelse"),
+    cst.Parameters: ("posonly_params", "posonly_ind", "params", "star_arg", "kwonly_params", "star_kwarg"),
+    cst.Param: ("star", "name", "annotation", "default"),
+    cst.Arg: ("star", "keyword", "value"),
+    cst.Index: ("star", "value"),
+    cst.With: ("asynchronous", "items", "body"),
+    cst.For: ("asynchronous", "target", "iter", "body", "orelse"),
+    cst.CompFor: ("asynchronous", "target", "iter", "ifs", "inner_for_in"),
+}
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def _fields(t: type) -> tuple[str, ...]:
     f = _FIELDS.get(t)
     if f is None:
-        f = _FIELDS[t] = tuple(
+        names = [
             x.name
             for x in dataclasses.fields(t)
             if x.name not in _TRIVIA_FIELDS and "whitespace" not in x.name
-        )
+        ]
+        order = _TEXT_ORDER.get(t)
+        if order is not None:
+            names = [n for n in order if n in names] + [n for n in names if n not in order]
+        f = _FIELDS[t] = tuple(names)
     return f
 
 
@@ -241,7 +260,7 @@ class FileLinter:
         try:
             events, parents = walk_events(module)
             names, facts, collector = collect_facts(path, module, events, module_name, bool(is_package))
-            ctx = FileContext(path, source, module, names, facts, collector, parents, self.settings)
+            ctx = FileContext(path, source, module, names, facts, collector, parents, self.settings, events)
             instances = [r(ctx, self.options.get(r.code)) for r in self.rules if self._wants_rule(r, source)]
             dispatch: dict[str, list] = {}
             for inst in instances:
@@ -271,11 +290,20 @@ class FileLinter:
         return not rule.triggers or any(w in source for w in rule.triggers)
 
     def _materialise(self, result: FileResult, module, ctx, collector, reports: list[Report]) -> None:
+        # lines of facts: cheap text search; exact ranges only for what is reported
+        fact_nodes = [n for _, n in collector.transform_nodes] + [
+            n for _, n in collector.function_nodes if isinstance(n, cst.FunctionDef)
+        ]
+        if fact_nodes:
+            order = ctx.document_order()
+            fact_nodes.sort(key=ctx.text_order)
+            decorators = frozenset(n for t, n in collector.transform_nodes if t.decorator)
+            lines = node_lines(module, ctx.source, fact_nodes, decorators)
+            for t, n in collector.transform_nodes:
+                t.line = lines.get(n, 0)
+            for f, n in collector.function_nodes:
+                f.line = lines.get(n, 0)
         nodes: set[cst.CSTNode] = set()
-        for t, n in collector.transform_nodes:
-            nodes.add(n)
-        for f, n in collector.function_nodes:
-            nodes.add(n)
         for rep in reports:
             nodes.add(rep.node)
             if rep.fix:
@@ -285,14 +313,6 @@ class FileLinter:
                         if e.end_node is not None:
                             nodes.add(e.end_node)
         ranges = node_ranges(module, nodes) if nodes else {}
-        for t, n in collector.transform_nodes:
-            r = ranges.get(n)
-            if r:
-                t.line, t.column = r[0][0], r[0][1] + 1
-        for f, n in collector.function_nodes:
-            r = ranges.get(n)
-            if r:
-                f.line = r[0][0]
         by_code = {r.code: r for r in self.rules}
         for rep in reports:
             r = ranges.get(rep.node)

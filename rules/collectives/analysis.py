@@ -22,7 +22,6 @@ import libcst as cst
 
 from jaxlint.literals import UNKNOWN
 from jaxlint.names import dotted
-from jaxlint.positions import node_ranges
 
 # collective -> index of the positional axis_name argument (None: keyword only)
 COLLECTIVES: dict[str, int | None] = {
@@ -426,12 +425,10 @@ class AxisFacts:
 
     # -- output ----------------------------------------------------------------------
     def fill_lines(self) -> None:
-        nodes = [n for _, n in self._line_nodes]
-        ranges = node_ranges(self.ctx.module, nodes) if nodes else {}
+        lines = self.ctx.lines([n for _, n in self._line_nodes]) if self._line_nodes else {}
         for rec, n in self._line_nodes:
-            r = ranges.get(n)
-            if r:
-                rec["line"] = r[0][0]
+            if n in lines:
+                rec["line"] = lines[n]
 
     def foreign(self) -> bool:
         return any(

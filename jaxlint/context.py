@@ -26,7 +26,10 @@ class FileContext:
         events: list | None = None,
     ) -> None:
         self._events = events or []
+        # node -> the innermost def/lambda strictly around it (for nodes that are not defs)
+        self._enclosing: dict[cst.CSTNode, FunctionNode | None] = {}
         self._order: dict[cst.CSTNode, int] | None = None
+        self._span: dict[cst.CSTNode, tuple[int, int]] | None = None
         self.path = path
         self.source = source
         self.module = module
@@ -60,6 +63,43 @@ class FileContext:
             self._order = {n: i for i, (n, entering) in enumerate(self._events) if entering}
         return self._order
 
+    def _spans(self) -> dict[cst.CSTNode, tuple[int, int]]:
+        if self._span is None:
+            span: dict[cst.CSTNode, tuple[int, int]] = {}
+            stack: list[tuple[cst.CSTNode, int]] = []
+            for i, (n, entering) in enumerate(self._events):
+                if entering:
+                    stack.append((n, i))
+                else:
+                    node, start = stack.pop()
+                    span[node] = (start, i)
+            self._span = span
+        return self._span
+
+    def descendants(self, node: cst.CSTNode, prune: tuple[type, ...] = (cst.FunctionDef, cst.Lambda, cst.ClassDef)) -> list[cst.CSTNode]:  # noqa: E501
+        """Syntax nodes under ``node`` in text order; ``prune`` nodes are listed, not entered.
+
+        Reads the engine's event list: no attribute walking, so a function body costs
+        a slice, not a traversal.
+        """
+        spans = self._spans()
+        if node not in spans:
+            from jaxlint.tree import walk
+
+            return [n for n in walk(node, prune) if n is not node]
+        events = self._events
+        i, j = spans[node]
+        out: list[cst.CSTNode] = []
+        k = i + 1
+        while k < j:
+            n, entering = events[k]
+            if entering:
+                out.append(n)
+                if type(n) in prune:
+                    k = spans[n][1]
+            k += 1
+        return out
+
     def text_order(self, node: cst.CSTNode) -> int:
         """Sort key in the order nodes start in the text (a def starts after its decorators)."""
         order = self.document_order()
@@ -83,10 +123,23 @@ class FileContext:
             p = self.parents.get(p)
 
     def enclosing_function(self, node: cst.CSTNode) -> FunctionNode | None:
-        for a in self.ancestors(node):
-            if isinstance(a, (cst.FunctionDef, cst.Lambda)):
-                return a
-        return None
+        """The innermost def or lambda around ``node`` (memoised along the way up)."""
+        memo = self._enclosing
+        seen = []
+        p = self.parents.get(node)
+        found = None
+        while p is not None:
+            if p in memo:
+                found = memo[p]
+                break
+            if isinstance(p, (cst.FunctionDef, cst.Lambda)):
+                found = p
+                break
+            seen.append(p)
+            p = self.parents.get(p)
+        for n in seen:
+            memo[n] = found
+        return found
 
     # functions and transforms ------------------------------------------------------
     def qualname(self, func: FunctionNode) -> str | None:

@@ -7,7 +7,6 @@ than LibCST's visitor. Positions are computed only for reported nodes.
 
 from __future__ import annotations
 
-import dataclasses
 import traceback
 from typing import Any, Iterable, Sequence
 
@@ -21,71 +20,15 @@ from jaxlint.lines import node_lines
 from jaxlint.positions import node_ranges
 from jaxlint.rule import LineInsert, NodeEdit, Report, Rule, RuleFix
 from jaxlint.suppress import scan_suppressions
+from jaxlint.tree import NODE_TYPES, _fields
 from jaxlint.types import Diagnostic, Edit, FileResult, Fix, Pending, Position
-
-_TRIVIA_FIELDS = frozenset(
-    {
-        "lpar",
-        "rpar",
-        "header",
-        "footer",
-        "leading_lines",
-        "lines_after_decorators",
-        "comma",
-        "semicolon",
-        "colon",
-        "equal",
-        "dot",
-        "default_comma",
-        "operator",
-        "whitespace",
-        "arrow",
-        "lbracket",
-        "rbracket",
-        "lbrace",
-        "rbrace",
-        "star_tok",
-        "relative",
-    }
-)
-# Dataclass field order is not always the order in the text; the walk must be, so that
-# document order is text order (decorators before the def, ``a if b else c``…).
-_TEXT_ORDER: dict[type, tuple[str, ...]] = {
-    cst.FunctionDef: ("decorators", "asynchronous", "name", "type_parameters", "params", "returns", "body"),
-    cst.ClassDef: ("decorators", "name", "type_parameters", "bases", "keywords", "body"),
-    cst.IfExp: ("body", "test", "orelse"),
-    cst.Parameters: ("posonly_params", "posonly_ind", "params", "star_arg", "kwonly_params", "star_kwarg"),
-    cst.Param: ("star", "name", "annotation", "default"),
-    cst.Arg: ("star", "keyword", "value"),
-    cst.Index: ("star", "value"),
-    cst.With: ("asynchronous", "items", "body"),
-    cst.For: ("asynchronous", "target", "iter", "body", "orelse"),
-    cst.CompFor: ("asynchronous", "target", "iter", "ifs", "inner_for_in"),
-}
-_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def _fields(t: type) -> tuple[str, ...]:
-    f = _FIELDS.get(t)
-    if f is None:
-        names = [
-            x.name
-            for x in dataclasses.fields(t)
-            if x.name not in _TRIVIA_FIELDS and "whitespace" not in x.name
-        ]
-        order = _TEXT_ORDER.get(t)
-        if order is not None:
-            names = [n for n in order if n in names] + [n for n in names if n not in order]
-        f = _FIELDS[t] = tuple(names)
-    return f
-
 
 def walk_events(module: cst.Module) -> tuple[list[tuple[cst.CSTNode, bool]], dict[cst.CSTNode, cst.CSTNode]]:
     """Pre-order enter/leave events over the syntax nodes, and each node's parent."""
     events: list[tuple[cst.CSTNode, bool]] = []
     parents: dict[cst.CSTNode, cst.CSTNode] = {}
     append = events.append
-    CST = cst.CSTNode
+    nodes = NODE_TYPES
     stack: list[tuple[cst.CSTNode, bool]] = [(module, True)]
     pop = stack.pop
     push = stack.append
@@ -98,11 +41,12 @@ def walk_events(module: cst.Module) -> tuple[list[tuple[cst.CSTNode, bool]], dic
         children: list[cst.CSTNode] = []
         for name in _fields(type(node)):
             v = getattr(node, name)
-            if isinstance(v, CST):
+            t = type(v)
+            if t in nodes:
                 children.append(v)
-            elif type(v) is tuple or type(v) is list:
+            elif t is tuple or t is list:
                 for x in v:
-                    if isinstance(x, CST):
+                    if type(x) in nodes:
                         children.append(x)
         for c in reversed(children):
             parents[c] = node

@@ -149,12 +149,35 @@ def _complete_if(node: cst.If) -> bool:
     return _complete(orelse.body)
 
 
+class _Lazy:
+    __slots__ = ("ctx", "node")
+
+    def __init__(self, ctx, node: cst.CSTNode) -> None:
+        self.ctx, self.node = ctx, node
+
+    def text(self) -> str:
+        return self.ctx.code(self.node)
+
+
+def _materialise(value: Any, keep: bool) -> Any:
+    """Replace lazy texts by source text (``keep``) or by "" (never shown)."""
+    if isinstance(value, _Lazy):
+        return value.text() if keep else ""
+    if isinstance(value, list):
+        return [_materialise(v, keep) for v in value]
+    return value
+
+
 class Summarizer:
     """Computes the per-function summaries of one file."""
 
     def __init__(self, ctx) -> None:
         self.ctx = ctx
         self.vmapped = {t.bound_to for t in ctx.facts.transforms if t.api == "jax.vmap" and t.bound_to and "out_axes" not in t.keywords}
+
+    def code(self, node: cst.CSTNode) -> "_Lazy":
+        """Source text, generated only if the summary keeps it (codegen is the cost)."""
+        return _Lazy(self.ctx, node)
 
     def kind(self, expr: cst.BaseExpression | None, scope: str) -> list[Any]:
         """What a returned expression visibly is: ["tuple"|"list", n, [element texts]],
@@ -167,11 +190,11 @@ class Summarizer:
                 return ["unknown"]
             kinds = [self.kind(e.value, scope)[0] for e in expr.elements]
             return ["tuple" if isinstance(expr, cst.Tuple) else "list", len(expr.elements),
-                    [ctx.code(e.value) for e in expr.elements], kinds]
+                    [self.code(e.value) for e in expr.elements], kinds]
         if isinstance(expr, cst.Dict):
             return ["dict"]
         if isinstance(expr, (cst.Integer, cst.Float)):
-            return ["scalar", ctx.code(expr)]
+            return ["scalar", self.code(expr)]
         if isinstance(expr, cst.BinaryOperation):
             sides = [self.kind(expr.left, scope), self.kind(expr.right, scope)]
             if any(s[0] in ("tuple", "list", "dict", "none") for s in sides):
@@ -179,7 +202,7 @@ class Summarizer:
             for s in sides:
                 if s[0] == "nonscalar" and not isinstance(expr.operator, cst.MatrixMultiply):
                     return ["nonscalar", s[1]]
-            return ["value", ctx.code(expr)]
+            return ["value", self.code(expr)]
         if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
             inner = self.kind(expr.expression, scope)
             return inner if inner[0] in ("scalar", "nonscalar", "value") else ["unknown"]
@@ -190,7 +213,7 @@ class Summarizer:
     def _call_kind(self, call: cst.Call, scope: str) -> list[Any]:
         ctx = self.ctx
         name = ctx.resolve(call.func)
-        text = short(ctx.code(call))
+        text = self.code(call)
         if any(a.star for a in call.args):
             return ["unknown"]
         if name in NONSCALAR_CONSTRUCTORS:
@@ -229,20 +252,20 @@ class Summarizer:
         scope = fact.qualname
         out: dict[str, Any] = {"returns": None, "complete": False, "ints": {}, "decorators": []}
         if isinstance(node, cst.Lambda):
-            out["returns"] = [[*self.kind(node.body, scope), ctx.code(node.body)]]
+            out["returns"] = [_materialise([*self.kind(node.body, scope), self.code(node.body)], keep=True)]
             out["complete"] = True
-            body_nodes = list(walk_body(node.body)) + [node.body]
+            body_nodes = ctx.descendants(node.body) + [node.body]
         else:
             returns: list[list[Any]] = []
             generator = False
-            body_nodes = list(walk_body(node.body))
+            body_nodes = ctx.descendants(node.body)
             for n in body_nodes:
                 if isinstance(n, cst.Return):
-                    returns.append([*self.kind(n.value, scope), ctx.code(n.value) if n.value is not None else "None"])
+                    returns.append([*self.kind(n.value, scope), self.code(n.value) if n.value is not None else "None"])
                 elif isinstance(n, (cst.Yield, cst.Await)):
                     generator = True
             if not generator and not node.asynchronous:
-                out["returns"] = returns
+                out["returns"] = [_materialise(r, keep=(i == 0 or r[0] != "unknown")) for i, r in enumerate(returns)]
                 out["complete"] = _complete(node.body)
             out["decorators"] = [self._decorator(d.decorator) for d in node.decorators]
         out["ints"] = self._ints(fact, body_nodes)
@@ -352,10 +375,10 @@ class Summarizer:
         ctx = self.ctx
         functions = {fact.qualname: self.function(fact, node) for fact, node in ctx.collector.function_nodes}
         # a def whose name is also assigned in its scope may not be the function called
-        assigned: dict[str, set[str]] = {"": self._assigned(walk_body(ctx.module))}
+        assigned: dict[str, set[str]] = {"": self._assigned(ctx.descendants(ctx.module))}
         for fact, node in ctx.collector.function_nodes:
             if isinstance(node, cst.FunctionDef):
-                assigned[fact.qualname] = self._assigned(walk_body(node.body))
+                assigned[fact.qualname] = self._assigned(ctx.descendants(node.body))
         rebound = []
         for fact, node in ctx.collector.function_nodes:
             if isinstance(node, cst.FunctionDef) and fact.class_name is None:

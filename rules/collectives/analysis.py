@@ -20,6 +20,8 @@ from typing import Any
 
 import libcst as cst
 
+from jaxlint.tree import walk
+
 from jaxlint.literals import UNKNOWN
 from jaxlint.names import dotted
 
@@ -201,10 +203,9 @@ class AxisFacts:
                 if isinstance(star, cst.Param):
                     out.add(star.name.value)
         body = func.body if isinstance(func, cst.FunctionDef) else None
-        stack: list[cst.CSTNode] = [body] if body is not None else []
-        while stack:
-            n = stack.pop()
-            if isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        nested = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+        for n in walk(body, prune=nested) if body is not None else ():
+            if isinstance(n, nested):
                 continue
             targets: list[cst.CSTNode] = []
             if (
@@ -220,7 +221,6 @@ class AxisFacts:
             for t in targets:
                 for leaf in _target_names(t):
                     out.add(leaf)
-            stack.extend(n.children)
         self._locals[func] = out
         return out
 

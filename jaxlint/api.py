@@ -11,7 +11,6 @@ import os
 import re
 import tokenize
 from collections import defaultdict
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
@@ -150,6 +149,7 @@ class Runner:
             return
         chunk = max(1, min(16, len(todo) // (self.jobs * 8)))
         import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
 
         ctx = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
         with ProcessPoolExecutor(
@@ -234,9 +234,17 @@ def _lines(path: str) -> list[str] | None:
 
 def lint_paths(paths: list[str], settings: Settings, jobs: int | None = None, cache=None, progress=None) -> RunResult:
     files = discover(paths, settings.root, settings.exclude, settings.extend_exclude)
+    run_key = cache.run_key(files) if cache is not None else None
+    hit = cache.get_run(run_key) if cache is not None else None
+    if hit is not None:
+        if progress:
+            progress(len(files))
+        return RunResult(hit[0], len(files), hit[1])
     runner = Runner(settings, jobs, cache, progress)
     results, errors = runner.lint_files(files)
     diags, internal = runner.finish(results, _lines)
+    if cache is not None and not errors and not internal:
+        cache.put_run(run_key, (diags, []))
     return RunResult(diags, len(files), errors + internal)
 
 

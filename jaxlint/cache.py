@@ -5,6 +5,8 @@ diagnostics, pending findings, module facts and suppressions). The key covers th
 file's path, module name and bytes, the jaxlint version, the settings and the enabled
 rules. Project-wide verdicts are recomputed from the facts on every run, so a change in
 one module re-decides the findings of every module that depends on it.
+A second kind of entry holds a whole run's final diagnostics, keyed by every file's
+key: an unchanged tree re-lints in the time it takes to hash it.
 Entries are written to a temporary file and renamed: concurrent runs never see half an
 entry, and a corrupt or unreadable entry counts as a miss.
 """
@@ -52,7 +54,7 @@ class Cache:
         return h.hexdigest()
 
     def get(self, path: str) -> FileResult | None:
-        key = self._key(path)
+        key = self._keys.get(path) or self._key(path)
         if key is None:
             return None
         self._keys[path] = key
@@ -88,3 +90,44 @@ class Cache:
 
     def flush(self) -> None:
         pass
+
+    # a whole run: when no file of the run changed, its final answer is reused ---------
+    def run_key(self, files: list[str]) -> str | None:
+        h = hashlib.sha256()
+        for path in files:
+            key = self._keys.get(path) or self._key(path)
+            if key is None:
+                return None
+            self._keys[path] = key
+            h.update(key.encode())
+        return "run-" + h.hexdigest()
+
+    def get_run(self, key: str | None):
+        if key is None:
+            return None
+        try:
+            with open(os.path.join(self.dir, key), "rb") as f:
+                value = pickle.load(f)
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError, ValueError):
+            return None
+        return value if isinstance(value, tuple) and len(value) == 2 else None
+
+    def put_run(self, key: str | None, value: tuple) -> None:
+        if key is None:
+            return
+        try:
+            os.makedirs(self.dir, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.dir, prefix=".tmp-")
+            with os.fdopen(fd, "wb") as f:
+                pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, os.path.join(self.dir, key))
+            # keep only the newest few run entries
+            runs = sorted(
+                (e for e in os.scandir(self.dir) if e.name.startswith("run-")),
+                key=lambda e: e.stat().st_mtime,
+                reverse=True,
+            )
+            for old in runs[8:]:
+                os.unlink(old.path)
+        except OSError:
+            pass

@@ -90,7 +90,7 @@ def check(paths, select, extend_select, ignore, preview, do_fix, unsafe_fixes, d
     except (ConfigError, SelectionError, RegistryError) as e:
         fail(str(e))
     fmt = output_format or settings.output_format or ("full" if sys.stdout.isatty() else "concise")
-    from jaxlint.report.full import use_color
+    from jaxlint.report.color import use_color
 
     color = fmt == "full" and use_color(sys.stdout)
 

@@ -26,6 +26,10 @@ class FileContext:
         events: list | None = None,
     ) -> None:
         self._events = events or []
+        # per-file analyses shared by the rules of a family, e.g. shared["JAX3"]; they die
+        # with the context (a module-level WeakKeyDictionary would keep the tree alive
+        # through its values, which refer back to the context)
+        self.shared: dict[str, Any] = {}
         # node -> the innermost def/lambda strictly around it (for nodes that are not defs)
         self._enclosing: dict[cst.CSTNode, FunctionNode | None] = {}
         self._order: dict[cst.CSTNode, int] | None = None

@@ -1,22 +1,23 @@
-"""One reporter per output format; each turns Diagnostics into text, nothing else."""
+"""One reporter per output format; each turns Diagnostics into text, nothing else.
+
+Reporters are imported on first use: ``full`` pulls in rich, which a pre-commit run
+with ``concise`` output does not need to pay for.
+"""
 
 from __future__ import annotations
 
-from typing import Callable
+import importlib
 
-from jaxlint.report import concise, full, github, json_format, sarif
 from jaxlint.types import Diagnostic
 
-Reporter = Callable[..., str]
-
-REPORTERS: dict[str, Reporter] = {
-    "concise": concise.render,
-    "full": full.render,
-    "json": json_format.render,
-    "github": github.render,
-    "sarif": sarif.render,
+MODULES = {
+    "concise": "jaxlint.report.concise",
+    "full": "jaxlint.report.full",
+    "json": "jaxlint.report.json_format",
+    "github": "jaxlint.report.github",
+    "sarif": "jaxlint.report.sarif",
 }
 
 
 def render(fmt: str, diagnostics: list[Diagnostic], **kw) -> str:
-    return REPORTERS[fmt](diagnostics, **kw)
+    return importlib.import_module(MODULES[fmt]).render(diagnostics, **kw)

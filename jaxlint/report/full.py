@@ -13,6 +13,7 @@ import os
 import textwrap
 from typing import Callable, Mapping, TextIO
 
+from jaxlint.report.color import use_color  # noqa: F401  (re-exported)
 from rich.console import Console
 from rich.text import Text
 
@@ -21,25 +22,6 @@ from jaxlint.types import Diagnostic
 CONTEXT = 1  # lines shown around the span
 MAX_SPAN_LINES = 6  # a longer span shows its first lines only
 TAB = 4
-
-
-def use_color(stream: TextIO, environ: Mapping[str, str] = os.environ) -> bool:
-    """Whether to colour output written to ``stream``.
-
-    ``NO_COLOR`` (non-empty, no-color.org) wins; ``FORCE_COLOR`` (non-empty,
-    force-color.org) colours a pipe too; otherwise only a terminal that is not ``dumb``.
-    """
-    if environ.get("NO_COLOR"):
-        return False
-    if environ.get("FORCE_COLOR"):
-        return True
-    if environ.get("TERM") == "dumb":
-        return False
-    isatty = getattr(stream, "isatty", None)
-    try:
-        return bool(isatty is not None and isatty())
-    except ValueError:  # a closed stream
-        return False
 
 
 def _display_col(raw: str, column: int) -> int:

@@ -11,7 +11,6 @@ Everything not visible statically is unknown, and unknown is silent.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -797,13 +796,11 @@ def _maybe_repeat(x, ctx) -> bool:
     return False
 
 
-_CACHE: weakref.WeakKeyDictionary[Any, FileAnalysis] = weakref.WeakKeyDictionary()
-
-
 def analysis(ctx) -> FileAnalysis:
-    a = _CACHE.get(ctx)
+    """The file's analysis, computed once and shared by the JAX3xx rules."""
+    a = ctx.shared.get("JAX3")
     if a is None:
-        a = _CACHE[ctx] = FileAnalysis(ctx)
+        a = ctx.shared["JAX3"] = FileAnalysis(ctx)
     return a
 
 

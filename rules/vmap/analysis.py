@@ -6,7 +6,6 @@ Everything here reads the syntax tree and the module facts only; nothing imports
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -117,12 +116,9 @@ def _is_partial_head(node: cst.Call) -> bool:
     return d.split(".")[-1] == "partial" and bool(node.args)
 
 
-_SITES: weakref.WeakKeyDictionary[Any, list[VmapSite]] = weakref.WeakKeyDictionary()
-
-
 def vmap_sites(ctx) -> list[VmapSite]:
     """Every vmap application of the file, with its call sites (computed once per file)."""
-    cached = _SITES.get(ctx)
+    cached = ctx.shared.get("JAX1.sites")
     if cached is not None:
         return cached
     sites: list[VmapSite] = []
@@ -159,7 +155,7 @@ def vmap_sites(ctx) -> list[VmapSite]:
         site.target_text = _target_text(ctx, node, t)
         _find_calls(ctx, site, calls, uses)
         sites.append(site)
-    _SITES[ctx] = sites
+    ctx.shared["JAX1.sites"] = sites
     return sites
 
 

@@ -57,7 +57,7 @@ def measure(name: str, cmd: list[str], cwd: str | None = None, timeout: float | 
     """Run a command; wall time, CPU time of the tree (children rusage), peak summed RSS."""
     before = os.times()
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV)
     peak = 0
     done = threading.Event()
 
@@ -83,6 +83,10 @@ def measure(name: str, cmd: list[str], cwd: str | None = None, timeout: float | 
     cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
     return {"name": name, "wall": wall, "cpu": cpu, "peak_mib": peak / 1024, "rc": proc.returncode, "timed_out": timed_out, "err": err.decode(errors="replace")[-300:]}
 
+
+# Users' Pythons cache bytecode; some sandboxes turn that off, which would time the
+# compilation of jaxlint's own modules on every start instead of linting.
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 PARSE_LOOP = """
 import sys, libcst
@@ -119,6 +123,7 @@ def main() -> int:
     cache = os.path.join(tree, ".jaxlint_cache")
     shutil.rmtree(cache, ignore_errors=True)
     rows = []
+    measure("warm-up (bytecode caches)", [sys.executable, "-m", "jaxlint", "--version"])
     rows.append(measure("libcst.parse_module loop (sequential)", [sys.executable, "-c", PARSE_LOOP, lst.name]))
     rows.append(measure("jaxlint cold (--no-cache)", jaxlint + ["--no-cache", tree], cwd=tree))
     rows.append(measure("jaxlint fill cache", jaxlint + [tree], cwd=tree))

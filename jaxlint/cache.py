@@ -25,6 +25,24 @@ from jaxlint.types import FileResult
 CACHE_DIR = ".jaxlint_cache"
 
 
+def code_fingerprint() -> str:
+    """Size and mtime of jaxlint's own modules: an edited rule (a development checkout,
+    an upgrade that kept the version number) must not be answered from the cache."""
+    import jaxlint
+    import jaxlint.rules
+
+    h = hashlib.sha256()
+    for pkg in (jaxlint, jaxlint.rules):
+        for base in pkg.__path__:
+            for root, dirs, files in os.walk(base):
+                dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+                for name in sorted(files):
+                    if name.endswith(".py"):
+                        st = os.stat(os.path.join(root, name))
+                        h.update(f"{name}:{st.st_size}:{st.st_mtime_ns};".encode())
+    return h.hexdigest()[:16]
+
+
 class Cache:
     def __init__(self, directory: str, namespace: str) -> None:
         self.dir = os.path.join(directory, namespace)
@@ -36,7 +54,7 @@ class Cache:
         from jaxlint.api import selected_rules
 
         codes = ",".join(r.code for r in selected_rules(settings))
-        ns = hashlib.sha256(f"{__version__}|{settings.fingerprint()}|{codes}".encode()).hexdigest()[:20]
+        ns = hashlib.sha256(f"{__version__}|{code_fingerprint()}|{settings.fingerprint()}|{codes}".encode()).hexdigest()[:20]
         return cls(os.path.join(settings.root, CACHE_DIR), ns)
 
     def _key(self, path: str) -> str | None:

@@ -60,6 +60,6 @@ def test_wheel_installs_into_a_fresh_venv_and_lints(tmp_path):
     (work / "train.py").write_text("import jax\nparams = jax.tree_map(lambda p: p, params)\n")
     p = subprocess.run([str(venv / "bin" / "jaxlint"), "--output-format", "concise", "train.py"], cwd=work, capture_output=True, text=True)
     assert p.returncode == 1, p.stderr
-    assert p.stdout.startswith("train.py:2:10: JAX801 `jax.tree_map` was removed in JAX 0.6.0")
+    assert p.stdout == "train.py:2:10: JAX801 [*] `jax.tree_map` was removed in JAX 0.6.0 (deprecated since 0.4.26); use `jax.tree.map`\n"
     site = subprocess.run([str(venv / "bin" / "python"), "-c", "import importlib.util as u; print(u.find_spec('rules'), u.find_spec('fixtures'))"], capture_output=True, text=True, cwd=work)
     assert site.stdout.strip() == "None None"

@@ -29,7 +29,6 @@ from jaxlint.rule import Rule
 from jaxlint.types import Diagnostic, FileResult, Position
 
 MAX_FIX_PASSES = 10
-ENGINE_CODES = ("JAX001", "JAX002")
 
 
 @dataclass

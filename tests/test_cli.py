@@ -287,3 +287,36 @@ def test_rule_crash_is_an_internal_error_not_a_lost_run(tmp_path):
     diags, errors = runner.finish([res, ok])
     assert [d.code for d in diags] == ["JAX801"]
     assert errors == [f"x.py: internal error: {res.internal_error}"]
+
+
+def test_fix_keeps_a_latin1_encoding(tmp_path):
+    p = tmp_path / "s.py"
+    p.write_bytes("# -*- coding: latin-1 -*-\nimport jax\nname = 'caf\u00e9'\nx = jax.tree.map(f, t)  # noqa: JAX801\n".encode("latin-1"))
+    code, _, err = run_cli("--fix", "--no-cache", str(p))
+    assert code == 0, err
+    assert p.read_bytes() == "# -*- coding: latin-1 -*-\nimport jax\nname = 'caf\u00e9'\nx = jax.tree.map(f, t)\n".encode("latin-1")
+
+
+def test_a_fix_that_would_not_parse_is_not_applied():
+    from jaxlint.api import fix_text
+    from jaxlint.types import Diagnostic, Edit, Fix, Position
+
+    source = "x = 1\n"
+    broken = Fix("break it", (Edit(Position(1, 5), Position(1, 6), "("),), "safe")
+
+    def lint(text):
+        return [Diagnostic("s.py", "JAX999", "x", "m", Position(1, 1), Position(1, 2), broken)] if text == source else []
+
+    text, applied, remaining, gave_up = fix_text(source, lint, unsafe=False)
+    assert (text, applied, gave_up) == (source, 0, True)
+    assert [d.code for d in remaining] == ["JAX999"]
+
+
+def test_unsafe_fixes_need_the_flag(tmp_path):
+    src = "import jax\n\ndef linear(x, w, b):\n    return jax.numpy.dot(w, x) + b\n\nbatched = jax.vmap(linear)\n"
+    p = write(tmp_path, "v.py", src)
+    code, out, _ = run_cli("--fix", "--no-cache", "--select", "JAX101", "--output-format", "concise", str(p))
+    assert code == 1 and p.read_text() == src and " JAX101 " in out and "[*]" not in out
+    code, out, _ = run_cli("--fix", "--unsafe-fixes", "--no-cache", "--select", "JAX101", str(p))
+    assert code == 0, out
+    assert p.read_text() == src.replace("jax.vmap(linear)", "jax.vmap(linear, in_axes=(0, None, None))")

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
 import libcst as cst
-import pathspec
 
 from jaxlint import suppress
 from jaxlint.config import Settings
@@ -107,10 +106,14 @@ class Runner:
         self.jobs = jobs or os.cpu_count() or 1
         self.cache = cache
         self.progress = progress
-        self._pfi = [
-            (pathspec.GitIgnoreSpec.from_lines([pattern]), frozenset(codes))
-            for pattern, codes in settings.per_file_ignores.items()
-        ]
+        self._pfi = []
+        if settings.per_file_ignores:
+            import pathspec
+
+            self._pfi = [
+                (pathspec.GitIgnoreSpec.from_lines([pattern]), frozenset(codes))
+                for pattern, codes in settings.per_file_ignores.items()
+            ]
 
     # lint ----------------------------------------------------------------------------
     def lint_files(self, files: list[str]) -> tuple[list[FileResult], list[str]]:

@@ -11,8 +11,6 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-import pathspec
-
 DEFAULT_EXCLUDE = (
     ".git", ".hg", ".svn", ".bzr", ".venv", "venv", ".tox", ".nox", ".eggs", "__pycache__",
     "build", "dist", "_build", "buck-out", "node_modules", "site-packages", ".mypy_cache",
@@ -27,7 +25,7 @@ class DiscoveryError(Exception):
 @dataclass
 class _Ignore:
     base: str
-    spec: pathspec.PathSpec
+    spec: "pathspec.PathSpec"  # noqa: F821 (imported lazily)
 
     def matches(self, path: str, is_dir: bool) -> bool:
         rel = os.path.relpath(path, self.base).replace(os.sep, "/")
@@ -45,6 +43,8 @@ def _gitignore(directory: str) -> _Ignore | None:
             lines = f.read().splitlines()
     except OSError:
         return None
+    import pathspec
+
     return _Ignore(directory, pathspec.GitIgnoreSpec.from_lines(lines))
 
 
@@ -61,7 +61,9 @@ def _git_root(start: str) -> str | None:
 
 def discover(paths: list[str], root: str, exclude: list[str], extend_exclude: list[str]) -> list[str]:
     """Sorted, de-duplicated .py files under ``paths`` (files named directly always count)."""
-    user = pathspec.GitIgnoreSpec.from_lines(list(exclude) + list(extend_exclude))
+    # pathspec is imported only when a folder is walked (a pre-commit run names files)
+    patterns = list(exclude) + list(extend_exclude)
+    user = None
     root = os.path.abspath(root)
     out: set[str] = set()
 
@@ -71,6 +73,8 @@ def discover(paths: list[str], root: str, exclude: list[str], extend_exclude: li
             return True
         if is_dir and os.path.isfile(os.path.join(path, "pyvenv.cfg")):
             return True
+        if user is None:
+            return False
         rel = os.path.relpath(path, root).replace(os.sep, "/")
         if not rel.startswith("..") and user.match_file(rel + "/" if is_dir else rel):
             return True
@@ -83,6 +87,10 @@ def discover(paths: list[str], root: str, exclude: list[str], extend_exclude: li
         if os.path.isfile(ap):
             out.add(os.path.normpath(given))
             continue
+        if user is None and patterns:
+            import pathspec
+
+            user = pathspec.GitIgnoreSpec.from_lines(patterns)
         # .gitignore files from the repository root down to the given folder apply
         ignores: list[_Ignore] = []
         top = _git_root(ap)

@@ -340,3 +340,14 @@ def test_progress_bar_waits_before_showing() -> None:
             for _ in range(3):
                 advance(1)
         assert ("linting" in term.getvalue()) is shown
+
+
+def test_full_underline_counts_wide_characters_as_two_cells(tmp_path):
+    p = tmp_path / "cjk.py"
+    p.write_text('import jax\nx = "数据"; y = jax.tree_map(f, t)  # 中文\n', encoding="utf-8")
+    out = _run(tmp_path, "--no-cache", "--output-format", "full", str(p)).stdout.decode()
+    lines = out.splitlines()
+    src = next(i for i, l in enumerate(lines) if l.startswith("2 | "))
+    carets = lines[src + 1]
+    # `x = "数据"; y = ` is 14 characters but 16 terminal cells
+    assert carets == "  | " + " " * 16 + "^" * 12 + " JAX801"

@@ -14,6 +14,7 @@ import textwrap
 from typing import Callable, Mapping, TextIO
 
 from jaxlint.report.color import use_color  # noqa: F401  (re-exported)
+from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
@@ -79,8 +80,12 @@ def _frame(d: Diagnostic, lines: list[str], width: int) -> Text:
         if n in marks:
             a, b = marks[n]
             a, b = max(a, lo) - lo, min(b, hi) - lo
+            # wide characters (CJK comments, emoji) take two terminal cells
+            line = _cut(expanded[n], lo, hi)
+            pad = cell_len(line[:a]) if a <= len(line) else a
+            span = cell_len(line[a:b]) if b <= len(line) else b - a
             out.append(gutter, style="blue")
-            carets = " " * a + "^" * max(1, b - a)
+            carets = " " * pad + "^" * max(1, span)
             out.append(carets, style="bold red")
             label = f" {d.code}"
             if n == max(marks) and len(gutter) + len(carets) + len(label) <= width:

@@ -20,7 +20,6 @@ from typing import Any
 
 import libcst as cst
 
-from jaxlint.tree import walk
 
 from jaxlint.literals import UNKNOWN
 from jaxlint.names import dotted
@@ -204,8 +203,8 @@ class AxisFacts:
                     out.add(star.name.value)
         body = func.body if isinstance(func, cst.FunctionDef) else None
         nested = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
-        for n in walk(body, prune=nested) if body is not None else ():
-            if isinstance(n, nested):
+        for n in self.ctx.descendants(body, prune=nested) if body is not None else ():
+            if type(n) in nested:
                 continue
             targets: list[cst.CSTNode] = []
             if (

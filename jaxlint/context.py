@@ -115,7 +115,9 @@ class FileContext:
         """1-based start lines of many nodes at once (cheap: see jaxlint.lines)."""
         from jaxlint.lines import node_lines
 
-        return node_lines(self.module, self.source, sorted(set(nodes), key=self.text_order))
+        nodes = sorted(set(nodes), key=self.text_order)
+        decorators = frozenset(n for n in nodes if isinstance(self.parents.get(n), cst.Decorator))
+        return node_lines(self.module, self.source, nodes, decorators, exact_fallback=True)
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self.parents.get(node)

@@ -241,8 +241,8 @@ class FileLinter:
         if fact_nodes:
             order = ctx.document_order()
             fact_nodes.sort(key=ctx.text_order)
-            decorators = frozenset(n for t, n in collector.transform_nodes if t.decorator)
-            lines = node_lines(module, ctx.source, fact_nodes, decorators)
+            decorators = frozenset(n for n in fact_nodes if isinstance(ctx.parents.get(n), cst.Decorator))
+            lines = node_lines(module, ctx.source, fact_nodes, decorators, exact_fallback=True)
             for t, n in collector.transform_nodes:
                 t.line = lines.get(n, 0)
             for f, n in collector.function_nodes:

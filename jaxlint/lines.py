@@ -59,8 +59,10 @@ def _occurrences(source: str, text: str, decorator: bool, whole_name: bool) -> l
         else:
             ok = before != "@" and not (ident and (before.isalnum() or before in "_."))
         if ok and whole_name:
+            # ``jax.jit`` must not match ``jax.jitted`` or ``jax.jit.lower``; a decorator
+            # ``@jax.jit`` must not match ``@jax.jit(...)`` either
             after = source[i + n : i + n + 1]
-            ok = not (after.isalnum() or after in "_.(")
+            ok = not (after.isalnum() or after in ("_." + ("(" if decorator else "")))
         if ok:
             out.append(i)
         i = source.find(text, i + 1)

@@ -1,0 +1,55 @@
+"""Lines of module facts come from a text search (jaxlint.lines); they must be exact."""
+
+import libcst as cst
+
+from jaxlint import testing
+from jaxlint.engine import collect_facts, walk_events
+from jaxlint.lines import node_lines
+from jaxlint.positions import node_ranges
+
+SOURCE = '''import functools
+import jax
+
+@functools.partial(jax.pmap, axis_name="batch")
+def step(x):
+    return x
+
+@jax.jit
+def f(x):
+    @jax.jit
+    def g(y):
+        return y
+    return jax.jit(g)(x)
+
+h = jax.jit(f)
+doc = "jax.jit(f) in a string"
+k = jax.vmap(
+    f,
+)
+'''
+
+
+def test_fact_lines_match_exact_positions():
+    module = cst.parse_module(SOURCE)
+    events, parents = walk_events(module)
+    _, _, collector = collect_facts("m.py", module, events, "m", False)
+    order = {n: i for i, (n, entering) in enumerate(events) if entering}
+    nodes = [n for _, n in collector.transform_nodes] + [n for _, n in collector.function_nodes if isinstance(n, cst.FunctionDef)]
+    nodes.sort(key=lambda n: order[n.name if isinstance(n, cst.FunctionDef) else n])
+    decorators = frozenset(n for n in nodes if isinstance(parents.get(n), cst.Decorator))
+    got = node_lines(module, SOURCE, nodes, decorators)
+    exact = {n: r[0][0] for n, r in node_ranges(module, nodes).items()}
+    assert got == exact
+    assert sorted(set(got.values())) == [4, 5, 8, 9, 10, 11, 13, 15, 17]
+
+
+def test_a_decorator_map_is_cited_with_its_line():
+    src = (
+        "import functools\nimport jax\nfrom jax import lax\n\n"
+        '@functools.partial(jax.pmap, axis_name="batch")\n'
+        "def step(x):\n"
+        '    return lax.pmean(x, "devices")\n'
+    )
+    [d] = testing.lint(src, "JAX201")
+    assert d.start.line == 7
+    assert "the pmap at line 5 binds 'batch', not 'devices'" in d.message

@@ -251,6 +251,8 @@ def _summary(run, unsafe: bool) -> None:
     diags = run.diagnostics
     fixed = sum(run.fixed.values())
     if not diags:
+        if run.errors:
+            return  # the error lines say what went wrong; "all passed" would not be true
         msg = "All checks passed!"
         if fixed:
             msg = f"Fixed {fixed} problem{'s' if fixed != 1 else ''}; no problems remain."

@@ -333,7 +333,14 @@ def _syntax_error(path: str, source: str, e: cst.ParserSyntaxError) -> Diagnosti
     except SyntaxError as py:
         if py.lineno is not None and py.msg:
             line, col, msg = py.lineno, py.offset or 1, py.msg
-    except (ValueError, RecursionError, MemoryError):
+        elif "\x00" in source:  # CPython refuses NUL bytes before it tokenizes
+            before = source[: source.index("\x00")]
+            line = before.count("\n") + 1
+            col = len(before) - (before.rfind("\n") + 1) + 1
+            msg = "source code cannot contain null bytes"
+    except ValueError:
+        pass
+    except (RecursionError, MemoryError):
         pass
     pos = Position(line, col)
     return Diagnostic(path, "JAX001", "syntax-error", f"SyntaxError: {msg}", pos, pos, None, False, "Fix the syntax error; jaxlint checks nothing else in this file until then")

@@ -320,3 +320,26 @@ def test_unsafe_fixes_need_the_flag(tmp_path):
     code, out, _ = run_cli("--fix", "--unsafe-fixes", "--no-cache", "--select", "JAX101", str(p))
     assert code == 0, out
     assert p.read_text() == src.replace("jax.vmap(linear)", "jax.vmap(linear, in_axes=(0, None, None))")
+
+
+def test_undecodable_file_is_one_error_line_and_the_rest_is_reported(tmp_path):
+    (tmp_path / "a_latin.py").write_bytes(b'import jax\nx = "caf\xe9"\njax.tree_map(f, x)\n')
+    write(tmp_path, "b.py", TREE_MAP)
+    code, out, err = run_cli("--no-cache", "--output-format", "concise", str(tmp_path))
+    assert code == 2
+    assert out == f"{tmp_path}/b.py:3:10: JAX801 [*] `jax.tree_map` was removed in JAX 0.6.0 (deprecated since 0.4.26); use `jax.tree.map`\n"
+    assert f"jaxlint: error: {tmp_path}/a_latin.py: cannot decode as utf-8\n" in err
+    assert "Traceback" not in err and "All checks passed" not in err
+
+
+def test_nul_bytes_are_a_syntax_error_at_the_nul(tmp_path):
+    (tmp_path / "n.py").write_bytes(b"import jax\nx = jax.grad(f)\n\x00\n")
+    code, out, err = run_cli("--no-cache", "--output-format", "concise", str(tmp_path / "n.py"))
+    assert code == 1
+    assert out == f"{tmp_path}/n.py:3:1: JAX001 SyntaxError: source code cannot contain null bytes\n"
+
+
+def test_deeply_nested_code_does_not_crash(tmp_path):
+    p = write(tmp_path, "d.py", "import jax\nx = " + "(" * 300 + "1" + ")" * 300 + "\njax.grad(f)\n")
+    code, out, err = run_cli("--no-cache", "--output-format", "concise", str(p))
+    assert code in (0, 1) and "Traceback" not in err

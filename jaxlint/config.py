@@ -106,7 +106,14 @@ def load_settings(config_path: str | None, start: str = ".") -> Settings:
         raise ConfigError(f"{path}: cannot read configuration: {e.strerror}") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: invalid TOML: {e}") from None
-    table = data.get("tool", {}).get("jaxlint", {}) if os.path.basename(path) == "pyproject.toml" else data
+    # a pyproject.toml (or any file with a [tool.jaxlint] table), or a dedicated jaxlint.toml
+    tool = data.get("tool")
+    if isinstance(tool, dict) and "jaxlint" in tool:
+        table = tool["jaxlint"]
+    elif os.path.basename(path) == "pyproject.toml":
+        table = {}
+    else:
+        table = data
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.jaxlint] must be a table")
     s = Settings(root=os.path.dirname(os.path.abspath(path)), config_path=path)

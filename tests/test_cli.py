@@ -343,3 +343,17 @@ def test_deeply_nested_code_does_not_crash(tmp_path):
     p = write(tmp_path, "d.py", "import jax\nx = " + "(" * 300 + "1" + ")" * 300 + "\njax.grad(f)\n")
     code, out, err = run_cli("--no-cache", "--output-format", "concise", str(p))
     assert code in (0, 1) and "Traceback" not in err
+
+
+def test_config_file_errors_are_one_line(tmp_path):
+    write(tmp_path, "a.py", CLEAN)
+    code, _, err = run_cli("--config", str(tmp_path / "missing.toml"), str(tmp_path / "a.py"))
+    assert (code, err) == (2, f"jaxlint: error: {tmp_path}/missing.toml: configuration file not found\n")
+    write(tmp_path, "broken.toml", "[tool.jaxlint\n")
+    code, _, err = run_cli("--config", str(tmp_path / "broken.toml"), str(tmp_path / "a.py"))
+    assert code == 2 and err.startswith(f"jaxlint: error: {tmp_path}/broken.toml: invalid TOML: ") and err.count("\n") == 1
+    write(tmp_path, "other.toml", '[tool.jaxlint]\nselect = "JAX1"\n')
+    code, _, err = run_cli("--config", str(tmp_path / "other.toml"), str(tmp_path / "a.py"))
+    assert (code, err) == (2, f"jaxlint: error: {tmp_path}/other.toml: `select` must be a list\n")
+    write(tmp_path, "jaxlint.toml", 'select = ["JAX8"]\n')
+    assert run_cli("--config", str(tmp_path / "jaxlint.toml"), str(tmp_path / "a.py"))[0] == 0

@@ -164,23 +164,23 @@ class Runner:
 
     def finish(self, results: list[FileResult], sources: Callable[[str], list[str] | None] | None = None) -> tuple[list[Diagnostic], list[str]]:
         """Project phase: decide pending findings, then per-file ignores and suppressions."""
-        project = Project(r.facts for r in results if r.facts is not None)
-        by_rule: dict[str, list] = defaultdict(list)
+        projects, island_of = islands([r.facts for r in results if r.facts is not None])
+        by_rule: dict[tuple[str, str], list] = defaultdict(list)
         per_file: dict[str, list[Diagnostic]] = defaultdict(list)
         errors: list[str] = []
         for r in results:
             per_file[r.path].extend(r.diagnostics)
             for p in r.pending:
-                by_rule[p.code].append(p)
+                by_rule[(p.code, island_of(p.path))].append(p)
             if r.internal_error:
                 errors.append(f"{r.path}: internal error: {r.internal_error}")
         rules = {rule.code: rule for rule in self.rules}
-        for code, items in sorted(by_rule.items()):
+        for (code, island), items in sorted(by_rule.items()):
             rule = rules.get(code)
             if rule is None:
                 continue
             try:
-                verdicts = list(rule.resolve(items, project))
+                verdicts = list(rule.resolve(items, projects[island]))
             except Exception as exc:  # noqa: BLE001 - a rule bug is reported, not raised
                 errors.append(f"internal error in {code} (project phase): {type(exc).__name__}: {exc}")
                 continue
@@ -214,6 +214,35 @@ class Runner:
             if spec.match_file(rel) or spec.match_file(os.path.basename(path)):
                 out |= codes
         return out
+
+
+def islands(modules: list) -> tuple[dict[str, Project], Callable[[str], str]]:
+    """One project, or one per folder of scripts whose module names clash.
+
+    Several top-level scripts may share a module name (``examples/*/train.py``): each is
+    a separate program that imports its own siblings. Findings in such a folder are
+    decided against the unambiguous modules plus that folder's scripts; everything else
+    against the unambiguous modules.
+    """
+    by_name: dict[str, list] = defaultdict(list)
+    for m in modules:
+        by_name[m.module].append(m)
+    clashing = {name for name, ms in by_name.items() if len(ms) > 1}
+    if not clashing:
+        project = Project(modules)
+        return {"": project}, lambda path: ""
+    base = [m for m in modules if m.module not in clashing]
+    folders = sorted({os.path.dirname(m.path) for m in modules if m.module in clashing})
+    projects = {"": Project(base)}
+    for d in folders:
+        projects[d] = Project(base + [m for m in modules if m.module in clashing and os.path.dirname(m.path) == d])
+    wanted = set(folders)
+
+    def island_of(path: str) -> str:
+        d = os.path.dirname(path)
+        return d if d in wanted else ""
+
+    return projects, island_of
 
 
 def source_lines(text: str) -> list[str]:

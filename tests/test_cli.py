@@ -357,3 +357,18 @@ def test_config_file_errors_are_one_line(tmp_path):
     assert (code, err) == (2, f"jaxlint: error: {tmp_path}/other.toml: `select` must be a list\n")
     write(tmp_path, "jaxlint.toml", 'select = ["JAX8"]\n')
     assert run_cli("--config", str(tmp_path / "jaxlint.toml"), str(tmp_path / "a.py"))[0] == 0
+
+
+def test_scripts_with_the_same_module_name_are_separate_programs(tmp_path):
+    """``examples/*/train.py``: each folder of scripts imports its own siblings."""
+    sync = "from jax import lax\n\n\ndef sync_grads(grads):\n    return lax.pmean(grads, axis_name='devices')\n"
+    train = "import jax\n\nimport sync\n\nstep = jax.pmap(sync.sync_grads, axis_name={!r})\n"
+    for folder, name in (("a", "devices"), ("b", "batch")):
+        write(tmp_path, f"examples/{folder}/sync.py", sync)
+        write(tmp_path, f"examples/{folder}/train.py", train.format(name))
+    code, out, _ = run_cli("--no-cache", "--output-format", "concise", ".", cwd=str(tmp_path))
+    assert code == 1
+    assert out == (
+        "examples/b/sync.py:5:12: JAX201 `lax.pmean` uses axis name 'devices', but the pmap at train.py:5 "
+        "binds 'batch', not 'devices'; use the same axis name in the pmap and the collective\n"
+    )

@@ -112,12 +112,13 @@ class FileContext:
         return order.get(node, 0)
 
     def lines(self, nodes) -> dict[cst.CSTNode, int]:
-        """1-based start lines of many nodes at once (cheap: see jaxlint.lines)."""
+        """1-based start lines of many nodes at once (cheap: see jaxlint.lines); a node whose
+        text cannot be placed (rare) is missing from the result: say "in this file"."""
         from jaxlint.lines import node_lines
 
         nodes = sorted(set(nodes), key=self.text_order)
         decorators = frozenset(n for n in nodes if isinstance(self.parents.get(n), cst.Decorator))
-        return node_lines(self.module, self.source, nodes, decorators, exact_fallback=True)
+        return node_lines(self.module, self.source, nodes, decorators)
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self.parents.get(node)

@@ -242,7 +242,7 @@ class FileLinter:
             order = ctx.document_order()
             fact_nodes.sort(key=ctx.text_order)
             decorators = frozenset(n for n in fact_nodes if isinstance(ctx.parents.get(n), cst.Decorator))
-            lines = node_lines(module, ctx.source, fact_nodes, decorators, exact_fallback=True)
+            lines = node_lines(module, ctx.source, fact_nodes, decorators)
             for t, n in collector.transform_nodes:
                 t.line = lines.get(n, 0)
             for f, n in collector.function_nodes:

@@ -539,9 +539,11 @@ class Index:
 
 
 def where(rec: dict[str, Any], here: str) -> str:
+    """``at line 12`` / ``at train.py:12``; without a known line ``in this file`` / ``in train.py``."""
     if rec["path"] == here:
-        return f"line {rec['line']}"
-    return f"{os.path.basename(rec['path'])}:{rec['line']}"
+        return f"at line {rec['line']}" if rec["line"] else "in this file"
+    name = os.path.basename(rec["path"])
+    return f"at {name}:{rec['line']}" if rec["line"] else f"in {name}"
 
 
 def local_name(ref: str) -> str:

@@ -335,11 +335,11 @@ def _message(api: str, short: str, name: str, path: Path, here: str) -> str:
         )
     if not path.maps:
         first, last = local_name(path.trail[0]), local_name(path.trail[-1])
-        at = where(path.root, here) if path.root else "?"
+        at = where(path.root, here) if path.root else "somewhere"
         how = (
-            f"{first} is called directly at {at}, outside any pmap/vmap/shard_map"
+            f"{first} is called directly {at}, outside any pmap/vmap/shard_map"
             if first == last
-            else f"{first} runs from {last}, which is called directly at {at}, outside any pmap/vmap/shard_map"
+            else f"{first} runs from {last}, which is called directly {at}, outside any pmap/vmap/shard_map"
         )
         return (
             f"{head}, but nothing binds it: {how}; call the collective inside the function you map with "
@@ -347,7 +347,7 @@ def _message(api: str, short: str, name: str, path: Path, here: str) -> str:
         )
     descs = []
     for m in path.maps:
-        loc = f"the {m['api']} at {where(m, here)}"
+        loc = f"the {m['api']} {where(m, here)}"
         if m["api"] == "shard_map":
             descs.append(f"{loc} runs over mesh axes {_quote(m['names'])}")
         elif m["names"]:

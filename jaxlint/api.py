@@ -20,24 +20,14 @@ from jaxlint import suppress
 from jaxlint.config import Settings
 from jaxlint.discover import discover
 from jaxlint.engine import FileLinter
-from jaxlint.facts import module_name_for
+from jaxlint.modules import module_name_for
 from jaxlint.fix import apply_fixes, atomic_write, fixes_to_apply
 from jaxlint.project import Project
 from jaxlint.registry import all_rules, enabled_rules
 from jaxlint.rule import Rule
-from jaxlint.types import Diagnostic, FileResult, Position
+from jaxlint.types import Diagnostic, FileResult, Position, RunResult  # noqa: F401
 
 MAX_FIX_PASSES = 10
-
-
-@dataclass
-class RunResult:
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    files: int = 0
-    errors: list[str] = field(default_factory=list)  # "path: message" for internal errors
-    fixed: dict[str, int] = field(default_factory=dict)  # path -> number of fixes applied
-    diffs: dict[str, tuple[str, str]] = field(default_factory=dict)  # path -> (old, new)
-    unparsable_fix: list[str] = field(default_factory=list)
 
 
 class ReadError(Exception):

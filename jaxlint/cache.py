@@ -19,7 +19,7 @@ import pickle
 import tempfile
 
 from jaxlint import __version__
-from jaxlint.facts import module_name_for
+from jaxlint.modules import module_name_for
 from jaxlint.types import FileResult
 
 CACHE_DIR = ".jaxlint_cache"
@@ -28,18 +28,22 @@ CACHE_DIR = ".jaxlint_cache"
 def code_fingerprint() -> str:
     """Size and mtime of jaxlint's own modules: an edited rule (a development checkout,
     an upgrade that kept the version number) must not be answered from the cache."""
-    import jaxlint
-    import jaxlint.rules
+    import importlib.util
 
+    import jaxlint
+
+    rules = importlib.util.find_spec("jaxlint.rules")  # located, not imported
+    bases = list(jaxlint.__path__)
+    if rules is not None and rules.submodule_search_locations:
+        bases += list(rules.submodule_search_locations)
     h = hashlib.sha256()
-    for pkg in (jaxlint, jaxlint.rules):
-        for base in pkg.__path__:
-            for root, dirs, files in os.walk(base):
-                dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-                for name in sorted(files):
-                    if name.endswith(".py"):
-                        st = os.stat(os.path.join(root, name))
-                        h.update(f"{name}:{st.st_size}:{st.st_mtime_ns};".encode())
+    for base in bases:
+        for root, dirs, files in os.walk(base):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            for name in sorted(files):
+                if name.endswith(".py"):
+                    st = os.stat(os.path.join(root, name))
+                    h.update(f"{name}:{st.st_size}:{st.st_mtime_ns};".encode())
     return h.hexdigest()[:16]
 
 
@@ -51,10 +55,8 @@ class Cache:
 
     @classmethod
     def for_settings(cls, settings) -> "Cache":
-        from jaxlint.api import selected_rules
-
-        codes = ",".join(r.code for r in selected_rules(settings))
-        ns = hashlib.sha256(f"{__version__}|{code_fingerprint()}|{settings.fingerprint()}|{codes}".encode()).hexdigest()[:20]
+        # the enabled rules follow from the settings and jaxlint's code: no rule import here
+        ns = hashlib.sha256(f"{__version__}|{code_fingerprint()}|{settings.fingerprint()}".encode()).hexdigest()[:20]
         return cls(os.path.join(settings.root, CACHE_DIR), ns)
 
     def _key(self, path: str) -> str | None:

@@ -65,17 +65,16 @@ def check(paths, select, extend_select, ignore, preview, do_fix, unsafe_fixes, d
           statistics, exit_zero, exit_non_zero_on_fix, stdin_filename, config_path, target_jax_version, no_cache,
           jobs, quiet) -> None:
     """Lint PATHS (files or folders; default: the current folder; `-` reads stdin)."""
-    from jaxlint import api
-    from jaxlint.config import ConfigError, load_settings, parse_version
-    from jaxlint.discover import DiscoveryError
-    from jaxlint.registry import RegistryError, SelectionError, check_selectors
+    from jaxlint.config import ConfigError, load_settings, parse_version, validate_settings
+    from jaxlint.discover import DiscoveryError, discover
+    from jaxlint.types import RunResult
 
     paths = list(paths) or ["."]
     start = stdin_filename if "-" in paths and stdin_filename else paths[0]
     try:
-        settings = load_settings(config_path, start if start != "-" else ".")
-        for opt, value in (("--select", select), ("--extend-select", extend_select), ("--ignore", ignore)):
-            check_selectors(_codes(value) or [], opt)
+        # rule codes are checked below, after the whole-run cache had its chance: checking
+        # them imports every rule (and LibCST), which an unchanged tree does not need
+        settings = load_settings(config_path, start if start != "-" else ".", validate=False)
         if select is not None:
             settings.select = _codes(select)
         if extend_select is not None:
@@ -87,7 +86,7 @@ def check(paths, select, extend_select, ignore, preview, do_fix, unsafe_fixes, d
         if target_jax_version is not None:
             parse_version(target_jax_version)
             settings.target_jax_version = target_jax_version
-    except (ConfigError, SelectionError, RegistryError) as e:
+    except ConfigError as e:
         fail(str(e))
     fmt = output_format or settings.output_format or ("full" if sys.stdout.isatty() else "concise")
     from jaxlint.report.color import use_color
@@ -95,36 +94,54 @@ def check(paths, select, extend_select, ignore, preview, do_fix, unsafe_fixes, d
     color = fmt == "full" and use_color(sys.stdout)
 
     def source_lines(path: str):
+        from jaxlint import api
+
         if path == (stdin_filename or "-") and stdin_text is not None:
             return api.source_lines(stdin_text)
         return api._lines(path)
 
     stdin_text = None
-    try:
-        if paths == ["-"]:
-            stdin_text = sys.stdin.read()
-            name = stdin_filename or "-"
-            run = _lint_stdin(stdin_text, name, settings, do_fix or diff, unsafe_fixes, diff)
-        else:
-            if "-" in paths:
-                fail("`-` (stdin) cannot be combined with other paths")
-            cache = None
-            if not no_cache:
-                from jaxlint.cache import Cache
+    run = None
+    cache = None
+    if "-" in paths and paths != ["-"]:
+        fail("`-` (stdin) cannot be combined with other paths")
+    if paths != ["-"] and not no_cache:
+        from jaxlint.cache import Cache
 
-                cache = Cache.for_settings(settings)
-            progress = _progress_bar(fmt, quiet)
-            with progress as advance:
-                if do_fix or diff:
-                    run = api.fix_paths(paths, settings, unsafe=unsafe_fixes, write=not diff, jobs=jobs, cache=cache, progress=advance)
-                else:
-                    run = api.lint_paths(paths, settings, jobs=jobs, cache=cache, progress=advance)
-    except DiscoveryError as e:
-        fail(str(e))
-    except api.ReadError as e:
-        fail(str(e))
-    except (ConfigError, SelectionError) as e:
-        fail(str(e))
+        cache = Cache.for_settings(settings)
+        if not (do_fix or diff):
+            try:
+                files = discover(paths, settings.root, settings.exclude, settings.extend_exclude)
+            except DiscoveryError as e:
+                fail(str(e))
+            hit = cache.get_run(cache.run_key(files))
+            if hit is not None:
+                run = RunResult(hit[0], len(files), hit[1])
+    if run is None:
+        from jaxlint import api
+        from jaxlint.registry import RegistryError, SelectionError, check_selectors
+
+        try:
+            validate_settings(settings)
+            for opt, value in (("--select", select), ("--extend-select", extend_select), ("--ignore", ignore)):
+                check_selectors(_codes(value) or [], opt)
+            if paths == ["-"]:
+                stdin_text = sys.stdin.read()
+                name = stdin_filename or "-"
+                run = _lint_stdin(stdin_text, name, settings, do_fix or diff, unsafe_fixes, diff)
+            else:
+                progress = _progress_bar(fmt, quiet)
+                with progress as advance:
+                    if do_fix or diff:
+                        run = api.fix_paths(paths, settings, unsafe=unsafe_fixes, write=not diff, jobs=jobs, cache=cache, progress=advance)
+                    else:
+                        run = api.lint_paths(paths, settings, jobs=jobs, cache=cache, progress=advance)
+        except DiscoveryError as e:
+            fail(str(e))
+        except api.ReadError as e:
+            fail(str(e))
+        except (ConfigError, SelectionError, RegistryError) as e:
+            fail(str(e))
 
     out = sys.stdout
     if diff:
@@ -162,10 +179,11 @@ def check(paths, select, extend_select, ignore, preview, do_fix, unsafe_fixes, d
 
 def _lint_stdin(text: str, name: str, settings, fix: bool, unsafe: bool, diff: bool):
     from jaxlint import api
+    from jaxlint.types import RunResult
 
     path = name
     diags = api.lint_source(text, path, settings)
-    run = api.RunResult(diags, 1)
+    run = RunResult(diags, 1)
     if fix:
         new, count, remaining, gave_up = api.fix_text(text, lambda t: api.lint_source(t, path, settings), unsafe)
         if gave_up:

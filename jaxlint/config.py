@@ -14,7 +14,6 @@ import tomllib
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from jaxlint.registry import SelectionError, check_selectors, rule_by_code
 
 OUTPUT_FORMATS = ("full", "concise", "json", "github", "sarif")
 DEFAULT_TARGET = "0.10.2"
@@ -38,12 +37,14 @@ class Settings:
     rules: dict[str, dict[str, Any]] = field(default_factory=dict)
     root: str = "."
     config_path: str | None = None
+    config_table: dict[str, Any] | None = None  # as read, for validation after a cache miss
 
     def fingerprint(self) -> str:
         """Hash of everything that changes results (for the cache key)."""
         d = asdict(self)
         d.pop("output_format", None)
         d.pop("config_path", None)
+        d.pop("config_table", None)
         return hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
     @property
@@ -93,7 +94,9 @@ def find_config(start: str) -> str | None:
         d = parent
 
 
-def load_settings(config_path: str | None, start: str = ".") -> Settings:
+def load_settings(config_path: str | None, start: str = ".", validate: bool = True) -> Settings:
+    """Settings from the nearest [tool.jaxlint]. With ``validate=False`` rule codes are not
+    checked yet (that needs every rule imported): call ``validate_settings`` before linting."""
     path = config_path or find_config(start)
     if path is None:
         return Settings(root=os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start) or "."))
@@ -116,34 +119,43 @@ def load_settings(config_path: str | None, start: str = ".") -> Settings:
         table = data
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.jaxlint] must be a table")
-    s = Settings(root=os.path.dirname(os.path.abspath(path)), config_path=path)
-    apply_table(s, table, path)
+    s = Settings(root=os.path.dirname(os.path.abspath(path)), config_path=path, config_table=table)
+    apply_table(s, table, path, validate)
     return s
 
 
-def _codes(value: Any, key: str, path: str) -> list[str]:
+def validate_settings(s: Settings) -> None:
+    """Check the configured rule codes and rule options (raises ConfigError)."""
+    if s.config_table is not None and s.config_path is not None:
+        apply_table(Settings(), s.config_table, s.config_path, validate=True)
+
+
+def _codes(value: Any, key: str, path: str, validate: bool = True) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(f"{path}: `{key}` must be a list of rule codes")
     out = [v.strip().upper() for v in value]
-    try:
-        check_selectors(out, f"{path}: `{key}`")
-    except SelectionError as e:
-        raise ConfigError(str(e)) from None
+    if validate:
+        from jaxlint.registry import SelectionError, check_selectors
+
+        try:
+            check_selectors(out, f"{path}: `{key}`")
+        except SelectionError as e:
+            raise ConfigError(str(e)) from None
     return out
 
 
-def apply_table(s: Settings, table: dict[str, Any], path: str) -> None:
+def apply_table(s: Settings, table: dict[str, Any], path: str, validate: bool = True) -> None:
     for key, value in table.items():
         if key not in _KEYS:
             raise ConfigError(f"{path}: unknown key `{key}` in [tool.jaxlint]")
         if not isinstance(value, _KEYS[key]):
             raise ConfigError(f"{path}: `{key}` must be a {_KEYS[key].__name__}")  # type: ignore[union-attr]
     if "select" in table:
-        s.select = _codes(table["select"], "select", path)
+        s.select = _codes(table["select"], "select", path, validate)
     if "extend-select" in table:
-        s.extend_select = _codes(table["extend-select"], "extend-select", path)
+        s.extend_select = _codes(table["extend-select"], "extend-select", path, validate)
     if "ignore" in table:
-        s.ignore = _codes(table["ignore"], "ignore", path)
+        s.ignore = _codes(table["ignore"], "ignore", path, validate)
     for key in ("exclude", "extend-exclude"):
         if key in table:
             v = table[key]
@@ -153,7 +165,7 @@ def apply_table(s: Settings, table: dict[str, Any], path: str) -> None:
     if "per-file-ignores" in table:
         pfi = {}
         for pattern, codes in table["per-file-ignores"].items():
-            pfi[pattern] = _codes(codes, f"per-file-ignores.{pattern}", path)
+            pfi[pattern] = _codes(codes, f"per-file-ignores.{pattern}", path, validate)
         s.per_file_ignores = pfi
     if "preview" in table:
         s.preview = table["preview"]
@@ -168,6 +180,11 @@ def apply_table(s: Settings, table: dict[str, Any], path: str) -> None:
             raise ConfigError(f"{path}: `output-format` must be one of {', '.join(OUTPUT_FORMATS)}")
         s.output_format = table["output-format"]
     if "rules" in table:
+        if not validate:
+            s.rules = {str(code).upper(): dict(opts) if isinstance(opts, dict) else opts for code, opts in table["rules"].items()}
+            return
+        from jaxlint.registry import rule_by_code
+
         for code, opts in table["rules"].items():
             rule = rule_by_code(code)
             if rule is None or rule.code != code.upper():

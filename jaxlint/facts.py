@@ -13,6 +13,7 @@ from typing import Any
 import libcst as cst
 
 from jaxlint.literals import UNKNOWN, literal
+from jaxlint.modules import module_name_for  # noqa: F401  (re-exported)
 from jaxlint.names import ImportTable, dotted
 
 # Transforms whose first argument is the function they wrap.
@@ -293,20 +294,3 @@ class FactCollector:
         )
         self.transform_nodes.append((t, call))
         return t
-
-
-def module_name_for(path: str) -> tuple[str, bool]:
-    """Dotted module name of a file, walking up through packages (``__init__.py``)."""
-    import os
-
-    path = os.path.abspath(path)
-    directory, filename = os.path.split(path)
-    stem = filename[:-3] if filename.endswith(".py") else filename
-    is_package = stem == "__init__"
-    parts = [] if is_package else [stem]
-    while os.path.exists(os.path.join(directory, "__init__.py")):
-        directory, pkg = os.path.split(directory)
-        parts.insert(0, pkg)
-        if not pkg:
-            break
-    return ".".join(p for p in parts if p), is_package

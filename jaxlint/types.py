@@ -80,3 +80,13 @@ class FileResult:
     facts: Any = None  # jaxlint.facts.ModuleFacts
     suppressions: Any = None  # jaxlint.suppress.Suppressions
     internal_error: str | None = None
+
+
+@dataclass
+class RunResult:
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    files: int = 0
+    errors: list[str] = field(default_factory=list)  # "path: message" for internal errors
+    fixed: dict[str, int] = field(default_factory=dict)  # path -> number of fixes applied
+    diffs: dict[str, tuple[str, str]] = field(default_factory=dict)  # path -> (old, new)
+    unparsable_fix: list[str] = field(default_factory=list)

@@ -22,7 +22,7 @@ def write(tmp_path, name, text):
 
 
 def test_seed_training_loop_reports_tree_map_with_exact_position():
-    code, out, err = run_cli("--output-format", "concise", "--select", "JAX801", os.path.join(FIXTURES, "seeds"))
+    code, out, err = run_cli("--no-cache", "--output-format", "concise", "--select", "JAX801", os.path.join(FIXTURES, "seeds"))
     assert code == 1
     path = os.path.join(FIXTURES, "seeds", "c4_4_training_loop.py")
     assert out == f"{path}:27:14: JAX801 [*] `jax.tree_map` was removed in JAX 0.6.0 (deprecated since 0.4.26); use `jax.tree.map`\n"

@@ -61,5 +61,8 @@ def test_wheel_installs_into_a_fresh_venv_and_lints(tmp_path):
     p = subprocess.run([str(venv / "bin" / "jaxlint"), "--output-format", "concise", "train.py"], cwd=work, capture_output=True, text=True)
     assert p.returncode == 1, p.stderr
     assert p.stdout == "train.py:2:10: JAX801 [*] `jax.tree_map` was removed in JAX 0.6.0 (deprecated since 0.4.26); use `jax.tree.map`\n"
+    v = subprocess.run([str(venv / "bin" / "jaxlint"), "verify"], cwd=work, capture_output=True, text=True)
+    assert v.returncode == 2 and v.stdout == ""
+    assert "pip install 'jaxlint[runtime]'" in v.stderr and v.stderr.count("\n") == 1
     site = subprocess.run([str(venv / "bin" / "python"), "-c", "import importlib.util as u; print(u.find_spec('rules'), u.find_spec('fixtures'))"], capture_output=True, text=True, cwd=work)
     assert site.stdout.strip() == "None None"

@@ -215,7 +215,25 @@ class UnboundAxisName(Rule):
         if q:
             self.refs.append((self.ctx.facts.ref(q), node, False))
 
+    def _candidates(self) -> frozenset[str]:
+        """Names that can refer to a function at all: defs, bound transforms, imports and
+        variables assigned a lambda. Every other name is skipped without a lookup."""
+        known = getattr(self, "_known", None)
+        if known is None:
+            names = set(self.ctx.names.items())
+            for bound in self.ctx.collector.bindings.values():
+                names.update(bound)
+            for n in self.ctx.descendants(self.ctx.module, prune=()):
+                if type(n) is cst.Assign and type(n.value) is cst.Lambda:
+                    for t in n.targets:
+                        if type(t.target) is cst.Name:
+                            names.add(t.target.value)
+            known = self._known = frozenset(names)
+        return known
+
     def visit_Name(self, node: cst.Name) -> None:
+        if node.value not in self._candidates():
+            return
         parent = self.ctx.parent(node)
         if isinstance(parent, cst.Attribute) or not _is_load(node, parent):
             return

@@ -11,6 +11,7 @@ import os
 import re
 import tokenize
 from collections import defaultdict
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
@@ -20,6 +21,7 @@ from jaxlint import suppress
 from jaxlint.config import Settings
 from jaxlint.discover import discover
 from jaxlint.engine import FileLinter
+from jaxlint.slicing import Blanks, FilePlan, blanks_digest, blanks_for, decide
 from jaxlint.modules import module_name_for
 from jaxlint.fix import apply_fixes, atomic_write, fixes_to_apply
 from jaxlint.project import Project
@@ -73,16 +75,29 @@ def _init_worker(codes: tuple[str, ...], settings: Settings) -> None:
 
 
 def _make_linter(rules: Sequence[type[Rule]], settings: Settings) -> FileLinter:
-    return FileLinter([r for r in rules if not getattr(r, "engine_rule", False)], settings.rules, settings)
+    slicing = os.environ.get("JAXLINT_NO_SLICING", "") in ("", "0")
+    return FileLinter([r for r in rules if not getattr(r, "engine_rule", False)], settings.rules, settings, slicing)
 
 
-def _lint_file(path: str) -> tuple[FileResult, str | None]:
+def _plan_file(path: str) -> tuple[str, object, str | None]:
+    """First pass (see jaxlint.slicing): ("done", FileResult) | ("plan", FilePlan) | ("whole", None)."""
     assert _WORKER is not None
     try:
         text, _ = read_source(path)
     except ReadError as e:
+        return "error", None, str(e)
+    kind, value = _WORKER.plan(path, text)
+    return kind, value, None
+
+
+def _lint_file(job: tuple[str, Blanks]) -> tuple[FileResult, str | None]:
+    assert _WORKER is not None
+    path, blanks = job
+    try:
+        text, _ = read_source(path)
+    except ReadError as e:
         return FileResult(path=path), str(e)
-    return _WORKER.lint(path, text), None
+    return _WORKER.lint(path, text, blanks=blanks), None
 
 
 # -- main side -----------------------------------------------------------------------
@@ -107,50 +122,90 @@ class Runner:
 
     # lint ----------------------------------------------------------------------------
     def lint_files(self, files: list[str]) -> tuple[list[FileResult], list[str]]:
+        """Plan every file (``ast``), decide what LibCST must see project-wide, lint."""
         results: dict[str, FileResult] = {}
         errors: list[str] = []
-        todo: list[str] = []
-        for path in files:
-            cached = self.cache.get(path) if self.cache is not None else None
-            if cached is not None:
-                results[path] = cached
-                if self.progress:
-                    self.progress(1)
-            else:
-                todo.append(path)
-        for path, (res, err) in zip(todo, self._run(todo)):
-            if err is not None:
-                errors.append(err)
-                continue
-            results[path] = res
-            if self.cache is not None and res.internal_error is None:
-                self.cache.put(path, res)
+        with self._pool() as run:
+            plans = self._plans(files, run, errors)
+            decided = decide([p for p in plans.values() if isinstance(p, FilePlan)])
+            todo: list[tuple[str, Blanks]] = []
+            for path in files:
+                plan = plans.get(path)
+                if isinstance(plan, FileResult):
+                    results[path] = plan
+                    self._tick()
+                    continue
+                if path not in plans:
+                    continue  # unreadable: reported by the first pass
+                blanks = blanks_for(plan, decided[path]) if isinstance(plan, FilePlan) else ()
+                cached = self.cache.get(path, blanks_digest(blanks)) if self.cache is not None else None
+                if cached is not None:
+                    results[path] = cached
+                    self._tick()
+                else:
+                    todo.append((path, blanks))
+            for (path, blanks), (res, err) in zip(todo, run(_lint_file, todo)):
+                self._tick()
+                if err is not None:
+                    errors.append(err)
+                    continue
+                results[path] = res
+                if self.cache is not None and res.internal_error is None:
+                    self.cache.put(path, res, blanks_digest(blanks))
         if self.cache is not None:
             self.cache.flush()
         return [results[p] for p in files if p in results], errors
 
-    def _run(self, todo: list[str]) -> Iterable[tuple[FileResult, str | None]]:
-        if self.jobs <= 1 or len(todo) < 4:
-            global _WORKER
-            _WORKER = _make_linter(self.rules, self.settings)
-            for p in todo:
-                r = _lint_file(p)
-                if self.progress:
-                    self.progress(1)
-                yield r
-            return
-        chunk = max(1, min(16, len(todo) // (self.jobs * 8)))
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
+    def _plans(self, files: list[str], run, errors: list[str]) -> dict[str, object]:
+        """path -> FileResult (nothing to parse), FilePlan, or None (parse it whole)."""
+        plans: dict[str, object] = {}
+        todo: list[str] = []
+        for path in files:
+            hit = self.cache.get_plan(path) if self.cache is not None else None
+            if hit is not None:
+                plans[path] = hit[1]
+            else:
+                todo.append(path)
+        for path, (kind, value, err) in zip(todo, run(_plan_file, todo)):
+            if err is not None:
+                errors.append(err)
+                continue
+            plans[path] = value
+            if self.cache is not None:
+                self.cache.put_plan(path, (kind, value))
+        return plans
 
-        ctx = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
-        with ProcessPoolExecutor(
-            max_workers=self.jobs, mp_context=ctx, initializer=_init_worker, initargs=(tuple(self.codes), self.settings)
-        ) as pool:
-            for r in pool.map(_lint_file, todo, chunksize=chunk):
-                if self.progress:
-                    self.progress(1)
-                yield r
+    def _tick(self) -> None:
+        if self.progress:
+            self.progress(1)
+
+    @contextmanager
+    def _pool(self):
+        """``run(fn, items)``: results in order, from worker processes when it pays off."""
+        pool = None
+
+        def run(fn, items):
+            nonlocal pool
+            global _WORKER
+            if self.jobs <= 1 or len(items) < 4:
+                _WORKER = _make_linter(self.rules, self.settings)
+                return map(fn, items)
+            if pool is None:
+                import multiprocessing
+                from concurrent.futures import ProcessPoolExecutor
+
+                ctx = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
+                pool = ProcessPoolExecutor(
+                    max_workers=self.jobs, mp_context=ctx, initializer=_init_worker, initargs=(tuple(self.codes), self.settings)
+                )
+            chunk = max(1, min(16, len(items) // (self.jobs * 8)))
+            return pool.map(fn, items, chunksize=chunk)
+
+        try:
+            yield run
+        finally:
+            if pool is not None:
+                pool.shutdown()
 
     def finish(self, results: list[FileResult], sources: Callable[[str], list[str] | None] | None = None) -> tuple[list[Diagnostic], list[str]]:
         """Project phase: decide pending findings, then per-file ignores and suppressions."""
@@ -276,7 +331,12 @@ def lint_source(source: str, path: str = "<stdin>", settings: Settings | None = 
     linter = _make_linter(runner.rules, settings)
     if module_name is None:
         module_name = module_name_for(path)[0] if path != "<stdin>" and os.path.exists(path) else os.path.splitext(os.path.basename(path))[0]
-    res = linter.lint(path, source, module_name, False)
+    kind, plan = linter.plan(path, source, module_name, False)
+    if kind == "done":
+        res = plan
+    else:
+        blanks = blanks_for(plan, decide([plan])[path]) if kind == "plan" else ()
+        res = linter.lint(path, source, module_name, False, blanks=blanks)
     if res.internal_error:
         raise RuntimeError(f"{path}: internal error: {res.internal_error}")
     diags, errors = runner.finish([res], lambda p: source_lines(source))

@@ -73,22 +73,47 @@ class Cache:
         h.update(data)
         return h.hexdigest()
 
-    def get(self, path: str) -> FileResult | None:
+    def _entry_key(self, path: str, variant: str) -> str | None:
         key = self._keys.get(path) or self._key(path)
         if key is None:
             return None
         self._keys[path] = key
+        return hashlib.sha256(f"{key}|{variant}".encode()).hexdigest() if variant else key
+
+    def _load(self, key: str | None):
+        if key is None:
+            return None
         try:
             with open(os.path.join(self.dir, key[:2], key), "rb") as f:
-                res = pickle.load(f)
+                return pickle.load(f)
         except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError, ValueError):
             return None
+
+    def get(self, path: str, variant: str = "") -> FileResult | None:
+        """The file's result when LibCST saw it with the blanks ``variant`` names."""
+        res = self._load(self._entry_key(path, variant))
         if not isinstance(res, FileResult) or res.path != path:
             return None
         return res
 
-    def put(self, path: str, result: FileResult) -> None:
-        key = self._keys.get(path) or self._key(path)
+    def put(self, path: str, result: FileResult, variant: str = "") -> None:
+        self._store(self._entry_key(path, variant), result)
+
+    def get_plan(self, path: str):
+        """The first pass's answer for the file: (kind, FileResult | FilePlan | None)."""
+        hit = self._load(self._entry_key(path, "plan"))
+        if not (isinstance(hit, tuple) and len(hit) == 2 and hit[0] in ("done", "plan", "whole")):
+            return None
+        if hit[0] == "done" and not (isinstance(hit[1], FileResult) and hit[1].path == path):
+            return None
+        if hit[0] == "plan" and getattr(hit[1], "path", None) != path:
+            return None
+        return hit
+
+    def put_plan(self, path: str, value) -> None:
+        self._store(self._entry_key(path, "plan"), value)
+
+    def _store(self, key: str | None, value) -> None:
         if key is None:
             return
         sub = os.path.join(self.dir, key[:2])
@@ -103,7 +128,7 @@ class Cache:
             os.makedirs(sub, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=sub, prefix=".tmp-")
             with os.fdopen(fd, "wb") as f:
-                pickle.dump(result, f, protocol=pickle.HIGHEST_PROTOCOL)
+                pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
             os.replace(tmp, os.path.join(sub, key))
         except OSError:
             pass  # a read-only checkout still lints, just without a cache

@@ -32,10 +32,12 @@ class FileContext:
         self.shared: dict[str, Any] = {}
         # node -> the innermost def/lambda strictly around it (for nodes that are not defs)
         self._enclosing: dict[cst.CSTNode, FunctionNode | None] = {}
+        self._units: dict[cst.CSTNode, cst.CSTNode | None] = {}
         self._order: dict[cst.CSTNode, int] | None = None
         self._span: dict[cst.CSTNode, tuple[int, int]] | None = None
         self.path = path
-        self.source = source
+        self.source = source  # what LibCST parsed: the file with unseen defs blanked
+        self.original_source = source  # the file as it is
         self.module = module
         self.names = names
         self.facts = facts
@@ -128,6 +130,37 @@ class FileContext:
         while p is not None:
             yield p
             p = self.parents.get(p)
+
+    def unit_of(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        """The top-level statement, or member of a top-level class, that holds ``node``.
+
+        The slicer keeps or blanks whole units (jaxlint.slicing): a rule that scans the
+        file for evidence about a local variable must look only in the variable's unit.
+        """
+        memo = self._units
+        seen = []
+        n = node
+        found = None
+        while n is not None:
+            if n in memo:
+                found = memo[n]
+                break
+            p = self.parents.get(n)
+            if p is None:
+                break
+            if p is self.module:
+                found = n
+                break
+            if isinstance(p, cst.IndentedBlock):
+                cls = self.parents.get(p)
+                if isinstance(cls, cst.ClassDef) and self.parents.get(cls) is self.module:
+                    found = n
+                    break
+            seen.append(n)
+            n = p
+        for m in seen:
+            memo[m] = found
+        return found
 
     def enclosing_function(self, node: cst.CSTNode) -> FunctionNode | None:
         """The innermost def or lambda around ``node`` (memoised along the way up)."""

@@ -17,6 +17,7 @@ from jaxlint.facts import FactCollector, ModuleFacts, module_name_for
 from jaxlint.literals import UNKNOWN, literal
 from jaxlint.names import ImportTable
 from jaxlint.lines import node_lines
+from jaxlint.slicing import Blanks, apply_blanks, plan_file
 from jaxlint.positions import node_ranges
 from jaxlint.rule import LineInsert, NodeEdit, Report, Rule, RuleFix
 from jaxlint.suppress import scan_suppressions
@@ -161,8 +162,9 @@ def collect_facts(
 class FileLinter:
     """Runs a set of rule classes over files; one instance per worker process."""
 
-    def __init__(self, rules: Sequence[type[Rule]], options: dict[str, dict[str, Any]] | None = None, settings: Any = None) -> None:
+    def __init__(self, rules: Sequence[type[Rule]], options: dict[str, dict[str, Any]] | None = None, settings: Any = None, slicing: bool = True) -> None:
         self.rules = list(rules)
+        self.slicing = slicing
         self.options = options or {}
         self.settings = settings
         self._methods: dict[type[Rule], list[tuple[str, str]]] = {}
@@ -184,13 +186,24 @@ class FileLinter:
             return True
         return any(w in source for w in self.triggers)
 
-    def lint(self, path: str, source: str, module_name: str | None = None, is_package: bool | None = None) -> FileResult:
+    def lint(self, path: str, source: str, module_name: str | None = None, is_package: bool | None = None, blanks: Blanks = ()) -> FileResult:
+        """Lint one file; ``blanks`` are the line ranges no wanted rule needs (jaxlint.slicing)."""
         result = FileResult(path=path)
         result.suppressions = scan_suppressions(source)
         if not self.wants(source):
             return result
+        if module_name is None:
+            module_name, is_package = module_name_for(path)
+        wanted = [r for r in self.rules if self._wants_rule(r, source)]
+        text = apply_blanks(source, blanks) if blanks else source
         try:
-            module = cst.parse_module(source)
+            try:
+                module = cst.parse_module(text)
+            except cst.ParserSyntaxError:
+                if text is source:
+                    raise
+                text = source  # ``ast`` and LibCST disagree: let LibCST see the whole file
+                module = cst.parse_module(text)
         except cst.ParserSyntaxError as e:
             result.diagnostics.append(_syntax_error(path, source, e))
             return result
@@ -199,13 +212,12 @@ class FileLinter:
                 Diagnostic(path, "JAX001", "syntax-error", "The file is nested too deeply to be parsed", Position(1, 1), Position(1, 1))
             )
             return result
-        if module_name is None:
-            module_name, is_package = module_name_for(path)
         try:
             events, parents = walk_events(module)
             names, facts, collector = collect_facts(path, module, events, module_name, bool(is_package))
-            ctx = FileContext(path, source, module, names, facts, collector, parents, self.settings, events)
-            instances = [r(ctx, self.options.get(r.code)) for r in self.rules if self._wants_rule(r, source)]
+            ctx = FileContext(path, text, module, names, facts, collector, parents, self.settings, events)
+            ctx.original_source = source
+            instances = [r(ctx, self.options.get(r.code)) for r in wanted]
             dispatch: dict[str, list] = {}
             for inst in instances:
                 for method, node_type in self._methods[type(inst)]:
@@ -229,6 +241,21 @@ class FileLinter:
             where = f"{tb[-1].filename}:{tb[-1].lineno}" if tb else "?"
             result.internal_error = f"{type(exc).__name__}: {exc} (at {where})"
         return result
+
+    def plan(self, path: str, source: str, module_name: str | None = None, is_package: bool | None = None):
+        """First pass: ``("done", FileResult)`` when no rule wants the file, ``("plan", FilePlan)``
+        to decide what LibCST must see, ``("whole", None)`` when it must see all of it."""
+        if not self.wants(source):
+            result = FileResult(path=path)
+            result.suppressions = scan_suppressions(source)
+            return "done", result
+        if not self.slicing:
+            return "whole", None
+        if module_name is None:
+            module_name, is_package = module_name_for(path)
+        wanted = [r for r in self.rules if self._wants_rule(r, source)]
+        plan = plan_file(path, source, wanted, module_name, bool(is_package))
+        return ("plan", plan) if plan is not None else ("whole", None)
 
     def _wants_rule(self, rule: type[Rule], source: str) -> bool:
         return not rule.triggers or any(w in source for w in rule.triggers)

@@ -19,6 +19,7 @@ from jaxlint.types import Applicability, Pending
 
 if TYPE_CHECKING:
     from jaxlint.context import FileContext
+    from jaxlint.outline import Outline
     from jaxlint.project import Project
 
 DOC_SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix safety", "Options", "References")
@@ -86,6 +87,11 @@ class Rule:
     INVALID: ClassVar[list[tuple[str, Invalid]]] = []
     default_options: ClassVar[dict[str, Any]] = {}
     help: ClassVar[str] = ""  # one line: what to do about it
+    # Names a def must mention for this rule to find anything in it or through it
+    # (see jaxlint/slicing.py); None: the rule reads whole files.
+    anchors: ClassVar[frozenset[str] | None] = None
+    # True: the rule also reads every unit that refers to a seed, transitively (callers)
+    needs_callers: ClassVar[bool] = False
 
     def __init__(self, ctx: "FileContext", options: dict[str, Any] | None = None) -> None:
         self.ctx = ctx
@@ -107,6 +113,15 @@ class Rule:
     def resolve(cls, items: list[Pending], project: "Project") -> Iterable[tuple[Pending, str]]:
         """Decide pending candidates with project facts: yield (candidate, message)."""
         return ()
+
+    @classmethod
+    def seeds(cls, outline: "Outline") -> set[int] | None:
+        """Units of a file this rule must see (indices into ``outline.units``); None: all."""
+        if cls.anchors is None:
+            return None
+        from jaxlint.slicing import seeds_by_anchor
+
+        return seeds_by_anchor(outline, cls.anchors)
 
     # documentation -------------------------------------------------------------------
     @classmethod

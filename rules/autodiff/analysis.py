@@ -734,6 +734,7 @@ class GradRule(Rule):
     """Collects grad-like sites in ``finish`` and decides them in the project phase."""
 
     triggers = TRIGGERS
+    anchors = frozenset(api.rsplit(".", 1)[-1] for api in GRAD_APIS)
 
     def finish(self) -> None:
         summaries(self.ctx)

@@ -91,6 +91,8 @@ class UnboundAxisName(Rule):
     help = "Run the collective inside a pmap/vmap/shard_map that binds its axis name, or reduce on the host"
     # map words too: files that only map or call a function hold the paths to judge it
     triggers = (*COLLECTIVES, "pmap", "vmap", "shard_map", "smap")
+    anchors = frozenset(COLLECTIVES)
+    needs_callers = True  # which pmap/vmap/shard_map reaches the collective: up the call graph
     VALID = [
         # the seed, corrected: pmean inside the pmapped step
         (

@@ -74,6 +74,7 @@ class NondiffArgnumsArray(Rule):
     help = "Pass arrays as ordinary arguments and return None as their cotangent"
     status = "preview"
     triggers = ("nondiff_argn",)
+    anchors = frozenset({"custom_vjp", "custom_jvp", "nondiff_argnums", "nondiff_argnames"})
     VALID = [
         _F.format(param="scale"),
         _F.format(param="scale: float"),

@@ -41,6 +41,39 @@ _SIMPLE = (cst.Name, cst.Attribute, cst.Integer, cst.Float, cst.Imaginary, cst.S
 _MESH_MAKERS = {"jax.sharding.Mesh", "jax.make_mesh", "jax.experimental.maps.Mesh", "jax.interpreters.pxla.Mesh"}
 
 
+def names_outside_imports(source: str) -> set[str]:
+    """The identifiers LibCST would show as ``Name`` nodes outside import statements."""
+    import ast
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set(re.findall(r"[A-Za-z_]\w*", source))  # cannot tell: every word counts
+    used: set[str] = set()
+    for n in ast.walk(tree):
+        t = type(n)
+        if t is ast.Name:
+            used.add(n.id)
+        elif t is ast.Attribute:
+            used.add(n.attr)
+        elif t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            used.add(n.name)
+        elif t is ast.arg:
+            used.add(n.arg)
+        elif t is ast.keyword and n.arg:
+            used.add(n.arg)
+        elif t is ast.ExceptHandler and n.name:
+            used.add(n.name)
+        elif t in (ast.Global, ast.Nonlocal):
+            used.update(n.names)
+        elif t in (ast.MatchAs, ast.MatchStar) and n.name:
+            used.add(n.name)
+    return used
+
+
 def version(text: str | None) -> tuple[int, ...] | None:
     return parse_version(text) if text else None
 
@@ -62,6 +95,13 @@ class MigrationRule(Rule):
     """Base of JAX801/JAX802 (no code of its own, so the registry skips it)."""
 
     category = ""  # "removed" | "deprecated"
+    anchors = frozenset()  # see seeds()
+
+    @classmethod
+    def seeds(cls, outline):
+        from .seeds import migration_seeds
+
+        return migration_seeds(outline)
 
     def __init__(self, ctx, options=None) -> None:
         super().__init__(ctx, options)
@@ -163,12 +203,10 @@ class MigrationRule(Rule):
         return self._module_imports
 
     def names_used(self) -> set[str]:
+        """Every name the file uses outside its imports (read from the whole file: LibCST
+        may have seen it with unrelated defs blanked)."""
         if self._names_used is None:
-            used = set()
-            for n in self.ctx.parents:
-                if isinstance(n, cst.Name) and not any(isinstance(a, (cst.Import, cst.ImportFrom)) for a in self.ctx.ancestors(n)):
-                    used.add(n.value)
-            self._names_used = used
+            self._names_used = names_outside_imports(self.ctx.original_source)
         return self._names_used
 
     def spell(self, qualified: str, like: cst.BaseExpression | None = None) -> tuple[str, list[LineInsert]] | None:

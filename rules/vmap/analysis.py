@@ -122,11 +122,11 @@ def vmap_sites(ctx) -> list[VmapSite]:
     if cached is not None:
         return cached
     sites: list[VmapSite] = []
-    uses: dict[str, int] = {}
+    uses: dict[str, list[cst.Name]] = {}
     calls: dict[str, list[cst.Call]] = {}
     for n in ctx.parents:
         if isinstance(n, cst.Name):
-            uses[n.value] = uses.get(n.value, 0) + 1
+            uses.setdefault(n.value, []).append(n)
         elif isinstance(n, cst.Call) and isinstance(n.func, cst.Name):
             calls.setdefault(n.func.value, []).append(n)
     for t, node in ctx.collector.transform_nodes:
@@ -159,7 +159,7 @@ def vmap_sites(ctx) -> list[VmapSite]:
     return sites
 
 
-def _find_calls(ctx, site: VmapSite, calls: dict[str, list[cst.Call]], uses: dict[str, int]) -> None:
+def _find_calls(ctx, site: VmapSite, calls: dict[str, list[cst.Call]], uses: dict[str, list[cst.Name]]) -> None:
     node, t = site.node, site.transform
     parent = ctx.parent(node)
     if not t.decorator and isinstance(parent, cst.Call) and parent.func is node:
@@ -178,8 +178,13 @@ def _find_calls(ctx, site: VmapSite, calls: dict[str, list[cst.Call]], uses: dic
         name = ref.rsplit(".", 1)[-1]
     found = [c for c in calls.get(name, []) if ctx.ref(c.func) == ref]
     site.calls = found
-    # known only when every other use of the name is its one definition
-    site.calls_known = bool(found) and uses.get(name, 0) == len(found) + 1
+    # known only when every other use of the name is its one definition; a name bound
+    # inside a function can only be used in that function's unit
+    named = uses.get(name, [])
+    if t.scope:
+        unit = ctx.unit_of(node)
+        named = [n for n in named if ctx.unit_of(n) is unit]
+    site.calls_known = bool(found) and len(named) == len(found) + 1
 
 
 def positional_count(call: cst.Call) -> int | None:
@@ -360,23 +365,30 @@ class Evidence:
 # ----------------------------------------------------------------------------------
 # what callers pass
 # ----------------------------------------------------------------------------------
-def assignments(ctx) -> dict[str, list[cst.BaseExpression | None]]:
-    """name -> every value assigned to it in the file (None for unpacking and loops)."""
-    out: dict[str, list[cst.BaseExpression | None]] = {}
+def assignments(ctx) -> dict[str, list[tuple[cst.CSTNode | None, cst.BaseExpression | None]]]:
+    """name -> (unit, value) for every assignment in the file (value None for unpacking and loops)."""
+    out: dict[str, list[tuple[cst.CSTNode | None, cst.BaseExpression | None]]] = {}
     for n in ctx.parents:
         if isinstance(n, cst.Assign):
+            unit = ctx.unit_of(n)
             for t in n.targets:
                 if isinstance(t.target, cst.Name):
-                    out.setdefault(t.target.value, []).append(n.value if len(n.targets) == 1 else None)
+                    out.setdefault(t.target.value, []).append((unit, n.value if len(n.targets) == 1 else None))
                 elif isinstance(t.target, (cst.Tuple, cst.List)):
                     for el in t.target.elements:
                         if isinstance(el.value, cst.Name):
-                            out.setdefault(el.value.value, []).append(None)
+                            out.setdefault(el.value.value, []).append((unit, None))
         elif isinstance(n, cst.AnnAssign) and isinstance(n.target, cst.Name):
-            out.setdefault(n.target.value, []).append(n.value)
+            out.setdefault(n.target.value, []).append((ctx.unit_of(n), n.value))
         elif isinstance(n, (cst.For, cst.AugAssign)) and isinstance(n.target, cst.Name):
-            out.setdefault(n.target.value, []).append(None)
+            out.setdefault(n.target.value, []).append((ctx.unit_of(n), None))
     return out
+
+
+def _visible(ctx, unit: cst.CSTNode | None, at: cst.CSTNode | None) -> bool:
+    """Can an assignment in ``unit`` be the variable used in ``at``'s unit? Only the same
+    unit, or module-level code (a def or class elsewhere has its own locals)."""
+    return unit is at or not isinstance(unit, (cst.FunctionDef, cst.ClassDef))
 
 
 def _is_batched_value(ctx, value: cst.BaseExpression | None) -> bool:
@@ -421,7 +433,8 @@ def argument_info(ctx, site: VmapSite, index: int, assigned, direct_calls: list[
         if any(h in name.lower() for h in BATCHED_HINTS):
             info["batched"] = True
             continue
-        values = assigned.get(name, [])
+        here = ctx.unit_of(call)
+        values = [v for unit, v in assigned.get(name, []) if _visible(ctx, unit, here)]
         if any(_is_batched_value(ctx, v) for v in values):
             info["batched"] = True
             continue
@@ -430,6 +443,8 @@ def argument_info(ctx, site: VmapSite, index: int, assigned, direct_calls: list[
             info["shared"] = info["shared"] or f"the caller's `{name}` comes from `{inits.pop()}(...)`"
             continue
         for d in direct_calls:
+            if ctx.unit_of(d) is not here:
+                continue  # another function's ``params`` is another variable
             dargs = [a for a in d.args if a.keyword is None and not a.star]
             if index < len(dargs) and isinstance(dargs[index].value, cst.Name) and dargs[index].value.value == name:
                 info["shared"] = info["shared"] or (

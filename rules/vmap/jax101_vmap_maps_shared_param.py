@@ -77,6 +77,8 @@ class VmapMapsSharedParam(Rule):
     help = "Put `None` at that parameter's position of `in_axes` so every example sees the same weights"
     # the defining module of a vmapped function may not mention vmap at all
     triggers = ("vmap", "dot", "matmul", "einsum", " @ ", ".apply(", "params")
+    anchors = frozenset({"vmap"})
+    needs_callers = True  # the calls of a vmapped function tell how it is used
 
     VALID = [
         "import jax, jax.numpy as jnp\ndef linear(x, w, b):\n    return jnp.dot(w, x) + b\n"

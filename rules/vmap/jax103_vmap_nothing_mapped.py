@@ -37,6 +37,8 @@ class VmapNothingMapped(Rule):
     status = "stable"
     help = "Put `0` at the position of the batched argument, or pass `axis_size=`"
     triggers = ("vmap",)
+    anchors = frozenset({"vmap"})
+    needs_callers = True  # the calls of a vmapped function tell how it is used
 
     VALID = [
         "import jax\nf = jax.vmap(g, in_axes=(None, 0))\n",

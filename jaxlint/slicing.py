@@ -1,0 +1,338 @@
+"""Parse only what the rules can see: blank the defs no enabled rule can find anything in.
+
+LibCST's parse is the cost of a lint run, and most of a large file (a test class with
+hundreds of methods, a library module) never mentions a name any enabled rule looks
+for. A cheap first pass reads every file with the stdlib ``ast`` (``jaxlint.outline``)
+and plans, per *unit* (a top-level statement or a member of a top-level class), whether
+LibCST must see it. Kept are:
+
+1. every statement that is not a def or class (imports, aliases, module code, class
+   attributes), every def with an import inside (imports bind file-wide), with a
+   ``# jaxlint: ignore`` comment before or in it, and the first statement after the
+   docstring (new imports are inserted before it);
+2. the *seeds*: units a rule's ``seeds`` select (they mention one of its anchor names,
+   or this file's alias of one);
+3. everything a seed refers to, transitively: a def or module-level name with a name
+   the unit mentions, in the same module or, through the imports, in another module
+   (``grad(loss_fn)`` keeps ``loss_fn`` wherever it is defined);
+4. for rules with ``needs_callers`` (JAX201), every unit that refers to one of their
+   seeds, transitively, in any module (the callers of the function with the ``pmean``);
+5. every unit that refers to a kept def and mentions a transform (``jit(loss_fn,
+   static_argnums=...)``): the project facts about a function list every transform
+   applied to it.
+
+The other units become empty lines, so every kept line keeps its number and columns:
+positions, fixes and suppressions are those of the original file. A rule must only
+look at what this keeps (see docs/writing-rules.md, "What a rule may read").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from jaxlint.outline import CONFLICT, Outline, Unit, split_lines
+
+SUPPRESSION = re.compile(r"#\s*jaxlint\s*:\s*ignore", re.IGNORECASE)
+
+# flags of a planned unit
+ALWAYS, SEED, CALLER_SEED, TRANSFORM = 1, 2, 4, 8
+
+# last names of the transforms recorded in the module facts (jaxlint.facts.TRANSFORMS)
+TRANSFORM_NAMES = frozenset(
+    {
+        "vmap", "pmap", "shard_map", "smap", "grad", "value_and_grad", "jacrev", "jacfwd", "jacobian",
+        "hessian", "custom_vjp", "custom_jvp", "jit", "checkpoint", "remat", "named_call", "pjit", "xmap",
+    }
+)
+
+
+@dataclass(slots=True)
+class PlanUnit:
+    start: int
+    end: int
+    name: str | None  # def or class name; None: never blanked
+    owner: int | None  # first line of the enclosing top-level class
+    refs: tuple[str, ...]  # mentioned names that may name something: defined here or imported
+    chains: tuple[str, ...]  # dotted names whose head is imported (``jnp.sum``, ``mod.f``)
+    assigns: tuple[str, ...]  # names a module-level statement binds
+    flags: int = 0
+    header_of: str | None = None  # the class a split class's header unit opens
+
+
+@dataclass(slots=True)
+class FilePlan:
+    path: str
+    module: str
+    units: list[PlanUnit]
+    imports: dict[str, str] = field(default_factory=dict)
+
+
+def plan_file(path: str, source: str, rules, module: str, is_package: bool) -> FilePlan | None:
+    """What each unit of the file is to the wanted rules; None: lint the file whole."""
+    lines = split_lines(source)
+    ol = outline(source, lines, module, is_package)
+    if ol is None:
+        return None
+    flags = [0] * len(ol.units)
+    for i in always_kept(ol, lines):
+        flags[i] |= ALWAYS
+    for r in rules:
+        seeds = r.seeds(ol)
+        if seeds is None:
+            return None
+        bit = SEED | (CALLER_SEED if getattr(r, "needs_callers", False) else 0)
+        for i in seeds:
+            flags[i] |= bit
+    transforms = anchor_names(ol, TRANSFORM_NAMES)
+    local = {u.name or u.header_of for u in ol.units if u.name or u.header_of} | {a for u in ol.units for a in u.assigns}
+    resolvable = local | ol.imports.keys()
+    units = []
+    for i, u in enumerate(ol.units):
+        f = flags[i]
+        if not transforms.isdisjoint(u.idents):
+            f |= TRANSFORM
+        chains = tuple(c for c in u.chains if c.partition(".")[0] in ol.imports)
+        refs = tuple(resolvable & u.idents)
+        units.append(PlanUnit(u.start, u.end, u.name, u.owner, refs, chains, tuple(u.assigns), f, u.header_of))
+    return FilePlan(path, module, units, dict(ol.imports))
+
+
+def outline(source, lines, module, is_package) -> Outline | None:
+    from jaxlint.outline import outline as read
+
+    return read(source, lines, module, is_package)
+
+
+def anchor_names(ol: Outline, anchors: frozenset[str]) -> frozenset[str]:
+    """Anchors plus this file's aliases of them (``from jax import vmap as vm``,
+    ``psum_i = partial(lax.psum, axis_name="i")`` at module level)."""
+    key = ("anchors", anchors)
+    hit = ol._cache.get(key)
+    if hit is not None:
+        return hit
+    names = set(anchors)
+    for local, target in ol.imports.items():
+        if target.rsplit(".", 1)[-1] in anchors:
+            names.add(local)
+    for u in ol.units:
+        if u.assigns and not names.isdisjoint(u.idents):
+            names |= u.assigns
+    out = frozenset(names)
+    ol._cache[key] = out
+    return out
+
+
+def seeds_by_anchor(ol: Outline, anchors: frozenset[str]) -> set[int]:
+    names = anchor_names(ol, anchors)
+    return {i for i, u in enumerate(ol.units) if not names.isdisjoint(u.idents)}
+
+
+def always_kept(ol: Outline, source_lines: list[str]) -> set[int]:
+    """Units that are never blanked, whatever the rules want."""
+    keep: set[int] = set()
+    first_code = None
+    for i, u in enumerate(ol.units):
+        # an import of the same name elsewhere would answer for a blanked def
+        if u.name is None or u.has_import or u.name in ol.imports:
+            keep.add(i)
+        if first_code is None and u.owner is None and not _docstring_or_future(u, source_lines):
+            first_code = i
+    if first_code is not None:
+        keep.add(first_code)
+    # ``# jaxlint: ignore[...]`` covers the statement after it: keep that statement
+    for line_no, line in enumerate(source_lines, 1):
+        if "jaxlint" in line and SUPPRESSION.search(line):
+            for i, u in enumerate(ol.units):
+                if u.end >= line_no:
+                    keep.add(i)
+                    if u.start > line_no:
+                        break
+    return keep
+
+
+def _docstring_or_future(u: Unit, lines: list[str]) -> bool:
+    first = lines[u.start - 1].lstrip()
+    return u.name is None and (
+        first[:1] in ("'", '"') or first[:2].lower() in ("r'", 'r"', "u'", 'u"') or first.startswith("from __future__")
+    )
+
+
+# -- the project-wide decision -------------------------------------------------------------
+class _Index:
+    """Names to units across the project, for following references."""
+
+    def __init__(self, plans: list[FilePlan]) -> None:
+        self.plans = plans
+        by_module: dict[str, list[int]] = defaultdict(list)
+        for p, plan in enumerate(plans):
+            by_module[plan.module].append(p)
+        self.by_module = dict(by_module)
+        self.dirs = [os.path.dirname(plan.path) for plan in plans]
+        self.names: list[dict[str, list[int]]] = []
+        self.members: list[dict[tuple[int, str], list[int]]] = []  # (class line, member name) -> units
+        for plan in plans:
+            names: dict[str, list[int]] = defaultdict(list)
+            members: dict[tuple[int, str], list[int]] = defaultdict(list)
+            for i, u in enumerate(plan.units):
+                if u.name is not None:
+                    names[u.name].append(i)
+                    if u.owner is not None:
+                        members[(u.owner, u.name)].append(i)
+                if u.header_of is not None:
+                    names[u.header_of].append(i)
+                for a in u.assigns:
+                    names[a].append(i)
+            self.names.append(names)
+            self.members.append(members)
+
+    def local(self, p: int, name: str) -> list[tuple[int, int]]:
+        return [(p, i) for i in self.names[p].get(name, ())]
+
+    def module(self, name: str, here: int) -> int | None:
+        """The plan of a module name; scripts that share a name (``examples/*/train.py``)
+        import their own folder's siblings (as jaxlint.api.islands decides)."""
+        ps = self.by_module.get(name)
+        if not ps:
+            return None
+        if len(ps) == 1:
+            return ps[0]
+        mine = [p for p in ps if self.dirs[p] == self.dirs[here]]
+        return mine[0] if len(mine) == 1 else None
+
+    def qualified(self, full: str, here: int, depth: int = 0) -> list[tuple[int, int]]:
+        """Units defining ``pkg.mod.name`` (following re-exports), or []."""
+        if depth > 5 or full == CONFLICT:
+            return []
+        parts = full.split(".")
+        for k in range(len(parts) - 1, 0, -1):
+            p = self.module(".".join(parts[:k]), here)
+            if p is None:
+                continue
+            name = parts[k]
+            hits = self.local(p, name)
+            if hits and k + 1 < len(parts):
+                # ``mod.Model.loss``: the member, not just the class
+                units = self.plans[p].units
+                for _, i in list(hits):
+                    if units[i].header_of is not None:
+                        hits += [(p, j) for j in self.members[p].get((units[i].start, parts[k + 1]), ())]
+            if hits:
+                return hits
+            target = self.plans[p].imports.get(name)
+            if target is not None:
+                return self.qualified(".".join([target, *parts[k + 1 :]]), p, depth + 1)
+            return []
+        return []
+
+    def refs_of(self, p: int, u: PlanUnit) -> list[tuple[int, int]]:
+        plan = self.plans[p]
+        out: list[tuple[int, int]] = []
+        for name in u.refs:
+            out += self.local(p, name)
+            target = plan.imports.get(name)
+            if target is not None:
+                out += self.qualified(target, p)
+        for chain in u.chains:
+            head, _, rest = chain.partition(".")
+            target = plan.imports.get(head)
+            if target is not None and target != CONFLICT:
+                out += self.qualified(f"{target}.{rest}", p)
+        return out
+
+
+def decide(plans: list[FilePlan]) -> dict[str, frozenset[int]]:
+    """The units to keep in each planned file."""
+    index = _Index(plans)
+    kept: set[tuple[int, int]] = set()
+    reached: list[tuple[int, int]] = []
+    callers: list[tuple[int, int]] = []
+    for p, plan in enumerate(plans):
+        for i, u in enumerate(plan.units):
+            if u.flags & (ALWAYS | SEED):
+                kept.add((p, i))
+            if u.flags & SEED:
+                reached.append((p, i))
+            if u.flags & CALLER_SEED:
+                callers.append((p, i))
+    # 3. what the seeds refer to, transitively
+    seen = set(reached)
+    while reached:
+        p, i = reached.pop()
+        for ref in index.refs_of(p, plans[p].units[i]):
+            kept.add(ref)
+            if ref not in seen:
+                seen.add(ref)
+                reached.append(ref)
+    looked_at = seen
+    # 4 and 5 need who refers to what
+    referrers: dict[tuple[int, int], list[tuple[int, int]]] = defaultdict(list)
+    for p, plan in enumerate(plans):
+        for i, u in enumerate(plan.units):
+            for ref in index.refs_of(p, u):
+                if ref != (p, i):
+                    referrers[ref].append((p, i))
+    seen = set(callers)
+    while callers:
+        ref = callers.pop()
+        for who in referrers.get(ref, ()):
+            kept.add(who)
+            if who not in seen:
+                seen.add(who)
+                callers.append(who)
+    for ref in looked_at | seen:
+        if plans[ref[0]].units[ref[1]].name is None:
+            continue
+        for who in referrers.get(ref, ()):
+            p, i = who
+            if plans[p].units[i].flags & TRANSFORM:
+                kept.add(who)
+    out: dict[str, set[int]] = {plan.path: set() for plan in plans}
+    for p, i in kept:
+        out[plans[p].path].add(i)
+    return {path: frozenset(v) for path, v in out.items()}
+
+
+# -- blanking ---------------------------------------------------------------------------
+Blanks = tuple[tuple[int, int, str | None], ...]  # (first line, last line, placeholder or None)
+
+
+def blanks_for(plan: FilePlan, kept: frozenset[int]) -> Blanks:
+    """Line ranges to empty; a class left without members gets a ``pass``."""
+    owners = {u.owner for i, u in enumerate(plan.units) if i in kept and u.owner is not None}
+    out: list[tuple[int, int, str | None]] = []
+    for i, u in enumerate(plan.units):
+        if i in kept:
+            continue
+        placeholder = None
+        if u.owner is not None and u.owner not in owners:
+            owners.add(u.owner)
+            placeholder = "pass"
+        out.append((u.start, u.end, placeholder))
+    return tuple(out)
+
+
+def blanks_digest(blanks: Blanks) -> str:
+    return hashlib.sha256(repr(blanks).encode()).hexdigest()[:16] if blanks else ""
+
+
+def apply_blanks(source: str, blanks: Blanks) -> str:
+    """The source with the ranges emptied: every other line keeps its number and text."""
+    if not blanks:
+        return source
+    lines = split_lines(source)
+    for start, end, placeholder in blanks:
+        if start - 1 >= len(lines):
+            continue
+        first = lines[start - 1]
+        for n in range(start - 1, min(end, len(lines))):
+            line = lines[n]
+            body = line.rstrip("\r\n")
+            lines[n] = line[len(body) :]
+        if placeholder:
+            indent = first[: len(first) - len(first.lstrip(" \t"))]
+            lines[start - 1] = indent + placeholder + lines[start - 1]
+    return "".join(lines)

@@ -1,0 +1,153 @@
+"""Slicing: LibCST sees only the units the rules need, and the answers do not change."""
+
+import glob
+import os
+import shutil
+
+import pytest
+
+from jaxlint import testing
+from jaxlint.api import Runner, _make_linter, lint_paths
+from jaxlint.config import Settings
+from jaxlint.outline import outline, split_lines
+from jaxlint.slicing import apply_blanks, blanks_for, decide
+from jaxlint.rules.migration.seeds import _positional_arguments
+
+from conftest import FIXTURES
+
+
+def _lint(path, monkeypatch, slicing: bool):
+    monkeypatch.setenv("JAXLINT_NO_SLICING", "" if slicing else "1")
+    settings = Settings(preview=True, root=path)
+    cwd = os.getcwd()
+    os.chdir(path)
+    try:
+        run = lint_paths(["."], settings, jobs=1)
+    finally:
+        os.chdir(cwd)
+    assert run.errors == []
+    return [(d.path, d.start, d.end, d.code, d.message, d.fix) for d in run.diagnostics]
+
+
+def _fixture_dirs():
+    seen = set()
+    for f in sorted(glob.glob(os.path.join(FIXTURES, "**", "*.py"), recursive=True)):
+        seen.add(os.path.dirname(f))
+    return sorted(seen)
+
+
+@pytest.mark.parametrize("folder", _fixture_dirs(), ids=lambda p: os.path.relpath(p, FIXTURES))
+def test_fixtures_lint_the_same_sliced_and_whole(folder, tmp_path, monkeypatch):
+    work = tmp_path / "w"
+    shutil.copytree(folder, work, ignore=shutil.ignore_patterns("*.fixed.py", "__pycache__"))
+    whole = _lint(str(work), monkeypatch, slicing=False)
+    assert _lint(str(work), monkeypatch, slicing=True) == whole
+
+
+def _plan(files: dict[str, str], codes=()):
+    settings = testing.settings_for(*codes) if codes else Settings(preview=True)
+    runner = Runner(settings, jobs=1)
+    linter = _make_linter(runner.rules, settings)
+    plans = {}
+    for name, text in files.items():
+        kind, plan = linter.plan(name, text, name[:-3].replace("/", "."), False)
+        assert kind == "plan"
+        plans[name] = plan
+    kept = decide(list(plans.values()))
+    return {name: apply_blanks(files[name], blanks_for(plans[name], kept[name])) for name in files}
+
+
+TEST_CLASS = '''import jax
+import jax.numpy as jnp
+
+
+def loss(w, x):
+    return jnp.sum(w * x)
+
+
+def unrelated(a):
+    return a + 1
+
+
+class Test:
+    def test_grad(self):
+        return jax.grad(loss)(1.0, 2.0)
+
+    @staticmethod
+    def test_other(x):
+        return unrelated(x)
+'''
+
+
+def test_unrelated_defs_become_empty_lines_and_lines_keep_their_numbers():
+    out = _plan({"m.py": TEST_CLASS}, ["JAX401"])["m.py"]
+    assert out.splitlines() == [
+        "import jax",
+        "import jax.numpy as jnp",
+        "",
+        "",
+        "def loss(w, x):",  # named by the seed below
+        "    return jnp.sum(w * x)",
+        "",
+        "",
+        "",  # unrelated: nothing names it from a kept unit
+        "",
+        "",
+        "",
+        "class Test:",
+        "    def test_grad(self):",  # names jax.grad: a seed
+        "        return jax.grad(loss)(1.0, 2.0)",
+        "",
+        "",  # test_other and its decorator
+        "",
+        "",
+    ]
+
+
+def test_a_class_whose_members_are_all_blanked_gets_a_pass_and_crlf_is_kept():
+    text = "import jax.numpy as jnp\r\n\r\nx = 1\r\n\r\nclass A:\r\n    def f(self):\r\n        return 1\r\n\r\n    def g(self):\r\n        return 2\r\n"
+    out = _plan({"m.py": text}, ["JAX401"])["m.py"]
+    assert out == "import jax.numpy as jnp\r\n\r\nx = 1\r\n\r\nclass A:\r\n    pass\r\n\r\n\r\n\r\n\r\n"
+
+
+def test_a_grad_target_in_another_module_is_kept():
+    lib = "import jax.numpy as jnp\n\ndef first():\n    return 0\n\ndef helper(x):\n    return x\n\ndef loss(w, x):\n    return jnp.sum(w * x)\n"
+    train = "import jax\nfrom lib import loss\n\ndef step(w, x):\n    return jax.grad(loss, argnums=2)(w, x)\n"
+    out = _plan({"lib.py": lib, "train.py": train}, ["JAX401"])
+    assert out["lib.py"] == "import jax.numpy as jnp\n\n\n\n\n\n\n\ndef loss(w, x):\n    return jnp.sum(w * x)\n"
+    assert out["train.py"] == train
+
+
+def test_callers_of_a_collective_are_kept_across_modules():
+    sync = "from jax import lax\n\ndef noop():\n    pass\n\ndef sync(g):\n    return lax.pmean(g, 'i')\n"
+    train = (
+        "import jax\nimport sync as s\n\ndef first():\n    pass\n\ndef unrelated():\n    return 1\n\n"
+        "def step(g):\n    return s.sync(g)\n\ndef outer(g):\n    return step(g)\n\nf = jax.pmap(outer, axis_name='i')\n"
+    )
+    out = _plan({"sync.py": sync, "train.py": train}, ["JAX201"])
+    assert "def step(g):" in out["train.py"] and "def outer(g):" in out["train.py"]
+    assert "unrelated" not in out["train.py"]
+
+
+def test_a_suppression_comment_keeps_the_statement_after_it():
+    text = "import jax.numpy as jnp\n\ndef first():\n    pass\n\n# jaxlint: ignore[JAX401]\ndef other():\n    return 1\n"
+    assert "def other():" in _plan({"m.py": text}, ["JAX401"])["m.py"]
+
+
+def test_a_def_with_an_import_inside_is_kept_because_imports_bind_file_wide():
+    text = "import jax\n\ndef first():\n    pass\n\ndef setup():\n    from jax import tree_map as g\n    return g\n"
+    assert "from jax import tree_map as g" in _plan({"m.py": text}, ["JAX801"])["m.py"]
+
+
+@pytest.mark.parametrize(
+    "args,expected",
+    [("f, static_argnums=0)", 1), ("f, x)", 2), ("(a, b), c)", 2), ("**kw)", 0), ("a == b, c)", 2), ("*a)", None), ("'s', x)", None)],
+)
+def test_migration_seeds_count_positional_arguments(args, expected):
+    assert _positional_arguments(args, 0) == expected
+
+
+def test_outline_lines_match_libcst_line_endings():
+    text = "a = 1\rb = 2\r\ndef f():\n    return 3\n"
+    ol = outline(text, split_lines(text))
+    assert [(u.start, u.end, u.name) for u in ol.units] == [(1, 1, None), (2, 2, None), (3, 4, "f")]

@@ -283,7 +283,7 @@ class FileLinter:
                         nodes.add(e.node)
                         if e.end_node is not None:
                             nodes.add(e.end_node)
-        ranges = node_ranges(module, nodes) if nodes else {}
+        ranges = node_ranges(module, nodes, ctx.parents, ctx.source) if nodes else {}
         by_code = {r.code: r for r in self.rules}
         for rep in reports:
             r = ranges.get(rep.node)

@@ -43,6 +43,7 @@ class Outline:
     imports: dict[str, str] = field(default_factory=dict)  # module-level ``import``/``from``: local -> dotted
     lines: int = 0
     source_lines: list[str] = field(default_factory=list)  # in the worker only: not pickled
+    nodes: list[list[ast.AST]] = field(default_factory=list)  # each unit's syntax (worker only)
     _cache: dict = field(default_factory=dict)
 
     def __getstate__(self):
@@ -51,7 +52,24 @@ class Outline:
     def __setstate__(self, state):
         self.units, self.imports, self.lines = state
         self.source_lines = []
+        self.nodes = []
         self._cache = {}
+
+    def code_names(self, i: int) -> frozenset[str]:
+        """Names and attribute names unit ``i`` uses in code (not in strings or comments)."""
+        key = ("code", i)
+        hit = self._cache.get(key)
+        if hit is None:
+            names = set()
+            for root in self.nodes[i]:
+                for n in ast.walk(root):
+                    t = type(n)
+                    if t is ast.Name:
+                        names.add(n.id)
+                    elif t is ast.Attribute:
+                        names.add(n.attr)
+            hit = self._cache[key] = frozenset(names)
+        return hit
 
 
 def split_lines(text: str) -> list[str]:
@@ -77,6 +95,7 @@ def outline(source: str, lines: list[str] | None = None, module: str = "", is_pa
     if lines is None:
         lines = split_lines(source)
     units: list[Unit] = []
+    nodes: list[list[ast.AST]] = []
     imports: dict[str, str] = {}
     package = module.split(".") if module else []
     if not is_package:
@@ -86,10 +105,13 @@ def outline(source: str, lines: list[str] | None = None, module: str = "", is_pa
             # the header (decorators, bases, ``class X:``) is kept with the plain members
             header = _unit(stmt, lines, None, header_only=True)
             units.append(header)
+            nodes.append([*stmt.decorator_list, *stmt.bases, *stmt.keywords])
             for member in stmt.body:
                 units.append(_unit(member, lines, header.start))
+                nodes.append([member])
         else:
             units.append(_unit(stmt, lines, None))
+            nodes.append([stmt])
             if isinstance(stmt, (ast.Import, ast.ImportFrom)):
                 _imports(stmt, imports, package)
             elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
@@ -99,7 +121,7 @@ def outline(source: str, lines: list[str] | None = None, module: str = "", is_pa
         for node in ast.walk(stmt):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 _imports(node, imports, package)
-    return Outline(units, imports, len(lines), lines)
+    return Outline(units, imports, len(lines), lines, nodes)
 
 
 def _nested_import_units(tree: ast.Module, units: list[Unit]):

@@ -85,14 +85,139 @@ class _TargetedState(CodegenState):
         self._record(node, (start, end))
 
 
-def node_ranges(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> dict[cst.CSTNode, Range]:
-    """Map each requested node to its syntactic range (1-based lines, 0-based columns)."""
+def node_ranges(
+    module: cst.Module,
+    nodes: Iterable[cst.CSTNode],
+    parents: dict[cst.CSTNode, cst.CSTNode] | None = None,
+    source: str | None = None,
+) -> dict[cst.CSTNode, Range]:
+    """Map each requested node to its syntactic range (1-based lines, 0-based columns).
+
+    With ``parents`` and ``source``, only the statements that hold a requested node are
+    generated (a top-level statement, or a member of a top-level class), each starting at
+    the line ``ast`` gives it: a finding in a 5,000-line test class costs one method.
+    """
     targets = set(nodes)
     if not targets:
         return {}
+    if parents is not None and source is not None:
+        found = _by_statement(module, targets, parents, source)
+        if found is not None:
+            return found
     state = _TargetedState(module, set(targets))
     try:
         module._codegen(state)
     except _AllFound:
         pass
     return {n: r for n, r in state.found.items() if n in targets}
+
+
+def _by_statement(module, targets, parents, source) -> dict[cst.CSTNode, Range] | None:
+    groups: dict[cst.CSTNode, set[cst.CSTNode]] = {}
+    for t in targets:
+        unit = _unit(module, t, parents)
+        if unit is None:
+            return None
+        groups.setdefault(unit, set()).add(t)
+    starts = _first_lines(module, source)
+    if starts is None:
+        return None
+    out: dict[cst.CSTNode, Range] = {}
+    for stmt, wanted in groups.items():
+        first = starts.get(stmt)
+        if first is None:
+            return None
+        state = _TargetedState(module, set(wanted))
+        relative = 1 + len(stmt.leading_lines)
+        decorators = getattr(stmt, "decorators", ())
+        if decorators:
+            relative += len(decorators[0].leading_lines)
+        state.line = first - relative + 1
+        parent = parents.get(stmt)
+        if isinstance(parent, cst.IndentedBlock):
+            state.indent_tokens = [parent.indent if parent.indent is not None else module.default_indent]
+        try:
+            stmt._codegen(state)
+        except _AllFound:
+            pass
+        out.update((n, r) for n, r in state.found.items() if n in wanted)
+    return out
+
+
+def _unit(module, node, parents):
+    """The top-level statement holding ``node``, or the member of a top-level class."""
+    chain = [node]
+    p = parents.get(node)
+    while p is not None and p is not module:
+        chain.append(p)
+        p = parents.get(p)
+    if p is not module:
+        return None
+    top = chain[-1]
+    if isinstance(top, cst.ClassDef) and isinstance(top.body, cst.IndentedBlock) and len(chain) >= 3:
+        if chain[-2] is top.body:
+            return chain[-3]
+    return top
+
+
+def _first_lines(module: cst.Module, source: str) -> dict[cst.CSTNode, int] | None:
+    """The line of the first token of every top-level statement and class member (from ``ast``)."""
+    import ast
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    out: dict[cst.CSTNode, int] = {}
+    if not _pair(module.body, tree.body, out):
+        return None
+    for stmt, node in zip(module.body, _groups(tree.body)):
+        if isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
+            if not _pair(stmt.body.body, node[0].body, out):  # type: ignore[attr-defined]
+                return None
+    return out
+
+
+def _groups(stmts):
+    """ast statements grouped as LibCST groups them: ``a = 1; b = 2`` is one line."""
+    groups: list[list] = []
+    for s in stmts:
+        simple = not isinstance(s, _COMPOUND)
+        if groups and simple and not isinstance(groups[-1][-1], _COMPOUND) and s.lineno == groups[-1][-1].end_lineno:
+            groups[-1].append(s)
+        else:
+            groups.append([s])
+    return groups
+
+
+def _pair(cst_body, ast_body, out) -> bool:
+    import ast
+
+    groups = _groups(ast_body)
+    if len(groups) != len(cst_body):
+        return False
+    for stmt, group in zip(cst_body, groups):
+        first = group[0]
+        if isinstance(stmt, cst.SimpleStatementLine) == isinstance(first, _COMPOUND):
+            return False
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) != isinstance(first, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return False
+        decorators = getattr(first, "decorator_list", ())
+        out[stmt] = min([first.lineno, *(d.lineno for d in decorators)])
+    return True
+
+
+def _compound():
+    import ast
+
+    return tuple(
+        t for t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While,
+                    ast.With, ast.AsyncWith, ast.Try, getattr(ast, "TryStar", None), getattr(ast, "Match", None))
+        if t is not None
+    )
+
+
+_COMPOUND = _compound()

@@ -90,8 +90,12 @@ class Rule:
     # Names a def must mention for this rule to find anything in it or through it
     # (see jaxlint/slicing.py); None: the rule reads whole files.
     anchors: ClassVar[frozenset[str] | None] = None
-    # True: the rule also reads every unit that refers to a seed, transitively (callers)
-    needs_callers: ClassVar[bool] = False
+    # who refers to a seed: "" nobody, "direct" units of the same module that refer to a
+    # seed, "all" every unit that refers to a seed or to such a unit, in any module
+    callers: ClassVar[str] = ""
+    # transforms (last names) whose applications, in the same module, to a def a seed
+    # names the rule reads (JAX405 reads ``jit(f, static_argnums=...)`` of a grad target)
+    target_transforms: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, ctx: "FileContext", options: dict[str, Any] | None = None) -> None:
         self.ctx = ctx

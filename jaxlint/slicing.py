@@ -15,11 +15,17 @@ LibCST must see it. Kept are:
 3. everything a seed refers to, transitively: a def or module-level name with a name
    the unit mentions, in the same module or, through the imports, in another module
    (``grad(loss_fn)`` keeps ``loss_fn`` wherever it is defined);
-4. for rules with ``needs_callers`` (JAX201), every unit that refers to one of their
+4. for rules with ``callers = "all"`` (JAX201), every unit that refers to one of their
    seeds, transitively, in any module (the callers of the function with the ``pmean``);
-5. every unit that refers to a kept def and mentions a transform (``jit(loss_fn,
-   static_argnums=...)``): the project facts about a function list every transform
-   applied to it.
+   with ``callers = "direct"`` (the vmap rules), the units of the same module that refer
+   to a seed (the calls of a ``@vmap`` function);
+5. for rules with ``target_transforms`` (JAX405), every unit of the same module that
+   refers to a def a seed names and mentions one of those transforms
+   (``jit(loss_fn, static_argnums=...)``).
+
+Only module-level statements that bind a transform are followed further than one step
+(``step = jit(train)`` then ``grad(step)`` keeps ``train``): no rule reads what a
+referred-to def itself calls.
 
 The other units become empty lines, so every kept line keeps its number and columns:
 positions, fixes and suppressions are those of the original file. A rule must only
@@ -39,9 +45,10 @@ from jaxlint.outline import CONFLICT, Outline, Unit, split_lines
 SUPPRESSION = re.compile(r"#\s*jaxlint\s*:\s*ignore", re.IGNORECASE)
 
 # flags of a planned unit
-ALWAYS, SEED, CALLER_SEED, TRANSFORM = 1, 2, 4, 8
+ALWAYS, SEED, CALLER_SEED, DIRECT_CALLER_SEED, TARGET_SEED, TRANSFORM, BINDS_TRANSFORM = 1, 2, 4, 8, 16, 32, 64
 
-# last names of the transforms recorded in the module facts (jaxlint.facts.TRANSFORMS)
+# last names of the transforms recorded in the module facts (jaxlint.facts.TRANSFORMS):
+# ``step = jit(train)`` at module level is followed to ``train``
 TRANSFORM_NAMES = frozenset(
     {
         "vmap", "pmap", "shard_map", "smap", "grad", "value_and_grad", "jacrev", "jacfwd", "jacobian",
@@ -80,14 +87,18 @@ def plan_file(path: str, source: str, rules, module: str, is_package: bool) -> F
     flags = [0] * len(ol.units)
     for i in always_kept(ol, lines):
         flags[i] |= ALWAYS
+    wanted_transforms: frozenset[str] = frozenset()
     for r in rules:
         seeds = r.seeds(ol)
         if seeds is None:
             return None
-        bit = SEED | (CALLER_SEED if getattr(r, "needs_callers", False) else 0)
+        bit = SEED | (TARGET_SEED if r.target_transforms else 0)
+        bit |= {"all": CALLER_SEED, "direct": DIRECT_CALLER_SEED}.get(r.callers, 0)
+        wanted_transforms |= r.target_transforms
         for i in seeds:
             flags[i] |= bit
-    transforms = anchor_names(ol, TRANSFORM_NAMES)
+    transforms = anchor_names(ol, wanted_transforms) if wanted_transforms else frozenset()
+    binders = anchor_names(ol, TRANSFORM_NAMES)
     local = {u.name or u.header_of for u in ol.units if u.name or u.header_of} | {a for u in ol.units for a in u.assigns}
     resolvable = local | ol.imports.keys()
     units = []
@@ -95,6 +106,8 @@ def plan_file(path: str, source: str, rules, module: str, is_package: bool) -> F
         f = flags[i]
         if not transforms.isdisjoint(u.idents):
             f |= TRANSFORM
+        if u.name is None and u.assigns and not binders.isdisjoint(u.idents):
+            f |= BINDS_TRANSFORM
         chains = tuple(c for c in u.chains if c.partition(".")[0] in ol.imports)
         refs = tuple(resolvable & u.idents)
         units.append(PlanUnit(u.start, u.end, u.name, u.owner, refs, chains, tuple(u.assigns), f, u.header_of))
@@ -127,8 +140,9 @@ def anchor_names(ol: Outline, anchors: frozenset[str]) -> frozenset[str]:
 
 
 def seeds_by_anchor(ol: Outline, anchors: frozenset[str]) -> set[int]:
+    """Units whose code (not only a docstring or comment) names an anchor or an alias of one."""
     names = anchor_names(ol, anchors)
-    return {i for i, u in enumerate(ol.units) if not names.isdisjoint(u.idents)}
+    return {i for i, u in enumerate(ol.units) if not names.isdisjoint(u.idents) and not names.isdisjoint(ol.code_names(i))}
 
 
 def always_kept(ol: Outline, source_lines: list[str]) -> set[int]:
@@ -250,6 +264,7 @@ def decide(plans: list[FilePlan]) -> dict[str, frozenset[int]]:
     kept: set[tuple[int, int]] = set()
     reached: list[tuple[int, int]] = []
     callers: list[tuple[int, int]] = []
+    direct: list[tuple[int, int]] = []
     for p, plan in enumerate(plans):
         for i, u in enumerate(plan.units):
             if u.flags & (ALWAYS | SEED):
@@ -258,16 +273,17 @@ def decide(plans: list[FilePlan]) -> dict[str, frozenset[int]]:
                 reached.append((p, i))
             if u.flags & CALLER_SEED:
                 callers.append((p, i))
-    # 3. what the seeds refer to, transitively
+            if u.flags & DIRECT_CALLER_SEED:
+                direct.append((p, i))
+    # 3. what the seeds refer to; through ``step = jit(train)``, what that binds
     seen = set(reached)
     while reached:
         p, i = reached.pop()
         for ref in index.refs_of(p, plans[p].units[i]):
             kept.add(ref)
-            if ref not in seen:
+            if ref not in seen and plans[ref[0]].units[ref[1]].flags & BINDS_TRANSFORM:
                 seen.add(ref)
                 reached.append(ref)
-    looked_at = seen
     # 4 and 5 need who refers to what
     referrers: dict[tuple[int, int], list[tuple[int, int]]] = defaultdict(list)
     for p, plan in enumerate(plans):
@@ -275,20 +291,26 @@ def decide(plans: list[FilePlan]) -> dict[str, frozenset[int]]:
             for ref in index.refs_of(p, u):
                 if ref != (p, i):
                     referrers[ref].append((p, i))
+    for ref in direct:
+        for who in referrers.get(ref, ()):
+            if who[0] == ref[0]:
+                kept.add(who)
     seen = set(callers)
     while callers:
         ref = callers.pop()
         for who in referrers.get(ref, ()):
             kept.add(who)
-            if who not in seen:
+            u = plans[who[0]].units[who[1]]
+            # module-level code is called by nobody, unless it binds a transform (``g = pmap(f)``)
+            if who not in seen and (u.name is not None or u.flags & BINDS_TRANSFORM):
                 seen.add(who)
                 callers.append(who)
-    for ref in looked_at | seen:
-        if plans[ref[0]].units[ref[1]].name is None:
-            continue
+    # 5. transforms applied to what a target_transforms seed names, in the def's module
+    targets = {ref for p, plan in enumerate(plans) for i, u in enumerate(plan.units) if u.flags & TARGET_SEED
+               for ref in index.refs_of(p, u)}
+    for ref in targets:
         for who in referrers.get(ref, ()):
-            p, i = who
-            if plans[p].units[i].flags & TRANSFORM:
+            if who[0] == ref[0] and plans[who[0]].units[who[1]].flags & TRANSFORM:
                 kept.add(who)
     out: dict[str, set[int]] = {plan.path: set() for plan in plans}
     for p, i in kept:

@@ -151,3 +151,25 @@ def test_outline_lines_match_libcst_line_endings():
     text = "a = 1\rb = 2\r\ndef f():\n    return 3\n"
     ol = outline(text, split_lines(text))
     assert [(u.start, u.end, u.name) for u in ol.units] == [(1, 1, None), (2, 2, None), (3, 4, "f")]
+
+
+TRICKY = (
+    "# header\r\n\r\nimport jax; import functools\r\n\r\n\r\n# comment\r\n@functools.partial(\r\n    jax.jit,\r\n"
+    "    static_argnums=0)\r\n\r\n# between\r\n@jax.vmap\r\ndef f(x):  # trailing\r\n    return x\r\n\r\n"
+    "class A(object):\r\n    '''doc'''\r\n    x = 1; y = 2\r\n\r\n    # c\r\n    @staticmethod\r\n    def g(a,\r\n          b):\r\n"
+    "        return jax.grad(f)(a)\r\n\r\n    class B:\r\n        def h(self): return 1\r\n\r\nif True:\r\n    z = f(1)\r\n"
+)
+
+
+def test_positions_generated_statement_by_statement_equal_a_whole_module_codegen():
+    import libcst as cst
+
+    from jaxlint.engine import walk_events
+    from jaxlint.positions import node_ranges
+
+    module = cst.parse_module(TRICKY)
+    events, parents = walk_events(module)
+    nodes = [n for n, entering in events if entering and n is not module]
+    whole = node_ranges(module, nodes)
+    assert len(whole) > 80
+    assert node_ranges(module, nodes, parents, TRICKY) == whole

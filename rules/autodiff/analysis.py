@@ -673,6 +673,8 @@ def static_params(target: Target, project) -> dict[str, str]:
     f = target.fact
     all_pos = [p.name for p in f.params if p.kind in ("pos", "posonly")]
     for m, t in project.transforms_of(target.ref):
+        if m is not target.module:
+            continue  # read in the function's own module (what the slicer keeps: target_transforms)
         if t.api not in ("jax.jit", "jax.experimental.pjit.pjit") or t.partial_args or t.partial_keywords or t.chain:
             continue
         base = all_pos if (t.decorator or not f.is_method) else all_pos[1:]
@@ -735,6 +737,7 @@ class GradRule(Rule):
 
     triggers = TRIGGERS
     anchors = frozenset(api.rsplit(".", 1)[-1] for api in GRAD_APIS)
+    target_transforms = frozenset({"jit", "pjit"})  # static_params: jit of the target, in its module
 
     def finish(self) -> None:
         summaries(self.ctx)

@@ -92,7 +92,15 @@ class UnboundAxisName(Rule):
     # map words too: files that only map or call a function hold the paths to judge it
     triggers = (*COLLECTIVES, "pmap", "vmap", "shard_map", "smap")
     anchors = frozenset(COLLECTIVES)
-    needs_callers = True  # which pmap/vmap/shard_map reaches the collective: up the call graph
+    callers = "all"  # which pmap/vmap/shard_map reaches the collective: up the call graph
+
+    @classmethod
+    def seeds(cls, outline):
+        """Units calling a collective with an axis name the rule can read (a string, or a
+        module-level name); calling through a module-level alias always counts."""
+        from .seeds import collective_seeds
+
+        return collective_seeds(outline)
     VALID = [
         # the seed, corrected: pmean inside the pmapped step
         (

@@ -78,7 +78,7 @@ class VmapMapsSharedParam(Rule):
     # the defining module of a vmapped function may not mention vmap at all
     triggers = ("vmap", "dot", "matmul", "einsum", " @ ", ".apply(", "params")
     anchors = frozenset({"vmap"})
-    needs_callers = True  # the calls of a vmapped function tell how it is used
+    callers = "direct"  # the calls of a vmapped function (in its module) tell how it is used
 
     VALID = [
         "import jax, jax.numpy as jnp\ndef linear(x, w, b):\n    return jnp.dot(w, x) + b\n"

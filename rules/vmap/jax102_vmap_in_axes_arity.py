@@ -46,7 +46,7 @@ class VmapInAxesArity(Rule):
     help = "Give `in_axes` one entry per positional argument of the call"
     triggers = ("vmap",)
     anchors = frozenset({"vmap"})
-    needs_callers = True  # the calls of a vmapped function tell how it is used
+    callers = "direct"  # the calls of a vmapped function (in its module) tell how it is used
 
     VALID = [
         "import jax\ndef f(x, w, b):\n    return w @ x + b\nout = jax.vmap(f, in_axes=(0, None, None))(xs, w, b)\n",

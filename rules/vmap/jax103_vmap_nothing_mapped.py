@@ -38,7 +38,7 @@ class VmapNothingMapped(Rule):
     help = "Put `0` at the position of the batched argument, or pass `axis_size=`"
     triggers = ("vmap",)
     anchors = frozenset({"vmap"})
-    needs_callers = True  # the calls of a vmapped function tell how it is used
+    callers = "direct"  # the calls of a vmapped function (in its module) tell how it is used
 
     VALID = [
         "import jax\nf = jax.vmap(g, in_axes=(None, 0))\n",

@@ -20,7 +20,7 @@ import libcst as cst
 from jaxlint import suppress
 from jaxlint.config import Settings
 from jaxlint.discover import discover
-from jaxlint.engine import FileLinter
+from jaxlint.engine import FileLinter, release_memory
 from jaxlint.slicing import Blanks, FilePlan, blanks_digest, blanks_for, decide
 from jaxlint.modules import module_name_for
 from jaxlint.fix import apply_fixes, atomic_write, fixes_to_apply
@@ -87,6 +87,7 @@ def _plan_file(path: str) -> tuple[str, object, str | None]:
     except ReadError as e:
         return "error", None, str(e)
     kind, value = _WORKER.plan(path, text)
+    release_memory()
     return kind, value, None
 
 
@@ -97,7 +98,9 @@ def _lint_file(job: tuple[str, Blanks]) -> tuple[FileResult, str | None]:
         text, _ = read_source(path)
     except ReadError as e:
         return FileResult(path=path), str(e)
-    return _WORKER.lint(path, text, blanks=blanks), None
+    result = _WORKER.lint(path, text, blanks=blanks)
+    release_memory()  # the file's tree is gone: keep the worker small for the next one
+    return result, None
 
 
 # -- main side -----------------------------------------------------------------------
@@ -144,6 +147,7 @@ class Runner:
                     self._tick()
                 else:
                     todo.append((path, blanks))
+            del plans, decided
             for (path, blanks), (res, err) in zip(todo, run(_lint_file, todo)):
                 self._tick()
                 if err is not None:

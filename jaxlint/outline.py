@@ -14,7 +14,8 @@ import warnings
 from dataclasses import dataclass, field
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-CHAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:[ \t]*\.[ \t]*[A-Za-z_][A-Za-z0-9_]*)+")
+# a name or a dotted name: one pass gives both the words and the dotted names of a unit
+WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:[ \t]*\.[ \t]*[A-Za-z_][A-Za-z0-9_]*)*")
 IMPORT = re.compile(r"(?m)^[ \t]*(?:from[ \t]+[\w.]+[ \t]+)?import[ \t(\\]|;[ \t]*(?:from[ \t]+[\w.]+[ \t]+)?import[ \t(\\]")
 LINE_END = re.compile(r"\r\n|\r|\n")
 DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -31,6 +32,7 @@ class Unit:
     has_import: bool  # an import statement anywhere inside (imports bind file-wide)
     assigns: frozenset[str] = frozenset()  # names a module-level statement assigns
     header_of: str | None = None  # a split class's header (decorators, ``class X(...):``): its name
+    alias: bool = False  # ``name = some.dotted.name`` at module level
 
     @property
     def blankable(self) -> bool:
@@ -55,6 +57,41 @@ class Outline:
         self.nodes = []
         self._cache = {}
 
+    def wrapped_names(self, i: int, wrappers: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
+        """Names and dotted names unit ``i`` hands to a call of one of ``wrappers``
+        (``grad(loss)``, ``vmap(partial(f, w))``, ``f.defvjp(fwd, bwd)``), other than
+        as the function of a call inside it; what a rule can take for a target."""
+        key = ("wrapped", i, wrappers)
+        hit = self._cache.get(key)
+        if hit is None:
+            names: set[str] = set()
+            chains: set[str] = set()
+            for root in self.nodes[i]:
+                for call in ast.walk(root):
+                    if type(call) is not ast.Call or _last(call.func) not in wrappers:
+                        continue
+                    for arg in [*call.args, *(k.value for k in call.keywords)]:
+                        called = set()
+                        for n in ast.walk(arg):
+                            t = type(n)
+                            if t is ast.Call:
+                                called.add(id(n.func))
+                            elif t is ast.Name:
+                                if id(n) not in called:
+                                    names.add(n.id)
+                            elif t is ast.Attribute and id(n) not in called:
+                                dotted = _dotted(n)
+                                if dotted is not None:
+                                    chains.add(dotted)
+                    if isinstance(call.func, ast.Attribute):  # ``f.defvjp(...)``: f
+                        receiver = call.func.value
+                        if isinstance(receiver, ast.Name):
+                            names.add(receiver.id)
+                        elif isinstance(receiver, ast.Attribute) and _dotted(receiver):
+                            chains.add(_dotted(receiver))  # type: ignore[arg-type]
+            hit = self._cache[key] = (frozenset(names), frozenset(chains))
+        return hit
+
     def code_names(self, i: int) -> frozenset[str]:
         """Names and attribute names unit ``i`` uses in code (not in strings or comments)."""
         key = ("code", i)
@@ -70,6 +107,22 @@ class Outline:
                         names.add(n.attr)
             hit = self._cache[key] = frozenset(names)
         return hit
+
+
+def _last(func: ast.AST) -> str | None:
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+
+
+def _dotted(node: ast.Attribute) -> str | None:
+    parts = []
+    n: ast.AST = node
+    while isinstance(n, ast.Attribute):
+        parts.append(n.attr)
+        n = n.value
+    if not isinstance(n, ast.Name):
+        return None
+    parts.append(n.id)
+    return ".".join(reversed(parts))
 
 
 def split_lines(text: str) -> list[str]:
@@ -115,7 +168,8 @@ def outline(source: str, lines: list[str] | None = None, module: str = "", is_pa
             if isinstance(stmt, (ast.Import, ast.ImportFrom)):
                 _imports(stmt, imports, package)
             elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-                _alias(stmt.targets[0].id, stmt.value, imports)
+                if _alias(stmt.targets[0].id, stmt.value, imports):
+                    units[-1].alias = True
     # like jaxlint.names.ImportTable, an import inside a def binds its name file-wide
     for u, stmt in _nested_import_units(tree, units):
         for node in ast.walk(stmt):
@@ -158,8 +212,17 @@ def _unit(stmt: ast.stmt, lines: list[str], owner: int | None, header_only: bool
     if owner is None and isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         assigns = frozenset(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
-    chains = tuple({re.sub(r"[ \t]", "", c) for c in CHAIN.findall(text)})
-    return Unit(start, end, name, owner, frozenset(IDENT.findall(text)), chains, bool(IMPORT.search(text)), assigns, header_of)
+    idents: set[str] = set()
+    chains: set[str] = set()
+    for w in set(WORDS.findall(text)):
+        if "." in w:
+            if " " in w or "\t" in w:
+                w = w.replace(" ", "").replace("\t", "")
+            chains.add(w)
+            idents.update(w.split("."))
+        else:
+            idents.add(w)
+    return Unit(start, end, name, owner, frozenset(idents), tuple(chains), bool(IMPORT.search(text)), assigns, header_of)
 
 
 CONFLICT = "?"  # a name bound to two different things: any use may be anything
@@ -188,15 +251,16 @@ def _imports(stmt: ast.Import | ast.ImportFrom, out: dict[str, str], package: li
             _bind(out, a.asname or a.name, f"{base}.{a.name}" if base else a.name)
 
 
-def _alias(local: str, value: ast.expr, out: dict[str, str]) -> None:
+def _alias(local: str, value: ast.expr, out: dict[str, str]) -> bool:
     """``tm = jax.tree_map`` at module level: ``tm`` spells what the dotted name resolves to."""
     parts: list[str] = []
     while isinstance(value, ast.Attribute):
         parts.append(value.attr)
         value = value.value
     if not isinstance(value, ast.Name):
-        return
+        return False
     head = out.get(value.id)
     if head is None or head == CONFLICT:
-        return
+        return True  # an alias of something local: still followed by the slicer
     _bind(out, local, ".".join([head, *reversed(parts)]))
+    return True

@@ -96,6 +96,8 @@ class Rule:
     # transforms (last names) whose applications, in the same module, to a def a seed
     # names the rule reads (JAX405 reads ``jit(f, static_argnums=...)`` of a grad target)
     target_transforms: ClassVar[frozenset[str]] = frozenset()
+    # False: the rule reads nothing outside a seed's own unit and module-level code
+    follows_references: ClassVar[bool] = True
 
     def __init__(self, ctx: "FileContext", options: dict[str, Any] | None = None) -> None:
         self.ctx = ctx

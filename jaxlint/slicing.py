@@ -12,9 +12,11 @@ LibCST must see it. Kept are:
    docstring (new imports are inserted before it);
 2. the *seeds*: units a rule's ``seeds`` select (they mention one of its anchor names,
    or this file's alias of one);
-3. everything a seed refers to, transitively: a def or module-level name with a name
-   the unit mentions, in the same module or, through the imports, in another module
-   (``grad(loss_fn)`` keeps ``loss_fn`` wherever it is defined);
+3. every def or module-level name a seed hands to a transform, ``partial``, an anchor or
+   ``defvjp``, in the same module or, through the imports, in another module
+   (``grad(loss_fn)`` keeps ``loss_fn`` wherever it is defined; ``jnp.ones(3)`` or
+   ``helper(f)`` keep nothing); through module-level ``step = jit(train)`` or an alias
+   ``f = lax.dot``, what that names;
 4. for rules with ``callers = "all"`` (JAX201), every unit that refers to one of their
    seeds, transitively, in any module (the callers of the function with the ``pmean``);
    with ``callers = "direct"`` (the vmap rules), the units of the same module that refer
@@ -45,7 +47,10 @@ from jaxlint.outline import CONFLICT, Outline, Unit, split_lines
 SUPPRESSION = re.compile(r"#\s*jaxlint\s*:\s*ignore", re.IGNORECASE)
 
 # flags of a planned unit
-ALWAYS, SEED, CALLER_SEED, DIRECT_CALLER_SEED, TARGET_SEED, TRANSFORM, BINDS_TRANSFORM = 1, 2, 4, 8, 16, 32, 64
+ALWAYS, SEED, CALLER_SEED, DIRECT_CALLER_SEED, TARGET_SEED, TRANSFORM, BINDS_TRANSFORM, FOLLOW = 1, 2, 4, 8, 16, 32, 64, 128
+
+# calls whose arguments a rule may take for the function it checks, besides the anchors
+WRAPPERS = frozenset({"partial", "defvjp", "defjvp", "defjvps"})
 
 # last names of the transforms recorded in the module facts (jaxlint.facts.TRANSFORMS):
 # ``step = jit(train)`` at module level is followed to ``train``
@@ -68,6 +73,8 @@ class PlanUnit:
     assigns: tuple[str, ...]  # names a module-level statement binds
     flags: int = 0
     header_of: str | None = None  # the class a split class's header unit opens
+    passed: tuple[str, ...] = ()  # of refs: those used other than as a called function
+    passed_chains: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -92,13 +99,14 @@ def plan_file(path: str, source: str, rules, module: str, is_package: bool) -> F
         seeds = r.seeds(ol)
         if seeds is None:
             return None
-        bit = SEED | (TARGET_SEED if r.target_transforms else 0)
+        bit = SEED | (TARGET_SEED if r.target_transforms else 0) | (FOLLOW if r.follows_references else 0)
         bit |= {"all": CALLER_SEED, "direct": DIRECT_CALLER_SEED}.get(r.callers, 0)
         wanted_transforms |= r.target_transforms
         for i in seeds:
             flags[i] |= bit
     transforms = anchor_names(ol, wanted_transforms) if wanted_transforms else frozenset()
     binders = anchor_names(ol, TRANSFORM_NAMES)
+    wrappers = anchor_names(ol, TRANSFORM_NAMES | WRAPPERS | frozenset().union(*(r.anchors or () for r in rules)))
     local = {u.name or u.header_of for u in ol.units if u.name or u.header_of} | {a for u in ol.units for a in u.assigns}
     resolvable = local | ol.imports.keys()
     units = []
@@ -106,11 +114,20 @@ def plan_file(path: str, source: str, rules, module: str, is_package: bool) -> F
         f = flags[i]
         if not transforms.isdisjoint(u.idents):
             f |= TRANSFORM
-        if u.name is None and u.assigns and not binders.isdisjoint(u.idents):
+        if u.name is None and u.assigns and (u.alias or not binders.isdisjoint(u.idents)):
             f |= BINDS_TRANSFORM
         chains = tuple(c for c in u.chains if c.partition(".")[0] in ol.imports)
         refs = tuple(resolvable & u.idents)
-        units.append(PlanUnit(u.start, u.end, u.name, u.owner, refs, chains, tuple(u.assigns), f, u.header_of))
+        passed: tuple[str, ...] = ()
+        passed_chains: tuple[str, ...] = ()
+        if f & (FOLLOW | BINDS_TRANSFORM):
+            names, dotted = ol.wrapped_names(i, wrappers)
+            if u.alias:
+                names, dotted = names | u.idents, dotted | set(u.chains)
+            passed = tuple(resolvable & names)
+            passed_chains = tuple(c for c in dotted if c.partition(".")[0] in ol.imports)
+        units.append(PlanUnit(u.start, u.end, u.name, u.owner, refs, chains, tuple(u.assigns), f, u.header_of,
+                              passed, passed_chains))
     return FilePlan(path, module, units, dict(ol.imports))
 
 
@@ -242,15 +259,16 @@ class _Index:
             return []
         return []
 
-    def refs_of(self, p: int, u: PlanUnit) -> list[tuple[int, int]]:
+    def refs_of(self, p: int, u: PlanUnit, passed: bool = False) -> list[tuple[int, int]]:
+        """What a unit refers to; ``passed``: only what it uses other than by calling it."""
         plan = self.plans[p]
         out: list[tuple[int, int]] = []
-        for name in u.refs:
+        for name in (u.passed if passed else u.refs):
             out += self.local(p, name)
             target = plan.imports.get(name)
             if target is not None:
                 out += self.qualified(target, p)
-        for chain in u.chains:
+        for chain in (u.passed_chains if passed else u.chains):
             head, _, rest = chain.partition(".")
             target = plan.imports.get(head)
             if target is not None and target != CONFLICT:
@@ -269,17 +287,18 @@ def decide(plans: list[FilePlan]) -> dict[str, frozenset[int]]:
         for i, u in enumerate(plan.units):
             if u.flags & (ALWAYS | SEED):
                 kept.add((p, i))
-            if u.flags & SEED:
+            if u.flags & FOLLOW:
                 reached.append((p, i))
             if u.flags & CALLER_SEED:
                 callers.append((p, i))
             if u.flags & DIRECT_CALLER_SEED:
                 direct.append((p, i))
-    # 3. what the seeds refer to; through ``step = jit(train)``, what that binds
+    # 3. what the seeds pass (``grad(loss)``; not what they call: ``jnp.ones(3)``); through
+    # ``step = jit(train)``, what that binds
     seen = set(reached)
     while reached:
         p, i = reached.pop()
-        for ref in index.refs_of(p, plans[p].units[i]):
+        for ref in index.refs_of(p, plans[p].units[i], passed=True):
             kept.add(ref)
             if ref not in seen and plans[ref[0]].units[ref[1]].flags & BINDS_TRANSFORM:
                 seen.add(ref)
@@ -307,7 +326,7 @@ def decide(plans: list[FilePlan]) -> dict[str, frozenset[int]]:
                 callers.append(who)
     # 5. transforms applied to what a target_transforms seed names, in the def's module
     targets = {ref for p, plan in enumerate(plans) for i, u in enumerate(plan.units) if u.flags & TARGET_SEED
-               for ref in index.refs_of(p, u)}
+               for ref in index.refs_of(p, u, passed=True)}
     for ref in targets:
         for who in referrers.get(ref, ()):
             if who[0] == ref[0] and plans[who[0]].units[who[1]].flags & TRANSFORM:

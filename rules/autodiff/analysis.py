@@ -375,16 +375,18 @@ class Summarizer:
         ctx = self.ctx
         functions = {fact.qualname: self.function(fact, node) for fact, node in ctx.collector.function_nodes}
         # a def whose name is also assigned in its scope may not be the function called
-        assigned: dict[str, set[str]] = {"": self._assigned(ctx.descendants(ctx.module))}
+        # (only scopes that hold a def need their assignments)
+        defs = [(fact, fact.qualname.rsplit(".", 1)[0] if "." in fact.qualname else "")
+                for fact, node in ctx.collector.function_nodes
+                if isinstance(node, cst.FunctionDef) and fact.class_name is None]
+        scopes = {scope for _, scope in defs}
+        assigned: dict[str, set[str]] = {}
+        if "" in scopes:
+            assigned[""] = self._assigned(ctx.descendants(ctx.module))
         for fact, node in ctx.collector.function_nodes:
-            if isinstance(node, cst.FunctionDef):
+            if isinstance(node, cst.FunctionDef) and fact.qualname in scopes:
                 assigned[fact.qualname] = self._assigned(ctx.descendants(node.body))
-        rebound = []
-        for fact, node in ctx.collector.function_nodes:
-            if isinstance(node, cst.FunctionDef) and fact.class_name is None:
-                scope = fact.qualname.rsplit(".", 1)[0] if "." in fact.qualname else ""
-                if fact.name in assigned.get(scope, ()):
-                    rebound.append(fact.qualname)
+        rebound = [fact.qualname for fact, scope in defs if fact.name in assigned.get(scope, ())]
         return {"functions": functions, "rebound": sorted(set(rebound))}
 
 

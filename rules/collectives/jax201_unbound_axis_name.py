@@ -228,7 +228,7 @@ class UnboundAxisName(Rule):
     def _candidates(self) -> frozenset[str]:
         """Names that can refer to a function at all: defs, bound transforms, imports and
         variables assigned a lambda. Every other name is skipped without a lookup."""
-        known = getattr(self, "_known", None)
+        known = self._known
         if known is None:
             names = set(self.ctx.names.items())
             for bound in self.ctx.collector.bindings.values():
@@ -241,8 +241,10 @@ class UnboundAxisName(Rule):
             known = self._known = frozenset(names)
         return known
 
+    _known: frozenset[str] | None = None
+
     def visit_Name(self, node: cst.Name) -> None:
-        if node.value not in self._candidates():
+        if node.value not in (self._known if self._known is not None else self._candidates()):
             return
         parent = self.ctx.parent(node)
         if isinstance(parent, cst.Attribute) or not _is_load(node, parent):

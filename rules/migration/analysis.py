@@ -96,6 +96,7 @@ class MigrationRule(Rule):
 
     category = ""  # "removed" | "deprecated"
     anchors = frozenset()  # see seeds()
+    follows_references = False  # a finding is in the statement that spells the old API
 
     @classmethod
     def seeds(cls, outline):

@@ -21,7 +21,7 @@ from jaxlint import suppress
 from jaxlint.config import Settings
 from jaxlint.discover import discover
 from jaxlint.engine import FileLinter, release_memory
-from jaxlint.slicing import Blanks, FilePlan, blanks_digest, blanks_for, decide
+from jaxlint.slicing import Blanks, FilePlan, blanks_for, decide, job_digest
 from jaxlint.modules import module_name_for
 from jaxlint.fix import apply_fixes, atomic_write, fixes_to_apply
 from jaxlint.project import Project
@@ -91,14 +91,17 @@ def _plan_file(path: str) -> tuple[str, object, str | None]:
     return kind, value, None
 
 
-def _lint_file(job: tuple[str, Blanks]) -> tuple[FileResult, str | None]:
+Job = tuple[str, Blanks, "frozenset[str] | None"]  # path, line ranges to blank, defs rules may look up
+
+
+def _lint_file(job: Job) -> tuple[FileResult, str | None]:
     assert _WORKER is not None
-    path, blanks = job
+    path, blanks, looked_up = job
     try:
         text, _ = read_source(path)
     except ReadError as e:
         return FileResult(path=path), str(e)
-    result = _WORKER.lint(path, text, blanks=blanks)
+    result = _WORKER.lint(path, text, blanks=blanks, looked_up=looked_up)
     release_memory()  # the file's tree is gone: keep the worker small for the next one
     return result, None
 
@@ -131,7 +134,7 @@ class Runner:
         with self._pool() as run:
             plans = self._plans(files, run, errors)
             decided = decide([p for p in plans.values() if isinstance(p, FilePlan)])
-            todo: list[tuple[str, Blanks]] = []
+            todo: list[Job] = []
             for path in files:
                 plan = plans.get(path)
                 if isinstance(plan, FileResult):
@@ -140,22 +143,25 @@ class Runner:
                     continue
                 if path not in plans:
                     continue  # unreadable: reported by the first pass
-                blanks = blanks_for(plan, decided[path]) if isinstance(plan, FilePlan) else ()
-                cached = self.cache.get(path, blanks_digest(blanks)) if self.cache is not None else None
+                if isinstance(plan, FilePlan):
+                    job: Job = (path, blanks_for(plan, decided[path].kept), decided[path].looked_up)
+                else:
+                    job = (path, (), None)
+                cached = self.cache.get(path, job_digest(job[1], job[2])) if self.cache is not None else None
                 if cached is not None:
                     results[path] = cached
                     self._tick()
                 else:
-                    todo.append((path, blanks))
+                    todo.append(job)
             del plans, decided
-            for (path, blanks), (res, err) in zip(todo, run(_lint_file, todo)):
+            for (path, blanks, looked_up), (res, err) in zip(todo, run(_lint_file, todo)):
                 self._tick()
                 if err is not None:
                     errors.append(err)
                     continue
                 results[path] = res
                 if self.cache is not None and res.internal_error is None:
-                    self.cache.put(path, res, blanks_digest(blanks))
+                    self.cache.put(path, res, job_digest(blanks, looked_up))
         if self.cache is not None:
             self.cache.flush()
         return [results[p] for p in files if p in results], errors
@@ -339,8 +345,11 @@ def lint_source(source: str, path: str = "<stdin>", settings: Settings | None = 
     if kind == "done":
         res = plan
     else:
-        blanks = blanks_for(plan, decide([plan])[path]) if kind == "plan" else ()
-        res = linter.lint(path, source, module_name, False, blanks=blanks)
+        if kind == "plan":
+            d = decide([plan])[path]
+            res = linter.lint(path, source, module_name, False, blanks=blanks_for(plan, d.kept), looked_up=d.looked_up)
+        else:
+            res = linter.lint(path, source, module_name, False)
     if res.internal_error:
         raise RuntimeError(f"{path}: internal error: {res.internal_error}")
     diags, errors = runner.finish([res], lambda p: source_lines(source))

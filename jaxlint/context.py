@@ -38,6 +38,9 @@ class FileContext:
         self.path = path
         self.source = source  # what LibCST parsed: the file with unseen defs blanked
         self.original_source = source  # the file as it is
+        # names of the defs a seed anywhere hands to a transform: the only defs of this
+        # file a rule's project phase may look up (None: any)
+        self.looked_up: frozenset[str] | None = None
         self.module = module
         self.names = names
         self.facts = facts

@@ -207,15 +207,24 @@ class FileLinter:
             return True
         return any(w in source for w in self.triggers)
 
-    def lint(self, path: str, source: str, module_name: str | None = None, is_package: bool | None = None, blanks: Blanks = ()) -> FileResult:
-        """Lint one file; ``blanks`` are the line ranges no wanted rule needs (jaxlint.slicing)."""
+    def lint(
+        self,
+        path: str,
+        source: str,
+        module_name: str | None = None,
+        is_package: bool | None = None,
+        blanks: Blanks = (),
+        looked_up: frozenset[str] | None = None,
+    ) -> FileResult:
+        """Lint one file; ``blanks`` are the line ranges no wanted rule needs, ``looked_up``
+        the defs a rule may look up in the project phase (None: any; see jaxlint.slicing)."""
         result = FileResult(path=path)
         result.suppressions = scan_suppressions(source)
         if not self.wants(source):
             return result
         if module_name is None:
             module_name, is_package = module_name_for(path)
-        wanted = [r for r in self.rules if self._wants_rule(r, source)]
+        wanted = self.wanted_rules(source)
         text = apply_blanks(source, blanks) if blanks else source
         try:
             try:
@@ -240,6 +249,7 @@ class FileLinter:
             names, facts, collector = collect_facts(path, module, events, module_name, bool(is_package))
             ctx = FileContext(path, text, module, names, facts, collector, parents, self.settings, events)
             ctx.original_source = source
+            ctx.looked_up = looked_up
             instances = [r(ctx, self.options.get(r.code)) for r in wanted]
             dispatch: dict[str, list] = {}
             for inst in instances:
@@ -276,9 +286,21 @@ class FileLinter:
             return "whole", None
         if module_name is None:
             module_name, is_package = module_name_for(path)
-        wanted = [r for r in self.rules if self._wants_rule(r, source)]
+        wanted = self.wanted_rules(source)
         plan = plan_file(path, source, wanted, module_name, bool(is_package))
         return ("plan", plan) if plan is not None else ("whole", None)
+
+    def wanted_rules(self, source: str) -> list[type[Rule]]:
+        """The rules whose trigger words occur in the text (families share their words)."""
+        known: dict[tuple[str, ...], bool] = {}
+        out = []
+        for r in self.rules:
+            ok = known.get(r.triggers)
+            if ok is None:
+                ok = known[r.triggers] = self._wants_rule(r, source)
+            if ok:
+                out.append(r)
+        return out
 
     def _wants_rule(self, rule: type[Rule], source: str) -> bool:
         return not rule.triggers or any(w in source for w in rule.triggers)

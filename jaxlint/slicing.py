@@ -202,6 +202,7 @@ class _Index:
         for p, plan in enumerate(plans):
             by_module[plan.module].append(p)
         self.by_module = dict(by_module)
+        self._memo: dict[tuple[str, str, int], list[tuple[int, int]]] = {}
         self.dirs = [os.path.dirname(plan.path) for plan in plans]
         self.names: list[dict[str, list[int]]] = []
         self.members: list[dict[tuple[int, str], list[int]]] = []  # (class line, member name) -> units
@@ -236,6 +237,13 @@ class _Index:
 
     def qualified(self, full: str, here: int, depth: int = 0) -> list[tuple[int, int]]:
         """Units defining ``pkg.mod.name`` (following re-exports), or []."""
+        key = (full, self.dirs[here], depth)
+        hit = self._memo.get(key)
+        if hit is None:
+            hit = self._memo[key] = self._qualified(full, here, depth)
+        return hit
+
+    def _qualified(self, full: str, here: int, depth: int) -> list[tuple[int, int]]:
         if depth > 5 or full == CONFLICT:
             return []
         parts = full.split(".")
@@ -276,8 +284,14 @@ class _Index:
         return out
 
 
-def decide(plans: list[FilePlan]) -> dict[str, frozenset[int]]:
-    """The units to keep in each planned file."""
+@dataclass(frozen=True, slots=True)
+class Decision:
+    kept: frozenset[int]  # units LibCST sees
+    looked_up: frozenset[str]  # names of defs a seed hands to a transform (what rules may look up)
+
+
+def decide(plans: list[FilePlan]) -> dict[str, Decision]:
+    """The units to keep in each planned file, and the defs rules may look up there."""
     index = _Index(plans)
     kept: set[tuple[int, int]] = set()
     reached: list[tuple[int, int]] = []
@@ -296,10 +310,12 @@ def decide(plans: list[FilePlan]) -> dict[str, frozenset[int]]:
     # 3. what the seeds pass (``grad(loss)``; not what they call: ``jnp.ones(3)``); through
     # ``step = jit(train)``, what that binds
     seen = set(reached)
+    looked_up: set[tuple[int, int]] = set()
     while reached:
         p, i = reached.pop()
         for ref in index.refs_of(p, plans[p].units[i], passed=True):
             kept.add(ref)
+            looked_up.add(ref)
             if ref not in seen and plans[ref[0]].units[ref[1]].flags & BINDS_TRANSFORM:
                 seen.add(ref)
                 reached.append(ref)
@@ -332,9 +348,14 @@ def decide(plans: list[FilePlan]) -> dict[str, frozenset[int]]:
             if who[0] == ref[0] and plans[who[0]].units[who[1]].flags & TRANSFORM:
                 kept.add(who)
     out: dict[str, set[int]] = {plan.path: set() for plan in plans}
+    names: dict[str, set[str]] = {plan.path: set() for plan in plans}
     for p, i in kept:
         out[plans[p].path].add(i)
-    return {path: frozenset(v) for path, v in out.items()}
+    for p, i in looked_up:
+        u = plans[p].units[i]
+        if u.name is not None:
+            names[plans[p].path].add(u.name)
+    return {path: Decision(frozenset(v), frozenset(names[path])) for path, v in out.items()}
 
 
 # -- blanking ---------------------------------------------------------------------------
@@ -356,8 +377,11 @@ def blanks_for(plan: FilePlan, kept: frozenset[int]) -> Blanks:
     return tuple(out)
 
 
-def blanks_digest(blanks: Blanks) -> str:
-    return hashlib.sha256(repr(blanks).encode()).hexdigest()[:16] if blanks else ""
+def job_digest(blanks: Blanks, looked_up: frozenset[str] | None) -> str:
+    """What besides the file's bytes a result depends on (a cache key part)."""
+    if not blanks and looked_up is None:
+        return ""
+    return hashlib.sha256(repr((blanks, sorted(looked_up) if looked_up is not None else None)).encode()).hexdigest()[:16]
 
 
 def apply_blanks(source: str, blanks: Blanks) -> str:

@@ -54,7 +54,7 @@ def _plan(files: dict[str, str], codes=()):
         assert kind == "plan"
         plans[name] = plan
     kept = decide(list(plans.values()))
-    return {name: apply_blanks(files[name], blanks_for(plans[name], kept[name])) for name in files}
+    return {name: apply_blanks(files[name], blanks_for(plans[name], kept[name].kept)) for name in files}
 
 
 TEST_CLASS = '''import jax

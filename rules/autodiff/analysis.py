@@ -173,6 +173,7 @@ class Summarizer:
 
     def __init__(self, ctx) -> None:
         self.ctx = ctx
+        self._site_units: set | None = None
         self.vmapped = {t.bound_to for t in ctx.facts.transforms if t.api == "jax.vmap" and t.bound_to and "out_axes" not in t.keywords}
 
     def code(self, node: cst.CSTNode) -> "_Lazy":
@@ -338,6 +339,22 @@ class Summarizer:
                     return it.value, f"used as a shape in `{short(ctx.code(call))}`"
         return None
 
+    def _may_be_looked_up(self, node: cst.CSTNode) -> bool:
+        """Can a grad site (here or in another module) name this function? Only if it is in
+        a unit that a seed hands to a transform (``ctx.looked_up``), in a unit with a grad
+        site of this file, or in module-level code; when linting whole files, always."""
+        looked_up = self.ctx.looked_up
+        if looked_up is None:
+            return True
+        unit = self.ctx.unit_of(node)
+        if not isinstance(unit, (cst.FunctionDef, cst.ClassDef)):
+            return True
+        if unit.name.value in looked_up:
+            return True
+        if self._site_units is None:
+            self._site_units = {self.ctx.unit_of(s.node) for s in sites(self.ctx)}
+        return unit in self._site_units
+
     def _assigned(self, nodes) -> set[str]:
         """Names (re)bound by statements other than a signature-preserving transform."""
         out: set[str] = set()
@@ -373,7 +390,8 @@ class Summarizer:
 
     def module(self) -> dict[str, Any]:
         ctx = self.ctx
-        functions = {fact.qualname: self.function(fact, node) for fact, node in ctx.collector.function_nodes}
+        functions = {fact.qualname: self.function(fact, node) for fact, node in ctx.collector.function_nodes
+                     if self._may_be_looked_up(node)}
         # a def whose name is also assigned in its scope may not be the function called
         # (only scopes that hold a def need their assignments)
         defs = [(fact, fact.qualname.rsplit(".", 1)[0] if "." in fact.qualname else "")

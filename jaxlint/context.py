@@ -91,6 +91,8 @@ class FileContext:
         Reads the engine's event list: no attribute walking, so a function body costs
         a slice, not a traversal.
         """
+        if node is self.module and self._span is None:
+            return self._module_descendants(prune)
         spans = self._spans()
         if node not in spans:
             from jaxlint.tree import walk
@@ -107,6 +109,21 @@ class FileContext:
                 if type(n) in prune:
                     k = spans[n][1]
             k += 1
+        return out
+
+    def _module_descendants(self, prune: tuple[type, ...]) -> list[cst.CSTNode]:
+        """descendants(module) in one pass over the events, without building every span."""
+        out: list[cst.CSTNode] = []
+        skipping = None
+        for n, entering in self._events:
+            if skipping is not None:
+                if n is skipping and not entering:
+                    skipping = None
+                continue
+            if entering and n is not self.module:
+                out.append(n)
+                if type(n) in prune:
+                    skipping = n
         return out
 
     def text_order(self, node: cst.CSTNode) -> int:

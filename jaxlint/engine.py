@@ -107,6 +107,8 @@ def collect_facts(
                 calls.append((collector.scope, node))  # type: ignore[arg-type]
             elif t is cst.Assign:
                 a: cst.Assign = node  # type: ignore[assignment]
+                if type(a.value) is cst.Lambda:
+                    collector.lambda_targets.update(x.target.value for x in a.targets if type(x.target) is cst.Name)
                 if len(a.targets) == 1 and isinstance(a.targets[0].target, cst.Name):
                     target = a.targets[0].target.value
                     in_class = bool(collector.scopes) and collector.scopes[-1][0] == "class"

@@ -145,6 +145,7 @@ class FactCollector:
         self.calls: list[tuple[str, cst.BaseExpression]] = []
         self.transform_nodes: list[tuple[Transform, cst.CSTNode]] = []
         self.function_nodes: list[tuple[FunctionFact, cst.CSTNode]] = []
+        self.lambda_targets: set[str] = set()  # names assigned a lambda anywhere in the file
 
     @property
     def scope(self) -> str:

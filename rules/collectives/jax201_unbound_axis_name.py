@@ -233,11 +233,7 @@ class UnboundAxisName(Rule):
             names = set(self.ctx.names.items())
             for bound in self.ctx.collector.bindings.values():
                 names.update(bound)
-            for n in self.ctx.descendants(self.ctx.module, prune=()):
-                if type(n) is cst.Assign and type(n.value) is cst.Lambda:
-                    for t in n.targets:
-                        if type(t.target) is cst.Name:
-                            names.add(t.target.value)
+            names.update(self.ctx.collector.lambda_targets)
             known = self._known = frozenset(names)
         return known
 

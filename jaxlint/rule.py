@@ -90,6 +90,8 @@ class Rule:
     # Names a def must mention for this rule to find anything in it or through it
     # (see jaxlint/slicing.py); None: the rule reads whole files.
     anchors: ClassVar[frozenset[str] | None] = None
+    # anchors that are methods (``f.defvjp``): any receiver counts, not only jax
+    method_anchors: ClassVar[frozenset[str]] = frozenset()
     # who refers to a seed: "" nobody, "direct" units of the same module that refer to a
     # seed, "all" every unit that refers to a seed or to such a unit, in any module
     callers: ClassVar[str] = ""
@@ -127,7 +129,7 @@ class Rule:
             return None
         from jaxlint.slicing import seeds_by_anchor
 
-        return seeds_by_anchor(outline, cls.anchors)
+        return seeds_by_anchor(outline, cls.anchors, cls.method_anchors)
 
     # documentation -------------------------------------------------------------------
     @classmethod

@@ -156,10 +156,40 @@ def anchor_names(ol: Outline, anchors: frozenset[str]) -> frozenset[str]:
     return out
 
 
-def seeds_by_anchor(ol: Outline, anchors: frozenset[str]) -> set[int]:
-    """Units whose code (not only a docstring or comment) names an anchor or an alias of one."""
+def seeds_by_anchor(ol: Outline, anchors: frozenset[str], methods: frozenset[str] = frozenset()) -> set[int]:
+    """Units whose code (not only a docstring or comment) names an anchor the way the rules
+    resolve names: as a jax API (``jax.vmap``, ``vmap`` imported from jax; not ``nnx.vmap``),
+    a module-level alias of one, or a method anchor on any object (``f.defvjp``)."""
     names = anchor_names(ol, anchors)
-    return {i for i, u in enumerate(ol.units) if not names.isdisjoint(u.idents) and not names.isdisjoint(ol.code_names(i))}
+    aliases = names - anchors
+    out = set()
+    for i, u in enumerate(ol.units):
+        if names.isdisjoint(u.idents):
+            continue
+        code = ol.code_names(i)
+        if names.isdisjoint(code):
+            continue
+        if not aliases.isdisjoint(code) or not methods.isdisjoint(code) or _names_jax_api(ol, u, anchors):
+            out.add(i)
+    return out
+
+
+def _names_jax_api(ol: Outline, u: Unit, anchors: frozenset[str]) -> bool:
+    """Does a mention resolve into jax through the imports (as jaxlint.names resolves)?
+    A name the imports do not bind, or bind outside jax, is no jax API to the rules."""
+    imports = ol.imports
+    for n in anchors.intersection(u.idents):
+        target = imports.get(n)
+        if target is not None and (target == CONFLICT or target.startswith("jax")):
+            return True
+    for chain in u.chains:
+        head, _, rest = chain.partition(".")
+        if anchors.isdisjoint(rest.split(".")):
+            continue
+        target = imports.get(head)
+        if target is not None and (target == CONFLICT or target.startswith("jax")):
+            return True
+    return False
 
 
 def always_kept(ol: Outline, source_lines: list[str]) -> set[int]:

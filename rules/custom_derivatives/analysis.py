@@ -814,6 +814,7 @@ class CustomDerivativeRule(Rule):
     roles: tuple[str, ...] = ()
     triggers = ("vjp", "jvp", "fwd", "bwd")
     anchors = frozenset({"custom_vjp", "custom_jvp", "defvjp", "defjvp", "defjvps"})
+    method_anchors = frozenset({"defvjp", "defjvp", "defjvps"})
 
     def finish(self) -> None:
         a = analysis(self.ctx)

@@ -91,17 +91,18 @@ def _plan_file(path: str) -> tuple[str, object, str | None]:
     return kind, value, None
 
 
-Job = tuple[str, Blanks, "frozenset[str] | None"]  # path, line ranges to blank, defs rules may look up
+# path, line ranges to blank, defs rules may look up, callers of seeds (see jaxlint.slicing)
+Job = tuple[str, Blanks, "frozenset[str] | None", "frozenset[str] | None"]
 
 
 def _lint_file(job: Job) -> tuple[FileResult, str | None]:
     assert _WORKER is not None
-    path, blanks, looked_up = job
+    path, blanks, looked_up, callers = job
     try:
         text, _ = read_source(path)
     except ReadError as e:
         return FileResult(path=path), str(e)
-    result = _WORKER.lint(path, text, blanks=blanks, looked_up=looked_up)
+    result = _WORKER.lint(path, text, blanks=blanks, looked_up=looked_up, callers_of_seeds=callers)
     release_memory()  # the file's tree is gone: keep the worker small for the next one
     return result, None
 
@@ -144,24 +145,26 @@ class Runner:
                 if path not in plans:
                     continue  # unreadable: reported by the first pass
                 if isinstance(plan, FilePlan):
-                    job: Job = (path, blanks_for(plan, decided[path].kept), decided[path].looked_up)
+                    d = decided[path]
+                    job: Job = (path, blanks_for(plan, d.kept), d.looked_up, d.callers_of_seeds)
                 else:
-                    job = (path, (), None)
-                cached = self.cache.get(path, job_digest(job[1], job[2])) if self.cache is not None else None
+                    job = (path, (), None, None)
+                cached = self.cache.get(path, job_digest(*job[1:])) if self.cache is not None else None
                 if cached is not None:
                     results[path] = cached
                     self._tick()
                 else:
                     todo.append(job)
             del plans, decided
-            for (path, blanks, looked_up), (res, err) in zip(todo, run(_lint_file, todo)):
+            for job, (res, err) in zip(todo, run(_lint_file, todo)):
+                path = job[0]
                 self._tick()
                 if err is not None:
                     errors.append(err)
                     continue
                 results[path] = res
                 if self.cache is not None and res.internal_error is None:
-                    self.cache.put(path, res, job_digest(blanks, looked_up))
+                    self.cache.put(path, res, job_digest(*job[1:]))
         if self.cache is not None:
             self.cache.flush()
         return [results[p] for p in files if p in results], errors
@@ -347,7 +350,8 @@ def lint_source(source: str, path: str = "<stdin>", settings: Settings | None = 
     else:
         if kind == "plan":
             d = decide([plan])[path]
-            res = linter.lint(path, source, module_name, False, blanks=blanks_for(plan, d.kept), looked_up=d.looked_up)
+            res = linter.lint(path, source, module_name, False, blanks=blanks_for(plan, d.kept), looked_up=d.looked_up,
+                              callers_of_seeds=d.callers_of_seeds)
         else:
             res = linter.lint(path, source, module_name, False)
     if res.internal_error:

@@ -41,6 +41,9 @@ class FileContext:
         # names of the defs a seed anywhere hands to a transform: the only defs of this
         # file a rule's project phase may look up (None: any)
         self.looked_up: frozenset[str] | None = None
+        # names of the units in the callers closure of a ``callers = "all"`` rule's seeds
+        # that this file mentions: the only functions whose uses matter (None: any)
+        self.callers_of_seeds: frozenset[str] | None = None
         self.module = module
         self.names = names
         self.facts = facts

@@ -217,6 +217,7 @@ class FileLinter:
         is_package: bool | None = None,
         blanks: Blanks = (),
         looked_up: frozenset[str] | None = None,
+        callers_of_seeds: frozenset[str] | None = None,
     ) -> FileResult:
         """Lint one file; ``blanks`` are the line ranges no wanted rule needs, ``looked_up``
         the defs a rule may look up in the project phase (None: any; see jaxlint.slicing)."""
@@ -252,6 +253,7 @@ class FileLinter:
             ctx = FileContext(path, text, module, names, facts, collector, parents, self.settings, events)
             ctx.original_source = source
             ctx.looked_up = looked_up
+            ctx.callers_of_seeds = callers_of_seeds
             instances = [r(ctx, self.options.get(r.code)) for r in wanted]
             dispatch: dict[str, list] = {}
             for inst in instances:
@@ -330,7 +332,7 @@ class FileLinter:
                         nodes.add(e.node)
                         if e.end_node is not None:
                             nodes.add(e.end_node)
-        ranges = node_ranges(module, nodes, ctx.parents, ctx.source) if nodes else {}
+        ranges = node_ranges(module, nodes, ctx.parents, ctx.source, ctx.shared.setdefault("positions", {})) if nodes else {}
         by_code = {r.code: r for r in self.rules}
         for rep in reports:
             r = ranges.get(rep.node)

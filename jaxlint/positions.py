@@ -90,6 +90,7 @@ def node_ranges(
     nodes: Iterable[cst.CSTNode],
     parents: dict[cst.CSTNode, cst.CSTNode] | None = None,
     source: str | None = None,
+    memo: dict | None = None,
 ) -> dict[cst.CSTNode, Range]:
     """Map each requested node to its syntactic range (1-based lines, 0-based columns).
 
@@ -101,7 +102,7 @@ def node_ranges(
     if not targets:
         return {}
     if parents is not None and source is not None:
-        found = _by_statement(module, targets, parents, source)
+        found = _by_statement(module, targets, parents, source, memo if memo is not None else {})
         if found is not None:
             return found
     state = _TargetedState(module, set(targets))
@@ -112,14 +113,16 @@ def node_ranges(
     return {n: r for n, r in state.found.items() if n in targets}
 
 
-def _by_statement(module, targets, parents, source) -> dict[cst.CSTNode, Range] | None:
+def _by_statement(module, targets, parents, source, memo: dict) -> dict[cst.CSTNode, Range] | None:
     groups: dict[cst.CSTNode, set[cst.CSTNode]] = {}
     for t in targets:
         unit = _unit(module, t, parents)
         if unit is None:
             return None
         groups.setdefault(unit, set()).add(t)
-    starts = _first_lines(module, source)
+    if "first_lines" not in memo:  # one ast parse per file, however many callers
+        memo["first_lines"] = _first_lines(module, source)
+    starts = memo["first_lines"]
     if starts is None:
         return None
     out: dict[cst.CSTNode, Range] = {}

@@ -318,6 +318,7 @@ class _Index:
 class Decision:
     kept: frozenset[int]  # units LibCST sees
     looked_up: frozenset[str]  # names of defs a seed hands to a transform (what rules may look up)
+    callers_of_seeds: frozenset[str]  # names, mentioned here, of units in the callers closure
 
 
 def decide(plans: list[FilePlan]) -> dict[str, Decision]:
@@ -370,6 +371,11 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
             if who not in seen and (u.name is not None or u.flags & BINDS_TRANSFORM):
                 seen.add(who)
                 callers.append(who)
+    closure_names: set[str] = set()
+    for p, i in seen:
+        u = plans[p].units[i]
+        closure_names.update(n for n in (u.name, u.header_of) if n)
+        closure_names.update(u.assigns)
     # 5. transforms applied to what a target_transforms seed names, in the def's module
     targets = {ref for p, plan in enumerate(plans) for i, u in enumerate(plan.units) if u.flags & TARGET_SEED
                for ref in index.refs_of(p, u, passed=True)}
@@ -385,7 +391,13 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
         u = plans[p].units[i]
         if u.name is not None:
             names[plans[p].path].add(u.name)
-    return {path: Decision(frozenset(v), frozenset(names[path])) for path, v in out.items()}
+    mentioned: dict[str, frozenset[str]] = {}
+    for plan in plans:
+        words = {w for u in plan.units for w in u.refs}
+        words.update(t.rsplit(".", 1)[-1] for t in plan.imports.values())
+        words.update(part for u in plan.units for c in u.chains for part in c.split("."))
+        mentioned[plan.path] = frozenset(closure_names & words)
+    return {path: Decision(frozenset(v), frozenset(names[path]), mentioned[path]) for path, v in out.items()}
 
 
 # -- blanking ---------------------------------------------------------------------------
@@ -407,11 +419,12 @@ def blanks_for(plan: FilePlan, kept: frozenset[int]) -> Blanks:
     return tuple(out)
 
 
-def job_digest(blanks: Blanks, looked_up: frozenset[str] | None) -> str:
+def job_digest(blanks: Blanks, *names: frozenset[str] | None) -> str:
     """What besides the file's bytes a result depends on (a cache key part)."""
-    if not blanks and looked_up is None:
+    if not blanks and all(n is None for n in names):
         return ""
-    return hashlib.sha256(repr((blanks, sorted(looked_up) if looked_up is not None else None)).encode()).hexdigest()[:16]
+    key = (blanks, *(sorted(n) if n is not None else None for n in names))
+    return hashlib.sha256(repr(key).encode()).hexdigest()[:16]
 
 
 def apply_blanks(source: str, blanks: Blanks) -> str:

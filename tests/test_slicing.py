@@ -173,3 +173,20 @@ def test_positions_generated_statement_by_statement_equal_a_whole_module_codegen
     whole = node_ranges(module, nodes)
     assert len(whole) > 80
     assert node_ranges(module, nodes, parents, TRICKY) == whole
+
+
+def test_another_librarys_vmap_is_no_seed_but_jax_vmap_is():
+    base = "import jax\nfrom flax import nnx\n\ndef first():\n    pass\n\ndef f(x):\n    return x\n\ndef g(xs):\n    return {}(f)(xs)\n"
+    assert "def f(x):" not in _plan({"m.py": base.format("nnx.vmap")}, ["JAX102"])["m.py"]
+    assert "def f(x):" in _plan({"m.py": base.format("jax.vmap")}, ["JAX102"])["m.py"]
+
+
+def test_decision_names_the_defs_a_seed_hands_to_a_transform():
+    text = "import jax\n\ndef first():\n    pass\n\ndef loss(w):\n    return w\n\ndef helper(w):\n    return w\n\ndef step(w):\n    return jax.grad(loss)(helper(w))\n"
+    settings = testing.settings_for("JAX401")
+    linter = _make_linter(Runner(settings, jobs=1).rules, settings)
+    _, plan = linter.plan("m.py", text, "m", False)
+    d = decide([plan])["m.py"]
+    assert d.looked_up == frozenset({"loss"})
+    kept = {plan.units[i].name for i in d.kept}
+    assert kept == {None, "loss", "step"}  # helper is only called, first unrelated: blanked

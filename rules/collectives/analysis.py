@@ -424,10 +424,16 @@ class AxisFacts:
 
     # -- output ----------------------------------------------------------------------
     def fill_lines(self) -> None:
-        lines = self.ctx.lines([n for _, n in self._line_nodes]) if self._line_nodes else {}
+        """Exact lines of the uses and maps a message may cite (few: see ``_matters``)."""
+        if not self._line_nodes:
+            return
+        from jaxlint.positions import node_ranges
+
+        ranges = node_ranges(self.ctx.module, [n for _, n in self._line_nodes], self.ctx.parents, self.ctx.source,
+                             self.ctx.shared.setdefault("positions", {}))
         for rec, n in self._line_nodes:
-            if n in lines:
-                rec["line"] = lines[n]
+            if n in ranges:
+                rec["line"] = ranges[n][0][0]
 
     def foreign(self) -> bool:
         return any(

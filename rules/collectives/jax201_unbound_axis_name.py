@@ -248,9 +248,18 @@ class UnboundAxisName(Rule):
         ref = self.ctx.ref(node)
         if ref is None:
             ref = self._lambda_var(node)
-        if ref is None or ref.split(".")[0] in EXTERNAL:
+        if ref is None or ref.split(".")[0] in EXTERNAL or not self._matters(ref):
             return
         self.refs.append((ref, node, self.axis.shadowed(node)))
+
+    def _matters(self, ref: str) -> bool:
+        """Can the project phase ever follow this function? Only up the callers of a
+        collective (the slicer names them: ``ctx.callers_of_seeds``); lambdas and
+        partials always."""
+        names = self.ctx.callers_of_seeds
+        if names is None:
+            return True
+        return any(p in names or p.startswith(("<lambda>", "<partial:")) for p in ref.split("."))
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         parent = self.ctx.parent(node)
@@ -259,7 +268,7 @@ class UnboundAxisName(Rule):
         if not _is_load(node, parent):
             return
         ref = self.ctx.resolve(node)
-        if ref is None or ref.split(".")[0] in EXTERNAL:
+        if ref is None or ref.split(".")[0] in EXTERNAL or not self._matters(ref):
             return
         self.refs.append((ref, node, False))
 

@@ -365,10 +365,11 @@ class Evidence:
 # ----------------------------------------------------------------------------------
 # what callers pass
 # ----------------------------------------------------------------------------------
-def assignments(ctx) -> dict[str, list[tuple[cst.CSTNode | None, cst.BaseExpression | None]]]:
-    """name -> (unit, value) for every assignment in the file (value None for unpacking and loops)."""
+def assignments(ctx, nodes=None) -> dict[str, list[tuple[cst.CSTNode | None, cst.BaseExpression | None]]]:
+    """name -> (unit, value) for every assignment among ``nodes`` (default: the file; value
+    None for unpacking and loops)."""
     out: dict[str, list[tuple[cst.CSTNode | None, cst.BaseExpression | None]]] = {}
-    for n in ctx.parents:
+    for n in (ctx.parents if nodes is None else nodes):
         if isinstance(n, cst.Assign):
             unit = ctx.unit_of(n)
             for t in n.targets:

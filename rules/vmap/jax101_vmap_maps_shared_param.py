@@ -27,6 +27,17 @@ from .analysis import (
 FIX_TITLE = "Put `None` in `in_axes` for the shared parameters"
 
 
+def _plain_statements(module: cst.Module):
+    """Module-level statements and class-body statements of top-level classes that are not
+    defs or classes (assignments there are seen from every function)."""
+    for st in module.body:
+        if isinstance(st, cst.ClassDef):
+            if isinstance(st.body, cst.IndentedBlock):
+                yield from (m for m in st.body.body if not isinstance(m, (cst.FunctionDef, cst.ClassDef)))
+        elif not isinstance(st, cst.FunctionDef):
+            yield st
+
+
 class VmapMapsSharedParam(Rule):
     """
     ## What it does
@@ -122,11 +133,21 @@ class VmapMapsSharedParam(Rule):
         sites = vmap_sites(self.ctx)
         if not sites:
             return
-        assigned = assignments(self.ctx)
+        # evidence about the arguments of a call of the vmapped function is read in that
+        # call's unit (and, for assignments, module-level code): scan only those
+        ctx = self.ctx
+        call_units = {ctx.unit_of(c) for site in sites for c in site.calls} - {None}
+        scanned = [n for u in call_units for n in [u, *ctx.descendants(u, prune=())]]
+        plain = [st for st in _plain_statements(ctx.module)]
+        assigned = assignments(ctx, scanned + [n for st in plain for n in [st, *ctx.descendants(st, prune=())]])
         all_calls: dict[str, list[cst.Call]] = {}
-        for n in self.ctx.parents:
-            if isinstance(n, cst.Call) and isinstance(n.func, (cst.Name, cst.Attribute)):
-                all_calls.setdefault(self.ctx.code(n.func).rsplit(".", 1)[-1], []).append(n)
+        for n in scanned:
+            if type(n) is cst.Call:
+                func = n.func
+                if type(func) is cst.Name:
+                    all_calls.setdefault(func.value, []).append(n)
+                elif type(func) is cst.Attribute:
+                    all_calls.setdefault(func.attr.value, []).append(n)
         for site in sites:
             self._check(site, assigned, all_calls)
 

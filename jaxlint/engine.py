@@ -7,7 +7,6 @@ than LibCST's visitor. Positions are computed only for reported nodes.
 
 from __future__ import annotations
 
-import os
 import traceback
 from typing import Any, Iterable, Sequence
 
@@ -34,7 +33,7 @@ def _malloc_trim():
         return None
 
 
-_TRIM = None if os.environ.get("JAXLINT_NO_TRIM") else _malloc_trim()
+_TRIM = _malloc_trim()
 
 
 def release_memory() -> None:

@@ -16,6 +16,22 @@ from dataclasses import dataclass, field
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # a name or a dotted name: one pass gives both the words and the dotted names of a unit
 WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:[ \t]*\.[ \t]*[A-Za-z_][A-Za-z0-9_]*)*")
+# a comment, or a string literal with its prefix (scanned left to right, so a quote in a
+# comment or a ``#`` in a string is read as part of it)
+_STRINGS_AND_COMMENTS = re.compile(
+    r"#[^\r\n]*"
+    r"|(?P<prefix>[rRbBuUfF]{0,2})"
+    r"(?:\"\"\"(?:\\.|[^\\])*?\"\"\"|'''(?:\\.|[^\\])*?'''|\"(?:\\.|[^\"\\\r\n])*\"|'(?:\\.|[^'\\\r\n])*')"
+)
+
+
+def _blank_literal(m: re.Match) -> str:
+    prefix = m.group("prefix")
+    if prefix and ("f" in prefix or "F" in prefix):
+        return m.group(0)  # an f-string's braces are code
+    return " "
+
+
 IMPORT = re.compile(r"(?m)^[ \t]*(?:from[ \t]+[\w.]+[ \t]+)?import[ \t(\\]|;[ \t]*(?:from[ \t]+[\w.]+[ \t]+)?import[ \t(\\]")
 LINE_END = re.compile(r"\r\n|\r|\n")
 DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -67,12 +83,12 @@ class Outline:
             names: set[str] = set()
             chains: set[str] = set()
             for root in self.nodes[i]:
-                for call in ast.walk(root):
+                for call in walk(root):
                     if type(call) is not ast.Call or _last(call.func) not in wrappers:
                         continue
                     for arg in [*call.args, *(k.value for k in call.keywords)]:
                         called = set()
-                        for n in ast.walk(arg):
+                        for n in walk(arg):
                             t = type(n)
                             if t is ast.Call:
                                 called.add(id(n.func))
@@ -93,20 +109,35 @@ class Outline:
         return hit
 
     def code_names(self, i: int) -> frozenset[str]:
-        """Names and attribute names unit ``i`` uses in code (not in strings or comments)."""
+        """Words unit ``i`` uses in code: its text without comments and string literals
+        (f-strings stay: their braces hold code). A docstring that mentions ``jax.grad``
+        does not make a def a seed."""
         key = ("code", i)
         hit = self._cache.get(key)
         if hit is None:
-            names = set()
-            for root in self.nodes[i]:
-                for n in ast.walk(root):
-                    t = type(n)
-                    if t is ast.Name:
-                        names.add(n.id)
-                    elif t is ast.Attribute:
-                        names.add(n.attr)
-            hit = self._cache[key] = frozenset(names)
+            u = self.units[i]
+            text = "".join(self.source_lines[u.start - 1 : u.end])
+            hit = self._cache[key] = frozenset(IDENT.findall(_STRINGS_AND_COMMENTS.sub(_blank_literal, text)))
         return hit
+
+
+def walk(root: ast.AST) -> list[ast.AST]:
+    """Every node under ``root`` (itself included), parents before children: a list built
+    in one loop, about twice as fast as ``ast.walk``'s generators."""
+    out: list[ast.AST] = []
+    stack = [root]
+    pop, push, extend, append = stack.pop, stack.append, stack.extend, out.append
+    AST = ast.AST
+    while stack:
+        n = pop()
+        append(n)
+        for f in n._fields:
+            v = getattr(n, f, None)
+            if type(v) is list:
+                extend([x for x in v if isinstance(x, AST)])
+            elif isinstance(v, AST):
+                push(v)
+    return out
 
 
 def _last(func: ast.AST) -> str | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from jaxlint.outline import Outline
+from jaxlint.outline import Outline, walk
 from jaxlint.slicing import anchor_names
 
 from .analysis import COLLECTIVES
@@ -27,7 +27,7 @@ def collective_seeds(ol: Outline) -> set[int]:
     for i, u in enumerate(ol.units):
         if names.isdisjoint(u.idents) or names.isdisjoint(ol.code_names(i)):
             continue
-        if any(_site(n, names, aliases, constants) for root in ol.nodes[i] for n in ast.walk(root)):
+        if any(_site(n, names, aliases, constants) for root in ol.nodes[i] for n in walk(root)):
             out.add(i)
     return out
 

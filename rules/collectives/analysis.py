@@ -384,11 +384,13 @@ class AxisFacts:
             "scope": scope,
             "var": var,
             "line": 0,
+            "order": self.ctx.text_order(node),
             "path": self.ctx.path,
             "module": self.ctx.facts.module,
             "guarded": self.expects_error(node),
         }
-        self._line_nodes.append((u, node))
+        if kind == "run" and scope is None:  # a direct call at module level: messages cite its line
+            self._line_nodes.append((u, node))
         return u
 
     def add_use(
@@ -424,7 +426,7 @@ class AxisFacts:
 
     # -- output ----------------------------------------------------------------------
     def fill_lines(self) -> None:
-        """Exact lines of the uses and maps a message may cite (few: see ``_matters``)."""
+        """Exact lines of what a message may cite: maps and direct calls at module level."""
         if not self._line_nodes:
             return
         from jaxlint.positions import node_ranges
@@ -495,7 +497,7 @@ class Index:
             for ref, maps in data["decorated"].items():
                 self.decorated[project.canonical(ref) or ref] = maps
         for v in self.uses.values():
-            v.sort(key=lambda u: (u["path"], u["line"]))
+            v.sort(key=lambda u: (u["path"], u["order"]))
 
     def canonical(self, ref: str) -> str:
         return self.project.canonical(ref) or ref

@@ -23,7 +23,6 @@ from jaxlint.discover import discover
 from jaxlint.engine import FileLinter, release_memory
 from jaxlint.slicing import Blanks, FilePlan, blanks_for, decide, job_digest
 from jaxlint.modules import module_name_for
-from jaxlint.fix import apply_fixes, atomic_write, fixes_to_apply
 from jaxlint.project import Project
 from jaxlint.registry import all_rules, enabled_rules
 from jaxlint.rule import Rule
@@ -368,6 +367,7 @@ def fix_text(
     unsafe: bool,
 ) -> tuple[str, int, list[Diagnostic], bool]:
     """Fix to a fixed point. Returns (text, fixes applied, remaining diagnostics, gave_up_unparsable)."""
+    from jaxlint.fix import apply_fixes, fixes_to_apply
     text = source
     applied_total = 0
     diags = lint(text)
@@ -390,6 +390,7 @@ def fix_text(
 
 def fix_paths(paths: list[str], settings: Settings, unsafe: bool = False, write: bool = True, jobs: int | None = None, cache=None, progress=None) -> RunResult:
     """Lint, then fix every file with applicable fixes to a fixed point (atomically written)."""
+    from jaxlint.fix import atomic_write, fixes_to_apply
     files = discover(paths, settings.root, settings.exclude, settings.extend_exclude)
     runner = Runner(settings, jobs, cache, progress)
     results, errors = runner.lint_files(files)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import os
 import sys
 from collections import Counter
@@ -146,6 +145,8 @@ def check(paths, select, extend_select, ignore, preview, do_fix, unsafe_fixes, d
     out = sys.stdout
     if diff:
         for path, (old, new) in sorted(run.diffs.items()):
+            import difflib
+
             out.write("".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), f"a/{path}", f"b/{path}")))
         if not quiet:
             n = sum(run.fixed.values())

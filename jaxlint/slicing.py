@@ -36,7 +36,6 @@ look at what this keeps (see docs/writing-rules.md, "What a rule may read").
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections import defaultdict
@@ -423,6 +422,8 @@ def job_digest(blanks: Blanks, *names: frozenset[str] | None) -> str:
     """What besides the file's bytes a result depends on (a cache key part)."""
     if not blanks and all(n is None for n in names):
         return ""
+    import hashlib  # only with a cache: a one-file run without one does not pay for it
+
     key = (blanks, *(sorted(n) if n is not None else None for n in names))
     return hashlib.sha256(repr(key).encode()).hexdigest()[:16]
 

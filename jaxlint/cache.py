@@ -48,10 +48,18 @@ def code_fingerprint() -> str:
 
 
 class Cache:
+    # Entries accumulate: every version of a file, every slicing decision made for it
+    # (editing one module can change what is kept in its dependants), every settings
+    # namespace. A run that wrote entries keeps the newest MAX_ENTRIES of its namespace
+    # and drops namespaces nobody has written to for STALE_DAYS.
+    MAX_ENTRIES = 50_000
+    STALE_DAYS = 30
+
     def __init__(self, directory: str, namespace: str) -> None:
         self.dir = os.path.join(directory, namespace)
         self._ready = False
         self._keys: dict[str, str] = {}
+        self._written = 0
 
     @classmethod
     def for_settings(cls, settings) -> "Cache":
@@ -130,11 +138,43 @@ class Cache:
             with os.fdopen(fd, "wb") as f:
                 pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
             os.replace(tmp, os.path.join(sub, key))
+            self._written += 1
         except OSError:
             pass  # a read-only checkout still lints, just without a cache
 
     def flush(self) -> None:
-        pass
+        """After a run that wrote entries: bound the cache's size."""
+        if not self._written:
+            return
+        self._written = 0
+        try:
+            os.utime(self.dir)  # this namespace is in use (see STALE_DAYS)
+            self._prune()
+        except OSError:
+            pass  # another run pruning at the same time: its deletions are as good as ours
+
+    def _prune(self) -> None:
+        entries = []
+        for sub in os.scandir(self.dir):
+            if sub.is_dir():
+                for e in os.scandir(sub.path):
+                    if not e.name.startswith(".tmp-"):
+                        entries.append((e.stat().st_mtime, e.path))
+        if len(entries) > self.MAX_ENTRIES:
+            entries.sort()
+            for _, path in entries[: len(entries) - self.MAX_ENTRIES * 4 // 5]:
+                try:
+                    os.unlink(path)
+                except FileNotFoundError:
+                    pass
+        import shutil
+        import time
+
+        root = os.path.dirname(self.dir)
+        cutoff = time.time() - self.STALE_DAYS * 86400
+        for ns in os.scandir(root):
+            if ns.is_dir() and ns.path != self.dir and ns.stat().st_mtime < cutoff:
+                shutil.rmtree(ns.path, ignore_errors=True)
 
     # a whole run: when no file of the run changed, its final answer is reused ---------
     def run_key(self, files: list[str]) -> str | None:
@@ -155,7 +195,13 @@ class Cache:
                 value = pickle.load(f)
         except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError, ValueError):
             return None
-        return value if isinstance(value, tuple) and len(value) == 2 else None
+        if not (isinstance(value, tuple) and len(value) == 2):
+            return None
+        try:
+            os.utime(self.dir)  # a namespace that only answers warm runs is in use too
+        except OSError:
+            pass
+        return value
 
     def put_run(self, key: str | None, value: tuple) -> None:
         if key is None:

@@ -78,3 +78,31 @@ def test_a_change_in_the_pmapping_module_rechecks_the_pmean_module(tmp_path):
     assert "binds 'batch', not 'devices'" in out
     train.write_text(TRAIN.format(name="devices"))
     assert run_cli("--output-format", "concise", ".", cwd=str(tmp_path))[:2] == (0, "")
+
+
+def test_a_run_that_writes_keeps_the_newest_entries_and_drops_stale_namespaces(tmp_path):
+    import time
+
+    from jaxlint.cache import Cache
+    from jaxlint.types import FileResult
+
+    files = []
+    for i in range(12):
+        f = tmp_path / f"m{i}.py"
+        f.write_text(f"x = {i}\n")
+        files.append(str(f))
+    stale = tmp_path / ".jaxlint_cache" / "old-namespace"
+    stale.mkdir(parents=True)
+    old = time.time() - 40 * 86400
+    os.utime(stale, (old, old))
+    cache = Cache(str(tmp_path / ".jaxlint_cache"), "ns")
+    cache.MAX_ENTRIES = 10
+    for i, path in enumerate(files):
+        cache.put(path, FileResult(path=path))
+        entry = cache._entry_key(path, "")
+        t = time.time() - 1000 + i  # m0 oldest ... m11 newest
+        os.utime(os.path.join(cache.dir, entry[:2], entry), (t, t))
+    cache.flush()
+    kept = [p for p in files if cache.get(p) is not None]
+    assert kept == files[-8:]  # down to 80% of the cap, newest first
+    assert not stale.exists()

@@ -7,11 +7,12 @@ and plans, per *unit* (a top-level statement or a member of a top-level class), 
 LibCST must see it. Kept are:
 
 1. every statement that is not a def or class (imports, aliases, module code, class
-   attributes), every def with an import inside (imports bind file-wide), with a
-   ``# jaxlint: ignore`` comment before or in it, and the first statement after the
-   docstring (new imports are inserted before it);
-2. the *seeds*: units a rule's ``seeds`` select (they mention one of its anchor names,
-   or this file's alias of one);
+   attributes), every def with an import inside (imports bind file-wide) or whose name
+   an import also binds, with a ``# jaxlint: ignore`` comment before or in it, and the
+   first statement after the docstring (new imports are inserted before it);
+2. the *seeds*: units a rule's ``seeds`` select (their code names one of its anchors as
+   ``jaxlint.names`` would resolve it, ``jax.vmap`` but not ``nnx.vmap``, or this
+   file's alias of one);
 3. every def or module-level name a seed hands to a transform, ``partial``, an anchor or
    ``defvjp``, in the same module or, through the imports, in another module
    (``grad(loss_fn)`` keeps ``loss_fn`` wherever it is defined; ``jnp.ones(3)`` or
@@ -41,7 +42,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from jaxlint.outline import CONFLICT, Outline, Unit, split_lines
+from jaxlint.outline import CONFLICT, Outline, Unit, outline, split_lines
 
 SUPPRESSION = re.compile(r"#\s*jaxlint\s*:\s*ignore", re.IGNORECASE)
 
@@ -128,12 +129,6 @@ def plan_file(path: str, source: str, rules, module: str, is_package: bool) -> F
         units.append(PlanUnit(u.start, u.end, u.name, u.owner, refs, chains, tuple(u.assigns), f, u.header_of,
                               passed, passed_chains))
     return FilePlan(path, module, units, dict(ol.imports))
-
-
-def outline(source, lines, module, is_package) -> Outline | None:
-    from jaxlint.outline import outline as read
-
-    return read(source, lines, module, is_package)
 
 
 def anchor_names(ol: Outline, anchors: frozenset[str]) -> frozenset[str]:

@@ -67,7 +67,22 @@ def selected_rules(settings: Settings) -> tuple[type[Rule], ...]:
 _WORKER: FileLinter | None = None
 
 
+def _collect() -> None:
+    """Free the file's reference cycles (rules and their context) now, not at a threshold."""
+    import gc
+
+    if gc.get_threshold()[0] > 10_000:
+        gc.collect()
+
+
 def _init_worker(codes: tuple[str, ...], settings: Settings) -> None:
+    import gc
+
+    # LibCST builds millions of acyclic objects per file: at the default threshold (700
+    # allocations) the cycle collector rescans the young tree over and over; a worker
+    # collects once per file instead (``_collect``). About 5% of a cold run.
+    gc.freeze()
+    gc.set_threshold(50_000, 10, 10)
     global _WORKER
     rules = [r for r in all_rules() if r.code in codes]
     _WORKER = _make_linter(rules, settings)
@@ -102,6 +117,7 @@ def _lint_file(job: Job) -> tuple[FileResult, str | None]:
     except ReadError as e:
         return FileResult(path=path), str(e)
     result = _WORKER.lint(path, text, blanks=blanks, looked_up=looked_up, callers_of_seeds=callers)
+    _collect()
     release_memory()  # the file's tree is gone: keep the worker small for the next one
     return result, None
 

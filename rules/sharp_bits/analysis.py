@@ -1,0 +1,1058 @@
+"""Shared analysis of the JAX5xx family: an intra-function dataflow over one file.
+
+Three questions, each answered per function (and for module-level code) by walking the
+statements in order, with branches merged so that a fact holds after a join only if it
+holds on every path into it ("must" facts; unknown means silent):
+
+- which local names are JAX arrays (``ARRAY``), NumPy arrays (``NUMPY``), and which
+  values depend on a traced argument (``TRACED``) of a function that ``jit``, ``vmap``,
+  ``pmap``, ``shard_map`` or a ``lax`` loop/branch body traces (``traced_functions``);
+- where such a value meets Python ``if``/``while``/``and``/``or``/``not``/``bool``/
+  ``int``/``float`` (``ValueFlow.bools``) and where a JAX array is assigned in place
+  (``ValueFlow.setitems``);
+- which PRNG keys are consumed twice on one path (``KeyFlow``): by a ``jax.random``
+  sampler or ``split``, or by a helper of the same module that consumes its key
+  argument on every path (``key_consumers``); ``fold_in``, ``key_data`` and ``clone``
+  do not consume.
+
+Everything here reads only the function's own unit (and, for the functions a transform
+traces, the transform's application), so the results are the same with slicing on and
+off. Once the shared program model exists, ``traced_functions``, the name bindings and
+the call resolution move there; the key-use walk stays a client of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from jaxlint.literals import UNKNOWN
+
+KEY = "JAX5"
+
+ARRAY, TRACED, NUMPY = 1, 2, 4
+NONE = (0, None)
+
+# transforms that trace every non-static argument; value: the name shown in messages
+TRACING = {
+    "jax.jit": "jax.jit",
+    "jax.experimental.pjit.pjit": "pjit",
+    "jax.vmap": "jax.vmap",
+    "jax.pmap": "jax.pmap",
+    "jax.shard_map": "jax.shard_map",
+    "jax.smap": "jax.smap",
+}
+STATIC_OPTIONS = {"jax.jit": ("static_argnums", "static_argnames"), "jax.experimental.pjit.pjit": ("static_argnums", "static_argnames"),
+                  "jax.pmap": ("static_broadcasted_argnums",)}
+# lax functions whose function arguments are traced: position and keyword of each
+LAX_BODIES = {
+    "jax.lax.scan": ((0, "f"),),
+    "jax.lax.fori_loop": ((2, "body_fun"),),
+    "jax.lax.while_loop": ((0, "cond_fun"), (1, "body_fun")),
+    "jax.lax.cond": ((1, "true_fun"), (2, "false_fun")),
+    "jax.lax.map": ((0, "f"),),
+    "jax.lax.associative_scan": ((0, "fn"),),
+}
+# decorators that do not change how a function is called
+NEUTRAL_DECORATORS = frozenset({"staticmethod", "functools.wraps"})
+
+# jax.numpy functions that return Python values or dtypes, not arrays
+NOT_ARRAY = frozenset(
+    "shape ndim size dtype result_type issubdtype isdtype iscomplexobj isrealobj isscalar finfo iinfo promote_types "
+    "can_cast broadcast_shapes get_printoptions printoptions set_printoptions save savez load axis_size".split()
+)
+LAX_CONTROL = frozenset("scan cond switch while_loop fori_loop map associative_scan custom_root custom_linear_solve".split())
+# jax.lax functions that take and return whole pytrees (a dict stays a dict)
+LAX_PYTREE = frozenset(
+    "stop_gradient with_sharding_constraint psum pmean pmax pmin all_gather ppermute all_to_all psum_scatter "
+    "optimization_barrier pcast pvary reduce tie_in".split()
+)
+ARRAY_MODULES = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.", "jax.random.")
+ARRAY_METHODS = frozenset(
+    "sum mean max min prod std var any all argmax argmin astype reshape ravel flatten squeeze transpose clip round "
+    "cumsum cumprod dot copy conj swapaxes take repeat nonzero".split()
+)
+ARRAY_ATTRS = frozenset({"T", "real", "imag", "mT"})
+# attribute uses that only an array has: evidence that a traced argument is an array
+EVIDENCE_ATTRS = (ARRAY_METHODS - {"copy"}) | ARRAY_ATTRS | {"shape", "dtype", "ndim", "at", "size"}
+AT_METHODS = {"set", "add", "multiply", "divide", "power", "min", "max", "subtract", "apply", "get"}
+ARRAY_ANNOTATIONS = frozenset({"jax.Array", "jax.numpy.ndarray"})
+
+# jax.random functions that consume their key (KeyReuseError when it is used again)
+KEY_CONSUMERS = frozenset(
+    "split normal uniform bernoulli randint categorical permutation choice truncated_normal gumbel bits beta gamma "
+    "dirichlet exponential laplace logistic multivariate_normal poisson rademacher orthogonal ball cauchy chisquare "
+    "double_sided_maxwell f generalized_normal geometric loggamma lognormal maxwell pareto t triangular weibull_min "
+    "binomial multinomial rayleigh wald".split()
+)
+RAISES_CONTEXTS = frozenset({"assertRaises", "assertRaisesRegex", "raises", "assertRaisesWithLiteralMatch"})
+LOOP_COMPS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+
+
+def exact_lines(ctx, nodes) -> dict:
+    """Start lines of the nodes a message cites. ``ctx.lines`` places a text by its
+    occurrences and can pick the wrong ``jit(f)`` in a file with many; only files with a
+    finding get here, so an exact position pass is affordable."""
+    from jaxlint.positions import node_ranges
+
+    nodes = [n for n in set(nodes) if n is not None]
+    return {n: r[0][0] for n, r in node_ranges(ctx.module, nodes, ctx.parents, ctx.source).items()} if nodes else {}
+
+
+def analysis(ctx) -> "FileAnalysis":
+    a = ctx.shared.get(KEY)
+    if a is None:
+        a = ctx.shared[KEY] = FileAnalysis(ctx)
+    return a
+
+
+# --- which functions are traced, and which of their parameters ----------------------------------
+
+
+@dataclass(slots=True)
+class Trace:
+    """The parameters a transform traces, and where (for messages)."""
+
+    params: set[str]
+    api: str  # "jax.jit", "lax.scan body", ...
+    node: cst.CSTNode  # the application, to cite its line
+    static_hint: bool  # a jit: marking the argument static is a fix
+
+
+def _as_tuple(v):
+    if v is None:
+        return ()
+    if isinstance(v, (int, str)) and not isinstance(v, bool):
+        return (v,)
+    if isinstance(v, (tuple, list)):
+        return tuple(v)
+    return UNKNOWN
+
+
+def _callable_params(fn) -> list[cst.Param]:
+    ps = fn.params
+    return list(ps.posonly_params) + list(ps.params)
+
+
+def _trace_of(ctx, fn, t, node) -> Trace | None | object:
+    """Parameters of ``fn`` that the transform ``t`` traces; UNKNOWN if the options are unreadable."""
+    fact = ctx.function_fact(fn)
+    positional = _callable_params(fn)
+    names = [p.name.value for p in positional]
+    kwonly = [p.name.value for p in fn.params.kwonly_params]
+    with_default = {p.name.value for p in positional + list(fn.params.kwonly_params) if p.default is not None}
+    concrete: set[str] = set()
+    skip = 1 if fact is not None and fact.is_method else 0
+    concrete |= set(names[:skip])
+    bound = names[skip:]
+    concrete |= set(bound[: t.partial_args]) | set(t.partial_keywords)
+    free = bound[t.partial_args:]
+    for option in STATIC_OPTIONS.get(t.api, ()):
+        v = _as_tuple(t.keywords.get(option))
+        if v is UNKNOWN:
+            return UNKNOWN
+        for item in v:
+            if isinstance(item, str):
+                concrete.add(item)
+            elif isinstance(item, int):
+                if -len(free) <= item < len(free):
+                    concrete.add(free[item])
+            else:
+                return UNKNOWN
+    if t.api in ("jax.vmap", "jax.pmap") and "in_axes" in t.keywords:
+        axes = t.keywords["in_axes"]
+        if isinstance(axes, (tuple, list)):
+            if len(axes) != len(free):
+                return UNKNOWN
+            concrete |= {n for n, a in zip(free, axes) if a is None}
+        elif axes is None:
+            concrete |= set(free)
+        elif not isinstance(axes, int):
+            return UNKNOWN
+    if t.api in ("jax.vmap", "jax.pmap") and t.args:
+        return UNKNOWN  # in_axes given positionally: read no further
+    params = {n for n in free + kwonly if n not in concrete and n not in with_default}
+    return Trace(params, TRACING[t.api], node, t.api in STATIC_OPTIONS and t.api != "jax.pmap")
+
+
+def _decorators_known(ctx, fn) -> bool:
+    from jaxlint.facts import PARTIAL, TRANSFORMS
+
+    for d in fn.decorators:
+        e = d.decorator
+        head = e.func if isinstance(e, cst.Call) else e
+        q = ctx.resolve(head)
+        if q is None and isinstance(head, cst.Name) and head.value in NEUTRAL_DECORATORS:
+            continue
+        if q in TRANSFORMS or q in NEUTRAL_DECORATORS:
+            continue
+        if q in PARTIAL and isinstance(e, cst.Call) and e.args and ctx.resolve(e.args[0].value) in TRANSFORMS:
+            continue
+        return False
+    return True
+
+
+def traced_functions(ctx) -> dict[cst.CSTNode, Trace]:
+    """Functions of this file some transform traces, with the parameters it traces."""
+    out: dict[cst.CSTNode, Trace] = {}
+    unknown: set[cst.CSTNode] = set()
+
+    def add(fn, tr):
+        if tr is UNKNOWN:
+            unknown.add(fn)
+        elif tr is not None:
+            have = out.get(fn)
+            if have is None:
+                out[fn] = tr
+            else:
+                have.params |= tr.params
+
+    for t, node in ctx.collector.transform_nodes:
+        if t.api not in TRACING or t.target is None:
+            continue
+        fn = ctx.function_node(t.target)
+        if fn is None:
+            continue
+        if isinstance(fn, cst.FunctionDef) and t.decorator and not _decorators_known(ctx, fn):
+            unknown.add(fn)
+            continue
+        add(fn, _trace_of(ctx, fn, t, node))
+    for node in ctx.descendants(ctx.module, prune=()):
+        if type(node) is not cst.Call:
+            continue
+        q = ctx.resolve(node.func)
+        spots = LAX_BODIES.get(q) if q else None
+        if spots is None:
+            continue
+        positional = [a for a in node.args if a.keyword is None and not a.star]
+        keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        for i, kw in spots:
+            arg = keywords.get(kw, positional[i].value if i < len(positional) else None)
+            fn = _function_for(ctx, arg, node)
+            if fn is None:
+                continue
+            names = [p.name.value for p in _callable_params(fn) + list(fn.params.kwonly_params) if p.default is None]
+            add(fn, Trace(set(names), f"lax.{q.rsplit('.', 1)[1]}", node, False))
+    for fn in unknown:
+        out.pop(fn, None)
+    return out
+
+
+def _function_for(ctx, arg, at) -> cst.CSTNode | None:
+    if isinstance(arg, cst.Lambda):
+        return arg
+    if isinstance(arg, cst.Name):
+        ref = ctx.ref(arg, at)
+        return ctx.function_node(ref) if ref else None
+    return None
+
+
+# --- value facts ---------------------------------------------------------------------------------
+
+
+def meet(a, b):
+    flags = a[0] & b[0]
+    return (flags, (a[1] or b[1]) if flags & TRACED else None)
+
+
+def merge_envs(envs: list[dict]) -> dict:
+    if not envs:
+        return {}
+    keys = set().union(*envs)
+    return {k: _meet_all([e.get(k, NONE) for e in envs]) for k in keys}
+
+
+def _meet_all(values):
+    v = values[0]
+    for w in values[1:]:
+        v = meet(v, w)
+    return v
+
+
+def terminates(body) -> bool:
+    """Does this block always leave by return/raise/continue/break?"""
+    stmts = body.body if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)) else body
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        return any(isinstance(s, (cst.Return, cst.Raise, cst.Continue, cst.Break)) for s in last.body)
+    if isinstance(last, cst.If):
+        return last.orelse is not None and terminates(last.body) and _orelse_terminates(last.orelse)
+    return False
+
+
+def _orelse_terminates(orelse) -> bool:
+    if isinstance(orelse, cst.If):
+        return orelse.orelse is not None and terminates(orelse.body) and _orelse_terminates(orelse.orelse)
+    return terminates(orelse.body)
+
+
+def _is_raises_context(ctx, item: cst.WithItem) -> bool:
+    e = item.item
+    if isinstance(e, cst.Call):
+        f = e.func
+        name = f.attr.value if isinstance(f, cst.Attribute) else f.value if isinstance(f, cst.Name) else None
+        return name in RAISES_CONTEXTS
+    return False
+
+
+def in_raises_context(ctx, node) -> bool:
+    """Is ``node`` inside ``with pytest.raises(...)`` / ``assertRaises``, where the error is expected?"""
+    for a in ctx.ancestors(node):
+        if type(a) is cst.With and any(_is_raises_context(ctx, i) for i in a.items):
+            return True
+    return False
+
+
+def _catches_type_error(ctx, t: cst.Try) -> bool:
+    for h in t.handlers:
+        if h.type is None:
+            return True
+        types = h.type.elements if isinstance(h.type, cst.Tuple) else [h.type]
+        for el in types:
+            v = el.value if isinstance(el, cst.Element) else el
+            name = v.attr.value if isinstance(v, cst.Attribute) else v.value if isinstance(v, cst.Name) else ""
+            if name in ("TypeError", "Exception", "BaseException") or "Error" in name and "Tracer" in name \
+                    or name == "ConcretizationTypeError":
+                return True
+    return False
+
+
+@dataclass(slots=True)
+class SetItem:
+    stmt: cst.CSTNode  # the Assign / AugAssign
+    target: cst.Subscript
+    name: str | None  # the array's name when the target is ``name[...]``
+    origin: str  # what made it a JAX array, for the message
+
+
+@dataclass(slots=True)
+class BoolUse:
+    node: cst.CSTNode  # reported node
+    kind: str  # "if", "while", "ifexp", "and", "or", "not", "bool", "int", "float"
+    expr: cst.CSTNode  # the traced expression
+    origin: str  # the traced argument it depends on
+    trace: Trace
+
+
+class ValueFlow:
+    """Forward walk of one function (or module) body: array kinds and traced values."""
+
+    def __init__(self, ctx, fn, trace: Trace | None, closure: dict | None, evidence: set[str]):
+        self.ctx = ctx
+        self.fn = fn
+        self.trace = trace
+        self.setitems: dict[cst.CSTNode, SetItem] = {}
+        self.bools: dict[cst.CSTNode, BoolUse] = {}
+        self.nested_env: dict[cst.CSTNode, dict] = {}
+        self.origins: dict[str, str] = {}
+        self.quiet = 0  # inside ``with assertRaises`` / ``try: ... except TypeError``
+        self.outer_trace: Trace | None = None  # for a def nested in a traced function
+        env = dict(closure or {})
+        if fn is not None and not isinstance(fn, cst.Module):
+            params = list(fn.params.posonly_params) + list(fn.params.params) + list(fn.params.kwonly_params)
+            for p in params + [s for s in (fn.params.star_arg, fn.params.star_kwarg) if isinstance(s, cst.Param)]:
+                env.pop(p.name.value, None)
+            for p in params:
+                n = p.name.value
+                flags = 0
+                if p.annotation is not None and ctx.resolve(p.annotation.annotation) in ARRAY_ANNOTATIONS:
+                    flags |= ARRAY
+                    self.origins[n] = f"annotated `{ctx.code(p.annotation.annotation)}`"
+                if trace is not None and n in trace.params:
+                    flags |= TRACED
+                    if n in evidence:
+                        flags |= ARRAY
+                        self.origins.setdefault(n, f"a traced argument of `{_fname(fn)}` ({trace.api})")
+                if flags:
+                    env[n] = (flags, n if flags & TRACED else None)
+        self.env = env
+
+    # -- expressions ----------------------------------------------------------------
+    def fact(self, e):
+        env = self.env
+        t = type(e)
+        if t is cst.Name:
+            return env.get(e.value, NONE)
+        if t is cst.Call:
+            return self._call_fact(e)
+        if t is cst.BinaryOperation:
+            a, b = self.fact(e.left), self.fact(e.right)
+            if (a[0] | b[0]) & TRACED:
+                return (ARRAY | TRACED, a[1] or b[1])
+            if isinstance(e.operator, cst.MatrixMultiply) and (a[0] | b[0]) & ARRAY or a[0] & ARRAY and b[0] & ARRAY:
+                return (ARRAY, None)
+            if (a[0] & ARRAY and _is_number(e.right)) or (b[0] & ARRAY and _is_number(e.left)):
+                return (ARRAY, None)
+            return NONE
+        if t is cst.Comparison:
+            if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in e.comparisons):
+                return NONE
+            parts = [e.left] + [c.comparator for c in e.comparisons]
+            if any(_is_str_or_none(p) for p in parts):
+                return NONE
+            for p in parts:
+                f = self.fact(p)
+                if f[0] & TRACED:
+                    return (ARRAY | TRACED, f[1])
+            return NONE
+        if t is cst.UnaryOperation:
+            if isinstance(e.operator, cst.Not):
+                return NONE
+            f = self.fact(e.expression)
+            return f if f[0] & ARRAY else NONE
+        if t is cst.Subscript:
+            f = self.fact(e.value)
+            if f[0] & NUMPY:
+                return NONE
+            return f
+        if t is cst.Attribute:
+            if e.attr.value in ARRAY_ATTRS:
+                f = self.fact(e.value)
+                return f if f[0] & ARRAY else NONE
+            return NONE
+        if t is cst.IfExp:
+            return meet(self.fact(e.body), self.fact(e.orelse))
+        if t is cst.NamedExpr:
+            return self.fact(e.value)
+        return NONE
+
+    def _call_fact(self, e: cst.Call):
+        func = e.func
+        q = self.ctx.resolve(func)
+        if q is not None:
+            if q.startswith("numpy."):
+                return (NUMPY, None)
+            if q.startswith(ARRAY_MODULES):
+                last = q.rsplit(".", 1)[1]
+                if last in NOT_ARRAY or (q.startswith("jax.lax.") and last in LAX_CONTROL):
+                    return NONE
+                if q.startswith("jax.lax.") and last in LAX_PYTREE:
+                    origin = self._traced_arg(e)
+                    return (TRACED, origin) if origin else NONE
+                origin = self._traced_arg(e)
+                return (ARRAY | (TRACED if origin else 0), origin)
+            if q in ("jax.device_put",) and e.args and self.fact(e.args[0].value)[0] & ARRAY:
+                return (ARRAY, None)
+            return NONE
+        if isinstance(func, cst.Attribute):
+            name = func.attr.value
+            if name in AT_METHODS and isinstance(func.value, cst.Subscript) \
+                    and isinstance(func.value.value, cst.Attribute) and func.value.value.attr.value == "at":
+                base = self.fact(func.value.value.value)
+                origin = base[1] or self._traced_arg(e)
+                return (ARRAY | (TRACED if origin else 0), origin) if base[0] & ARRAY else NONE
+            if name in ARRAY_METHODS:
+                base = self.fact(func.value)
+                if base[0] & ARRAY:
+                    origin = base[1] or self._traced_arg(e)
+                    return (ARRAY | (TRACED if origin else 0), origin)
+        return NONE
+
+    def _traced_arg(self, e: cst.Call) -> str | None:
+        for a in e.args:
+            f = self.fact(a.value)
+            if f[0] & TRACED:
+                return f[1]
+        return None
+
+    # -- statements -----------------------------------------------------------------
+    def run(self, body) -> None:
+        stmts = body.body if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite, cst.Module)) else body
+        for s in stmts:
+            self.stmt(s)
+
+    def stmt(self, s) -> None:
+        t = type(s)
+        if t is cst.SimpleStatementLine or t is cst.SimpleStatementSuite:
+            for small in s.body:
+                self.small(small)
+        elif t is cst.If:
+            self.check_bool(s.test, "if", s.test)
+            self.branch_if(s)
+        elif t is cst.While:
+            self.check_bool(s.test, "while", s.test)
+            self.loop(s.body, None, s.orelse)
+        elif t is cst.For:
+            self.expressions(s.iter)
+            self.loop(s.body, s.target, s.orelse)
+        elif t is cst.With:
+            quiet = any(_is_raises_context(self.ctx, i) for i in s.items)
+            for i in s.items:
+                self.expressions(i.item)
+                if i.asname is not None:
+                    self.bind(i.asname.name, NONE)
+            self.quiet += quiet
+            self.run(s.body)
+            self.quiet -= quiet
+        elif t is cst.Try or t is cst.TryStar:
+            quiet = _catches_type_error(self.ctx, s)
+            before = dict(self.env)
+            self.quiet += quiet
+            self.run(s.body)
+            self.quiet -= quiet
+            if s.orelse is not None:
+                self.run(s.orelse.body)
+            ends = [self.env]
+            for h in s.handlers:
+                self.env = dict(before)
+                self.run(h.body)
+                if not terminates(h.body):
+                    ends.append(self.env)
+            self.env = merge_envs(ends)
+            if s.finalbody is not None:
+                self.run(s.finalbody.body)
+        elif t is cst.FunctionDef:
+            self.nested_env[s] = dict(self.env)
+            self.env.pop(s.name.value, None)
+        elif t is cst.ClassDef:
+            self.env.pop(s.name.value, None)
+        elif t is cst.Match:
+            self.expressions(s.subject)
+            before = dict(self.env)
+            ends = []
+            for case in s.cases:
+                self.env = dict(before)
+                self.run(case.body)
+                ends.append(self.env)
+            self.env = merge_envs(ends + [before])
+
+    def branch_if(self, s: cst.If) -> None:
+        before = dict(self.env)
+        self.run(s.body)
+        ends = [] if terminates(s.body) else [self.env]
+        self.env = dict(before)
+        if isinstance(s.orelse, cst.If):
+            self.check_bool(s.orelse.test, "if", s.orelse.test)
+            self.branch_if(s.orelse)
+            if not _orelse_terminates(s.orelse):
+                ends.append(self.env)
+        elif s.orelse is not None:
+            self.run(s.orelse.body)
+            if not terminates(s.orelse.body):
+                ends.append(self.env)
+        else:
+            ends.append(before)
+        self.env = merge_envs(ends) if ends else before
+
+    def loop(self, body, target, orelse) -> None:
+        before = dict(self.env)
+        saved = (dict(self.setitems), dict(self.bools))
+        if target is not None:
+            self.bind_target(target, NONE)
+        self.run(body)
+        self.setitems, self.bools = saved
+        self.env = merge_envs([before, self.env])
+        if target is not None:
+            self.bind_target(target, NONE)
+        self.run(body)
+        self.env = merge_envs([before, self.env])
+        if orelse is not None:
+            self.run(orelse.body)
+
+    def small(self, s) -> None:
+        t = type(s)
+        if t is cst.Assign:
+            self.expressions(s.value)
+            value = self.fact(s.value)
+            for target in s.targets:
+                self.setitem(s, target.target, None)
+                self.bind_target(target.target, value, s.value)
+        elif t is cst.AnnAssign:
+            if s.value is not None:
+                self.expressions(s.value)
+                value = self.fact(s.value)
+                if isinstance(s.target, cst.Name) and self.ctx.resolve(s.annotation.annotation) in ARRAY_ANNOTATIONS:
+                    value = (value[0] | ARRAY, value[1])
+                self.setitem(s, s.target, None)
+                self.bind_target(s.target, value, s.value)
+        elif t is cst.AugAssign:
+            self.expressions(s.value)
+            if isinstance(s.target, cst.Subscript):
+                self.setitem(s, s.target, s.operator)
+            elif isinstance(s.target, cst.Name):
+                cur = self.env.get(s.target.value, NONE)
+                other = self.fact(s.value)
+                flags = cur[0] & (ARRAY | NUMPY)
+                if (cur[0] | other[0]) & TRACED and not cur[0] & NUMPY:
+                    self.env[s.target.value] = (flags | ARRAY | TRACED, cur[1] or other[1])
+                else:
+                    self.env[s.target.value] = (flags, None)
+        elif t is cst.Expr:
+            self.expressions(s.value)
+        elif t is cst.Return and s.value is not None:
+            self.expressions(s.value)
+        elif t is cst.Assert:
+            self.expressions(s.test)
+        elif t is cst.Del:
+            for n in _names_in(s.target):
+                self.env.pop(n, None)
+        elif t in (cst.Global, cst.Nonlocal):
+            for n in s.names:
+                self.env.pop(n.name.value, None)
+
+    def bind(self, target, value) -> None:
+        if isinstance(target, cst.Name):
+            if value[0]:
+                self.env[target.value] = value
+            else:
+                self.env.pop(target.value, None)
+        else:
+            self.bind_target(target, NONE)
+
+    def bind_target(self, target, value, source=None) -> None:
+        if isinstance(target, cst.Name):
+            self.bind(target, value)
+            if source is not None and value[0] & ARRAY and not value[0] & TRACED:
+                self.origins[target.value] = f"made by `{_short(self.ctx.code(source))}`"
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            values = None
+            if isinstance(source, (cst.Tuple, cst.List)) and len(source.elements) == len(target.elements):
+                values = [self.fact(el.value) for el in source.elements]
+            for i, el in enumerate(target.elements):
+                inner = el.value
+                if isinstance(el, cst.StarredElement):
+                    self.bind_target(inner, NONE)
+                elif values is not None:
+                    self.bind_target(inner, values[i], source.elements[i].value)
+                else:
+                    self.bind_target(inner, NONE)
+
+    def setitem(self, stmt, target, op) -> None:
+        if not isinstance(target, cst.Subscript) or self.quiet:
+            return
+        base = self.fact(target.value)
+        if base[0] & ARRAY and not base[0] & NUMPY:
+            name = target.value.value if isinstance(target.value, cst.Name) else None
+            origin = self.origins.get(name, "") if name else ""
+            if base[0] & TRACED and not origin and base[1]:
+                origin = f"computed from `{base[1]}`, a traced argument of `{_fname(self.fn)}` ({self.trace.api if self.trace else 'traced'})"
+            self.setitems[stmt] = SetItem(stmt, target, name, origin)
+
+    # -- boolean contexts -----------------------------------------------------------
+    def expressions(self, e) -> None:
+        """Check the boolean uses inside an expression (not inside lambdas or comprehensions)."""
+        if self.trace is None and not any(v[0] & TRACED for v in self.env.values()):
+            return
+        nodes = [e] + self.ctx.descendants(e, prune=(cst.Lambda, cst.FunctionDef, cst.ClassDef) + LOOP_COMPS)
+        for n in nodes:
+            t = type(n)
+            if t is cst.IfExp:
+                self.check_bool(n.test, "ifexp", n.test)
+            elif t is cst.BooleanOperation:
+                kind = "and" if isinstance(n.operator, cst.And) else "or"
+                self.check_bool(n.left, kind, n.left, nested=False)
+            elif t is cst.UnaryOperation and isinstance(n.operator, cst.Not):
+                self.check_bool(n.expression, "not", n, nested=False)
+            elif t is cst.Call and isinstance(n.func, cst.Name) and n.func.value in ("bool", "int", "float") \
+                    and self.ctx.resolve(n.func) is None and len(n.args) == 1 and n.args[0].keyword is None \
+                    and not n.args[0].star:
+                self.check_bool(n.args[0].value, n.func.value, n)
+
+    def check_bool(self, test, kind, report_at, nested=True) -> None:
+        if self.quiet:
+            return
+        if nested:
+            self.expressions(test)
+        if isinstance(test, cst.BooleanOperation) and kind in ("if", "while", "ifexp", "bool"):
+            self.check_bool(test.left, kind, test.left, nested=False)
+            self.check_bool(test.right, kind, test.right, nested=False)
+            return
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and kind in ("if", "while", "ifexp"):
+            self.check_bool(test.expression, kind, test.expression, nested=False)
+            return
+        f = self.fact(test)
+        needs = TRACED if kind in ("int", "float") else ARRAY | TRACED
+        if f[0] & needs == needs and f[1] and report_at not in self.bools:
+            trace = self.trace or self.outer_trace
+            if trace is not None:
+                self.bools[report_at] = BoolUse(report_at, kind, test, f[1], trace)
+
+
+def _is_number(e) -> bool:
+    return isinstance(e, (cst.Integer, cst.Float)) or (
+        isinstance(e, cst.UnaryOperation) and isinstance(e.expression, (cst.Integer, cst.Float))
+    )
+
+
+def _is_str_or_none(e) -> bool:
+    return isinstance(e, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)) or (
+        isinstance(e, cst.Name) and e.value == "None"
+    )
+
+
+def _names_in(target) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for el in target.elements for n in _names_in(el.value)]
+    return []
+
+
+def _fname(fn) -> str:
+    if isinstance(fn, cst.FunctionDef):
+        return fn.name.value
+    if isinstance(fn, cst.Lambda):
+        return "<lambda>"
+    return "<module>"
+
+
+def _short(text: str, limit: int = 40) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def array_evidence(ctx, fn) -> set[str]:
+    """Parameters the body uses the way only an array is used (``x.shape``, ``x.at``, ``x.sum()``)."""
+    out = set()
+    body = fn.body
+    for n in ctx.descendants(body, prune=(cst.ClassDef,)) if not isinstance(body, cst.BaseExpression) else \
+            [body] + ctx.descendants(body, prune=(cst.ClassDef,)):
+        if type(n) is cst.Attribute and type(n.value) is cst.Name and n.attr.value in EVIDENCE_ATTRS:
+            out.add(n.value.value)
+    return out
+
+
+# --- PRNG keys -----------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Consumed:
+    node: cst.CSTNode  # the consuming call
+    api: str  # "jax.random.normal", "helper"
+    previous_iteration: bool = False
+
+
+@dataclass(slots=True)
+class Reuse:
+    node: cst.CSTNode  # the second consuming call
+    key: str  # "key", "keys[0]"
+    api: str
+    first: Consumed
+    loop: cst.CSTNode | None = None  # the loop (or comprehension) whose iterations reuse it
+
+
+class KeyFlow:
+    """Path-sensitive walk: which key names are definitely consumed at each point."""
+
+    def __init__(self, ctx, consumers: dict[cst.CSTNode, dict[str, int]], params: list[str] | None = None):
+        self.ctx = ctx
+        self.consumers = consumers
+        self.env: dict[str, Consumed] = {}
+        self.reuses: dict[cst.CSTNode, Reuse] = {}
+        self.exits: list[dict[str, Consumed]] = []
+        self.assigned: set[str] = set()
+        self.quiet = 0
+        self.loop_node: cst.CSTNode | None = None
+
+    def run(self, body) -> None:
+        stmts = body.body if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite, cst.Module)) else body
+        for s in stmts:
+            self.stmt(s)
+
+    def stmt(self, s) -> None:
+        t = type(s)
+        if t is cst.SimpleStatementLine or t is cst.SimpleStatementSuite:
+            for small in s.body:
+                self.small(small)
+        elif t is cst.If:
+            self.expr(s.test)
+            self.branch_if(s)
+        elif t is cst.While:
+            self.expr(s.test)
+            self.loop(s, s.body, None, s.orelse)
+        elif t is cst.For:
+            self.expr(s.iter)
+            self.loop(s, s.body, s.target, s.orelse)
+        elif t is cst.With:
+            quiet = any(_is_raises_context(self.ctx, i) for i in s.items)
+            for i in s.items:
+                self.expr(i.item)
+                if i.asname is not None:
+                    self.kill(i.asname.name)
+            self.quiet += quiet
+            self.run(s.body)
+            self.quiet -= quiet
+        elif t is cst.Try or t is cst.TryStar:
+            before = dict(self.env)
+            self.run(s.body)
+            if s.orelse is not None:
+                self.run(s.orelse.body)
+            ends = [self.env]
+            for h in s.handlers:
+                self.env = dict(before)
+                self.run(h.body)
+                if not terminates(h.body):
+                    ends.append(self.env)
+            self.env = _merge_keys(ends)
+            if s.finalbody is not None:
+                self.run(s.finalbody.body)
+        elif t is cst.FunctionDef or t is cst.ClassDef:
+            self.env.pop(s.name.value, None)
+        elif t is cst.Match:
+            self.expr(s.subject)
+            before = dict(self.env)
+            ends = []
+            for case in s.cases:
+                self.env = dict(before)
+                self.run(case.body)
+                ends.append(self.env)
+            self.env = _merge_keys(ends + [before])
+
+    def branch_if(self, s: cst.If) -> None:
+        before = dict(self.env)
+        self.run(s.body)
+        ends = [] if terminates(s.body) else [self.env]
+        self.env = dict(before)
+        if isinstance(s.orelse, cst.If):
+            self.expr(s.orelse.test)
+            self.branch_if(s.orelse)
+            if not _orelse_terminates(s.orelse):
+                ends.append(self.env)
+        elif s.orelse is not None:
+            self.run(s.orelse.body)
+            if not terminates(s.orelse.body):
+                ends.append(self.env)
+        else:
+            ends.append(before)
+        self.env = _merge_keys(ends) if ends else before
+
+    def loop(self, node, body, target, orelse) -> None:
+        before = dict(self.env)
+        if target is not None:
+            self.kill(target)
+        self.run(body)
+        if not terminates(body):
+            back = {k: Consumed(v.node, v.api, True) for k, v in self.env.items()}
+            self.env = back
+            if target is not None:
+                self.kill(target)
+            outer, self.loop_node = self.loop_node, node
+            self.run(body)
+            self.loop_node = outer
+        self.env = _merge_keys([before, self.env])
+        if orelse is not None:
+            self.run(orelse.body)
+
+    def small(self, s) -> None:
+        t = type(s)
+        if t is cst.Assign:
+            self.expr(s.value)
+            for target in s.targets:
+                self.kill(target.target)
+        elif t is cst.AnnAssign:
+            if s.value is not None:
+                self.expr(s.value)
+            self.kill(s.target)
+        elif t is cst.AugAssign:
+            self.expr(s.value)
+            self.kill(s.target)
+        elif t is cst.Expr:
+            self.expr(s.value)
+        elif t is cst.Return:
+            if s.value is not None:
+                self.expr(s.value)
+            self.exits.append(dict(self.env))
+        elif t is cst.Del:
+            self.kill(s.target)
+        elif t in (cst.Assert,):
+            self.expr(s.test)
+
+    def kill(self, target) -> None:
+        """A binding: the name (and its indexed items) now hold a fresh value."""
+        for n in _names_in(target):
+            self.assigned.add(n)
+            for k in [k for k in self.env if k == n or k.startswith(n + "[")]:
+                del self.env[k]
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for el in target.elements:
+                if not isinstance(el.value, (cst.Name, cst.Tuple, cst.List)):
+                    continue
+        if isinstance(target, cst.Subscript):
+            k = _key_name(target)
+            if k is not None:
+                self.env.pop(k, None)
+
+    def expr(self, e) -> None:
+        nodes = [e] + self.ctx.descendants(e, prune=(cst.Lambda, cst.FunctionDef, cst.ClassDef))
+        comps = []
+        for n in nodes:
+            t = type(n)
+            if t in LOOP_COMPS:
+                comps.append(n)
+                continue
+            if t is cst.NamedExpr:
+                continue
+            if t is not cst.Call or any(n is c or _inside(self.ctx, n, c) for c in comps):
+                continue
+            self.call(n)
+        for n in nodes:
+            if type(n) is cst.NamedExpr:
+                self.kill(n.target)
+
+    def call(self, n: cst.Call, comp=None, comp_bound: set[str] | None = None) -> None:
+        used = self.consumed_arg(n)
+        if used is None:
+            return
+        key, api = used
+        if comp is not None:
+            if key.partition("[")[0] in (comp_bound or set()):
+                return
+            if not self.quiet and n not in self.reuses:
+                self.reuses[n] = Reuse(n, key, api, Consumed(n, api, True), comp)
+            return
+        prev = self.env.get(key)
+        if prev is not None and not self.quiet and n not in self.reuses:
+            self.reuses[n] = Reuse(n, key, api, prev, self.loop_node if prev.previous_iteration else None)
+        self.env[key] = Consumed(n, api)
+
+    def consumed_arg(self, n: cst.Call) -> tuple[str, str] | None:
+        q = self.ctx.resolve(n.func)
+        if q is not None and q.startswith("jax.random.") and q.rsplit(".", 1)[1] in KEY_CONSUMERS:
+            arg = _arg(n, 0, "key")
+            k = _key_name(arg) if arg is not None else None
+            return (k, q) if k else None
+        if isinstance(n.func, cst.Name):
+            fn = _function_for(self.ctx, n.func, n)
+            params = self.consumers.get(fn) if fn is not None else None
+            if params:
+                for pname, idx in params.items():
+                    arg = _arg(n, idx, pname)
+                    k = _key_name(arg) if arg is not None else None
+                    if k:
+                        return (k, n.func.value)
+        return None
+
+    def comprehensions(self, e) -> None:
+        """A key consumed inside a comprehension is consumed once per element."""
+        for c in [e] + self.ctx.descendants(e, prune=(cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+            if type(c) not in LOOP_COMPS:
+                continue
+            bound: set[str] = set()
+            f = c.for_in
+            while f is not None:
+                bound |= set(_names_in(f.target))
+                f = f.inner_for_in
+            elts = [c.key, c.value] if isinstance(c, cst.DictComp) else [c.elt]
+            for el in elts:
+                for n in [el] + self.ctx.descendants(el, prune=(cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+                    if type(n) is cst.Call:
+                        self.call(n, comp=c, comp_bound=bound)
+
+
+def _inside(ctx, node, ancestor) -> bool:
+    return any(a is ancestor for a in ctx.ancestors(node))
+
+
+def _arg(call: cst.Call, index: int, keyword: str):
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value == keyword:
+            return a.value
+    positional = [a for a in call.args if a.keyword is None]
+    if any(a.star for a in positional[: index + 1]):
+        return None
+    return positional[index].value if index < len(positional) else None
+
+
+def _key_name(e) -> str | None:
+    if isinstance(e, cst.Name):
+        return e.value
+    if isinstance(e, cst.Subscript) and isinstance(e.value, cst.Name) and len(e.slice) == 1:
+        idx = e.slice[0].slice
+        if isinstance(idx, cst.Index) and isinstance(idx.value, cst.Integer):
+            return f"{e.value.value}[{idx.value.value}]"
+    return None
+
+
+def _merge_keys(envs: list[dict]) -> dict:
+    """Consumed after the join only if consumed on every path into it."""
+    if not envs:
+        return {}
+    out = {}
+    for k, v in envs[0].items():
+        if all(k in e for e in envs[1:]):
+            out[k] = v
+    return out
+
+
+def key_consumers(ctx) -> dict[cst.CSTNode, dict[str, int]]:
+    """Functions of this file that consume a key parameter on every path: {def: {param: position}}."""
+    out: dict[cst.CSTNode, dict[str, int]] = {}
+    for fact, fn in ctx.collector.function_nodes:
+        if not isinstance(fn, cst.FunctionDef) or fact.is_method or fn.decorators:
+            continue
+        flow = KeyFlow(ctx, {})
+        flow.run(fn.body)
+        ends = flow.exits + ([] if terminates(fn.body) else [flow.env])
+        consumed = _merge_keys(ends)
+        params = {p.name.value: i for i, p in enumerate(_callable_params(fn))}
+        hit = {n: i for n, i in params.items() if n in consumed and n not in flow.assigned}
+        if hit:
+            out[fn] = hit
+    return out
+
+
+# --- per file ------------------------------------------------------------------------------------
+
+
+@dataclass
+class FileAnalysis:
+    ctx: object
+    _values: dict | None = field(default=None, init=False)
+    _keys: list | None = field(default=None, init=False)
+
+    def values(self) -> list[ValueFlow]:
+        """One ValueFlow per function and one for the module body."""
+        if self._values is None:
+            ctx = self.ctx
+            traced = traced_functions(ctx)
+            flows: dict[cst.CSTNode, ValueFlow] = {}
+            top = ValueFlow(ctx, ctx.module, None, None, set())
+            top.run(ctx.module)
+            flows[ctx.module] = top
+            for fact, fn in ctx.collector.function_nodes:
+                enclosing = ctx.enclosing_function(fn)
+                closure = None
+                if enclosing is not None and enclosing in flows:
+                    parent = flows[enclosing]
+                    closure = {k: v for k, v in parent.nested_env.get(fn, parent.env).items() if v[0] & TRACED}
+                trace = traced.get(fn)
+                evidence = array_evidence(ctx, fn) if trace is not None else set()
+                flow = ValueFlow(ctx, fn, trace, closure, evidence)
+                flow.quiet = int(in_raises_context(ctx, fn))
+                if trace is None and closure:
+                    flow.outer_trace = flows[enclosing].trace or flows[enclosing].outer_trace
+                if isinstance(fn, cst.Lambda):
+                    flow.expressions(fn.body)
+                else:
+                    flow.run(fn.body)
+                flows[fn] = flow
+            self._values = list(flows.values())
+        return self._values
+
+    def keys(self) -> list[Reuse]:
+        if self._keys is None:
+            ctx = self.ctx
+            consumers = key_consumers(ctx)
+            found: dict[cst.CSTNode, Reuse] = {}
+            bodies = [ctx.module] + [fn.body for _, fn in ctx.collector.function_nodes if isinstance(fn, cst.FunctionDef)]
+            for body in bodies:
+                flow = KeyFlow(ctx, consumers)
+                flow.run(body)
+                for stmt_expr in _expressions_of(ctx, body):
+                    flow.comprehensions(stmt_expr)
+                for n, r in flow.reuses.items():
+                    found.setdefault(n, r)
+            self._keys = sorted(found.values(), key=lambda r: ctx.text_order(r.node))
+        return self._keys
+
+
+def _expressions_of(ctx, body) -> list[cst.CSTNode]:
+    """The statements of a body (not of nested defs), for the comprehension check."""
+    out = []
+    for n in ctx.descendants(body, prune=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        if type(n) in (cst.Expr, cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Return):
+            out.append(n)
+    return out

@@ -1,0 +1,141 @@
+"""JAX501: item assignment into a JAX array (``x[i] = v``), which JAX arrays do not support."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jaxlint.rule import Invalid, NodeEdit, Rule, RuleFix
+
+from .analysis import analysis
+from .seeds import jax_units
+
+# augmented operator -> the ``.at[...]`` method that does the same out of place
+AT_METHOD = {
+    cst.AddAssign: "add",
+    cst.SubtractAssign: "subtract",
+    cst.MultiplyAssign: "multiply",
+    cst.DivideAssign: "divide",
+    cst.PowerAssign: "power",
+}
+
+
+class InplaceUpdate(Rule):
+    """
+    ## What it does
+    Reports item assignment into a value that is visibly a JAX array: `x[i] = v`,
+    `x[mask] = 0`, `x[i] += v`, `x[:, j] *= c`, where `x` was made by a `jax.numpy`,
+    `jax.random`, `jax.lax` or `jax.nn` function (or an operation on such an array, or
+    `x.at[...].set(...)`), is annotated `jax.Array`, or is a traced argument of a function
+    under `jit`/`vmap`/`pmap`/`lax.scan`/... that the body uses as an array (`x.shape`,
+    `x.sum()`, ...). NumPy arrays (`np.zeros`, `np.array(x)`), dicts, lists, unknown values,
+    augmented assignment to a plain name (`x *= 2` rebinds `x`), and statements inside
+    `with pytest.raises(...)` / `assertRaises` or a `try` that catches `TypeError` are not
+    reported.
+
+    ## Why is this bad?
+    JAX arrays are immutable. On jax 0.10.2 the assignment raises, eagerly and under
+    `jit` alike: `TypeError: JAX arrays are immutable and do not support in-place item
+    assignment. Instead of x[idx] = y, use x = x.at[idx].set(y) or another .at[] method`.
+
+    ## Example
+    ```python
+    x = jnp.zeros(5)
+    x[2] = 1.0
+    x[0] += 3.0
+    ```
+
+    ## Use instead
+    ```python
+    x = jnp.zeros(5)
+    x = x.at[2].set(1.0)
+    x = x.at[0].add(3.0)
+    ```
+
+    ## Fix safety
+    The fix rewrites `x[i] = v` to `x = x.at[i].set(v)` (`+=` → `.add`, `-=` →
+    `.subtract`, `*=` → `.multiply`, `/=` → `.divide`, `**=` → `.power`). It is unsafe:
+    only the name `x` sees the new value (other names bound to the old array keep it), and
+    with repeated indices `.at[...].add` accumulates every occurrence where NumPy's
+    `x[idx] += v` applies only one.
+
+    ## References
+    - [JAX sharp bits: in-place updates](https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#in-place-updates)
+    - [jax.numpy.ndarray.at](https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html)
+    """
+
+    code = "JAX501"
+    name = "inplace-update"
+    summary = "In-place item assignment into a JAX array"
+    status = "preview"
+    fix_availability = "sometimes"
+    help = "Use `x = x.at[idx].set(v)` (or `.add`, `.multiply`, ...): JAX arrays are immutable"
+    triggers = ("jax",)
+    anchors = frozenset({"numpy", "random", "lax", "nn"})
+
+    VALID = [
+        "import jax.numpy as jnp\nx = jnp.zeros(3)\nx = x.at[0].set(1.0)\n",
+        "import numpy as np\nx = np.zeros(3)\nx[0] = 1.0\n",
+        "import jax.numpy as jnp\nimport numpy as np\nx = np.array(jnp.zeros(3))\nx[0] = 1.0\n",
+        "import jax.numpy as jnp\nd = {'w': jnp.zeros(3)}\nd['w'] = jnp.ones(3)\n",
+        "import jax.numpy as jnp\nx = jnp.zeros(3)\nx *= 2\n",
+        "import jax\n@jax.jit\ndef f(params, x):\n    params['b'] = x\n    return params\n",
+    ]
+    INVALID = [
+        ("import jax.numpy as jnp\nx = jnp.zeros(3)\nx[0] = 1.0\n",
+         Invalid("JAX501", line=3, message="`x`, a JAX array (made by `jnp.zeros(3)`)",
+                 fixed="import jax.numpy as jnp\nx = jnp.zeros(3)\nx = x.at[0].set(1.0)\n")),
+        ("import jax.numpy as jnp\nx = jnp.arange(4.0)\nx[1:3] += 2.0\n",
+         Invalid("JAX501", line=3, fixed="import jax.numpy as jnp\nx = jnp.arange(4.0)\nx = x.at[1:3].add(2.0)\n")),
+        ("import jax\n@jax.jit\ndef f(x):\n    x[0] = x.sum()\n    return x\n",
+         Invalid("JAX501", line=4, message="traced argument of `f`")),
+    ]
+
+    @classmethod
+    def seeds(cls, outline):
+        return jax_units(outline)
+
+    def finish(self) -> None:
+        for flow in analysis(self.ctx).values():
+            for item in flow.setitems.values():
+                self.report(item.target, self.message(item), fix=self.fix(item))
+
+    def message(self, item) -> str:
+        ctx = self.ctx
+        shown = ctx.code(item.target)
+        what = f"`{item.name}`" if item.name else f"`{ctx.code(item.target.value)}`"
+        origin = f" ({item.origin})" if item.origin else ""
+        index = shown[len(item.name):] if item.name and shown.startswith(item.name) else "[...]"
+        method = "set"
+        if isinstance(item.stmt, cst.AugAssign):
+            method = AT_METHOD.get(type(item.stmt.operator), "set")
+        base = item.name or "x"
+        return (
+            f"`{shown}` assigns in place into {what}, a JAX array{origin}; JAX arrays are immutable and this "
+            f"raises `TypeError`. Use `{base} = {base}.at{index}.{method}(...)`"
+        )
+
+    def fix(self, item) -> RuleFix | None:
+        ctx = self.ctx
+        stmt = item.stmt
+        name = item.name
+        if name is None or not isinstance(item.target.value, cst.Name):
+            return None
+        shown = ctx.code(item.target)
+        if not shown.startswith(name + "["):
+            return None
+        index = shown[len(name):]
+        if isinstance(stmt, cst.Assign):
+            if len(stmt.targets) != 1:
+                return None
+            method = "set"
+        elif isinstance(stmt, cst.AugAssign):
+            method = AT_METHOD.get(type(stmt.operator))
+            if method is None:
+                return None
+        else:
+            return None
+        value = ctx.code(stmt.value)
+        if isinstance(stmt.value, cst.Tuple) and not stmt.value.lpar:
+            value = f"({value})"
+        new = f"{name} = {name}.at{index}.{method}({value})"
+        return RuleFix(f"Replace with `{new}`", [NodeEdit(stmt, new)], "unsafe")

@@ -1,0 +1,115 @@
+"""JAX502: the same PRNG key consumed twice, so two "random" draws are the same numbers."""
+
+from __future__ import annotations
+
+from jaxlint.rule import Invalid, Rule
+
+from .analysis import KEY_CONSUMERS, analysis, exact_lines
+
+
+class PrngKeyReuse(Rule):
+    """
+    ## What it does
+    Reports a PRNG key that is consumed a second time on the same path: passed as the key
+    to two `jax.random` samplers or `split` calls with no new key bound to the name in
+    between; consumed inside a loop body (or a comprehension) when the key is not split
+    again in each iteration; or passed twice to a function of the same module that
+    consumes its key argument on every path. Uses in mutually exclusive branches
+    (`if`/`else`, `try`/`except`) are not reuse, nor is a key consumed on some paths
+    only. `jax.random.fold_in(key, i)`, `key_data` and `clone` do not consume the key, so
+    `normal(fold_in(key, i))` in a loop is fine.
+
+    ## Why is this bad?
+    A JAX PRNG key is a value, not a stateful generator: the same key always gives the
+    same numbers. Reusing it gives identical dropout masks in two layers, the same noise
+    at every step of a sampler, or correlated samples (`normal(k)` and `uniform(k)` are
+    deterministic functions of each other). Nothing fails: the results are silently
+    wrong. With typed keys (`jax.random.key`) and
+    `jax.config.update("jax_debug_key_reuse", True)`, jax 0.10.2 raises
+    `KeyReuseError: Previously-consumed key passed to jit-compiled function at index 0`
+    (legacy `PRNGKey` arrays are not checked).
+
+    ## Example
+    ```python
+    key = jax.random.key(0)
+    noise = jax.random.normal(key, (3,))
+    mask = jax.random.bernoulli(key, 0.5, (3,))
+    ```
+
+    ## Use instead
+    ```python
+    key = jax.random.key(0)
+    key, k_noise, k_mask = jax.random.split(key, 3)
+    noise = jax.random.normal(k_noise, (3,))
+    mask = jax.random.bernoulli(k_mask, 0.5, (3,))
+    ```
+
+    ## References
+    - [JAX sharp bits: random numbers](https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#random-numbers)
+    - [Pseudorandom numbers in JAX](https://docs.jax.dev/en/latest/random-numbers.html)
+    - [jax.experimental.key_reuse](https://docs.jax.dev/en/latest/jax.experimental.key_reuse.html)
+    """
+
+    code = "JAX502"
+    name = "prng-key-reuse"
+    summary = "A PRNG key is consumed twice without a `split` in between"
+    status = "preview"
+    help = "Split the key (`key, subkey = jax.random.split(key)`) and give each consumer its own subkey"
+    triggers = ("random",)
+    anchors = KEY_CONSUMERS | {"key", "PRNGKey", "fold_in"}
+    callers = "direct"  # a helper that consumes its key argument, called twice from the same module
+
+    VALID = [
+        "import jax\nkey = jax.random.key(0)\nkey, sub = jax.random.split(key)\nx = jax.random.normal(sub)\ny = jax.random.normal(key)\n",
+        "import jax\ndef f(key, c):\n    if c:\n        return jax.random.normal(key)\n    else:\n        return jax.random.uniform(key)\n",
+        "import jax\nkey = jax.random.key(0)\nfor i in range(3):\n    x = jax.random.normal(jax.random.fold_in(key, i))\n",
+        "import jax\nkey = jax.random.key(0)\nfor i in range(3):\n    key, sub = jax.random.split(key)\n    x = jax.random.normal(sub)\n",
+        "import jax\nkeys = jax.random.split(jax.random.key(0), 2)\na = jax.random.normal(keys[0])\nb = jax.random.normal(keys[1])\n",
+    ]
+    INVALID = [
+        ("import jax\nkey = jax.random.key(0)\na = jax.random.normal(key)\nb = jax.random.uniform(key)\n",
+         Invalid("JAX502", line=4, message="already consumed by `jax.random.normal` at line 3")),
+        ("import jax\nkey = jax.random.key(0)\nfor i in range(3):\n    x = jax.random.normal(key)\n",
+         Invalid("JAX502", line=4, message="in every iteration of the loop at line 3")),
+        ("import jax\ndef noise(key):\n    return jax.random.normal(key, (3,))\nk = jax.random.key(0)\na = noise(k)\nb = noise(k)\n",
+         Invalid("JAX502", line=6, message="`noise` reuses the PRNG key `k`")),
+    ]
+
+    def finish(self) -> None:
+        ctx = self.ctx
+        reuses = analysis(ctx).keys()
+        if not reuses:
+            return
+        lines = exact_lines(ctx, [r.first.node for r in reuses] + [r.node for r in reuses]
+                            + [r.loop for r in reuses if r.loop is not None])
+        for r in reuses:
+            self.report(r.node, self.message(r, lines))
+
+    def message(self, r, lines) -> str:
+        api = f"`{r.api}`"
+        sub = "subkey" if r.key != "subkey" else "k"
+        split = f"`{r.key}, {sub} = jax.random.split({r.key})`" if "[" not in r.key else "a fresh key from `jax.random.split`"
+        if r.loop is not None:
+            line = lines.get(r.loop)
+            if type(r.loop).__name__ in ("ListComp", "SetComp", "GeneratorExp", "DictComp"):
+                where = "once per element of the comprehension" + (f" at line {line}" if line else "")
+                return (
+                    f"{api} consumes the PRNG key `{r.key}` {where}: every element gets the same random numbers. "
+                    f"Split it into one key per element (`jax.random.split({r.key}, n)`) or use "
+                    f"`jax.random.fold_in({r.key}, i)`"
+                )
+            where = f"in every iteration of the loop at line {line}" if line else "in every iteration of its loop"
+            return (
+                f"{api} consumes the PRNG key `{r.key}` {where} without splitting it again: every iteration draws "
+                f"the same random numbers. Split it in the loop ({split}, then use `{sub}`) or use "
+                f"`jax.random.fold_in({r.key}, i)`"
+            )
+        line = lines.get(r.first.node)
+        at = f" at line {line}" if line else ""
+        if line is not None and line == lines.get(r.node):
+            at = " earlier on the same line"
+        return (
+            f"{api} reuses the PRNG key `{r.key}`, already consumed by `{r.first.api}`{at}: the two draws are "
+            f"not independent (same key, same random bits). Split it first (`k1, k2 = jax.random.split({r.key})`) "
+            f"and give each draw its own key"
+        )

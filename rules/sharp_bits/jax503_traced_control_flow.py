@@ -1,0 +1,146 @@
+"""JAX503: Python control flow or bool/int/float conversion on a traced value."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jaxlint.rule import Invalid, Rule
+
+from .analysis import analysis, exact_lines
+
+ANCHORS = frozenset({"jit", "vmap", "pmap", "pjit", "shard_map", "smap", "scan", "fori_loop", "while_loop", "cond", "map",
+                     "associative_scan"})
+
+
+class TracedControlFlow(Rule):
+    """
+    ## What it does
+    Reports Python control flow and conversions that need a concrete value, applied to a
+    traced value: `if`, `elif`, `while`, a conditional expression, `and`/`or`/`not`
+    (including `x or default`), `bool()`, `int()` and `float()`. A value is traced when it
+    is an argument of a function that `jax.jit`, `vmap`, `pmap`, `shard_map`, or a
+    `lax.scan`/`fori_loop`/`while_loop`/`cond`/`map` body traces, or is computed from one
+    (arithmetic, comparisons, `jnp`/`lax` functions, array methods). Not reported:
+    `static_argnums`/`static_argnames` arguments, arguments with a default value (not
+    traced unless passed), `vmap` arguments with `in_axes=None`, `.shape`, `.dtype`,
+    `.ndim`, `.size`, `len()`, `is None` / `in` tests, a bare container argument tested for
+    emptiness (a dict of arrays stays a dict under `jit`), functions that are only run
+    eagerly or only under `grad` (which keeps values concrete), and code inside
+    `pytest.raises` / `assertRaises` blocks.
+
+    ## Why is this bad?
+    Under a transform the argument is an abstract tracer: Python cannot decide a branch on
+    it. On jax 0.10.2, `if`/`while`/`and`/`or`/`not`/`bool()` raise
+    `jax.errors.TracerBoolConversionError: Attempted boolean conversion of traced array
+    with shape bool[]`, and `int()`/`float()` raise `jax.errors.ConcretizationTypeError:
+    Abstract tracer value encountered where concrete value is expected`. The same code
+    works when called eagerly or under `grad`, so it often breaks only once `jit` is added.
+
+    ## Example
+    ```python
+    @jax.jit
+    def relu(x):
+        if x > 0:
+            return x
+        return 0.0
+    ```
+
+    ## Use instead
+    ```python
+    @jax.jit
+    def relu(x):
+        return jnp.where(x > 0, x, 0.0)
+    ```
+    or `lax.cond(x > 0, f, g, x)` for branches with real work, `lax.while_loop` for a
+    `while`, or, for a value that selects the program's structure, mark it static:
+    `jax.jit(f, static_argnames="n")`.
+
+    ## References
+    - [JAX sharp bits: control flow](https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#control-flow)
+    - [Control flow and logical operators with JIT](https://docs.jax.dev/en/latest/control-flow.html)
+    - [jax.errors.TracerBoolConversionError](https://docs.jax.dev/en/latest/errors.html#jax.errors.TracerBoolConversionError)
+    """
+
+    code = "JAX503"
+    name = "traced-control-flow"
+    summary = "Python control flow, `bool()`, `int()` or `float()` on a traced value"
+    status = "preview"
+    help = "Use `jnp.where` / `lax.cond` / `lax.while_loop`, or mark the argument static"
+    triggers = ("jit", "vmap", "pmap", "shard_map", "scan", "fori_loop", "while_loop", "cond", "map")
+    anchors = ANCHORS
+
+    VALID = [
+        "import jax\nimport jax.numpy as jnp\n@jax.jit\ndef f(x):\n    return jnp.where(x > 0, x, 0.0)\n",
+        "import jax\nfrom functools import partial\n@partial(jax.jit, static_argnames='n')\ndef f(x, n):\n    if n > 0:\n        return x * n\n    return x\n",
+        "import jax\n@jax.jit\ndef f(x, mask=None):\n    if mask is None:\n        return x\n    return x * mask\n",
+        "import jax\n@jax.jit\ndef f(x):\n    if x.ndim == 2 and x.shape[0] > 1:\n        return x.sum(0)\n    return x\n",
+        "import jax\ndef f(x):\n    if x > 0:\n        return x ** 2\n    return -x\ng = jax.grad(f)\n",
+        "import jax\n@jax.jit\ndef f(params, x):\n    if params:\n        return x\n    return -x\n",
+    ]
+    INVALID = [
+        ("import jax\n@jax.jit\ndef f(x):\n    if x > 0:\n        return x\n    return 0.0\n",
+         Invalid("JAX503", line=4, message="TracerBoolConversionError")),
+        ("import jax\ndef f(x, n):\n    return x * int(n)\ng = jax.jit(f)\n",
+         Invalid("JAX503", line=3, message="static_argnames='n'")),
+        ("import jax\ndef body(i, x):\n    while x < 10:\n        x = x * 2\n    return x\ny = jax.lax.fori_loop(0, 3, body, 1.0)\n",
+         Invalid("JAX503", line=3, message="lax.while_loop")),
+    ]
+
+    def finish(self) -> None:
+        ctx = self.ctx
+        uses = [u for flow in analysis(ctx).values() for u in flow.bools.values()]
+        if not uses:
+            return
+        lines = exact_lines(ctx, [u.trace.node for u in uses])
+        for u in sorted(uses, key=lambda u: ctx.text_order(u.node)):
+            self.report(u.node, self.message(u, lines))
+
+    def message(self, u, lines) -> str:
+        ctx = self.ctx
+        expr = _short(ctx.code(u.expr))
+        line = lines.get(u.trace.node)
+        where = f"{u.trace.api}" + (f" at line {line}" if line else "")
+        origin = (f"`{expr}` is the traced argument `{u.origin}`" if expr == u.origin
+                  else f"`{expr}` depends on the traced argument `{u.origin}`")
+        static = (f", or mark `{u.origin}` static (`static_argnames='{u.origin}'`) if it selects the program's structure"
+                  if u.trace.static_hint and u.origin in u.trace.params and _on_argument(u) else "")
+        if u.kind in ("int", "float"):
+            return (
+                f"`{u.kind}()` needs a concrete value, but {origin} (traced by {where}): raises "
+                f"`ConcretizationTypeError`. Keep it an array (`{expr}.astype(...)`, `jnp` operations){static}"
+            )
+        what = {
+            "if": "an `if` test",
+            "while": "a `while` test",
+            "ifexp": "a conditional expression",
+            "and": "the left side of `and`",
+            "or": "the left side of `or`",
+            "not": "`not`",
+            "bool": "`bool()`",
+        }[u.kind]
+        fix = {
+            "while": "use `lax.while_loop`",
+            "or": "test `is None` explicitly or use `jnp.where`",
+            "and": "use `jnp.logical_and` / `jnp.where`",
+            "not": "use `jnp.logical_not`",
+        }.get(u.kind, "use `jnp.where(...)` or `lax.cond(...)`")
+        return (
+            f"{what} needs a Python bool, but {origin} (traced by {where}): raises "
+            f"`TracerBoolConversionError`; {fix}{static}"
+        )
+
+
+def _on_argument(u) -> bool:
+    """Is the test the argument itself, or a comparison of it with constants (``n > 0``)?"""
+    e = u.expr
+    if isinstance(e, cst.Name):
+        return True
+    if isinstance(e, cst.Comparison):
+        parts = [e.left] + [c.comparator for c in e.comparisons]
+        return all(isinstance(p, cst.Name) and p.value == u.origin or isinstance(p, (cst.Integer, cst.Float)) for p in parts)
+    return False
+
+
+def _short(text: str, limit: int = 50) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,16 @@
+"""Which units of a file the JAX5xx rules must see (read from the ``ast`` outline)."""
+
+from __future__ import annotations
+
+from jaxlint.outline import CONFLICT, Outline
+
+
+def jax_units(ol: Outline) -> set[int]:
+    """Units that mention a name imported from jax: the only places a JAX array can be made
+    (a def that receives one from a transform is kept as that transform's target)."""
+    hit = ol._cache.get("jax_units")
+    if hit is None:
+        jaxy = {local for local, q in ol.imports.items() if q == CONFLICT or q == "jax" or q.startswith("jax.")}
+        hit = {i for i, u in enumerate(ol.units) if not jaxy.isdisjoint(u.idents)}
+        ol._cache["jax_units"] = hit
+    return hit

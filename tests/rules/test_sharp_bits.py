@@ -1,0 +1,161 @@
+"""JAX5xx (in-place updates, PRNG key reuse, traced control flow): exact codes, lines, messages, fixes."""
+
+from jaxlint import testing
+
+
+def found(source, *codes):
+    return [(d.code, d.start.line, d.start.column, d.message) for d in testing.lint(source, *(codes or ("JAX501", "JAX502", "JAX503")))]
+
+
+# --- JAX501 -----------------------------------------------------------------------------------
+
+
+def test_inplace_update_message_and_fix():
+    src = "import jax.numpy as jnp\nx = jnp.zeros(3)\nx[0] += 1.0\n"
+    assert found(src, "JAX501") == [
+        ("JAX501", 3, 1,
+         "`x[0]` assigns in place into `x`, a JAX array (made by `jnp.zeros(3)`); JAX arrays are immutable and "
+         "this raises `TypeError`. Use `x = x.at[0].add(...)`"),
+    ]
+    assert testing.fix(src, "JAX501") == "import jax.numpy as jnp\nx = jnp.zeros(3)\nx = x.at[0].add(1.0)\n"
+    assert testing.fix(src, "JAX501", unsafe=False) == src
+
+
+def test_inplace_update_of_a_traced_argument_used_as_an_array():
+    src = "import jax\n\n@jax.jit\ndef f(x, d):\n    d['k'] = x\n    x[0] = x.mean()\n    return x, d\n"
+    assert found(src, "JAX501") == [
+        ("JAX501", 6, 5,
+         "`x[0]` assigns in place into `x`, a JAX array (a traced argument of `f` (jax.jit)); JAX arrays are "
+         "immutable and this raises `TypeError`. Use `x = x.at[0].set(...)`"),
+    ]
+
+
+def test_inplace_fix_keeps_a_tuple_value_whole():
+    src = "import jax.numpy as jnp\nx = jnp.zeros((2, 2))\nx[0] = 1.0, 2.0\n"
+    assert testing.fix(src, "JAX501") == "import jax.numpy as jnp\nx = jnp.zeros((2, 2))\nx = x.at[0].set((1.0, 2.0))\n"
+
+
+def test_numpy_rebinding_and_unknown_values_are_silent():
+    src = (
+        "import jax.numpy as jnp\nimport numpy as np\n"
+        "x = jnp.zeros(3)\nx = np.asarray(x).copy()\nx[0] = 1.0\n"
+        "y = load()\ny[0] = 1.0\n"
+        "z = jnp.zeros(3)\nfor i in range(3):\n    z = helper(z)\n    z[i] = 0.0\n"
+    )
+    assert found(src, "JAX501") == []
+
+
+# --- JAX502 -----------------------------------------------------------------------------------
+
+
+def test_key_reuse_message():
+    src = "import jax\nkey = jax.random.key(0)\na = jax.random.normal(key, (3,))\nb = jax.random.split(key)\n"
+    assert found(src, "JAX502") == [
+        ("JAX502", 4, 5,
+         "`jax.random.split` reuses the PRNG key `key`, already consumed by `jax.random.normal` at line 3: the two "
+         "draws are not independent (same key, same random bits). Split it first "
+         "(`k1, k2 = jax.random.split(key)`) and give each draw its own key"),
+    ]
+
+
+def test_reuse_on_one_line_and_a_key_named_subkey():
+    src = "import jax\nsubkey = jax.random.key(0)\nfor i in range(2):\n    x = jax.random.normal(subkey) + jax.random.uniform(subkey)\n"
+    got = [m for _, _, _, m in found(src, "JAX502")]
+    assert got == [
+        "`jax.random.normal` consumes the PRNG key `subkey` in every iteration of the loop at line 3 without splitting "
+        "it again: every iteration draws the same random numbers. Split it in the loop "
+        "(`subkey, k = jax.random.split(subkey)`, then use `k`) or use `jax.random.fold_in(subkey, i)`",
+        "`jax.random.uniform` reuses the PRNG key `subkey`, already consumed by `jax.random.normal` earlier on the "
+        "same line: the two draws are not independent (same key, same random bits). Split it first "
+        "(`k1, k2 = jax.random.split(subkey)`) and give each draw its own key",
+    ]
+
+
+def test_key_consumed_in_a_loop():
+    src = "from jax import random\n\ndef f(key, n):\n    for i in range(n):\n        x = random.normal(key)\n    return x\n"
+    assert found(src, "JAX502") == [
+        ("JAX502", 5, 13,
+         "`jax.random.normal` consumes the PRNG key `key` in every iteration of the loop at line 4 without splitting "
+         "it again: every iteration draws the same random numbers. Split it in the loop "
+         "(`key, subkey = jax.random.split(key)`, then use `subkey`) or use `jax.random.fold_in(key, i)`"),
+    ]
+
+
+def test_helper_called_twice_with_one_key():
+    src = (
+        "import jax\n\ndef noise(key, shape):\n    return jax.random.normal(key, shape)\n\n"
+        "def f(key):\n    a = noise(key, (2,))\n    b = noise(key, (3,))\n    return a, b\n"
+    )
+    assert [(c, line) for c, line, _, _ in found(src, "JAX502")] == [("JAX502", 8)]
+    assert "`noise` reuses the PRNG key `key`, already consumed by `noise` at line 7" in found(src, "JAX502")[0][3]
+
+
+def test_branches_rebinding_and_fold_in_are_not_reuse():
+    src = (
+        "import jax\n\ndef f(key, c):\n"
+        "    if c:\n        a = jax.random.normal(key)\n    else:\n        a = jax.random.uniform(key)\n"
+        "    key = jax.random.key(1)\n    b = jax.random.normal(key)\n"
+        "    c = [jax.random.normal(jax.random.fold_in(key, i)) for i in range(3)]\n"
+        "    return a, b, c\n"
+    )
+    assert found(src, "JAX502") == []
+
+
+def test_reuse_after_a_branch_that_consumed_on_one_path_only_is_silent():
+    src = "import jax\n\ndef f(key, c):\n    if c:\n        a = jax.random.normal(key)\n    return jax.random.normal(key)\n"
+    assert found(src, "JAX502") == []
+
+
+def test_numpy_random_is_not_a_key():
+    src = "import numpy as np\nrng = np.random.default_rng(0)\nfrom numpy import random\na = random.normal(rng)\nb = random.normal(rng)\n"
+    assert found(src, "JAX502") == []
+
+
+# --- JAX503 -----------------------------------------------------------------------------------
+
+
+def test_traced_if_message():
+    src = "import jax\n\n@jax.jit\ndef f(x, n):\n    if n > 0:\n        return x\n    return -x\n"
+    assert found(src, "JAX503") == [
+        ("JAX503", 5, 8,
+         "an `if` test needs a Python bool, but `n > 0` depends on the traced argument `n` (traced by jax.jit at "
+         "line 3): raises `TracerBoolConversionError`; use `jnp.where(...)` or `lax.cond(...)`, or mark `n` static "
+         "(`static_argnames='n'`) if it selects the program's structure"),
+    ]
+
+
+def test_traced_or_default_and_vmap_in_axes():
+    src = (
+        "import jax\nimport jax.numpy as jnp\n\ndef f(x, lo, flag):\n"
+        "    y = jnp.abs(x) or lo\n    if flag:\n        return y\n    return x\n\n"
+        "g = jax.vmap(f, in_axes=(0, 0, None))\n"
+    )
+    assert found(src, "JAX503") == [
+        ("JAX503", 5, 9,
+         "the left side of `or` needs a Python bool, but `jnp.abs(x)` depends on the traced argument `x` (traced by "
+         "jax.vmap at line 10): raises `TracerBoolConversionError`; test `is None` explicitly or use `jnp.where`"),
+    ]
+
+
+def test_static_arguments_shapes_and_grad_only_are_silent():
+    src = (
+        "import jax\nfrom functools import partial\n\n"
+        "@partial(jax.jit, static_argnums=(1,))\ndef f(x, n):\n"
+        "    if n > 1 and x.shape[0] > 1 and x is not None:\n        return x * n\n    return x\n\n"
+        "def h(x):\n    return x if x > 0 else -x\n\ndh = jax.grad(h)\n"
+    )
+    assert found(src, "JAX503") == []
+
+
+def test_int_in_a_scan_body():
+    src = "from jax import lax\n\ndef body(c, x):\n    return c + int(x), None\n\nout = lax.scan(body, 0, xs)\n"
+    assert found(src, "JAX503") == [
+        ("JAX503", 4, 16,
+         "`int()` needs a concrete value, but `x` is the traced argument `x` (traced by lax.scan at line 6): raises "
+         "`ConcretizationTypeError`. Keep it an array (`x.astype(...)`, `jnp` operations)"),
+    ]
+
+
+def test_unknown_transform_options_are_silent():
+    src = "import jax\n\ndef f(x, n):\n    return x if n > 0 else -x\n\ng = jax.jit(f, static_argnums=STATIC)\n"
+    assert found(src, "JAX503") == []

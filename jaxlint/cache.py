@@ -7,15 +7,22 @@ rules. Project-wide verdicts are recomputed from the facts on every run, so a ch
 one module re-decides the findings of every module that depends on it.
 A second kind of entry holds a whole run's final diagnostics, keyed by every file's
 key: an unchanged tree re-lints in the time it takes to hash it.
-Entries are written to a temporary file and renamed: concurrent runs never see half an
-entry, and a corrupt or unreadable entry counts as a miss.
+
+Safe to lint untrusted code with (see "Security" in the README): an entry is JSON of
+jaxlint's own records (``jaxlint.records``), never a pickle, and it carries an HMAC made
+with this user's secret key (``jaxlint.cache_key``, kept outside every project), checked
+before anything is decoded. An entry that is planted, copied from another user or
+machine, truncated or damaged is a miss. Writes never follow a symlink and never leave a
+world-writable file or folder; entries are written to a temporary file and renamed, so
+concurrent runs never see half an entry.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import os
-import pickle
+import stat
 import tempfile
 
 from jaxlint import __version__
@@ -23,6 +30,13 @@ from jaxlint.modules import module_name_for
 from jaxlint.types import FileResult
 
 CACHE_DIR = ".jaxlint_cache"
+MAGIC = b"jaxlint-cache 1\n"
+MAX_ENTRY_BYTES = 256 << 20
+CACHEDIR_TAG = (
+    "Signature: 8a477f597d28d172789f06886806bc55\n"
+    "# This file is a cache directory tag created by jaxlint.\n"
+    "# For information about cache directory tags see https://bford.info/cachedir/\n"
+)
 
 
 def code_fingerprint() -> str:
@@ -47,6 +61,17 @@ def code_fingerprint() -> str:
     return h.hexdigest()[:16]
 
 
+_UMASK: int | None = None
+
+
+def _umask() -> int:
+    global _UMASK
+    if _UMASK is None:
+        _UMASK = os.umask(0o022)
+        os.umask(_UMASK)
+    return _UMASK
+
+
 class Cache:
     # Entries accumulate: every version of a file, every slicing decision made for it
     # (editing one module can change what is kept in its dependants), every settings
@@ -55,18 +80,28 @@ class Cache:
     MAX_ENTRIES = 50_000
     STALE_DAYS = 30
 
-    def __init__(self, directory: str, namespace: str) -> None:
+    def __init__(self, directory: str, namespace: str, secret: bytes | None = None) -> None:
+        self.root = directory
+        self.namespace = namespace
         self.dir = os.path.join(directory, namespace)
-        self._ready = False
+        self._secret = secret
+        self._ready: bool | None = None  # None: not checked yet; False: not writable safely
         self._keys: dict[str, str] = {}
         self._written = 0
 
     @classmethod
-    def for_settings(cls, settings) -> "Cache":
+    def for_settings(cls, settings) -> "Cache | None":
+        """The project's cache, or None when this user has no usable secret key."""
+        from jaxlint.cache_key import load_secret
+
+        secret = load_secret()
+        if secret is None:
+            return None
         # the enabled rules follow from the settings and jaxlint's code: no rule import here
         ns = hashlib.sha256(f"{__version__}|{code_fingerprint()}|{settings.fingerprint()}".encode()).hexdigest()[:20]
-        return cls(os.path.join(settings.root, CACHE_DIR), ns)
+        return cls(os.path.join(settings.root, CACHE_DIR), ns, secret)
 
+    # keys ----------------------------------------------------------------------------
     def _key(self, path: str) -> str | None:
         try:
             with open(path, "rb") as f:
@@ -88,14 +123,51 @@ class Cache:
         self._keys[path] = key
         return hashlib.sha256(f"{key}|{variant}".encode()).hexdigest() if variant else key
 
+    # sealed entries: MAGIC, an HMAC of (namespace, key, payload), the JSON payload -----
+    def _mac(self, name: str, payload: bytes) -> bytes:
+        assert self._secret is not None
+        m = hmac.new(self._secret, digestmod=hashlib.sha256)
+        m.update(f"{self.namespace}/{name}\0".encode())
+        m.update(payload)
+        return m.hexdigest().encode()
+
+    def _read(self, path: str, name: str):
+        """The record stored at ``path`` under ``name``; None for anything not sealed by us."""
+        if self._secret is None:
+            return None
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        except OSError:
+            return None
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_ENTRY_BYTES:
+                return None
+            with os.fdopen(fd, "rb") as f:
+                fd = -1
+                data = f.read(MAX_ENTRY_BYTES + 1)
+        except OSError:
+            return None
+        finally:
+            if fd >= 0:
+                os.close(fd)
+        head = len(MAGIC)
+        if not data.startswith(MAGIC) or len(data) < head + 65 or data[head + 64 : head + 65] != b"\n":
+            return None
+        mac, payload = data[head : head + 64], data[head + 65 :]
+        if not hmac.compare_digest(mac, self._mac(name, payload)):
+            return None
+        from jaxlint.records import RecordError, loads
+
+        try:
+            return loads(payload)
+        except RecordError:
+            return None
+
     def _load(self, key: str | None):
         if key is None:
             return None
-        try:
-            with open(os.path.join(self.dir, key[:2], key), "rb") as f:
-                return pickle.load(f)
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError, ValueError):
-            return None
+        return self._read(os.path.join(self.dir, key[:2], key), key)
 
     def get(self, path: str, variant: str = "") -> FileResult | None:
         """The file's result when LibCST saw it with the blanks ``variant`` names."""
@@ -105,7 +177,9 @@ class Cache:
         return res
 
     def put(self, path: str, result: FileResult, variant: str = "") -> None:
-        self._store(self._entry_key(path, variant), result)
+        key = self._entry_key(path, variant)
+        if key is not None:
+            self._store(key[:2], key, result)
 
     def get_plan(self, path: str):
         """The first pass's answer for the file: (kind, FileResult | FilePlan | None)."""
@@ -119,28 +193,63 @@ class Cache:
         return hit
 
     def put_plan(self, path: str, value) -> None:
-        self._store(self._entry_key(path, "plan"), value)
+        key = self._entry_key(path, "plan")
+        if key is not None:
+            self._store(key[:2], key, value)
 
-    def _store(self, key: str | None, value) -> None:
-        if key is None:
-            return
-        sub = os.path.join(self.dir, key[:2])
-        try:
-            if not self._ready:
-                os.makedirs(self.dir, exist_ok=True)
-                gi = os.path.join(os.path.dirname(self.dir), ".gitignore")
-                if not os.path.exists(gi):
-                    with open(gi, "w") as f:
-                        f.write("# created by jaxlint\n*\n")
+    # writing --------------------------------------------------------------------------
+    def _prepare(self) -> bool:
+        """Make (or check) the cache folders: real folders of ours, never symlinks."""
+        if self._ready is None:
+            self._ready = False
+            try:
+                for d in (self.root, self.dir):
+                    if not _own_dir(d):
+                        return False
+                self._write_new(os.path.join(self.root, ".gitignore"), b"# created by jaxlint\n*\n")
+                self._write_new(os.path.join(self.root, "CACHEDIR.TAG"), CACHEDIR_TAG.encode())
                 self._ready = True
-            os.makedirs(sub, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=sub, prefix=".tmp-")
-            with os.fdopen(fd, "wb") as f:
-                pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, os.path.join(sub, key))
+            except OSError:
+                return False
+        return self._ready
+
+    def _write_new(self, path: str, data: bytes) -> None:
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666 & ~(_umask() | 0o002))
+        except FileExistsError:
+            return
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+
+    def _store(self, sub: str, name: str, value) -> None:
+        """Seal ``value`` and write it as ``<namespace>/<sub>/<name>`` (sub may be "")."""
+        if self._secret is None or not self._prepare():
+            return
+        from jaxlint.records import RecordError, dumps
+
+        try:
+            payload = dumps(value)
+        except (RecordError, RecursionError):
+            return  # not plain records: simply not cached
+        folder = os.path.join(self.dir, sub) if sub else self.dir
+        try:
+            if sub and not _own_dir(folder):
+                return
+            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
+            try:
+                os.fchmod(fd, 0o666 & ~(_umask() | 0o002))
+                with os.fdopen(fd, "wb") as f:
+                    f.write(MAGIC + self._mac(name, payload) + b"\n" + payload)
+                os.replace(tmp, os.path.join(folder, name))  # replaces a symlink, never follows it
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                raise
             self._written += 1
         except OSError:
-            pass  # a read-only checkout still lints, just without a cache
+            pass  # a read-only or full disk still lints, just without a cache
 
     def flush(self) -> None:
         """After a run that wrote entries: bound the cache's size."""
@@ -148,7 +257,7 @@ class Cache:
             return
         self._written = 0
         try:
-            os.utime(self.dir)  # this namespace is in use (see STALE_DAYS)
+            os.utime(self.dir, follow_symlinks=False)  # this namespace is in use (see STALE_DAYS)
             self._prune()
         except OSError:
             pass  # another run pruning at the same time: its deletions are as good as ours
@@ -156,10 +265,10 @@ class Cache:
     def _prune(self) -> None:
         entries = []
         for sub in os.scandir(self.dir):
-            if sub.is_dir():
+            if sub.is_dir(follow_symlinks=False):
                 for e in os.scandir(sub.path):
                     if not e.name.startswith(".tmp-"):
-                        entries.append((e.stat().st_mtime, e.path))
+                        entries.append((e.stat(follow_symlinks=False).st_mtime, e.path))
         if len(entries) > self.MAX_ENTRIES:
             entries.sort()
             for _, path in entries[: len(entries) - self.MAX_ENTRIES * 4 // 5]:
@@ -170,10 +279,9 @@ class Cache:
         import shutil
         import time
 
-        root = os.path.dirname(self.dir)
         cutoff = time.time() - self.STALE_DAYS * 86400
-        for ns in os.scandir(root):
-            if ns.is_dir() and ns.path != self.dir and ns.stat().st_mtime < cutoff:
+        for ns in os.scandir(self.root):
+            if ns.is_dir(follow_symlinks=False) and ns.path != self.dir and ns.stat(follow_symlinks=False).st_mtime < cutoff:
                 shutil.rmtree(ns.path, ignore_errors=True)
 
     # a whole run: when no file of the run changed, its final answer is reused ---------
@@ -190,15 +298,11 @@ class Cache:
     def get_run(self, key: str | None):
         if key is None:
             return None
-        try:
-            with open(os.path.join(self.dir, key), "rb") as f:
-                value = pickle.load(f)
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError, ValueError):
-            return None
-        if not (isinstance(value, tuple) and len(value) == 2):
+        value = self._read(os.path.join(self.dir, key), key)
+        if not (isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], list)):
             return None
         try:
-            os.utime(self.dir)  # a namespace that only answers warm runs is in use too
+            os.utime(self.dir, follow_symlinks=False)  # a namespace that only answers warm runs is in use too
         except OSError:
             pass
         return value
@@ -206,19 +310,30 @@ class Cache:
     def put_run(self, key: str | None, value: tuple) -> None:
         if key is None:
             return
+        self._store("", key, value)
         try:
-            os.makedirs(self.dir, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.dir, prefix=".tmp-")
-            with os.fdopen(fd, "wb") as f:
-                pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, os.path.join(self.dir, key))
             # keep only the newest few run entries
             runs = sorted(
                 (e for e in os.scandir(self.dir) if e.name.startswith("run-")),
-                key=lambda e: e.stat().st_mtime,
+                key=lambda e: e.stat(follow_symlinks=False).st_mtime,
                 reverse=True,
             )
             for old in runs[8:]:
                 os.unlink(old.path)
         except OSError:
             pass
+
+
+def _own_dir(path: str) -> bool:
+    """``path`` is (now) a real folder owned by this user: created if missing, never
+    world-writable, and never a symlink (which could send writes anywhere)."""
+    try:
+        os.mkdir(path, 0o777 & ~(_umask() | 0o002))
+    except FileExistsError:
+        pass
+    st = os.lstat(path)
+    if not stat.S_ISDIR(st.st_mode) or (hasattr(os, "getuid") and st.st_uid != os.getuid()):
+        return False
+    if st.st_mode & 0o002:
+        os.chmod(path, stat.S_IMODE(st.st_mode) & ~0o002)  # lstat said: a real folder
+    return True

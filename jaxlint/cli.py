@@ -108,7 +108,7 @@ def check(paths, select, extend_select, ignore, preview, do_fix, unsafe_fixes, d
         from jaxlint.cache import Cache
 
         cache = Cache.for_settings(settings)
-        if not (do_fix or diff):
+        if cache is not None and not (do_fix or diff):
             try:
                 files = discover(paths, settings.root, settings.exclude, settings.extend_exclude)
             except DiscoveryError as e:

@@ -1,6 +1,6 @@
 """Module facts: what one file defines and which transforms it applies to what.
 
-Collected in one cheap walk before the rules run, as plain picklable records, so that
+Collected in one cheap walk before the rules run, as plain records (cached as JSON), so that
 project-wide questions ("is `train_step` ever pmapped, with which axis name?") can be
 answered after every file has been read, without keeping any syntax tree alive.
 """

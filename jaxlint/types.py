@@ -59,7 +59,7 @@ class Diagnostic:
 class Pending:
     """A finding whose verdict needs project-wide facts (decided after every file is read).
 
-    ``data`` must be picklable plain data; the rule's ``resolve`` reads it.
+    ``data`` must be plain data (cached as JSON by ``jaxlint.records``); the rule's ``resolve`` reads it.
     """
 
     code: str

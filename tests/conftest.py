@@ -3,6 +3,9 @@ import sys
 
 import pytest
 
+# the cache's secret key lives in the user's cache folder: tests use their own
+os.environ["XDG_CACHE_HOME"] = __import__("tempfile").mkdtemp(prefix="jaxlint-tests-cache-home-")
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "fixtures")
 

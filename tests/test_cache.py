@@ -48,7 +48,7 @@ def test_settings_change_the_key_and_no_cache_writes_nothing(tmp_path):
     assert run_cli("--output-format", "concise", ".", cwd=str(tmp_path))[0] == 1
     # the same file under another target version must not reuse the entry
     assert run_cli("--output-format", "concise", "--target-jax-version", "0.4.1", ".", cwd=str(tmp_path))[0] == 0
-    assert len(glob.glob(str(tmp_path / ".jaxlint_cache" / "*"))) == 2
+    assert len(glob.glob(os.path.join(tmp_path, ".jaxlint_cache", "*", ""))) == 2  # one folder per settings namespace
 
 
 SYNC = """from jax import lax
@@ -95,7 +95,7 @@ def test_a_run_that_writes_keeps_the_newest_entries_and_drops_stale_namespaces(t
     stale.mkdir(parents=True)
     old = time.time() - 40 * 86400
     os.utime(stale, (old, old))
-    cache = Cache(str(tmp_path / ".jaxlint_cache"), "ns")
+    cache = Cache(str(tmp_path / ".jaxlint_cache"), "ns", secret=b"k" * 32)
     cache.MAX_ENTRIES = 10
     for i, path in enumerate(files):
         cache.put(path, FileResult(path=path))

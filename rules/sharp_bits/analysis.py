@@ -31,7 +31,8 @@ from jaxlint.literals import UNKNOWN
 
 KEY = "JAX5"
 
-ARRAY, TRACED, NUMPY = 1, 2, 4
+# LEAF: a traced argument with no sign of being a container (a flag or number passed to jit)
+ARRAY, TRACED, NUMPY, LEAF = 1, 2, 4, 8
 NONE = (0, None)
 
 # transforms that trace every non-static argument; value: the name shown in messages
@@ -77,7 +78,18 @@ ARRAY_ATTRS = frozenset({"T", "real", "imag", "mT"})
 # attribute uses that only an array has: evidence that a traced argument is an array
 EVIDENCE_ATTRS = (ARRAY_METHODS - {"copy"}) | ARRAY_ATTRS | {"shape", "dtype", "ndim", "at", "size"}
 AT_METHODS = {"set", "add", "multiply", "divide", "power", "min", "max", "subtract", "apply", "get"}
-ARRAY_ANNOTATIONS = frozenset({"jax.Array", "jax.numpy.ndarray"})
+ARRAY_ANNOTATIONS = frozenset({"jax.Array", "jax.numpy.ndarray", "jaxtyping.Array"})
+
+
+def annotated_array(ctx, ann) -> bool:
+    """``jax.Array``, ``jnp.ndarray``, jaxtyping's ``Array`` or ``Float[Array, "n"]`` (not ``Float[np.ndarray, ...]``)."""
+    if isinstance(ann, cst.Subscript):
+        head = ctx.resolve(ann.value) or ""
+        if not head.startswith("jaxtyping.") or not ann.slice:
+            return False
+        first = ann.slice[0].slice
+        return isinstance(first, cst.Index) and ctx.resolve(first.value) in ARRAY_ANNOTATIONS
+    return ctx.resolve(ann) in ARRAY_ANNOTATIONS
 
 # jax.random functions that consume their key (KeyReuseError when it is used again)
 KEY_CONSUMERS = frozenset(
@@ -340,7 +352,8 @@ class BoolUse:
 class ValueFlow:
     """Forward walk of one function (or module) body: array kinds and traced values."""
 
-    def __init__(self, ctx, fn, trace: Trace | None, closure: dict | None, evidence: set[str]):
+    def __init__(self, ctx, fn, trace: Trace | None, closure: dict | None, evidence: set[str],
+                 containers: set[str] = frozenset()):
         self.ctx = ctx
         self.fn = fn
         self.trace = trace
@@ -349,6 +362,7 @@ class ValueFlow:
         self.nested_env: dict[cst.CSTNode, dict] = {}
         self.origins: dict[str, str] = {}
         self.quiet = 0  # inside ``with assertRaises`` / ``try: ... except TypeError``
+        self.evidence = evidence  # names the body uses the way only an array is used
         self.outer_trace: Trace | None = None  # for a def nested in a traced function
         env = dict(closure or {})
         if fn is not None and not isinstance(fn, cst.Module):
@@ -358,11 +372,13 @@ class ValueFlow:
             for p in params:
                 n = p.name.value
                 flags = 0
-                if p.annotation is not None and ctx.resolve(p.annotation.annotation) in ARRAY_ANNOTATIONS:
+                if p.annotation is not None and annotated_array(ctx, p.annotation.annotation):
                     flags |= ARRAY
                     self.origins[n] = f"annotated `{ctx.code(p.annotation.annotation)}`"
                 if trace is not None and n in trace.params:
                     flags |= TRACED
+                    if n not in containers and n not in evidence:
+                        flags |= LEAF
                     if n in evidence:
                         flags |= ARRAY
                         self.origins.setdefault(n, f"a traced argument of `{_fname(fn)}` ({trace.api})")
@@ -382,9 +398,9 @@ class ValueFlow:
             a, b = self.fact(e.left), self.fact(e.right)
             if (a[0] | b[0]) & TRACED:
                 return (ARRAY | TRACED, a[1] or b[1])
-            if isinstance(e.operator, cst.MatrixMultiply) and (a[0] | b[0]) & ARRAY or a[0] & ARRAY and b[0] & ARRAY:
-                return (ARRAY, None)
-            if (a[0] & ARRAY and _is_number(e.right)) or (b[0] & ARRAY and _is_number(e.left)):
+            # a JAX array's operators return JAX arrays (NumPy defers to them too)
+            if (a[0] | b[0]) & ARRAY and not isinstance(e.operator, (cst.BitOr, cst.BitAnd)) or \
+                    a[0] & ARRAY and b[0] & ARRAY:
                 return (ARRAY, None)
             return NONE
         if t is cst.Comparison:
@@ -564,7 +580,7 @@ class ValueFlow:
             if s.value is not None:
                 self.expressions(s.value)
                 value = self.fact(s.value)
-                if isinstance(s.target, cst.Name) and self.ctx.resolve(s.annotation.annotation) in ARRAY_ANNOTATIONS:
+                if isinstance(s.target, cst.Name) and annotated_array(self.ctx, s.annotation.annotation):
                     value = (value[0] | ARRAY, value[1])
                 self.setitem(s, s.target, None)
                 self.bind_target(s.target, value, s.value)
@@ -595,6 +611,8 @@ class ValueFlow:
 
     def bind(self, target, value) -> None:
         if isinstance(target, cst.Name):
+            if value[0] & TRACED and target.value in self.evidence:
+                value = (value[0] | ARRAY, value[1])
             if value[0]:
                 self.env[target.value] = value
             else:
@@ -611,12 +629,16 @@ class ValueFlow:
             values = None
             if isinstance(source, (cst.Tuple, cst.List)) and len(source.elements) == len(target.elements):
                 values = [self.fact(el.value) for el in source.elements]
+            elif source is not None and value[0] & TRACED:
+                # unpacking a traced pytree (a scan carry): its parts are traced, arrays or not
+                values = [(TRACED, value[1])] * len(target.elements)
             for i, el in enumerate(target.elements):
                 inner = el.value
                 if isinstance(el, cst.StarredElement):
                     self.bind_target(inner, NONE)
                 elif values is not None:
-                    self.bind_target(inner, values[i], source.elements[i].value)
+                    part = source.elements[i].value if isinstance(source, (cst.Tuple, cst.List)) else None
+                    self.bind_target(inner, values[i], part)
                 else:
                     self.bind_target(inner, NONE)
 
@@ -665,7 +687,8 @@ class ValueFlow:
             return
         f = self.fact(test)
         needs = TRACED if kind in ("int", "float") else ARRAY | TRACED
-        if f[0] & needs == needs and f[1] and report_at not in self.bools:
+        leaf = isinstance(test, cst.Name) and f[0] & (LEAF | TRACED) == LEAF | TRACED
+        if (f[0] & needs == needs or leaf) and f[1] and report_at not in self.bools:
             trace = self.trace or self.outer_trace
             if trace is not None:
                 self.bools[report_at] = BoolUse(report_at, kind, test, f[1], trace)
@@ -702,6 +725,53 @@ def _fname(fn) -> str:
 def _short(text: str, limit: int = 40) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+SCALAR_ANNOTATIONS = frozenset({"bool", "int", "float", "complex"})
+
+
+def container_evidence(ctx, fn) -> set[str]:
+    """Parameters the body (or annotation) shows to be containers or objects: subscripted,
+    iterated, unpacked, ``len()``-ed, tested with ``in``, called, or given a non-array attribute.
+    A bare truth test on such a parameter is legal under ``jit`` (a dict stays a dict)."""
+    out = set()
+    params = list(fn.params.posonly_params) + list(fn.params.params) + list(fn.params.kwonly_params)
+    for p in params:
+        ann = p.annotation
+        if ann is not None and not annotated_array(ctx, ann.annotation) and not (
+                isinstance(ann.annotation, cst.Name) and ann.annotation.value in SCALAR_ANNOTATIONS):
+            out.add(p.name.value)
+    names = {p.name.value for p in params}
+    body = fn.body
+    nodes = [body] + ctx.descendants(body, prune=(cst.ClassDef,))
+    for n in nodes:
+        t = type(n)
+        if t is cst.Subscript and type(n.value) is cst.Name:
+            out.add(n.value.value)
+        elif t is cst.Attribute and type(n.value) is cst.Name and n.attr.value not in EVIDENCE_ATTRS:
+            out.add(n.value.value)
+        elif t is cst.For and type(n.iter) is cst.Name:
+            out.add(n.iter.value)
+        elif t is cst.CompFor and type(n.iter) is cst.Name:
+            out.add(n.iter.value)
+        elif t is cst.Arg and n.star and type(n.value) is cst.Name:
+            out.add(n.value.value)
+        elif t is cst.Call:
+            if type(n.func) is cst.Name:
+                out.add(n.func.value)
+                if n.func.value in ("len", "list", "tuple", "dict", "iter", "sorted", "enumerate", "zip"):
+                    out.update(a.value.value for a in n.args if type(a.value) is cst.Name)
+            q = ctx.resolve(n.func) or ""
+            if ".tree" in q or q.startswith("jax.tree"):
+                out.update(a.value.value for a in n.args if type(a.value) is cst.Name)
+        elif t is cst.Comparison:
+            for c in n.comparisons:
+                if isinstance(c.operator, (cst.In, cst.NotIn)) and type(c.comparator) is cst.Name:
+                    out.add(c.comparator.value)
+        elif t is cst.Assign and type(n.value) is cst.Name and any(
+                isinstance(a.target, (cst.Tuple, cst.List)) for a in n.targets):
+            out.add(n.value.value)
+    return out & names
 
 
 def array_evidence(ctx, fn) -> set[str]:
@@ -903,8 +973,10 @@ class KeyFlow:
             if not self.quiet and n not in self.reuses:
                 self.reuses[n] = Reuse(n, key, api, Consumed(n, api, True), comp)
             return
+        if self.quiet:
+            return  # a call expected to raise (``with pytest.raises``) consumes nothing
         prev = self.env.get(key)
-        if prev is not None and not self.quiet and n not in self.reuses:
+        if prev is not None and n not in self.reuses:
             self.reuses[n] = Reuse(n, key, api, prev, self.loop_node if prev.previous_iteration else None)
         self.env[key] = Consumed(n, api)
 
@@ -1019,8 +1091,9 @@ class FileAnalysis:
                     parent = flows[enclosing]
                     closure = {k: v for k, v in parent.nested_env.get(fn, parent.env).items() if v[0] & TRACED}
                 trace = traced.get(fn)
-                evidence = array_evidence(ctx, fn) if trace is not None else set()
-                flow = ValueFlow(ctx, fn, trace, closure, evidence)
+                evidence = array_evidence(ctx, fn) if trace is not None or closure else set()
+                containers = container_evidence(ctx, fn) if trace is not None else set()
+                flow = ValueFlow(ctx, fn, trace, closure, evidence, containers)
                 flow.quiet = int(in_raises_context(ctx, fn))
                 if trace is None and closure:
                     flow.outer_trace = flows[enclosing].trace or flows[enclosing].outer_trace

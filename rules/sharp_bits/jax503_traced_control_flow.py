@@ -75,11 +75,13 @@ class TracedControlFlow(Rule):
         "import jax\n@jax.jit\ndef f(x, mask=None):\n    if mask is None:\n        return x\n    return x * mask\n",
         "import jax\n@jax.jit\ndef f(x):\n    if x.ndim == 2 and x.shape[0] > 1:\n        return x.sum(0)\n    return x\n",
         "import jax\ndef f(x):\n    if x > 0:\n        return x ** 2\n    return -x\ng = jax.grad(f)\n",
-        "import jax\n@jax.jit\ndef f(params, x):\n    if params:\n        return x\n    return -x\n",
+        "import jax\n@jax.jit\ndef f(params, x):\n    if params:\n        return x + params['b']\n    return -x\n",
     ]
     INVALID = [
         ("import jax\n@jax.jit\ndef f(x):\n    if x > 0:\n        return x\n    return 0.0\n",
          Invalid("JAX503", line=4, message="TracerBoolConversionError")),
+        ("import jax\n@jax.jit\ndef f(x, neg):\n    return -x if neg else x\n",
+         Invalid("JAX503", line=4, message="`neg` is the traced argument `neg`")),
         ("import jax\ndef f(x, n):\n    return x * int(n)\ng = jax.jit(f)\n",
          Invalid("JAX503", line=3, message="static_argnames='n'")),
         ("import jax\ndef body(i, x):\n    while x < 10:\n        x = x * 2\n    return x\ny = jax.lax.fori_loop(0, 3, body, 1.0)\n",

@@ -55,6 +55,9 @@ LAX_BODIES = {
     "jax.lax.map": ((0, "f"),),
     "jax.lax.associative_scan": ((0, "fn"),),
 }
+# last names of the calls above: what the slicer must follow to the traced defs
+TRACING_ANCHORS = frozenset({"jit", "vmap", "pmap", "pjit", "shard_map", "smap", "scan", "fori_loop", "while_loop", "cond",
+                             "map", "associative_scan"})
 # decorators that do not change how a function is called
 NEUTRAL_DECORATORS = frozenset({"staticmethod", "functools.wraps"})
 
@@ -155,11 +158,11 @@ def _trace_of(ctx, fn, t, node) -> Trace | None | object:
     kwonly = [p.name.value for p in fn.params.kwonly_params]
     with_default = {p.name.value for p in positional + list(fn.params.kwonly_params) if p.default is not None}
     concrete: set[str] = set()
-    skip = 1 if fact is not None and fact.is_method else 0
-    concrete |= set(names[:skip])
-    bound = names[skip:]
-    concrete |= set(bound[: t.partial_args]) | set(t.partial_keywords)
-    free = bound[t.partial_args:]
+    # a method's ``self`` is never a traced array; it still counts in static_argnums
+    if fact is not None and fact.is_method:
+        concrete.add(names[0])
+    concrete |= set(names[: t.partial_args]) | set(t.partial_keywords)
+    free = names[t.partial_args:]
     for option in STATIC_OPTIONS.get(t.api, ()):
         v = _as_tuple(t.keywords.get(option))
         if v is UNKNOWN:

@@ -6,7 +6,7 @@ import libcst as cst
 
 from jaxlint.rule import Invalid, NodeEdit, Rule, RuleFix
 
-from .analysis import analysis
+from .analysis import TRACING_ANCHORS, analysis
 from .seeds import jax_units
 
 # augmented operator -> the ``.at[...]`` method that does the same out of place
@@ -70,7 +70,9 @@ class InplaceUpdate(Rule):
     fix_availability = "sometimes"
     help = "Use `x = x.at[idx].set(v)` (or `.add`, `.multiply`, ...): JAX arrays are immutable"
     triggers = ("jax",)
-    anchors = frozenset({"numpy", "random", "lax", "nn"})
+    # seeds are every unit naming jax (``seeds``); the anchors say which calls hand on a
+    # function whose arguments are traced (its def must be kept too)
+    anchors = TRACING_ANCHORS
 
     VALID = [
         "import jax.numpy as jnp\nx = jnp.zeros(3)\nx = x.at[0].set(1.0)\n",

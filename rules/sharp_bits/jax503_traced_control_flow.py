@@ -6,10 +6,8 @@ import libcst as cst
 
 from jaxlint.rule import Invalid, Rule
 
-from .analysis import analysis, exact_lines
+from .analysis import TRACING_ANCHORS, analysis, exact_lines
 
-ANCHORS = frozenset({"jit", "vmap", "pmap", "pjit", "shard_map", "smap", "scan", "fori_loop", "while_loop", "cond", "map",
-                     "associative_scan"})
 
 
 class TracedControlFlow(Rule):
@@ -67,7 +65,7 @@ class TracedControlFlow(Rule):
     status = "preview"
     help = "Use `jnp.where` / `lax.cond` / `lax.while_loop`, or mark the argument static"
     triggers = ("jit", "vmap", "pmap", "shard_map", "scan", "fori_loop", "while_loop", "cond", "map")
-    anchors = ANCHORS
+    anchors = TRACING_ANCHORS
 
     VALID = [
         "import jax\nimport jax.numpy as jnp\n@jax.jit\ndef f(x):\n    return jnp.where(x > 0, x, 0.0)\n",

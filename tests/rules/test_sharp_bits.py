@@ -159,3 +159,56 @@ def test_int_in_a_scan_body():
 def test_unknown_transform_options_are_silent():
     src = "import jax\n\ndef f(x, n):\n    return x if n > 0 else -x\n\ng = jax.jit(f, static_argnums=STATIC)\n"
     assert found(src, "JAX503") == []
+
+
+def test_pytree_preserving_lax_functions_do_not_make_arrays():
+    src = (
+        "import jax\n\n@jax.jit\ndef f(x):\n"
+        "    x = jax.lax.with_sharding_constraint(x, None)\n    x[0]['a'] *= 2\n    return x\n"
+    )
+    assert found(src, "JAX501") == []
+
+
+def test_jaxtyping_annotations_and_operators_make_jax_arrays():
+    src = (
+        "from jaxtyping import Array, Float\nimport jax.numpy as jnp\nimport numpy as np\n\n"
+        "def f(a: Float[Array, 'n'], b: Float[np.ndarray, 'n'], scale):\n"
+        "    a[0] = 1.0\n    b[0] = 1.0\n    c = jnp.ones(3) * scale\n    c[1] = 0.0\n    return a, b, c\n"
+    )
+    assert [(c, line) for c, line, _, _ in found(src, "JAX501")] == [("JAX501", 6), ("JAX501", 9)]
+
+
+def test_unpacked_scan_carry_used_as_array():
+    src = (
+        "from jax import lax\n\ndef body(carry, x):\n    total, path = carry\n"
+        "    path[0] = x\n    n = path.shape[0]\n    return (total, path), None\n\n"
+        "out = lax.scan(body, (0.0, xs), xs)\n"
+    )
+    assert [(c, line) for c, line, _, _ in found(src, "JAX501")] == [("JAX501", 5)]
+
+
+def test_bare_traced_flag_and_container_arguments():
+    src = (
+        "import jax\n\n@jax.jit\ndef f(x, neg, cfg, items):\n"
+        "    y = -x if neg else x\n    if cfg:\n        y = y * cfg.scale\n"
+        "    if items:\n        y = y + len(items)\n    return y\n"
+    )
+    assert [(c, line, col) for c, line, col, _ in found(src, "JAX503")] == [("JAX503", 5, 15)]
+
+
+def test_a_call_expected_to_raise_consumes_no_key():
+    src = (
+        "import jax\nimport pytest\n\ndef test(key):\n"
+        "    with pytest.raises(NotImplementedError):\n        jax.random.poisson(key, 3.0)\n"
+        "    return jax.random.poisson(key, 3.0)\n"
+    )
+    assert found(src, "JAX502") == []
+
+
+def test_static_argnums_of_a_method_count_self():
+    src = (
+        "import jax\nfrom functools import partial\n\nclass M:\n"
+        "    @partial(jax.jit, static_argnums=(1,))\n    def f(self, n, x):\n"
+        "        if n > 0:\n            return x\n        if x > 0:\n            return -x\n        return x\n"
+    )
+    assert [(c, line) for c, line, _, _ in found(src, "JAX503")] == [("JAX503", 9)]

@@ -810,7 +810,7 @@ class Reuse:
 class KeyFlow:
     """Path-sensitive walk: which key names are definitely consumed at each point."""
 
-    def __init__(self, ctx, consumers: dict[cst.CSTNode, dict[str, int]], params: list[str] | None = None):
+    def __init__(self, ctx, consumers: dict[cst.CSTNode, dict[str, int]]):
         self.ctx = ctx
         self.consumers = consumers
         self.env: dict[str, Consumed] = {}
@@ -939,10 +939,6 @@ class KeyFlow:
             self.assigned.add(n)
             for k in [k for k in self.env if k == n or k.startswith(n + "[")]:
                 del self.env[k]
-        if isinstance(target, (cst.Tuple, cst.List)):
-            for el in target.elements:
-                if not isinstance(el.value, (cst.Name, cst.Tuple, cst.List)):
-                    continue
         if isinstance(target, cst.Subscript):
             k = _key_name(target)
             if k is not None:

@@ -659,8 +659,8 @@ class ValueFlow:
     # -- boolean contexts -----------------------------------------------------------
     def expressions(self, e) -> None:
         """Check the boolean uses inside an expression (not inside lambdas or comprehensions)."""
-        if self.trace is None and not any(v[0] & TRACED for v in self.env.values()):
-            return
+        if self.trace is None and not any(v[0] & TRACED for v in self.env.values()) or isinstance(e, cst.Lambda):
+            return  # a lambda's body is checked on its own, with its own parameters
         nodes = [e] + self.ctx.descendants(e, prune=(cst.Lambda, cst.FunctionDef, cst.ClassDef) + LOOP_COMPS)
         for n in nodes:
             t = type(n)
@@ -945,6 +945,8 @@ class KeyFlow:
                 self.env.pop(k, None)
 
     def expr(self, e) -> None:
+        if isinstance(e, cst.Lambda):
+            return  # its body runs when it is called, with its own parameters
         nodes = [e] + self.ctx.descendants(e, prune=(cst.Lambda, cst.FunctionDef, cst.ClassDef))
         comps = []
         for n in nodes:

@@ -212,3 +212,12 @@ def test_static_argnums_of_a_method_count_self():
         "        if n > 0:\n            return x\n        if x > 0:\n            return -x\n        return x\n"
     )
     assert [(c, line) for c, line, _, _ in found(src, "JAX503")] == [("JAX503", 9)]
+
+
+def test_lambdas_with_their_own_key_parameter_are_not_reuse():
+    src = (
+        "from jax import random\n\ndef f(a):\n"
+        "    g = lambda key, a: random.gamma(key, a)\n    h = lambda key, a: random.loggamma(key, a)\n"
+        "    return g(random.key(0), a), h(random.key(1), a)\n"
+    )
+    assert found(src, "JAX502") == []

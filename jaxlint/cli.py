@@ -159,7 +159,7 @@ def check(paths, select, extend_select, ignore, preview, do_fix, unsafe_fixes, d
         _errors(run)
         sys.exit(EXIT_ERROR if run.errors else (EXIT_FOUND if run.diffs else EXIT_OK))
     if paths == ["-"] and do_fix and stdin_text is not None:
-        out.write(run.diffs.get("-", (stdin_text, stdin_text))[1] if run.diffs else stdin_text)
+        out.write(next(iter(run.diffs.values()))[1] if run.diffs else stdin_text)  # keyed by --stdin-filename
     diags = run.diagnostics
     if statistics:
         _statistics(diags, unsafe_fixes)

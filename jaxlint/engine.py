@@ -129,6 +129,9 @@ def collect_facts(
         else:
             names.add_alias(target, value)
     facts.constants = {k: v for k, v in facts.constants.items() if v is not UNKNOWN}
+    for scope, target, value in assigns:
+        if scope and not isinstance(value, cst.Call):
+            collector.local_names.setdefault(scope, set()).add(target)
     # variables bound to transformed functions: ``step = jax.pmap(f, ...)``
     bound: dict[cst.CSTNode, str] = {}
     for scope, target, value in assigns:

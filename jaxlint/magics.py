@@ -80,9 +80,9 @@ def cell_code(source: str) -> CellCode:
     continuation = False  # the previous magic line ended with a backslash
     for number, line in _logical_starts(lines, start):
         if number is None:
-            if continuation:
+            if continuation:  # the rest of a magic continued with a backslash
                 masked.add(len(out) + 1)
-                out.append(_replacement(line))
+                out.append(_ending(line))
                 continuation = line.rstrip("\r\n").endswith("\\")
             else:
                 out.append(line)

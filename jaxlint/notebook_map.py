@@ -56,7 +56,7 @@ def to_cells(diagnostics: list[Diagnostic], notebooks: Iterable[str], text_of: C
     for d in diagnostics:
         message = _NOTEBOOK_LINE.sub(cited, d.message) if ".ipynb:" in d.message else d.message
         nb = load(d.path) if is_notebook(d.path) and d.cell is None else None
-        if nb is not None and not (d.code == "JAX001" and d.message.startswith("The notebook could not be parsed")):
+        if nb is not None:
             d = _moved(d, nb, message)
         elif message != d.message:
             d = dataclasses.replace(d, message=message)

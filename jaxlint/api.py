@@ -342,7 +342,7 @@ def module_lines(path: str, text: str) -> list[str]:
         from jaxlint.notebook import NotebookError, python_text
 
         try:
-            text = python_text(path, text)
+            text = python_text(text)
         except NotebookError:
             pass
     return source_lines(text)
@@ -426,7 +426,7 @@ def fix_text(
         from jaxlint.notebook import python_text
         from jaxlint.notebook_fix import apply_fixes
 
-        python = lambda t: python_text("", t)  # noqa: E731
+        python = python_text
     text = source
     applied_total = 0
     diags = lint(text)

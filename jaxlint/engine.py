@@ -388,7 +388,7 @@ def _python_source(path: str, source: str, result: FileResult) -> str | None:
     from jaxlint.notebook import NotebookError, python_text
 
     try:
-        return python_text(path, source)
+        return python_text(source)
     except NotebookError as e:
         pos = Position(e.line, e.column)
         result.diagnostics.append(

@@ -86,13 +86,15 @@ class Notebook:
     def _offset(self, cell: Cell, line: int, column: int) -> int:
         lines = cell.source.splitlines(keepends=True) or [""]
         line = min(line, len(lines))
-        if cell.items is not None:
-            if not cell.items:
-                return cell.span[0]
-            start = cell.items[min(line, len(cell.items)) - 1][0]
-            return _raw_offset(self.text, start, column - 1)
-        decoded = sum(len(x) for x in lines[: line - 1]) + column - 1
-        return _raw_offset(self.text, cell.span[0], decoded)
+        target = sum(len(x) for x in lines[: line - 1]) + column - 1  # in the decoded source
+        if cell.items is None:
+            return _raw_offset(self.text, cell.span[0], target)
+        for a, b in cell.items:  # a list of strings, usually one per line
+            n = len(json.loads(self.text[a:b]))
+            if target < n or (a, b) == cell.items[-1]:
+                return _raw_offset(self.text, a, min(target, n))
+            target -= n
+        return cell.span[0]
 
 
 def _raw_offset(text: str, quote: int, n: int) -> int:
@@ -169,7 +171,7 @@ def _python_cell(cell: dict) -> bool:
     return not isinstance(lang, str) or lang.lower() in ("python", "ipython")
 
 
-def python_text(path: str, text: str) -> str:
+def python_text(text: str) -> str:
     """The virtual module of a notebook's JSON text (raises NotebookError)."""
     return parse(text).python
 

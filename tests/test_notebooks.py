@@ -361,3 +361,17 @@ def test_slicing_on_and_off_give_the_same_findings(tmp_path, monkeypatch):
     sliced = api.lint_paths([str(tmp_path)], settings, jobs=1).diagnostics
     monkeypatch.setenv("JAXLINT_NO_SLICING", "1")
     assert api.lint_paths([str(tmp_path)], settings, jobs=1).diagnostics == sliced and len(sliced) == 2
+
+
+def test_a_fix_may_edit_two_cells_when_each_edit_stays_in_one():
+    # the rename is in cell 4; the import it needs goes to the top of the module: cell 2, after the magic
+    nb = notebook_json([text("# t", 1), code("%matplotlib inline\nimport numpy as np", 2), code("import jax", 3),
+                        code("%%time\nopt = jax.experimental.optimizers.adam(0.1)", 4)])
+    new, count, remaining, gave_up = api.fix_source(nb, "opt.ipynb", Settings(select=["JAX801"]), unsafe=False)
+    assert (count, remaining, gave_up) == (1, [], False)
+    assert [c.source for c in nbformat.reads(new, as_version=4).cells] == [
+        "# t",
+        "%matplotlib inline\nimport jax.example_libraries.optimizers\nimport numpy as np",
+        "import jax",
+        "%%time\nopt = jax.example_libraries.optimizers.adam(0.1)",
+    ]

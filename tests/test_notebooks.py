@@ -375,3 +375,16 @@ def test_a_fix_may_edit_two_cells_when_each_edit_stays_in_one():
         "import jax",
         "%%time\nopt = jax.example_libraries.optimizers.adam(0.1)",
     ]
+
+
+def test_json_positions_follow_the_decoded_strings():
+    # a writer may split a source into strings anywhere, and escape what it likes
+    raw = '{"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": null,\n' \
+          '  "source": ["x = 1\\ny = \\"\\u00e9\\"; ", "z = jax.tree_map(f)\\n"]}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
+    nb = parse(raw)
+    [cell] = nb.cells
+    assert cell.source == 'x = 1\ny = "é"; z = jax.tree_map(f)\n'
+    p = nb.file_position(cell, 2, 14)  # the `j` of `jax` on the cell's line 2
+    assert raw.splitlines()[p.line - 1][p.column - 1:].startswith("jax.tree_map")
+    p = nb.file_position(cell, 2, 6)  # the `é`, written as \u00e9
+    assert raw.splitlines()[p.line - 1][p.column - 1:].startswith("\\u00e9")

@@ -66,7 +66,7 @@ DIMS = frozenset({"numpy.random.randn", "numpy.random.rand"})
 LIKE = frozenset(f"{m}.{f}_like" for m in ("jax.numpy", "numpy") for f in ("ones", "zeros", "empty", "full"))
 FROM_LIST = frozenset(f"{m}.{f}" for m in ("jax.numpy", "numpy") for f in ("array", "asarray", "stack"))
 RESHAPES = frozenset({"jax.numpy.reshape", "numpy.reshape"})
-SINGLE_KEYS = frozenset({"jax.random.PRNGKey", "jax.random.key", "jax.random.fold_in", "jax.random.clone"})
+SINGLE_KEYS = frozenset({"jax.random.PRNGKey", "jax.random.key", "jax.random.fold_in"})  # fold_in takes one key only
 SPLIT = "jax.random.split"
 ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Power)
 
@@ -279,6 +279,8 @@ class Origins:
                 fact = ctx.function_fact(scope)
                 if name.value not in positional or fact is None or fact.is_method or fact.class_name:
                     return None
+                if any(not _keeps_arguments(ctx, d.decorator) for d in scope.decorators):
+                    return None  # @jax.vmap and friends change what the callers' arguments become
                 return Param(scope, positional.index(name.value), name.value)
             if bound:
                 if len(bound) != 1:
@@ -294,9 +296,14 @@ class Origins:
             scope = ctx.enclosing_function(scope)
 
     def _element(self, value: cst.BaseExpression, element: int) -> Origin | None:
-        """``k1, k2 = jax.random.split(key)``: each name holds one key."""
+        """``k1, k2 = jax.random.split(key)``: each name holds one key; ``params, state =
+        model.init(key, x)``: each holds part of one copy of the model."""
         if isinstance(value, cst.Call) and self.ctx.resolve(value.func) == SPLIT:
             return Origin("key", value, why="one key of `jax.random.split`")
+        if isinstance(value, cst.Call):
+            o = self._init(value, 0)
+            if o is not None:
+                return o
         return None
 
     # -- expressions ----------------------------------------------------------------
@@ -504,6 +511,16 @@ class Origins:
             shape = tuple(values) if all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in values) else None
             return Origin("fixed", expr, v, shape, why=f"leading axis {v}", data=True)
         return None
+
+
+def _keeps_arguments(ctx, decorator: cst.BaseExpression) -> bool:
+    """``@jax.jit`` (or ``@partial(jax.jit, ...)``, ``@jax.jit(...)``) hands the arguments on as they are."""
+    if isinstance(decorator, cst.Call):
+        if ctx.resolve(decorator.func) in PARTIAL and decorator.args:
+            decorator = decorator.args[0].value
+        else:
+            decorator = decorator.func
+    return ctx.resolve(decorator) == "jax.jit"
 
 
 def _bind(out, target: cst.CSTNode, node: cst.CSTNode, value: cst.BaseExpression | None) -> None:

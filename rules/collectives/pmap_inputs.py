@@ -330,6 +330,8 @@ class Origins:
         if isinstance(func, cst.Call):
             inner = ctx.resolve(func.func)
             if inner == PMAP or (inner in PARTIAL and func.args and ctx.resolve(func.args[0].value) == PMAP):
+                if any(a.keyword is not None and a.keyword.value == "out_axes" for a in func.args):
+                    return None  # out_axes=None returns one copy
                 return Origin("device", expr)  # the output of a pmapped function
             return None
         q = ctx.resolve(func)
@@ -484,7 +486,7 @@ class Origins:
             return None
         values = [self.ctx.literal(d) for d in dims]
         shape = tuple(values) if all(isinstance(x, int) and not isinstance(x, bool) for x in values) else None
-        named = first.value if isinstance(first, cst.Name) and "batch" in first.value.lower() else None
+        named = first.value if isinstance(first, cst.Name) and _batch_name(first.value) else None
         return Origin("fixed", expr, v, shape, why=f"leading axis {v}", data=True, batch_name=named)
 
     def _reshape(self, args: list[cst.BaseExpression], expr: cst.Call) -> Origin | None:
@@ -511,6 +513,12 @@ class Origins:
             shape = tuple(values) if all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in values) else None
             return Origin("fixed", expr, v, shape, why=f"leading axis {v}", data=True)
         return None
+
+
+def _batch_name(name: str) -> bool:
+    """``batch_size``, ``BATCH``: a batch, not a device count (``batches_per_device`` is unclear)."""
+    low = name.lower()
+    return "batch" in low and not any(w in low for w in ("device", "replica", "shard", "core", "host"))
 
 
 def _keeps_arguments(ctx, decorator: cst.BaseExpression) -> bool:

@@ -24,9 +24,9 @@ class PmapLeadingAxisNotDevices(Rule):
     - a reshape that puts the device count on another axis: `x.reshape(batch, n_devices, -1)`.
 
     The value is followed through plain assignments, arithmetic with numbers and
-    `astype`, and through a parameter of the function that makes the pmapped call to
-    the calls of that function in the same file (then the argument of that call is
-    reported). Values built from `jax.local_device_count()`, `jax.device_count()`,
+    `astype`, and through a parameter of the function that makes the pmapped call
+    (undecorated, or under `jax.jit`) to the calls of that function in the same file
+    (then the argument of that call is reported). Values built from `jax.local_device_count()`, `jax.device_count()`,
     `len(jax.devices())` or a name bound to one of them, reshapes to
     `(n_devices, -1, ...)`, replicated or sharded values (`flax.jax_utils.replicate`,
     `jax.device_put_replicated`, `common_utils.shard`), outputs of pmapped functions, and

@@ -20,8 +20,8 @@ class PmapUnreplicatedInput(Rule):
       with a single key (`params = model.init(jax.random.PRNGKey(0), x)`).
 
     The value is followed through plain assignments and through a parameter of the
-    function that makes the pmapped call to the calls of that function in the same
-    file. Keys split per device, replicated parameters (`flax.jax_utils.replicate`,
+    function that makes the pmapped call (undecorated, or under `jax.jit`) to the calls
+    of that function in the same file. Keys split per device, replicated parameters (`flax.jax_utils.replicate`,
     `jax.device_put_replicated`), the output of a pmapped `init`, and positions with
     `in_axes=None` are not reported; neither is anything whose origin is unknown.
 

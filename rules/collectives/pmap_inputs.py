@@ -391,6 +391,8 @@ class Origins:
         last = name.rsplit(".", 1)[-1]
         if not (last == "init" or last.startswith("init_") or last.endswith("_init")):
             return None
+        if any(w in name.lower() for w in ("replica", "shard", "pmap", "device", "parallel")):
+            return None  # `init_replicated_state`: says it returns one copy per device
         pos = [a for a in expr.args if a.keyword is None]
         if not pos:
             return None

@@ -284,7 +284,7 @@ class Origins:
                 return Param(scope, positional.index(name.value), name.value)
             if bound:
                 if len(bound) != 1:
-                    return None
+                    return self._carried(bound, name, depth)
                 node, value, element = bound[0]
                 if value is None or ctx.text_order(node) >= ctx.text_order(name):
                     return None
@@ -294,6 +294,30 @@ class Origins:
             if scope is None:
                 return None
             scope = ctx.enclosing_function(scope)
+
+    def _carried(self, bound, name: cst.Name, depth: int) -> Origin | None:
+        """``params = model.init(key, x)`` then ``params = p_step(params, ...)`` in a loop: the
+        first call still gets the one copy from ``init``; every other binding is the output
+        of a pmapped call, which has a device axis."""
+        ctx = self.ctx
+        pmapped = self.pmapped_calls()
+        first: Origin | None = None
+        for node, value, element in bound:
+            if isinstance(value, cst.Call) and value in pmapped:
+                continue
+            if first is not None or value is None or ctx.text_order(node) >= ctx.text_order(name):
+                return None
+            o = self._element(value, element) if element is not None else self.origin(value, depth + 1)
+            if not isinstance(o, Origin) or o.kind != "params":
+                return None
+            first = o
+        return first
+
+    def pmapped_calls(self) -> frozenset[cst.Call]:
+        got = self.ctx.shared.get("JAX2.pmapped_calls")
+        if got is None:
+            got = self.ctx.shared["JAX2.pmapped_calls"] = frozenset(c for s in pmap_sites(self.ctx) for c in s.calls)
+        return got
 
     def _element(self, value: cst.BaseExpression, element: int) -> Origin | None:
         """``k1, k2 = jax.random.split(key)``: each name holds one key; ``params, state =
@@ -712,7 +736,7 @@ def clip(ctx, node: cst.CSTNode, limit: int = 60) -> str:
 
 def describe(ctx, f: Finding) -> tuple[str, str]:
     """(the start of a message: who maps what; where the value was built, "" if right there)."""
-    lines = ctx.lines([f.origin.node, f.call])
+    lines = exact_lines(ctx, [f.origin.node, f.call])
     value = f.arg.value
     name = f"`{clip(ctx, value, 40)}`"
     at = lines.get(f.origin.node)
@@ -726,6 +750,15 @@ def describe(ctx, f: Finding) -> tuple[str, str]:
         f"{name} goes through `{func}` (as `{param}`) to {f.site.label}{where}, which maps it over its "
         "leading axis, one slice per device"
     ), built
+
+
+def exact_lines(ctx, nodes: list[cst.CSTNode]) -> dict[cst.CSTNode, int]:
+    """Start lines of the few nodes a message cites, exactly (``ctx.lines`` may place a
+    node whose text occurs twice, ``model.init(key, x)`` in two functions, on the other)."""
+    from jaxlint.positions import node_ranges
+
+    ranges = node_ranges(ctx.module, nodes, ctx.parents, ctx.source, ctx.shared.setdefault("positions", {}))
+    return {n: r[0][0] for n, r in ranges.items()}
 
 
 def jax_name(ctx) -> str | None:

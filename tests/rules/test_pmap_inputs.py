@@ -219,3 +219,24 @@ def test_jax204_is_preview_and_jax203_is_stable():
 
     assert rule_by_code("JAX203").status == "stable"
     assert rule_by_code("JAX204").status == "preview"
+
+
+def test_params_carried_through_a_training_loop_cite_the_init_in_the_same_function():
+    src = (
+        "import jax\n"
+        "params = model.init(jax.random.PRNGKey(0), x)\n"  # the same text at module level
+        "def train(batches):\n"
+        "    params = model.init(jax.random.PRNGKey(0), x)\n"
+        "    p_step = jax.pmap(update, axis_name='batch')\n"
+        "    for batch in batches:\n"
+        "        params, loss = p_step(params, batch)\n"
+        "    return params\n"
+    )
+    [(code, line, column, message)] = _lint(src, "JAX204")
+    assert (code, line, column) == ("JAX204", 7, 31)
+    assert message.startswith(
+        "`p_step` (a pmap of `update`) maps `params` over its leading axis, one slice per device, but it is "
+        "`model.init(jax.random.PRNGKey(0), x)` (line 4): one copy of the parameters from `model.init`"
+    )
+    replicated = src.replace("    p_step =", "    params = replicate(params)\n    p_step =")
+    assert _lint(replicated, "JAX204") == []

@@ -17,7 +17,9 @@ class PmapUnreplicatedInput(Rule):
     - a single PRNG key: `jax.random.PRNGKey(0)`, `jax.random.key(0)`, `fold_in(...)`,
       one half of `key, subkey = jax.random.split(key)`, `jax.random.split(key)[0]`;
     - parameters that were never replicated: the output of an `init` function called
-      with a single key (`params = model.init(jax.random.PRNGKey(0), x)`).
+      with a single key (`params = model.init(jax.random.PRNGKey(0), x)`), also when a
+      training loop then rebinds them to the pmapped step's output
+      (`params, loss = p_step(params, batch)`): the first step still gets one copy.
 
     The value is followed through plain assignments and through a parameter of the
     function that makes the pmapped call (undecorated, or under `jax.jit`) to the calls

@@ -4,7 +4,8 @@
 devices: that axis must be the device count. It does not split a batch for you. This
 module finds, per file, every call of a pmapped function, and for each argument at a
 mapped position follows the value back through plain assignments (one binding in its
-scope, made before the use) to the expression that built it:
+scope, made before the use; or, for parameters, one ``init`` before the use plus
+rebindings to pmapped outputs, as in a training loop) to the expression that built it:
 
 - ``fixed``: a leading axis of a fixed size (``jnp.ones((32, 100))``, ``random.normal(key,
   (batch, d))`` with a constant ``batch``, ``split(key, 16)``, ``jnp.stack([a, b])``,

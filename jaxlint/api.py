@@ -331,9 +331,39 @@ _LINE_END = re.compile(r"\r\n|\r|\n")
 
 def _lines(path: str) -> list[str] | None:
     try:
-        return source_lines(read_source(path)[0])
+        return module_lines(path, read_source(path)[0])
     except ReadError:
         return None
+
+
+def module_lines(path: str, text: str) -> list[str]:
+    """The lines rules saw: a notebook's virtual module (its JSON if it is not one)."""
+    if path.endswith(".ipynb"):
+        from jaxlint.notebook import NotebookError, python_text
+
+        try:
+            text = python_text(text)
+        except NotebookError:
+            pass
+    return source_lines(text)
+
+
+def _in_cells(diags: list[Diagnostic], files: Iterable[str], texts: dict[str, str] | None = None) -> list[Diagnostic]:
+    """Notebook positions moved from the virtual module to cells (jaxlint.notebook_map)."""
+    files = [f for f in files if f.endswith(".ipynb")]
+    if not files:
+        return diags
+    from jaxlint.notebook_map import to_cells
+
+    def text_of(path: str) -> str | None:
+        if texts is not None and path in texts:
+            return texts[path]
+        try:
+            return read_source(path)[0]
+        except ReadError:
+            return None
+
+    return to_cells(diags, files, text_of)
 
 
 def lint_paths(paths: list[str], settings: Settings, jobs: int | None = None, cache=None, progress=None) -> RunResult:
@@ -347,13 +377,16 @@ def lint_paths(paths: list[str], settings: Settings, jobs: int | None = None, ca
     runner = Runner(settings, jobs, cache, progress)
     results, errors = runner.lint_files(files)
     diags, internal = runner.finish(results, _lines)
+    diags = _in_cells(diags, files)
     if cache is not None and not errors and not internal:
         cache.put_run(run_key, (diags, []))
     return RunResult(diags, len(files), errors + internal)
 
 
-def lint_source(source: str, path: str = "<stdin>", settings: Settings | None = None, module_name: str | None = None) -> list[Diagnostic]:
-    """Lint one text as its own project (cross-module facts: only this module)."""
+def lint_source(source: str, path: str = "<stdin>", settings: Settings | None = None, module_name: str | None = None,
+                cells: bool = True) -> list[Diagnostic]:
+    """Lint one text as its own project (cross-module facts: only this module). A notebook's
+    positions count in its cells unless ``cells`` is false (the fix loop's virtual module)."""
     settings = settings or Settings()
     runner = Runner(settings, jobs=1)
     linter = _make_linter(runner.rules, settings)
@@ -371,19 +404,29 @@ def lint_source(source: str, path: str = "<stdin>", settings: Settings | None = 
             res = linter.lint(path, source, module_name, False)
     if res.internal_error:
         raise RuntimeError(f"{path}: internal error: {res.internal_error}")
-    diags, errors = runner.finish([res], lambda p: source_lines(source))
+    diags, errors = runner.finish([res], lambda p: module_lines(path, source))
     if errors:
         raise RuntimeError("; ".join(errors))
-    return diags
+    return _in_cells(diags, [path], {path: source}) if cells else diags
 
 
 def fix_text(
     source: str,
     lint: Callable[[str], list[Diagnostic]],
     unsafe: bool,
+    notebook: bool = False,
 ) -> tuple[str, int, list[Diagnostic], bool]:
-    """Fix to a fixed point. Returns (text, fixes applied, remaining diagnostics, gave_up_unparsable)."""
+    """Fix to a fixed point. Returns (text, fixes applied, remaining diagnostics, gave_up_unparsable).
+
+    A ``notebook`` is fixed in its cells' sources and checked through its virtual module."""
     from jaxlint.fix import apply_fixes, fixes_to_apply
+
+    python = lambda t: t  # noqa: E731
+    if notebook:
+        from jaxlint.notebook import python_text
+        from jaxlint.notebook_fix import apply_fixes
+
+        python = python_text
     text = source
     applied_total = 0
     diags = lint(text)
@@ -395,13 +438,31 @@ def fix_text(
         if not applied or new == text:
             break
         try:
-            cst.parse_module(new)
+            cst.parse_module(python(new))
         except cst.ParserSyntaxError:
             return text, applied_total, diags, True
         text = new
         applied_total += len(applied)
         diags = lint(text)
     return text, applied_total, diags, False
+
+
+def fix_source(text: str, path: str, settings: Settings, unsafe: bool) -> tuple[str, int, list[Diagnostic], bool]:
+    """``fix_text`` for one text linted as its own project (a notebook by its ``path``)."""
+    notebook = path.endswith(".ipynb")
+    new, count, remaining, gave_up = fix_text(text, lambda t: lint_source(t, path, settings, cells=False), unsafe, notebook)
+    return new, count, (_in_cells(remaining, [path], {path: new}) if notebook else remaining), gave_up
+
+
+def cell_lines(path: str, cell: int, text: str | None = None) -> list[str] | None:
+    """A notebook cell's own source lines (for the code frame of the full view)."""
+    from jaxlint.notebook import NotebookError, parse
+
+    try:
+        found = parse(read_source(path)[0] if text is None else text).cell(cell)
+    except (ReadError, NotebookError):
+        return None
+    return source_lines(found.source) if found is not None else None
 
 
 def fix_paths(paths: list[str], settings: Settings, unsafe: bool = False, write: bool = True, jobs: int | None = None, cache=None, progress=None) -> RunResult:
@@ -429,10 +490,10 @@ def fix_paths(paths: list[str], settings: Settings, unsafe: bool = False, write:
         def relint(text: str, path=path, module_name=module_name, is_pkg=is_pkg) -> list[Diagnostic]:
             res = linter.lint(path, text, module_name, is_pkg)
             rest = [r for p, r in others.items() if p != path]
-            d, _ = runner.finish(rest + [res], lambda p, text=text: source_lines(text) if p == path else _lines(p))
+            d, _ = runner.finish(rest + [res], lambda p, text=text: module_lines(path, text) if p == path else _lines(p))
             return [x for x in d if x.path == path]
 
-        new, count, remaining, gave_up = fix_text(original, lambda t: relint(t), unsafe)
+        new, count, remaining, gave_up = fix_text(original, lambda t: relint(t), unsafe, path.endswith(".ipynb"))
         if gave_up:
             run.unparsable_fix.append(path)
         if count and new != original:
@@ -443,6 +504,7 @@ def fix_paths(paths: list[str], settings: Settings, unsafe: bool = False, write:
             final.extend(remaining)
         else:
             final.extend(mine)
+    final = _in_cells(final, files, {p: new for p, (_, new) in run.diffs.items()})
     final.sort(key=Diagnostic.sort_key)
     run.diagnostics = final
     return run

@@ -92,12 +92,12 @@ def check(paths, select, extend_select, ignore, preview, do_fix, unsafe_fixes, d
 
     color = fmt == "full" and use_color(sys.stdout)
 
-    def source_lines(path: str):
+    def source_lines(path: str, cell: int | None = None):
         from jaxlint import api
 
         if path == (stdin_filename or "-") and stdin_text is not None:
-            return api.source_lines(stdin_text)
-        return api._lines(path)
+            return api.source_lines(stdin_text) if cell is None else api.cell_lines(path, cell, stdin_text)
+        return api._lines(path) if cell is None else api.cell_lines(path, cell)
 
     stdin_text = None
     run = None
@@ -147,6 +147,11 @@ def check(paths, select, extend_select, ignore, preview, do_fix, unsafe_fixes, d
         for path, (old, new) in sorted(run.diffs.items()):
             import difflib
 
+            if path.endswith(".ipynb"):
+                from jaxlint.notebook_fix import unified_diff
+
+                out.write(unified_diff(path, old, new))  # per cell, as ruff shows notebook diffs
+                continue
             out.write("".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), f"a/{path}", f"b/{path}")))
         if not quiet:
             n = sum(run.fixed.values())
@@ -154,7 +159,7 @@ def check(paths, select, extend_select, ignore, preview, do_fix, unsafe_fixes, d
         _errors(run)
         sys.exit(EXIT_ERROR if run.errors else (EXIT_FOUND if run.diffs else EXIT_OK))
     if paths == ["-"] and do_fix and stdin_text is not None:
-        out.write(run.diffs.get("-", (stdin_text, stdin_text))[1] if run.diffs else stdin_text)
+        out.write(next(iter(run.diffs.values()))[1] if run.diffs else stdin_text)  # keyed by --stdin-filename
     diags = run.diagnostics
     if statistics:
         _statistics(diags, unsafe_fixes)
@@ -186,7 +191,7 @@ def _lint_stdin(text: str, name: str, settings, fix: bool, unsafe: bool, diff: b
     diags = api.lint_source(text, path, settings)
     run = RunResult(diags, 1)
     if fix:
-        new, count, remaining, gave_up = api.fix_text(text, lambda t: api.lint_source(t, path, settings), unsafe)
+        new, count, remaining, gave_up = api.fix_source(text, path, settings, unsafe)
         if gave_up:
             run.unparsable_fix.append(path)
         if count:

@@ -60,7 +60,7 @@ def _git_root(start: str) -> str | None:
 
 
 def discover(paths: list[str], root: str, exclude: list[str], extend_exclude: list[str]) -> list[str]:
-    """Sorted, de-duplicated .py files under ``paths`` (files named directly always count)."""
+    """Sorted, de-duplicated .py and .ipynb files under ``paths`` (files named directly always count)."""
     # pathspec is imported only when a folder is walked (a pre-commit run names files)
     patterns = list(exclude) + list(extend_exclude)
     user = None
@@ -122,7 +122,7 @@ def _walk(abs_dir: str, shown_dir: str, ignores: list[_Ignore], excluded, out: s
         ap = e.path
         shown = os.path.normpath(os.path.join(shown_dir, e.name))
         is_dir = e.is_dir(follow_symlinks=False)
-        if not is_dir and not (e.is_file() and e.name.endswith(".py")):
+        if not is_dir and not (e.is_file() and e.name.endswith((".py", ".ipynb"))):
             continue
         if excluded(ap, is_dir) or any(i.matches(ap, is_dir) for i in ignores):
             continue

@@ -129,6 +129,9 @@ def collect_facts(
         else:
             names.add_alias(target, value)
     facts.constants = {k: v for k, v in facts.constants.items() if v is not UNKNOWN}
+    for scope, target, value in assigns:
+        if scope and not isinstance(value, cst.Call):
+            collector.local_names.setdefault(scope, set()).add(target)
     # variables bound to transformed functions: ``step = jax.pmap(f, ...)``
     bound: dict[cst.CSTNode, str] = {}
     for scope, target, value in assigns:
@@ -221,6 +224,9 @@ class FileLinter:
         """Lint one file; ``blanks`` are the line ranges no wanted rule needs, ``looked_up``
         the defs a rule may look up in the project phase (None: any; see jaxlint.slicing)."""
         result = FileResult(path=path)
+        source = _python_source(path, source, result)
+        if source is None:
+            return result
         result.suppressions = scan_suppressions(source)
         if not self.wants(source):
             return result
@@ -281,6 +287,10 @@ class FileLinter:
     def plan(self, path: str, source: str, module_name: str | None = None, is_package: bool | None = None):
         """First pass: ``("done", FileResult)`` when no rule wants the file, ``("plan", FilePlan)``
         to decide what LibCST must see, ``("whole", None)`` when it must see all of it."""
+        unreadable = FileResult(path=path)
+        source = _python_source(path, source, unreadable)
+        if source is None:
+            return "done", unreadable
         if not self.wants(source):
             result = FileResult(path=path)
             result.suppressions = scan_suppressions(source)
@@ -368,6 +378,24 @@ class FileLinter:
                 start = end
             edits.append(Edit(start, end, e.content))
         return Fix(fix.message, tuple(edits), fix.applicability)
+
+
+def _python_source(path: str, source: str, result: FileResult) -> str | None:
+    """The Python text of a file: a notebook's virtual module (see jaxlint.notebook); None,
+    with a JAX001 in ``result``, for a notebook that is not nbformat 4 JSON."""
+    if not path.endswith(".ipynb"):
+        return source
+    from jaxlint.notebook import NotebookError, python_text
+
+    try:
+        return python_text(source)
+    except NotebookError as e:
+        pos = Position(e.line, e.column)
+        result.diagnostics.append(
+            Diagnostic(path, "JAX001", "syntax-error", f"The notebook could not be parsed: {e}", pos, pos, None, False,
+                       "Repair or re-save the notebook (Jupyter writes nbformat 4); jaxlint checks nothing else in it until then")
+        )
+        return None
 
 
 def _statement_ranges(module: cst.Module, events, supp) -> None:

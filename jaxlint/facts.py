@@ -146,6 +146,9 @@ class FactCollector:
         self.transform_nodes: list[tuple[Transform, cst.CSTNode]] = []
         self.function_nodes: list[tuple[FunctionFact, cst.CSTNode]] = []
         self.lambda_targets: set[str] = set()  # names assigned a lambda anywhere in the file
+        # function scope -> names it assigns something other than a call (``g = lambda ...``):
+        # such a local hides an outer def of the same name
+        self.local_names: dict[str, set[str]] = {}
 
     @property
     def scope(self) -> str:
@@ -208,6 +211,8 @@ class FactCollector:
             defs = self.bindings.get(".".join(parts))
             if defs and name in defs:
                 return self.facts.ref(defs[name])
+            if parts and name in self.local_names.get(".".join(parts), ()):
+                return None  # a local variable: not the outer def of that name
             if not parts:
                 break
             parts.pop()

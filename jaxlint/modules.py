@@ -9,6 +9,10 @@ def module_name_for(path: str) -> tuple[str, bool]:
     """Dotted module name of a file, walking up through packages (``__init__.py``)."""
     path = os.path.abspath(path)
     directory, filename = os.path.split(path)
+    if filename.endswith(".ipynb"):
+        # a notebook is a top-level program nothing imports; the suffix keeps its name
+        # apart from a ``train.py`` beside ``train.ipynb``
+        return filename, False
     stem = filename[:-3] if filename.endswith(".py") else filename
     is_package = stem == "__init__"
     parts = [] if is_package else [stem]

@@ -26,6 +26,7 @@ class Edit:
     start: Position
     end: Position
     content: str
+    cell: int | None = None  # in a notebook: the cell the positions count in
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,9 +47,14 @@ class Diagnostic:
     fix: Fix | None = None
     preview: bool = False
     help: str = ""
+    # in a notebook: start/end count in this cell (1-based over all cells, as ruff counts),
+    # and file_start/file_end are the same places in the JSON text (for CI formats)
+    cell: int | None = None
+    file_start: Position | None = None
+    file_end: Position | None = None
 
     def sort_key(self) -> tuple[Any, ...]:
-        return (self.path, self.start.line, self.start.column, self.code, self.message)
+        return (self.path, self.cell or 0, self.start.line, self.start.column, self.code, self.message)
 
     @property
     def url(self) -> str:

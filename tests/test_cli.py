@@ -93,6 +93,11 @@ def test_stdin_with_filename():
     assert out.startswith("pkg/mod.py:3:10: JAX801 ")
 
 
+def test_stdin_fix_with_filename_prints_the_fixed_text():
+    code, out, err = run_cli("--fix", "-", "--stdin-filename", "pkg/mod.py", stdin=TREE_MAP)
+    assert (code, out) == (0, CLEAN)
+
+
 def test_output_is_identical_across_hash_seeds(tmp_path):
     for i in range(6):
         write(tmp_path, f"m{i}.py", TREE_MAP + f"z{i} = jax.tree_util.tree_multimap(f, a)  # noqa: JAX801\nw = 1  # noqa: JAX801\n")

@@ -10,6 +10,7 @@ what has been committed yet, and the real checkout is never touched.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -24,6 +25,10 @@ GIT_ID = ["-c", "user.name=jaxlint tests", "-c", "user.email=tests@jaxlint.inval
 BAD = "import jax\nparams = jax.tree_map(lambda p: p * 2, params)\n"
 STALE_NOQA = "import jax\nparams = jax.tree.map(lambda p: p * 2, params)  # noqa: JAX801\n"
 CLEAN = "import jax\nparams = jax.tree.map(lambda p: p * 2, params)\n"
+NOTEBOOK = json.dumps({
+    "cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": BAD.splitlines(True)}],
+    "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
+}, indent=1)
 
 
 def _git(cwd: Path, *args: str) -> str:
@@ -82,11 +87,12 @@ def test_hooks_round_trip(tmp_path: Path) -> None:
     checkout = _snapshot(tmp_path / "checkout")
     home = tmp_path / "pre-commit-home"
 
-    bad = _project(tmp_path / "bad", {"train.py": BAD})
+    bad = _project(tmp_path / "bad", {"train.py": BAD, "explore.ipynb": NOTEBOOK})
     p = _pre_commit(bad, home, "try-repo", str(checkout), "jaxlint", "--all-files")
     out = p.stdout + p.stderr
     assert p.returncode == 1, out
     assert "train.py:2:10: JAX801 " in out and "`jax.tree_map` was removed" in out, out
+    assert "explore.ipynb:cell 1:2:10: JAX801 " in out, out  # types_or: [python, jupyter]
 
     rev = _git(checkout, "rev-parse", "HEAD").strip()
     config = f"repos:\n  - repo: {checkout}\n    rev: {rev}\n    hooks:\n      - id: jaxlint\n      - id: jaxlint-fix\n"
@@ -101,3 +107,35 @@ def test_hooks_round_trip(tmp_path: Path) -> None:
     assert p.returncode == 1, p.stdout + p.stderr  # pre-commit fails a hook that changed files
     assert "files were modified by this hook" in p.stdout, p.stdout
     assert (stale / "train.py").read_text() == CLEAN
+
+
+def _readme_precommit_config() -> str:
+    """The .pre-commit-config.yaml block of the README's pre-commit section, verbatim."""
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("### pre-commit") :]
+    start = section.index("```yaml\n") + len("```yaml\n")
+    return section[start : section.index("```", start)]
+
+
+def test_the_readme_precommit_config_works_as_written(tmp_path: Path) -> None:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    config = _readme_precommit_config()
+    assert "repo: local" in config and "jaxlint" in config
+    home = tmp_path / "pre-commit-home"
+    env_path = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
+    bad = _project(tmp_path / "bad", {"train.py": BAD, "explore.ipynb": NOTEBOOK, ".pre-commit-config.yaml": config})
+    p = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run", "--all-files", "--color", "never"],
+        cwd=bad, capture_output=True, text=True, env={**_env(home), "PATH": env_path}, timeout=600,
+    )
+    out = p.stdout + p.stderr
+    assert p.returncode == 1, out
+    assert "train.py:2:10: JAX801 " in out, out
+    assert "explore.ipynb:cell 1:2:10: JAX801 " in out, out
+    clean = _project(tmp_path / "clean", {"train.py": CLEAN, ".pre-commit-config.yaml": config})
+    p = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run", "--all-files", "--color", "never"],
+        cwd=clean, capture_output=True, text=True, env={**_env(home), "PATH": env_path}, timeout=600,
+    )
+    assert p.returncode == 0 and "Passed" in p.stdout, p.stdout + p.stderr

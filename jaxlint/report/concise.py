@@ -9,7 +9,8 @@ def line(d: Diagnostic, unsafe_fixes: bool = False) -> str:
     mark = ""
     if d.fix is not None and (d.fix.applicability == "safe" or unsafe_fixes):
         mark = "[*] "
-    return f"{d.path}:{d.start.line}:{d.start.column}: {d.code} {mark}{d.message}"
+    cell = f"cell {d.cell}:" if d.cell is not None else ""
+    return f"{d.path}:{cell}{d.start.line}:{d.start.column}: {d.code} {mark}{d.message}"
 
 
 def render(diagnostics: list[Diagnostic], unsafe_fixes: bool = False, **_) -> str:

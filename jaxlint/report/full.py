@@ -129,15 +129,17 @@ def render(
     cache: dict[str, list[str] | None] = {}
     for d in diagnostics:
         head = Text()
-        head.append(f"{d.path}:{d.start.line}:{d.start.column}: ", style="bold")
+        cell = f"cell {d.cell}:" if d.cell is not None else ""
+        head.append(f"{d.path}:{cell}{d.start.line}:{d.start.column}: ", style="bold")
         head.append(d.code, style="bold red")
         if d.fix is not None and (d.fix.applicability == "safe" or unsafe_fixes):
             head.append(" [*]", style="cyan")
         head.append(f" {d.message}")
         console.print(head)
-        if source is not None and d.path not in cache:
-            cache[d.path] = source(d.path)
-        lines = cache.get(d.path)
+        key = d.path if d.cell is None else f"{d.path}\0{d.cell}"
+        if source is not None and key not in cache:
+            cache[key] = source(d.path) if d.cell is None else source(d.path, d.cell)  # a notebook cell's own lines
+        lines = cache.get(key)
         if lines:
             console.print(_frame(d, lines, width), end="")
         if d.help:

@@ -20,14 +20,17 @@ def escape_property(s: str) -> str:
 
 def line(d: Diagnostic) -> str:
     level = "warning" if d.preview else "error"
+    # a notebook finding points at the JSON line holding its source line; the title names the cell
+    start, end = (d.file_start, d.file_end) if d.file_start is not None and d.file_end is not None else (d.start, d.end)
+    cell = f" cell {d.cell}:{d.start.line}:{d.start.column}" if d.cell is not None else ""
     props = ",".join(
         [
-            f"title={escape_property(f'jaxlint ({d.code})')}",
+            f"title={escape_property(f'jaxlint ({d.code}){cell}')}",
             f"file={escape_property(relative(d.path))}",
-            f"line={d.start.line}",
-            f"col={d.start.column}",
-            f"endLine={d.end.line}",
-            f"endColumn={d.end.column}",
+            f"line={start.line}",
+            f"col={start.column}",
+            f"endLine={end.line}",
+            f"endColumn={end.column}",
         ]
     )
     return f"::{level} {props}::{escape_data(f'{d.code} {d.message}')}"

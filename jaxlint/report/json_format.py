@@ -18,7 +18,7 @@ def as_dict(d: Diagnostic) -> dict:
             "applicability": d.fix.applicability,
             "message": d.fix.message,
             "edits": [
-                {"content": e.content, "location": _pos(e.start), "end_location": _pos(e.end)} for e in d.fix.edits
+                {"content": e.content, "location": _pos(e.start), "end_location": _pos(e.end), **_cell(e)} for e in d.fix.edits
             ],
         }
     return {
@@ -30,7 +30,13 @@ def as_dict(d: Diagnostic) -> dict:
         "end_location": _pos(d.end),
         "url": d.url,
         "fix": fix,
+        **_cell(d),
     }
+
+
+def _cell(x) -> dict:
+    """Notebooks only: ``cell`` (ruff's field; rows and columns count in that cell)."""
+    return {"cell": x.cell} if x.cell is not None else {}
 
 
 def render(diagnostics: list[Diagnostic], **_) -> str:

@@ -44,15 +44,24 @@ def _region(start: Position, end: Position) -> dict:
 
 def result(d: Diagnostic, rule_index: dict[str, int]) -> dict:
     artifact = {"uri": uri(d.path)}
+    region = _region(d.start, d.end)
+    text = d.message
+    if d.cell is not None and d.file_start is not None and d.file_end is not None:
+        # a notebook: the region is in the JSON text (the line holding the source line);
+        # the message and properties name the cell and the position in it
+        region = _region(d.file_start, d.file_end)
+        text = f"{d.message} (cell {d.cell}, line {d.start.line}, column {d.start.column})"
     r: dict = {
         "ruleId": d.code,
         "level": "warning" if d.preview else "error",
-        "message": {"text": d.message},
-        "locations": [{"physicalLocation": {"artifactLocation": artifact, "region": _region(d.start, d.end)}}],
+        "message": {"text": text},
+        "locations": [{"physicalLocation": {"artifactLocation": artifact, "region": region}}],
     }
     if d.code in rule_index:
         r["ruleIndex"] = rule_index[d.code]
-    if d.fix is not None and d.fix.edits:
+    if d.cell is not None:
+        r["properties"] = {"cell": d.cell, "cellRegion": _region(d.start, d.end)}
+    if d.fix is not None and d.fix.edits and d.cell is None:  # a notebook's fix edits cell text, not the JSON
         unsafe = " (unsafe: changes behaviour, review it)" if d.fix.applicability == "unsafe" else ""
         r["fixes"] = [
             {

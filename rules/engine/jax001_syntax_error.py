@@ -5,6 +5,9 @@ class SyntaxErrorRule(Rule):
     """
     ## What it does
     Reports a file that LibCST cannot parse, with the parser's line, column and message.
+    In a notebook, a code cell that does not parse is reported in that cell; a `.ipynb`
+    file that is not nbformat 4 JSON (invalid JSON, an old nbformat) is reported once, at
+    the JSON error's line and column.
 
     ## Why is this bad?
     A file that does not parse cannot be imported, and jaxlint cannot check it: no other

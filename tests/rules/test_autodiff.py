@@ -151,3 +151,16 @@ def test_cross_module(tmp_path):
         ("train.py", 4, "JAX401"),
         ("train.py", 5, "JAX403"),
     ]
+
+
+def test_a_local_variable_hides_an_outer_def_of_the_same_name():
+    # jax's autodiff cookbook: a module-level `g` returns a pair, the `g` in `hvp_revfwd` is a lambda
+    source = (
+        "from jax import grad, jvp\n\n"
+        "def g(x, y):\n    return (x, y)\n\n"
+        "def hvp_revfwd(f, primals, tangents):\n"
+        "    g = lambda primals: jvp(f, primals, tangents)[1]\n"
+        "    return grad(g)(primals)\n\n"
+        "def outer(p):\n    return grad(g)(p)\n"
+    )
+    assert [(c, line) for c, line, _ in found(source)] == [("JAX403", 11)]

@@ -1,0 +1,160 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from jaxlint.rule import Invalid, NodeEdit, Rule, RuleFix
+
+from .pmap_inputs import Finding, clip, describe, findings, jax_name
+
+FIX_TITLE = "Split one key per device"
+
+
+class PmapUnreplicatedInput(Rule):
+    """
+    ## What it does
+    Reports a value with no device axis at all passed at a position a `pmap` maps (its
+    `in_axes` entry is 0, the default):
+    - a single PRNG key: `jax.random.PRNGKey(0)`, `jax.random.key(0)`, `fold_in(...)`,
+      one half of `key, subkey = jax.random.split(key)`, `jax.random.split(key)[0]`;
+    - parameters that were never replicated: the output of an `init` function called
+      with a single key (`params = model.init(jax.random.PRNGKey(0), x)`), also when a
+      training loop then rebinds them to the pmapped step's output
+      (`params, loss = p_step(params, batch)`): the first step still gets one copy.
+
+    The value is followed through plain assignments and through a parameter of the
+    function that makes the pmapped call (undecorated, or under `jax.jit`) to the calls
+    of that function in the same file. Keys split per device, replicated parameters (`flax.jax_utils.replicate`,
+    `jax.device_put_replicated`), the output of a pmapped `init`, and positions with
+    `in_axes=None` are not reported; neither is anything whose origin is unknown.
+
+    ## Why is this bad?
+    `pmap` gives each device the slice of every mapped argument at its own index along
+    axis 0. A single key has no such axis: a typed `jax.random.key(0)` fails with
+    `IndexError: tuple index out of range`, and the two words of a legacy `PRNGKey(0)`
+    are mapped as if they were two devices' keys (`TypeError: JAX encountered invalid
+    PRNG key data`, or a shape error in another argument). Unreplicated parameters are
+    sliced leaf by leaf: each device gets one row of every weight, which fails with an
+    `IndivisibleError` or, when a weight's first dimension equals the device count,
+    silently computes with the wrong weights.
+
+    ## Example
+    ```python
+    p_sample = jax.pmap(lambda key, x: x + jax.random.normal(key, x.shape))
+    key = jax.random.PRNGKey(0)
+    out = p_sample(key, xs)
+    ```
+
+    ## Use instead
+    ```python
+    keys = jax.random.split(jax.random.PRNGKey(0), jax.local_device_count())
+    out = p_sample(keys, xs)
+    ```
+    and for parameters, `in_axes=None` at their position (every device sees the same
+    copy), or replicate them first.
+
+    ## Fix safety
+    For a single key the fix passes `jax.random.split(key, jax.local_device_count())`
+    instead. It is unsafe: the random numbers change, and code that relies on every
+    device drawing the same numbers wants `in_axes=None` instead. Parameters are not
+    fixed: whether `in_axes=None` or replication is right depends on what the function
+    returns.
+
+    ## References
+    - [jax.pmap](https://docs.jax.dev/en/latest/_autosummary/jax.pmap.html)
+    - [Pseudorandom numbers](https://docs.jax.dev/en/latest/random-numbers.html)
+    - [Migrating from pmap](https://docs.jax.dev/en/latest/migrate_pmap.html)
+    """
+
+    code = "JAX204"
+    name = "pmap-unreplicated-input"
+    summary = "A single PRNG key or unreplicated parameters passed where a `pmap` maps its argument"
+    status = "preview"
+    fix_availability = "sometimes"
+    help = "Split one key per device, replicate the parameters, or pass `in_axes=None` at that position"
+    triggers = ("pmap",)
+    anchors = frozenset({"pmap"})
+    callers = "all"  # the calls of a function that passes its parameter on to a pmapped call
+
+    VALID = [
+        (
+            "import jax\n"
+            "keys = jax.random.split(jax.random.PRNGKey(0), jax.local_device_count())\n"
+            "jax.pmap(lambda k: jax.random.normal(k, (3,)))(keys)\n"
+        ),
+        # the same key on every device, on purpose
+        "import jax\njax.pmap(lambda k, x: x + jax.random.normal(k, x.shape), in_axes=(None, 0))(jax.random.PRNGKey(0), xs)\n",
+        # parameters from a pmapped init have a device axis
+        (
+            "import jax\n"
+            "keys = jax.random.split(jax.random.PRNGKey(0), jax.local_device_count())\n"
+            "params = jax.pmap(model.init)(keys, xs)\n"
+            "jax.pmap(model.apply)(params, xs)\n"
+        ),
+    ]
+    INVALID = [
+        (
+            (
+                "import jax\n"
+                "p_sample = jax.pmap(lambda k, x: x + jax.random.normal(k, x.shape))\n"
+                "key = jax.random.PRNGKey(0)\n"
+                "out = p_sample(key, xs)\n"
+            ),
+            Invalid(
+                "JAX204",
+                line=4,
+                message="a single PRNG key with no device axis",
+                fixed=(
+                    "import jax\n"
+                    "p_sample = jax.pmap(lambda k, x: x + jax.random.normal(k, x.shape))\n"
+                    "key = jax.random.PRNGKey(0)\n"
+                    "out = p_sample(jax.random.split(key, jax.local_device_count()), xs)\n"
+                ),
+            ),
+        ),
+        (
+            (
+                "import jax\n"
+                "params = model.init(jax.random.PRNGKey(0), x)\n"
+                "jax.pmap(model.apply)(params, xs)\n"
+            ),
+            Invalid("JAX204", line=3, message="one copy of the parameters from `model.init`"),
+        ),
+    ]
+
+    def finish(self) -> None:
+        for f in findings(self.ctx):
+            if f.origin.kind == "key":
+                self.report(f.arg.value, self._key_message(f), fix=self._key_fix(f))
+            elif f.origin.kind == "params":
+                self.report(f.arg.value, self._params_message(f))
+
+    def _key_message(self, f: Finding) -> str:
+        head, built = describe(self.ctx, f)
+        shown = clip(self.ctx, f.arg.value, 30)
+        if built and "split" in f.origin.why:
+            built = f"one key of {built}"
+        it = f"it is {built}," if built else "it is"
+        return (
+            f"{head}, but {it} a single PRNG key with no device axis: pmap would slice the key "
+            "itself (a typed `jax.random.key` fails with `IndexError`, a legacy `PRNGKey` is taken as 2 "
+            f"devices' keys); pass one key per device, `jax.random.split({shown}, jax.local_device_count())`, "
+            "or `in_axes=None` at this position if every device should draw the same numbers"
+        )
+
+    def _params_message(self, f: Finding) -> str:
+        head, built = describe(self.ctx, f)
+        return (
+            f"{head}, but it is {built or 'the result'}: one copy of the parameters from {f.origin.why}, never "
+            "replicated, so "
+            "each device gets one slice of every weight (an `IndivisibleError`, or silently wrong results when "
+            "a weight's first dimension equals the device count); pass `in_axes=None` at this position, or "
+            "replicate them first (`flax.jax_utils.replicate`, or a pmapped init over one key per device)"
+        )
+
+    def _key_fix(self, f: Finding) -> RuleFix | None:
+        jax = jax_name(self.ctx)
+        value = f.arg.value
+        if jax is None or not isinstance(value, (cst.Name, cst.Call, cst.Subscript)):
+            return None
+        text = f"{jax}.random.split({self.ctx.code(value)}, {jax}.local_device_count())"
+        return RuleFix(FIX_TITLE, [NodeEdit(value, text)], "unsafe")

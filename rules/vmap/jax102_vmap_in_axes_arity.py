@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import libcst as cst
-
 from jaxlint.facts import FunctionFact
 from jaxlint.rule import Invalid, Rule
 
@@ -87,12 +85,12 @@ class VmapInAxesArity(Rule):
             fact = self._fact(site)
             if fact is None:
                 continue
-            params = target_params(fact, site.transform)
-            if params is None or site.transform.chain:
+            params = target_params(fact, site.bound, site.bound_keywords)
+            if params is None or site.chain:
                 continue
             if n > len(params):
                 name = "the lambda" if fact.is_lambda else f"`{fact.name}`"
-                bound = site.transform.partial_args
+                bound = site.bound
                 if bound:
                     name += f" (after the {bound} argument{'s' if bound != 1 else ''} bound by `partial`)"
                 self.report(
@@ -103,10 +101,4 @@ class VmapInAxesArity(Rule):
                 )
 
     def _fact(self, site) -> FunctionFact | None:
-        t = site.transform
-        if t.target is None:
-            return None
-        fn = self.ctx.function_node(t.target)
-        if fn is None or not isinstance(fn, (cst.FunctionDef, cst.Lambda)):
-            return None
-        return self.ctx.function_fact(fn)
+        return self.ctx.function_fact(site.function.node) if site.function is not None else None

@@ -47,6 +47,9 @@ class Program:
         self._depth = 0
         self._by_value: dict[cst.CSTNode, Binding] | None = None
         self._applications: list[Transformed] | None = None
+        # the transforms each def's decorators apply, innermost first (also below an
+        # unknown decorator that makes the def's own value UNKNOWN)
+        self._decorator_apps: dict[cst.FunctionDef, list[Transformed]] = {}
 
     # ------------------------------------------------------------------------------
     # bindings
@@ -194,12 +197,15 @@ class Program:
 
     def _decorated(self, node: cst.FunctionDef) -> Any:
         cur: Any = Function(node)
+        made = self._decorator_apps.setdefault(node, [])
         for dec in reversed(node.decorators):
             d = self.value(dec.decorator)
             if is_transform(d):
                 cur = apply_transform(d.qualified, cur, dec.decorator, [], decorator=True)
+                made.append(cur)
             elif type(d) is Partial and is_transform(d.func):
                 cur = apply_transform(d.func.qualified, cur, dec.decorator, d.arg_nodes, decorator=True)
+                made.append(cur)
             elif type(d) is External and d.qualified in TRANSPARENT_DECORATORS:
                 continue
             elif type(dec.decorator) is cst.Name and dec.decorator.value in ("staticmethod", "classmethod") \
@@ -444,12 +450,8 @@ class Program:
                     continue
                 t = type(node)
                 if t is cst.FunctionDef and node.decorators:
-                    v = self.value(node)
-                    chain = []
-                    while type(v) is Transformed and v.decorator:
-                        chain.append(v)
-                        v = v.target
-                    for x in reversed(chain):
+                    self.value(node)
+                    for x in self._decorator_apps.get(node, ()):
                         if id(x) not in seen:
                             seen.add(id(x))
                             found.append(x)

@@ -252,7 +252,7 @@ class Program:
     def unpacked(self, expr: cst.BaseExpression, unpack: tuple[int, ...]) -> cst.BaseExpression | None:
         """The element of a tuple/list display that ``a, (b, c) = expr`` gives one name."""
         for k in unpack:
-            expr = self._display(expr)
+            expr = self.display(expr)
             if expr is None:
                 return None
             els = expr.elements
@@ -261,7 +261,7 @@ class Program:
             expr = els[k].value
         return expr
 
-    def _display(self, expr: cst.BaseExpression) -> cst.Tuple | cst.List | None:
+    def display(self, expr: cst.BaseExpression) -> cst.Tuple | cst.List | None:
         """A tuple/list display, also through a name bound once to one."""
         for _ in range(_DEPTH):
             if type(expr) in (cst.Tuple, cst.List):
@@ -284,7 +284,7 @@ class Program:
         if key is UNKNOWN:
             return None
         if isinstance(key, int) and not isinstance(key, bool):
-            d = self._display(sub.value)
+            d = self.display(sub.value)
             if d is None or any(type(e) is cst.StarredElement for e in d.elements):
                 return None
             return d.elements[key].value if -len(d.elements) <= key < len(d.elements) else None

@@ -67,6 +67,7 @@ class VmapSite:
     calls: list[cst.Call] = field(default_factory=list)  # calls of the vmapped function
     calls_known: bool = False  # every call of it is in ``calls`` (the function does not escape)
     target_text: str = "..."  # how the source names the mapped function
+    in_axes_len: int | None = None  # entries of a tuple/list in_axes, also when they are not literals
 
     @property
     def label(self) -> str:
@@ -123,6 +124,12 @@ def vmap_sites(ctx) -> list[VmapSite]:
         size = app.keywords.get("axis_size")
         axis_size = size is not None and not (isinstance(size, cst.Name) and size.value == "None")
         site = VmapSite(app.node, app, in_axes, in_axes_node, _anchor(app), axis_size, app.star_kwargs)
+        if isinstance(in_axes, (tuple, list)):
+            site.in_axes_len = len(in_axes)
+        elif in_axes_node is not None:
+            display = p.display(in_axes_node)
+            if display is not None and not any(isinstance(e, cst.StarredElement) for e in display.elements):
+                site.in_axes_len = len(display.elements)
         found = p.target_function(app.target)
         if found is not None:
             site.function, site.bound, site.bound_keywords = found
@@ -266,6 +273,21 @@ def contraction_operands(ctx, node: cst.CSTNode) -> list[cst.BaseExpression]:
     return []
 
 
+SHAPED = frozenset(f"jax.numpy.{f}" for f in ("zeros", "ones", "empty", "full", "arange", "eye"))
+
+
+def static_operands(ctx, node: cst.Call) -> list[cst.BaseExpression]:
+    """Arguments that must be Python ints: ``range(n)``, the shape of ``jnp.zeros((n, d))``."""
+    func = node.func
+    args = [a.value for a in node.args if a.keyword is None and not a.star]
+    if isinstance(func, cst.Name) and func.value == "range" and ctx.resolve(func) is None:
+        return args
+    if ctx.resolve(func) in SHAPED and args:
+        first = args[0]
+        return [e.value for e in first.elements] if isinstance(first, (cst.Tuple, cst.List)) else [first]
+    return []
+
+
 class Evidence:
     """Collects, per function and parameter, how the parameter is used."""
 
@@ -273,7 +295,8 @@ class Evidence:
         self.ctx = ctx
         self.by_function: dict[str, dict[str, dict[str, str]]] = {}
 
-    def add(self, at: cst.CSTNode, expr: cst.BaseExpression, kind: str, shown: cst.CSTNode) -> None:
+    def add(self, at: cst.CSTNode, expr: cst.BaseExpression, kind: str, shown: cst.CSTNode,
+            text: str | None = None) -> None:
         base = param_base(expr)
         if base is None:
             return
@@ -282,13 +305,18 @@ class Evidence:
         if fact is None:
             return
         kinds = self.by_function.setdefault(fact.qualname, {}).setdefault(name, {})
-        kinds.setdefault(kind, short(self.ctx, shown))
+        kinds.setdefault(kind, text or short(self.ctx, shown))
         if key is not None:
             kinds.setdefault("key", short(self.ctx, expr))
 
     def call(self, node: cst.Call) -> None:
         for op in contraction_operands(self.ctx, node):
             self.add(node, op, "dot", node)
+        for expr in static_operands(self.ctx, node):
+            if isinstance(expr, cst.Name):
+                b = program(self.ctx).binding(expr)
+                if b is not None and b.kind == "param":  # not rebound before this use
+                    self.add(node, expr, "static", node, f"used as a Python int in `{short(self.ctx, node)}`")
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value == "apply" and node.args:
             first = node.args[0]
@@ -416,6 +444,7 @@ def argument_info(ctx, site: VmapSite, index: int) -> dict[str, Any]:
 # the verdict
 # ----------------------------------------------------------------------------------
 _KIND_TEXT = {
+    "static": "is {}",
     "apply": "is passed as the variables of `{}`",
     "dot": "is the weight operand of `{}`",
     "bias": "is added as a bias in `{}`",
@@ -443,17 +472,35 @@ def shared_params(params: list[str], mapped: list[int], evidence: dict[str, dict
         if info["batched"]:
             continue
         named = is_param_name(name)
-        if not (named or info["shared"]):
+        static = "static" in uses  # a Python value: never an array with a batch axis
+        if not (static or named or info["shared"]):
             continue
-        parts = [_KIND_TEXT[k].format(uses[k]) for k in ("apply", "dot", "bias", "key") if k in uses][:2]
+        kinds = ("static",) if static else ("apply", "dot", "bias", "key")
+        parts = [_KIND_TEXT[k].format(uses[k]) for k in kinds if k in uses][:2]
         text = f"`{name}` " + " and ".join(parts)
-        if info["shared"]:
+        if static:
+            pass
+        elif info["shared"]:
             text += f", and {info['shared']}"
         elif named:
             text += " and is named like a parameter"
         out.append((i, name, text))
     if out and len(out) >= len(mapped):
         return []  # nothing would be left to map: not the shared-weights pattern
+    return out
+
+
+# Annotations that say "a Python value, not an array".
+STATIC_ANNOTATIONS = frozenset({"int", "bool", "str", "Callable", "typing.Callable", "collections.abc.Callable"})
+
+
+def with_annotations(uses: dict[str, dict[str, str]], params: list[Param]) -> dict[str, dict[str, str]]:
+    """The function's evidence plus parameters annotated as Python values (``n: int``)."""
+    out = dict(uses)
+    for p in params:
+        ann = (p.annotation or "").split("[", 1)[0].strip()
+        if ann in STATIC_ANNOTATIONS:
+            out[p.name] = {**out.get(p.name, {}), "static": f"annotated `{p.annotation}`"}
     return out
 
 

@@ -16,6 +16,7 @@ from .analysis import (
     VmapSite,
     argument_info,
     describe_in_axes,
+    with_annotations,
     entry_mapped,
     fixed_in_axes,
     positional_count,
@@ -38,6 +39,9 @@ class VmapMapsSharedParam(Rule):
     caller passes (the result of an `init`, a value also used unbatched) must agree.
     It stays silent when the caller passes stacked parameters on purpose (an ensemble
     built with `jnp.stack` or a vmapped `init`, names such as `stacked_params`).
+    It also reports a mapped parameter the function needs as a Python value: annotated
+    `int`, `bool`, `str` or `Callable`, or used as a loop bound (`range(n)`) or a shape
+    (`jnp.zeros((n, d))`).
 
     ## Why is this bad?
     `vmap` slices every mapped argument along its leading axis, so each example gets a
@@ -266,7 +270,8 @@ class VmapMapsSharedParam(Rule):
                 n = None
             mapped = list(range(n if n is not None else len(required)))
         names = [p.name for p in params]
-        found = shared_params(names, mapped, evidence.get(fact.qualname, {}), data["args"])
+        uses = with_annotations(evidence.get(fact.qualname, {}), params)
+        found = shared_params(names, mapped, uses, data["args"])
         if not found:
             return None
         who = ", ".join(f"`{name}`" for _, name, _ in found)
@@ -277,6 +282,13 @@ class VmapMapsSharedParam(Rule):
             entries = data["entries"] if "entries" in data else [data["scalar"]] * n
             text = fixed_in_axes(entries, {i for i, _, _ in found}, data.get("bracket", "("))
         advice = f"use `in_axes={text}`" if text else f"put `None` at {them} in `in_axes`"
+        if all(set(uses.get(name, {})) == {"static"} for _, name, _ in found):
+            return (
+                f"`{data['label']}` maps {who} over a batch axis ({data['described']}), but {fn} needs {them} as "
+                f"a Python value: " + "; ".join(e for _, _, e in found) + f". A mapped argument must be an array "
+                f"with a batch axis and is traced inside: JAX raises (an int has no axis to map, a tracer cannot be a "
+                f"loop bound or a shape, a function is not a JAX type); {advice}"
+            ), text
         message = (
             f"`{data['label']}` maps {who} over a batch axis ({data['described']}), but {fn} uses "
             f"{them} as shared parameters: " + "; ".join(e for _, _, e in found) + f". Each example gets its own "

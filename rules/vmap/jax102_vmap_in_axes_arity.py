@@ -65,10 +65,9 @@ class VmapInAxesArity(Rule):
 
     def finish(self) -> None:
         for site in vmap_sites(self.ctx):
-            axes = site.in_axes
-            if not isinstance(axes, (tuple, list)) or site.kwargs_unknown:
+            n = site.in_axes_len
+            if n is None or site.kwargs_unknown:
                 continue
-            n = len(axes)
             shown = f"`in_axes={short(self.ctx, site.in_axes_node, 60)}` has {n} entr{'y' if n == 1 else 'ies'}"
             label = site.label
             bad = [(c, k) for c in site.calls if (k := positional_count(c)) is not None and k != n]

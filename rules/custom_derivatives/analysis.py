@@ -273,8 +273,9 @@ def check(code: str, role: str, p: Primal, s: Sig) -> list[tuple[Any, str]]:
                     (
                         "def",
                         (f"{s.display} takes `({first}, {tangents})` as if `{first}` were the primal's argument, "
-                        f"but JAX passes `primals` and `tangents` as tuples (`({primals})`); unpack them first: "
-                        f"`{primals} = primals`"),
+                        f"but JAX passes `primals` and `tangents` as tuples (`({primals})`), and array code fails "
+                        f"on them (`TypeError: ... requires ndarray or scalar arguments, got <class 'tuple'>`); "
+                        f"unpack them first: `{primals} = primals`"),
                     )
                 )
         for i, r in enumerate(s.returns):

@@ -32,8 +32,8 @@ class CustomJvpRuleShape(CustomDerivativeRule):
     ## Why is this bad?
     A rule written like the primal (`f_jvp(x, y, x_dot, y_dot)`) fails with
     `TypeError: f_jvp() missing 2 required positional arguments`; `f_jvp(x, t)` gets the
-    tuples `(x,)` and `(t,)` and computes on them as arrays, so the output gains a leading
-    axis and JAX rejects the rule's output structure; a rule that returns only
+    tuples `(x,)` and `(t,)`, and array code fails on them (`TypeError: sin requires
+    ndarray or scalar arguments, got <class 'tuple'>`); a rule that returns only
     the tangent fails with `TypeError: Custom JVP rule f_jvp for function f must produce a
     pair (list or tuple of length two) representing primal and tangent outputs`. Both show
     up only when the function is differentiated.

@@ -24,8 +24,10 @@ from .values import (
     same,
 )
 
-# Transforms whose result is called with the same arguments as the function they wrap.
+# Transforms whose result calls the function they wrap with the same arguments.
 FORWARDING_TRANSFORMS = frozenset({"jax.jit", "jax.checkpoint", "jax.remat", "jax.named_call"})
+# ... and those that pass as many positional arguments on, sliced.
+MAPPING_TRANSFORMS = frozenset({"jax.vmap", "jax.pmap"})
 # ``jax.jit(f).trace(*args)`` and ``.lower(*args)`` pass the arguments on like a call.
 TRACING_METHODS = frozenset({"trace", "lower", "eval_shape"})
 _DEPTH = 40
@@ -471,11 +473,16 @@ class Program:
             return self._applications
         return [a for a in self._applications if a.api == api]
 
-    def invocations(self, node: cst.CSTNode) -> tuple[list[cst.Call], bool]:
+    def invocations(self, node: cst.CSTNode, through_maps: bool = False) -> tuple[list[cst.Call], bool]:
         """Where the value made at ``node`` (a transform call or decorator, a lambda, a def)
         is called: ``(calls, complete)``; complete is False when it may also escape (passed
-        on, stored, called through a name that can mean something else)."""
+        on, stored, called through a name that can mean something else). ``through_maps``:
+        also the calls of an outer ``vmap``/``pmap`` of it (same number of positional
+        arguments, but sliced values)."""
+        self._through_maps = through_maps
         return self._invocations(node, 0)
+
+    _through_maps = False
 
     def _invocations(self, node: cst.CSTNode, depth: int) -> tuple[list[cst.Call], bool]:
         if depth > 8:
@@ -493,7 +500,8 @@ class Program:
             call = parents.get(parent)
             if type(call) is cst.Call and call.args and call.args[0] is parent:
                 v = self.value(call)
-                if type(v) is Transformed and v.api in FORWARDING_TRANSFORMS and v.node is call:
+                if type(v) is Transformed and v.node is call and (
+                        v.api in FORWARDING_TRANSFORMS or (self._through_maps and v.api in MAPPING_TRANSFORMS)):
                     return self._invocations(call, depth + 1)
             return [], False
         if type(parent) is cst.Decorator:

@@ -22,6 +22,7 @@ from typing import Any
 import libcst as cst
 
 from jaxlint.literals import UNKNOWN
+from jaxlint.model import External, Function, Parameter, Partial, Transformed, program
 from jaxlint.rule import Rule
 
 KEY = "JAX4xx"
@@ -174,7 +175,6 @@ class Summarizer:
     def __init__(self, ctx) -> None:
         self.ctx = ctx
         self._site_units: set | None = None
-        self.vmapped = {t.bound_to for t in ctx.facts.transforms if t.api == "jax.vmap" and t.bound_to and "out_axes" not in t.keywords}
 
     def code(self, node: cst.CSTNode) -> "_Lazy":
         """Source text, generated only if the summary keeps it (codegen is the cost)."""
@@ -238,13 +238,10 @@ class Summarizer:
         ):
             return ["scalar", text]
         # ``jax.vmap(f)(xs)`` or ``batched(xs)`` with ``batched = jax.vmap(f)``: one value per example
-        if isinstance(call.func, cst.Call):
-            t = ctx.transform_for(call.func)
-            if t is not None and t.api == "jax.vmap" and "out_axes" not in t.keywords and not t.chain:
-                return ["nonscalar", text]
-        elif isinstance(call.func, cst.Name):
-            r = ctx.collector.ref_for_name(call.func.value, scope)
-            if r is not None and r in self.vmapped:
+        if isinstance(call.func, (cst.Call, cst.Name)):
+            v = program(ctx).value(call.func)
+            if type(v) is Transformed and v.api == "jax.vmap" and "out_axes" not in v.keywords \
+                    and type(v.target) is not Transformed:
                 return ["nonscalar", text]
         return ["unknown"]
 
@@ -425,69 +422,6 @@ class Site:
     option_nodes: dict[str, cst.CSTNode]
 
 
-def _option_args(node: cst.CSTNode, ctx) -> list[cst.Arg] | None:
-    """The arguments after the function: ``api(f, *opts)``, ``partial(api, *opts)(f)``, ``partial(api, f, *opts)``."""
-    if not isinstance(node, cst.Call):
-        return []
-    func = node.func
-    if isinstance(func, cst.Call) and ctx.resolve(func.func) == "functools.partial":
-        return list(func.args[1:]) + [a for a in node.args if a.keyword is not None]
-    if ctx.resolve(func) == "functools.partial":
-        return list(node.args[1:])
-    return list(node.args)
-
-
-def _target_expr(node: cst.Call, ctx, decorator: bool) -> cst.BaseExpression | None:
-    if decorator:
-        return None
-    func = node.func
-    if isinstance(func, cst.Call) and ctx.resolve(func.func) == "functools.partial":
-        pos = [a for a in node.args if a.keyword is None and not a.star]
-        return pos[0].value if pos else None
-    pos = [a for a in node.args if a.keyword is None and not a.star]
-    if ctx.resolve(func) == "functools.partial":
-        return pos[1].value if len(pos) > 1 else None
-    return pos[0].value if pos else None
-
-
-def _innermost(expr: cst.BaseExpression | None, ctx) -> cst.BaseExpression | None:
-    from jaxlint.facts import PARTIAL, TRANSFORMS
-
-    while isinstance(expr, cst.Call) and expr.args:
-        inner = ctx.resolve(expr.func)
-        if inner in PARTIAL or inner in TRANSFORMS:
-            expr = expr.args[0].value
-            continue
-        return None
-    return expr
-
-
-def _method_target(expr: cst.BaseExpression | None, node: cst.CSTNode, ctx) -> tuple[str, str] | None:
-    """``self.loss`` / ``cls.loss`` inside a method, or ``Model.loss``: (reference, mode)."""
-    if not (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)):
-        return None
-    fn = ctx.enclosing_function(node)
-    owner = expr.value.value
-    while fn is not None:
-        fact = ctx.function_fact(fn)
-        if fact is not None and fact.class_name is not None:
-            cls_qual = fact.qualname.rsplit(".", 1)[0]
-            if fact.is_method and fact.params and fact.params[0].name == owner:
-                qual = f"{cls_qual}.{expr.attr.value}"
-                if qual in ctx.facts.functions:
-                    return ctx.facts.ref(qual), "plain"
-            if owner == fact.class_name:
-                qual = f"{cls_qual}.{expr.attr.value}"
-                if qual in ctx.facts.functions:
-                    return ctx.facts.ref(qual), "raw"
-            return None
-        fn = ctx.enclosing_function(fn)
-    qual = f"{owner}.{expr.attr.value}"
-    if qual in ctx.facts.functions and ctx.facts.functions[qual].class_name == owner:
-        return ctx.facts.ref(qual), "raw"
-    return None
-
-
 def _plain(value: Any) -> Any:
     """Literal option value as plain data; UNKNOWN becomes a marker string."""
     if value is UNKNOWN:
@@ -498,76 +432,119 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _unwrap(p, value: Any) -> tuple[Any, list[str], int, list[str]]:
+    """(what is finally differentiated, the transforms between, positional args and keywords
+    bound by ``partial`` on the way)."""
+    chain: list[str] = []
+    bound, keywords = 0, []
+    for _ in range(16):
+        if type(value) is Transformed:
+            chain.append(value.api)
+            value = value.target
+        elif type(value) is Partial and not value.unknown:
+            bound += sum(1 for a in value.arg_nodes if a.keyword is None)
+            keywords += [a.keyword.value for a in value.arg_nodes if a.keyword is not None]
+            value = value.func
+        else:
+            break
+    return value, chain, bound, keywords
+
+
+def _mode(p, app: Transformed, fn: Function) -> str:
+    """How the differentiated method is called: "plain" (bound, ``self`` not passed) or "raw"."""
+    fact = p.ctx.function_fact(fn.node)
+    if fact is None or not fact.is_method:
+        return "plain"
+    if app.decorator:
+        return "raw"
+    expr = app.target_node
+    while isinstance(expr, cst.Call) and expr.args:
+        expr = expr.args[0].value  # through partial(...) and inner transforms
+    if isinstance(expr, cst.Attribute) and type(p.value(expr.value)) is Parameter:
+        return "plain"  # self.loss
+    return "raw"  # Model.loss, or the name inside the class body
+
+
+def _call_ints(p, node: cst.CSTNode) -> dict[int, str]:
+    """Positions where a call of the transformed function passes a Python int (``g(w, 2)``)."""
+    out: dict[int, str] = {}
+    calls, _ = p.invocations(node)
+    for call in calls:
+        if any(a.star for a in call.args):
+            continue
+        pos = [a.value for a in call.args if a.keyword is None]
+        for i, expr in enumerate(pos):
+            v = p.literal(expr)
+            if isinstance(v, int) and not isinstance(v, bool):
+                out.setdefault(i, f"given the Python int `{p.ctx.code(expr)}` in `{short(p.ctx.code(call))}`")
+    return out
+
+
 def sites(ctx) -> list[Site]:
     cached = getattr(ctx, "_jax4xx_sites", None)
     if cached is not None:
         return cached
+    p = program(ctx)
     out: list[Site] = []
-    recorded = {id(t) for t in ctx.facts.transforms}
-    for t, node in ctx.collector.transform_nodes:
-        if t.api not in GRAD_APIS or id(t) not in recorded:
+    for app in p.applications():
+        if app.api not in GRAD_APIS:
             continue
-        args = _option_args(node, ctx)
-        if args is None or any(a.star for a in args):
+        node = app.node
+        raw_args = list(node.args) if isinstance(node, cst.Call) else []
+        if app.star_kwargs or any(a.star for a in raw_args):
             continue
         options: dict[str, Any] = {}
         option_nodes: dict[str, cst.CSTNode] = {}
-        positional = [a for a in args if a.keyword is None]
-        if not t.decorator and not (isinstance(node, cst.Call) and isinstance(node.func, cst.Call)):
-            positional = positional[1:]  # the function itself
-        for name, arg in zip(OPTION_ORDER, positional):
-            options[name] = _plain(ctx.literal(arg.value))
+        for name, arg in zip(OPTION_ORDER, app.args):
+            options[name] = _plain(p.literal(arg.value))
             option_nodes[name] = arg
-        for arg in args:
-            if arg.keyword is not None:
-                options[arg.keyword.value] = _plain(ctx.literal(arg.value))
-                option_nodes[arg.keyword.value] = arg
-        target, mode = t.target, "raw" if t.decorator else "plain"
+        for key, value in app.keywords.items():
+            options[key] = _plain(p.literal(value))
+            option_nodes[key] = p.parents[value]
+        leaf, chain, bound, keywords = _unwrap(p, app.target)
+        target, mode = None, "plain"
+        if type(leaf) is Function:
+            qual = ctx.qualname(leaf.node)
+            target = ctx.facts.ref(qual) if qual else None
+            mode = _mode(p, app, leaf)
+        elif type(leaf) is External:
+            target = leaf.qualified
         below: list[str] = []
-        if t.decorator:
+        if app.decorator:
             dec = ctx.parent(node)
             fn = ctx.parent(dec)
-            if isinstance(fn, cst.FunctionDef):
-                idx = next((i for i, d in enumerate(fn.decorators) if d is dec), None)
-                if idx is None:
-                    continue
-                s = Summarizer(ctx)
-                below = [s._decorator(d.decorator) for d in fn.decorators[idx + 1:]]
-                fact = ctx.function_fact(fn)
-                if fact is not None and not fact.is_method:
-                    mode = "plain"
-        elif isinstance(node, cst.Call):
-            inner = _innermost(_target_expr(node, ctx, False), ctx)
-            if isinstance(inner, cst.Attribute):
-                found = _method_target(inner, node, ctx)
-                if found:
-                    target, mode = found
-            elif inner is None:
-                target = None
-        shown = ctx.code(node.func) if isinstance(node, cst.Call) and not t.decorator else ctx.code(node)
-        if isinstance(node, cst.Call) and not t.decorator:
-            tx = _target_expr(node, ctx, False)
-            shown_target = short(ctx.code(tx), 40) if tx is not None else "?"
+            if not isinstance(fn, cst.FunctionDef):
+                continue
+            idx = next((i for i, d in enumerate(fn.decorators) if d is dec), None)
+            if idx is None:
+                continue
+            s = Summarizer(ctx)
+            below = [s._decorator(d.decorator) for d in fn.decorators[idx + 1:]]
+            chain = []  # the decorators below are judged through ``below``
+            shown = ctx.code(node)
+            shown_target = fn.name.value
         else:
-            fn = ctx.parent(ctx.parent(node))
-            shown_target = fn.name.value if isinstance(fn, cst.FunctionDef) else "?"
+            shown = ctx.code(node.func)
+            tx = app.target_node
+            shown_target = short(ctx.code(tx), 40) if tx is not None else "?"
         out.append(
             Site(
                 node=node,
                 call=node if isinstance(node, cst.Call) else None,
                 data={
-                    "api": t.api,
-                    "api_name": GRAD_APIS[t.api],
+                    "api": app.api,
+                    "api_name": GRAD_APIS[app.api],
                     "shown": short(shown, 40),
                     "shown_target": shown_target,
                     "target": target,
                     "mode": mode,
-                    "decorator": t.decorator,
+                    "decorator": app.decorator,
                     "below": below,
-                    "chain": list(t.chain),
-                    "partial_args": t.partial_args,
-                    "partial_keywords": list(t.partial_keywords),
+                    "chain": chain,
+                    "partial_args": bound,
+                    "partial_keywords": keywords,
                     "options": options,
+                    "call_ints": _call_ints(p, node),
                 },
                 option_nodes=option_nodes,
             )

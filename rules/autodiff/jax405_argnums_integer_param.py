@@ -21,8 +21,9 @@ class ArgnumsIntegerParam(GradRule):
     `hessian` (the default `argnums=0` included) that selects a parameter which is visibly
     an integer or static value: annotated `int` or `bool`, with an integer or boolean
     default, used as a Python loop bound (`range(n)`) or as a shape (`jnp.zeros((n, d))`,
-    `x.reshape(n, -1)`), or marked static by a `jax.jit` of the same function
-    (`static_argnums` / `static_argnames`). `allow_int=True` is never reported.
+    `x.reshape(n, -1)`), marked static by a `jax.jit` of the same function
+    (`static_argnums` / `static_argnames`), or given a Python int where the gradient is
+    called (`jax.grad(f, argnums=1)(w, 2)`). `allow_int=True` is never reported.
 
     ## Why is this bad?
     JAX differentiates only floating-point (or complex) inputs. Called with an integer, the
@@ -58,6 +59,7 @@ class ArgnumsIntegerParam(GradRule):
         "import jax\ndef f(x, n: int):\n    return x * n\ng = jax.grad(f, argnums=0)\n",
         "import jax\ndef f(x, n: int):\n    return x * n\ng = jax.grad(f, argnums=1, allow_int=True)\n",
         "import jax\ndef f(x, scale=1.0):\n    return x * scale\ng = jax.grad(f, argnums=1)\n",
+        "import jax\ndef f(w, n):\n    return w ** n\ng = jax.grad(f, argnums=0)(1.0, 2)\n",
     ]
     INVALID = [
         (
@@ -71,6 +73,10 @@ class ArgnumsIntegerParam(GradRule):
         (
             "import jax\ndef f(x, k):\n    return x * k\nfj = jax.jit(f, static_argnums=1)\ng = jax.grad(f, argnums=1)\n",
             Invalid("JAX405", line=5, message="static in `jit`"),
+        ),
+        (
+            "import jax\ndef f(w, n):\n    return w ** n\ng = jax.grad(f, argnums=1)(1.0, 2)\n",
+            Invalid("JAX405", line=4, message="given the Python int `2` in `jax.grad(f, argnums=1)(1.0, 2)`"),
         ),
     ]
 
@@ -90,8 +96,11 @@ class ArgnumsIntegerParam(GradRule):
             return None
         ints = dict(target.summary["ints"])
         static = static_params(target, project)
+        given = data.get("call_ints", {})
         for i in idx:
             name = target.params[i]
+            if i in given and name not in static:
+                ints.setdefault(name, given[i])
             why = ints.get(name) or static.get(name)
             if why is None:
                 continue

@@ -358,6 +358,8 @@ class AxisFacts:
                     q = self.ctx.scope_of(parent)
                     name = parent.targets[0].target.value
                     var = self.ctx.facts.ref(f"{q}.{name}" if q else name)
+                    if rebinds_def(self.ctx, parent):
+                        var += REBOUND
                     return self._use("bind", maps, parent, var=var)
                 break
             break
@@ -544,6 +546,37 @@ class Index:
     def _foreign_module(self, ref: str) -> bool:
         m = self.project.module_of(ref)
         return m is None or self.foreign.get(m.module, True)
+
+
+# ``f = jax.pmap(f, ...)`` inside a function: the variable gets a reference of its own, so
+# that the def (``scope.f``) and the pmapped value (``scope.f@bound``) are two functions.
+# At module level the name is what other modules import: it stays one reference.
+REBOUND = "@bound"
+
+
+def rebinds_def(ctx, assign: cst.Assign) -> bool:
+    """Is this assignment, in a function, a new binding of a name a def of that function binds?"""
+    from jaxlint.model import program
+
+    p = program(ctx)
+    target = assign.targets[0].target
+    scope = p.scope_of_node.get(ctx.enclosing_function(assign)) if ctx.enclosing_function(assign) else None
+    if scope is None or scope.kind != "function" or not isinstance(target, cst.Name):
+        return False
+    return any(b.kind == "def" for b in scope.bindings.get(target.value, ()))
+
+
+def rebound_ref(ctx, node: cst.Name, ref: str | None) -> str | None:
+    """The reference of a read that can only be such a rebound variable (see REBOUND)."""
+    from jaxlint.model import program
+
+    b = program(ctx).binding(node)
+    if b is None or b.kind != "assign" or not isinstance(b.node, cst.Assign) or len(b.node.targets) != 1:
+        return ref
+    if not rebinds_def(ctx, b.node):
+        return ref
+    q = ctx.qualname(b.scope.node) or ""
+    return ctx.facts.ref(f"{q}.{node.value}" if q else node.value) + REBOUND
 
 
 def where(rec: dict[str, Any], here: str) -> str:

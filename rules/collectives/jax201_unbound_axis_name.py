@@ -16,8 +16,10 @@ from .analysis import (
     Index,
     Path,
     _arg,
+    REBOUND,
     _names,
     local_name,
+    rebound_ref,
     where,
 )
 
@@ -41,7 +43,9 @@ class UnboundAxisName(Rule):
     `jax.shard_map` with a readable mesh (`Mesh(devices, ('x',))`, `jax.make_mesh`, a
     module-level mesh), `jax.smap`, decorators and `functools.partial(jax.pmap, ...)`,
     nested maps, helpers called from mapped functions, `lax.scan`/`jax.tree.map` bodies,
-    and other modules of the project. An axis name passed in as a parameter, a mesh that
+    a def rebound to its own pmap inside a function (`step = jax.pmap(step, ...)`, then
+    `step(...)`: the program model tells the def from the pmapped value), and other
+    modules of the project. An axis name passed in as a parameter, a mesh that
     cannot be read, a function that nothing in the project calls or maps (a library entry
     point), methods, and functions handed to unknown code (`nn.vmap`, `hk.pmap`,
     `make_jaxpr(axis_env=...)`) are unknown and never reported. Code inside
@@ -248,7 +252,8 @@ class UnboundAxisName(Rule):
         ref = self.ctx.ref(node)
         if ref is None:
             ref = self._lambda_var(node)
-        if ref is None or ref.split(".")[0] in EXTERNAL or not self._matters(ref):
+        ref = rebound_ref(self.ctx, node, ref)
+        if ref is None or ref.split(".")[0] in EXTERNAL or not self._matters(ref.removesuffix(REBOUND)):
             return
         self.refs.append((ref, node, self.axis.shadowed(node)))
 

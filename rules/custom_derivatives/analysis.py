@@ -17,6 +17,7 @@ from typing import Any
 
 import libcst as cst
 
+from jaxlint.model import Transformed, program
 from jaxlint.rule import Rule, RuleFix
 
 EXTRA = "JAX3xx"
@@ -102,6 +103,10 @@ class Sig:
     returns: list[Ret] = field(default_factory=list)
     node: cst.CSTNode | None = None  # def or lambda (local only)
     name_node: cst.CSTNode | None = None
+    # parameters used as tuples in the body (unpacked, indexed, starred, passed on) and as
+    # arrays (operands, jax.numpy arguments); None: not known
+    opened: list[str] | None = None
+    computed: list[str] | None = None
 
     @property
     def display(self) -> str:
@@ -122,12 +127,15 @@ class Sig:
             "required": self.required,
             "varargs": self.varargs,
             "returns": [(r.shape, r.length, r.text) for r in self.returns],
+            "opened": self.opened,
+            "computed": self.computed,
         }
 
     @classmethod
     def from_data(cls, d: dict[str, Any]) -> Sig:
         rets = [Ret(s, n, t) for s, n, t in d["returns"]]
-        return cls(d["name"], d["params"], d["required"], d["varargs"], rets)
+        return cls(d["name"], d["params"], d["required"], d["varargs"], rets, opened=d.get("opened"),
+                   computed=d.get("computed"))
 
 
 @dataclass
@@ -255,6 +263,21 @@ def check(code: str, role: str, p: Primal, s: Sig) -> list[tuple[Any, str]]:
                         f"`tangents` are tuples"),
                     )
                 )
+        if p.params is not None and p.nondiff == () and len(s.params) == 2 and not s.varargs \
+                and s.opened is not None:
+            first = s.params[0]
+            if first in p.params and first not in s.opened and first in (s.computed or ()):
+                primals = ", ".join(p.params) + ("," if len(p.params) == 1 else "")
+                tangents = s.params[1]
+                out.append(
+                    (
+                        "def",
+                        (f"{s.display} takes `({first}, {tangents})` as if `{first}` were the primal's argument, "
+                        f"but JAX passes `primals` and `tangents` as tuples (`({primals})`), and array code fails "
+                        f"on them (`TypeError: ... requires ndarray or scalar arguments, got <class 'tuple'>`); "
+                        f"unpack them first: `{primals} = primals`"),
+                    )
+                )
         for i, r in enumerate(s.returns):
             if (r.shape == "seq" and r.length != 2) or r.shape == "bare":
                 what = f"a {r.length}-element sequence" if r.shape == "seq" else f"`{r.text}`"
@@ -268,155 +291,41 @@ def check(code: str, role: str, p: Primal, s: Sig) -> list[tuple[Any, str]]:
 # per-file analysis
 
 
-_CONDITIONAL = (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.Match)
-
-
 @dataclass
 class _Binding:
-    order: int
-    kind: str  # "def" | "assign" | "import" | "other"
-    node: cst.CSTNode | None  # FunctionDef, or the assigned value
-    conditional: bool
+    kind: str  # "def" | "assign"
+    node: cst.CSTNode  # FunctionDef, or the assigned value
 
 
 class FileAnalysis:
     def __init__(self, ctx) -> None:
         self.ctx = ctx
-        self.order: dict[cst.CSTNode, int] = {}  # statement -> position in source order
-        self.scope_of_stmt: dict[cst.CSTNode, cst.CSTNode] = {}
-        self.bindings: dict[cst.CSTNode, dict[str, list[_Binding]]] = {}
-        self.parent_scope: dict[cst.CSTNode, cst.CSTNode | None] = {}
-        self._counter = 0
+        self.model = program(ctx)
         self._primals: dict[cst.CSTNode, Primal | None] = {}
         self._sigs: dict[cst.CSTNode, Sig | None] = {}
         self.registrations: list[Registration] = []
         self.primal_nodes: list[tuple[Primal, cst.CSTNode]] = []  # for JAX306
-        self._index(ctx.module, None)
         self._find_registrations()
         self._export()
 
-    # -- scopes and bindings ----------------------------------------------------------
-    def _index(self, scope: cst.CSTNode, parent: cst.CSTNode | None) -> None:
-        self.parent_scope[scope] = parent
-        table: dict[str, list[_Binding]] = self.bindings.setdefault(scope, {})
-        if isinstance(scope, cst.FunctionDef):
-            ps = scope.params
-            for p in [*ps.posonly_params, *ps.params, *ps.kwonly_params]:
-                table.setdefault(p.name.value, []).append(_Binding(-1, "other", None, False))
-            for p in (ps.star_arg, ps.star_kwarg):
-                if isinstance(p, cst.Param):
-                    table.setdefault(p.name.value, []).append(_Binding(-1, "other", None, False))
-            body = scope.body.body if isinstance(scope.body, cst.IndentedBlock) else ()
-        else:
-            body = scope.body  # Module
-        self._block(body, scope, table, False)
-
-    def _bind(self, table, name: str, kind: str, node, conditional: bool) -> None:
-        table.setdefault(name, []).append(_Binding(self._counter, kind, node, conditional))
-
-    def _targets(self, table, target: cst.BaseExpression, conditional: bool) -> None:
-        if isinstance(target, cst.Name):
-            self._bind(table, target.value, "other", None, conditional)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for el in target.elements:
-                self._targets(table, el.value, conditional)
-        elif isinstance(target, cst.StarredElement):
-            self._targets(table, target.value, conditional)
-
-    def _block(self, body, scope, table, conditional: bool) -> None:
-        for stmt in body:
-            self._counter += 1
-            self.order[stmt] = self._counter
-            self.scope_of_stmt[stmt] = scope
-            if isinstance(stmt, cst.SimpleStatementLine):
-                for small in stmt.body:
-                    self._small(small, table, conditional)
-            elif isinstance(stmt, cst.FunctionDef):
-                self._bind(table, stmt.name.value, "def", stmt, conditional)
-                self._index(stmt, scope)
-            elif isinstance(stmt, cst.ClassDef):
-                self._bind(table, stmt.name.value, "other", None, conditional)
-                self.parent_scope[stmt] = scope
-                # a class body is indexed for its methods; uses directly in it stay unknown
-                self._block(stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else (), stmt,
-                            self.bindings.setdefault(stmt, {}), conditional)
-            else:
-                cond = conditional or isinstance(stmt, _CONDITIONAL)
-                if isinstance(stmt, cst.For):
-                    self._targets(table, stmt.target, True)
-                if isinstance(stmt, cst.With):
-                    for item in stmt.items:
-                        if item.asname is not None:
-                            self._targets(table, item.asname.name, cond)
-                for block in _sub_blocks(stmt):
-                    self._block(block, scope, table, cond)
-
-    def _small(self, small, table, conditional: bool) -> None:
-        if isinstance(small, cst.Assign):
-            if len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
-                self._bind(table, small.targets[0].target.value, "assign", small.value, conditional)
-            else:
-                for t in small.targets:
-                    self._targets(table, t.target, conditional)
-        elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
-            self._targets(table, small.target, conditional)
-        elif isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
-            for alias in small.names:
-                name = alias.asname.name if alias.asname is not None else alias.name
-                head = self.ctx.code(name).split(".")[0]
-                self._bind(table, head, "import", None, conditional)
-        elif isinstance(small, (cst.Global, cst.Nonlocal)):
-            for n in small.names:
-                self._bind(table, n.name.value, "other", None, True)
-                self._bind(table, n.name.value, "other", None, True)
-
-    def statement_of(self, node: cst.CSTNode) -> cst.CSTNode | None:
-        if node in self.order:
-            return node
-        for a in self.ctx.ancestors(node):
-            if a in self.order:
-                return a
+    # -- names, read from the program model --------------------------------------------
+    @staticmethod
+    def _binding(b) -> _Binding | None:
+        if b.kind == "def":
+            return _Binding("def", b.node)
+        if b.kind == "assign" and b.value is not None and not b.unpack:
+            return _Binding("assign", b.value)
         return None
 
-    def lookup(self, name: str, at: cst.CSTNode) -> _Binding | str | None:
-        """The binding of ``name`` live at node ``at``; an import reference (str); or None (unknown)."""
-        stmt = self.statement_of(at)
-        if stmt is None:
+    def lookup(self, name: cst.Name) -> _Binding | str | None:
+        """The one binding a read of a name can see; an import reference (str); or None (unknown)."""
+        found = self.model.reaching(name)
+        if len(found) != 1:
             return None
-        scope = self.scope_of_stmt[stmt]
-        if isinstance(scope, cst.ClassDef):
-            return None
-        order = self.order[stmt]
-        same = True
-        while scope is not None:
-            if isinstance(scope, cst.ClassDef):  # class-body names are not visible in methods
-                scope = self.parent_scope.get(scope)
-                continue
-            found = self.bindings.get(scope, {}).get(name, [])
-            if found:
-                if any(b.order == -1 for b in found):
-                    return None  # a parameter
-                if same:
-                    before = [b for b in found if b.order < order]
-                    if not before:
-                        return None
-                    b = before[-1]
-                    if b.conditional and len(found) > 1:
-                        return None
-                else:
-                    if len(found) != 1:
-                        return None
-                    b = found[0]
-                if b.kind == "import":
-                    return self.ctx.names.lookup(name) if len(found) == 1 else None
-                return b if b.kind != "other" else None
-            # not bound here: the enclosing scope, at the time the nested code runs
-            parent = self.parent_scope.get(scope)
-            same = False
-            scope = parent
-        if name in ("None", "True", "False"):
-            return None
-        return self.ctx.names.lookup(name)
+        b = found[0]
+        if b.kind == "import":
+            return b.imported
+        return self._binding(b)
 
     # -- primals --------------------------------------------------------------------
     def custom_kind(self, expr: cst.BaseExpression) -> str | None:
@@ -485,7 +394,7 @@ class FileAnalysis:
         args = call.args
         if not args or not isinstance(args[0].value, cst.Name):
             return None
-        b = self.lookup(args[0].value.value, call)
+        b = self.lookup(args[0].value)
         if isinstance(b, _Binding) and isinstance(b.node, cst.FunctionDef) and not b.node.decorators:
             return b.node
         return None
@@ -572,7 +481,41 @@ class FileAnalysis:
             label, name_node = name or "<lambda>", fn
         s = Sig(label, [p.name.value for p in pos], required, varargs, node=fn, name_node=name_node)
         s.returns = self._returns(fn)
+        s.opened, s.computed = self._uses(fn, s.params)
         return s
+
+    def _uses(self, fn, params: list[str]) -> tuple[list[str], list[str]]:
+        """(parameters the body treats as tuples: ``x, = primals``, ``primals[0]``, ``*primals``,
+        or passes on whole to another call, which may unpack them; parameters it computes
+        with as arrays: operands, arguments of jax.numpy/lax functions, ``x.shape``)."""
+        body = fn.body
+        nodes = [body, *self.ctx.descendants(body, prune=())]
+        out: set[str] = set()
+        computed: set[str] = set()
+        for n in nodes:
+            t = type(n)
+            if t is cst.BinaryOperation or t is cst.Comparison:
+                operands = [n.left, n.right] if t is cst.BinaryOperation else [n.left] + [c.comparator for c in n.comparisons]
+                computed.update(o.value for o in operands if type(o) is cst.Name)
+            elif t is cst.UnaryOperation and type(n.expression) is cst.Name:
+                computed.add(n.expression.value)
+            elif t is cst.Attribute and type(n.value) is cst.Name:
+                computed.add(n.value.value)
+            elif t is cst.Call and _is_array_call(self.ctx, n):
+                computed.update(a.value.value for a in n.args if type(a.value) is cst.Name)
+            if t is cst.Assign and any(type(x.target) in (cst.Tuple, cst.List) for x in n.targets):
+                values = n.value.elements if type(n.value) in (cst.Tuple, cst.List) else [n.value]
+                out.update(v.value for v in (getattr(e, "value", e) for e in values) if type(v) is cst.Name)
+            elif t is cst.Subscript and type(n.value) is cst.Name:
+                out.add(n.value.value)
+            elif t in (cst.StarredElement, cst.Arg) and type(n.value) is cst.Name and (
+                    t is cst.StarredElement or n.star):
+                out.add(n.value.value)
+            elif t is cst.For and type(n.iter) is cst.Name:
+                out.add(n.iter.value)
+            elif t is cst.Call and not _is_array_call(self.ctx, n):
+                out.update(a.value.value for a in n.args if type(a.value) is cst.Name)
+        return [p for p in params if p in out], [p for p in params if p in computed]
 
     def _returns(self, fn) -> list[Ret]:
         if isinstance(fn, cst.Lambda):
@@ -603,9 +546,9 @@ class FileAnalysis:
         if _bare(expr, self.ctx):
             return Ret("bare", 0, text, expr)
         if isinstance(expr, cst.Name) and isinstance(fn, cst.FunctionDef) and depth < 3:
-            found = self.bindings.get(fn, {}).get(expr.value, [])
-            if len(found) == 1 and found[0].kind == "assign" and not found[0].conditional:
-                inner = self._classify(found[0].node, fn, depth + 1)
+            b = self.model.binding(expr)
+            if b is not None and b.kind == "assign" and b.scope.node is fn and not b.unpack and b.value is not None:
+                inner = self._classify(b.value, fn, depth + 1)
                 if inner is not None:
                     return Ret(inner.shape, inner.length, text, expr)
         if isinstance(expr, cst.IfExp):
@@ -616,7 +559,9 @@ class FileAnalysis:
 
     # -- registrations ----------------------------------------------------------------
     def _find_registrations(self) -> None:
-        for stmt in self.order:
+        stmts = [n for n, entering in self.ctx._events
+                 if entering and type(n) in (cst.FunctionDef, cst.SimpleStatementLine)]
+        for stmt in stmts:
             if isinstance(stmt, cst.FunctionDef):
                 for dec in stmt.decorators:
                     d = dec.decorator
@@ -655,7 +600,7 @@ class FileAnalysis:
         primal: Primal | None = None
         primal_ref: str | None = None
         if isinstance(primal_expr, cst.Name):
-            b = self.lookup(primal_expr.value, node)
+            b = self.lookup(primal_expr)
             if isinstance(b, str):
                 primal_ref = b
             elif isinstance(b, _Binding):
@@ -676,7 +621,7 @@ class FileAnalysis:
             elif isinstance(expr, cst.Lambda):
                 rules[role] = self.sig_for(expr, f"{role} lambda")
             elif isinstance(expr, cst.Name):
-                b = self.lookup(expr.value, node)
+                b = self.lookup(expr)
                 if isinstance(b, str):
                     remote[role] = (b, expr)
                 elif isinstance(b, _Binding) and isinstance(b.node, cst.FunctionDef):
@@ -697,11 +642,12 @@ class FileAnalysis:
             return
         primals: dict[str, Any] = {}
         sigs: dict[str, Any] = {}
-        table = self.bindings.get(self.ctx.module, {})
-        for name, found in table.items():
-            if len(found) != 1 or found[0].conditional:
+        for name, found in self.model.module_scope.bindings.items():
+            if len(found) != 1 or found[0].path:
                 continue
-            b = found[0]
+            b = self._binding(found[0])
+            if b is None:
+                continue
             if b.kind == "def" and isinstance(b.node, cst.FunctionDef):
                 p = self.primal_for(b)
                 if p is not None:
@@ -749,6 +695,15 @@ def _returns_in(body) -> Iterable[cst.Return | None]:
         else:
             for block in _sub_blocks(stmt):
                 yield from _returns_in(block)
+
+
+def _is_array_call(ctx, call: cst.Call) -> bool:
+    """A jax.numpy / jax.lax / numpy function, or a transformed function (the primal itself):
+    its arguments are arrays, not tuples it unpacks."""
+    q = ctx.resolve(call.func) or ""
+    if q.startswith(("jax.numpy.", "jax.lax.", "numpy.", "jax.nn.", "jax.scipy.")):
+        return True
+    return type(program(ctx).value(call.func)) is Transformed
 
 
 def _method_name(expr) -> str | None:

@@ -24,11 +24,16 @@ class CustomJvpRuleShape(CustomDerivativeRule):
     ## What it does
     Checks the rule given to `f.defjvp` (as a call or a decorator) for a `jax.custom_jvp`
     function: it must take `(primals, tangents)`, two tuples, preceded by the
-    `nondiff_argnums` arguments if any, and return a `(primal_out, tangent_out)` pair.
+    `nondiff_argnums` arguments if any, and return a `(primal_out, tangent_out)` pair. A
+    two-parameter rule whose first parameter has a name of the primal's arguments, is
+    computed with as an array and never unpacked, indexed or passed on
+    (`def f_jvp(x, t)`) is reported too.
 
     ## Why is this bad?
     A rule written like the primal (`f_jvp(x, y, x_dot, y_dot)`) fails with
-    `TypeError: f_jvp() missing 2 required positional arguments`; a rule that returns only
+    `TypeError: f_jvp() missing 2 required positional arguments`; `f_jvp(x, t)` gets the
+    tuples `(x,)` and `(t,)`, and array code fails on them (`TypeError: sin requires
+    ndarray or scalar arguments, got <class 'tuple'>`); a rule that returns only
     the tangent fails with `TypeError: Custom JVP rule f_jvp for function f must produce a
     pair (list or tuple of length two) representing primal and tangent outputs`. Both show
     up only when the function is differentiated.

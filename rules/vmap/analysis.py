@@ -11,8 +11,9 @@ from typing import Any
 
 import libcst as cst
 
-from jaxlint.facts import PARTIAL, FunctionFact, Param, Transform
+from jaxlint.facts import FunctionFact, Param
 from jaxlint.literals import UNKNOWN, literal
+from jaxlint.model import External, Function, Partial, Transformed, program
 
 VMAP = "jax.vmap"
 DEFAULT = object()  # in_axes not given: 0 for every positional argument
@@ -45,75 +46,62 @@ def is_param_name(name: str) -> bool:
 
 
 # ----------------------------------------------------------------------------------
-# vmap applications
+# vmap applications, read from the program model
 # ----------------------------------------------------------------------------------
 @dataclass
 class VmapSite:
-    """One ``vmap`` application: a call, a decorator, or a ``functools.partial``."""
+    """One ``vmap`` application: a call, a decorator, or ``partial(jax.vmap, ...)(f)``."""
 
-    node: cst.CSTNode  # the vmap call (or the bare decorator expression)
-    transform: Transform
+    node: cst.CSTNode  # the vmap call (or the decorator expression)
+    app: Transformed
     in_axes: Any  # DEFAULT, an int, None, a tuple/list/dict, or UNKNOWN
     in_axes_node: cst.BaseExpression | None  # the expression given for in_axes
     anchor: cst.BaseExpression | None  # insert ``, in_axes=...`` after this when absent
     axis_size: bool  # axis_size= given (and not None)
     kwargs_unknown: bool  # ``**options`` among the vmap arguments
+    function: Function | None = None  # the function finally called, when it is in this file
+    ref: str | None = None  # the qualified name of an imported target
+    bound: int = 0  # positional arguments bound by ``partial`` around the target
+    bound_keywords: list[str] = field(default_factory=list)
+    chain: bool = False  # other transforms (an inner vmap, jit) between vmap and the function
     calls: list[cst.Call] = field(default_factory=list)  # calls of the vmapped function
     calls_known: bool = False  # every call of it is in ``calls`` (the function does not escape)
     target_text: str = "..."  # how the source names the mapped function
+    in_axes_len: int | None = None  # entries of a tuple/list in_axes, also when they are not literals
 
     @property
     def label(self) -> str:
         """How the message names the application: ``vmap(linear_layer)``."""
         return f"vmap({self.target_text})"
 
-
-def _options(node: cst.CSTNode, t: Transform) -> tuple[list[cst.Arg], list[cst.Arg], cst.BaseExpression | None]:
-    """(keyword-capable option args, positional extras after the function, insertion anchor)."""
-    if not isinstance(node, cst.Call):
-        return [], [], None
-    func = node.func
-    if isinstance(func, cst.Call) and func.args:  # partial(jax.vmap, ...)(f)
-        opts = list(func.args[1:]) + [a for a in node.args if a.keyword is not None]
-        positional = [a for a in func.args[1:] if a.keyword is None]
-        return opts, positional, func.args[0].value
-    pos = [a for a in node.args if a.keyword is None and not a.star]
-    if t.decorator:
-        if isinstance(func, (cst.Name, cst.Attribute)) and node.args and _is_partial_head(node):
-            return list(node.args[1:]), [a for a in node.args[1:] if a.keyword is None], node.args[0].value
-        return list(node.args), pos, None
-    if _is_partial_head(node):  # partial(jax.vmap, f, in_axes=...)
-        rest = node.args[1:]
-        rpos = [a for a in rest if a.keyword is None and not a.star]
-        return list(rest), rpos[1:], rpos[0].value if rpos else None
-    return list(node.args), pos[1:], pos[0].value if pos else None
+    @property
+    def decorator(self) -> bool:
+        return self.app.decorator
 
 
-def _target_text(ctx, node: cst.CSTNode, t: Transform) -> str:
-    if t.decorator:
-        return (t.target or "...").rsplit(".", 1)[-1]
-    if not isinstance(node, cst.Call):
+def _target_text(ctx, site: VmapSite) -> str:
+    if site.app.decorator:
+        fn = site.function
+        return fn.name if fn is not None else "..."
+    expr = site.app.target_node
+    if expr is None:
         return "..."
-    if isinstance(node.func, cst.Call):
-        pos = [a for a in node.args if a.keyword is None and not a.star]
-    elif _is_partial_head(node):
-        pos = [a for a in node.args[1:] if a.keyword is None and not a.star]
-    else:
-        pos = [a for a in node.args if a.keyword is None and not a.star]
-    if not pos:
-        return "..."
-    expr = pos[0].value
     if isinstance(expr, cst.Lambda):
         return "lambda"
     text = " ".join(ctx.code(expr).split())
     return text if len(text) <= 40 else "..."
 
 
-def _is_partial_head(node: cst.Call) -> bool:
-    from jaxlint.names import dotted
-
-    d = dotted(node.func) or ""
-    return d.split(".")[-1] == "partial" and bool(node.args)
+def _anchor(app: Transformed) -> cst.BaseExpression | None:
+    """Where ``, in_axes=...`` goes when the application gives none."""
+    node = app.node
+    if not isinstance(node, cst.Call):
+        return None
+    if app.decorator:  # @partial(jax.vmap, ...)
+        return node.args[0].value if node.args else None
+    if isinstance(node.func, cst.Call) and node.func.args:  # partial(jax.vmap, ...)(f)
+        return node.func.args[0].value
+    return app.target_node
 
 
 def vmap_sites(ctx) -> list[VmapSite]:
@@ -121,70 +109,42 @@ def vmap_sites(ctx) -> list[VmapSite]:
     cached = ctx.shared.get("JAX1.sites")
     if cached is not None:
         return cached
+    p = program(ctx)
     sites: list[VmapSite] = []
-    uses: dict[str, list[cst.Name]] = {}
-    calls: dict[str, list[cst.Call]] = {}
-    for n in ctx.parents:
-        if isinstance(n, cst.Name):
-            uses.setdefault(n.value, []).append(n)
-        elif isinstance(n, cst.Call) and isinstance(n.func, cst.Name):
-            calls.setdefault(n.func.value, []).append(n)
-    for t, node in ctx.collector.transform_nodes:
-        if t.api != VMAP:
-            continue
-        opts, extras, anchor = _options(node, t)
-        if isinstance(node, cst.Call) and _is_partial_head(node) and ctx.resolve(node.func) not in PARTIAL:
-            continue
-        in_axes_node = None
-        kwargs_unknown = any(a.star == "**" for a in opts)
-        axis_size = False
-        for a in opts:
-            if a.keyword is not None and a.keyword.value == "in_axes":
-                in_axes_node = a.value
-            if a.keyword is not None and a.keyword.value == "axis_size":
-                axis_size = not (isinstance(a.value, cst.Name) and a.value.value == "None")
-        if in_axes_node is None and extras:
-            in_axes_node = extras[0].value
+    for app in p.applications(VMAP):
+        in_axes_node = app.keywords.get("in_axes")
+        if in_axes_node is None and app.args:
+            in_axes_node = app.args[0].value
         if in_axes_node is None:
             in_axes = DEFAULT
         else:
-            in_axes = ctx.literal(in_axes_node)
+            in_axes = p.literal(in_axes_node)
             if isinstance(in_axes, (bool, str)):
                 in_axes = UNKNOWN
-        site = VmapSite(node, t, in_axes, in_axes_node, anchor, axis_size, kwargs_unknown)
-        site.target_text = _target_text(ctx, node, t)
-        _find_calls(ctx, site, calls, uses)
+        size = app.keywords.get("axis_size")
+        axis_size = size is not None and not (isinstance(size, cst.Name) and size.value == "None")
+        site = VmapSite(app.node, app, in_axes, in_axes_node, _anchor(app), axis_size, app.star_kwargs)
+        if isinstance(in_axes, (tuple, list)):
+            site.in_axes_len = len(in_axes)
+        elif in_axes_node is not None:
+            display = p.display(in_axes_node)
+            if display is not None and not any(isinstance(e, cst.StarredElement) for e in display.elements):
+                site.in_axes_len = len(display.elements)
+        found = p.target_function(app.target)
+        if found is not None:
+            site.function, site.bound, site.bound_keywords = found
+        elif type(app.target) is External:
+            site.ref = app.target.qualified
+        inner = app.target
+        while type(inner) is Partial:
+            inner = inner.func
+        site.chain = type(inner) is Transformed
+        site.target_text = _target_text(ctx, site)
+        site.calls, site.calls_known = p.invocations(app.node, through_maps=True)
+        site.calls_known = site.calls_known and bool(site.calls)
         sites.append(site)
     ctx.shared["JAX1.sites"] = sites
     return sites
-
-
-def _find_calls(ctx, site: VmapSite, calls: dict[str, list[cst.Call]], uses: dict[str, list[cst.Name]]) -> None:
-    node, t = site.node, site.transform
-    parent = ctx.parent(node)
-    if not t.decorator and isinstance(parent, cst.Call) and parent.func is node:
-        site.calls = [parent]
-        site.calls_known = True
-        return
-    ref = t.target if t.decorator else t.bound_to
-    if ref is None:
-        return
-    if t.decorator:
-        fn = ctx.function_node(ref)
-        if fn is None or not isinstance(fn, cst.FunctionDef) or len(fn.decorators) != 1:
-            return  # other decorators change what callers call
-        name = fn.name.value
-    else:
-        name = ref.rsplit(".", 1)[-1]
-    found = [c for c in calls.get(name, []) if ctx.ref(c.func) == ref]
-    site.calls = found
-    # known only when every other use of the name is its one definition; a name bound
-    # inside a function can only be used in that function's unit
-    named = uses.get(name, [])
-    if t.scope:
-        unit = ctx.unit_of(node)
-        named = [n for n in named if ctx.unit_of(n) is unit]
-    site.calls_known = bool(found) and len(named) == len(found) + 1
 
 
 def positional_count(call: cst.Call) -> int | None:
@@ -202,14 +162,14 @@ def has_keywords(call: cst.Call) -> bool:
     return any(a.keyword is not None or a.star == "**" for a in call.args)
 
 
-def target_params(fact: FunctionFact, t: Transform) -> list[Param] | None:
+def target_params(fact: FunctionFact, bound: int, keywords: list[str]) -> list[Param] | None:
     """The positional parameters of the vmapped callable, after ``partial`` binding."""
     if fact.has_varargs:
         return None
-    ps = fact.positional[t.partial_args:]
+    ps = fact.positional[bound:]
     out = []
     for p in ps:
-        if p.name in t.partial_keywords:
+        if p.name in keywords:
             break
         out.append(p)
     return out
@@ -313,6 +273,21 @@ def contraction_operands(ctx, node: cst.CSTNode) -> list[cst.BaseExpression]:
     return []
 
 
+SHAPED = frozenset(f"jax.numpy.{f}" for f in ("zeros", "ones", "empty", "full", "arange", "eye"))
+
+
+def static_operands(ctx, node: cst.Call) -> list[cst.BaseExpression]:
+    """Arguments that must be Python ints: ``range(n)``, the shape of ``jnp.zeros((n, d))``."""
+    func = node.func
+    args = [a.value for a in node.args if a.keyword is None and not a.star]
+    if isinstance(func, cst.Name) and func.value == "range" and ctx.resolve(func) is None:
+        return args
+    if ctx.resolve(func) in SHAPED and args:
+        first = args[0]
+        return [e.value for e in first.elements] if isinstance(first, (cst.Tuple, cst.List)) else [first]
+    return []
+
+
 class Evidence:
     """Collects, per function and parameter, how the parameter is used."""
 
@@ -320,7 +295,8 @@ class Evidence:
         self.ctx = ctx
         self.by_function: dict[str, dict[str, dict[str, str]]] = {}
 
-    def add(self, at: cst.CSTNode, expr: cst.BaseExpression, kind: str, shown: cst.CSTNode) -> None:
+    def add(self, at: cst.CSTNode, expr: cst.BaseExpression, kind: str, shown: cst.CSTNode,
+            text: str | None = None) -> None:
         base = param_base(expr)
         if base is None:
             return
@@ -329,13 +305,18 @@ class Evidence:
         if fact is None:
             return
         kinds = self.by_function.setdefault(fact.qualname, {}).setdefault(name, {})
-        kinds.setdefault(kind, short(self.ctx, shown))
+        kinds.setdefault(kind, text or short(self.ctx, shown))
         if key is not None:
             kinds.setdefault("key", short(self.ctx, expr))
 
     def call(self, node: cst.Call) -> None:
         for op in contraction_operands(self.ctx, node):
             self.add(node, op, "dot", node)
+        for expr in static_operands(self.ctx, node):
+            if isinstance(expr, cst.Name):
+                b = program(self.ctx).binding(expr)
+                if b is not None and b.kind == "param":  # not rebound before this use
+                    self.add(node, expr, "static", node, f"used as a Python int in `{short(self.ctx, node)}`")
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value == "apply" and node.args:
             first = node.args[0]
@@ -365,40 +346,47 @@ class Evidence:
 # ----------------------------------------------------------------------------------
 # what callers pass
 # ----------------------------------------------------------------------------------
-def assignments(ctx, nodes=None) -> dict[str, list[tuple[cst.CSTNode | None, cst.BaseExpression | None]]]:
-    """name -> (unit, value) for every assignment among ``nodes`` (default: the file; value
-    None for unpacking and loops)."""
-    out: dict[str, list[tuple[cst.CSTNode | None, cst.BaseExpression | None]]] = {}
-    for n in (ctx.parents if nodes is None else nodes):
-        if isinstance(n, cst.Assign):
-            unit = ctx.unit_of(n)
-            for t in n.targets:
-                if isinstance(t.target, cst.Name):
-                    out.setdefault(t.target.value, []).append((unit, n.value if len(n.targets) == 1 else None))
-                elif isinstance(t.target, (cst.Tuple, cst.List)):
-                    for el in t.target.elements:
-                        if isinstance(el.value, cst.Name):
-                            out.setdefault(el.value.value, []).append((unit, None))
-        elif isinstance(n, cst.AnnAssign) and isinstance(n.target, cst.Name):
-            out.setdefault(n.target.value, []).append((ctx.unit_of(n), n.value))
-        elif isinstance(n, (cst.For, cst.AugAssign)) and isinstance(n.target, cst.Name):
-            out.setdefault(n.target.value, []).append((ctx.unit_of(n), None))
-    return out
+# Calls that keep a batch axis of their first argument (a transposed stack is still a stack).
+SHAPE_OPS = frozenset(f"{m}.{f}" for m in ("jax.numpy", "numpy") for f in (
+    "transpose", "reshape", "swapaxes", "moveaxis", "asarray", "array", "squeeze", "expand_dims"))
 
 
-def _visible(ctx, unit: cst.CSTNode | None, at: cst.CSTNode | None) -> bool:
-    """Can an assignment in ``unit`` be the variable used in ``at``'s unit? Only the same
-    unit, or module-level code (a def or class elsewhere has its own locals)."""
-    return unit is at or not isinstance(unit, (cst.FunctionDef, cst.ClassDef))
+def _names_along(p, expr: cst.BaseExpression) -> tuple[list[str], cst.BaseExpression, tuple[int, ...]]:
+    """The names a value passes through on its way from where it is built, and that origin."""
+    names = []
+    for _ in range(16):
+        if isinstance(expr, cst.Name):
+            names.append(expr.value)
+        origin, path = p.origin_path(expr)
+        if origin is expr:
+            return names, origin, path
+        if isinstance(origin, cst.Name) and origin is not expr:
+            expr = origin
+            continue
+        if isinstance(origin, cst.Name):
+            names.append(origin.value)
+        return names, origin, path
+    return names, expr, ()
 
 
-def _is_batched_value(ctx, value: cst.BaseExpression | None) -> bool:
-    if not isinstance(value, cst.Call):
-        return False
-    if isinstance(value.func, cst.Call):  # jax.vmap(model.init)(keys, x)
+def _is_batched(p, expr: cst.BaseExpression, depth: int = 0) -> bool:
+    """Built on purpose with a batch axis: a stack, a vmapped ``init``, a name that says so."""
+    names, origin, _ = _names_along(p, expr)
+    if any(h in n.lower() for n in names for h in BATCHED_HINTS):
         return True
-    q = ctx.resolve(value.func) or ""
-    return q in STACKERS or (q.endswith(("tree.map", "tree_map")) and "stack" in ctx.code(value))
+    if not isinstance(origin, cst.Call) or depth > 4:
+        return False
+    if isinstance(origin.func, cst.Call):  # jax.vmap(model.init)(keys, x)
+        return True
+    f = p.value(origin.func)
+    q = f.qualified if type(f) is External else ""
+    if q in STACKERS or (q.endswith(("tree.map", "tree_map")) and "stack" in p.ctx.code(origin)):
+        return True
+    if type(f) is Transformed and f.api == VMAP:
+        return True
+    if q in SHAPE_OPS and origin.args and origin.args[0].keyword is None:
+        return _is_batched(p, origin.args[0].value, depth + 1)
+    return False
 
 
 def _init_call(ctx, value: cst.BaseExpression | None) -> str | None:
@@ -413,41 +401,38 @@ def _init_call(ctx, value: cst.BaseExpression | None) -> str | None:
     return None
 
 
-def argument_info(ctx, site: VmapSite, index: int, assigned, direct_calls: list[cst.Call]) -> dict[str, Any]:
+def argument_info(ctx, site: VmapSite, index: int) -> dict[str, Any]:
     """What the callers of the vmapped function pass at positional ``index``.
 
     ``shared``: evidence that it is one unbatched value; ``batched``: evidence that it was
     stacked on purpose (an ensemble, per-example weights) -- then the mapping is intended.
     """
+    p = program(ctx)
     info: dict[str, Any] = {"shared": None, "batched": False}
+    direct = p.invocations(site.function.node)[0] if site.function is not None else []
     for call in site.calls:
         args = [a for a in call.args if a.keyword is None and not a.star]
         if index >= len(args):
             continue
         expr = args[index].value
-        if _is_batched_value(ctx, expr):
+        if _is_batched(p, expr):
             info["batched"] = True
             continue
         if not isinstance(expr, cst.Name):
             continue
         name = expr.value
-        if any(h in name.lower() for h in BATCHED_HINTS):
-            info["batched"] = True
+        _, origin, _ = _names_along(p, expr)
+        init = _init_call(ctx, origin) if origin is not expr else None
+        if init is not None:
+            info["shared"] = info["shared"] or f"the caller's `{name}` comes from `{init}(...)`"
             continue
-        here = ctx.unit_of(call)
-        values = [v for unit, v in assigned.get(name, []) if _visible(ctx, unit, here)]
-        if any(_is_batched_value(ctx, v) for v in values):
-            info["batched"] = True
-            continue
-        inits = {_init_call(ctx, v) for v in values}
-        if len(values) == 1 and None not in inits:
-            info["shared"] = info["shared"] or f"the caller's `{name}` comes from `{inits.pop()}(...)`"
-            continue
-        for d in direct_calls:
-            if ctx.unit_of(d) is not here:
-                continue  # another function's ``params`` is another variable
+        mine = p.reaching(expr)
+        for d in direct:
+            if d in site.calls:
+                continue
             dargs = [a for a in d.args if a.keyword is None and not a.star]
-            if index < len(dargs) and isinstance(dargs[index].value, cst.Name) and dargs[index].value.value == name:
+            other = dargs[index].value if index < len(dargs) else None
+            if isinstance(other, cst.Name) and other.value == name and mine and p.reaching(other) == mine:
                 info["shared"] = info["shared"] or (
                     f"the caller's `{name}` is also passed unbatched in `{short(ctx, d)}`"
                 )
@@ -459,6 +444,7 @@ def argument_info(ctx, site: VmapSite, index: int, assigned, direct_calls: list[
 # the verdict
 # ----------------------------------------------------------------------------------
 _KIND_TEXT = {
+    "static": "is {}",
     "apply": "is passed as the variables of `{}`",
     "dot": "is the weight operand of `{}`",
     "bias": "is added as a bias in `{}`",
@@ -486,17 +472,35 @@ def shared_params(params: list[str], mapped: list[int], evidence: dict[str, dict
         if info["batched"]:
             continue
         named = is_param_name(name)
-        if not (named or info["shared"]):
+        static = "static" in uses  # a Python value: never an array with a batch axis
+        if not (static or named or info["shared"]):
             continue
-        parts = [_KIND_TEXT[k].format(uses[k]) for k in ("apply", "dot", "bias", "key") if k in uses][:2]
+        kinds = ("static",) if static else ("apply", "dot", "bias", "key")
+        parts = [_KIND_TEXT[k].format(uses[k]) for k in kinds if k in uses][:2]
         text = f"`{name}` " + " and ".join(parts)
-        if info["shared"]:
+        if static:
+            pass
+        elif info["shared"]:
             text += f", and {info['shared']}"
         elif named:
             text += " and is named like a parameter"
         out.append((i, name, text))
     if out and len(out) >= len(mapped):
         return []  # nothing would be left to map: not the shared-weights pattern
+    return out
+
+
+# Annotations that say "a Python value, not an array".
+STATIC_ANNOTATIONS = frozenset({"int", "bool", "str", "Callable", "typing.Callable", "collections.abc.Callable"})
+
+
+def with_annotations(uses: dict[str, dict[str, str]], params: list[Param]) -> dict[str, dict[str, str]]:
+    """The function's evidence plus parameters annotated as Python values (``n: int``)."""
+    out = dict(uses)
+    for p in params:
+        ann = (p.annotation or "").split("[", 1)[0].strip()
+        if ann in STATIC_ANNOTATIONS:
+            out[p.name] = {**out.get(p.name, {}), "static": f"annotated `{p.annotation}`"}
     return out
 
 

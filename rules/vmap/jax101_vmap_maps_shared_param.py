@@ -6,6 +6,7 @@ from typing import Any
 
 import libcst as cst
 
+from jaxlint.model import Function, program
 from jaxlint.rule import Invalid, NodeEdit, Rule, RuleFix
 from jaxlint.types import Edit, Fix
 
@@ -14,8 +15,8 @@ from .analysis import (
     Evidence,
     VmapSite,
     argument_info,
-    assignments,
     describe_in_axes,
+    with_annotations,
     entry_mapped,
     fixed_in_axes,
     positional_count,
@@ -25,17 +26,6 @@ from .analysis import (
 )
 
 FIX_TITLE = "Put `None` in `in_axes` for the shared parameters"
-
-
-def _plain_statements(module: cst.Module):
-    """Module-level statements and class-body statements of top-level classes that are not
-    defs or classes (assignments there are seen from every function)."""
-    for st in module.body:
-        if isinstance(st, cst.ClassDef):
-            if isinstance(st.body, cst.IndentedBlock):
-                yield from (m for m in st.body.body if not isinstance(m, (cst.FunctionDef, cst.ClassDef)))
-        elif not isinstance(st, cst.FunctionDef):
-            yield st
 
 
 class VmapMapsSharedParam(Rule):
@@ -49,6 +39,9 @@ class VmapMapsSharedParam(Rule):
     caller passes (the result of an `init`, a value also used unbatched) must agree.
     It stays silent when the caller passes stacked parameters on purpose (an ensemble
     built with `jnp.stack` or a vmapped `init`, names such as `stacked_params`).
+    It also reports a mapped parameter the function needs as a Python value: annotated
+    `int`, `bool`, `str` or `Callable`, or used as a loop bound (`range(n)`) or a shape
+    (`jnp.zeros((n, d))`).
 
     ## Why is this bad?
     `vmap` slices every mapped argument along its leading axis, so each example gets a
@@ -130,31 +123,13 @@ class VmapMapsSharedParam(Rule):
     def finish(self) -> None:
         if self.evidence.by_function:
             self.ctx.extra(self.code)["evidence"] = self.evidence.by_function
-        sites = vmap_sites(self.ctx)
-        if not sites:
-            return
-        # evidence about the arguments of a call of the vmapped function is read in that
-        # call's unit (and, for assignments, module-level code): scan only those
-        ctx = self.ctx
-        call_units = {ctx.unit_of(c) for site in sites for c in site.calls} - {None}
-        scanned = [n for u in call_units for n in [u, *ctx.descendants(u, prune=())]]
-        plain = [st for st in _plain_statements(ctx.module)]
-        assigned = assignments(ctx, scanned + [n for st in plain for n in [st, *ctx.descendants(st, prune=())]])
-        all_calls: dict[str, list[cst.Call]] = {}
-        for n in scanned:
-            if type(n) is cst.Call:
-                func = n.func
-                if type(func) is cst.Name:
-                    all_calls.setdefault(func.value, []).append(n)
-                elif type(func) is cst.Attribute:
-                    all_calls.setdefault(func.attr.value, []).append(n)
-        for site in sites:
-            self._check(site, assigned, all_calls)
+        for site in vmap_sites(self.ctx):
+            self._check(site)
 
     # ------------------------------------------------------------------------------
-    def _check(self, site: VmapSite, assigned, all_calls) -> None:
-        t = site.transform
-        if t.target is None or site.in_axes is None or site.kwargs_unknown:
+    def _check(self, site: VmapSite) -> None:
+        ctx = self.ctx
+        if site.in_axes is None or site.kwargs_unknown or (site.function is None and site.ref is None):
             return
         if site.in_axes is not DEFAULT and not isinstance(site.in_axes, (int, tuple, list)):
             return
@@ -162,41 +137,90 @@ class VmapMapsSharedParam(Rule):
         if None in counts or len(counts) > 1:
             return
         call_n = counts.pop() if counts else None
-        direct = [c for c in all_calls.get(t.target.rsplit(".", 1)[-1], [])
-                  if c not in site.calls and self.ctx.ref(c.func) == t.target]
-        # the function's own facts: local, or decided in the project phase
-        fn = self.ctx.function_node(t.target)
-        fact = self.ctx.function_fact(fn) if fn is not None else None
         data: dict[str, Any] = {
-            "target": t.target,
+            "target": site.ref,
             "label": site.label,
-            "described": describe_in_axes(site, self.ctx),
+            "described": describe_in_axes(site, ctx),
             "call_n": call_n,
-            "partial_args": t.partial_args,
-            "partial_keywords": list(t.partial_keywords),
+            "partial_args": site.bound,
+            "partial_keywords": list(site.bound_keywords),
         }
+        literal_node = isinstance(site.in_axes_node, (cst.Tuple, cst.List))
         if isinstance(site.in_axes, (tuple, list)):
-            data["entries"] = [self.ctx.code(e.value) for e in site.in_axes_node.elements]  # type: ignore[union-attr]
+            if literal_node:
+                data["entries"] = [ctx.code(e.value) for e in site.in_axes_node.elements]  # type: ignore[union-attr]
+            else:  # a constant: name the entries by their values
+                data["entries"] = [repr(v) for v in site.in_axes]
             data["mapped"] = [i for i, v in enumerate(site.in_axes) if entry_mapped(v) is True]
             data["bracket"] = "[" if isinstance(site.in_axes, list) else "("
             if call_n is not None and call_n != len(site.in_axes):
                 return  # JAX102's business
         else:
-            data["scalar"] = "0" if site.in_axes is DEFAULT else self.ctx.code(site.in_axes_node)
+            data["scalar"] = "0" if site.in_axes is DEFAULT else repr(site.in_axes)
         n_guess = call_n if call_n is not None else (len(data["entries"]) if "entries" in data else None)
         positions = n_guess if n_guess is not None else 64
-        data["args"] = [argument_info(self.ctx, site, i, assigned, direct) for i in range(positions)] if site.calls else []
-        fix = self._fix_template(site)
+        data["args"] = [argument_info(ctx, site, i) for i in range(positions)] if site.calls else []
+        fix = self._fix_template(site) if site.in_axes_node is None or literal_node or \
+            isinstance(site.in_axes_node, cst.Integer) else None
         data["parens"] = isinstance(site.in_axes_node, cst.Tuple) and bool(site.in_axes_node.lpar)
-        if fact is not None:
-            verdict = self.decide(data, fact, self.ctx.facts.extra.get(self.code, {}).get("evidence", {}))
-            if verdict is not None:
-                message, text = verdict
-                self.report(site.node, message, fix=self._fix_with(fix, self._edit_text(data, text)))
+        if site.function is None:
+            self.pending(site.node, data, fix=fix)
             return
-        if self.ctx.facts.module and t.target.startswith(self.ctx.facts.module + "."):
-            return  # a local name we could not resolve to a def
-        self.pending(site.node, data, fix=fix)
+        fact = ctx.function_fact(site.function.node)
+        evidence = ctx.facts.extra.get(self.code, {}).get("evidence", {})
+        verdict = self.decide(data, fact, evidence)
+        if verdict is None:
+            verdict = self._forwarded(site, data, fact, evidence)
+        if verdict is not None:
+            message, text = verdict
+            self.report(site.node, message, fix=self._fix_with(fix, self._edit_text(data, text)))
+
+    def _forwarded(self, site: VmapSite, data: dict[str, Any], fact, evidence):
+        """``vmap(lambda x, w: linear(x, w))``: judge the function the wrapper forwards to,
+        each mapped argument at the position it lands on."""
+        if fact is None or site.bound or site.bound_keywords or site.chain:
+            return None
+        fwd = program(self.ctx).forwarded(site.function)
+        if fwd is None or type(fwd[0]) is not Function:
+            return None
+        callee, where = fwd
+        inner = self.ctx.function_fact(callee.node)
+        if inner is None or inner.is_method or inner.has_varargs:
+            return None
+        params = [p.name for p in fact.positional]
+        if "entries" in data:
+            mapped = [i for i in data["mapped"] if i < len(where)]
+        else:
+            n = data["call_n"] if data["call_n"] is not None else len(params)
+            mapped = list(range(min(n, len(where))))
+        landed = {where[i]: i for i in mapped if where[i] is not None}
+        args = [data["args"][i] if i < len(data["args"]) else {"shared": None, "batched": False} for i in range(len(where))]
+        callee_args = [{"shared": None, "batched": False} for _ in range(len(inner.positional))]
+        for k, i in landed.items():
+            if k < len(callee_args):
+                callee_args[k] = args[i]
+        names = [p.name for p in inner.positional]
+        found = shared_params(names, sorted(landed), evidence.get(inner.qualname, {}), callee_args)
+        if not found or len(found) >= len(mapped):
+            return None
+        shared = {landed[k] for k, _, _ in found}
+        who = ", ".join(f"`{params[i]}`" for i in sorted(shared))
+        them = "it" if len(shared) == 1 else "them"
+        text = None
+        if "entries" in data:
+            text = fixed_in_axes(data["entries"], shared, data.get("bracket", "("))
+        elif data["call_n"] is not None or len(params) == len(where):
+            n = data["call_n"] if data["call_n"] is not None else len(params)
+            text = fixed_in_axes([data["scalar"]] * n, shared, "(")
+        advice = f"use `in_axes={text}`" if text else f"put `None` at {them} in `in_axes`"
+        wrapper = "the lambda" if fact.is_lambda else f"`{fact.name}`"
+        message = (
+            f"`{data['label']}` maps {who} over a batch axis ({data['described']}), and {wrapper} passes "
+            f"{them} on to `{inner.name}`, which uses {them} as shared parameters: "
+            + "; ".join(e for _, _, e in found) + f". Each example gets its own slice of {them}: a size error, or "
+            f"silently wrong results when the batch size equals the leading dimension; {advice}"
+        )
+        return message, text
 
     def _fix_template(self, site: VmapSite) -> RuleFix | None:
         if site.in_axes_node is not None:
@@ -225,11 +249,7 @@ class VmapMapsSharedParam(Rule):
         """(message, new in_axes text or None) when shared parameters are mapped."""
         if not fact:
             return None
-        from jaxlint.facts import Transform
-
-        t = Transform("jax.vmap", data["target"], {}, [], "", 0, 0, partial_args=data["partial_args"],
-                      partial_keywords=data["partial_keywords"])
-        params = target_params(fact, t)
+        params = target_params(fact, data["partial_args"], data["partial_keywords"])
         if params is None:
             return None
         call_n = data["call_n"]
@@ -250,7 +270,8 @@ class VmapMapsSharedParam(Rule):
                 n = None
             mapped = list(range(n if n is not None else len(required)))
         names = [p.name for p in params]
-        found = shared_params(names, mapped, evidence.get(fact.qualname, {}), data["args"])
+        uses = with_annotations(evidence.get(fact.qualname, {}), params)
+        found = shared_params(names, mapped, uses, data["args"])
         if not found:
             return None
         who = ", ".join(f"`{name}`" for _, name, _ in found)
@@ -261,6 +282,13 @@ class VmapMapsSharedParam(Rule):
             entries = data["entries"] if "entries" in data else [data["scalar"]] * n
             text = fixed_in_axes(entries, {i for i, _, _ in found}, data.get("bracket", "("))
         advice = f"use `in_axes={text}`" if text else f"put `None` at {them} in `in_axes`"
+        if all(set(uses.get(name, {})) == {"static"} for _, name, _ in found):
+            return (
+                f"`{data['label']}` maps {who} over a batch axis ({data['described']}), but {fn} needs {them} as "
+                f"a Python value: " + "; ".join(e for _, _, e in found) + f". A mapped argument must be an array "
+                f"with a batch axis and is traced inside: JAX raises (an int has no axis to map, a tracer cannot be a "
+                f"loop bound or a shape, a function is not a JAX type); {advice}"
+            ), text
         message = (
             f"`{data['label']}` maps {who} over a batch axis ({data['described']}), but {fn} uses "
             f"{them} as shared parameters: " + "; ".join(e for _, _, e in found) + f". Each example gets its own "

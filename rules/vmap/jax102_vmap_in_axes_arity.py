@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import libcst as cst
-
 from jaxlint.facts import FunctionFact
 from jaxlint.rule import Invalid, Rule
 
@@ -67,10 +65,9 @@ class VmapInAxesArity(Rule):
 
     def finish(self) -> None:
         for site in vmap_sites(self.ctx):
-            axes = site.in_axes
-            if not isinstance(axes, (tuple, list)) or site.kwargs_unknown:
+            n = site.in_axes_len
+            if n is None or site.kwargs_unknown:
                 continue
-            n = len(axes)
             shown = f"`in_axes={short(self.ctx, site.in_axes_node, 60)}` has {n} entr{'y' if n == 1 else 'ies'}"
             label = site.label
             bad = [(c, k) for c in site.calls if (k := positional_count(c)) is not None and k != n]
@@ -87,12 +84,12 @@ class VmapInAxesArity(Rule):
             fact = self._fact(site)
             if fact is None:
                 continue
-            params = target_params(fact, site.transform)
-            if params is None or site.transform.chain:
+            params = target_params(fact, site.bound, site.bound_keywords)
+            if params is None or site.chain:
                 continue
             if n > len(params):
                 name = "the lambda" if fact.is_lambda else f"`{fact.name}`"
-                bound = site.transform.partial_args
+                bound = site.bound
                 if bound:
                     name += f" (after the {bound} argument{'s' if bound != 1 else ''} bound by `partial`)"
                 self.report(
@@ -103,10 +100,4 @@ class VmapInAxesArity(Rule):
                 )
 
     def _fact(self, site) -> FunctionFact | None:
-        t = site.transform
-        if t.target is None:
-            return None
-        fn = self.ctx.function_node(t.target)
-        if fn is None or not isinstance(fn, (cst.FunctionDef, cst.Lambda)):
-            return None
-        return self.ctx.function_fact(fn)
+        return self.ctx.function_fact(site.function.node) if site.function is not None else None

@@ -1,0 +1,578 @@
+"""The program model of one file: the API every rule reads (see docs/writing-rules.md,
+"The program model")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from jaxlint.literals import UNKNOWN, literal as leaf_literal
+from jaxlint.names import ALIASES
+
+from .scopes import Binding, Scope, ScopeBuilder, reaching_in
+from .values import (
+    TRANSPARENT_DECORATORS,
+    External,
+    Function,
+    Parameter,
+    Partial,
+    Transformed,
+    apply_transform,
+    is_partial,
+    is_transform,
+    same,
+)
+
+# Transforms whose result calls the function they wrap with the same arguments.
+FORWARDING_TRANSFORMS = frozenset({"jax.jit", "jax.checkpoint", "jax.remat", "jax.named_call"})
+# ... and those that pass as many positional arguments on, sliced.
+MAPPING_TRANSFORMS = frozenset({"jax.vmap", "jax.pmap"})
+# ``jax.jit(f).trace(*args)`` and ``.lower(*args)`` pass the arguments on like a call.
+TRACING_METHODS = frozenset({"trace", "lower", "eval_shape"})
+_DEPTH = 40
+
+
+class Program:
+    """Bindings, values and call sites of one file, read through a few methods."""
+
+    def __init__(self, ctx) -> None:
+        self.ctx = ctx
+        self.parents = ctx.parents
+        b = ScopeBuilder(ctx.module, ctx._events, ctx.parents, ctx.names)
+        self.module_scope: Scope = b.module_scope
+        self.scope_of_node = b.scope_of_node
+        self._reads = b.reads
+        self._reads_by_name = b.reads_by_name
+        self._values: dict[cst.CSTNode, Any] = {}
+        self._literals: dict[cst.CSTNode, Any] = {}
+        self._depth = 0
+        self._by_value: dict[cst.CSTNode, Binding] | None = None
+        self._applications: list[Transformed] | None = None
+        # the transforms each def's decorators apply, innermost first (also below an
+        # unknown decorator that makes the def's own value UNKNOWN)
+        self._decorator_apps: dict[cst.FunctionDef, list[Transformed]] = {}
+
+    # ------------------------------------------------------------------------------
+    # bindings
+    # ------------------------------------------------------------------------------
+    def reaching(self, name: cst.Name) -> list[Binding]:
+        """The bindings that can be the value of the name read at ``name`` (empty: unknown)."""
+        r = self._reads.get(name)
+        if r is None:
+            return []
+        return self._lookup(r.scope, name.value, r.path, r.index)
+
+    def binding(self, name: cst.Name) -> Binding | None:
+        """The one binding a read can see, or None when there are several or none."""
+        found = self.reaching(name)
+        return found[0] if len(found) == 1 else None
+
+    def _lookup(self, scope: Scope, name: str, path, index) -> list[Binding]:
+        if name in scope.globals:
+            return self._at_end(self.module_scope, name)
+        if name in scope.nonlocals:
+            return self._at_end(scope.parent, name) if scope.parent is not None else []
+        if name in scope.bindings:
+            found = reaching_in(scope, name, path, index)
+            if found or scope.kind != "class":
+                return found  # a local of a function is never its enclosing scope's name
+        return self._at_end(self._enclosing(scope), name)
+
+    def _at_end(self, scope: Scope | None, name: str) -> list[Binding]:
+        """A free variable: read when the function runs, after its defining scope ran."""
+        while scope is not None:
+            if name in scope.bindings:
+                return reaching_in(scope, name, (), scope.end)
+            scope = self._enclosing(scope)
+        return []
+
+    @staticmethod
+    def _enclosing(scope: Scope) -> Scope | None:
+        s = scope.parent
+        while s is not None and s.kind == "class":
+            s = s.parent  # class bodies are not seen from the functions inside them
+        return s
+
+    def references(self, b: Binding) -> tuple[list[cst.Name], bool]:
+        """(reads that can only be ``b``, True when no other read may also be ``b``)."""
+        sure, complete = [], True
+        for read in self._reads_by_name.get(b.name, ()):
+            found = self.reaching(read)
+            if b in found:
+                if len(found) == 1:
+                    sure.append(read)
+                else:
+                    complete = False
+        return sure, complete
+
+    def binding_of_value(self, node: cst.CSTNode) -> Binding | None:
+        """The binding a whole right-hand side (``name = node``) or a def creates."""
+        if self._by_value is None:
+            by: dict[cst.CSTNode, Binding | None] = {}
+            for s in {id(s): s for s in self.scope_of_node.values()}.values():
+                for bs in s.bindings.values():
+                    for x in bs:
+                        if x.kind in ("def", "class"):
+                            by[x.node] = x
+                        elif x.value is not None and not x.unpack and x.kind in ("assign", "walrus"):
+                            if x.value in by:
+                                by[x.value] = None  # ``a = b = f(x)``: two names
+                            else:
+                                by[x.value] = x
+            self._by_value = by
+        return self._by_value.get(node)
+
+    # ------------------------------------------------------------------------------
+    # values
+    # ------------------------------------------------------------------------------
+    def value(self, expr: cst.CSTNode | None) -> Any:
+        """What ``expr`` evaluates to (see jaxlint.model.values), or UNKNOWN."""
+        if expr is None:
+            return UNKNOWN
+        memo = self._values
+        if expr in memo:
+            return memo[expr]
+        if self._depth > _DEPTH:
+            return UNKNOWN
+        memo[expr] = UNKNOWN  # cycles evaluate to UNKNOWN
+        self._depth += 1
+        try:
+            v = self._value(expr)
+        finally:
+            self._depth -= 1
+        memo[expr] = v
+        return v
+
+    def _value(self, expr: cst.CSTNode) -> Any:
+        t = type(expr)
+        if t is cst.Name:
+            found = self.reaching(expr)
+            if not found:
+                return UNKNOWN
+            return same([self.value_of_binding(b) for b in found])
+        if t is cst.Attribute:
+            base = self.value(expr.value)
+            if type(base) is External:
+                q = f"{base.qualified}.{expr.attr.value}"
+                return External(ALIASES.get(q, q))
+            if type(base) is Parameter:
+                return self._method(base, expr.attr.value)
+            return UNKNOWN
+        if t is cst.Lambda:
+            return Function(expr)
+        if t is cst.FunctionDef:
+            return self._decorated(expr)
+        if t is cst.Call:
+            return self._call(expr)
+        if t is cst.Subscript:
+            inner = self.element(expr)
+            return self.value(inner) if inner is not None else UNKNOWN
+        return UNKNOWN
+
+    def value_of_binding(self, b: Binding) -> Any:
+        if b.kind == "def":
+            return self.value(b.node)
+        if b.kind == "import":
+            q = b.imported or ""
+            return External(ALIASES.get(q, q))
+        if b.kind == "param":
+            return Parameter(b)
+        if b.kind in ("assign", "walrus") and b.value is not None:
+            expr = self.unpacked(b.value, b.unpack)
+            return self.value(expr) if expr is not None else UNKNOWN
+        return UNKNOWN
+
+    def _method(self, receiver: Parameter, attr: str) -> Any:
+        """``self.method`` inside a class: the method defined in that class body."""
+        b = receiver.binding
+        fn_scope = b.scope
+        cls = fn_scope.parent
+        if cls is None or cls.kind != "class" or fn_scope.kind != "function":
+            return UNKNOWN
+        params = fn_scope.node.params
+        first = (params.posonly_params or params.params or (None,))[0]
+        if first is None or first is not b.node:
+            return UNKNOWN
+        found = reaching_in(cls, attr, (), cls.end)
+        return same([self.value_of_binding(x) for x in found])
+
+    def _decorated(self, node: cst.FunctionDef) -> Any:
+        cur: Any = Function(node)
+        made = self._decorator_apps.setdefault(node, [])
+        for dec in reversed(node.decorators):
+            d = self.value(dec.decorator)
+            if is_transform(d):
+                cur = apply_transform(d.qualified, cur, dec.decorator, [], decorator=True)
+                made.append(cur)
+            elif type(d) is Partial and is_transform(d.func):
+                cur = apply_transform(d.func.qualified, cur, dec.decorator, d.arg_nodes, decorator=True)
+                made.append(cur)
+            elif type(d) is External and d.qualified in TRANSPARENT_DECORATORS:
+                continue
+            elif type(dec.decorator) is cst.Name and dec.decorator.value in ("staticmethod", "classmethod") \
+                    and not self.reaching(dec.decorator):
+                continue
+            else:
+                return UNKNOWN
+        return cur
+
+    def _call(self, call: cst.Call) -> Any:
+        f = self.value(call.func)
+        args = list(call.args)
+        positional = [a for a in args if a.keyword is None and not a.star]
+        if is_transform(f):
+            if not positional:
+                return Partial(f, call, arg_nodes=args)  # ``jax.jit(static_argnums=0)`` style factory
+            first = positional[0]
+            rest = [a for a in args if a is not first]
+            return apply_transform(f.qualified, self.value(first.value), call, rest, target_node=first.value)
+        if is_partial(f):
+            if not positional or positional[0] is not args[0]:
+                return UNKNOWN
+            inner = self.value(args[0].value)
+            if inner is UNKNOWN:
+                return UNKNOWN
+            return Partial(inner, call, arg_nodes=args[1:])
+        if type(f) is Partial and is_transform(f.func):
+            if not positional:
+                return UNKNOWN
+            first = positional[0]
+            rest = list(f.arg_nodes) + [a for a in args if a is not first]
+            return apply_transform(f.func.qualified, self.value(first.value), call, rest, target_node=first.value)
+        if type(f) is Function and not isinstance(f.node, cst.Lambda):
+            return self._returned(f.node)  # a factory: the closure it returns
+        return UNKNOWN
+
+    def _returned(self, fn: cst.FunctionDef) -> Any:
+        returns = [n for n in self.ctx.descendants(fn) if type(n) is cst.Return]
+        if not returns or any(r.value is None for r in returns):
+            return UNKNOWN
+        v = same([self.value(r.value) for r in returns])
+        return v if type(v) in (Function, Transformed, Partial) else UNKNOWN
+
+    def unpacked(self, expr: cst.BaseExpression, unpack: tuple[int, ...]) -> cst.BaseExpression | None:
+        """The element of a tuple/list display that ``a, (b, c) = expr`` gives one name."""
+        for k in unpack:
+            expr = self.display(expr)
+            if expr is None:
+                return None
+            els = expr.elements
+            if k >= len(els) or any(type(e) is cst.StarredElement for e in els[: k + 1]):
+                return None
+            expr = els[k].value
+        return expr
+
+    def display(self, expr: cst.BaseExpression) -> cst.Tuple | cst.List | None:
+        """A tuple/list display, also through a name bound once to one."""
+        for _ in range(_DEPTH):
+            if type(expr) in (cst.Tuple, cst.List):
+                return expr
+            if type(expr) is not cst.Name:
+                return None
+            b = self.binding(expr)
+            if b is None or b.kind != "assign" or b.value is None:
+                return None
+            expr = self.unpacked(b.value, b.unpack)
+            if expr is None:
+                return None
+        return None
+
+    def element(self, sub: cst.Subscript) -> cst.BaseExpression | None:
+        """``t[1]`` / ``d['w']`` with a literal key on a visible display, else None."""
+        if len(sub.slice) != 1 or type(sub.slice[0].slice) is not cst.Index:
+            return None
+        key = self.literal(sub.slice[0].slice.value)
+        if key is UNKNOWN:
+            return None
+        if isinstance(key, int) and not isinstance(key, bool):
+            d = self.display(sub.value)
+            if d is None or any(type(e) is cst.StarredElement for e in d.elements):
+                return None
+            return d.elements[key].value if -len(d.elements) <= key < len(d.elements) else None
+        if isinstance(key, str):
+            d = self._dict_display(sub.value)
+            if d is None:
+                return None
+            found = [e.value for e in d.elements if type(e) is cst.DictElement and self.literal(e.key) == key]
+            return found[-1] if found else None
+        return None
+
+    def _dict_display(self, expr) -> cst.Dict | None:
+        for _ in range(_DEPTH):
+            if type(expr) is cst.Dict:
+                return expr if all(type(e) is cst.DictElement for e in expr.elements) else None
+            if type(expr) is not cst.Name:
+                return None
+            b = self.binding(expr)
+            if b is None or b.kind != "assign" or b.value is None:
+                return None
+            expr = self.unpacked(b.value, b.unpack)
+            if expr is None:
+                return None
+        return None
+
+    def origin(self, expr: cst.BaseExpression) -> cst.BaseExpression:
+        """Where a name's value was built: follows names bound once, unpacking and literal
+        indexing back to the last expression that is not one of those. For
+        ``w, b = init(key)`` the origin of ``w`` is ``init(key)`` (unpacked: see origin_path)."""
+        return self.origin_path(expr)[0]
+
+    def origin_path(self, expr: cst.BaseExpression) -> tuple[cst.BaseExpression, tuple[int, ...]]:
+        path: tuple[int, ...] = ()
+        for _ in range(_DEPTH):
+            if type(expr) is cst.Subscript:
+                inner = self.element(expr)
+                if inner is None:
+                    return expr, path
+                expr = inner
+                continue
+            if type(expr) is not cst.Name:
+                return expr, path
+            b = self.binding(expr)
+            if b is None or b.kind not in ("assign", "walrus") or b.value is None:
+                return expr, path
+            inner = self.unpacked(b.value, b.unpack)
+            if inner is None:
+                return b.value, b.unpack + path
+            expr = inner
+        return expr, path
+
+    # ------------------------------------------------------------------------------
+    # literals
+    # ------------------------------------------------------------------------------
+    def literal(self, expr: cst.BaseExpression | None) -> Any:
+        """The static value of ``expr`` (int, str, None, bool, tuple, list, dict) or UNKNOWN,
+        following names to one binding, class constants (``Cls.X``), unpacking and indexing."""
+        if expr is None:
+            return UNKNOWN
+        memo = self._literals
+        if expr in memo:
+            return memo[expr]
+        memo[expr] = UNKNOWN
+        self._depth += 1
+        try:
+            v = self._literal(expr) if self._depth <= _DEPTH else UNKNOWN
+        finally:
+            self._depth -= 1
+        memo[expr] = v
+        return v
+
+    def _literal(self, expr) -> Any:
+        t = type(expr)
+        if t is cst.Name:
+            if expr.value in ("None", "True", "False"):
+                return leaf_literal(expr)
+            found = self.reaching(expr)
+            values = [self._binding_literal(b) for b in found]
+            if not values or any(v is UNKNOWN for v in values):
+                return UNKNOWN
+            first = values[0]
+            return first if all(v == first and type(v) is type(first) for v in values) else UNKNOWN
+        if t in (cst.Tuple, cst.List):
+            items = []
+            for el in expr.elements:
+                if type(el) is cst.StarredElement:
+                    return UNKNOWN
+                v = self.literal(el.value)
+                if v is UNKNOWN:
+                    return UNKNOWN
+                items.append(v)
+            return tuple(items) if t is cst.Tuple else items
+        if t is cst.Dict:
+            out: dict[Any, Any] = {}
+            for el in expr.elements:
+                if type(el) is not cst.DictElement:
+                    return UNKNOWN
+                k, v = self.literal(el.key), self.literal(el.value)
+                if k is UNKNOWN or v is UNKNOWN:
+                    return UNKNOWN
+                try:
+                    out[k] = v
+                except TypeError:
+                    return UNKNOWN
+            return out
+        if t is cst.Subscript:
+            inner = self.element(expr)
+            return self.literal(inner) if inner is not None else UNKNOWN
+        if t is cst.Attribute and type(expr.value) is cst.Name:
+            return self._class_constant(expr.value, expr.attr.value)
+        if t is cst.UnaryOperation:
+            inner = self.literal(expr.expression)
+            if type(expr.operator) is cst.Minus and type(inner) is int:
+                return -inner
+            return UNKNOWN
+        return leaf_literal(expr)
+
+    def _binding_literal(self, b: Binding) -> Any:
+        if b.kind not in ("assign", "walrus") or b.value is None:
+            return UNKNOWN
+        expr = self.unpacked(b.value, b.unpack)
+        if expr is None:
+            return UNKNOWN
+        if type(expr) in (cst.List, cst.Dict) and self._mutated(b):
+            return UNKNOWN
+        return self.literal(expr)
+
+    def _mutated(self, b: Binding) -> bool:
+        """A list or dict may be filled in later (``d[k] = v``, ``xs.append(v)``): any read
+        that indexes it or reaches for a method, or that may be it among others, counts."""
+        reads, complete = self.references(b)
+        if not complete:
+            return True
+        parents = self.parents
+        return any(type(parents.get(r)) in (cst.Subscript, cst.Attribute) for r in reads)
+
+    def _class_constant(self, cls_name: cst.Name, attr: str) -> Any:
+        b = self.binding(cls_name)
+        if b is None or b.kind != "class":
+            return UNKNOWN
+        scope = self.scope_of_node.get(b.node)
+        if scope is None:
+            return UNKNOWN
+        values = [self._binding_literal(x) for x in reaching_in(scope, attr, (), scope.end)]
+        if len(values) != 1:
+            return UNKNOWN
+        return values[0]
+
+    # ------------------------------------------------------------------------------
+    # transforms and call sites
+    # ------------------------------------------------------------------------------
+    def applications(self, api: str | None = None) -> list[Transformed]:
+        """Every transform application of the file (calls, decorators, ``partial(api, ...)(f)``),
+        in text order; only those of ``api`` when given."""
+        if self._applications is None:
+            from jaxlint.facts import TRANSFORMS
+
+            shorts = {q.rsplit(".", 1)[-1] for q in TRANSFORMS} | {"partial"}
+            found: list[Transformed] = []
+            seen: set[int] = set()
+            for node, entering in self.ctx._events:
+                if not entering:
+                    continue
+                t = type(node)
+                if t is cst.FunctionDef and node.decorators:
+                    self.value(node)
+                    for x in self._decorator_apps.get(node, ()):
+                        if id(x) not in seen:
+                            seen.add(id(x))
+                            found.append(x)
+                elif t is cst.Call:
+                    f = node.func
+                    tf = type(f)
+                    last = f.value if tf is cst.Name else f.attr.value if tf is cst.Attribute else (
+                        "partial" if tf is cst.Call else None)
+                    if last not in shorts:
+                        continue
+                    v = self.value(node)
+                    if type(v) is Transformed and v.node is node and id(v) not in seen:
+                        seen.add(id(v))
+                        found.append(v)
+            self._applications = found
+        if api is None:
+            return self._applications
+        return [a for a in self._applications if a.api == api]
+
+    def invocations(self, node: cst.CSTNode, through_maps: bool = False) -> tuple[list[cst.Call], bool]:
+        """Where the value made at ``node`` (a transform call or decorator, a lambda, a def)
+        is called: ``(calls, complete)``; complete is False when it may also escape (passed
+        on, stored, called through a name that can mean something else). ``through_maps``:
+        also the calls of an outer ``vmap``/``pmap`` of it (same number of positional
+        arguments, but sliced values)."""
+        self._through_maps = through_maps
+        return self._invocations(node, 0)
+
+    _through_maps = False
+
+    def _invocations(self, node: cst.CSTNode, depth: int) -> tuple[list[cst.Call], bool]:
+        if depth > 8:
+            return [], False
+        parents = self.parents
+        parent = parents.get(node)
+        if type(parent) is cst.Call and parent.func is node:
+            return [parent], True
+        if type(parent) is cst.Attribute and parent.value is node and parent.attr.value in TRACING_METHODS:
+            gp = parents.get(parent)
+            if type(gp) is cst.Call and gp.func is parent:
+                return [gp], True
+            return [], False
+        if type(parent) is cst.Arg and parent.keyword is None and not parent.star:
+            call = parents.get(parent)
+            if type(call) is cst.Call and call.args and call.args[0] is parent:
+                v = self.value(call)
+                if type(v) is Transformed and v.node is call and (
+                        v.api in FORWARDING_TRANSFORMS or (self._through_maps and v.api in MAPPING_TRANSFORMS)):
+                    return self._invocations(call, depth + 1)
+            return [], False
+        if type(parent) is cst.Decorator:
+            fn = parents.get(parent)
+            if type(fn) is not cst.FunctionDef or fn.decorators[0] is not parent:
+                return [], False  # other decorators wrap it again
+            return self._calls_of(self.binding_of_value(fn), depth)
+        return self._calls_of(self.binding_of_value(node), depth)
+
+    def _calls_of(self, b: Binding | None, depth: int) -> tuple[list[cst.Call], bool]:
+        if b is None or b.scope.kind == "class":
+            return [], False
+        reads, complete = self.references(b)
+        calls: list[cst.Call] = []
+        for r in reads:
+            more, ok = self._invocations(r, depth + 1)
+            calls += more
+            complete = complete and ok
+        return calls, complete and bool(reads)
+
+    # ------------------------------------------------------------------------------
+    # functions
+    # ------------------------------------------------------------------------------
+    @staticmethod
+    def target_function(v: Any) -> tuple[Function, int, list[str]] | None:
+        """The function a transformed/partial value finally calls, with the positional
+        arguments and keywords ``partial`` binds on the way: ``(Function, n, keywords)``."""
+        bound, keywords = 0, []
+        for _ in range(_DEPTH):
+            if type(v) is Function:
+                return v, bound, keywords
+            if type(v) is Transformed:
+                v = v.target
+                continue
+            if type(v) is Partial and not v.unknown:
+                bound += sum(1 for a in v.arg_nodes if a.keyword is None and not a.star)
+                keywords += [a.keyword.value for a in v.arg_nodes if a.keyword is not None]
+                if any(a.star for a in v.arg_nodes):
+                    return None
+                v = v.func
+                continue
+            return None
+        return None
+
+    def forwarded(self, fn: Function) -> tuple[Any, list[int | None]] | None:
+        """A small wrapper that only forwards its arguments: ``lambda x: model(params, x)`` or
+        a def whose body is ``return g(...)``. Gives (what it calls, for each of the wrapper's
+        positional parameters the callee's positional index it lands on, or None)."""
+        node = fn.node
+        if type(node) is cst.Lambda:
+            body = node.body
+        else:
+            stmts = node.body.body if type(node.body) is cst.IndentedBlock else []
+            if len(stmts) != 1 or type(stmts[0]) is not cst.SimpleStatementLine or len(stmts[0].body) != 1 \
+                    or type(stmts[0].body[0]) is not cst.Return:
+                return None
+            body = stmts[0].body[0].value
+        if type(body) is not cst.Call or any(a.star for a in body.args):
+            return None
+        params = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
+        where: list[int | None] = [None] * len(params)
+        k = 0
+        for a in body.args:
+            if a.keyword is not None:
+                continue
+            if type(a.value) is cst.Name and a.value.value in params:
+                b = self.binding(a.value)
+                if b is not None and b.kind == "param" and b.scope.node is node:
+                    where[params.index(a.value.value)] = k
+            k += 1
+        callee = self.value(body.func)
+        if callee is UNKNOWN:
+            return None
+        return callee, where

@@ -1,0 +1,285 @@
+"""Recall on real code, measured by injecting the seed families' bugs into correct sites.
+
+Not a test: run it by hand on trees of real JAX code, e.g.
+
+    python tests/bench/mutate.py /work/corpus/jax /work/corpus/flax --max 40
+
+It finds correct sites whose mistake is decidable from the file itself (the mapped or
+differentiated function is a def of the same file), injects one mistake per mutant,
+checks that the mutant still parses, lints it (JAX1xx-JAX4xx, preview on) and counts a
+mutant as detected when a finding of the mutation's family appears that the unmutated
+file does not have. Mutations:
+
+- vmap-map-shared: an ``in_axes`` tuple/list entry ``None`` becomes ``0`` (JAX1xx)
+- vmap-drop-entry: the last ``in_axes`` entry is dropped (JAX1xx)
+- pmap-misspell / pmap-drop: the ``axis_name`` a collective of the pmapped def uses is
+  misspelled or removed (JAX2xx)
+- vjp-add-cotangent / vjp-drop-cotangent: the tuple the bwd rule returns gets one entry
+  more or one fewer (JAX3xx)
+- grad-argnums-past: ``argnums`` moves past the last parameter (JAX4xx)
+- grad-argnums-int: ``argnums`` moves onto a parameter annotated ``int`` or with an int
+  default (JAX4xx)
+- grad-drop-has-aux: ``has_aux=True`` is removed from a function returning a pair (JAX4xx)
+
+It prints, per mutation and per family, the sites found, the mutants that still parse,
+and the share detected, and the findings of these families on the unmutated files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import random
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+FAMILY = {"vmap": "JAX1", "pmap": "JAX2", "vjp": "JAX3", "grad": "JAX4"}
+GRADS = {"grad", "value_and_grad", "jacrev", "jacfwd", "jacobian", "hessian"}
+COLLECTIVES = {"psum", "pmean", "pmax", "pmin", "all_gather", "ppermute", "axis_index", "psum_scatter", "all_to_all"}
+
+
+def py_files(roots: list[str]) -> list[str]:
+    out = []
+    for root in roots:
+        for d, _, files in os.walk(root):
+            out += [os.path.join(d, f) for f in files if f.endswith(".py")]
+    return sorted(out)
+
+
+def last_name(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+def jax_api(call: ast.Call, names: set[str]) -> str | None:
+    """``jax.vmap`` / ``vmap`` (imported from jax) / ``jax.lax.psum`` -> the last name."""
+    f = call.func
+    if isinstance(f, ast.Attribute):
+        base = f.value
+        while isinstance(base, ast.Attribute):
+            base = base.value
+        if isinstance(base, ast.Name) and base.id in ("jax", "lax"):
+            return f.attr
+        return None
+    if isinstance(f, ast.Name) and f.id in names:
+        return f.id
+    return None
+
+
+def from_jax(tree: ast.Module) -> set[str]:
+    out = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ImportFrom) and n.module and n.module.split(".")[0] == "jax":
+            out.update(a.asname or a.name for a in n.names)
+    return out
+
+
+class Source:
+    """Text edits by (line, col) spans of ``ast`` nodes."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines = text.splitlines(keepends=True)
+        self.starts = [0]
+        for line in self.lines:
+            self.starts.append(self.starts[-1] + len(line))
+
+    def offset(self, line: int, col: int) -> int:
+        # ast columns are UTF-8 byte offsets
+        raw = self.lines[line - 1].encode("utf-8")[:col].decode("utf-8", errors="replace")
+        return self.starts[line - 1] + len(raw)
+
+    def replace(self, node: ast.AST, new: str) -> str:
+        a = self.offset(node.lineno, node.col_offset)
+        b = self.offset(node.end_lineno, node.end_col_offset)
+        return self.text[:a] + new + self.text[b:]
+
+    def segment(self, node: ast.AST) -> str:
+        return self.text[self.offset(node.lineno, node.col_offset):self.offset(node.end_lineno, node.end_col_offset)]
+
+
+def defs_by_name(tree: ast.Module) -> dict[str, list[ast.FunctionDef]]:
+    out: dict[str, list] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            out.setdefault(n.name, []).append(n)
+    return out
+
+
+def only_def(defs, expr) -> ast.FunctionDef | None:
+    if isinstance(expr, ast.Name) and len(defs.get(expr.id, [])) == 1:
+        fn = defs[expr.id][0]
+        if not fn.decorator_list and not fn.args.vararg:
+            return fn
+    return None
+
+
+def positional(fn: ast.FunctionDef) -> list[ast.arg]:
+    return [*fn.args.posonlyargs, *fn.args.args]
+
+
+def keyword(call: ast.Call, name: str) -> ast.keyword | None:
+    return next((k for k in call.keywords if k.arg == name), None)
+
+
+def mutants(path: str, text: str):
+    """(mutation name, family, mutated text) for every site of the file."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return
+    src = Source(text)
+    names = from_jax(tree)
+    defs = defs_by_name(tree)
+    for call in ast.walk(tree):
+        if not isinstance(call, ast.Call) or not call.args:
+            continue
+        api = jax_api(call, names)
+        if api is None:
+            continue
+        fn = only_def(defs, call.args[0])
+        if api == "vmap" and fn is not None:
+            kw = keyword(call, "in_axes")
+            axes = kw.value if kw is not None else (call.args[1] if len(call.args) > 1 else None)
+            if isinstance(axes, (ast.Tuple, ast.List)) and len(axes.elts) == len(positional(fn)):
+                nones = [e for e in axes.elts if isinstance(e, ast.Constant) and e.value is None]
+                if nones and len(nones) < len(axes.elts):
+                    yield "vmap-map-shared", "vmap", src.replace(nones[0], "0")
+                if len(axes.elts) >= 2:
+                    open_, close = ("[", "]") if isinstance(axes, ast.List) else ("(", ")")
+                    kept = [src.segment(e) for e in axes.elts[:-1]]
+                    yield "vmap-drop-entry", "vmap", src.replace(
+                        axes, open_ + ", ".join(kept) + ("," if len(kept) == 1 and open_ == "(" else "") + close)
+        elif api == "pmap" and fn is not None:
+            kw = keyword(call, "axis_name")
+            if kw is None or not isinstance(kw.value, ast.Constant) or not isinstance(kw.value.value, str):
+                continue
+            axis = kw.value.value
+            uses = [c for c in ast.walk(fn) if isinstance(c, ast.Call) and last_name(c.func) in COLLECTIVES
+                    and any(isinstance(a, ast.Constant) and a.value == axis for a in [*c.args, *(k.value for k in c.keywords)])]
+            if uses:
+                yield "pmap-misspell", "pmap", src.replace(kw.value, repr(axis + "_typo"))
+                yield "pmap-drop", "pmap", _drop_keyword(src, call, kw)
+        elif api in GRADS and fn is not None:
+            params = positional(fn)
+            kw = keyword(call, "argnums")
+            if kw is not None and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, int):
+                yield "grad-argnums-past", "grad", src.replace(kw.value, str(len(params)))
+                ints = [i for i, p in enumerate(params) if _is_int_param(fn, i)]
+                if ints and ints[0] != kw.value.value:
+                    yield "grad-argnums-int", "grad", src.replace(kw.value, str(ints[0]))
+            aux = keyword(call, "has_aux")
+            if aux is not None and isinstance(aux.value, ast.Constant) and aux.value.value is True:
+                yield "grad-drop-has-aux", "grad", _drop_keyword(src, call, aux)
+    for call in ast.walk(tree):
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "defvjp" \
+                and len(call.args) >= 2:
+            bwd = only_def(defs, call.args[1])
+            if bwd is None:
+                continue
+            rets = [r for r in ast.walk(bwd) if isinstance(r, ast.Return)]
+            if len(rets) != 1 or not isinstance(rets[0].value, ast.Tuple) or not rets[0].value.elts:
+                continue
+            tup = rets[0].value
+            items = [src.segment(e) for e in tup.elts]
+            yield "vjp-add-cotangent", "vjp", src.replace(tup, "(" + ", ".join(items + ["None"]) + ")")
+            fewer = items[:-1]
+            yield "vjp-drop-cotangent", "vjp", src.replace(tup, "(" + ", ".join(fewer) + ("," if len(fewer) == 1 else "") + ")")
+
+
+def _is_int_param(fn: ast.FunctionDef, i: int) -> bool:
+    p = positional(fn)[i]
+    if isinstance(p.annotation, ast.Name) and p.annotation.id == "int":
+        return True
+    defaults = fn.args.defaults
+    k = i - (len(positional(fn)) - len(defaults))
+    return k >= 0 and isinstance(defaults[k], ast.Constant) and type(defaults[k].value) is int
+
+
+def _drop_keyword(src: Source, call: ast.Call, kw: ast.keyword) -> str:
+    """The call without one keyword argument (rewritten from its parts)."""
+    args = [src.segment(a) for a in call.args]
+    kws = [f"{k.arg}={src.segment(k.value)}" if k.arg else f"**{src.segment(k.value)}" for k in call.keywords if k is not kw]
+    return src.replace(call, f"{src.segment(call.func)}({', '.join(args + kws)})")
+
+
+def findings(text: str, path: str) -> set[tuple[str, int]]:
+    from jaxlint import testing
+    from jaxlint.registry import all_rules
+
+    codes = [r.code for r in all_rules() if r.code[:4] in ("JAX1", "JAX2", "JAX3", "JAX4")]
+    return {(d.code, d.start.line) for d in testing.lint(text, *codes, path=os.path.basename(path))}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("roots", nargs="+")
+    ap.add_argument("--max", type=int, default=50, help="mutants per mutation kind (sampled, seed 0)")
+    ap.add_argument("--show-missed", action="store_true")
+    args = ap.parse_args()
+    by_kind: dict[str, list[tuple[str, str, str]]] = {}
+    originals: dict[str, str] = {}
+    for path in py_files(args.roots):
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except (OSError, UnicodeDecodeError):
+            continue
+        if not any(w in text for w in ("vmap", "pmap", "defvjp", "grad", "jac", "hessian")):
+            continue
+        for kind, family, mutated in mutants(path, text):
+            by_kind.setdefault(kind, []).append((path, family, mutated))
+            originals[path] = text
+    rng = random.Random(0)
+    base: dict[str, set[tuple[str, int]]] = {}
+    totals: dict[str, list[int]] = {}
+    print(f"{'mutation':22} {'sites':>6} {'parse':>6} {'detected':>9}")
+    for kind in sorted(by_kind):
+        items = by_kind[kind]
+        if len(items) > args.max:
+            items = rng.sample(items, args.max)
+        parsed = detected = 0
+        for path, family, mutated in items:
+            try:
+                ast.parse(mutated)
+            except SyntaxError:
+                continue
+            parsed += 1
+            if path not in base:
+                base[path] = findings(originals[path], path)
+            new = findings(mutated, path)
+            prefix = FAMILY[family]
+            if any(code.startswith(prefix) for code, _ in new - _shifted(base[path], mutated, originals[path])):
+                detected += 1
+            elif args.show_missed:
+                print(f"  missed {kind}: {path}")
+        t = totals.setdefault(FAMILY[family], [0, 0, 0])
+        t[0] += len(by_kind[kind])
+        t[1] += parsed
+        t[2] += detected
+        share = f"{100 * detected / parsed:.0f}%" if parsed else "-"
+        print(f"{kind:22} {len(by_kind[kind]):>6} {parsed:>6} {detected:>5} {share:>4}")
+    print()
+    for fam, (sites, parsed, detected) in sorted(totals.items()):
+        share = f"{100 * detected / parsed:.0f}%" if parsed else "-"
+        print(f"{fam}xx: {detected}/{parsed} mutants detected ({share}), {sites} sites")
+    unmutated = sorted((p, c, line) for p, found in base.items() for c, line in found)
+    print(f"findings of JAX1xx-JAX4xx on the {len(base)} unmutated files linted: {len(unmutated)}")
+    for p, c, line in unmutated:
+        print(f"  {p}:{line} {c}")
+    return 0
+
+
+def _shifted(found: set[tuple[str, int]], mutated: str, original: str) -> set[tuple[str, int]]:
+    """The unmutated file's findings, also at lines shifted by the mutation's line delta."""
+    delta = mutated.count("\n") - original.count("\n")
+    return found | {(c, line + delta) for c, line in found}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

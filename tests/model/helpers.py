@@ -1,0 +1,48 @@
+"""Build the program model of a source string, and find nodes in it by their text."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+
+from jaxlint.context import FileContext
+from jaxlint.engine import collect_facts, walk_events
+from jaxlint.model import Program, program
+
+
+def model_of(source: str) -> Program:
+    source = textwrap.dedent(source)
+    module = cst.parse_module(source)
+    events, parents = walk_events(module)
+    names, facts, collector = collect_facts("m.py", module, events, "m", False)
+    ctx = FileContext("m.py", source, module, names, facts, collector, parents, None, events)
+    return program(ctx)
+
+
+def line_of(p: Program, node: cst.CSTNode) -> int:
+    from jaxlint.positions import node_ranges
+
+    return node_ranges(p.ctx.module, [node], p.ctx.parents, p.ctx.source)[node][0][0]
+
+
+def reads(p: Program, name: str) -> list[cst.Name]:
+    """Every read of ``name``, in text order."""
+    return list(p._reads_by_name.get(name, []))
+
+
+def read_at(p: Program, name: str, line: int) -> cst.Name:
+    found = [r for r in reads(p, name) if line_of(p, r) == line]
+    assert len(found) == 1, (name, line, len(found))
+    return found[0]
+
+
+def binding_lines(p: Program, name: str, line: int) -> list[int]:
+    """Lines of the bindings reaching the read of ``name`` on ``line``, sorted."""
+    out = []
+    for b in p.reaching(read_at(p, name, line)):
+        node = b.node
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            node = node.name
+        out.append(line_of(p, node))
+    return sorted(out)

@@ -176,7 +176,9 @@ class VmapMapsSharedParam(Rule):
             "partial_keywords": list(t.partial_keywords),
         }
         if isinstance(site.in_axes, (tuple, list)):
-            data["entries"] = [self.ctx.code(e.value) for e in site.in_axes_node.elements]  # type: ignore[union-attr]
+            node = site.in_axes_node
+            literal_node = isinstance(node, (cst.Tuple, cst.List))  # else a constant: `in_axes=AXES`
+            data["entries"] = [self.ctx.code(e.value) for e in node.elements] if literal_node else [repr(v) for v in site.in_axes]
             data["mapped"] = [i for i, v in enumerate(site.in_axes) if entry_mapped(v) is True]
             data["bracket"] = "[" if isinstance(site.in_axes, list) else "("
             if call_n is not None and call_n != len(site.in_axes):
@@ -186,7 +188,7 @@ class VmapMapsSharedParam(Rule):
         n_guess = call_n if call_n is not None else (len(data["entries"]) if "entries" in data else None)
         positions = n_guess if n_guess is not None else 64
         data["args"] = [argument_info(self.ctx, site, i, assigned, direct) for i in range(positions)] if site.calls else []
-        fix = self._fix_template(site)
+        fix = self._fix_template(site) if "entries" not in data or literal_node else None
         data["parens"] = isinstance(site.in_axes_node, cst.Tuple) and bool(site.in_axes_node.lpar)
         if fact is not None:
             verdict = self.decide(data, fact, self.ctx.facts.extra.get(self.code, {}).get("evidence", {}))

@@ -450,7 +450,7 @@ def syntax_check(result: FileResult, source: str) -> None:
     except (RecursionError, MemoryError):
         result.diagnostics.append(_too_deep(result.path))
         return
-    if too_deep_to_parse(source):
+    if too_deep_to_parse(source) or ast_too_deep(source):
         result.diagnostics.append(_too_deep(result.path))
         return
     try:
@@ -478,9 +478,14 @@ def too_deep_to_parse(source: str) -> bool:
     return max(accumulate(_DEPTH[c] for c in brackets)) > MAX_BRACKET_DEPTH
 
 
+MAX_OPERATORS_PER_LINE = 1000  # LibCST: 2,000 chained ``+`` take a second, 10,000 crash it
+_OPERATOR = re.compile(r"[-+*/%|&^@<>]|\band\b|\bor\b")
+
+
 def ast_too_deep(source: str) -> bool:
     """Code nested deeper than CPython itself can compile (``a + a + ...`` thousands of times):
-    LibCST would take minutes on it, or crash."""
+    LibCST would take minutes on it, or crash. When CPython stops at a syntax error before
+    building anything, a line with over a thousand operators is taken as such a chain."""
     import ast
     import warnings
 
@@ -490,8 +495,12 @@ def ast_too_deep(source: str) -> bool:
             ast.parse(source)
     except (RecursionError, MemoryError):
         return True
-    except Exception:  # noqa: BLE001 - a syntax error is LibCST's to report
-        return False
+    except Exception:  # noqa: BLE001 - a syntax error: LibCST reports it, unless it cannot
+        return any(
+            len(_OPERATOR.findall(line)) > MAX_OPERATORS_PER_LINE
+            for line in source.splitlines()
+            if len(line) > MAX_OPERATORS_PER_LINE
+        )
     return False
 
 

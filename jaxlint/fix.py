@@ -95,7 +95,7 @@ def atomic_write(path: str, text: str, encoding: str = "utf-8", expected: bytes 
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, stat.S_IMODE(st.st_mode))
-        if (st.st_uid, st.st_gid) != (os.getuid(), os.getgid()):
+        if hasattr(os, "chown") and (st.st_uid, st.st_gid) != (os.getuid(), os.getgid()):
             try:
                 os.chown(tmp, st.st_uid, st.st_gid)
             except OSError:

@@ -395,3 +395,12 @@ def test_brackets_nested_too_deeply_for_the_parser_are_a_syntax_error_not_a_segf
     p = write(tmp_path / "deep.py", "import jax\ny = jax.grad(" + "(" * 3000 + "f" + ")" * 3000 + ")\n")
     code, out, err = run_cli("--no-cache", "--output-format", "concise", "--jobs", "1", str(p))
     assert (code, out) == (1, f"{p}:1:1: JAX001 The file is nested too deeply to be parsed\n")
+
+
+def test_a_chain_of_thousands_of_operators_in_a_broken_file_is_a_syntax_error_not_a_segfault(tmp_path):
+    # CPython stops at the 250 nested calls (a syntax error for it), LibCST would recurse
+    # through the chain of 12,000 `+` and crash the process
+    chain = "y = jax.numpy.stack([" + "a + " * 12_000 + "b])\n"
+    p = write(tmp_path / "chain.py", "import jax\n" + chain + "x = jax.grad(" + "f(" * 250 + ")" * 250 + ")\n")
+    code, out, err = run_cli("--no-cache", "--output-format", "concise", "--jobs", "1", str(p))
+    assert (code, out) == (1, f"{p}:1:1: JAX001 The file is nested too deeply to be parsed\n")

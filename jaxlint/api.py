@@ -361,7 +361,10 @@ class Runner:
             if ignored:
                 diags = [d for d in diags if not any(d.code.startswith(c) or c == "ALL" for c in ignored)]
             lines = sources(path) if sources is not None else None
-            out.extend(suppress.apply(diags, supp_by_path.get(path), path, self.codes, lines))
+            # a file that was not parsed cannot show that a suppression suppresses nothing
+            unparsed = any(d.code in ("JAX001", "JAX003") for d in diags)
+            codes = self.codes - {"JAX002"} if unparsed else self.codes
+            out.extend(suppress.apply(diags, supp_by_path.get(path), path, codes, lines))
         for r in results:
             if r.path not in per_file and r.suppressions is not None and r.suppressions.comments:
                 lines = sources(r.path) if sources is not None else None

@@ -404,3 +404,12 @@ def test_a_chain_of_thousands_of_operators_in_a_broken_file_is_a_syntax_error_no
     p = write(tmp_path / "chain.py", "import jax\n" + chain + "x = jax.grad(" + "f(" * 250 + ")" * 250 + ")\n")
     code, out, err = run_cli("--no-cache", "--output-format", "concise", "--jobs", "1", str(p))
     assert (code, out) == (1, f"{p}:1:1: JAX001 The file is nested too deeply to be parsed\n")
+
+
+def test_an_unparsed_file_gets_no_unused_suppression_findings_and_no_fix(tmp_path):
+    # JAX002 needs the file's findings; a fix of it would have LibCST parse the file after all
+    source = "import jax\nt = jax.tree_map(f, t)  # noqa: JAX801\nx = jax.grad(" + "f(" * 3000 + ")" * 3000 + ")\n"
+    p = write(tmp_path / "deep.py", source)
+    code, out, err = run_cli("--no-cache", "--fix", "--output-format", "concise", "--jobs", "1", str(p))
+    assert (code, out) == (1, f"{p}:1:1: JAX001 The file is nested too deeply to be parsed\n")
+    assert p.read_text() == source

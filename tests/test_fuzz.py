@@ -147,8 +147,8 @@ def test_mutated_real_files_seeded(tmp_path):
 
 
 def test_generated_programs_seeded(tmp_path):
-    check = _generated(tmp_path, programs=60)
-    assert check.n >= 60
+    check = _generated(tmp_path, programs=150)
+    assert check.n >= 150
 
 
 @pytest.mark.fuzz

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import stat
 import tokenize
 from collections import defaultdict
 from contextlib import contextmanager
@@ -19,8 +20,9 @@ import libcst as cst
 
 from jaxlint import suppress
 from jaxlint.config import Settings
-from jaxlint.discover import discover
-from jaxlint.engine import FileLinter, release_memory
+from jaxlint.discover import discover, regular
+from jaxlint.crash import describe
+from jaxlint.engine import FileLinter, _python_source, not_checked, release_memory, syntax_check
 from jaxlint.slicing import Blanks, FilePlan, blanks_for, decide, job_digest
 from jaxlint.modules import module_name_for
 from jaxlint.project import Project
@@ -29,20 +31,54 @@ from jaxlint.rule import Rule
 from jaxlint.types import Diagnostic, FileResult, Position, RunResult  # noqa: F401
 
 MAX_FIX_PASSES = 10
+MAX_FILE_BYTES = 16 * 1024 * 1024  # larger files are reported (JAX003), not read
 
 
 class ReadError(Exception):
-    pass
+    """A file that cannot be read or decoded: ``reason`` says why, at ``position``."""
+
+    def __init__(self, path: str, reason: str, position: Position = Position(1, 1)) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path, self.reason, self.position = path, reason, position
+
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a folder"))
+
+
+def read_bytes(path: str) -> bytes:
+    """The bytes of a regular file; never blocks on a FIFO or reads a device."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as e:
+        if os.path.isdir(path):
+            raise ReadError(path, f"Cannot list this folder ({e.strerror}); it was not checked") from None
+        raise ReadError(path, f"Cannot read the file ({e.strerror}); it was not checked") from None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            try:
+                os.listdir(path)
+                reason = "This folder changed while it was being listed; it was not checked"
+            except OSError as e:
+                reason = f"Cannot list this folder ({e.strerror}); it was not checked"
+            raise ReadError(path, reason)
+        if not stat.S_ISREG(st.st_mode):
+            kind = next((k for test, k in _KINDS if test(st.st_mode)), "not a regular file")
+            raise ReadError(path, f"Not a regular file ({kind}); it was not checked")
+        if st.st_size > MAX_FILE_BYTES:
+            raise ReadError(path, f"The file is larger than {MAX_FILE_BYTES >> 20} MiB ({st.st_size} bytes); it was not checked")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return f.read()
+    except OSError as e:
+        raise ReadError(path, f"Cannot read the file ({e.strerror}); it was not checked") from None
+    finally:
+        os.close(fd)
 
 
 def read_source(path: str) -> tuple[str, str]:
     """(text, encoding) honouring a BOM or coding cookie; newlines kept as they are."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise ReadError(f"{path}: cannot read: {e.strerror}") from None
-    return decode(data, path)
+    return decode(read_bytes(path), path)
 
 
 def decode(data: bytes, path: str) -> tuple[str, str]:
@@ -52,11 +88,32 @@ def decode(data: bytes, path: str) -> tuple[str, str]:
         encoding = "utf-8"
     try:
         text = data.decode(encoding)
-    except (UnicodeDecodeError, LookupError):
-        raise ReadError(f"{path}: cannot decode as {encoding}") from None
+    except LookupError:
+        raise ReadError(path, f"Unknown encoding {encoding!r} in the coding declaration; the file was not checked") from None
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        column = len(data[data.rfind(b"\n", 0, e.start) + 1 : e.start].decode(encoding, errors="replace")) + 1
+        bad = data[e.start:e.end].hex(" ")
+        raise ReadError(path, f"Cannot decode the file as {encoding} (byte {bad}: {e.reason}); it was not checked",
+                        Position(line, column)) from None
     if text.startswith("\ufeff"):
         text = text[1:]
     return text, encoding
+
+
+def _unchecked(res: FileResult) -> bool:
+    """A fault (JAX003) is not a property of the file's bytes: never cache it."""
+    return any(d.code == "JAX003" for d in res.diagnostics)
+
+
+def _died(path: str) -> FileResult:
+    message = "The worker process checking this file died (killed, or crashed in native code); the file was not checked"
+    return FileResult(path=path, diagnostics=[not_checked(path, message)])
+
+
+def unreadable(e: ReadError) -> FileResult:
+    """The result of a file that could not be read: one JAX003 saying why."""
+    return FileResult(path=e.path, diagnostics=[not_checked(e.path, e.reason, e.position)])
 
 
 def selected_rules(settings: Settings) -> tuple[type[Rule], ...]:
@@ -99,8 +156,11 @@ def _plan_file(path: str) -> tuple[str, object, str | None]:
     try:
         text, _ = read_source(path)
     except ReadError as e:
-        return "error", None, str(e)
-    kind, value = _WORKER.plan(path, text)
+        return "done", unreadable(e), None
+    try:
+        kind, value = _WORKER.plan(path, text)
+    except Exception as exc:  # noqa: BLE001 - a bug planning one file: report it, go on
+        return "done", FileResult(path=path, internal_error=f"while planning: {describe(exc)}"), None
     release_memory()
     return kind, value, None
 
@@ -114,9 +174,12 @@ def _lint_file(job: Job) -> tuple[FileResult, str | None]:
     path, blanks, looked_up, callers = job
     try:
         text, _ = read_source(path)
-    except ReadError as e:
-        return FileResult(path=path), str(e)
-    result = _WORKER.lint(path, text, blanks=blanks, looked_up=looked_up, callers_of_seeds=callers)
+    except ReadError as e:  # it vanished or changed since the first pass
+        return unreadable(e), None
+    try:
+        result = _WORKER.lint(path, text, blanks=blanks, looked_up=looked_up, callers_of_seeds=callers)
+    except Exception as exc:  # noqa: BLE001 - a bug outside the rules' guard: report it, go on
+        return FileResult(path=path, internal_error=describe(exc)), None
     _collect()
     release_memory()  # the file's tree is gone: keep the worker small for the next one
     return result, None
@@ -171,14 +234,14 @@ class Runner:
                 else:
                     todo.append(job)
             del plans, decided
-            for job, (res, err) in zip(todo, run(_lint_file, todo)):
+            for job, (res, err) in zip(todo, run(_lint_file, todo, lambda job: (_died(job[0]), None))):
                 path = job[0]
                 self._tick()
                 if err is not None:
                     errors.append(err)
                     continue
                 results[path] = res
-                if self.cache is not None and res.internal_error is None:
+                if self.cache is not None and res.internal_error is None and not res.rule_errors and not _unchecked(res):
                     self.cache.put(path, res, job_digest(*job[1:]))
         if self.cache is not None:
             self.cache.flush()
@@ -189,17 +252,17 @@ class Runner:
         plans: dict[str, object] = {}
         todo: list[str] = []
         for path in files:
-            hit = self.cache.get_plan(path) if self.cache is not None else None
+            hit = self.cache.get_plan(path) if self.cache is not None and regular(path) else None
             if hit is not None:
                 plans[path] = hit[1]
             else:
                 todo.append(path)
-        for path, (kind, value, err) in zip(todo, run(_plan_file, todo)):
+        for path, (kind, value, err) in zip(todo, run(_plan_file, todo, lambda path: ("done", _died(path), None))):
             if err is not None:
                 errors.append(err)
                 continue
             plans[path] = value
-            if self.cache is not None:
+            if self.cache is not None and not (isinstance(value, FileResult) and _unchecked(value)):
                 self.cache.put_plan(path, (kind, value))
         return plans
 
@@ -209,31 +272,56 @@ class Runner:
 
     @contextmanager
     def _pool(self):
-        """``run(fn, items)``: results in order, from worker processes when it pays off."""
-        pool = None
+        """``run(fn, items, on_death)``: results in order, from worker processes when it pays
+        off. An item whose worker process dies (killed, or a crash in native code) gets
+        ``on_death(item)`` instead, and the other items are still linted."""
+        pools: dict[int, object] = {}  # worker count -> live pool
 
-        def run(fn, items):
-            nonlocal pool
-            global _WORKER
-            if self.jobs <= 1 or len(items) < 4:
-                _WORKER = _make_linter(self.rules, self.settings)
-                return map(fn, items)
-            if pool is None:
+        def pool(workers: int):
+            if workers not in pools:
                 import multiprocessing
                 from concurrent.futures import ProcessPoolExecutor
 
                 ctx = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
-                pool = ProcessPoolExecutor(
-                    max_workers=self.jobs, mp_context=ctx, initializer=_init_worker, initargs=(tuple(self.codes), self.settings)
+                pools[workers] = ProcessPoolExecutor(
+                    max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=(tuple(self.codes), self.settings)
                 )
-            chunk = max(1, min(16, len(items) // (self.jobs * 8)))
-            return pool.map(fn, items, chunksize=chunk)
+            return pools[workers]
+
+        def in_pools(fn, items, on_death):
+            from concurrent.futures.process import BrokenProcessPool
+
+            rest, workers = list(items), self.jobs
+            while rest:
+                done = 0
+                try:
+                    chunk = max(1, min(16, len(rest) // (workers * 8)))
+                    for r in pool(workers).map(fn, rest, chunksize=chunk):
+                        done += 1
+                        yield r
+                    return
+                except BrokenProcessPool:
+                    pools.pop(workers).shutdown(wait=True, cancel_futures=True)
+                if workers == 1:  # one item at a time: the first one lost killed its worker
+                    yield on_death(rest[done])
+                    done += 1
+                    workers = self.jobs
+                else:  # which one? run the rest one at a time until it is found
+                    workers = 1
+                rest = rest[done:]
+
+        def run(fn, items, on_death):
+            global _WORKER
+            if self.jobs <= 1 or len(items) < 4:
+                _WORKER = _make_linter(self.rules, self.settings)
+                return map(fn, items)
+            return in_pools(fn, items, on_death)
 
         try:
             yield run
         finally:
-            if pool is not None:
-                pool.shutdown()
+            for p in pools.values():
+                p.shutdown()
 
     def finish(self, results: list[FileResult], sources: Callable[[str], list[str] | None] | None = None) -> tuple[list[Diagnostic], list[str]]:
         """Project phase: decide pending findings, then per-file ignores and suppressions."""
@@ -247,6 +335,8 @@ class Runner:
                 by_rule[(p.code, island_of(p.path))].append(p)
             if r.internal_error:
                 errors.append(f"{r.path}: internal error: {r.internal_error}")
+            for e in r.rule_errors:  # the rule's findings in this file are lost, the others kept
+                errors.append(f"{r.path}: internal error in {e}")
         rules = {rule.code: rule for rule in self.rules}
         for (code, island), items in sorted(by_rule.items()):
             rule = rules.get(code)
@@ -255,7 +345,9 @@ class Runner:
             try:
                 verdicts = list(rule.resolve(items, projects[island]))
             except Exception as exc:  # noqa: BLE001 - a rule bug is reported, not raised
-                errors.append(f"internal error in {code} (project phase): {type(exc).__name__}: {exc}")
+                files = sorted({p.path for p in items})
+                where = files[0] + (f" and {len(files) - 1} more files" if len(files) > 1 else "")
+                errors.append(f"{where}: internal error in {code} (project phase): {describe(exc)}")
                 continue
             for p, message in verdicts:
                 per_file[p.path].append(
@@ -264,12 +356,15 @@ class Runner:
         out: list[Diagnostic] = []
         supp_by_path = {r.path: r.suppressions for r in results}
         for path, diags in per_file.items():
-            diags = [d for d in diags if d.code in self.codes or d.code == "JAX001"]
+            diags = [d for d in diags if d.code in self.codes or d.code in ("JAX001", "JAX003")]
             ignored = self._per_file_ignored(path)
             if ignored:
                 diags = [d for d in diags if not any(d.code.startswith(c) or c == "ALL" for c in ignored)]
             lines = sources(path) if sources is not None else None
-            out.extend(suppress.apply(diags, supp_by_path.get(path), path, self.codes, lines))
+            # a file that was not parsed cannot show that a suppression suppresses nothing
+            unparsed = any(d.code in ("JAX001", "JAX003") for d in diags)
+            codes = self.codes - {"JAX002"} if unparsed else self.codes
+            out.extend(suppress.apply(diags, supp_by_path.get(path), path, codes, lines))
         for r in results:
             if r.path not in per_file and r.suppressions is not None and r.suppressions.comments:
                 lines = sources(r.path) if sources is not None else None
@@ -368,19 +463,35 @@ def _in_cells(diags: list[Diagnostic], files: Iterable[str], texts: dict[str, st
 
 def lint_paths(paths: list[str], settings: Settings, jobs: int | None = None, cache=None, progress=None) -> RunResult:
     files = discover(paths, settings.root, settings.exclude, settings.extend_exclude)
-    run_key = cache.run_key(files) if cache is not None else None
+    run_key = cache.run_key(files) if cache is not None and all(map(regular, files)) else None
     hit = cache.get_run(run_key) if cache is not None else None
     if hit is not None:
         if progress:
             progress(len(files))
-        return RunResult(hit[0], len(files), hit[1])
+        return RunResult.from_cache(hit, len(files))
     runner = Runner(settings, jobs, cache, progress)
     results, errors = runner.lint_files(files)
+    _check_named(results, paths)
     diags, internal = runner.finish(results, _lines)
     diags = _in_cells(diags, files)
-    if cache is not None and not errors and not internal:
-        cache.put_run(run_key, (diags, []))
-    return RunResult(diags, len(files), errors + internal)
+    prefiltered = sum(1 for r in results if r.prefilter)
+    if cache is not None and not errors and not internal and not any(d.code == "JAX003" for d in diags):
+        cache.put_run(run_key, (diags, prefiltered))
+    return RunResult(diags, len(files), errors + internal, prefiltered=prefiltered)
+
+
+def _check_named(results: list[FileResult], paths: list[str]) -> None:
+    """A file named on the command line is always parsed, even without any trigger word."""
+    named = {os.path.normpath(p) for p in paths}
+    for r in results:
+        if r.prefilter == "skipped" and r.path in named:
+            try:
+                text = _python_source(r.path, read_source(r.path)[0], r)  # a notebook: its cells
+            except ReadError as e:
+                r.diagnostics.append(not_checked(r.path, e.reason, e.position))
+                continue
+            if text is not None:
+                syntax_check(r, text)
 
 
 def lint_source(source: str, path: str = "<stdin>", settings: Settings | None = None, module_name: str | None = None,
@@ -392,7 +503,7 @@ def lint_source(source: str, path: str = "<stdin>", settings: Settings | None = 
     linter = _make_linter(runner.rules, settings)
     if module_name is None:
         module_name = module_name_for(path)[0] if path != "<stdin>" and os.path.exists(path) else os.path.splitext(os.path.basename(path))[0]
-    kind, plan = linter.plan(path, source, module_name, False)
+    kind, plan = linter.plan(path, source, module_name, False, explicit=True)
     if kind == "done":
         res = plan
     else:
@@ -467,12 +578,13 @@ def cell_lines(path: str, cell: int, text: str | None = None) -> list[str] | Non
 
 def fix_paths(paths: list[str], settings: Settings, unsafe: bool = False, write: bool = True, jobs: int | None = None, cache=None, progress=None) -> RunResult:
     """Lint, then fix every file with applicable fixes to a fixed point (atomically written)."""
-    from jaxlint.fix import atomic_write, fixes_to_apply
+    from jaxlint.fix import FileChanged, atomic_write, fixes_to_apply
     files = discover(paths, settings.root, settings.exclude, settings.extend_exclude)
     runner = Runner(settings, jobs, cache, progress)
     results, errors = runner.lint_files(files)
+    _check_named(results, paths)
     diags, internal = runner.finish(results, _lines)
-    run = RunResult([], len(files), errors + internal)
+    run = RunResult([], len(files), errors + internal, prefiltered=sum(1 for r in results if r.prefilter))
     by_path: dict[str, list[Diagnostic]] = defaultdict(list)
     for d in diags:
         by_path[d.path].append(d)
@@ -484,7 +596,13 @@ def fix_paths(paths: list[str], settings: Settings, unsafe: bool = False, write:
         if not fixes_to_apply(mine, unsafe):
             final.extend(mine)
             continue
-        original, encoding = read_source(path)
+        try:
+            data = read_bytes(path)
+            original, encoding = decode(data, path)
+        except ReadError as e:
+            run.warnings.append(f"{e}; not fixed")
+            final.extend(mine)
+            continue
         module_name, is_pkg = module_name_for(path)
 
         def relint(text: str, path=path, module_name=module_name, is_pkg=is_pkg) -> list[Diagnostic]:
@@ -493,14 +611,27 @@ def fix_paths(paths: list[str], settings: Settings, unsafe: bool = False, write:
             d, _ = runner.finish(rest + [res], lambda p, text=text: module_lines(path, text) if p == path else _lines(p))
             return [x for x in d if x.path == path]
 
-        new, count, remaining, gave_up = fix_text(original, lambda t: relint(t), unsafe, path.endswith(".ipynb"))
+        try:
+            new, count, remaining, gave_up = fix_text(original, lambda t: relint(t), unsafe, path.endswith(".ipynb"))
+            if count and new != original and write:
+                atomic_write(path, new, encoding, expected=data)
+        except UnicodeEncodeError as e:
+            run.warnings.append(f"{path}: the fixed code cannot be written in the file's encoding {encoding} ({e.reason}); not fixed")
+            final.extend(mine)
+            continue
+        except FileChanged as e:
+            run.warnings.append(f"{path}: {e}; not overwritten, run again to fix it")
+            final.extend(mine)
+            continue
+        except Exception as exc:  # noqa: BLE001 - a bug while fixing one file: it stays as it was
+            run.errors.append(f"{path}: internal error while fixing (the file was not changed): {describe(exc)}")
+            final.extend(mine)
+            continue
         if gave_up:
             run.unparsable_fix.append(path)
         if count and new != original:
             run.fixed[path] = count
             run.diffs[path] = (original, new)
-            if write:
-                atomic_write(path, new, encoding)
             final.extend(remaining)
         else:
             final.extend(mine)

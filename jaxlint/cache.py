@@ -104,10 +104,20 @@ class Cache:
     # keys ----------------------------------------------------------------------------
     def _key(self, path: str) -> str | None:
         try:
-            with open(path, "rb") as f:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO must not block the run
+        except OSError:
+            return None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            with os.fdopen(fd, "rb") as f:
+                fd = -1
                 data = f.read()
         except OSError:
             return None
+        finally:
+            if fd >= 0:
+                os.close(fd)
         h = hashlib.sha256()
         h.update(os.path.abspath(path).encode())
         h.update(b"\0")

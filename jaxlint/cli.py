@@ -27,6 +27,20 @@ class DefaultGroup(click.Group):
             args = ["check", *args]
         return super().parse_args(ctx, args)
 
+    def invoke(self, ctx: click.Context):
+        """A bug in jaxlint exits 2 with one line saying where (never 1: that means findings)."""
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except KeyboardInterrupt:
+            click.echo("jaxlint: interrupted", err=True)
+            sys.exit(130)
+        except Exception as exc:  # noqa: BLE001
+            from jaxlint.crash import internal_error_line
+
+            fail(internal_error_line(exc))
+
 
 def _codes(value: str | None) -> list[str] | None:
     if value is None:
@@ -65,7 +79,7 @@ def check(paths, select, extend_select, ignore, preview, do_fix, unsafe_fixes, d
           jobs, quiet) -> None:
     """Lint PATHS (files or folders; default: the current folder; `-` reads stdin)."""
     from jaxlint.config import ConfigError, load_settings, parse_version, validate_settings
-    from jaxlint.discover import DiscoveryError, discover
+    from jaxlint.discover import DiscoveryError, discover, regular
     from jaxlint.types import RunResult
 
     paths = list(paths) or ["."]
@@ -113,9 +127,9 @@ def check(paths, select, extend_select, ignore, preview, do_fix, unsafe_fixes, d
                 files = discover(paths, settings.root, settings.exclude, settings.extend_exclude)
             except DiscoveryError as e:
                 fail(str(e))
-            hit = cache.get_run(cache.run_key(files))
+            hit = cache.get_run(cache.run_key(files)) if all(map(regular, files)) else None
             if hit is not None:
-                run = RunResult(hit[0], len(files), hit[1])
+                run = RunResult.from_cache(hit, len(files))
     if run is None:
         from jaxlint import api
         from jaxlint.registry import RegistryError, SelectionError, check_selectors
@@ -127,10 +141,15 @@ def check(paths, select, extend_select, ignore, preview, do_fix, unsafe_fixes, d
             if paths == ["-"]:
                 stdin_text = sys.stdin.read()
                 name = stdin_filename or "-"
-                run = _lint_stdin(stdin_text, name, settings, do_fix or diff, unsafe_fixes, diff)
+                from jaxlint.crash import doing
+
+                with doing(f"linting {name}"):
+                    run = _lint_stdin(stdin_text, name, settings, do_fix or diff, unsafe_fixes, diff)
             else:
+                from jaxlint.crash import doing
+
                 progress = _progress_bar(fmt, quiet)
-                with progress as advance:
+                with progress as advance, doing(f"{'fixing' if do_fix else 'linting'} {' '.join(paths)}"):
                     if do_fix or diff:
                         run = api.fix_paths(paths, settings, unsafe=unsafe_fixes, write=not diff, jobs=jobs, cache=cache, progress=advance)
                     else:
@@ -164,9 +183,7 @@ def check(paths, select, extend_select, ignore, preview, do_fix, unsafe_fixes, d
     if statistics:
         _statistics(diags, unsafe_fixes)
     elif not (paths == ["-"] and do_fix):
-        from jaxlint.report import render
-
-        out.write(render(fmt, diags, color=color, source=source_lines, unsafe_fixes=unsafe_fixes))
+        out.write(_render(fmt, diags, color=color, source=source_lines, unsafe_fixes=unsafe_fixes))
     if show_fixes and run.fixed:
         click.echo("Fixed:", err=True)
         for path, n in sorted(run.fixed.items()):
@@ -181,6 +198,21 @@ def check(paths, select, extend_select, ignore, preview, do_fix, unsafe_fixes, d
     if diags and not exit_zero:
         sys.exit(EXIT_FOUND)
     sys.exit(EXIT_OK)
+
+
+def _render(fmt: str, diags, **kw) -> str:
+    """The report; if the reporter fails, the internal error names the first file it fails on."""
+    from jaxlint.crash import doing
+    from jaxlint.report import render
+
+    try:
+        return render(fmt, diags, **kw)
+    except Exception:
+        for path in sorted({d.path for d in diags}):
+            with doing(f"writing the {fmt} report for {path}"):
+                render(fmt, [d for d in diags if d.path == path], **kw)
+        with doing(f"writing the {fmt} report"):
+            raise
 
 
 def _lint_stdin(text: str, name: str, settings, fix: bool, unsafe: bool, diff: bool):
@@ -280,7 +312,7 @@ def _summary(run, unsafe: bool) -> None:
         msg = "All checks passed!"
         if fixed:
             msg = f"Fixed {fixed} problem{'s' if fixed != 1 else ''}; no problems remain."
-        click.echo(msg, err=True)
+        click.echo(msg + _prefiltered(run), err=True)
         return
     files = len({d.path for d in diags})
     safe = sum(1 for d in diags if d.fix is not None and d.fix.applicability == "safe")
@@ -297,10 +329,19 @@ def _summary(run, unsafe: bool) -> None:
         extras.append(f"{hidden} fixable with --fix --unsafe-fixes")
     if extras:
         msg += f" ({', '.join(extras)})"
-    click.echo(msg + ".", err=True)
+    click.echo(msg + "." + _prefiltered(run), err=True)
+
+
+def _prefiltered(run) -> str:
+    n = run.prefiltered
+    if not n:
+        return ""
+    return f" {n} file{'s' if n != 1 else ''} skipped by the trigger pre-filter (no enabled rule's trigger word)."
 
 
 def _errors(run) -> None:
+    for w in run.warnings:
+        click.echo(f"jaxlint: warning: {w}", err=True)
     for e in run.errors:
         click.echo(f"jaxlint: error: {e}", err=True)
     for p in run.unparsable_fix:

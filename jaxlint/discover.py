@@ -3,12 +3,17 @@
 Skipped: VCS folders, virtual environments (any folder with ``pyvenv.cfg``), build
 output, caches, what ``exclude``/``extend-exclude`` name, and what ``.gitignore`` files
 ignore (matched with pathspec's implementation of git's rules). A file named explicitly
-on the command line is always linted.
+on the command line is always linted. Symbolic links to folders are not followed, and no
+folder is walked twice; broken or looping links are not files. A ``.py`` entry that is
+not a regular file (a FIFO, a device) and a folder that cannot be listed are returned as
+files: reading them fails, and that is reported on them (JAX003) instead of stopping the
+run.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 
 DEFAULT_EXCLUDE = (
@@ -66,6 +71,7 @@ def discover(paths: list[str], root: str, exclude: list[str], extend_exclude: li
     user = None
     root = os.path.abspath(root)
     out: set[str] = set()
+    seen: set = set()  # the folders walked, as (device, inode), and the real paths of files named
 
     def excluded(path: str, is_dir: bool) -> bool:
         name = os.path.basename(path)
@@ -83,9 +89,13 @@ def discover(paths: list[str], root: str, exclude: list[str], extend_exclude: li
     for given in paths:
         ap = os.path.abspath(given)
         if not os.path.exists(ap):
+            if os.path.islink(ap):
+                raise DiscoveryError(f"{given}: broken symbolic link or symbolic link loop")
             raise DiscoveryError(f"{given}: no such file or directory")
-        if os.path.isfile(ap):
-            out.add(os.path.normpath(given))
+        if not os.path.isdir(ap):  # a file, or a FIFO, socket or device: reading reports it
+            if os.path.realpath(ap) not in seen:
+                seen.add(os.path.realpath(ap))
+                out.add(os.path.normpath(given))
             continue
         if user is None and patterns:
             import pathspec
@@ -106,27 +116,55 @@ def discover(paths: list[str], root: str, exclude: list[str], extend_exclude: li
                 gi = _gitignore(d)
                 if gi:
                     ignores.append(gi)
-        _walk(ap, given, ignores, excluded, out)
+        try:
+            _walk(ap, given, ignores, excluded, out, seen)
+        except RecursionError:
+            raise DiscoveryError(f"{given}: folders nested too deeply") from None
     return sorted(out)
 
 
-def _walk(abs_dir: str, shown_dir: str, ignores: list[_Ignore], excluded, out: set[str]) -> None:
+def _walk(abs_dir: str, shown_dir: str, ignores: list[_Ignore], excluded, out: set[str], seen: set) -> None:
+    try:
+        st = os.stat(abs_dir)
+        if (st.st_dev, st.st_ino) in seen:
+            return
+        seen.add((st.st_dev, st.st_ino))
+    except OSError:
+        pass  # listing it fails below and says why
     gi = _gitignore(abs_dir)
     if gi is not None:
         ignores = ignores + [gi]
     try:
         entries = sorted(os.scandir(abs_dir), key=lambda e: e.name)
-    except PermissionError:
-        raise DiscoveryError(f"{shown_dir}: permission denied") from None
+    except OSError:  # unreadable, or gone: reading it says why (JAX003)
+        out.add(os.path.normpath(shown_dir))
+        return
     for e in entries:
         ap = e.path
         shown = os.path.normpath(os.path.join(shown_dir, e.name))
         is_dir = e.is_dir(follow_symlinks=False)
-        if not is_dir and not (e.is_file() and e.name.endswith((".py", ".ipynb"))):
+        if not is_dir and not (e.name.endswith((".py", ".ipynb")) and (not e.is_symlink() or _is_file(e))):
             continue
         if excluded(ap, is_dir) or any(i.matches(ap, is_dir) for i in ignores):
             continue
         if is_dir:
-            _walk(ap, shown, ignores, excluded, out)
+            _walk(ap, shown, ignores, excluded, out, seen)
         else:
             out.add(shown)
+
+
+def _is_file(entry: os.DirEntry) -> bool:
+    """A link to a regular file; a broken or looping link is not one."""
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
+
+
+def regular(path: str) -> bool:
+    """Is ``path`` a regular file? Only those may be read blindly (the cache hashes files):
+    reading a FIFO blocks forever."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False

@@ -7,12 +7,13 @@ than LibCST's visitor. Positions are computed only for reported nodes.
 
 from __future__ import annotations
 
-import traceback
+import re
 from typing import Any, Iterable, Sequence
 
 import libcst as cst
 
 from jaxlint.context import FileContext
+from jaxlint.crash import describe
 from jaxlint.facts import FactCollector, ModuleFacts, module_name_for
 from jaxlint.literals import UNKNOWN, literal
 from jaxlint.names import ImportTable
@@ -234,6 +235,9 @@ class FileLinter:
             module_name, is_package = module_name_for(path)
         wanted = self.wanted_rules(source)
         text = apply_blanks(source, blanks) if blanks else source
+        if too_deep_to_parse(source) or (not self.slicing and ast_too_deep(source)):
+            result.diagnostics.append(_too_deep(path))
+            return result
         try:
             try:
                 module = cst.parse_module(text)
@@ -248,9 +252,7 @@ class FileLinter:
             result.diagnostics.append(_syntax_error(path, source, e))
             return result
         except RecursionError:
-            result.diagnostics.append(
-                Diagnostic(path, "JAX001", "syntax-error", "The file is nested too deeply to be parsed", Position(1, 1), Position(1, 1))
-            )
+            result.diagnostics.append(_too_deep(path))
             return result
         try:
             events, parents = walk_events(module)
@@ -259,34 +261,64 @@ class FileLinter:
             ctx.original_source = source
             ctx.looked_up = looked_up
             ctx.callers_of_seeds = callers_of_seeds
-            instances = [r(ctx, self.options.get(r.code)) for r in wanted]
-            dispatch: dict[str, list] = {}
-            for inst in instances:
-                for method, node_type in self._methods[type(inst)]:
-                    dispatch.setdefault(method, []).append(getattr(inst, method))
-            visit = {k[6:]: v for k, v in dispatch.items() if k.startswith("visit_")}
-            leave = {k[6:]: v for k, v in dispatch.items() if k.startswith("leave_")}
-            for node, entering in events:
-                handlers = (visit if entering else leave).get(type(node).__name__)
-                if handlers:
-                    for h in handlers:
-                        h(node)
-            for inst in instances:
-                inst.finish()
+            instances = self._run_rules(result, ctx, wanted, events)
             reports = [rep for inst in instances for rep in inst.reports]
             self._materialise(result, module, ctx, collector, reports)
             if result.suppressions.needs_statement_ranges:
                 _statement_ranges(module, events, result.suppressions)
             result.facts = facts
-        except Exception as exc:  # a bug in a rule must not lose the other files' results
-            tb = traceback.extract_tb(exc.__traceback__)
-            where = f"{tb[-1].filename}:{tb[-1].lineno}" if tb else "?"
-            result.internal_error = f"{type(exc).__name__}: {exc} (at {where})"
+        except (RecursionError, MemoryError) as exc:  # the engine's own walk over extreme code
+            result.diagnostics = [not_checked(path, _resource(exc))]
+        except Exception as exc:  # a bug in the engine must not lose the other files' results
+            result.internal_error = describe(exc)
         return result
 
-    def plan(self, path: str, source: str, module_name: str | None = None, is_package: bool | None = None):
+    def _run_rules(self, result: FileResult, ctx: FileContext, wanted: list[type[Rule]], events) -> list[Rule]:
+        """One walk dispatching to every rule; a rule that raises loses only its own findings
+        on this file (reported in ``result``), the others go on."""
+        instances: list[Rule] = []
+        for r in wanted:
+            try:
+                instances.append(r(ctx, self.options.get(r.code)))
+            except Exception as exc:  # noqa: BLE001 - reported, see _rule_failed
+                _rule_failed(result, r, exc)
+        visit, leave = self._dispatch(instances)
+        for node, entering in events:
+            handlers = (visit if entering else leave).get(type(node).__name__)
+            if handlers:
+                for h in handlers:
+                    try:
+                        h(node)
+                    except Exception as exc:  # noqa: BLE001
+                        inst = h.__self__
+                        _rule_failed(result, type(inst), exc)
+                        instances.remove(inst)
+                        visit, leave = self._dispatch(instances)
+        for inst in list(instances):
+            try:
+                inst.finish()
+            except Exception as exc:  # noqa: BLE001
+                _rule_failed(result, type(inst), exc)
+                instances.remove(inst)
+        return instances
+
+    def _dispatch(self, instances: list[Rule]) -> tuple[dict[str, list], dict[str, list]]:
+        """Node type name -> the bound visit_/leave_ methods of ``instances``."""
+        visit: dict[str, list] = {}
+        leave: dict[str, list] = {}
+        for inst in instances:
+            for method, node_type in self._methods[type(inst)]:
+                (visit if method.startswith("visit_") else leave).setdefault(node_type, []).append(getattr(inst, method))
+        return visit, leave
+
+    def plan(self, path: str, source: str, module_name: str | None = None, is_package: bool | None = None,
+             explicit: bool = False):
         """First pass: ``("done", FileResult)`` when no rule wants the file, ``("plan", FilePlan)``
-        to decide what LibCST must see, ``("whole", None)`` when it must see all of it."""
+        to decide what LibCST must see, ``("whole", None)`` when it must see all of it.
+
+        A file no rule wants is still checked for syntax errors when it mentions ``jax`` or
+        was named ``explicit``-ly: "All checks passed!" must not cover a file Python cannot
+        parse."""
         unreadable = FileResult(path=path)
         source = _python_source(path, source, unreadable)
         if source is None:
@@ -294,6 +326,9 @@ class FileLinter:
         if not self.wants(source):
             result = FileResult(path=path)
             result.suppressions = scan_suppressions(source)
+            result.prefilter = "skipped"
+            if explicit or "jax" in source:
+                syntax_check(result, source)
             return "done", result
         if not self.slicing:
             return "whole", None
@@ -301,6 +336,10 @@ class FileLinter:
             module_name, is_package = module_name_for(path)
         wanted = self.wanted_rules(source)
         plan = plan_file(path, source, wanted, module_name, bool(is_package))
+        if plan is None and ast_too_deep(source):  # ``ast`` gave up: spare LibCST the attempt
+            result = FileResult(path=path, diagnostics=[_too_deep(path)])
+            result.suppressions = scan_suppressions(source)
+            return "done", result
         return ("plan", plan) if plan is not None else ("whole", None)
 
     def wanted_rules(self, source: str) -> list[type[Rule]]:
@@ -420,6 +459,105 @@ def _statement_ranges(module: cst.Module, events, supp) -> None:
         if after:
             first = min(sp[0] for sp in after)
             c.first, c.last = first, max(sp[1] for sp in after if sp[0] == first)
+
+
+def syntax_check(result: FileResult, source: str) -> None:
+    """JAX001 if the file does not parse; the cheap stdlib parser first, LibCST (which knows
+    newer syntax than this Python) only to confirm an error."""
+    import ast
+    import warnings
+
+    result.prefilter = "syntax"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(source)
+        return
+    except (SyntaxError, ValueError, OverflowError):
+        pass
+    except (RecursionError, MemoryError):
+        result.diagnostics.append(_too_deep(result.path))
+        return
+    if too_deep_to_parse(source) or ast_too_deep(source):
+        result.diagnostics.append(_too_deep(result.path))
+        return
+    try:
+        cst.parse_module(source)
+    except cst.ParserSyntaxError as e:
+        result.diagnostics.append(_syntax_error(result.path, source, e))
+    except RecursionError:
+        result.diagnostics.append(_too_deep(result.path))
+    finally:
+        release_memory()
+
+
+MAX_BRACKET_DEPTH = 500  # CPython refuses 200; LibCST's native parser overflows its stack near 3000
+_DEPTH = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
+
+
+def too_deep_to_parse(source: str) -> bool:
+    """Brackets nested deeper than any runnable Python (strings counted too: an over-estimate).
+    LibCST's parser would crash the process (a segmentation fault), not raise."""
+    if source.count("(") + source.count("[") + source.count("{") < MAX_BRACKET_DEPTH:
+        return False
+    from itertools import accumulate
+
+    brackets = re.sub(r"[^()\[\]{}]+", "", source)
+    return max(accumulate(_DEPTH[c] for c in brackets)) > MAX_BRACKET_DEPTH
+
+
+MAX_OPERATORS_PER_LINE = 1000  # LibCST: 2,000 chained ``+`` take a second, 10,000 crash it
+_OPERATOR = re.compile(r"[-+*/%|&^@<>]|\band\b|\bor\b")
+
+
+def ast_too_deep(source: str) -> bool:
+    """Code nested deeper than CPython itself can compile (``a + a + ...`` thousands of times):
+    LibCST would take minutes on it, or crash. When CPython stops at a syntax error before
+    building anything, a line with over a thousand operators is taken as such a chain."""
+    import ast
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(source)
+    except (RecursionError, MemoryError):
+        return True
+    except Exception:  # noqa: BLE001 - a syntax error: LibCST reports it, unless it cannot
+        return any(
+            len(_OPERATOR.findall(line)) > MAX_OPERATORS_PER_LINE
+            for line in source.splitlines()
+            if len(line) > MAX_OPERATORS_PER_LINE
+        )
+    return False
+
+
+def _too_deep(path: str) -> Diagnostic:
+    return Diagnostic(path, "JAX001", "syntax-error", "The file is nested too deeply to be parsed", Position(1, 1), Position(1, 1))
+
+
+NOT_CHECKED = ("JAX003", "not-checked", "Fix what the message names (or exclude the file); jaxlint skipped it")
+
+
+def not_checked(path: str, message: str, pos: Position = Position(1, 1)) -> Diagnostic:
+    """JAX003: the file (or one rule on it) could not be checked, and the message says why."""
+    code, name, help = NOT_CHECKED
+    return Diagnostic(path, code, name, message, pos, pos, None, False, help)
+
+
+def _resource(exc: BaseException) -> str:
+    if isinstance(exc, RecursionError):
+        return "The code is nested too deeply to be checked (RecursionError); the file was not checked"
+    return "Checking the file ran out of memory (MemoryError); the file was not checked"
+
+
+def _rule_failed(result: FileResult, rule: type[Rule], exc: Exception) -> None:
+    """A rule raised: extreme code is a JAX003 finding, anything else a bug in the rule."""
+    if isinstance(exc, (RecursionError, MemoryError)):
+        what = "nested too deeply for it (RecursionError)" if isinstance(exc, RecursionError) else "too large for it (MemoryError)"
+        result.diagnostics.append(not_checked(result.path, f"{rule.code} ({rule.name}) did not check this file: the code is {what}"))
+    else:
+        result.rule_errors.append(f"{rule.code} ({rule.name}): {describe(exc)}")
 
 
 def _syntax_error(path: str, source: str, e: cst.ParserSyntaxError) -> Diagnostic:

@@ -72,16 +72,39 @@ def fixes_to_apply(diagnostics: Iterable[Diagnostic], unsafe: bool) -> list[Fix]
     return out
 
 
-def atomic_write(path: str, text: str, encoding: str = "utf-8") -> None:
-    """Write to a temporary file beside ``path`` and rename over it, keeping the mode."""
-    directory = os.path.dirname(os.path.abspath(path))
-    mode = stat.S_IMODE(os.stat(path).st_mode)
-    fd, tmp = tempfile.mkstemp(prefix=".jaxlint-", suffix=".tmp", dir=directory)
+class FileChanged(Exception):
+    """The file on disk is no longer the one the fixes were computed from."""
+
+
+def atomic_write(path: str, text: str, encoding: str = "utf-8", expected: bytes | None = None) -> None:
+    """Replace the file's contents all at once, or not at all.
+
+    The new text goes to a temporary file beside the target (a symlink's target), flushed
+    to disk, with the old file's mode (and owner, where allowed), then is renamed over
+    it: a crash or a kill leaves the old file or the new one, never a mix. With
+    ``expected``, a file whose bytes changed since they were read is not overwritten
+    (``FileChanged``). The text is encoded first: a fix the file's encoding cannot hold
+    changes nothing (``UnicodeEncodeError``)."""
+    target = os.path.realpath(path)
+    data = text.encode(encoding)
+    st = os.stat(target)
+    fd, tmp = tempfile.mkstemp(prefix=".jaxlint-", suffix=".tmp", dir=os.path.dirname(target))
     try:
-        with os.fdopen(fd, "w", encoding=encoding, newline="") as f:
-            f.write(text)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, stat.S_IMODE(st.st_mode))
+        if hasattr(os, "chown") and (st.st_uid, st.st_gid) != (os.getuid(), os.getgid()):
+            try:
+                os.chown(tmp, st.st_uid, st.st_gid)
+            except OSError:
+                pass  # not allowed to give the file away: it keeps its mode, and is ours
+        if expected is not None:
+            with open(target, "rb") as f:
+                if f.read() != expected:
+                    raise FileChanged("it changed on disk while jaxlint was fixing it")
+        os.replace(tmp, target)
     except BaseException:
         try:
             os.unlink(tmp)

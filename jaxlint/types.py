@@ -86,6 +86,8 @@ class FileResult:
     facts: Any = None  # jaxlint.facts.ModuleFacts
     suppressions: Any = None  # jaxlint.suppress.Suppressions
     internal_error: str | None = None
+    rule_errors: list[str] = field(default_factory=list)  # "JAX101 (name): Type: message": a rule's bug
+    prefilter: str = ""  # no rule wanted the file: "syntax" (only parsed) or "skipped" (not even that)
 
 
 @dataclass
@@ -96,3 +98,11 @@ class RunResult:
     fixed: dict[str, int] = field(default_factory=dict)  # path -> number of fixes applied
     diffs: dict[str, tuple[str, str]] = field(default_factory=dict)  # path -> (old, new)
     unparsable_fix: list[str] = field(default_factory=list)
+    prefiltered: int = 0  # files no enabled rule's trigger word occurs in (see FileResult.prefilter)
+    warnings: list[str] = field(default_factory=list)  # "path: message": e.g. a fix not written
+
+    @classmethod
+    def from_cache(cls, hit: tuple, files: int) -> "RunResult":
+        """A whole run's cached answer: (diagnostics, files the pre-filter skipped)."""
+        diags, prefiltered = hit
+        return cls(diags, files, [], prefiltered=prefiltered if isinstance(prefiltered, int) else 0)

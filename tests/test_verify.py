@@ -296,3 +296,17 @@ def test_every_rule_has_a_reference(rule):
     spec = load_spec(d / "spec.toml")
     for name in [b.file for b in spec.bad] + [spec.fixed]:
         assert (d / name).is_file(), f"{rule.code}: {name} is missing"
+
+
+@pytest.mark.slow
+@pytest.mark.jax
+def test_verify_confirms_every_rule_of_the_real_tree():
+    """What the README promises: every rule's bad programs fail (or compute wrong numbers),
+    its fix matches the oracle, and its autofix behaves like the fix."""
+    pytest.importorskip("jax")
+    code, out, err = run_cli("verify", "--output-format", "json")
+    reports = json.loads(out)
+    expected = sorted(r.code for r in all_rules() if not getattr(r, "engine_rule", False))
+    assert sorted(r["code"] for r in reports) == expected
+    assert [(r["code"], r["reasons"]) for r in reports if not r["confirmed"]] == []
+    assert code == 0, err

@@ -2,9 +2,11 @@
 
 Per file, ``AxisFacts`` records every *use* of a function (a def, a lambda, or a variable
 bound to a transformed function): called directly, mapped by ``pmap``/``vmap``/
-``shard_map``/``smap`` (with the axis names each binds), wrapped by a transform that
-binds nothing (``jit``, ``grad``, ``partial``), or handed to code that calls it in place
-(``lax.scan``, ``jax.tree.map``). Anything else is an unknown use. The project phase
+``shard_map``/``smap`` (with the axis names each binds, read by ``jaxlint.model.axes``),
+wrapped by a transform that binds nothing (``jit``, ``grad``, ``partial``), handed to code
+that calls it in place (``lax.scan``, ``jax.tree.map``), or bound to a variable or to a
+``self.name`` its class assigns once (``jaxlint.model.attributes``). Anything else is an
+unknown use. The project phase
 (``find_unbound``) walks these uses upwards from the function holding a collective and
 looks for one *known* path on which the axis name is not bound. Unknown means silent:
 a path through an unknown use, a map whose names cannot be read, or a function that
@@ -21,7 +23,9 @@ from typing import Any
 import libcst as cst
 
 
-from jaxlint.literals import UNKNOWN
+from jaxlint.model import program
+from jaxlint.model.attributes import assigned_value, instance_attribute
+from jaxlint.model.axes import MAPS, bound_names
 from jaxlint.names import dotted
 
 # collective -> index of the positional axis_name argument (None: keyword only)
@@ -44,7 +48,6 @@ COLLECTIVES: dict[str, int | None] = {
 }
 COLLECTIVE_NAMES = {f"jax.lax.{k}": k for k in COLLECTIVES}
 
-MAPS = frozenset({"jax.pmap", "jax.vmap", "jax.shard_map", "jax.smap"})
 # transforms that bind no axis name: the wrapped function runs where the result is called
 PASS = frozenset(
     {
@@ -105,9 +108,6 @@ TEST_DECORATOR_PREFIXES = (
     "jtu.",
     "jax._src.test_util.",
 )
-MESH_CONSTRUCTORS = frozenset(
-    {"jax.sharding.Mesh", "jax.make_mesh", "jax.sharding.AbstractMesh"}
-)
 # module transforms of neural-network libraries: they bind axis names of their own
 FOREIGN_MAP_LIBS = ("flax", "haiku", "equinox", "praxis")
 EXTERNAL = frozenset(
@@ -125,30 +125,6 @@ EXPECTS_ERROR = (
 
 def short(api: str) -> str:
     return api.rsplit(".", 1)[-1]
-
-
-def _names(value: Any) -> tuple[str, ...] | None:
-    """Axis names from a literal value: a string, a tuple/list of strings, or None."""
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        return (value,)
-    if isinstance(value, (tuple, list)) and all(isinstance(v, str) for v in value):
-        return tuple(value)
-    return None
-
-
-def _arg(args: list[cst.Arg], keyword: str, index: int | None) -> cst.Arg | None | Any:
-    """The argument for a parameter: by keyword, else by position; UNKNOWN behind * / **."""
-    for a in args:
-        if a.keyword is not None and a.keyword.value == keyword:
-            return a
-    positional = [a for a in args if a.keyword is None]
-    if any(a.star for a in args):
-        return UNKNOWN
-    if index is not None and index < len(positional):
-        return positional[index]
-    return None
 
 
 class AxisFacts:
@@ -257,67 +233,16 @@ class AxisFacts:
             return None, [], True
         return self.ctx.resolve(func), list(call.args), False
 
-    def map_names(
-        self, api: str, args: list[cst.Arg], with_fun: bool
-    ) -> tuple[str, ...] | None:
-        """The axis names a map binds, () for none, None when they cannot be read."""
-        shift = 1 if with_fun else 0
-        if api == "jax.pmap":
-            a = _arg(args, "axis_name", 1 if with_fun else 0)
-            return self._read_names(a)
-        if api == "jax.vmap":
-            names: list[str] = []
-            for kw, idx in (("axis_name", 3), ("spmd_axis_name", 5)):
-                got = self._read_names(_arg(args, kw, idx - 1 + shift))
-                if got is None:
-                    return None
-                names += got
-            return tuple(names)
-        if api == "jax.smap":
-            a = _arg(args, "axis_name", None)
-            return None if a is None else self._read_names(a)
-        if api == "jax.shard_map":
-            a = _arg(args, "axis_names", None)
-            if a is not None:
-                return None  # a subset of manual axes: read the mesh instead only when absent
-            m = _arg(args, "mesh", shift)
-            if m is None or m is UNKNOWN:
-                return None
-            return self.mesh_names(m.value, 0)
-        return None
-
-    def _read_names(self, a: Any) -> tuple[str, ...] | None:
-        if a is UNKNOWN:
+    def attribute_ref(self, attr: cst.Attribute) -> str | None:
+        """``self.step``, assigned once in the class: a reference of its own (``Cls.step@self``)."""
+        p = program(self.ctx)
+        key = instance_attribute(p, attr)
+        if key is None or assigned_value(p, attr) is None:
             return None
-        if a is None:
-            return ()
-        return _names(self.ctx.literal(a.value))
-
-    def mesh_names(
-        self, expr: cst.BaseExpression, depth: int
-    ) -> tuple[str, ...] | None:
-        if depth > 3:
+        method = self.ctx.qualname(key.method)
+        if not method:
             return None
-        if (
-            isinstance(expr, cst.Call)
-            and self.ctx.resolve(expr.func) in MESH_CONSTRUCTORS
-        ):
-            a = _arg(list(expr.args), "axis_names", 1)
-            if a is None or a is UNKNOWN:
-                return None
-            return self._read_names(a) or None
-        if isinstance(expr, cst.Name):
-            scope = self.ctx.scope_of(expr)
-            while True:
-                values = self._assigns.get((scope, expr.value))
-                if values is not None:
-                    if len(values) != 1:
-                        return None
-                    return self.mesh_names(values[0], depth + 1)
-                if not scope:
-                    return None
-                scope = scope.rpartition(".")[0]
-        return None
+        return self.ctx.facts.ref(f"{method.rpartition('.')[0]}.{key.name}") + INSTANCE
 
     # -- uses -------------------------------------------------------------------------
     def fate(self, node: cst.BaseExpression) -> dict[str, Any]:
@@ -340,7 +265,7 @@ class AxisFacts:
                 if is_fun and api in MAPS:
                     maps.append(
                         self._map(
-                            api, call, self.map_names(api, options, not partial_form)
+                            api, call, bound_names(program(self.ctx), api, options, not partial_form)
                         )
                     )
                     cur = call
@@ -361,6 +286,9 @@ class AxisFacts:
                     if rebinds_def(self.ctx, parent):
                         var += REBOUND
                     return self._use("bind", maps, parent, var=var)
+                target = parent.targets[0].target if len(parent.targets) == 1 else None
+                if isinstance(target, cst.Attribute) and assigned_value(program(self.ctx), target) is cur:
+                    return self._use("bind", maps, parent, var=self.attribute_ref(target))
                 break
             break
         return self._use("unknown", maps, cur)
@@ -419,7 +347,7 @@ class AxisFacts:
                 api = self.ctx.resolve(expr) or dotted(expr)
                 options = []
             if api in MAPS:
-                maps.append(self._map(api, expr, self.map_names(api, options, False)))
+                maps.append(self._map(api, expr, bound_names(program(self.ctx), api, options, False)))
             elif api not in HARMLESS_DECORATORS and not _test_decorator(expr, api):
                 self.decorated[ref] = None
                 return
@@ -554,10 +482,13 @@ class Index:
 REBOUND = "@bound"
 
 
+# ``self.step = jax.pmap(train, ...)`` read as ``self.step(x)`` in another method: the
+# attribute's reference, distinct from a method or a class attribute of the same name.
+INSTANCE = "@self"
+
+
 def rebinds_def(ctx, assign: cst.Assign) -> bool:
     """Is this assignment, in a function, a new binding of a name a def of that function binds?"""
-    from jaxlint.model import program
-
     p = program(ctx)
     target = assign.targets[0].target
     scope = p.scope_of_node.get(ctx.enclosing_function(assign)) if ctx.enclosing_function(assign) else None
@@ -568,8 +499,6 @@ def rebinds_def(ctx, assign: cst.Assign) -> bool:
 
 def rebound_ref(ctx, node: cst.Name, ref: str | None) -> str | None:
     """The reference of a read that can only be such a rebound variable (see REBOUND)."""
-    from jaxlint.model import program
-
     b = program(ctx).binding(node)
     if b is None or b.kind != "assign" or not isinstance(b.node, cst.Assign) or len(b.node.targets) != 1:
         return ref

@@ -8,6 +8,8 @@ import libcst as cst
 from jaxlint.rule import Invalid, Rule
 from jaxlint.types import Pending
 
+from jaxlint.model.axes import names_of, option
+
 from .analysis import (
     COLLECTIVE_NAMES,
     COLLECTIVES,
@@ -15,9 +17,7 @@ from .analysis import (
     AxisFacts,
     Index,
     Path,
-    _arg,
     REBOUND,
-    _names,
     local_name,
     rebound_ref,
     where,
@@ -44,8 +44,9 @@ class UnboundAxisName(Rule):
     module-level mesh), `jax.smap`, decorators and `functools.partial(jax.pmap, ...)`,
     nested maps, helpers called from mapped functions, `lax.scan`/`jax.tree.map` bodies,
     a def rebound to its own pmap inside a function (`step = jax.pmap(step, ...)`, then
-    `step(...)`: the program model tells the def from the pmapped value), and other
-    modules of the project. An axis name passed in as a parameter, a mesh that
+    `step(...)`: the program model tells the def from the pmapped value), a map kept on
+    `self` in one method and called in another (`self.step = jax.pmap(train, ...)`,
+    assigned once in the class), and other modules of the project. An axis name passed in as a parameter, a mesh that
     cannot be read, a function that nothing in the project calls or maps (a library entry
     point), methods, and functions handed to unknown code (`nn.vmap`, `hk.pmap`,
     `make_jaxpr(axis_env=...)`) are unknown and never reported. Code inside
@@ -199,10 +200,10 @@ class UnboundAxisName(Rule):
         scope: str | None,
     ) -> None:
         index = COLLECTIVES[short]
-        a = _arg(args, "axis_name", None if index is None else index - shift)
+        a = option(args, "axis_name", None if index is None else index - shift)
         if a is None or not isinstance(a, cst.Arg):
             return
-        names = _names(self.ctx.literal(a.value))
+        names = names_of(self.ctx.literal(a.value))
         if not names:
             return
         shown = self.ctx.code(node.func if shift == 0 else node.args[0].value)
@@ -273,6 +274,11 @@ class UnboundAxisName(Rule):
         if not _is_load(node, parent):
             return
         ref = self.ctx.resolve(node)
+        if ref is None and isinstance(node.value, cst.Name):
+            ref = self.axis.attribute_ref(node)  # ``self.step``: always followed
+            if ref is not None:
+                self.refs.append((ref, node, False))
+            return
         if ref is None or ref.split(".")[0] in EXTERNAL or not self._matters(ref):
             return
         self.refs.append((ref, node, False))

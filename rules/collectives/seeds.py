@@ -29,7 +29,23 @@ def collective_seeds(ol: Outline) -> set[int]:
             continue
         if any(_site(n, names, aliases, constants) for root in ol.nodes[i] for n in walk(root)):
             out.add(i)
-    return out
+    return out | _whole_classes(ol, out)
+
+
+_MAP_WORDS = frozenset({"pmap", "vmap", "shard_map", "smap"})
+
+
+def _whole_classes(ol: Outline, seeds: set[int]) -> set[int]:
+    """Every member of a class that maps a seed, or a function of one, and may keep the
+    result on ``self`` for another method to call: the program model reads instance
+    attributes only from a class it sees whole (``jaxlint/model/attributes.py``)."""
+    units = ol.units
+    seed_defs = {units[i].name for i in seeds if units[i].owner is None and units[i].name}
+    candidates = {i for i in seeds if units[i].owner is not None}
+    candidates |= {i for i, u in enumerate(units) if u.owner is not None and not seed_defs.isdisjoint(u.idents)}
+    owners = {units[i].owner for i in candidates}
+    mapping = {u.owner for u in units if u.owner in owners and not _MAP_WORDS.isdisjoint(u.idents)}
+    return {i for i, u in enumerate(units) if u.owner in mapping}
 
 
 def _site(node: ast.AST, names: frozenset[str], aliases: frozenset[str], constants: set[str]) -> bool:

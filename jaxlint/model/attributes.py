@@ -1,0 +1,109 @@
+"""Instance attributes: ``self.step = jax.pmap(train, ...)`` in one method, ``self.step(x)``
+in another.
+
+Trainers and evaluators keep their transformed functions on ``self``. An attribute is
+identified by its class and name; its value is known when the class's methods assign it
+exactly once, by a plain ``self.name = value``. Any other store (unpacking, augmented, a
+second assignment) makes it unknown, and so does ``self`` that is not the first parameter
+of a method written in the class body (subclasses, ``staticmethod``, ``classmethod``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+_NOT_INSTANCE = frozenset({"staticmethod", "classmethod"})
+
+
+@dataclass(frozen=True)
+class InstanceAttribute:
+    cls: cst.ClassDef
+    name: str
+    method: cst.FunctionDef  # the method whose ``self`` reaches it (for the class's qualname)
+
+
+def instance_attribute(program, attr: cst.Attribute) -> InstanceAttribute | None:
+    """``self.name`` where ``self`` is the first parameter of a method of a class; else None."""
+    if type(attr.value) is not cst.Name:
+        return None
+    b = program.binding(attr.value)
+    if b is None or b.kind != "param":
+        return None
+    fn, cls_scope = b.scope.node, b.scope.parent
+    if type(fn) is not cst.FunctionDef or cls_scope is None or cls_scope.kind != "class":
+        return None
+    params = [*fn.params.posonly_params, *fn.params.params]
+    if not params or params[0] is not b.node:
+        return None
+    for dec in fn.decorators:
+        if type(dec.decorator) is cst.Name and dec.decorator.value in _NOT_INSTANCE:
+            return None
+    return InstanceAttribute(cls_scope.node, attr.attr.value, fn)
+
+
+def assigned_value(program, attr: cst.Attribute) -> cst.BaseExpression | None:
+    """The one expression the class's methods assign to this ``self.name``; None if unknown."""
+    key = instance_attribute(program, attr)
+    if key is None:
+        return None
+    stores = _stores(program).get((key.cls, key.name), ())
+    if len(stores) != 1 or not _whole(program, key.cls):
+        return None
+    return stores[0]
+
+
+def _whole(program, cls: cst.ClassDef) -> bool:
+    """Does the file show every method of the class? The slicer may blank methods of a
+    top-level class (jaxlint.slicing), and a store or read there would be missed."""
+    ctx = program.ctx
+    original = getattr(ctx, "original_source", None)
+    if original is None or original == ctx.source or ctx.parents.get(cls) is not ctx.module:
+        return True  # nothing blanked, or a nested class: inside one unit, kept whole
+    memo = program.__dict__.setdefault("_whole_classes", {})
+    if cls not in memo:
+        from jaxlint.positions import node_ranges
+
+        body = list(ctx.module.body)
+        after = body[body.index(cls) + 1:]
+        nodes = [cls, *after[:1]]
+        ranges = node_ranges(ctx.module, nodes, ctx.parents, ctx.source, ctx.shared.setdefault("positions", {}))
+        start = ranges[cls][0][0]
+        end = ranges[after[0]][0][0] - 1 if after else None
+        memo[cls] = ctx.source.splitlines()[start - 1:end] == original.splitlines()[start - 1:end]
+    return memo[cls]
+
+
+def _stores(program) -> dict[tuple[cst.ClassDef, str], list[cst.BaseExpression | None]]:
+    """Every store to an instance attribute of the file: the value, or None when not plain."""
+    got = program.__dict__.get("_instance_stores")
+    if got is not None:
+        return got
+    out: dict[tuple[cst.ClassDef, str], list[cst.BaseExpression | None]] = {}
+    for node, entering in program.ctx._events:
+        if not entering:
+            continue
+        t = type(node)
+        if t is cst.Assign:
+            plain = len(node.targets) == 1
+            for target in node.targets:
+                _store(program, target.target, node.value if plain else None, out)
+        elif t in (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr):
+            _store(program, node.target, None, out)
+        elif t is cst.AsName:
+            _store(program, node.name, None, out)
+    program.__dict__["_instance_stores"] = out
+    return out
+
+
+def _store(program, target, value, out) -> None:
+    if type(target) in (cst.Tuple, cst.List):
+        for el in target.elements:
+            _store(program, el.value, None, out)
+    elif type(target) is cst.StarredElement:
+        _store(program, target.value, None, out)
+    elif type(target) is cst.Attribute:
+        key = instance_attribute(program, target)
+        if key is not None:
+            out.setdefault((key.cls, key.name), []).append(value)

@@ -1,0 +1,56 @@
+"""Instance attributes in the program model: ``self.step`` assigned once in a class."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jaxlint.model.attributes import assigned_value, instance_attribute
+
+from .helpers import line_of, model_of
+
+SOURCE = '''
+import jax
+
+class Trainer:
+    def __init__(self, f):
+        self.step = jax.pmap(f, axis_name="i")
+        self.a, self.b = f, f
+        self.count = 0
+        self.count += 1
+
+    def fit(self, x):
+        helper = lambda y: self.step(y)
+        return self.step(x), self.a(x), self.count, helper(x)
+
+    @staticmethod
+    def free(self):
+        return self.step
+
+class Other:
+    def run(self):
+        return self.step
+'''
+
+
+def _attrs(p, name: str) -> list[cst.Attribute]:
+    return [n for n, e in p.ctx._events if e and type(n) is cst.Attribute and n.attr.value == name
+            and type(n.value) is cst.Name]
+
+
+def test_an_attribute_assigned_once_reads_as_its_value_in_every_method():
+    p = model_of(SOURCE)
+    values = {line_of(p, a): assigned_value(p, a) for a in _attrs(p, "step")}
+    pmap = values[6]
+    assert type(pmap) is cst.Call and p.ctx.code(pmap) == 'jax.pmap(f, axis_name="i")'
+    assert values[12] is pmap  # inside a lambda of another method: the same ``self``
+    assert values[13] is pmap
+    assert values[17] is None  # a staticmethod's first parameter is not the instance
+    assert values[21] is None  # another class: never assigned there
+    key = instance_attribute(p, _attrs(p, "step")[0])
+    assert key is not None and key.cls.name.value == "Trainer" and key.name == "step"
+
+
+def test_unpacked_and_augmented_attributes_are_unknown():
+    p = model_of(SOURCE)
+    assert all(assigned_value(p, a) is None for a in _attrs(p, "a"))
+    assert all(assigned_value(p, a) is None for a in _attrs(p, "count"))

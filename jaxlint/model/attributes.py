@@ -65,13 +65,13 @@ def _whole(program, cls: cst.ClassDef) -> bool:
     if cls not in memo:
         from jaxlint.positions import node_ranges
 
-        body = list(ctx.module.body)
-        after = body[body.index(cls) + 1:]
-        nodes = [cls, *after[:1]]
-        ranges = node_ranges(ctx.module, nodes, ctx.parents, ctx.source, ctx.shared.setdefault("positions", {}))
-        start = ranges[cls][0][0]
-        end = ranges[after[0]][0][0] - 1 if after else None
-        memo[cls] = ctx.source.splitlines()[start - 1:end] == original.splitlines()[start - 1:end]
+        (start, _), (end, _) = node_ranges(ctx.module, [cls], ctx.parents, ctx.source,
+                                           ctx.shared.setdefault("positions", {}))[cls]
+        seen, whole = ctx.source.splitlines(), original.splitlines()
+        # blanked members after the last kept one: indented lines of the original below it
+        while end < len(whole) and (not whole[end].strip() or whole[end][0] in " \t#"):
+            end += 1
+        memo[cls] = seen[start - 1:end] == whole[start - 1:end]
     return memo[cls]
 
 

@@ -54,3 +54,18 @@ def test_unpacked_and_augmented_attributes_are_unknown():
     p = model_of(SOURCE)
     assert all(assigned_value(p, a) is None for a in _attrs(p, "a"))
     assert all(assigned_value(p, a) is None for a in _attrs(p, "count"))
+
+
+def test_a_class_with_a_blanked_method_is_not_whole():
+    import textwrap
+
+    whole = textwrap.dedent(SOURCE)
+    lines = whole.splitlines()
+    # the slicer empties ``free`` and its decorator (lines 15-17), line for line
+    sliced = "\n".join("" if 15 <= i <= 17 else line for i, line in enumerate(lines, 1)) + "\n"
+    p = model_of(sliced)
+    p.ctx.original_source = whole
+    assert all(assigned_value(p, a) is None for a in _attrs(p, "step") if line_of(p, a) < 18)
+    p = model_of(whole)
+    p.ctx.original_source = whole
+    assert assigned_value(p, _attrs(p, "step")[0]) is not None

@@ -823,12 +823,15 @@ def array_evidence(ctx, fn) -> set[str]:
             whole.add(n.value.value)
         elif t is cst.Call:
             q = public_name(ctx.resolve(n.func)) or ""
-            if q.startswith("jax.numpy.") and q.count(".") == 2 and q.rsplit(".", 1)[1] not in NOT_ARRAY | TAKES_SEQUENCES:
+            last = q.rsplit(".", 1)[-1]
+            if q.startswith("jax.numpy.") and q.count(".") == 2 and last not in NOT_ARRAY | TAKES_SEQUENCES \
+                    and not last.endswith("_like"):
                 calls.update(a.value.value for a in n.args if type(a.value) is cst.Name and not a.keyword and not a.star)
     return (attrs - whole) | calls
 
 
-# jax.numpy functions that accept a list or tuple of arrays (every other one raises on a list)
+# jax.numpy functions that accept a list or tuple of arrays (every other one raises on a list);
+# the ``*_like`` ones read only ``.shape``/``.dtype`` and accept lists and Refs too
 TAKES_SEQUENCES = frozenset(
     "array asarray stack concatenate hstack vstack dstack column_stack row_stack block einsum meshgrid "
     "broadcast_arrays ix_ select piecewise concat unstack from_dlpack frombuffer fromiter".split()

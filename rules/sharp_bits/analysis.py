@@ -81,7 +81,10 @@ ARRAY_ATTRS = frozenset({"T", "real", "imag", "mT"})
 # attribute uses that only an array has: evidence that a traced argument is an array
 EVIDENCE_ATTRS = (ARRAY_METHODS - {"copy"}) | ARRAY_ATTRS | {"shape", "dtype", "ndim", "at", "size"}
 AT_METHODS = {"set", "add", "multiply", "divide", "power", "min", "max", "subtract", "apply", "get"}
-ARRAY_ANNOTATIONS = frozenset({"jax.Array", "jax.numpy.ndarray", "jaxtyping.Array"})
+# (``jax._src.typing.Array`` and ``jax._src.basearray.Array`` are ``jax.Array`` in jax's own source;
+# ``ArrayLike`` is not here: it admits NumPy arrays and scalars)
+ARRAY_ANNOTATIONS = frozenset({"jax.Array", "jax.numpy.ndarray", "jaxtyping.Array", "jax._src.typing.Array",
+                               "jax._src.basearray.Array"})
 
 
 # jax's own source imports the implementation modules (``from jax._src import numpy as jnp``):

@@ -209,61 +209,64 @@ def _transform(node, imports):
 
 def _jitted_functions(source: str, tree):
     """Functions a ``jit``/``vmap``/``pmap``/``lax`` loop or branch of this file really traces, with
-    the parameters it traces: decorated (``@jax.jit``, ``@partial(jax.jit, static_argnames=...)``)
-    or passed by name to such a call (``jax.jit(f)``, ``lax.scan(body, ...)``). Only plain functions
-    (not methods) whose name no other def in the file reuses; the transform's name must resolve
-    through the file's imports to jax (``jit`` imported from elsewhere is not jax's)."""
+    the parameters it traces: decorated (``@jax.jit``, ``@partial(jax.jit, static_argnames=...)``),
+    or passed by name to such a call in the scope that defines them, where no other def takes
+    that name (``jax.jit(f)``, ``lax.scan(body, ...)``). Not methods; the transform's name must
+    resolve through the file's imports to jax (a ``jit`` imported from elsewhere is not jax's)."""
     imports = _imports(tree)
-    defs: dict[str, list] = {}
+    scopes: dict[int, list] = {}  # id(scope) -> its own statements' nodes
     methods = set()
+    for scope in [tree] + [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
+        scopes[id(scope)] = list(_own_nodes(scope))
     for node in ast.walk(tree):
         if isinstance(node, ast.ClassDef):
             methods.update(id(b) for b in node.body)
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            defs.setdefault(node.name, []).append(node)
-    static_by_name: dict[str, set] = {}
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        q = _qualified(node.func, imports)
-        if q not in TRACERS:
-            continue
-        if any(k.arg in UNTRACED_OPTIONS or k.arg is None for k in node.keywords):
-            continue
-        static = set()
-        for k in node.keywords:
-            if k.arg == "static_argnames":
-                vals = k.value.elts if isinstance(k.value, (ast.Tuple, ast.List)) else [k.value]
-                static |= {v.value for v in vals if isinstance(v, ast.Constant) and isinstance(v.value, str)}
-        for pos in TRACERS[q]:
-            if pos < len(node.args) and isinstance(node.args[pos], ast.Name):
-                static_by_name.setdefault(node.args[pos].id, set()).update(static)
-    for name, nodes in defs.items():
-        if len(nodes) != 1 or id(nodes[0]) in methods:
-            continue
-        node = nodes[0]
-        if node.decorator_list:
-            if len(node.decorator_list) != 1:
+    for own in scopes.values():
+        defs: dict[str, list] = {}
+        for n in own:
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                defs.setdefault(n.name, []).append(n)
+        passed: dict[str, set] = {}
+        for n in own:
+            if not isinstance(n, ast.Call):
                 continue
-            found = _transform(node.decorator_list[0], imports)
-            if found is None:
+            q = _qualified(n.func, imports)
+            if q not in TRACERS or any(k.arg in UNTRACED_OPTIONS or k.arg is None for k in n.keywords):
                 continue
-            static = found[1]
-        elif name in static_by_name:
-            static = static_by_name[name]
-        else:
-            continue
-        args = node.args.posonlyargs + node.args.args
-        defaults = len(node.args.defaults)
-        params = {a.arg for a in args[: len(args) - defaults]} - static - {"self", "cls"}
-        # a parameter the body rebinds may hold a static value by the time it is tested
-        params -= {n.id for n in _own_nodes(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        yield node, params
+            static = set()
+            for k in n.keywords:
+                if k.arg == "static_argnames":
+                    vals = k.value.elts if isinstance(k.value, (ast.Tuple, ast.List)) else [k.value]
+                    static |= {v.value for v in vals if isinstance(v, ast.Constant) and isinstance(v.value, str)}
+            for pos in TRACERS[q]:
+                if pos < len(n.args) and isinstance(n.args[pos], ast.Name):
+                    passed.setdefault(n.args[pos].id, set()).update(static)
+        for name, nodes in defs.items():
+            for node in nodes:
+                if id(node) in methods:
+                    continue
+                if node.decorator_list:
+                    if len(node.decorator_list) != 1:
+                        continue
+                    found = _transform(node.decorator_list[0], imports)
+                    if found is None:
+                        continue
+                    static = found[1]
+                elif name in passed and len(nodes) == 1:
+                    static = passed[name]
+                else:
+                    continue
+                args = node.args.posonlyargs + node.args.args
+                defaults = len(node.args.defaults)
+                params = {a.arg for a in args[: len(args) - defaults]} - static - {"self", "cls"}
+                # a parameter the body rebinds may hold a static value by the time it is tested
+                params -= {n.id for n in _own_nodes(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+                yield node, params
 
 
 def _own_nodes(fn):
     """The nodes of a function's body, not those of a nested def, lambda or class (traced or not)."""
-    todo = list(fn.body)
+    todo = list(fn.body)  # the module's own statements for a Module
     while todo:
         n = todo.pop()
         yield n

@@ -81,7 +81,35 @@ ARRAY_ATTRS = frozenset({"T", "real", "imag", "mT"})
 # attribute uses that only an array has: evidence that a traced argument is an array
 EVIDENCE_ATTRS = (ARRAY_METHODS - {"copy"}) | ARRAY_ATTRS | {"shape", "dtype", "ndim", "at", "size"}
 AT_METHODS = {"set", "add", "multiply", "divide", "power", "min", "max", "subtract", "apply", "get"}
-ARRAY_ANNOTATIONS = frozenset({"jax.Array", "jax.numpy.ndarray", "jaxtyping.Array"})
+# (``jax._src.typing.Array`` and ``jax._src.basearray.Array`` are ``jax.Array`` in jax's own source;
+# ``ArrayLike`` is not here: it admits NumPy arrays and scalars)
+ARRAY_ANNOTATIONS = frozenset({"jax.Array", "jax.numpy.ndarray", "jaxtyping.Array", "jax._src.typing.Array",
+                               "jax._src.basearray.Array"})
+
+
+# jax's own source imports the implementation modules (``from jax._src import numpy as jnp``):
+# their public functions are the ones ``jax.numpy`` / ``jax.random`` / ``jax.lax`` re-export
+PRIVATE_ALIASES = (
+    ("jax._src.numpy.lax_numpy.", "jax.numpy."),
+    ("jax._src.numpy.ufuncs.", "jax.numpy."),
+    ("jax._src.numpy.reductions.", "jax.numpy."),
+    ("jax._src.numpy.array_creation.", "jax.numpy."),
+    ("jax._src.numpy.", "jax.numpy."),
+    ("jax._src.random.", "jax.random."),
+    ("jax._src.lax.lax.", "jax.lax."),
+    ("jax._src.lax.", "jax.lax."),
+)
+
+
+def public_name(q: str | None) -> str | None:
+    """``jax._src.numpy.zeros`` -> ``jax.numpy.zeros``; private (``_x``) and nested names stay as they are."""
+    if q is None or not q.startswith("jax._src."):
+        return q
+    for private, public in PRIVATE_ALIASES:
+        if q.startswith(private):
+            rest = q[len(private):]
+            return public + rest if rest and "." not in rest and not rest.startswith("_") else q
+    return q
 
 
 def annotated_array(ctx, ann) -> bool:
@@ -356,7 +384,7 @@ class ValueFlow:
     """Forward walk of one function (or module) body: array kinds and traced values."""
 
     def __init__(self, ctx, fn, trace: Trace | None, closure: dict | None, evidence: set[str],
-                 containers: set[str] = frozenset()):
+                 containers: set[str] = frozenset(), updated: set[str] = frozenset()):
         self.ctx = ctx
         self.fn = fn
         self.trace = trace
@@ -378,6 +406,9 @@ class ValueFlow:
                 if p.annotation is not None and annotated_array(ctx, p.annotation.annotation):
                     flags |= ARRAY
                     self.origins[n] = f"annotated `{ctx.code(p.annotation.annotation)}`"
+                elif n in updated:
+                    flags |= ARRAY
+                    self.origins[n] = f"`{_fname(fn)}` updates it with `{n}.at[...]`"
                 if trace is not None and n in trace.params:
                     flags |= TRACED
                     if n not in containers and n not in evidence:
@@ -440,7 +471,7 @@ class ValueFlow:
 
     def _call_fact(self, e: cst.Call):
         func = e.func
-        q = self.ctx.resolve(func)
+        q = public_name(self.ctx.resolve(func))
         if q is not None:
             if q.startswith("numpy."):
                 return (NUMPY, None)
@@ -778,13 +809,46 @@ def container_evidence(ctx, fn) -> set[str]:
 
 
 def array_evidence(ctx, fn) -> set[str]:
-    """Parameters the body uses the way only an array is used (``x.shape``, ``x.at``, ``x.sum()``)."""
-    out = set()
+    """Parameters the body uses the way only an array is used: ``x.shape``, ``x.at``,
+    ``x.sum()``, or an argument of a ``jax.numpy`` function that rejects lists, tuples and
+    refs (``jnp.sum(x)``). A parameter read whole as ``x[...]`` is how a ``jax.Ref`` is read
+    (and a Ref has ``.shape``, ``.dtype`` and ``.at`` too, and takes item assignment): its
+    attributes are no evidence. Indexing is none either (lists, dicts and Refs index)."""
+    attrs, whole, calls = set(), set(), set()
     body = fn.body
     for n in ctx.descendants(body, prune=(cst.ClassDef,)) if not isinstance(body, cst.BaseExpression) else \
             [body] + ctx.descendants(body, prune=(cst.ClassDef,)):
-        if type(n) is cst.Attribute and type(n.value) is cst.Name and n.attr.value in EVIDENCE_ATTRS:
-            out.add(n.value.value)
+        t = type(n)
+        if t is cst.Attribute and type(n.value) is cst.Name and n.attr.value in EVIDENCE_ATTRS:
+            attrs.add(n.value.value)
+        elif t is cst.Subscript and type(n.value) is cst.Name and len(n.slice) == 1 \
+                and isinstance(n.slice[0].slice, cst.Index) and isinstance(n.slice[0].slice.value, cst.Ellipsis):
+            whole.add(n.value.value)
+        elif t is cst.Call:
+            q = public_name(ctx.resolve(n.func)) or ""
+            last = q.rsplit(".", 1)[-1]
+            if q.startswith("jax.numpy.") and q.count(".") == 2 and last not in NOT_ARRAY | TAKES_SEQUENCES \
+                    and not last.endswith("_like"):
+                calls.update(a.value.value for a in n.args if type(a.value) is cst.Name and not a.keyword and not a.star)
+    return (attrs - whole) | calls
+
+
+# jax.numpy functions that accept a list or tuple of arrays (every other one raises on a list);
+# the ``*_like`` ones read only ``.shape``/``.dtype`` and accept lists and Refs too
+TAKES_SEQUENCES = frozenset(
+    "array asarray stack concatenate hstack vstack dstack column_stack row_stack block einsum meshgrid "
+    "broadcast_arrays ix_ select piecewise concat unstack from_dlpack frombuffer fromiter".split()
+)
+
+
+def at_evidence(ctx, fn) -> set[str]:
+    """Parameters the body updates with ``x.at[i].set(v)`` (``.add``, ...): only a JAX array has these."""
+    out = set()
+    for n in ctx.descendants(fn.body, prune=(cst.ClassDef,)):
+        if type(n) is cst.Call and isinstance(n.func, cst.Attribute) and n.func.attr.value in AT_METHODS - {"get"} \
+                and isinstance(n.func.value, cst.Subscript) and isinstance(n.func.value.value, cst.Attribute) \
+                and n.func.value.value.attr.value == "at" and type(n.func.value.value.value) is cst.Name:
+            out.add(n.func.value.value.value.value)
     return out
 
 
@@ -982,7 +1046,7 @@ class KeyFlow:
         self.env[key] = Consumed(n, api)
 
     def consumed_arg(self, n: cst.Call) -> tuple[str, str] | None:
-        q = self.ctx.resolve(n.func)
+        q = public_name(self.ctx.resolve(n.func))
         if q is not None and q.startswith("jax.random.") and q.rsplit(".", 1)[1] in KEY_CONSUMERS:
             arg = _arg(n, 0, "key")
             k = _key_name(arg) if arg is not None else None
@@ -1094,7 +1158,8 @@ class FileAnalysis:
                 trace = traced.get(fn)
                 evidence = array_evidence(ctx, fn) if trace is not None or closure else set()
                 containers = container_evidence(ctx, fn) if trace is not None else set()
-                flow = ValueFlow(ctx, fn, trace, closure, evidence, containers)
+                updated = at_evidence(ctx, fn) if isinstance(fn, cst.FunctionDef) else set()
+                flow = ValueFlow(ctx, fn, trace, closure, evidence, containers, updated)
                 flow.quiet = int(in_raises_context(ctx, fn))
                 if trace is None and closure:
                     flow.outer_trace = flows[enclosing].trace or flows[enclosing].outer_trace

@@ -25,9 +25,11 @@ class InplaceUpdate(Rule):
     Reports item assignment into a value that is visibly a JAX array: `x[i] = v`,
     `x[mask] = 0`, `x[i] += v`, `x[:, j] *= c`, where `x` was made by a `jax.numpy`,
     `jax.random`, `jax.lax` or `jax.nn` function (or an operation on such an array, or
-    `x.at[...].set(...)`), is annotated `jax.Array`, or is a traced argument of a function
-    under `jit`/`vmap`/`pmap`/`lax.scan`/... that the body uses as an array (`x.shape`,
-    `x.sum()`, ...). NumPy arrays (`np.zeros`, `np.array(x)`), dicts, lists, unknown values,
+    `x.at[...].set(...)`; jax's own `jax._src.numpy` counts as `jax.numpy`), is annotated
+    `jax.Array`, is a parameter the function also updates with `x.at[...].set(...)` (only a
+    JAX array has `.at`), or is a traced argument of a function under
+    `jit`/`vmap`/`pmap`/`lax.scan`/... that the body uses as an array (`x.shape`, `x.sum()`,
+    `x[:, 0]`, `x[None]`, `jnp.sum(x)`, ...). NumPy arrays (`np.zeros`, `np.array(x)`), dicts, lists, unknown values,
     augmented assignment to a plain name (`x *= 2` rebinds `x`), and statements inside
     `with pytest.raises(...)` / `assertRaises` or a `try` that catches `TypeError` are not
     reported.

@@ -9,10 +9,11 @@ Three mutations, each applied to one site of one file at a time (line numbers pr
 - JAX502 ``drop-split``: ``k1, k2 = jax.random.split(key)`` is deleted and every later use of
   ``k1``/``k2`` in the function takes ``key`` itself. Kept only when at least two ``jax.random``
   calls then take ``key`` as their key (otherwise the mutant may not reuse anything);
-- JAX503 ``if-for-where``: inside a function that is visibly jitted (``@jit``/``jit(f)`` in the
-  file), ``jnp.where(c, a, b)`` becomes ``(a if c else b)`` and ``lax.cond(p, f, g, *ops)``
+- JAX503 ``if-for-where``: in the own body of a function that a ``jit``/``vmap``/``pmap``/``lax``
+  loop or branch of the same file really traces (decorated, or passed by name; the transform
+  resolved through the imports; no ``static_argnums``/``in_axes``), ``jnp.where(c, a, b)`` becomes ``(a if c else b)`` and ``lax.cond(p, f, g, *ops)``
   becomes ``(f(*ops) if p else g(*ops))``. Kept only when ``c``/``p`` names a parameter of
-  that function without a default that the file never marks static, and reads no
+  that function without a default, not static and never rebound in the body, and reads no
   ``.shape``/``.ndim``/``.dtype``/``len()`` (so the mutant really branches on a tracer).
 
 Each mutant must parse (``ast.parse``); it is linted in-process with only its rule
@@ -153,24 +154,124 @@ def drop_split_mutants(source: str, tree, lines):
 # --- JAX503 -------------------------------------------------------------------------------------
 
 
+# transforms whose function argument is traced: position of that argument (``None``: a decorator's target)
+TRACERS = {"jax.jit": (0,), "jax.vmap": (0,), "jax.pmap": (0,), "jax.lax.scan": (0,), "jax.lax.map": (0,),
+           "jax.lax.fori_loop": (2,), "jax.lax.while_loop": (0, 1), "jax.lax.cond": (1, 2)}
+# options that leave some arguments untraced: a function given any of them is not used
+UNTRACED_OPTIONS = {"static_argnums", "static_broadcasted_argnums", "in_axes", "donate_argnums"}
+
+
+def _imports(tree) -> dict[str, str]:
+    """Module-level ``import``/``from`` bindings: local name -> dotted name."""
+    out = {}
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                out[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for a in node.names:
+                out[a.asname or a.name] = f"{node.module}.{a.name}"
+    return out
+
+
+def _qualified(node, imports) -> str:
+    name = dotted(node)
+    head, _, rest = name.partition(".")
+    if head not in imports:
+        return ""
+    return imports[head] + ("." + rest if rest else "")
+
+
+def _transform(node, imports):
+    """(qualified transform, static argnames) of ``jax.jit`` / ``partial(jax.jit, ...)``; None if untraced."""
+    keywords = []
+    if isinstance(node, ast.Call):
+        q = _qualified(node.func, imports)
+        if q in ("functools.partial",) and node.args:
+            keywords = node.keywords
+            node = node.args[0]
+        else:
+            return None
+    q = _qualified(node, imports)
+    if q not in TRACERS:
+        return None
+    static = set()
+    for k in keywords:
+        if k.arg in UNTRACED_OPTIONS or k.arg is None:
+            return None
+        if k.arg == "static_argnames":
+            vals = k.value.elts if isinstance(k.value, (ast.Tuple, ast.List)) else [k.value]
+            if not all(isinstance(v, ast.Constant) and isinstance(v.value, str) for v in vals):
+                return None
+            static |= {v.value for v in vals}
+    return q, static
+
+
 def _jitted_functions(source: str, tree):
-    jitted = set(re.findall(r"\bjit\(\s*([A-Za-z_]\w*)", source))
-    static = set(re.findall(r"static_argnames\s*=\s*[\(\[]?\s*['\"](\w+)", source))
-    static_nums = "static_argnums" in source
+    """Functions a ``jit``/``vmap``/``pmap``/``lax`` loop or branch of this file really traces, with
+    the parameters it traces: decorated (``@jax.jit``, ``@partial(jax.jit, static_argnames=...)``),
+    or passed by name to such a call in the scope that defines them, where no other def takes
+    that name (``jax.jit(f)``, ``lax.scan(body, ...)``). Not methods; the transform's name must
+    resolve through the file's imports to jax (a ``jit`` imported from elsewhere is not jax's)."""
+    imports = _imports(tree)
+    scopes: dict[int, list] = {}  # id(scope) -> its own statements' nodes
+    methods = set()
+    for scope in [tree] + [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
+        scopes[id(scope)] = list(_own_nodes(scope))
     for node in ast.walk(tree):
-        if not isinstance(node, ast.FunctionDef):
-            continue
-        decorated = any("jit" in ast.unparse(d) for d in node.decorator_list)
-        if not (decorated or node.name in jitted):
-            continue
-        if static_nums and any("static_argnums" in ast.unparse(d) for d in node.decorator_list):
-            continue
-        if node.decorator_list and not all("jit" in ast.unparse(d) for d in node.decorator_list):
-            continue
-        args = node.args.posonlyargs + node.args.args
-        defaults = len(node.args.defaults)
-        params = {a.arg for a in args[: len(args) - defaults]} - static - {"self", "cls"}
-        yield node, params
+        if isinstance(node, ast.ClassDef):
+            methods.update(id(b) for b in node.body)
+    for own in scopes.values():
+        defs: dict[str, list] = {}
+        for n in own:
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                defs.setdefault(n.name, []).append(n)
+        passed: dict[str, set] = {}
+        for n in own:
+            if not isinstance(n, ast.Call):
+                continue
+            q = _qualified(n.func, imports)
+            if q not in TRACERS or any(k.arg in UNTRACED_OPTIONS or k.arg is None for k in n.keywords):
+                continue
+            static = set()
+            for k in n.keywords:
+                if k.arg == "static_argnames":
+                    vals = k.value.elts if isinstance(k.value, (ast.Tuple, ast.List)) else [k.value]
+                    static |= {v.value for v in vals if isinstance(v, ast.Constant) and isinstance(v.value, str)}
+            for pos in TRACERS[q]:
+                if pos < len(n.args) and isinstance(n.args[pos], ast.Name):
+                    passed.setdefault(n.args[pos].id, set()).update(static)
+        for name, nodes in defs.items():
+            for node in nodes:
+                if id(node) in methods:
+                    continue
+                if node.decorator_list:
+                    if len(node.decorator_list) != 1:
+                        continue
+                    found = _transform(node.decorator_list[0], imports)
+                    if found is None:
+                        continue
+                    static = found[1]
+                elif name in passed and len(nodes) == 1:
+                    static = passed[name]
+                else:
+                    continue
+                args = node.args.posonlyargs + node.args.args
+                defaults = len(node.args.defaults)
+                params = {a.arg for a in args[: len(args) - defaults]} - static - {"self", "cls"}
+                # a parameter the body rebinds may hold a static value by the time it is tested
+                params -= {n.id for n in _own_nodes(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+                yield node, params
+
+
+def _own_nodes(fn):
+    """The nodes of a function's body, not those of a nested def, lambda or class (traced or not)."""
+    todo = list(fn.body)  # the module's own statements for a Module
+    while todo:
+        n = todo.pop()
+        yield n
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(n))
 
 
 def _traced_condition(cond, params) -> bool:
@@ -182,7 +283,7 @@ def _traced_condition(cond, params) -> bool:
 
 def if_mutants(source: str, tree, lines):
     for fn, params in _jitted_functions(source, tree):
-        for n in ast.walk(fn):
+        for n in _own_nodes(fn):
             if not isinstance(n, ast.Call) or n.lineno != n.end_lineno:
                 continue
             name = dotted(n.func)

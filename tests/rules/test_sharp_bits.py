@@ -30,6 +30,37 @@ def test_inplace_update_of_a_traced_argument_used_as_an_array():
     ]
 
 
+def test_inplace_update_through_jax_private_numpy_alias():
+    src = "from jax._src import numpy as jnp\nx = jnp.zeros(3)\nx[0] = 1.0\nw = jnp._private(3)\nw[0] = 1.0\n"
+    assert found(src, "JAX501") == [
+        ("JAX501", 3, 1,
+         "`x[0]` assigns in place into `x`, a JAX array (made by `jnp.zeros(3)`); JAX arrays are immutable and "
+         "this raises `TypeError`. Use `x = x.at[0].set(...)`"),
+    ]
+
+
+def test_parameter_updated_with_at_elsewhere_is_a_jax_array():
+    src = "def f(x, i, df):\n    x[i] = 0.0\n    df.at[i, 'c'] = 1\n    df[i] = 2\n    return x.at[i].add(1.0)\n"
+    assert found("import jax\n" + src, "JAX501") == [
+        ("JAX501", 3, 5,
+         "`x[i]` assigns in place into `x`, a JAX array (`f` updates it with `x.at[...]`); JAX arrays are "
+         "immutable and this raises `TypeError`. Use `x = x.at[i].set(...)`"),
+    ]
+
+
+def test_traced_argument_passed_to_jnp_is_an_array_lists_dicts_and_refs_are_not():
+    src = (
+        "import jax\nimport jax.numpy as jnp\n\n@jax.jit\ndef f(x, g, lst, d, r):\n"
+        "    x[0] = 1.0\n    g[1] = 2.0\n    lst[0] = 3.0\n    d['a'] = 4.0\n    r[...] = r.shape[0]\n"
+        "    return jnp.sum(x) + g[:, 0] + jnp.stack(lst) + lst[1:] + d['b']\n"
+    )
+    assert found(src, "JAX501") == [
+        ("JAX501", 6, 5,
+         "`x[0]` assigns in place into `x`, a JAX array (a traced argument of `f` (jax.jit)); JAX arrays are "
+         "immutable and this raises `TypeError`. Use `x = x.at[0].set(...)`"),
+    ]
+
+
 def test_inplace_fix_keeps_a_tuple_value_whole():
     src = "import jax.numpy as jnp\nx = jnp.zeros((2, 2))\nx[0] = 1.0, 2.0\n"
     assert testing.fix(src, "JAX501") == "import jax.numpy as jnp\nx = jnp.zeros((2, 2))\nx = x.at[0].set((1.0, 2.0))\n"

@@ -20,7 +20,7 @@ import libcst as cst
 
 from jaxlint import suppress
 from jaxlint.config import Settings
-from jaxlint.discover import discover, regular
+from jaxlint.discover import discover
 from jaxlint.crash import describe
 from jaxlint.engine import FileLinter, _python_source, not_checked, release_memory, syntax_check
 from jaxlint.slicing import Blanks, FilePlan, blanks_for, decide, job_digest
@@ -252,7 +252,7 @@ class Runner:
         plans: dict[str, object] = {}
         todo: list[str] = []
         for path in files:
-            hit = self.cache.get_plan(path) if self.cache is not None and regular(path) else None
+            hit = self.cache.get_plan(path) if self.cache is not None else None  # the cache hashes regular files only
             if hit is not None:
                 plans[path] = hit[1]
             else:
@@ -463,7 +463,7 @@ def _in_cells(diags: list[Diagnostic], files: Iterable[str], texts: dict[str, st
 
 def lint_paths(paths: list[str], settings: Settings, jobs: int | None = None, cache=None, progress=None) -> RunResult:
     files = discover(paths, settings.root, settings.exclude, settings.extend_exclude)
-    run_key = cache.run_key(files) if cache is not None and all(map(regular, files)) else None
+    run_key = cache.run_key(files) if cache is not None else None  # None when a file is not regular
     hit = cache.get_run(run_key) if cache is not None else None
     if hit is not None:
         if progress:

@@ -79,7 +79,7 @@ def check(paths, select, extend_select, ignore, preview, do_fix, unsafe_fixes, d
           jobs, quiet) -> None:
     """Lint PATHS (files or folders; default: the current folder; `-` reads stdin)."""
     from jaxlint.config import ConfigError, load_settings, parse_version, validate_settings
-    from jaxlint.discover import DiscoveryError, discover, regular
+    from jaxlint.discover import DiscoveryError, discover
     from jaxlint.types import RunResult
 
     paths = list(paths) or ["."]
@@ -127,7 +127,7 @@ def check(paths, select, extend_select, ignore, preview, do_fix, unsafe_fixes, d
                 files = discover(paths, settings.root, settings.exclude, settings.extend_exclude)
             except DiscoveryError as e:
                 fail(str(e))
-            hit = cache.get_run(cache.run_key(files)) if all(map(regular, files)) else None
+            hit = cache.get_run(cache.run_key(files))
             if hit is not None:
                 run = RunResult.from_cache(hit, len(files))
     if run is None:

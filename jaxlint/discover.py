@@ -13,7 +13,6 @@ run.
 from __future__ import annotations
 
 import os
-import stat
 from dataclasses import dataclass
 
 DEFAULT_EXCLUDE = (
@@ -157,14 +156,5 @@ def _is_file(entry: os.DirEntry) -> bool:
     """A link to a regular file; a broken or looping link is not one."""
     try:
         return entry.is_file()
-    except OSError:
-        return False
-
-
-def regular(path: str) -> bool:
-    """Is ``path`` a regular file? Only those may be read blindly (the cache hashes files):
-    reading a FIFO blocks forever."""
-    try:
-        return stat.S_ISREG(os.stat(path).st_mode)
     except OSError:
         return False

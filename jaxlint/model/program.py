@@ -265,8 +265,13 @@ class Program:
 
     def display(self, expr: cst.BaseExpression) -> cst.Tuple | cst.List | None:
         """A tuple/list display, also through a name bound once to one."""
+        return self._through_names(expr, (cst.Tuple, cst.List))
+
+    def _through_names(self, expr: cst.BaseExpression, kinds: tuple[type, ...]) -> cst.BaseExpression | None:
+        """``expr`` if it is one of ``kinds``, or what a name bound once by assignment (also
+        through unpacking, name after name) holds, if that is; else None."""
         for _ in range(_DEPTH):
-            if type(expr) in (cst.Tuple, cst.List):
+            if type(expr) in kinds:
                 return expr
             if type(expr) is not cst.Name:
                 return None
@@ -299,18 +304,8 @@ class Program:
         return None
 
     def _dict_display(self, expr) -> cst.Dict | None:
-        for _ in range(_DEPTH):
-            if type(expr) is cst.Dict:
-                return expr if all(type(e) is cst.DictElement for e in expr.elements) else None
-            if type(expr) is not cst.Name:
-                return None
-            b = self.binding(expr)
-            if b is None or b.kind != "assign" or b.value is None:
-                return None
-            expr = self.unpacked(b.value, b.unpack)
-            if expr is None:
-                return None
-        return None
+        d = self._through_names(expr, (cst.Dict,))
+        return d if d is not None and all(type(e) is cst.DictElement for e in d.elements) else None
 
     def origin(self, expr: cst.BaseExpression) -> cst.BaseExpression:
         """Where a name's value was built: follows names bound once, unpacking and literal

@@ -1,0 +1,482 @@
+"""What the program model knows of an array's shape: its rank and the size of each axis.
+
+``shape(p, expr)`` gives a ``Shape`` or None (unknown: silent). A shape lists one entry
+per axis, an int or None (size not known); ``exact`` False means only the leading axes
+are known (``split(key, 8)`` of a key that may be raw or typed). It follows names to
+their reaching bindings (candidates that disagree: unknown; parameters: unknown) and
+reads array constructors (``jnp``/``np`` ``zeros``/``ones``/``full``/``empty``/``arange``/
+``eye``/``linspace``, ``*_like``, ``jax.random.normal(key, shape)`` and friends,
+``random.split(key, n)``, ``np.random.randn(...)``, ``RandomState(...).randn``, also
+through a local alias), ``reshape``, ``stack``/``concatenate``, indexing with ints,
+arithmetic (broadcasting) and Python scalars (number literals, ``len``, ``math.prod``,
+``int``/``float``, ``x.shape[i]``, ``x.ndim``, ``x.size``: rank 0). ``size(p, expr)``: the
+int a scalar expression is, when the code makes it visible.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from jaxlint.literals import UNKNOWN
+
+from .values import External
+
+_DEPTH = 30
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    dims: tuple[int | None, ...]
+    exact: bool = True  # False: ``dims`` are the leading axes only, more may follow
+
+    @property
+    def rank(self) -> int | None:
+        return len(self.dims) if self.exact else None
+
+    def axis(self, i: int) -> int | None:
+        """The size of axis ``i`` (negative from the end), None when not known."""
+        if i < 0:
+            if not self.exact or -i > len(self.dims):
+                return None
+            i += len(self.dims)
+        return self.dims[i] if i < len(self.dims) else None
+
+    def at_least(self) -> int:
+        """The rank is at least this."""
+        return len(self.dims)
+
+
+SCALAR = Shape(())
+
+_NP = ("jax.numpy", "numpy")
+# constructors taking a shape: qualified name -> (index, keyword) of it
+SHAPED = {
+    **{f"{m}.{f}": (0, "shape") for m in _NP for f in ("ones", "zeros", "empty", "full")},
+    **{f"jax.random.{f}": (1, "shape") for f in ("normal", "uniform", "gumbel", "laplace", "logistic",
+                                                  "cauchy", "exponential", "rademacher", "randint")},
+    "jax.random.truncated_normal": (3, "shape"),
+    "numpy.random.normal": (2, "size"),
+    "numpy.random.uniform": (2, "size"),
+}
+# ... whose shape defaults to a scalar when not given
+SCALAR_BY_DEFAULT = frozenset(f"jax.random.{f}" for f in ("normal", "uniform", "gumbel", "laplace", "logistic",
+                                                          "cauchy", "exponential"))
+DIMS = frozenset({"numpy.random.randn", "numpy.random.rand"})  # the dimensions as arguments
+LIKE = frozenset(f"{m}.{f}_like" for m in _NP for f in ("ones", "zeros", "empty", "full"))
+SAME = frozenset({f"{m}.{f}" for m in _NP for f in ("asarray", "array")})
+RESHAPES = frozenset(f"{m}.reshape" for m in _NP)
+STACKS = frozenset(f"{m}.stack" for m in _NP)
+CONCATS = frozenset(f"{m}.concatenate" for m in _NP)
+RANDOM_STATES = frozenset({"numpy.random.RandomState", "numpy.random.mtrand.RandomState"})
+SCALAR_CALLS = frozenset({"math.prod", "numpy.prod", "math.floor", "math.ceil"})
+SCALAR_BUILTINS = frozenset({"len", "int", "float"})
+KEYS = {"jax.random.PRNGKey": Shape((2,)), "jax.random.key": SCALAR}
+ELEMENTWISE = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Power, cst.Modulo)
+
+
+def shape(p, expr: cst.BaseExpression | None) -> Shape | None:
+    """The shape of ``expr``'s value, or None when the code does not make it visible."""
+    if expr is None:
+        return None
+    memo = p.ctx.shared.setdefault("model.shapes", {})
+    if expr in memo:
+        return memo[expr]
+    depth = p.ctx.shared.get("model.shapes.depth", 0)
+    if depth > _DEPTH:
+        return None
+    memo[expr] = None  # cycles are unknown
+    p.ctx.shared["model.shapes.depth"] = depth + 1
+    try:
+        s = _shape(p, expr)
+    finally:
+        p.ctx.shared["model.shapes.depth"] = depth
+    memo[expr] = s
+    return s
+
+
+def size(p, expr: cst.BaseExpression | None) -> int | None:
+    """The int a size expression evaluates to (a literal, a constant, ``x.shape[0]``, ``len``
+    of a display, a product or sum of those), or None."""
+    if expr is None:
+        return None
+    v = p.literal(expr)
+    if type(v) is int:
+        return v
+    t = type(expr)
+    if t is cst.Subscript and type(expr.value) is cst.Attribute and expr.value.attr.value == "shape":
+        i = _index(p, expr)
+        s = shape(p, expr.value.value)
+        return s.axis(i) if s is not None and i is not None else None
+    if t is cst.Attribute and expr.attr.value in ("ndim", "size"):
+        s = shape(p, expr.value)
+        if s is None or s.rank is None:
+            return None
+        if expr.attr.value == "ndim":
+            return s.rank
+        return _product(s.dims)
+    if t is cst.BinaryOperation and type(expr.operator) in (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide):
+        a, b = size(p, expr.left), size(p, expr.right)
+        if a is None or b is None:
+            return None
+        op = type(expr.operator)
+        if op is cst.FloorDivide:
+            return a // b if b else None
+        return a + b if op is cst.Add else a - b if op is cst.Subtract else a * b
+    if t is cst.Name:
+        found = p.reaching(expr)
+        guard = p.ctx.shared.setdefault("model.sizes.open", set())
+        if expr in guard:
+            return None  # ``n = n + 1``: a cycle
+        guard.add(expr)
+        try:
+            sizes = [_binding_size(p, b) for b in found]
+        finally:
+            guard.discard(expr)
+        if sizes and all(s is not None and s == sizes[0] for s in sizes):
+            return sizes[0]
+        return None
+    if t is cst.Call and type(expr.func) is cst.Name and expr.func.value == "len" and len(expr.args) == 1 \
+            and not p.reaching(expr.func):
+        d = p.display(expr.args[0].value)
+        if d is not None and not any(type(e) is cst.StarredElement for e in d.elements):
+            return len(d.elements)
+        s = shape(p, expr.args[0].value)
+        return s.axis(0) if s is not None else None
+    return None
+
+
+def _binding_size(p, b) -> int | None:
+    if b.kind not in ("assign", "walrus") or b.value is None or b.unpack:
+        return None
+    return size(p, b.value)
+
+
+def _product(dims) -> int | None:
+    out = 1
+    for d in dims:
+        if d is None:
+            return None
+        out *= d
+    return out
+
+
+def _index(p, sub: cst.Subscript) -> int | None:
+    if len(sub.slice) != 1 or type(sub.slice[0].slice) is not cst.Index:
+        return None
+    v = p.literal(sub.slice[0].slice.value)
+    return v if type(v) is int else None
+
+
+def _qualified(p, func: cst.BaseExpression) -> str | None:
+    v = p.value(func)
+    return v.qualified if type(v) is External else None
+
+
+def _shape(p, expr: cst.BaseExpression) -> Shape | None:
+    t = type(expr)
+    if t in (cst.Integer, cst.Float, cst.Imaginary):
+        return SCALAR
+    if t is cst.Name:
+        if expr.value in ("True", "False") and not p.reaching(expr):
+            return SCALAR
+        found = p.reaching(expr)
+        shapes = [_binding_shape(p, b) for b in found]
+        if shapes and all(s is not None and s == shapes[0] for s in shapes):
+            return shapes[0]
+        return None
+    if t is cst.UnaryOperation and type(expr.operator) in (cst.Minus, cst.Plus):
+        return shape(p, expr.expression)
+    if t is cst.BinaryOperation and type(expr.operator) in ELEMENTWISE:
+        return _broadcast(shape(p, expr.left), shape(p, expr.right))
+    if t is cst.Attribute and expr.attr.value in ("ndim", "size"):
+        return SCALAR if shape(p, expr.value) is not None else None
+    if t is cst.Subscript:
+        return _subscript(p, expr)
+    if t is cst.Call:
+        return _call(p, expr)
+    return None
+
+
+def _shaped_value(p, expr) -> bool:
+    """``x.shape[i]`` of a name or attribute: an int whatever array ``x`` holds (not a module)."""
+    if type(expr) is cst.Attribute:
+        return _shaped_value(p, expr.value)
+    return type(expr) is cst.Name and bool(p.reaching(expr)) and type(p.value(expr)) is not External
+
+
+def _binding_shape(p, b) -> Shape | None:
+    if b.kind not in ("assign", "walrus") or b.value is None:
+        return None
+    inner = p.unpacked(b.value, b.unpack)
+    if inner is not None:
+        return shape(p, inner)
+    if len(b.unpack) != 1:
+        return None
+    s = shape(p, b.value)  # ``k1, k2 = split(key)``: unpacking iterates over axis 0
+    if s is None or not s.dims:
+        return None
+    return Shape(s.dims[1:], s.exact)
+
+
+def _broadcast(a: Shape | None, b: Shape | None) -> Shape | None:
+    if a is None or b is None or not a.exact or not b.exact:
+        return None
+    n = max(len(a.dims), len(b.dims))
+    x = (1,) * (n - len(a.dims)) + a.dims
+    y = (1,) * (n - len(b.dims)) + b.dims
+    out: list[int | None] = []
+    for i, j in zip(x, y):
+        if i == 1:
+            out.append(j)
+        elif j == 1 or i == j:
+            out.append(i)
+        elif i is None or j is None:
+            out.append(None)
+        else:
+            return None  # does not broadcast: not ours to say
+    return Shape(tuple(out))
+
+
+def _subscript(p, sub: cst.Subscript) -> Shape | None:
+    base = sub.value
+    if type(base) is cst.Attribute and base.attr.value == "shape":
+        return SCALAR if _index(p, sub) is not None and (shape(p, base.value) is not None
+                                                           or _shaped_value(p, base.value)) else None
+    element = p.element(sub)
+    if element is not None:
+        return shape(p, element)
+    s = shape(p, base)
+    if s is None:
+        return None
+    k = 0
+    for el in sub.slice:
+        if type(el.slice) is not cst.Index or el.slice.star is not None:
+            return None
+        v = p.literal(el.slice.value)
+        if type(v) is not int:
+            return None
+        k += 1
+    if k > len(s.dims):
+        return None
+    return Shape(s.dims[k:], s.exact)
+
+
+def _arg(call: cst.Call, index: int | None, keyword: str) -> cst.BaseExpression | None:
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value == keyword:
+            return a.value
+    if index is None:
+        return None
+    pos = [a for a in call.args if a.keyword is None and not a.star]
+    return pos[index].value if index < len(pos) else None
+
+
+def _dims(p, expr: cst.BaseExpression) -> tuple[int | None, ...] | None:
+    """A shape argument: an int, a tuple/list of sizes, ``x.shape``, a constant."""
+    v = p.literal(expr)
+    if type(v) is int:
+        return (v,)
+    if isinstance(v, (tuple, list)) and all(type(x) is int for x in v):
+        return tuple(v)
+    d = p.display(expr)
+    if d is not None:
+        if any(type(e) is cst.StarredElement for e in d.elements):
+            return None
+        return tuple(size(p, e.value) for e in d.elements)
+    if type(expr) is cst.Attribute and expr.attr.value == "shape":
+        s = shape(p, expr.value)
+        return s.dims if s is not None and s.exact else None
+    if size(p, expr) is not None:
+        return (size(p, expr),)
+    return None
+
+
+def _call(p, call: cst.Call) -> Shape | None:
+    if any(a.star for a in call.args):
+        return None
+    func = call.func
+    pos = [a.value for a in call.args if a.keyword is None]
+    if type(func) is cst.Name and func.value in SCALAR_BUILTINS and not p.reaching(func):
+        return SCALAR
+    q = _qualified(p, func)
+    if q is None:
+        return _method(p, call, pos)
+    if q in SCALAR_CALLS:
+        return SCALAR
+    if q in KEYS:
+        return KEYS[q]
+    if q == "jax.random.fold_in":
+        return shape(p, pos[0]) if pos else None
+    if q == "jax.random.split":
+        num = _arg(call, 1, "num")
+        n = 2 if num is None else size(p, num)
+        if n is None:
+            return None
+        key = shape(p, _arg(call, 0, "key"))
+        if key is not None and key.exact and key.dims in ((), (2,)):
+            return Shape((n, *key.dims))
+        return Shape((n,), exact=False)
+    if q in SHAPED:
+        index, keyword = SHAPED[q]
+        given = _arg(call, index, keyword)
+        if given is None:
+            return SCALAR if q in SCALAR_BY_DEFAULT else None
+        dims = _dims(p, given)
+        return Shape(dims) if dims is not None else None
+    if q in DIMS:
+        if len(pos) != len(call.args):
+            return None
+        return Shape(tuple(size(p, a) for a in pos))
+    if q in LIKE:
+        given = _arg(call, None, "shape")
+        if given is not None:
+            dims = _dims(p, given)
+            return Shape(dims) if dims is not None else None
+        return shape(p, pos[0]) if pos else None
+    if q in SAME:
+        return shape(p, pos[0]) if pos and len(call.args) <= 2 else None
+    if q.endswith(".arange") and q.rsplit(".", 1)[0] in _NP:
+        return _arange(p, call, pos)
+    if q.endswith(".eye") and q.rsplit(".", 1)[0] in _NP:
+        n = _arg(call, 0, "N")
+        if n is None:
+            return None
+        m = _arg(call, 1, "M")
+        return Shape((size(p, n), size(p, n) if m is None or _is_none(m) else size(p, m)))
+    if q.endswith(".linspace") and q.rsplit(".", 1)[0] in _NP:
+        if len(pos) < 2 or shape(p, pos[0]) != SCALAR or shape(p, pos[1]) != SCALAR:
+            return None
+        num = _arg(call, 2, "num")
+        return Shape((50 if num is None else size(p, num),))
+    if q in RESHAPES:
+        return _reshape(p, pos[0] if pos else None, pos[1:] if len(pos) > 1 else
+                        [a.value for a in call.args if a.keyword is not None and a.keyword.value in ("shape", "newshape")])
+    if q in STACKS or q in CONCATS:
+        return _join(p, call, pos, q in STACKS)
+    return None
+
+
+def _is_none(expr) -> bool:
+    return type(expr) is cst.Name and expr.value == "None"
+
+
+def _arange(p, call: cst.Call, pos) -> Shape | None:
+    if len(pos) != len(call.args) or not 1 <= len(pos) <= 3:
+        return None
+    values = [size(p, a) for a in pos]
+    if len(pos) == 1:
+        return Shape((values[0] if values[0] is None or values[0] >= 0 else 0,))
+    if all(v is not None for v in values):
+        start, stop = values[0], values[1]
+        step = values[2] if len(values) == 3 else 1
+        if step == 0:
+            return None
+        return Shape((max(0, -(-(stop - start) // step)),))
+    if all(shape(p, a) == SCALAR for a in pos):
+        return Shape((None,))
+    return None
+
+
+def _method(p, call: cst.Call, pos) -> Shape | None:
+    func = call.func
+    if type(func) is not cst.Attribute:
+        return _alias_randn(p, call, pos)
+    name = func.attr.value
+    if name == "randn" or name == "rand":
+        if _random_state(p, func.value) and len(pos) == len(call.args):
+            return Shape(tuple(size(p, a) for a in pos))
+        return None
+    if name == "reshape":
+        return _reshape(p, func.value, pos) if pos and len(pos) == len(call.args) else None
+    if name == "astype":
+        return shape(p, func.value)
+    return None
+
+
+def _alias_randn(p, call: cst.Call, pos) -> Shape | None:
+    """``R = rng.randn`` then ``R(3, 4)``."""
+    if type(call.func) is not cst.Name:
+        return None
+    b = p.binding(call.func)
+    if b is None or b.kind != "assign" or b.unpack or type(b.value) is not cst.Attribute:
+        return None
+    if b.value.attr.value not in ("randn", "rand") or not _random_state(p, b.value.value):
+        return None
+    if len(pos) != len(call.args):
+        return None
+    return Shape(tuple(size(p, a) for a in pos))
+
+
+def _random_state(p, expr) -> bool:
+    """``np.random``, ``np.random.RandomState(0)``, a name bound once to one, or
+    ``self.rng()`` (the test cases of jax's own suite return a ``RandomState``)."""
+    v = p.value(expr)
+    if type(v) is External and v.qualified == "numpy.random":
+        return True
+    if type(expr) is cst.Name:
+        b = p.binding(expr)
+        return b is not None and b.kind == "assign" and not b.unpack and b.value is not None \
+            and _random_state(p, b.value)
+    if type(expr) is cst.Call and not expr.args:
+        f = expr.func
+        if type(f) is cst.Attribute and f.attr.value == "rng" and type(f.value) is cst.Name and f.value.value == "self":
+            return True
+    if type(expr) is cst.Call:
+        return _qualified(p, expr.func) in RANDOM_STATES
+    return False
+
+
+def _reshape(p, base_expr, dims_args) -> Shape | None:
+    if not dims_args:
+        return None
+    if len(dims_args) == 1:
+        dims = _dims(p, dims_args[0])
+    else:
+        dims = tuple(size(p, a) for a in dims_args)
+    if dims is None:
+        return None
+    if -1 not in dims:
+        return Shape(dims)
+    if dims.count(-1) != 1:
+        return None
+    base = shape(p, base_expr) if base_expr is not None else None
+    total = _product(base.dims) if base is not None and base.exact else None
+    rest = _product([d for d in dims if d != -1])
+    fill = total // rest if total is not None and rest else None
+    return Shape(tuple(fill if d == -1 else d for d in dims))
+
+
+def _join(p, call: cst.Call, pos, stack: bool) -> Shape | None:
+    """``jnp.stack([a, b])`` / ``jnp.concatenate([a, b], axis=0)`` of a visible list."""
+    if not pos:
+        return None
+    axis_expr = _arg(call, 1, "axis")
+    axis = 0 if axis_expr is None else p.literal(axis_expr)
+    if type(axis) is not int or any(a.keyword is not None and a.keyword.value not in ("axis",) for a in call.args):
+        return None
+    d = p.display(pos[0])
+    if d is None or not d.elements or any(type(e) is cst.StarredElement for e in d.elements):
+        return None
+    parts = [shape(p, e.value) for e in d.elements]
+    known = [s for s in parts if s is not None and s.exact]
+    if not known or any(s.rank != known[0].rank for s in known):
+        return None
+    rank = known[0].rank
+    merged: list[int | None] = []
+    for i in range(rank):
+        sizes = {s.dims[i] for s in known} - {None}
+        if stack or i != (axis % rank if rank else 0):
+            merged.append(sizes.pop() if len(sizes) == 1 and len(known) == len(parts) else None)
+        else:
+            total = [s.dims[i] for s in parts] if len(known) == len(parts) else [None]
+            merged.append(None if None in total else sum(total))
+    if stack:
+        if not -rank - 1 <= axis <= rank:
+            return None
+        at = axis if axis >= 0 else axis + rank + 1
+        merged.insert(at, len(d.elements))
+    elif rank == 0 or not -rank <= axis < rank:
+        return None
+    return Shape(tuple(merged))

@@ -1,0 +1,134 @@
+"""Array shapes in the program model: exact answers, and unknown where the code does not say."""
+
+from __future__ import annotations
+
+from jaxlint.model.shapes import SCALAR, Shape, shape, size
+
+from .helpers import model_of, reads
+
+HEADER = """
+import math
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import random
+key = random.PRNGKey(0)
+"""
+
+
+def _shapes(body: str, *names: str) -> list:
+    p = model_of(HEADER + body + "\nprint(" + ", ".join(names) + ")\n")
+    return [shape(p, reads(p, n)[-1]) for n in names]
+
+
+def test_constructors():
+    assert _shapes("""
+a = jnp.ones((32, 100))
+b = np.zeros(5)
+c = jnp.full((2, 3), 1.0)
+d = jnp.empty(shape=[4, 1])
+e = jnp.arange(10)
+f = jnp.arange(2, 8, 2)
+g = jnp.eye(3)
+h = jnp.eye(3, 4)
+i = jnp.linspace(0.0, 1.0, 7)
+j = jnp.linspace(0.0, 1.0)
+""", *"abcdefghij") == [Shape((32, 100)), Shape((5,)), Shape((2, 3)), Shape((4, 1)), Shape((10,)), Shape((3,)),
+                        Shape((3, 3)), Shape((3, 4)), Shape((7,)), Shape((50,))]
+
+
+def test_random_keys_and_samples():
+    assert _shapes("""
+a = random.split(key, 16)
+b = random.split(random.key(1), 4)
+c = random.split(unknown_key, 4)
+d = random.normal(key, (5, 2))
+e = random.normal(key)
+f = random.uniform(key, shape=(3,))
+k1, k2 = random.split(key)
+g = random.fold_in(key, 3)
+h = np.random.randn(2, 3)
+R = np.random.RandomState(0).randn
+i = R(3, 4, 5)
+rng = np.random.RandomState(1)
+j = rng.randn(6)
+""", "a", "b", "c", "d", "e", "f", "k1", "g", "h", "i", "j") == [
+        Shape((16, 2)), Shape((4,)), Shape((4,), exact=False), Shape((5, 2)), SCALAR, Shape((3,)), Shape((2,)),
+        Shape((2,)), Shape((2, 3)), Shape((3, 4, 5)), Shape((6,))]
+
+
+def test_like_reshape_stack_concatenate_index_arithmetic():
+    assert _shapes("""
+x = jnp.ones((32, 100))
+a = jnp.zeros_like(x)
+b = x.reshape(4, -1, 10)
+c = jnp.reshape(x, (100, 32))
+d = jnp.stack([x, x])
+e = jnp.stack([x, x, x], axis=1)
+f = jnp.concatenate([x, x], axis=1)
+g = x[0]
+h = x[0, 1]
+i = x * 2.0 + 1
+j = jnp.asarray(x)
+k = x.astype(jnp.float32)
+l = jnp.ones((x.shape[0], 2))
+m = x.reshape(unknown, -1)
+""", *"abcdefghijklm") == [Shape((32, 100)), Shape((4, 80, 10)), Shape((100, 32)), Shape((2, 32, 100)),
+                           Shape((32, 3, 100)), Shape((32, 200)), Shape((100,)), SCALAR, Shape((32, 100)),
+                           Shape((32, 100)), Shape((32, 100)), Shape((32, 2)), Shape((None, None))]
+
+
+def test_python_scalars():
+    assert _shapes("""
+x = jnp.ones((3, 4))
+a = 3
+b = 2.5
+c = len(xs)
+d = math.prod(x.shape)
+e = int(y)
+f = x.shape[1]
+g = x.ndim
+h = x.size
+z = load()
+i = z.shape[0]
+""", *"abcdefghi") == [SCALAR] * 9
+
+
+def test_sizes():
+    p = model_of(HEADER + """
+x = jnp.ones((3, 4))
+N = 8
+a = x.shape[1]
+b = x.ndim
+c = x.size
+d = len([1, 2, 3])
+e = N * 2
+f = x.shape[-1] + 1
+while True:
+    n = n + 1
+print(a, b, c, d, e, f, n)
+""")
+    assert [size(p, reads(p, v)[-1]) for v in "abcdefn"] == [4, 2, 12, 3, 16, 5, None]
+
+
+def test_unknown_means_none():
+    assert _shapes("""
+def f(param):
+    return param
+
+a = param_from_elsewhere
+if flag:
+    b = jnp.ones(3)
+else:
+    b = jnp.ones(4)
+if flag:
+    c = jnp.ones(3)
+else:
+    c = jnp.ones(3)
+d = jnp.stack(arrays)
+e = jnp.ones(3) @ jnp.ones((3, 2))
+g = x.size
+h = jnp.ones((3,)) + jnp.ones((4,))
+for i in range(3):
+    pass
+""", "a", "b", "c", "d", "e", "g", "h", "i") == [None, None, Shape((3,)), None, None, None, None, None]

@@ -1,0 +1,85 @@
+from __future__ import annotations
+
+from jaxlint.rule import Invalid, Rule
+
+from .analysis import short
+from .mapped_args import in_rank, mapped_calls, shape_text
+
+
+class VmapAxisBeyondRank(Rule):
+    """
+    ## What it does
+    Reports an argument of a call of a `jax.vmap`ped function that is mapped along an
+    axis its visible shape does not have: a Python scalar (`len(xs)`, `math.prod(...)`,
+    a number, `x.shape[0]`) under a mapped `in_axes` entry, or `in_axes=2` for an array
+    built as `jnp.ones((3, 4))`.
+
+    ## Why is this bad?
+    `vmap` slices every mapped argument along its axis, so the axis must exist. JAX
+    raises when the call runs: `ValueError: vmap was requested to map its argument along
+    axis 0, which implies that its rank should be at least 1, but is only 0 (its shape is
+    ())`. A scalar passed next to batched arrays is almost always a shared value whose
+    `in_axes` entry should be `None`.
+
+    Only shapes the code makes visible count (constructors with literal sizes, `reshape`,
+    `stack`, Python scalars, names bound to those); anything else is left alone, and so
+    are calls inside `with pytest.raises(...)` / `self.assertRaises(...)`.
+
+    ## Example
+    ```python
+    def scale(x, n):
+        return x * n
+
+    out = jax.vmap(scale)(jnp.ones((8, 3)), len(names))
+    ```
+
+    ## Use instead
+    ```python
+    out = jax.vmap(scale, in_axes=(0, None))(jnp.ones((8, 3)), len(names))
+    ```
+
+    ## References
+    - [jax.vmap](https://docs.jax.dev/en/latest/_autosummary/jax.vmap.html)
+    """
+
+    code = "JAX104"
+    name = "vmap-axis-beyond-rank"
+    summary = "`vmap` maps an argument along an axis its visible shape does not have"
+    status = "preview"
+    help = "Use `None` in `in_axes` for a shared (scalar) argument, or an axis the array has"
+    triggers = ("vmap",)
+    anchors = frozenset({"vmap"})
+    callers = "direct"  # the calls of a vmapped function (in its module) tell how it is used
+
+    VALID = [
+        "import jax\nimport jax.numpy as jnp\nout = jax.vmap(f, in_axes=(0, None))(jnp.ones((8, 3)), 4)\n",
+        "import jax\nimport jax.numpy as jnp\nout = jax.vmap(f, in_axes=1)(jnp.ones((8, 3)))\n",
+        "import jax\nimport jax.numpy as jnp\nout = jax.vmap(f, in_axes=-1)(jnp.ones((8, 3)))\n",
+        "import jax\nout = jax.vmap(f)(xs, n)\n",
+    ]
+    INVALID = [
+        ("import jax\nimport jax.numpy as jnp\nout = jax.vmap(f)(jnp.ones((8, 3)), len(names))\n",
+         Invalid("JAX104", line=3, message="`len(names)` is a scalar (rank 0)")),
+        ("import jax\nimport jax.numpy as jnp\nx = jnp.ones((3, 4))\nout = jax.vmap(f, in_axes=2)(x)\n",
+         Invalid("JAX104", line=4, message="axis 2 of `x`, whose shape is (3, 4)")),
+    ]
+
+    def finish(self) -> None:
+        ctx = self.ctx
+        for mc in mapped_calls(ctx):
+            for m in mc.mapped:
+                if in_rank(m) is not False:
+                    continue
+                name = short(ctx, m.arg.value, 40)
+                if m.shape.rank == 0:
+                    why = f"{mc.site.label} maps argument {m.position} along axis {m.axis}, but `{name}` is a scalar (rank 0)"
+                else:
+                    why = (f"{mc.site.label} maps argument {m.position} along axis {m.axis} of `{name}`, whose shape "
+                           f"is {shape_text(m.shape)}")
+                self.report(
+                    m.arg.value,
+                    f"{why}: JAX raises `ValueError: vmap was requested to map its argument along axis {m.axis}, "
+                    f"which implies that its rank should be at least {m.axis + 1 if m.axis >= 0 else -m.axis}`. "
+                    "Use `None` in `in_axes` for a shared argument, or an axis the argument has",
+                )
+

@@ -1,0 +1,92 @@
+from __future__ import annotations
+
+from jaxlint.rule import Invalid, Rule
+
+from .analysis import short
+from .mapped_args import in_rank, mapped_calls, shape_text
+
+
+class VmapInconsistentSizes(Rule):
+    """
+    ## What it does
+    Reports a call of a `jax.vmap`ped function whose mapped arguments have visibly
+    different sizes along their mapped axes (`x = jnp.ones((3, 4))`, `y = jnp.ones(5)`,
+    `vmap(f)(x, y)`), or a size different from the `axis_size=` given.
+
+    ## Why is this bad?
+    Every mapped axis is the same batch, so all must have one size. JAX raises when the
+    call runs: `ValueError: vmap got inconsistent sizes for array axes to be mapped`.
+    Usually one argument is mapped along the wrong axis, or is shared and its `in_axes`
+    entry should be `None`.
+
+    Only shapes the code makes visible count (constructors with literal sizes, `reshape`,
+    `stack`, names bound to those); anything else is left alone, and so are calls inside
+    `with pytest.raises(...)` / `self.assertRaises(...)`.
+
+    ## Example
+    ```python
+    x = jnp.ones((3, 4, 5, 10))
+    y = jnp.ones((3, 5, 6))
+    out = jax.vmap(f, in_axes=(3, 0))(x, y)
+    ```
+
+    ## Use instead
+    ```python
+    out = jax.vmap(f, in_axes=(0, 0))(x, y)
+    ```
+
+    ## References
+    - [jax.vmap](https://docs.jax.dev/en/latest/_autosummary/jax.vmap.html)
+    """
+
+    code = "JAX105"
+    name = "vmap-inconsistent-sizes"
+    summary = "`vmap` maps arguments whose visible sizes along the mapped axes differ"
+    status = "preview"
+    help = "Map every argument along an axis of the batch size, or use `None` for a shared one"
+    triggers = ("vmap",)
+    anchors = frozenset({"vmap"})
+    callers = "direct"  # the calls of a vmapped function (in its module) tell how it is used
+
+    VALID = [
+        "import jax\nimport jax.numpy as jnp\nout = jax.vmap(f, in_axes=(1, 0))(jnp.ones((4, 3)), jnp.ones(3))\n",
+        "import jax\nimport jax.numpy as jnp\nout = jax.vmap(f, in_axes=(0, None))(jnp.ones((4, 3)), jnp.ones(3))\n",
+        "import jax\nimport jax.numpy as jnp\nout = jax.vmap(f, axis_size=4)(jnp.ones((4, 3)))\n",
+        "import jax\nimport jax.numpy as jnp\nout = jax.vmap(f)(jnp.ones((4, 3)), ys)\n",
+    ]
+    INVALID = [
+        ("import jax\nimport jax.numpy as jnp\nout = jax.vmap(f)(jnp.ones((4, 3)), jnp.ones(3))\n",
+         Invalid("JAX105", line=3, message="axis 0 of `jnp.ones(3)` (size 3")),
+        ("import jax\nimport jax.numpy as jnp\nout = jax.vmap(f, axis_size=2)(jnp.ones((4, 3)))\n",
+         Invalid("JAX105", line=3, message="`axis_size=2`")),
+    ]
+
+    def finish(self) -> None:
+        ctx = self.ctx
+        for mc in mapped_calls(ctx):
+            sized = [(m, m.shape.axis(m.axis)) for m in mc.mapped if in_rank(m)]
+            sized = [(m, n) for m, n in sized if n is not None]
+            if mc.axis_size is not None:
+                for m, n in sized:
+                    if n != mc.axis_size:
+                        self.report(m.arg.value, f"{mc.site.label} is given `axis_size={mc.axis_size}`, but axis "
+                                    f"{m.axis} of `{short(ctx, m.arg.value, 40)}` has size {n} (shape "
+                                    f"{shape_text(m.shape)}): {_RAISES}")
+                        break
+                continue
+            if not sized:
+                continue
+            first, size0 = sized[0]
+            for m, n in sized[1:]:
+                if n != size0:
+                    self.report(
+                        m.arg.value,
+                        f"{mc.site.label} maps axis {first.axis} of `{short(ctx, first.arg.value, 40)}` (size {size0}) "
+                        f"and axis {m.axis} of `{short(ctx, m.arg.value, 40)}` (size {n}, shape {shape_text(m.shape)}): "
+                        f"{_RAISES}",
+                    )
+                    break
+
+
+_RAISES = ("JAX raises `ValueError: vmap got inconsistent sizes for array axes to be mapped`. Map each argument "
+           "along its batch axis, or use `None` for a shared one")

@@ -317,6 +317,8 @@ class Evidence:
                 b = program(self.ctx).binding(expr)
                 if b is not None and b.kind == "param":  # not rebound before this use
                     self.add(node, expr, "static", node, f"used as a Python int in `{short(self.ctx, node)}`")
+        for expr in differentiated(self.ctx, node):
+            self.add(node, expr, "grad", node)
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value == "apply" and node.args:
             first = node.args[0]
@@ -341,6 +343,32 @@ class Evidence:
         base = param_base(node)
         if base is not None and base[1] is not None and isinstance(node.value, cst.Name):
             self.add(node, node, "key", node)
+
+
+GRADS = frozenset({"jax.grad", "jax.value_and_grad"})
+
+
+def differentiated(ctx, call: cst.Call) -> list[cst.BaseExpression]:
+    """The arguments ``grad(f, argnums=...)(...)`` differentiates, at a direct call."""
+    func = call.func
+    if not isinstance(func, cst.Call):
+        return []
+    v = program(ctx).value(func)
+    if type(v) is not Transformed or v.api not in GRADS or v.star_kwargs or v.node is not func:
+        return []
+    given = v.keywords.get("argnums", v.args[0].value if v.args else None)
+    argnums = 0 if given is None else program(ctx).literal(given)
+    if type(argnums) is int:
+        argnums = (argnums,)
+    if not isinstance(argnums, tuple) or not all(type(k) is int and k >= 0 for k in argnums):
+        return []
+    positional = []
+    for a in call.args:
+        if a.star:
+            return []
+        if a.keyword is None:
+            positional.append(a.value)
+    return [positional[k] for k in argnums if k < len(positional)]
 
 
 # ----------------------------------------------------------------------------------
@@ -449,6 +477,7 @@ _KIND_TEXT = {
     "dot": "is the weight operand of `{}`",
     "bias": "is added as a bias in `{}`",
     "key": "is indexed by string keys (`{}`)",
+    "grad": "is the argument differentiated in `{}` (gradients with respect to shared parameters)",
 }
 
 
@@ -475,7 +504,9 @@ def shared_params(params: list[str], mapped: list[int], evidence: dict[str, dict
         static = "static" in uses  # a Python value: never an array with a batch axis
         if not (static or named or info["shared"]):
             continue
-        kinds = ("static",) if static else ("apply", "dot", "bias", "key")
+        if not static and not named and set(uses) == {"grad"}:
+            continue  # differentiated alone: only the name says "parameters"
+        kinds = ("static",) if static else ("apply", "dot", "bias", "key", "grad")
         parts = [_KIND_TEXT[k].format(uses[k]) for k in kinds if k in uses][:2]
         text = f"`{name}` " + " and ".join(parts)
         if static:

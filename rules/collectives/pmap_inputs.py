@@ -2,14 +2,14 @@
 
 ``pmap`` maps axis 0 of every mapped argument (``in_axes`` entry 0, the default) over the
 devices: that axis must be the device count. It does not split a batch for you. This
-module finds, per file, every call of a pmapped function, and for each argument at a
-mapped position follows the value back through plain assignments (one binding in its
-scope, made before the use; or, for parameters, one ``init`` before the use plus
-rebindings to pmapped outputs, as in a training loop) to the expression that built it:
+module reads, from the program model, every call of a pmapped function, and for each
+argument at a mapped position follows the value back through its reaching bindings
+(one binding; or, for parameters, one ``init`` plus rebindings to pmapped outputs, as
+in a training loop) to the expression that built it:
 
-- ``fixed``: a leading axis of a fixed size (``jnp.ones((32, 100))``, ``random.normal(key,
-  (batch, d))`` with a constant ``batch``, ``split(key, 16)``, ``jnp.stack([a, b])``,
-  ``x.reshape(32, -1)``);
+- ``fixed``: a leading axis of a fixed size, as the model's shapes know it
+  (``jnp.ones((32, 100))``, ``random.normal(key, (batch, d))`` with a constant ``batch``,
+  ``split(key, 16)``, ``jnp.stack([a, b])``, ``x.reshape(32, -1)``);
 - ``misplaced``: a reshape that puts the device count on another axis
   (``x.reshape(batch, n_devices, -1)``);
 - ``key``: one PRNG key (``random.PRNGKey(0)``, ``random.key(0)``, one half of ``split``);
@@ -22,7 +22,7 @@ everything else are unknown: silent. A parameter of the function holding the pma
 call is followed to the calls of that function in the file (the seed's ``train_step``),
 and the finding is placed on the argument of that outer call.
 
-Plain syntax only; shared by JAX203 and JAX204 through ``ctx.shared``.
+Shared by JAX203 and JAX204 through ``ctx.shared``.
 """
 
 from __future__ import annotations
@@ -32,8 +32,9 @@ from typing import Any
 
 import libcst as cst
 
-from jaxlint.facts import PARTIAL, Transform
 from jaxlint.literals import UNKNOWN
+from jaxlint.model import External, Function, Partial, Transformed, program
+from jaxlint.model.shapes import shape, size
 from jaxlint.names import dotted
 
 PMAP = "jax.pmap"
@@ -52,7 +53,8 @@ PER_DEVICE = frozenset(
         "flax.training.common_utils.shard_prng_key",
     }
 )
-# array constructors: qualified name -> (index, keyword) of the shape argument
+# array constructors whose leading size a mapped argument may show: qualified name ->
+# (index, keyword) of the shape argument (the sizes themselves come from the model)
 SHAPED = {
     **{f"{m}.{f}": (0, "shape") for m in ("jax.numpy", "numpy") for f in ("ones", "zeros", "empty", "full")},
     **{f"jax.random.{f}": (1, "shape") for f in ("normal", "uniform", "randint", "gumbel", "laplace",
@@ -62,8 +64,7 @@ SHAPED = {
     "numpy.random.normal": (2, "size"),
     "numpy.random.uniform": (2, "size"),
 }
-# constructors that take the dimensions themselves: np.random.randn(32, 10)
-DIMS = frozenset({"numpy.random.randn", "numpy.random.rand"})
+DIMS = frozenset({"numpy.random.randn", "numpy.random.rand"})  # the dimensions as arguments
 LIKE = frozenset(f"{m}.{f}_like" for m in ("jax.numpy", "numpy") for f in ("ones", "zeros", "empty", "full"))
 FROM_LIST = frozenset(f"{m}.{f}" for m in ("jax.numpy", "numpy") for f in ("array", "asarray", "stack"))
 RESHAPES = frozenset({"jax.numpy.reshape", "numpy.reshape"})
@@ -80,7 +81,6 @@ class PmapSite:
     """One ``pmap`` application (call, decorator or ``partial``) and the calls of its result."""
 
     node: cst.CSTNode
-    transform: Transform
     in_axes: Any  # DEFAULT, an int, None, a tuple/list, or UNKNOWN
     static: frozenset[int]  # static_broadcasted_argnums
     devices_given: bool  # devices= or axis_size= fixes the mapped size itself
@@ -102,22 +102,20 @@ def _zero(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool) and v == 0
 
 
-def _options(node: cst.CSTNode, t: Transform) -> tuple[list[cst.Arg], cst.BaseExpression | None]:
-    """(the pmap's option arguments, the expression naming the mapped function)."""
-    if not isinstance(node, cst.Call):
-        return [], None
-    func = node.func
-    if isinstance(func, cst.Call) and func.args:  # partial(jax.pmap, ...)(f)
-        pos = [a for a in node.args if a.keyword is None and not a.star]
-        return list(func.args[1:]) + [a for a in node.args if a.keyword is not None], pos[0].value if pos else None
-    if t.decorator:
-        if dotted(func) and (dotted(func) or "").rsplit(".", 1)[-1] == "partial":
-            return list(node.args[1:]), None
-        return list(node.args), None
-    pos = [a for a in node.args if a.keyword is None and not a.star]
-    if (dotted(func) or "").rsplit(".", 1)[-1] == "partial":  # partial(jax.pmap, f, ...)
-        return list(node.args[2:]), pos[1].value if len(pos) > 1 else None
-    return list(node.args[1:]), pos[0].value if pos else None
+def _target_label(ctx, app: Transformed) -> str | None:
+    """How a message names the pmapped function: `compute_loss`, a lambda."""
+    target = app.target
+    while type(target) is Partial:
+        target = target.func
+    if type(target) is Function:
+        return "a lambda" if isinstance(target.node, cst.Lambda) else f"`{target.name}`"
+    node = app.target_node
+    if isinstance(node, cst.Lambda):
+        return "a lambda"
+    if type(target) is External:
+        return f"`{target.qualified.rsplit('.', 1)[-1]}`"
+    text = dotted(node) if node is not None else None
+    return f"`{text}`" if text else None
 
 
 def pmap_sites(ctx) -> list[PmapSite]:
@@ -125,47 +123,35 @@ def pmap_sites(ctx) -> list[PmapSite]:
     cached = ctx.shared.get("JAX2.pmap_sites")
     if cached is not None:
         return cached
+    p = program(ctx)
     sites: list[PmapSite] = []
-    calls_by_name: dict[str, list[cst.Call]] = {}
-    for n in ctx.parents:
-        if type(n) is cst.Call and type(n.func) is cst.Name:
-            calls_by_name.setdefault(n.func.value, []).append(n)
-    for t, node in ctx.collector.transform_nodes:
-        if t.api != PMAP:
-            continue
-        opts, fun = _options(node, t)
-        if any(a.star for a in opts):
+    for app in p.applications(PMAP):
+        if app.star_kwargs or (isinstance(app.node, cst.Call) and any(a.star == "*" for a in app.node.args)):
             continue
         in_axes: Any = DEFAULT
         static: frozenset[int] = frozenset()
         devices_given = False
-        for a in opts:
-            kw = a.keyword.value if a.keyword is not None else None
+        for kw, value in app.keywords.items():
             if kw == "in_axes":
-                in_axes = ctx.literal(a.value)
+                in_axes = p.literal(value)
                 if isinstance(in_axes, (bool, str, dict)):
                     in_axes = UNKNOWN
             elif kw == "static_broadcasted_argnums":
-                v = ctx.literal(a.value)
+                v = p.literal(value)
                 if isinstance(v, int):
                     v = (v,)
                 if not isinstance(v, (tuple, list)) or not all(isinstance(x, int) for x in v):
                     in_axes = UNKNOWN
                 else:
                     static = frozenset(v)
-            elif kw in ("devices", "axis_size") and not (isinstance(a.value, cst.Name) and a.value.value == "None"):
+            elif kw in ("devices", "axis_size") and not (isinstance(value, cst.Name) and value.value == "None"):
                 devices_given = True
-        site = PmapSite(node, t, in_axes, static, devices_given, "")
-        target = (t.target or "").rsplit(".", 1)[-1] if t.target else None
-        if isinstance(fun, cst.Lambda):
-            target = "a lambda"
-        elif target:
-            target = f"`{target}`"
-        elif fun is not None and dotted(fun):
-            target = f"`{dotted(fun)}`"
-        site.calls, bound = _calls(ctx, site, calls_by_name)
-        if bound and target and t.decorator:
-            site.label = f"the pmapped {target}"
+        site = PmapSite(app.node, in_axes, static, devices_given, "")
+        site.calls, _ = p.invocations(app.node)
+        target = _target_label(ctx, app)
+        bound = _bound_name(p, app)
+        if app.decorator:
+            site.label = f"the pmapped {target}" if target else "the pmap"
         elif bound:
             site.label = f"`{bound}` (a pmap of {target})" if target else f"`{bound}` (a pmap)"
         else:
@@ -176,22 +162,12 @@ def pmap_sites(ctx) -> list[PmapSite]:
     return sites
 
 
-def _calls(ctx, site: PmapSite, calls_by_name) -> tuple[list[cst.Call], str | None]:
-    node, t = site.node, site.transform
-    parent = ctx.parent(node)
-    if not t.decorator and isinstance(parent, cst.Call) and parent.func is node:
-        return [parent], None
-    ref = t.target if t.decorator else t.bound_to
-    if ref is None:
-        return [], None
-    if t.decorator:
-        fn = ctx.function_node(ref)
-        if not isinstance(fn, cst.FunctionDef) or len(fn.decorators) != 1:
-            return [], None  # other decorators change what callers call
-        name = fn.name.value
-    else:
-        name = ref.rsplit(".", 1)[-1]
-    return [c for c in calls_by_name.get(name, []) if ctx.ref(c.func) == ref], name
+def _bound_name(p, app: Transformed) -> str | None:
+    """The name the pmapped value is bound to (``p_step = jax.pmap(step)``), if one."""
+    if app.decorator:
+        return None
+    b = p.binding_of_value(app.node)
+    return b.name if b is not None else None
 
 
 # ----------------------------------------------------------------------------------
@@ -204,7 +180,7 @@ class Origin:
     kind: str  # "fixed" | "misplaced" | "key" | "params" | "device" (built per device: fine)
     node: cst.CSTNode  # the expression that built it
     leading: int | None = None  # fixed: the size of axis 0
-    shape: tuple[int, ...] | None = None  # fixed: the whole shape, when every dimension is a literal
+    shape: tuple[int, ...] | None = None  # fixed: the whole shape, when every dimension is known
     why: str = ""  # fixed/misplaced: a short explanation ("2 keys", "axis 1")
     data: bool = False  # fixed: an array of data (the reshape fix applies)
     batch_name: str | None = None  # fixed: the leading size is a name that says "batch" (`batch_size`)
@@ -220,95 +196,72 @@ class Param:
 
 
 class Origins:
-    """Follows names to their one binding, per scope (memoised per file)."""
+    """Follows values back to what built them, through the program model's bindings."""
 
     def __init__(self, ctx) -> None:
         self.ctx = ctx
-        self._bindings: dict[cst.CSTNode | None, dict[str, list[tuple[cst.CSTNode, cst.BaseExpression | None, int | None]]]] = {}
+        self.p = program(ctx)
 
-    # -- bindings -------------------------------------------------------------------
-    def bindings(self, scope: cst.CSTNode | None) -> dict[str, list[tuple[cst.CSTNode, cst.BaseExpression | None, int | None]]]:
-        """name -> [(binding node, value or None, element index of a tuple target)] in a scope."""
-        got = self._bindings.get(scope)
-        if got is not None:
-            return got
-        out: dict[str, list[tuple[cst.CSTNode, cst.BaseExpression | None, int | None]]] = {}
-        if scope is None:
-            nodes = self.ctx.descendants(self.ctx.module)
-        elif isinstance(scope, cst.FunctionDef):
-            nodes = self.ctx.descendants(scope.body)
-        else:
-            nodes = []
-        for n in nodes:
-            t = type(n)
-            if t is cst.Assign:
-                for target in n.targets:
-                    _bind(out, target.target, n, n.value if len(n.targets) == 1 else None)
-            elif t is cst.AnnAssign or t is cst.AugAssign or t is cst.NamedExpr:
-                _bind(out, n.target, n, None)
-            elif t is cst.For or t is cst.CompFor:
-                _bind(out, n.target, n, None)
-            elif t is cst.AsName:
-                _bind(out, n.name, n, None)
-            elif t is cst.Global or t is cst.Nonlocal:
-                for item in n.names:  # bound elsewhere: never one known binding
-                    out.setdefault(item.name.value, []).extend([(n, None, None)] * 2)
-            elif t is cst.FunctionDef or t is cst.ClassDef:
-                out.setdefault(n.name.value, []).append((n, None, None))
-            elif t is cst.Del:
-                _bind(out, n.target, n, None)
-        self._bindings[scope] = out
-        return out
+    def qualified(self, func: cst.BaseExpression) -> str | None:
+        v = self.p.value(func)
+        return v.qualified if type(v) is External else None
 
     def lookup(self, name: cst.Name, depth: int) -> Origin | Param | None:
         """The origin of the value a name holds where it is used."""
-        ctx = self.ctx
-        scope = ctx.enclosing_function(name)
-        while True:
-            if isinstance(scope, cst.Lambda):
-                if any(p.name.value == name.value for p in _all_params(scope.params)):
-                    return None
-                scope = ctx.enclosing_function(scope)
-                continue
-            bound = self.bindings(scope).get(name.value, [])
-            params = _all_params(scope.params) if isinstance(scope, cst.FunctionDef) else []
-            is_param = any(p.name.value == name.value for p in params)
-            if is_param:
-                if bound:
-                    return None
-                positional = [p.name.value for p in [*scope.params.posonly_params, *scope.params.params]]
-                fact = ctx.function_fact(scope)
-                if name.value not in positional or fact is None or fact.is_method or fact.class_name:
-                    return None
-                if any(not _keeps_arguments(ctx, d.decorator) for d in scope.decorators):
-                    return None  # @jax.vmap and friends change what the callers' arguments become
-                return Param(scope, positional.index(name.value), name.value)
-            if bound:
-                if len(bound) != 1:
-                    return self._carried(bound, name, depth)
-                node, value, element = bound[0]
-                if value is None or ctx.text_order(node) >= ctx.text_order(name):
-                    return None
-                if element is not None:
-                    return self._element(value, element)
-                return self.origin(value, depth + 1)
-            if scope is None:
-                return None
-            scope = ctx.enclosing_function(scope)
+        found = self.p.reaching(name)
+        if not found:
+            return None
+        if len(found) > 1:
+            return self._carried(found, depth)
+        b = found[0]
+        if b.kind == "param":
+            return self._param(b)
+        if b.kind not in ("assign", "walrus") or b.value is None:
+            return None
+        inner = self.p.unpacked(b.value, b.unpack)
+        if inner is not None:
+            return self.origin(inner, depth + 1)
+        if len(b.unpack) == 1:
+            return self._element(b.value)
+        return None
 
-    def _carried(self, bound, name: cst.Name, depth: int) -> Origin | None:
+    def _param(self, b) -> Param | None:
+        fn = b.scope.node
+        if b.scope.kind != "function" or not isinstance(fn, cst.FunctionDef):
+            return None
+        positional = [q.name.value for q in [*fn.params.posonly_params, *fn.params.params]]
+        if b.name not in positional:
+            return None
+        cls = b.scope.parent
+        if cls is not None and cls.kind == "class":
+            return None  # a method: its callers pass ``self`` first
+        if any(not self._keeps_arguments(d.decorator) for d in fn.decorators):
+            return None  # @jax.vmap and friends change what the callers' arguments become
+        return Param(fn, positional.index(b.name), b.name)
+
+    def _keeps_arguments(self, decorator: cst.BaseExpression) -> bool:
+        """``@jax.jit`` (or ``@partial(jax.jit, ...)``, ``@jax.jit(...)``) hands the arguments on as they are."""
+        v = self.p.value(decorator)
+        if type(v) is Partial:
+            v = v.func
+        return type(v) is External and v.qualified == "jax.jit"
+
+    def _carried(self, found, depth: int) -> Origin | None:
         """``params = model.init(key, x)`` then ``params = p_step(params, ...)`` in a loop: the
         first call still gets the one copy from ``init``; every other binding is the output
         of a pmapped call, which has a device axis."""
-        ctx = self.ctx
         pmapped = self.pmapped_calls()
         first: Origin | None = None
-        for node, value, element in bound:
-            if isinstance(value, cst.Call) and value in pmapped:
-                continue
-            if first is not None or value is None or ctx.text_order(node) >= ctx.text_order(name):
+        for b in found:
+            if b.kind not in ("assign", "walrus") or b.value is None:
                 return None
-            o = self._element(value, element) if element is not None else self.origin(value, depth + 1)
+            if isinstance(b.value, cst.Call) and b.value in pmapped:
+                continue
+            if first is not None:
+                return None
+            inner = self.p.unpacked(b.value, b.unpack)
+            o = self.origin(inner, depth + 1) if inner is not None else (
+                self._element(b.value) if len(b.unpack) == 1 else None)
             if not isinstance(o, Origin) or o.kind != "params":
                 return None
             first = o
@@ -320,22 +273,19 @@ class Origins:
             got = self.ctx.shared["JAX2.pmapped_calls"] = frozenset(c for s in pmap_sites(self.ctx) for c in s.calls)
         return got
 
-    def _element(self, value: cst.BaseExpression, element: int) -> Origin | None:
+    def _element(self, value: cst.BaseExpression) -> Origin | None:
         """``k1, k2 = jax.random.split(key)``: each name holds one key; ``params, state =
         model.init(key, x)``: each holds part of one copy of the model."""
-        if isinstance(value, cst.Call) and self.ctx.resolve(value.func) == SPLIT:
+        if isinstance(value, cst.Call) and self.qualified(value.func) == SPLIT:
             return Origin("key", value, why="one key of `jax.random.split`")
         if isinstance(value, cst.Call):
-            o = self._init(value, 0)
-            if o is not None:
-                return o
+            return self._init(value, 0)
         return None
 
     # -- expressions ----------------------------------------------------------------
     def origin(self, expr: cst.BaseExpression, depth: int = 0) -> Origin | Param | None:
         if depth > MAX_DEPTH:
             return None
-        ctx = self.ctx
         if isinstance(expr, cst.Name):
             return self.lookup(expr, depth)
         if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, ARITHMETIC):
@@ -346,23 +296,22 @@ class Origins:
             return None
         if isinstance(expr, cst.Subscript):
             inner = expr.value
-            if isinstance(inner, cst.Call) and ctx.resolve(inner.func) == SPLIT and _int_index(expr):
+            if isinstance(inner, cst.Call) and self.qualified(inner.func) == SPLIT and _int_index(expr):
                 return Origin("key", expr, why="one key of `jax.random.split`")
             return None
         if not isinstance(expr, cst.Call):
             return None
-        func = expr.func
-        if isinstance(func, cst.Call):
-            inner = ctx.resolve(func.func)
-            if inner == PMAP or (inner in PARTIAL and func.args and ctx.resolve(func.args[0].value) == PMAP):
-                if any(a.keyword is not None and a.keyword.value == "out_axes" for a in func.args):
-                    return None  # out_axes=None returns one copy
-                return Origin("device", expr)  # the output of a pmapped function
-            return None
-        q = ctx.resolve(func)
-        args = [a for a in expr.args if a.keyword is None and not a.star]
         if any(a.star for a in expr.args):
             return None
+        v = self.p.value(expr.func)
+        if type(v) is Transformed and v.api == PMAP:
+            if "out_axes" in v.keywords:
+                return None  # out_axes=None returns one copy
+            return Origin("device", expr)  # the output of a pmapped function
+        if isinstance(expr.func, cst.Call):
+            return None
+        q = v.qualified if type(v) is External else None
+        args = [a for a in expr.args if a.keyword is None]
         if q in PER_DEVICE:
             return Origin("device", expr)
         if q in SINGLE_KEYS:
@@ -371,13 +320,15 @@ class Origins:
             num = _arg(expr, 1, "num")
             if num is None:
                 return Origin("fixed", expr, 2, why="`jax.random.split(key)` makes 2 keys")
-            return self._size(num, expr, "keys")
+            if self.mentions_device_count(num):
+                return Origin("device", expr)
+            return self._fixed(expr, "keys")
         if q in SHAPED:
             index, keyword = SHAPED[q]
-            shape = _arg(expr, index, keyword)
-            return self._shape(shape, expr) if shape is not None else None
+            given = _arg(expr, index, keyword)
+            return self._shaped(expr, _first_dim(self.p, given)) if given is not None else None
         if q in DIMS:
-            return self._dims(args and [a.value for a in args], expr)
+            return self._shaped(expr, args[0].value if args else None)
         if q in LIKE:
             return _data(self.origin(args[0].value, depth + 1)) if args else None
         if q in RESHAPES:
@@ -385,13 +336,15 @@ class Origins:
         if q in FROM_LIST:
             return self._from_list(q, expr, args, depth)
         if q in ("jax.numpy.arange", "numpy.arange") and len(args) == 1 and len(expr.args) == 1:
-            return self._size(args[0].value, expr, "elements", data=True)
-        if isinstance(func, cst.Attribute) and q is None:
-            method = func.attr.value
+            if self.mentions_device_count(args[0].value):
+                return Origin("device", expr)
+            return self._fixed(expr, "elements", data=True)
+        if isinstance(expr.func, cst.Attribute) and q is None:
+            method = expr.func.attr.value
             if method == "reshape":
                 return self._reshape([a.value for a in args], expr)
             if method == "astype":
-                return _data(self.origin(func.value, depth + 1))
+                return _data(self.origin(expr.func.value, depth + 1))
         if q is None or not q.startswith(("jax.", "numpy.")):
             return self._init(expr, depth)
         return None
@@ -422,11 +375,7 @@ class Origins:
         if not pos:
             return None
         first = pos[0].value
-        if isinstance(first, cst.Name) and self._keyish(first):
-            o = self.origin(first, depth + 1)
-            if isinstance(o, Origin) and o.kind == "key":
-                return Origin("params", expr, why=f"`{self.ctx.code(expr.func)}`")
-        elif isinstance(first, (cst.Call, cst.Subscript)):
+        if (isinstance(first, cst.Name) and self._keyish(first)) or isinstance(first, (cst.Call, cst.Subscript)):
             o = self.origin(first, depth + 1)
             if isinstance(o, Origin) and o.kind == "key":
                 return Origin("params", expr, why=f"`{self.ctx.code(expr.func)}`")
@@ -436,45 +385,38 @@ class Origins:
     def _keyish(name: cst.Name) -> bool:
         return any(w in name.value.lower() for w in ("key", "rng", "seed"))
 
-    # -- sizes and shapes -----------------------------------------------------------
+    # -- the device count -----------------------------------------------------------
     def device_count(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
         """Is the expression the device count (a call, ``len`` of the devices, or a name bound to one)?"""
-        ctx = self.ctx
         if depth > MAX_DEPTH:
             return False
         if isinstance(expr, cst.Call):
-            q = ctx.resolve(expr.func)
-            if q in DEVICE_COUNTS:
+            if self.qualified(expr.func) in DEVICE_COUNTS:
                 return True
             if isinstance(expr.func, cst.Name) and expr.func.value == "len" and len(expr.args) == 1:
                 return self._devices(expr.args[0].value, depth + 1)
             return False
         if isinstance(expr, cst.Name):
-            scope = ctx.enclosing_function(expr)
-            while True:
-                if isinstance(scope, cst.Lambda):
-                    scope = ctx.enclosing_function(scope)
-                    continue
-                bound = self.bindings(scope).get(expr.value)
-                if bound:
-                    return len(bound) == 1 and bound[0][1] is not None and bound[0][2] is None and \
-                        self.device_count(bound[0][1], depth + 1)
-                if scope is None:
-                    return False
-                scope = ctx.enclosing_function(scope)
+            value = self._bound_once(expr)
+            return value is not None and self.device_count(value, depth + 1)
         return False
 
+    def _bound_once(self, name: cst.Name) -> cst.BaseExpression | None:
+        b = self.p.binding(name)
+        if b is None or b.kind != "assign" or b.unpack or b.value is None:
+            return None
+        return b.value
+
     def _devices(self, expr: cst.BaseExpression, depth: int) -> bool:
-        ctx = self.ctx
+        if depth > MAX_DEPTH:
+            return False
         if isinstance(expr, cst.Call):
-            return ctx.resolve(expr.func) in DEVICE_LISTS
+            return self.qualified(expr.func) in DEVICE_LISTS
         if isinstance(expr, cst.Subscript):  # jax.devices()[:4]
-            return depth < MAX_DEPTH and self._devices(expr.value, depth + 1)
+            return self._devices(expr.value, depth + 1)
         if isinstance(expr, cst.Name):
-            scope = ctx.enclosing_function(expr)
-            bound = self.bindings(scope if not isinstance(scope, cst.Lambda) else None).get(expr.value)
-            if bound and len(bound) == 1 and bound[0][1] is not None and bound[0][2] is None:
-                return self._devices(bound[0][1], depth + 1)
+            value = self._bound_once(expr)
+            return value is not None and self._devices(value, depth + 1)
         return False
 
     def mentions_device_count(self, expr: cst.BaseExpression) -> bool:
@@ -483,48 +425,35 @@ class Origins:
         return any(isinstance(n, (cst.Name, cst.Call)) and self.device_count(n)  # type: ignore[arg-type]
                    for n in self.ctx.descendants(expr))
 
-    def _size(self, size: cst.BaseExpression, expr: cst.Call, what: str, data: bool = False) -> Origin | None:
-        if self.mentions_device_count(size):
-            return Origin("device", expr)
-        v = self.ctx.literal(size)
-        if isinstance(v, int) and not isinstance(v, bool) and v > 0:
-            return Origin("fixed", expr, v, (v,) if data else None, why=f"{v} {what}", data=data)
-        return None
-
-    def _shape(self, shape: cst.BaseExpression, expr: cst.Call) -> Origin | None:
-        if isinstance(shape, (cst.Tuple, cst.List)):
-            return self._dims([e.value for e in shape.elements] if not any(
-                isinstance(e, cst.StarredElement) for e in shape.elements[:1]) else [], expr)
-        v = self.ctx.literal(shape)
-        if isinstance(v, int):
-            return self._dims([shape], expr)
-        if isinstance(v, (tuple, list)) and v and all(isinstance(x, int) for x in v):
-            return Origin("fixed", expr, v[0], tuple(v), why=f"leading axis {v[0]}", data=True)
-        return None
-
-    def _dims(self, dims: list[cst.BaseExpression], expr: cst.Call) -> Origin | None:
-        if not dims or isinstance(dims[0], cst.StarredElement):
+    # -- fixed sizes, read from the model's shapes ------------------------------------
+    def _fixed(self, expr: cst.Call, what: str, data: bool = False) -> Origin | None:
+        """A size counted in ``what`` (keys, elements): the model's leading axis."""
+        s = shape(self.p, expr)
+        n = s.axis(0) if s is not None else None
+        if n is None or n <= 0:
             return None
-        first = dims[0]
+        return Origin("fixed", expr, n, (n,) if data else None, why=f"{n} {what}", data=data)
+
+    def _shaped(self, expr: cst.Call, first: cst.BaseExpression | None) -> Origin | None:
+        """An array built with a shape; ``first`` is how the code gives its leading size."""
+        if first is None or isinstance(first, cst.StarredElement):
+            return None
         if self.mentions_device_count(first):
             return Origin("device", expr)
-        v = self.ctx.literal(first)
-        if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+        s = shape(self.p, expr)
+        n = s.axis(0) if s is not None else None
+        if n is None or n <= 0:
             return None
-        values = [self.ctx.literal(d) for d in dims]
-        shape = tuple(values) if all(isinstance(x, int) and not isinstance(x, bool) for x in values) else None
+        dims = s.dims if s.exact and all(d is not None for d in s.dims) else None
         named = first.value if isinstance(first, cst.Name) and _batch_name(first.value) else None
-        return Origin("fixed", expr, v, shape, why=f"leading axis {v}", data=True, batch_name=named)
+        return Origin("fixed", expr, n, dims, why=f"leading axis {n}", data=True, batch_name=named)
 
     def _reshape(self, args: list[cst.BaseExpression], expr: cst.Call) -> Origin | None:
         if len(args) == 1:
             a = args[0]
             if isinstance(a, cst.BinaryOperation) and isinstance(a.operator, cst.Add):
                 a = a.left  # (n_devices, -1) + x.shape[1:]
-            if isinstance(a, (cst.Tuple, cst.List)):
-                dims = [e.value for e in a.elements]
-            else:
-                dims = [a]
+            dims = [e.value for e in a.elements] if isinstance(a, (cst.Tuple, cst.List)) else [a]
         else:
             dims = args
         if not dims or isinstance(dims[0], cst.StarredElement):
@@ -534,49 +463,26 @@ class Origins:
         for i, d in enumerate(dims[1:], start=1):
             if not isinstance(d, cst.StarredElement) and self.device_count(d):
                 return Origin("misplaced", expr, why=f"axis {i}")
-        v = self.ctx.literal(dims[0])
-        if isinstance(v, int) and not isinstance(v, bool) and v > 0:
-            values = [self.ctx.literal(d) for d in dims]
-            shape = tuple(values) if all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in values) else None
-            return Origin("fixed", expr, v, shape, why=f"leading axis {v}", data=True)
-        return None
+        n = size(self.p, dims[0])
+        if n is None or n <= 0:
+            return None
+        given = [size(self.p, d) if not isinstance(d, cst.StarredElement) else None for d in dims]
+        shown = tuple(given) if all(x is not None and x > 0 for x in given) else None
+        return Origin("fixed", expr, n, shown, why=f"leading axis {n}", data=True)
+
+
+def _first_dim(p, given: cst.BaseExpression) -> cst.BaseExpression | None:
+    """How a shape argument gives its leading size: ``(32, d)`` -> ``32``, ``n`` -> ``n``."""
+    d = p.display(given)
+    if d is not None:
+        return d.elements[0].value if d.elements and not isinstance(d.elements[0], cst.StarredElement) else None
+    return given
 
 
 def _batch_name(name: str) -> bool:
     """``batch_size``, ``BATCH``: a batch, not a device count (``batches_per_device`` is unclear)."""
     low = name.lower()
     return "batch" in low and not any(w in low for w in ("device", "replica", "shard", "core", "host"))
-
-
-def _keeps_arguments(ctx, decorator: cst.BaseExpression) -> bool:
-    """``@jax.jit`` (or ``@partial(jax.jit, ...)``, ``@jax.jit(...)``) hands the arguments on as they are."""
-    if isinstance(decorator, cst.Call):
-        if ctx.resolve(decorator.func) in PARTIAL and decorator.args:
-            decorator = decorator.args[0].value
-        else:
-            decorator = decorator.func
-    return ctx.resolve(decorator) == "jax.jit"
-
-
-def _bind(out, target: cst.CSTNode, node: cst.CSTNode, value: cst.BaseExpression | None) -> None:
-    if isinstance(target, cst.Name):
-        out.setdefault(target.value, []).append((node, value, None))
-    elif isinstance(target, (cst.Tuple, cst.List)):
-        for i, el in enumerate(target.elements):
-            starred = isinstance(el, cst.StarredElement)
-            inner = el.value
-            if isinstance(inner, cst.Name):
-                out.setdefault(inner.value, []).append((node, None if starred else value, None if starred else i))
-            else:
-                _bind(out, inner, node, None)
-
-
-def _all_params(params: cst.Parameters) -> list[cst.Param]:
-    out = [*params.posonly_params, *params.params, *params.kwonly_params]
-    for star in (params.star_arg, params.star_kwarg):
-        if isinstance(star, cst.Param):
-            out.append(star)
-    return out
 
 
 def _arg(call: cst.Call, index: int, keyword: str) -> cst.BaseExpression | None:
@@ -682,7 +588,7 @@ def device_guarded(ctx, node: cst.CSTNode) -> bool:
     origins = ctx.shared.get("JAX2.origins") or Origins(ctx)
     for n in ctx.descendants(outer.body, prune=()):
         if isinstance(n, cst.Comparison) and any(
-            isinstance(m, cst.Call) and (origins.device_count(m) or ctx.resolve(m.func) in DEVICE_LISTS)
+            isinstance(m, cst.Call) and (origins.device_count(m) or origins.qualified(m.func) in DEVICE_LISTS)
             for m in [n, *ctx.descendants(n)]
         ):
             return True
@@ -702,21 +608,9 @@ def _positional(call: cst.Call) -> list[cst.Arg]:
 
 def _outer_args(ctx, p: Param) -> list[cst.Arg]:
     """The arguments given for parameter ``p`` by the calls of its function in this file."""
-    q = ctx.qualname(p.func)
-    if not q:
-        return []
-    ref = ctx.facts.ref(q)
-    calls = ctx.shared.get("JAX2.calls_by_name")
-    if calls is None:
-        calls = {}
-        for n in ctx.parents:
-            if type(n) is cst.Call and type(n.func) is cst.Name:
-                calls.setdefault(n.func.value, []).append(n)
-        ctx.shared["JAX2.calls_by_name"] = calls
+    calls, _ = program(ctx).invocations(p.func)
     out = []
-    for c in calls.get(p.func.name.value, []):
-        if ctx.ref(c.func) != ref:
-            continue
+    for c in calls:
         pos = _positional(c)
         if p.index < len(pos):
             out.append(pos[p.index])

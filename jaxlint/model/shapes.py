@@ -6,8 +6,9 @@ are known (``split(key, 8)`` of a key that may be raw or typed). It follows name
 their reaching bindings (candidates that disagree: unknown; parameters: unknown) and
 reads array constructors (``jnp``/``np`` ``zeros``/``ones``/``full``/``empty``/``arange``/
 ``eye``/``linspace``, ``*_like``, ``jax.random.normal(key, shape)`` and friends,
-``random.split(key, n)``, ``np.random.randn(...)``, ``RandomState(...).randn``, also
-through a local alias), ``reshape``, ``stack``/``concatenate``, indexing with ints,
+``random.split(key, n)``, ``np.random.randn(...)``, ``RandomState(...).randn`` and its
+``uniform``/``normal(..., size=)``, also through a local alias), ``x.T``, ``reshape``,
+``stack``/``concatenate``, indexing with ints,
 arithmetic (broadcasting) and Python scalars (number literals, ``len``, ``math.prod``,
 ``int``/``float``, ``x.shape[i]``, ``x.ndim``, ``x.size``: rank 0). ``size(p, expr)``: the
 int a scalar expression is, when the code makes it visible.
@@ -18,8 +19,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import libcst as cst
-
-from jaxlint.literals import UNKNOWN
 
 from .values import External
 
@@ -69,6 +68,8 @@ SAME = frozenset({f"{m}.{f}" for m in _NP for f in ("asarray", "array")})
 RESHAPES = frozenset(f"{m}.reshape" for m in _NP)
 STACKS = frozenset(f"{m}.stack" for m in _NP)
 CONCATS = frozenset(f"{m}.concatenate" for m in _NP)
+# ``RandomState`` methods that take ``size=``: name -> its position
+SIZED_SAMPLES = {"uniform": 2, "normal": 2, "standard_normal": 0, "random_sample": 0, "random": 0}
 RANDOM_STATES = frozenset({"numpy.random.RandomState", "numpy.random.mtrand.RandomState"})
 SCALAR_CALLS = frozenset({"math.prod", "numpy.prod", "math.floor", "math.ceil"})
 SCALAR_BUILTINS = frozenset({"len", "int", "float"})
@@ -192,6 +193,9 @@ def _shape(p, expr: cst.BaseExpression) -> Shape | None:
         return _broadcast(shape(p, expr.left), shape(p, expr.right))
     if t is cst.Attribute and expr.attr.value in ("ndim", "size"):
         return SCALAR if shape(p, expr.value) is not None else None
+    if t is cst.Attribute and expr.attr.value == "T":
+        s = shape(p, expr.value)
+        return Shape(s.dims[::-1]) if s is not None and s.exact else None
     if t is cst.Subscript:
         return _subscript(p, expr)
     if t is cst.Call:
@@ -363,7 +367,7 @@ def _is_none(expr) -> bool:
 
 
 def _arange(p, call: cst.Call, pos) -> Shape | None:
-    if len(pos) != len(call.args) or not 1 <= len(pos) <= 3:
+    if any(a.keyword is not None and a.keyword.value != "dtype" for a in call.args) or not 1 <= len(pos) <= 3:
         return None
     values = [size(p, a) for a in pos]
     if len(pos) == 1:
@@ -388,6 +392,10 @@ def _method(p, call: cst.Call, pos) -> Shape | None:
         if _random_state(p, func.value) and len(pos) == len(call.args):
             return Shape(tuple(size(p, a) for a in pos))
         return None
+    if name in SIZED_SAMPLES and _random_state(p, func.value):
+        given = _arg(call, SIZED_SAMPLES[name], "size")
+        dims = _dims(p, given) if given is not None and not _is_none(given) else None
+        return Shape(dims) if dims is not None else None
     if name == "reshape":
         return _reshape(p, func.value, pos) if pos and len(pos) == len(call.args) else None
     if name == "astype":

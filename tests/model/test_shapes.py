@@ -52,9 +52,12 @@ R = np.random.RandomState(0).randn
 i = R(3, 4, 5)
 rng = np.random.RandomState(1)
 j = rng.randn(6)
-""", "a", "b", "c", "d", "e", "f", "k1", "g", "h", "i", "j") == [
+k = rng.uniform(size=(5, 2))
+l = np.random.normal(0.0, 1.0, size=4)
+m = rng.uniform()
+""", "a", "b", "c", "d", "e", "f", "k1", "g", "h", "i", "j", "k", "l", "m") == [
         Shape((16, 2)), Shape((4,)), Shape((4,), exact=False), Shape((5, 2)), SCALAR, Shape((3,)), Shape((2,)),
-        Shape((2,)), Shape((2, 3)), Shape((3, 4, 5)), Shape((6,))]
+        Shape((2,)), Shape((2, 3)), Shape((3, 4, 5)), Shape((6,)), Shape((5, 2)), Shape((4,)), None]
 
 
 def test_like_reshape_stack_concatenate_index_arithmetic():
@@ -73,9 +76,12 @@ j = jnp.asarray(x)
 k = x.astype(jnp.float32)
 l = jnp.ones((x.shape[0], 2))
 m = x.reshape(unknown, -1)
-""", *"abcdefghijklm") == [Shape((32, 100)), Shape((4, 80, 10)), Shape((100, 32)), Shape((2, 32, 100)),
+n = x.T
+o = jnp.arange(4, dtype=jnp.int32)
+""", *"abcdefghijklmno") == [Shape((32, 100)), Shape((4, 80, 10)), Shape((100, 32)), Shape((2, 32, 100)),
                            Shape((32, 3, 100)), Shape((32, 200)), Shape((100,)), SCALAR, Shape((32, 100)),
-                           Shape((32, 100)), Shape((32, 100)), Shape((32, 2)), Shape((None, None))]
+                           Shape((32, 100)), Shape((32, 100)), Shape((32, 2)), Shape((None, None)),
+                           Shape((100, 32)), Shape((4,))]
 
 
 def test_python_scalars():

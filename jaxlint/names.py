@@ -18,6 +18,7 @@ ALIASES: dict[str, str] = {
     "jax.sharding.Mesh": "jax.sharding.Mesh",
     "jax.P": "jax.sharding.PartitionSpec",
     "jax.api.vmap": "jax.vmap",
+    "jax._src.api.vmap": "jax.vmap",
     "jax.api.pmap": "jax.pmap",
     "jax.api.grad": "jax.grad",
     "jax.experimental.pjit.pjit": "jax.experimental.pjit.pjit",

@@ -1,8 +1,10 @@
-"""Shared analysis of the JAX5xx family: an intra-function dataflow over one file.
+"""Shared analysis of the JAX5xx family: the facts of an intra-function dataflow over one file.
 
-Three questions, each answered per function (and for module-level code) by walking the
-statements in order, with branches merged so that a fact holds after a join only if it
-holds on every path into it ("must" facts; unknown means silent):
+Three questions, each answered per function (and for module-level code) by the model's
+walk of the statements in order (``jaxlint.model.flow.Flow``), with branches merged so
+that a fact holds after a join only if it holds on every path into it ("must" facts;
+unknown means silent). What stays here is what is specific to the family: the facts,
+how they join, and what each statement or call does to them.
 
 - which local names are JAX arrays (``ARRAY``), NumPy arrays (``NUMPY``), and which
   values depend on a traced argument (``TRACED``) of a function that ``jit``, ``vmap``,
@@ -17,8 +19,7 @@ holds on every path into it ("must" facts; unknown means silent):
 
 Everything here reads only the function's own unit (and, for the functions a transform
 traces, the transform's application), so the results are the same with slicing on and
-off. Once the shared program model exists, ``traced_functions``, the name bindings and
-the call resolution move there; the key-use walk stays a client of it.
+off.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from jaxlint.literals import UNKNOWN
+from jaxlint.model.flow import Flow, bound_names, terminates
 
 KEY = "JAX5"
 
@@ -313,25 +315,6 @@ def _meet_all(values):
     return v
 
 
-def terminates(body) -> bool:
-    """Does this block always leave by return/raise/continue/break?"""
-    stmts = body.body if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)) else body
-    if not stmts:
-        return False
-    last = stmts[-1]
-    if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-        return any(isinstance(s, (cst.Return, cst.Raise, cst.Continue, cst.Break)) for s in last.body)
-    if isinstance(last, cst.If):
-        return last.orelse is not None and terminates(last.body) and _orelse_terminates(last.orelse)
-    return False
-
-
-def _orelse_terminates(orelse) -> bool:
-    if isinstance(orelse, cst.If):
-        return orelse.orelse is not None and terminates(orelse.body) and _orelse_terminates(orelse.orelse)
-    return terminates(orelse.body)
-
-
 def _is_raises_context(ctx, item: cst.WithItem) -> bool:
     e = item.item
     if isinstance(e, cst.Call):
@@ -380,19 +363,18 @@ class BoolUse:
     trace: Trace
 
 
-class ValueFlow:
-    """Forward walk of one function (or module) body: array kinds and traced values."""
+class ValueFlow(Flow):
+    """The facts of one function (or module) body along the walk: array kinds and traced values."""
 
     def __init__(self, ctx, fn, trace: Trace | None, closure: dict | None, evidence: set[str],
                  containers: set[str] = frozenset(), updated: set[str] = frozenset()):
-        self.ctx = ctx
+        super().__init__(ctx)
         self.fn = fn
         self.trace = trace
         self.setitems: dict[cst.CSTNode, SetItem] = {}
         self.bools: dict[cst.CSTNode, BoolUse] = {}
         self.nested_env: dict[cst.CSTNode, dict] = {}
         self.origins: dict[str, str] = {}
-        self.quiet = 0  # inside ``with assertRaises`` / ``try: ... except TypeError``
         self.evidence = evidence  # names the body uses the way only an array is used
         self.outer_trace: Trace | None = None  # for a def nested in a traced function
         env = dict(closure or {})
@@ -508,99 +490,36 @@ class ValueFlow:
                 return f[1]
         return None
 
-    # -- statements -----------------------------------------------------------------
-    def run(self, body) -> None:
-        stmts = body.body if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite, cst.Module)) else body
-        for s in stmts:
-            self.stmt(s)
+    # -- the walk's hooks (jaxlint.model.flow) ----------------------------------------
+    def join(self, envs):
+        return merge_envs(envs)
 
-    def stmt(self, s) -> None:
-        t = type(s)
-        if t is cst.SimpleStatementLine or t is cst.SimpleStatementSuite:
-            for small in s.body:
-                self.small(small)
-        elif t is cst.If:
-            self.check_bool(s.test, "if", s.test)
-            self.branch_if(s)
-        elif t is cst.While:
-            self.check_bool(s.test, "while", s.test)
-            self.loop(s.body, None, s.orelse)
-        elif t is cst.For:
-            self.expressions(s.iter)
-            self.loop(s.body, s.target, s.orelse)
-        elif t is cst.With:
-            quiet = any(_is_raises_context(self.ctx, i) for i in s.items)
-            for i in s.items:
-                self.expressions(i.item)
-                if i.asname is not None:
-                    self.bind(i.asname.name, NONE)
-            self.quiet += quiet
-            self.run(s.body)
-            self.quiet -= quiet
-        elif t is cst.Try or t is cst.TryStar:
-            quiet = _catches_type_error(self.ctx, s)
-            before = dict(self.env)
-            self.quiet += quiet
-            self.run(s.body)
-            self.quiet -= quiet
-            if s.orelse is not None:
-                self.run(s.orelse.body)
-            ends = [self.env]
-            for h in s.handlers:
-                self.env = dict(before)
-                self.run(h.body)
-                if not terminates(h.body):
-                    ends.append(self.env)
-            self.env = merge_envs(ends)
-            if s.finalbody is not None:
-                self.run(s.finalbody.body)
-        elif t is cst.FunctionDef:
-            self.nested_env[s] = dict(self.env)
-            self.env.pop(s.name.value, None)
-        elif t is cst.ClassDef:
-            self.env.pop(s.name.value, None)
-        elif t is cst.Match:
-            self.expressions(s.subject)
-            before = dict(self.env)
-            ends = []
-            for case in s.cases:
-                self.env = dict(before)
-                self.run(case.body)
-                ends.append(self.env)
-            self.env = merge_envs(ends + [before])
+    def expression(self, e) -> None:
+        self.expressions(e)
 
-    def branch_if(self, s: cst.If) -> None:
-        before = dict(self.env)
-        self.run(s.body)
-        ends = [] if terminates(s.body) else [self.env]
-        self.env = dict(before)
-        if isinstance(s.orelse, cst.If):
-            self.check_bool(s.orelse.test, "if", s.orelse.test)
-            self.branch_if(s.orelse)
-            if not _orelse_terminates(s.orelse):
-                ends.append(self.env)
-        elif s.orelse is not None:
-            self.run(s.orelse.body)
-            if not terminates(s.orelse.body):
-                ends.append(self.env)
-        else:
-            ends.append(before)
-        self.env = merge_envs(ends) if ends else before
+    def test(self, e, kind) -> None:
+        self.check_bool(e, kind, e)
 
-    def loop(self, body, target, orelse) -> None:
-        before = dict(self.env)
-        saved = (dict(self.setitems), dict(self.bools))
-        if target is not None:
-            self.bind_target(target, NONE)
-        self.run(body)
-        self.setitems, self.bools = saved
-        self.env = merge_envs([before, self.env])
-        if target is not None:
-            self.bind_target(target, NONE)
-        self.run(body)
-        self.env = merge_envs([before, self.env])
-        if orelse is not None:
-            self.run(orelse.body)
+    def unbind(self, target) -> None:
+        self.bind_target(target, NONE)
+
+    def quiet_block(self, s) -> bool:
+        if type(s) is cst.With:
+            return any(_is_raises_context(self.ctx, i) for i in s.items)
+        return _catches_type_error(self.ctx, s)
+
+    def define(self, s) -> None:
+        self.nested_env[s] = dict(self.env)
+
+    def first_iteration(self):
+        return dict(self.setitems), dict(self.bools)
+
+    def repeats(self, body) -> bool:
+        return True  # findings come from the second walk only, with the loop's facts merged in
+
+    def next_iteration(self, before, after, mark):
+        self.setitems, self.bools = mark
+        return merge_envs([before, after])
 
     def small(self, s) -> None:
         t = type(s)
@@ -637,7 +556,7 @@ class ValueFlow:
         elif t is cst.Assert:
             self.expressions(s.test)
         elif t is cst.Del:
-            for n in _names_in(s.target):
+            for n in bound_names(s.target):
                 self.env.pop(n, None)
         elif t in (cst.Global, cst.Nonlocal):
             for n in s.names:
@@ -738,14 +657,6 @@ def _is_str_or_none(e) -> bool:
     return isinstance(e, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)) or (
         isinstance(e, cst.Name) and e.value == "None"
     )
-
-
-def _names_in(target) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for el in target.elements for n in _names_in(el.value)]
-    return []
 
 
 def _fname(fn) -> str:
@@ -871,107 +782,32 @@ class Reuse:
     loop: cst.CSTNode | None = None  # the loop (or comprehension) whose iterations reuse it
 
 
-class KeyFlow:
-    """Path-sensitive walk: which key names are definitely consumed at each point."""
+class KeyFlow(Flow):
+    """The key names definitely consumed at each point of the walk (``env``: name -> Consumed)."""
 
     def __init__(self, ctx, consumers: dict[cst.CSTNode, dict[str, int]]):
-        self.ctx = ctx
+        super().__init__(ctx)
         self.consumers = consumers
-        self.env: dict[str, Consumed] = {}
         self.reuses: dict[cst.CSTNode, Reuse] = {}
         self.exits: list[dict[str, Consumed]] = []
         self.assigned: set[str] = set()
-        self.quiet = 0
-        self.loop_node: cst.CSTNode | None = None
 
-    def run(self, body) -> None:
-        stmts = body.body if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite, cst.Module)) else body
-        for s in stmts:
-            self.stmt(s)
+    # -- the walk's hooks (jaxlint.model.flow) ----------------------------------------
+    def join(self, envs):
+        return _merge_keys(envs)
 
-    def stmt(self, s) -> None:
-        t = type(s)
-        if t is cst.SimpleStatementLine or t is cst.SimpleStatementSuite:
-            for small in s.body:
-                self.small(small)
-        elif t is cst.If:
-            self.expr(s.test)
-            self.branch_if(s)
-        elif t is cst.While:
-            self.expr(s.test)
-            self.loop(s, s.body, None, s.orelse)
-        elif t is cst.For:
-            self.expr(s.iter)
-            self.loop(s, s.body, s.target, s.orelse)
-        elif t is cst.With:
-            quiet = any(_is_raises_context(self.ctx, i) for i in s.items)
-            for i in s.items:
-                self.expr(i.item)
-                if i.asname is not None:
-                    self.kill(i.asname.name)
-            self.quiet += quiet
-            self.run(s.body)
-            self.quiet -= quiet
-        elif t is cst.Try or t is cst.TryStar:
-            before = dict(self.env)
-            self.run(s.body)
-            if s.orelse is not None:
-                self.run(s.orelse.body)
-            ends = [self.env]
-            for h in s.handlers:
-                self.env = dict(before)
-                self.run(h.body)
-                if not terminates(h.body):
-                    ends.append(self.env)
-            self.env = _merge_keys(ends)
-            if s.finalbody is not None:
-                self.run(s.finalbody.body)
-        elif t is cst.FunctionDef or t is cst.ClassDef:
-            self.env.pop(s.name.value, None)
-        elif t is cst.Match:
-            self.expr(s.subject)
-            before = dict(self.env)
-            ends = []
-            for case in s.cases:
-                self.env = dict(before)
-                self.run(case.body)
-                ends.append(self.env)
-            self.env = _merge_keys(ends + [before])
+    def expression(self, e) -> None:
+        self.expr(e)
 
-    def branch_if(self, s: cst.If) -> None:
-        before = dict(self.env)
-        self.run(s.body)
-        ends = [] if terminates(s.body) else [self.env]
-        self.env = dict(before)
-        if isinstance(s.orelse, cst.If):
-            self.expr(s.orelse.test)
-            self.branch_if(s.orelse)
-            if not _orelse_terminates(s.orelse):
-                ends.append(self.env)
-        elif s.orelse is not None:
-            self.run(s.orelse.body)
-            if not terminates(s.orelse.body):
-                ends.append(self.env)
-        else:
-            ends.append(before)
-        self.env = _merge_keys(ends) if ends else before
+    def unbind(self, target) -> None:
+        self.kill(target)
 
-    def loop(self, node, body, target, orelse) -> None:
-        before = dict(self.env)
-        if target is not None:
-            self.kill(target)
-        self.run(body)
-        if not terminates(body):
-            back = {k: Consumed(v.node, v.api, True) for k, v in self.env.items()}
-            self.env = back
-            if target is not None:
-                self.kill(target)
-            outer, self.loop_node = self.loop_node, node
-            self.run(body)
-            self.loop_node = outer
-        self.env = _merge_keys([before, self.env])
-        if orelse is not None:
-            self.run(orelse.body)
+    def quiet_block(self, s) -> bool:
+        return type(s) is cst.With and any(_is_raises_context(self.ctx, i) for i in s.items)
+
+    def next_iteration(self, before, after, mark):
+        """The keys consumed at the end of an iteration are consumed by the previous one."""
+        return {k: Consumed(v.node, v.api, True) for k, v in after.items()}
 
     def small(self, s) -> None:
         t = type(s)
@@ -999,7 +835,7 @@ class KeyFlow:
 
     def kill(self, target) -> None:
         """A binding: the name (and its indexed items) now hold a fresh value."""
-        for n in _names_in(target):
+        for n in bound_names(target):
             self.assigned.add(n)
             for k in [k for k in self.env if k == n or k.startswith(n + "[")]:
                 del self.env[k]
@@ -1070,7 +906,7 @@ class KeyFlow:
             bound: set[str] = set()
             f = c.for_in
             while f is not None:
-                bound |= set(_names_in(f.target))
+                bound |= set(bound_names(f.target))
                 f = f.inner_for_in
             elts = [c.key, c.value] if isinstance(c, cst.DictComp) else [c.elt]
             for el in elts:

@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from jaxlint.literals import UNKNOWN
+from jaxlint.model.arrays import (AT_METHODS, ARRAY_ATTRS, ARRAY_METHODS, NOT_ARRAY, TAKES_SEQUENCES, annotated_array,
+                                  call_kind, public_name)
 from jaxlint.model.flow import Flow, bound_names, terminates
 
 KEY = "JAX5"
@@ -63,66 +65,8 @@ TRACING_ANCHORS = frozenset({"jit", "vmap", "pmap", "pjit", "shard_map", "smap",
 # decorators that do not change how a function is called
 NEUTRAL_DECORATORS = frozenset({"staticmethod", "functools.wraps"})
 
-# jax.numpy functions that return Python values or dtypes, not arrays
-NOT_ARRAY = frozenset(
-    "shape ndim size dtype result_type issubdtype isdtype iscomplexobj isrealobj isscalar finfo iinfo promote_types "
-    "can_cast broadcast_shapes get_printoptions printoptions set_printoptions save savez load axis_size".split()
-)
-LAX_CONTROL = frozenset("scan cond switch while_loop fori_loop map associative_scan custom_root custom_linear_solve".split())
-# jax.lax functions that take and return whole pytrees (a dict stays a dict)
-LAX_PYTREE = frozenset(
-    "stop_gradient with_sharding_constraint psum pmean pmax pmin all_gather ppermute all_to_all psum_scatter "
-    "optimization_barrier pcast pvary reduce tie_in".split()
-)
-ARRAY_MODULES = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.", "jax.random.")
-ARRAY_METHODS = frozenset(
-    "sum mean max min prod std var any all argmax argmin astype reshape ravel flatten squeeze transpose clip round "
-    "cumsum cumprod dot copy conj swapaxes take repeat nonzero".split()
-)
-ARRAY_ATTRS = frozenset({"T", "real", "imag", "mT"})
 # attribute uses that only an array has: evidence that a traced argument is an array
 EVIDENCE_ATTRS = (ARRAY_METHODS - {"copy"}) | ARRAY_ATTRS | {"shape", "dtype", "ndim", "at", "size"}
-AT_METHODS = {"set", "add", "multiply", "divide", "power", "min", "max", "subtract", "apply", "get"}
-# (``jax._src.typing.Array`` and ``jax._src.basearray.Array`` are ``jax.Array`` in jax's own source;
-# ``ArrayLike`` is not here: it admits NumPy arrays and scalars)
-ARRAY_ANNOTATIONS = frozenset({"jax.Array", "jax.numpy.ndarray", "jaxtyping.Array", "jax._src.typing.Array",
-                               "jax._src.basearray.Array"})
-
-
-# jax's own source imports the implementation modules (``from jax._src import numpy as jnp``):
-# their public functions are the ones ``jax.numpy`` / ``jax.random`` / ``jax.lax`` re-export
-PRIVATE_ALIASES = (
-    ("jax._src.numpy.lax_numpy.", "jax.numpy."),
-    ("jax._src.numpy.ufuncs.", "jax.numpy."),
-    ("jax._src.numpy.reductions.", "jax.numpy."),
-    ("jax._src.numpy.array_creation.", "jax.numpy."),
-    ("jax._src.numpy.", "jax.numpy."),
-    ("jax._src.random.", "jax.random."),
-    ("jax._src.lax.lax.", "jax.lax."),
-    ("jax._src.lax.", "jax.lax."),
-)
-
-
-def public_name(q: str | None) -> str | None:
-    """``jax._src.numpy.zeros`` -> ``jax.numpy.zeros``; private (``_x``) and nested names stay as they are."""
-    if q is None or not q.startswith("jax._src."):
-        return q
-    for private, public in PRIVATE_ALIASES:
-        if q.startswith(private):
-            rest = q[len(private):]
-            return public + rest if rest and "." not in rest and not rest.startswith("_") else q
-    return q
-
-
-def annotated_array(ctx, ann) -> bool:
-    """``jax.Array``, ``jnp.ndarray``, jaxtyping's ``Array`` or ``Float[Array, "n"]`` (not ``Float[np.ndarray, ...]``)."""
-    if isinstance(ann, cst.Subscript):
-        head = ctx.resolve(ann.value) or ""
-        if not head.startswith("jaxtyping.") or not ann.slice:
-            return False
-        first = ann.slice[0].slice
-        return isinstance(first, cst.Index) and ctx.resolve(first.value) in ARRAY_ANNOTATIONS
-    return ctx.resolve(ann) in ARRAY_ANNOTATIONS
 
 # jax.random functions that consume their key (KeyReuseError when it is used again)
 KEY_CONSUMERS = frozenset(
@@ -455,15 +399,13 @@ class ValueFlow(Flow):
         func = e.func
         q = public_name(self.ctx.resolve(func))
         if q is not None:
-            if q.startswith("numpy."):
+            kind = call_kind(q)
+            if kind == "numpy":
                 return (NUMPY, None)
-            if q.startswith(ARRAY_MODULES):
-                last = q.rsplit(".", 1)[1]
-                if last in NOT_ARRAY or (q.startswith("jax.lax.") and last in LAX_CONTROL):
-                    return NONE
-                if q.startswith("jax.lax.") and last in LAX_PYTREE:
-                    origin = self._traced_arg(e)
-                    return (TRACED, origin) if origin else NONE
+            if kind == "pytree":
+                origin = self._traced_arg(e)
+                return (TRACED, origin) if origin else NONE
+            if kind == "array":
                 origin = self._traced_arg(e)
                 return (ARRAY | (TRACED if origin else 0), origin)
             if q in ("jax.device_put",) and e.args and self.fact(e.args[0].value)[0] & ARRAY:
@@ -742,14 +684,6 @@ def array_evidence(ctx, fn) -> set[str]:
                     and not last.endswith("_like"):
                 calls.update(a.value.value for a in n.args if type(a.value) is cst.Name and not a.keyword and not a.star)
     return (attrs - whole) | calls
-
-
-# jax.numpy functions that accept a list or tuple of arrays (every other one raises on a list);
-# the ``*_like`` ones read only ``.shape``/``.dtype`` and accept lists and Refs too
-TAKES_SEQUENCES = frozenset(
-    "array asarray stack concatenate hstack vstack dstack column_stack row_stack block einsum meshgrid "
-    "broadcast_arrays ix_ select piecewise concat unstack from_dlpack frombuffer fromiter".split()
-)
 
 
 def at_evidence(ctx, fn) -> set[str]:

@@ -589,12 +589,6 @@ class ValueFlow(Flow):
                 self.bools[report_at] = BoolUse(report_at, kind, test, f[1], trace)
 
 
-def _is_number(e) -> bool:
-    return isinstance(e, (cst.Integer, cst.Float)) or (
-        isinstance(e, cst.UnaryOperation) and isinstance(e.expression, (cst.Integer, cst.Float))
-    )
-
-
 def _is_str_or_none(e) -> bool:
     return isinstance(e, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)) or (
         isinstance(e, cst.Name) and e.value == "None"
@@ -730,12 +724,6 @@ class KeyFlow(Flow):
     def join(self, envs):
         return _merge_keys(envs)
 
-    def expression(self, e) -> None:
-        self.expr(e)
-
-    def unbind(self, target) -> None:
-        self.kill(target)
-
     def quiet_block(self, s) -> bool:
         return type(s) is cst.With and any(_is_raises_context(self.ctx, i) for i in s.items)
 
@@ -746,28 +734,28 @@ class KeyFlow(Flow):
     def small(self, s) -> None:
         t = type(s)
         if t is cst.Assign:
-            self.expr(s.value)
+            self.expression(s.value)
             for target in s.targets:
-                self.kill(target.target)
+                self.unbind(target.target)
         elif t is cst.AnnAssign:
             if s.value is not None:
-                self.expr(s.value)
-            self.kill(s.target)
+                self.expression(s.value)
+            self.unbind(s.target)
         elif t is cst.AugAssign:
-            self.expr(s.value)
-            self.kill(s.target)
+            self.expression(s.value)
+            self.unbind(s.target)
         elif t is cst.Expr:
-            self.expr(s.value)
+            self.expression(s.value)
         elif t is cst.Return:
             if s.value is not None:
-                self.expr(s.value)
+                self.expression(s.value)
             self.exits.append(dict(self.env))
         elif t is cst.Del:
-            self.kill(s.target)
+            self.unbind(s.target)
         elif t in (cst.Assert,):
-            self.expr(s.test)
+            self.expression(s.test)
 
-    def kill(self, target) -> None:
+    def unbind(self, target) -> None:
         """A binding: the name (and its indexed items) now hold a fresh value."""
         for n in bound_names(target):
             self.assigned.add(n)
@@ -778,7 +766,7 @@ class KeyFlow(Flow):
             if k is not None:
                 self.env.pop(k, None)
 
-    def expr(self, e) -> None:
+    def expression(self, e) -> None:
         if isinstance(e, cst.Lambda):
             return  # its body runs when it is called, with its own parameters
         nodes = [e] + self.ctx.descendants(e, prune=(cst.Lambda, cst.FunctionDef, cst.ClassDef))
@@ -795,7 +783,7 @@ class KeyFlow(Flow):
             self.call(n)
         for n in nodes:
             if type(n) is cst.NamedExpr:
-                self.kill(n.target)
+                self.unbind(n.target)
 
     def call(self, n: cst.Call, comp=None, comp_bound: set[str] | None = None) -> None:
         used = self.consumed_arg(n)

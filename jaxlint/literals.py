@@ -1,13 +1,14 @@
 """Static values of simple expressions: ints, strings, None, tuples, lists, dicts.
 
 ``literal(node)`` returns the Python value, or ``UNKNOWN`` when the expression is not
-a literal we can read. Names are looked up in a table of module-level constants.
+a literal we can read. Names are looked up in a table of module-level constants, or by
+the caller (the program model follows them to their bindings: ``lookup``).
 """
 
 from __future__ import annotations
 
 import ast
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import libcst as cst
 
@@ -33,7 +34,19 @@ class _Unknown:
 UNKNOWN: Any = _Unknown()
 
 
-def literal(node: cst.BaseExpression | None, constants: Mapping[str, Any] | None = None) -> Any:
+def literal(node: cst.BaseExpression | None, constants: Mapping[str, Any] | None = None, *,
+            lookup: Callable[[cst.BaseExpression], Any] | None = None,
+            part: Callable[[cst.BaseExpression], Any] | None = None) -> Any:
+    """``lookup(node)``: the value of a name (other than None/True/False), ``a.b`` or ``a[k]``,
+    instead of the ``constants`` table; ``part(node)``: the value of an element of a display
+    or an operand (default: this function with the same arguments)."""
+    if part is None:
+        def part(n):
+            return literal(n, constants, lookup=lookup)
+    return _literal(node, constants, lookup, part)
+
+
+def _literal(node, constants, lookup, part) -> Any:
     if node is None:
         return UNKNOWN
     if isinstance(node, cst.Integer):
@@ -50,7 +63,7 @@ def literal(node: cst.BaseExpression | None, constants: Mapping[str, Any] | None
             return UNKNOWN
         return value if isinstance(value, str) else UNKNOWN
     if isinstance(node, cst.ConcatenatedString):
-        left, right = literal(node.left, constants), literal(node.right, constants)
+        left, right = part(node.left), part(node.right)
         if isinstance(left, str) and isinstance(right, str):
             return left + right
         return UNKNOWN
@@ -61,18 +74,20 @@ def literal(node: cst.BaseExpression | None, constants: Mapping[str, Any] | None
             return True
         if node.value == "False":
             return False
+        if lookup is not None:
+            return lookup(node)
         if constants is not None and node.value in constants:
             return constants[node.value]
         return UNKNOWN
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-        inner = literal(node.expression, constants)
+        inner = part(node.expression)
         return -inner if isinstance(inner, int) and not isinstance(inner, bool) else UNKNOWN
     if isinstance(node, (cst.Tuple, cst.List)):
         items = []
         for el in node.elements:
             if isinstance(el, cst.StarredElement):
                 return UNKNOWN
-            value = literal(el.value, constants)
+            value = part(el.value)
             if value is UNKNOWN:
                 return UNKNOWN
             items.append(value)
@@ -82,8 +97,8 @@ def literal(node: cst.BaseExpression | None, constants: Mapping[str, Any] | None
         for el in node.elements:
             if not isinstance(el, cst.DictElement):
                 return UNKNOWN
-            k = literal(el.key, constants)
-            v = literal(el.value, constants)
+            k = part(el.key)
+            v = part(el.value)
             if k is UNKNOWN or v is UNKNOWN:
                 return UNKNOWN
             try:
@@ -91,4 +106,6 @@ def literal(node: cst.BaseExpression | None, constants: Mapping[str, Any] | None
             except TypeError:
                 return UNKNOWN
         return out
+    if lookup is not None and isinstance(node, (cst.Subscript, cst.Attribute)):
+        return lookup(node)
     return UNKNOWN

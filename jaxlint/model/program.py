@@ -354,50 +354,24 @@ class Program:
         return v
 
     def _literal(self, expr) -> Any:
+        return leaf_literal(expr, lookup=self._followed_literal, part=self.literal)
+
+    def _followed_literal(self, expr) -> Any:
+        """A name to its bindings (all must agree), ``t[k]`` to the element, ``Cls.X``."""
         t = type(expr)
         if t is cst.Name:
-            if expr.value in ("None", "True", "False"):
-                return leaf_literal(expr)
             found = self.reaching(expr)
             values = [self._binding_literal(b) for b in found]
             if not values or any(v is UNKNOWN for v in values):
                 return UNKNOWN
             first = values[0]
             return first if all(v == first and type(v) is type(first) for v in values) else UNKNOWN
-        if t in (cst.Tuple, cst.List):
-            items = []
-            for el in expr.elements:
-                if type(el) is cst.StarredElement:
-                    return UNKNOWN
-                v = self.literal(el.value)
-                if v is UNKNOWN:
-                    return UNKNOWN
-                items.append(v)
-            return tuple(items) if t is cst.Tuple else items
-        if t is cst.Dict:
-            out: dict[Any, Any] = {}
-            for el in expr.elements:
-                if type(el) is not cst.DictElement:
-                    return UNKNOWN
-                k, v = self.literal(el.key), self.literal(el.value)
-                if k is UNKNOWN or v is UNKNOWN:
-                    return UNKNOWN
-                try:
-                    out[k] = v
-                except TypeError:
-                    return UNKNOWN
-            return out
         if t is cst.Subscript:
             inner = self.element(expr)
             return self.literal(inner) if inner is not None else UNKNOWN
         if t is cst.Attribute and type(expr.value) is cst.Name:
             return self._class_constant(expr.value, expr.attr.value)
-        if t is cst.UnaryOperation:
-            inner = self.literal(expr.expression)
-            if type(expr.operator) is cst.Minus and type(inner) is int:
-                return -inner
-            return UNKNOWN
-        return leaf_literal(expr)
+        return UNKNOWN
 
     def _binding_literal(self, b: Binding) -> Any:
         if b.kind not in ("assign", "walrus") or b.value is None:

@@ -1,8 +1,10 @@
-"""Shared analysis of the JAX5xx family: an intra-function dataflow over one file.
+"""Shared analysis of the JAX5xx family: the facts of an intra-function dataflow over one file.
 
-Three questions, each answered per function (and for module-level code) by walking the
-statements in order, with branches merged so that a fact holds after a join only if it
-holds on every path into it ("must" facts; unknown means silent):
+Three questions, each answered per function (and for module-level code) by the model's
+walk of the statements in order (``jaxlint.model.flow.Flow``), with branches merged so
+that a fact holds after a join only if it holds on every path into it ("must" facts;
+unknown means silent). What stays here is what is specific to the family: the facts,
+how they join, and what each statement or call does to them.
 
 - which local names are JAX arrays (``ARRAY``), NumPy arrays (``NUMPY``), and which
   values depend on a traced argument (``TRACED``) of a function that ``jit``, ``vmap``,
@@ -17,8 +19,7 @@ holds on every path into it ("must" facts; unknown means silent):
 
 Everything here reads only the function's own unit (and, for the functions a transform
 traces, the transform's application), so the results are the same with slicing on and
-off. Once the shared program model exists, ``traced_functions``, the name bindings and
-the call resolution move there; the key-use walk stays a client of it.
+off.
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from jaxlint.literals import UNKNOWN
+from jaxlint.model.arrays import (AT_METHODS, ARRAY_ATTRS, ARRAY_METHODS, NOT_ARRAY, TAKES_SEQUENCES, annotated_array,
+                                  call_kind, public_name)
+from jaxlint.model.flow import Flow, bound_names, terminates
 
 KEY = "JAX5"
 
@@ -61,66 +65,8 @@ TRACING_ANCHORS = frozenset({"jit", "vmap", "pmap", "pjit", "shard_map", "smap",
 # decorators that do not change how a function is called
 NEUTRAL_DECORATORS = frozenset({"staticmethod", "functools.wraps"})
 
-# jax.numpy functions that return Python values or dtypes, not arrays
-NOT_ARRAY = frozenset(
-    "shape ndim size dtype result_type issubdtype isdtype iscomplexobj isrealobj isscalar finfo iinfo promote_types "
-    "can_cast broadcast_shapes get_printoptions printoptions set_printoptions save savez load axis_size".split()
-)
-LAX_CONTROL = frozenset("scan cond switch while_loop fori_loop map associative_scan custom_root custom_linear_solve".split())
-# jax.lax functions that take and return whole pytrees (a dict stays a dict)
-LAX_PYTREE = frozenset(
-    "stop_gradient with_sharding_constraint psum pmean pmax pmin all_gather ppermute all_to_all psum_scatter "
-    "optimization_barrier pcast pvary reduce tie_in".split()
-)
-ARRAY_MODULES = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.", "jax.random.")
-ARRAY_METHODS = frozenset(
-    "sum mean max min prod std var any all argmax argmin astype reshape ravel flatten squeeze transpose clip round "
-    "cumsum cumprod dot copy conj swapaxes take repeat nonzero".split()
-)
-ARRAY_ATTRS = frozenset({"T", "real", "imag", "mT"})
 # attribute uses that only an array has: evidence that a traced argument is an array
 EVIDENCE_ATTRS = (ARRAY_METHODS - {"copy"}) | ARRAY_ATTRS | {"shape", "dtype", "ndim", "at", "size"}
-AT_METHODS = {"set", "add", "multiply", "divide", "power", "min", "max", "subtract", "apply", "get"}
-# (``jax._src.typing.Array`` and ``jax._src.basearray.Array`` are ``jax.Array`` in jax's own source;
-# ``ArrayLike`` is not here: it admits NumPy arrays and scalars)
-ARRAY_ANNOTATIONS = frozenset({"jax.Array", "jax.numpy.ndarray", "jaxtyping.Array", "jax._src.typing.Array",
-                               "jax._src.basearray.Array"})
-
-
-# jax's own source imports the implementation modules (``from jax._src import numpy as jnp``):
-# their public functions are the ones ``jax.numpy`` / ``jax.random`` / ``jax.lax`` re-export
-PRIVATE_ALIASES = (
-    ("jax._src.numpy.lax_numpy.", "jax.numpy."),
-    ("jax._src.numpy.ufuncs.", "jax.numpy."),
-    ("jax._src.numpy.reductions.", "jax.numpy."),
-    ("jax._src.numpy.array_creation.", "jax.numpy."),
-    ("jax._src.numpy.", "jax.numpy."),
-    ("jax._src.random.", "jax.random."),
-    ("jax._src.lax.lax.", "jax.lax."),
-    ("jax._src.lax.", "jax.lax."),
-)
-
-
-def public_name(q: str | None) -> str | None:
-    """``jax._src.numpy.zeros`` -> ``jax.numpy.zeros``; private (``_x``) and nested names stay as they are."""
-    if q is None or not q.startswith("jax._src."):
-        return q
-    for private, public in PRIVATE_ALIASES:
-        if q.startswith(private):
-            rest = q[len(private):]
-            return public + rest if rest and "." not in rest and not rest.startswith("_") else q
-    return q
-
-
-def annotated_array(ctx, ann) -> bool:
-    """``jax.Array``, ``jnp.ndarray``, jaxtyping's ``Array`` or ``Float[Array, "n"]`` (not ``Float[np.ndarray, ...]``)."""
-    if isinstance(ann, cst.Subscript):
-        head = ctx.resolve(ann.value) or ""
-        if not head.startswith("jaxtyping.") or not ann.slice:
-            return False
-        first = ann.slice[0].slice
-        return isinstance(first, cst.Index) and ctx.resolve(first.value) in ARRAY_ANNOTATIONS
-    return ctx.resolve(ann) in ARRAY_ANNOTATIONS
 
 # jax.random functions that consume their key (KeyReuseError when it is used again)
 KEY_CONSUMERS = frozenset(
@@ -313,25 +259,6 @@ def _meet_all(values):
     return v
 
 
-def terminates(body) -> bool:
-    """Does this block always leave by return/raise/continue/break?"""
-    stmts = body.body if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)) else body
-    if not stmts:
-        return False
-    last = stmts[-1]
-    if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-        return any(isinstance(s, (cst.Return, cst.Raise, cst.Continue, cst.Break)) for s in last.body)
-    if isinstance(last, cst.If):
-        return last.orelse is not None and terminates(last.body) and _orelse_terminates(last.orelse)
-    return False
-
-
-def _orelse_terminates(orelse) -> bool:
-    if isinstance(orelse, cst.If):
-        return orelse.orelse is not None and terminates(orelse.body) and _orelse_terminates(orelse.orelse)
-    return terminates(orelse.body)
-
-
 def _is_raises_context(ctx, item: cst.WithItem) -> bool:
     e = item.item
     if isinstance(e, cst.Call):
@@ -380,19 +307,18 @@ class BoolUse:
     trace: Trace
 
 
-class ValueFlow:
-    """Forward walk of one function (or module) body: array kinds and traced values."""
+class ValueFlow(Flow):
+    """The facts of one function (or module) body along the walk: array kinds and traced values."""
 
     def __init__(self, ctx, fn, trace: Trace | None, closure: dict | None, evidence: set[str],
                  containers: set[str] = frozenset(), updated: set[str] = frozenset()):
-        self.ctx = ctx
+        super().__init__(ctx)
         self.fn = fn
         self.trace = trace
         self.setitems: dict[cst.CSTNode, SetItem] = {}
         self.bools: dict[cst.CSTNode, BoolUse] = {}
         self.nested_env: dict[cst.CSTNode, dict] = {}
         self.origins: dict[str, str] = {}
-        self.quiet = 0  # inside ``with assertRaises`` / ``try: ... except TypeError``
         self.evidence = evidence  # names the body uses the way only an array is used
         self.outer_trace: Trace | None = None  # for a def nested in a traced function
         env = dict(closure or {})
@@ -473,15 +399,13 @@ class ValueFlow:
         func = e.func
         q = public_name(self.ctx.resolve(func))
         if q is not None:
-            if q.startswith("numpy."):
+            kind = call_kind(q)
+            if kind == "numpy":
                 return (NUMPY, None)
-            if q.startswith(ARRAY_MODULES):
-                last = q.rsplit(".", 1)[1]
-                if last in NOT_ARRAY or (q.startswith("jax.lax.") and last in LAX_CONTROL):
-                    return NONE
-                if q.startswith("jax.lax.") and last in LAX_PYTREE:
-                    origin = self._traced_arg(e)
-                    return (TRACED, origin) if origin else NONE
+            if kind == "pytree":
+                origin = self._traced_arg(e)
+                return (TRACED, origin) if origin else NONE
+            if kind == "array":
                 origin = self._traced_arg(e)
                 return (ARRAY | (TRACED if origin else 0), origin)
             if q in ("jax.device_put",) and e.args and self.fact(e.args[0].value)[0] & ARRAY:
@@ -508,99 +432,36 @@ class ValueFlow:
                 return f[1]
         return None
 
-    # -- statements -----------------------------------------------------------------
-    def run(self, body) -> None:
-        stmts = body.body if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite, cst.Module)) else body
-        for s in stmts:
-            self.stmt(s)
+    # -- the walk's hooks (jaxlint.model.flow) ----------------------------------------
+    def join(self, envs):
+        return merge_envs(envs)
 
-    def stmt(self, s) -> None:
-        t = type(s)
-        if t is cst.SimpleStatementLine or t is cst.SimpleStatementSuite:
-            for small in s.body:
-                self.small(small)
-        elif t is cst.If:
-            self.check_bool(s.test, "if", s.test)
-            self.branch_if(s)
-        elif t is cst.While:
-            self.check_bool(s.test, "while", s.test)
-            self.loop(s.body, None, s.orelse)
-        elif t is cst.For:
-            self.expressions(s.iter)
-            self.loop(s.body, s.target, s.orelse)
-        elif t is cst.With:
-            quiet = any(_is_raises_context(self.ctx, i) for i in s.items)
-            for i in s.items:
-                self.expressions(i.item)
-                if i.asname is not None:
-                    self.bind(i.asname.name, NONE)
-            self.quiet += quiet
-            self.run(s.body)
-            self.quiet -= quiet
-        elif t is cst.Try or t is cst.TryStar:
-            quiet = _catches_type_error(self.ctx, s)
-            before = dict(self.env)
-            self.quiet += quiet
-            self.run(s.body)
-            self.quiet -= quiet
-            if s.orelse is not None:
-                self.run(s.orelse.body)
-            ends = [self.env]
-            for h in s.handlers:
-                self.env = dict(before)
-                self.run(h.body)
-                if not terminates(h.body):
-                    ends.append(self.env)
-            self.env = merge_envs(ends)
-            if s.finalbody is not None:
-                self.run(s.finalbody.body)
-        elif t is cst.FunctionDef:
-            self.nested_env[s] = dict(self.env)
-            self.env.pop(s.name.value, None)
-        elif t is cst.ClassDef:
-            self.env.pop(s.name.value, None)
-        elif t is cst.Match:
-            self.expressions(s.subject)
-            before = dict(self.env)
-            ends = []
-            for case in s.cases:
-                self.env = dict(before)
-                self.run(case.body)
-                ends.append(self.env)
-            self.env = merge_envs(ends + [before])
+    def expression(self, e) -> None:
+        self.expressions(e)
 
-    def branch_if(self, s: cst.If) -> None:
-        before = dict(self.env)
-        self.run(s.body)
-        ends = [] if terminates(s.body) else [self.env]
-        self.env = dict(before)
-        if isinstance(s.orelse, cst.If):
-            self.check_bool(s.orelse.test, "if", s.orelse.test)
-            self.branch_if(s.orelse)
-            if not _orelse_terminates(s.orelse):
-                ends.append(self.env)
-        elif s.orelse is not None:
-            self.run(s.orelse.body)
-            if not terminates(s.orelse.body):
-                ends.append(self.env)
-        else:
-            ends.append(before)
-        self.env = merge_envs(ends) if ends else before
+    def test(self, e, kind) -> None:
+        self.check_bool(e, kind, e)
 
-    def loop(self, body, target, orelse) -> None:
-        before = dict(self.env)
-        saved = (dict(self.setitems), dict(self.bools))
-        if target is not None:
-            self.bind_target(target, NONE)
-        self.run(body)
-        self.setitems, self.bools = saved
-        self.env = merge_envs([before, self.env])
-        if target is not None:
-            self.bind_target(target, NONE)
-        self.run(body)
-        self.env = merge_envs([before, self.env])
-        if orelse is not None:
-            self.run(orelse.body)
+    def unbind(self, target) -> None:
+        self.bind_target(target, NONE)
+
+    def quiet_block(self, s) -> bool:
+        if type(s) is cst.With:
+            return any(_is_raises_context(self.ctx, i) for i in s.items)
+        return _catches_type_error(self.ctx, s)
+
+    def define(self, s) -> None:
+        self.nested_env[s] = dict(self.env)
+
+    def first_iteration(self):
+        return dict(self.setitems), dict(self.bools)
+
+    def repeats(self, body) -> bool:
+        return True  # findings come from the second walk only, with the loop's facts merged in
+
+    def next_iteration(self, before, after, mark):
+        self.setitems, self.bools = mark
+        return merge_envs([before, after])
 
     def small(self, s) -> None:
         t = type(s)
@@ -637,7 +498,7 @@ class ValueFlow:
         elif t is cst.Assert:
             self.expressions(s.test)
         elif t is cst.Del:
-            for n in _names_in(s.target):
+            for n in bound_names(s.target):
                 self.env.pop(n, None)
         elif t in (cst.Global, cst.Nonlocal):
             for n in s.names:
@@ -728,24 +589,10 @@ class ValueFlow:
                 self.bools[report_at] = BoolUse(report_at, kind, test, f[1], trace)
 
 
-def _is_number(e) -> bool:
-    return isinstance(e, (cst.Integer, cst.Float)) or (
-        isinstance(e, cst.UnaryOperation) and isinstance(e.expression, (cst.Integer, cst.Float))
-    )
-
-
 def _is_str_or_none(e) -> bool:
     return isinstance(e, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)) or (
         isinstance(e, cst.Name) and e.value == "None"
     )
-
-
-def _names_in(target) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for el in target.elements for n in _names_in(el.value)]
-    return []
 
 
 def _fname(fn) -> str:
@@ -833,14 +680,6 @@ def array_evidence(ctx, fn) -> set[str]:
     return (attrs - whole) | calls
 
 
-# jax.numpy functions that accept a list or tuple of arrays (every other one raises on a list);
-# the ``*_like`` ones read only ``.shape``/``.dtype`` and accept lists and Refs too
-TAKES_SEQUENCES = frozenset(
-    "array asarray stack concatenate hstack vstack dstack column_stack row_stack block einsum meshgrid "
-    "broadcast_arrays ix_ select piecewise concat unstack from_dlpack frombuffer fromiter".split()
-)
-
-
 def at_evidence(ctx, fn) -> set[str]:
     """Parameters the body updates with ``x.at[i].set(v)`` (``.add``, ...): only a JAX array has these."""
     out = set()
@@ -871,135 +710,54 @@ class Reuse:
     loop: cst.CSTNode | None = None  # the loop (or comprehension) whose iterations reuse it
 
 
-class KeyFlow:
-    """Path-sensitive walk: which key names are definitely consumed at each point."""
+class KeyFlow(Flow):
+    """The key names definitely consumed at each point of the walk (``env``: name -> Consumed)."""
 
     def __init__(self, ctx, consumers: dict[cst.CSTNode, dict[str, int]]):
-        self.ctx = ctx
+        super().__init__(ctx)
         self.consumers = consumers
-        self.env: dict[str, Consumed] = {}
         self.reuses: dict[cst.CSTNode, Reuse] = {}
         self.exits: list[dict[str, Consumed]] = []
         self.assigned: set[str] = set()
-        self.quiet = 0
-        self.loop_node: cst.CSTNode | None = None
 
-    def run(self, body) -> None:
-        stmts = body.body if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite, cst.Module)) else body
-        for s in stmts:
-            self.stmt(s)
+    # -- the walk's hooks (jaxlint.model.flow) ----------------------------------------
+    def join(self, envs):
+        return _merge_keys(envs)
 
-    def stmt(self, s) -> None:
-        t = type(s)
-        if t is cst.SimpleStatementLine or t is cst.SimpleStatementSuite:
-            for small in s.body:
-                self.small(small)
-        elif t is cst.If:
-            self.expr(s.test)
-            self.branch_if(s)
-        elif t is cst.While:
-            self.expr(s.test)
-            self.loop(s, s.body, None, s.orelse)
-        elif t is cst.For:
-            self.expr(s.iter)
-            self.loop(s, s.body, s.target, s.orelse)
-        elif t is cst.With:
-            quiet = any(_is_raises_context(self.ctx, i) for i in s.items)
-            for i in s.items:
-                self.expr(i.item)
-                if i.asname is not None:
-                    self.kill(i.asname.name)
-            self.quiet += quiet
-            self.run(s.body)
-            self.quiet -= quiet
-        elif t is cst.Try or t is cst.TryStar:
-            before = dict(self.env)
-            self.run(s.body)
-            if s.orelse is not None:
-                self.run(s.orelse.body)
-            ends = [self.env]
-            for h in s.handlers:
-                self.env = dict(before)
-                self.run(h.body)
-                if not terminates(h.body):
-                    ends.append(self.env)
-            self.env = _merge_keys(ends)
-            if s.finalbody is not None:
-                self.run(s.finalbody.body)
-        elif t is cst.FunctionDef or t is cst.ClassDef:
-            self.env.pop(s.name.value, None)
-        elif t is cst.Match:
-            self.expr(s.subject)
-            before = dict(self.env)
-            ends = []
-            for case in s.cases:
-                self.env = dict(before)
-                self.run(case.body)
-                ends.append(self.env)
-            self.env = _merge_keys(ends + [before])
+    def quiet_block(self, s) -> bool:
+        return type(s) is cst.With and any(_is_raises_context(self.ctx, i) for i in s.items)
 
-    def branch_if(self, s: cst.If) -> None:
-        before = dict(self.env)
-        self.run(s.body)
-        ends = [] if terminates(s.body) else [self.env]
-        self.env = dict(before)
-        if isinstance(s.orelse, cst.If):
-            self.expr(s.orelse.test)
-            self.branch_if(s.orelse)
-            if not _orelse_terminates(s.orelse):
-                ends.append(self.env)
-        elif s.orelse is not None:
-            self.run(s.orelse.body)
-            if not terminates(s.orelse.body):
-                ends.append(self.env)
-        else:
-            ends.append(before)
-        self.env = _merge_keys(ends) if ends else before
-
-    def loop(self, node, body, target, orelse) -> None:
-        before = dict(self.env)
-        if target is not None:
-            self.kill(target)
-        self.run(body)
-        if not terminates(body):
-            back = {k: Consumed(v.node, v.api, True) for k, v in self.env.items()}
-            self.env = back
-            if target is not None:
-                self.kill(target)
-            outer, self.loop_node = self.loop_node, node
-            self.run(body)
-            self.loop_node = outer
-        self.env = _merge_keys([before, self.env])
-        if orelse is not None:
-            self.run(orelse.body)
+    def next_iteration(self, before, after, mark):
+        """The keys consumed at the end of an iteration are consumed by the previous one."""
+        return {k: Consumed(v.node, v.api, True) for k, v in after.items()}
 
     def small(self, s) -> None:
         t = type(s)
         if t is cst.Assign:
-            self.expr(s.value)
+            self.expression(s.value)
             for target in s.targets:
-                self.kill(target.target)
+                self.unbind(target.target)
         elif t is cst.AnnAssign:
             if s.value is not None:
-                self.expr(s.value)
-            self.kill(s.target)
+                self.expression(s.value)
+            self.unbind(s.target)
         elif t is cst.AugAssign:
-            self.expr(s.value)
-            self.kill(s.target)
+            self.expression(s.value)
+            self.unbind(s.target)
         elif t is cst.Expr:
-            self.expr(s.value)
+            self.expression(s.value)
         elif t is cst.Return:
             if s.value is not None:
-                self.expr(s.value)
+                self.expression(s.value)
             self.exits.append(dict(self.env))
         elif t is cst.Del:
-            self.kill(s.target)
+            self.unbind(s.target)
         elif t in (cst.Assert,):
-            self.expr(s.test)
+            self.expression(s.test)
 
-    def kill(self, target) -> None:
+    def unbind(self, target) -> None:
         """A binding: the name (and its indexed items) now hold a fresh value."""
-        for n in _names_in(target):
+        for n in bound_names(target):
             self.assigned.add(n)
             for k in [k for k in self.env if k == n or k.startswith(n + "[")]:
                 del self.env[k]
@@ -1008,7 +766,7 @@ class KeyFlow:
             if k is not None:
                 self.env.pop(k, None)
 
-    def expr(self, e) -> None:
+    def expression(self, e) -> None:
         if isinstance(e, cst.Lambda):
             return  # its body runs when it is called, with its own parameters
         nodes = [e] + self.ctx.descendants(e, prune=(cst.Lambda, cst.FunctionDef, cst.ClassDef))
@@ -1025,7 +783,7 @@ class KeyFlow:
             self.call(n)
         for n in nodes:
             if type(n) is cst.NamedExpr:
-                self.kill(n.target)
+                self.unbind(n.target)
 
     def call(self, n: cst.Call, comp=None, comp_bound: set[str] | None = None) -> None:
         used = self.consumed_arg(n)
@@ -1070,7 +828,7 @@ class KeyFlow:
             bound: set[str] = set()
             f = c.for_in
             while f is not None:
-                bound |= set(_names_in(f.target))
+                bound |= set(bound_names(f.target))
                 f = f.inner_for_in
             elts = [c.key, c.value] if isinstance(c, cst.DictComp) else [c.elt]
             for el in elts:

@@ -1,0 +1,99 @@
+"""What kind of value a JAX or NumPy call, method or annotation gives: a JAX array, a NumPy
+array, the pytree it was given, or something else.
+
+Why: whether a name holds a JAX array is a question of JAX's API, not of one rule: ``jnp.zeros``
+makes one, ``jnp.shape`` does not, ``np.zeros`` makes a NumPy array, ``lax.psum`` gives back
+the pytree it was given, ``x.sum()`` and ``x.at[i].set(v)`` of an array are arrays, and
+jax's own source calls the same functions by their private names (``jax._src.numpy``).
+A rule follows values along its own paths (``flow.py``) and asks here what a step makes.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+# jax.numpy functions that return Python values or dtypes, not arrays
+NOT_ARRAY = frozenset(
+    "shape ndim size dtype result_type issubdtype isdtype iscomplexobj isrealobj isscalar finfo iinfo promote_types "
+    "can_cast broadcast_shapes get_printoptions printoptions set_printoptions save savez load axis_size".split()
+)
+LAX_CONTROL = frozenset("scan cond switch while_loop fori_loop map associative_scan custom_root custom_linear_solve".split())
+# jax.lax functions that take and return whole pytrees (a dict stays a dict)
+LAX_PYTREE = frozenset(
+    "stop_gradient with_sharding_constraint psum pmean pmax pmin all_gather ppermute all_to_all psum_scatter "
+    "optimization_barrier pcast pvary reduce tie_in".split()
+)
+# modules whose functions return JAX arrays (but for the lists above)
+ARRAY_MODULES = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.", "jax.random.")
+# methods and attributes of an array that return an array
+ARRAY_METHODS = frozenset(
+    "sum mean max min prod std var any all argmax argmin astype reshape ravel flatten squeeze transpose clip round "
+    "cumsum cumprod dot copy conj swapaxes take repeat nonzero".split()
+)
+ARRAY_ATTRS = frozenset({"T", "real", "imag", "mT"})
+# ``x.at[i].<method>(...)``: the functional updates
+AT_METHODS = {"set", "add", "multiply", "divide", "power", "min", "max", "subtract", "apply", "get"}
+# (``jax._src.typing.Array`` and ``jax._src.basearray.Array`` are ``jax.Array`` in jax's own source;
+# ``ArrayLike`` is not here: it admits NumPy arrays and scalars)
+ARRAY_ANNOTATIONS = frozenset({"jax.Array", "jax.numpy.ndarray", "jaxtyping.Array", "jax._src.typing.Array",
+                               "jax._src.basearray.Array"})
+
+
+# jax's own source imports the implementation modules (``from jax._src import numpy as jnp``):
+# their public functions are the ones ``jax.numpy`` / ``jax.random`` / ``jax.lax`` re-export
+PRIVATE_ALIASES = (
+    ("jax._src.numpy.lax_numpy.", "jax.numpy."),
+    ("jax._src.numpy.ufuncs.", "jax.numpy."),
+    ("jax._src.numpy.reductions.", "jax.numpy."),
+    ("jax._src.numpy.array_creation.", "jax.numpy."),
+    ("jax._src.numpy.", "jax.numpy."),
+    ("jax._src.random.", "jax.random."),
+    ("jax._src.lax.lax.", "jax.lax."),
+    ("jax._src.lax.", "jax.lax."),
+)
+
+
+def public_name(q: str | None) -> str | None:
+    """``jax._src.numpy.zeros`` -> ``jax.numpy.zeros``; private (``_x``) and nested names stay as they are."""
+    if q is None or not q.startswith("jax._src."):
+        return q
+    for private, public in PRIVATE_ALIASES:
+        if q.startswith(private):
+            rest = q[len(private):]
+            return public + rest if rest and "." not in rest and not rest.startswith("_") else q
+    return q
+
+
+def annotated_array(ctx, ann) -> bool:
+    """``jax.Array``, ``jnp.ndarray``, jaxtyping's ``Array`` or ``Float[Array, "n"]`` (not ``Float[np.ndarray, ...]``)."""
+    if isinstance(ann, cst.Subscript):
+        head = ctx.resolve(ann.value) or ""
+        if not head.startswith("jaxtyping.") or not ann.slice:
+            return False
+        first = ann.slice[0].slice
+        return isinstance(first, cst.Index) and ctx.resolve(first.value) in ARRAY_ANNOTATIONS
+    return ctx.resolve(ann) in ARRAY_ANNOTATIONS
+
+
+def call_kind(q: str) -> str | None:
+    """What a call of the function named ``q`` (public name) returns: "array" (a JAX array),
+    "numpy" (a NumPy value), "pytree" (its arguments' structure, a dict stays a dict), or
+    None (a Python value, a dtype, a control-flow primitive, or unknown)."""
+    if q.startswith("numpy."):
+        return "numpy"
+    if not q.startswith(ARRAY_MODULES):
+        return None
+    last = q.rsplit(".", 1)[1]
+    if last in NOT_ARRAY or (q.startswith("jax.lax.") and last in LAX_CONTROL):
+        return None
+    if q.startswith("jax.lax.") and last in LAX_PYTREE:
+        return "pytree"
+    return "array"
+
+
+# jax.numpy functions that accept a list or tuple of arrays (every other one raises on a list);
+# the ``*_like`` ones read only ``.shape``/``.dtype`` and accept lists and Refs too
+TAKES_SEQUENCES = frozenset(
+    "array asarray stack concatenate hstack vstack dstack column_stack row_stack block einsum meshgrid "
+    "broadcast_arrays ix_ select piecewise concat unstack from_dlpack frombuffer fromiter".split()
+)

@@ -1,0 +1,47 @@
+"""What kind of value a JAX or NumPy call or annotation gives (jaxlint.model.arrays)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jaxlint.model.arrays import annotated_array, call_kind, public_name
+
+from .helpers import model_of
+
+
+def test_call_kind():
+    assert call_kind("jax.numpy.zeros") == "array"
+    assert call_kind("jax.random.normal") == "array"
+    assert call_kind("jax.nn.relu") == "array"
+    assert call_kind("numpy.zeros") == "numpy"
+    assert call_kind("jax.numpy.shape") is None
+    assert call_kind("jax.lax.scan") is None
+    assert call_kind("jax.lax.psum") == "pytree"
+    assert call_kind("jax.lax.stop_gradient") == "pytree"
+    assert call_kind("jax.jit") is None
+    assert call_kind("math.sqrt") is None
+
+
+def test_public_name_of_jax_private_modules():
+    assert public_name("jax._src.numpy.lax_numpy.zeros") == "jax.numpy.zeros"
+    assert public_name("jax._src.numpy.ufuncs.sin") == "jax.numpy.sin"
+    assert public_name("jax._src.random.split") == "jax.random.split"
+    assert public_name("jax._src.lax.lax.add") == "jax.lax.add"
+    assert public_name("jax._src.numpy.lax_numpy._helper") == "jax._src.numpy.lax_numpy._helper"
+    assert public_name("jax._src.lax.control_flow.loops.scan") == "jax._src.lax.control_flow.loops.scan"
+    assert public_name("jax.numpy.zeros") == "jax.numpy.zeros"
+    assert public_name(None) is None
+
+
+def test_annotated_array():
+    p = model_of("""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from jaxtyping import Array, Float
+    def f(a: jax.Array, b: jnp.ndarray, c: Float[Array, "n"], d: Float[np.ndarray, "n"], e: np.ndarray, g: int):
+        pass
+    """)
+    fn = next(n for n, entering in p.ctx._events if entering and type(n) is cst.FunctionDef)
+    got = {q.name.value: annotated_array(p.ctx, q.annotation.annotation) for q in fn.params.params}
+    assert got == {"a": True, "b": True, "c": True, "d": False, "e": False, "g": False}

@@ -179,7 +179,7 @@ class Uses:
         self.decorated: dict[str, list[dict[str, Any]] | None] = {}
         self._tracked: list[tuple[str, cst.BaseExpression]] = []
         self._line_nodes: list[tuple[dict[str, Any], cst.CSTNode]] = []
-        self._known: frozenset[str] | None = None
+        self._methods: frozenset[str] | None = None  # names of the file's methods
 
     def track(self, ref: str, expr: cst.BaseExpression) -> None:
         """Also record where ``expr`` ends up, as the function ``ref`` (e.g. a rule's
@@ -331,6 +331,12 @@ class Uses:
 
     def _method_ref(self, attr: cst.Attribute) -> str | None:
         """``self.method`` inside its class: the method's reference."""
+        if self._methods is None:
+            self._methods = frozenset(f.name for f in self.ctx.facts.functions.values() if f.class_name)
+        name = attr.attr.value
+        seeds = self.ctx.callers_of_seeds
+        if name not in self._methods or (seeds is not None and name not in seeds):
+            return None
         v = self.p.value(attr)
         if type(v) is not Function or type(v.node) is not cst.FunctionDef:
             return None

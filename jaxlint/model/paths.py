@@ -142,8 +142,8 @@ class CallPaths:
 
     def _returned(self, factory: str, layers, trail, seen, out: PathSet) -> Iterator[Path]:
         """A closure the function ``factory`` returns runs where the results of its calls go."""
-        if factory in seen or self.decorated.get(factory):
-            out.complete = False  # a decorator may wrap what it returns
+        if factory in seen or self.decorated.get(factory, []) != []:
+            out.complete = False  # a decorator (known or not) may wrap what it returns
             return
         calls = self.uses.get(factory, [])
         if not calls:

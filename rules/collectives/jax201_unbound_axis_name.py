@@ -35,12 +35,15 @@ class UnboundAxisName(Rule):
     `jax.shard_map` with a readable mesh (`Mesh(devices, ('x',))`, `jax.make_mesh`, a
     module-level mesh), `jax.smap`, decorators and `functools.partial(jax.pmap, ...)`,
     nested maps, helpers called from mapped functions, `lax.scan`/`jax.tree.map` bodies,
-    a def rebound to its own pmap inside a function (`step = jax.pmap(step, ...)`, then
-    `step(...)`: the program model tells the def from the pmapped value), a map kept on
+    a def rebound to its own pmap (`step = jax.pmap(step, ...)`, then `step(...)`, also
+    imported by another module: the program model tells the def from the pmapped value),
+    defs chosen by an `if`/`else` (each one), closures returned by factories
+    (`jax.pmap(make_step(), ...)`), `self.method(...)` inside a class, a map kept on
     `self` in one method and called in another (`self.step = jax.pmap(train, ...)`,
-    assigned once in the class), and other modules of the project. An axis name passed in as a parameter, a mesh that
+    assigned once in the class), and other modules of the project (the program model's
+    call paths). An axis name passed in as a parameter, a mesh that
     cannot be read, a function that nothing in the project calls or maps (a library entry
-    point), methods, and functions handed to unknown code (`nn.vmap`, `hk.pmap`,
+    point), methods nothing calls, and functions handed to unknown code (`nn.vmap`, `hk.pmap`,
     `make_jaxpr(axis_env=...)`) are unknown and never reported. Code inside
     `with self.assertRaises(...)`/`pytest.raises(...)` is expected to fail and is skipped.
 

@@ -238,3 +238,20 @@ def test_self_method_and_module_level_rebinding_across_modules():
     (path,) = cp.paths("m.train_step").paths  # the importer calls the pmapped value
     assert path.trail == ["m.train_step", "m.train_step@bound"]
     assert layers(path) == [("pmap", "map", ("i",))] and path.root["path"] == "user.py"
+
+
+def test_a_decorated_factory_hides_its_closure():
+    p = project(m="""
+        import jax
+        import mylib
+
+        @mylib.cached
+        def make():
+            def inner(x):
+                return x
+            return inner
+
+        jax.pmap(make(), axis_name="d")(1)
+    """)
+    found = call_paths(p).paths("m.make.inner")
+    assert found.paths == [] and not found.complete

@@ -255,3 +255,26 @@ def test_a_decorated_factory_hides_its_closure():
     """)
     found = call_paths(p).paths("m.make.inner")
     assert found.paths == [] and not found.complete
+
+
+def test_entry_points_main_guard_and_app_run():
+    p = project(m="""
+        import jax
+        from absl import app
+
+        def train():
+            return 1
+        def main(argv):
+            return train()
+
+        if __name__ == "__main__":
+            app.run(main)
+            jax.vmap(train, axis_name="b")()
+    """)
+    found = call_paths(p).paths("m.train")
+    assert found.complete
+    assert [(x.trail, layers(x), x.root["line"]) for x in found.paths] == [
+        (["m.train", "m.main"], [], 11),
+        (["m.train"], [("vmap", "map", ("b",))], 12),
+    ]
+    assert not any(x.traced for x in call_paths(p).paths("m.main").paths)

@@ -23,6 +23,7 @@ import libcst as cst
 
 from jaxlint.literals import UNKNOWN
 from jaxlint.model import External, Function, Parameter, Partial, Transformed, program
+from jaxlint.model.paths import follow
 from jaxlint.rule import Rule
 
 KEY = "JAX4xx"
@@ -588,7 +589,7 @@ class Target:
     def of(cls, data: dict[str, Any], project, _depth: int = 0) -> Target | None:
         if any(c not in ARITY_PRESERVING for c in data["chain"]):
             return None
-        found = _follow(data["target"], project)
+        found = follow(project, data["target"], ARITY_PRESERVING)
         if found is None:
             return None
         (m, f), layers = found
@@ -642,26 +643,6 @@ class Target:
         listed = ", ".join(f"`{p}`" for p in self.params)
         word = "parameter" if n == 1 else "parameters"
         return f"{self.label} takes {n} positional {word}" + (f" ({listed})" if n else "") + self.bound_note
-
-
-def _follow(ref: str | None, project, depth: int = 0):
-    """The function a reference names, through variables bound to signature-preserving transforms."""
-    if ref is None or depth > 3:
-        return None
-    found = project.function(ref)
-    if found is not None:
-        return found, []
-    bound = project.bound_transform(ref)
-    if bound is None:
-        return None
-    _, t = bound
-    if t.api not in ARITY_PRESERVING or t.chain and any(c not in ARITY_PRESERVING for c in t.chain):
-        return None
-    inner = _follow(t.target, project, depth + 1)
-    if inner is None:
-        return None
-    fn, layers = inner
-    return fn, layers + [(t.partial_args, list(t.partial_keywords), t.api)]
 
 
 def static_params(target: Target, project) -> dict[str, str]:

@@ -10,18 +10,10 @@ from jaxlint.types import Pending
 
 from jaxlint.model.axes import names_of, option
 
-from .analysis import (
-    COLLECTIVE_NAMES,
-    COLLECTIVES,
-    EXTERNAL,
-    AxisFacts,
-    Index,
-    Path,
-    REBOUND,
-    local_name,
-    rebound_ref,
-    where,
-)
+from jaxlint.model.calls import expects_error, record, scope_ref, uses
+from jaxlint.model.paths import Path, call_paths
+
+from .analysis import COLLECTIVE_NAMES, COLLECTIVES, local_name, where
 
 MAX_PATHS = 200
 REDUCTIONS = frozenset({"psum", "pmean", "pmax", "pmin", "all_gather"})
@@ -43,12 +35,15 @@ class UnboundAxisName(Rule):
     `jax.shard_map` with a readable mesh (`Mesh(devices, ('x',))`, `jax.make_mesh`, a
     module-level mesh), `jax.smap`, decorators and `functools.partial(jax.pmap, ...)`,
     nested maps, helpers called from mapped functions, `lax.scan`/`jax.tree.map` bodies,
-    a def rebound to its own pmap inside a function (`step = jax.pmap(step, ...)`, then
-    `step(...)`: the program model tells the def from the pmapped value), a map kept on
+    a def rebound to its own pmap (`step = jax.pmap(step, ...)`, then `step(...)`, also
+    imported by another module: the program model tells the def from the pmapped value),
+    defs chosen by an `if`/`else` (each one), closures returned by factories
+    (`jax.pmap(make_step(), ...)`), `self.method(...)` inside a class, a map kept on
     `self` in one method and called in another (`self.step = jax.pmap(train, ...)`,
-    assigned once in the class), and other modules of the project. An axis name passed in as a parameter, a mesh that
+    assigned once in the class), and other modules of the project (the program model's
+    call paths). An axis name passed in as a parameter, a mesh that
     cannot be read, a function that nothing in the project calls or maps (a library entry
-    point), methods, and functions handed to unknown code (`nn.vmap`, `hk.pmap`,
+    point), methods nothing calls, and functions handed to unknown code (`nn.vmap`, `hk.pmap`,
     `make_jaxpr(axis_env=...)`) are unknown and never reported. Code inside
     `with self.assertRaises(...)`/`pytest.raises(...)` is expected to fail and is skipped.
 
@@ -172,8 +167,6 @@ class UnboundAxisName(Rule):
 
     def __init__(self, ctx, options=None) -> None:
         super().__init__(ctx, options)
-        self.axis = AxisFacts(ctx)
-        self.refs: list[tuple[str, cst.BaseExpression, bool]] = []
         self.partials = 0
 
     # -- collection --------------------------------------------------------------------
@@ -185,11 +178,11 @@ class UnboundAxisName(Rule):
                 self.partials += 1
                 ref = self.ctx.facts.ref(f"<partial:{self.partials}>")
                 self._collective(node, inner, list(node.args[1:]), shift=1, scope=ref)
-                self.refs.append((ref, node, False))
+                uses(self.ctx).track(ref, node)  # where the partial runs is where the collective runs
             return
         short = COLLECTIVE_NAMES.get(api or "")
         if short is not None:
-            self._collective(node, short, list(node.args), 0, self.axis.scope_ref(node))
+            self._collective(node, short, list(node.args), 0, scope_ref(self.ctx, node))
 
     def _collective(
         self,
@@ -213,101 +206,17 @@ class UnboundAxisName(Rule):
             "short": short,
             "scope": scope,
             "module": self.ctx.facts.module,
-            "guarded": self.axis.expects_error(node),
+            "guarded": expects_error(self.ctx, node),
         }
         self.pending(node, data)
 
-    def visit_Assign(self, node: cst.Assign) -> None:
-        self.axis.note_assign(node)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        q = self.ctx.qualname(node)
-        if q:
-            self.axis.decorators(node, self.ctx.facts.ref(q))
-
-    def visit_Lambda(self, node: cst.Lambda) -> None:
-        q = self.ctx.qualname(node)
-        if q:
-            self.refs.append((self.ctx.facts.ref(q), node, False))
-
-    def _candidates(self) -> frozenset[str]:
-        """Names that can refer to a function at all: defs, bound transforms, imports and
-        variables assigned a lambda. Every other name is skipped without a lookup."""
-        known = self._known
-        if known is None:
-            names = set(self.ctx.names.items())
-            for bound in self.ctx.collector.bindings.values():
-                names.update(bound)
-            names.update(self.ctx.collector.lambda_targets)
-            known = self._known = frozenset(names)
-        return known
-
-    _known: frozenset[str] | None = None
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if node.value not in (self._known if self._known is not None else self._candidates()):
-            return
-        parent = self.ctx.parent(node)
-        if isinstance(parent, cst.Attribute) or not _is_load(node, parent):
-            return
-        ref = self.ctx.ref(node)
-        if ref is None:
-            ref = self._lambda_var(node)
-        ref = rebound_ref(self.ctx, node, ref)
-        if ref is None or ref.split(".")[0] in EXTERNAL or not self._matters(ref.removesuffix(REBOUND)):
-            return
-        self.refs.append((ref, node, self.axis.shadowed(node)))
-
-    def _matters(self, ref: str) -> bool:
-        """Can the project phase ever follow this function? Only up the callers of a
-        collective (the slicer names them: ``ctx.callers_of_seeds``); lambdas and
-        partials always."""
-        names = self.ctx.callers_of_seeds
-        if names is None:
-            return True
-        return any(p in names or p.startswith(("<lambda>", "<partial:")) for p in ref.split("."))
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        parent = self.ctx.parent(node)
-        if isinstance(parent, cst.Attribute) and parent.value is node:
-            return
-        if not _is_load(node, parent):
-            return
-        ref = self.ctx.resolve(node)
-        if ref is None and isinstance(node.value, cst.Name):
-            ref = self.axis.attribute_ref(node)  # ``self.step``: always followed
-            if ref is not None:
-                self.refs.append((ref, node, False))
-            return
-        if ref is None or ref.split(".")[0] in EXTERNAL or not self._matters(ref):
-            return
-        self.refs.append((ref, node, False))
-
-    def _lambda_var(self, node: cst.Name) -> str | None:
-        """``f = lambda ...`` (one assignment in an enclosing scope) names that lambda's variable."""
-        scope = self.ctx.scope_of(node)
-        while True:
-            values = self.axis._assigns.get((scope, node.value))
-            if values is not None:
-                if len(values) == 1 and isinstance(values[0], cst.Lambda):
-                    return self.ctx.facts.ref(
-                        f"{scope}.{node.value}" if scope else node.value
-                    )
-                return None
-            if not scope:
-                return None
-            scope = scope.rpartition(".")[0]
-
     def finish(self) -> None:
-        for ref, node, unknown in self.refs:
-            self.axis.add_use(ref, node, unknown)
-        self.axis.fill_lines()
-        self.ctx.extra(self.code).update(self.axis.export())
+        record(self.ctx)  # the call paths the project phase walks (jaxlint/model/calls.py)
 
     # -- project phase -----------------------------------------------------------------
     @classmethod
     def resolve(cls, items: list[Pending], project) -> Iterable[tuple[Pending, str]]:
-        index = Index(project, cls.code)
+        paths = call_paths(project)
         for p in items:
             d = p.data
             if d["guarded"]:
@@ -316,47 +225,22 @@ class UnboundAxisName(Rule):
                 d["module"]
             ) is not project.by_path.get(p.path):
                 continue
-            found = _first_unbound(index, d, p)
+            found = _first_unbound(paths, d, p)
             if found is not None:
                 path, name = found
                 yield p, _message(d["api"], d["short"], name, path, p.path)
 
 
-def _is_load(node: cst.CSTNode, parent: cst.CSTNode | None) -> bool:
-    if isinstance(
-        parent,
-        (
-            cst.FunctionDef,
-            cst.ClassDef,
-            cst.Param,
-            cst.ImportAlias,
-            cst.AsName,
-            cst.Global,
-            cst.Nonlocal,
-        ),
-    ):
-        return False
-    if isinstance(parent, cst.AssignTarget) and parent.target is node:
-        return False
-    if (
-        isinstance(parent, (cst.AnnAssign, cst.AugAssign, cst.NamedExpr))
-        and parent.target is node
-    ):
-        return False
-    if isinstance(parent, cst.Arg) and parent.keyword is node:
-        return False
-    return not isinstance(parent, (cst.Import, cst.ImportFrom))
-
-
-def _first_unbound(
-    index: Index, d: dict[str, Any], p: Pending
-) -> tuple[Path, str] | None:
-    for i, path in enumerate(index.paths(d["scope"], p.start.line, p.path)):
-        if i >= MAX_PATHS:
-            return None
-        if any(m["names"] is None for m in path.maps):
+def _first_unbound(paths, d: dict[str, Any], p: Pending) -> tuple[Path, str] | None:
+    """One known path on which an axis name of the collective is not bound."""
+    if d["scope"] is None:  # at module level: no map around it
+        return Path([], [], {"path": p.path, "line": p.start.line, "module_level": True}), d["names"][0]
+    for path in paths.paths(d["scope"], MAX_PATHS).paths:
+        if path.root is None and not path.maps:
+            continue  # an unknown caller, and no map here: it may bind the name
+        bound = path.bound_names()
+        if bound is None:
             continue  # a map whose names cannot be read may bind it
-        bound = {n for m in path.maps for n in m["names"]}
         for name in d["names"]:
             if name not in bound:
                 return path, name

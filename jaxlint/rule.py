@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Literal
 
 import libcst as cst
 
+from jaxlint.needs import derive
 from jaxlint.types import Applicability, Pending
 
 if TYPE_CHECKING:
@@ -82,11 +83,22 @@ class Rule:
     summary: ClassVar[str] = ""
     status: ClassVar[Literal["stable", "preview"]] = "stable"
     fix_availability: ClassVar[Literal["none", "safe", "unsafe", "sometimes"]] = "none"
-    triggers: ClassVar[tuple[str, ...]] = ()
     VALID: ClassVar[list[str]] = []
     INVALID: ClassVar[list[tuple[str, Invalid]]] = []
     default_options: ClassVar[dict[str, Any]] = {}
     help: ClassVar[str] = ""  # one line: what to do about it
+    # What the rule declares for the pre-filter and the slicer (jaxlint/needs.py):
+    # the JAX APIs it is about ("jax.vmap", ".defvjp", "jax.random.*"); None: whole files
+    about: ClassVar[tuple[str, ...] | None] = None
+    # what its analysis reads besides the units naming them (jaxlint.needs.READS)
+    reads: ClassVar[str | tuple[str, ...]] = "targets"
+    # words of files it needs that name none of its APIs (where a looked-up def may live)
+    context_words: ClassVar[tuple[str, ...]] = ()
+
+    # The knobs, derived from the above (jaxlint/needs.py); a rule may still set one by
+    # hand (a narrower exception, with its reason; or the old spelling, for one release).
+    # Words one of which must occur in a file for the rule to run on it; (): every file.
+    triggers: ClassVar[tuple[str, ...]] = ()
     # Names a def must mention for this rule to find anything in it or through it
     # (see jaxlint/slicing.py); None: the rule reads whole files.
     anchors: ClassVar[frozenset[str] | None] = None
@@ -100,6 +112,10 @@ class Rule:
     target_transforms: ClassVar[frozenset[str]] = frozenset()
     # False: the rule reads nothing outside a seed's own unit and module-level code
     follows_references: ClassVar[bool] = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        derive(cls)
 
     def __init__(self, ctx: "FileContext", options: dict[str, Any] | None = None) -> None:
         self.ctx = ctx

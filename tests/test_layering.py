@@ -17,7 +17,7 @@ STAGE_OF = {
     "types": "base", "crash": "base", "literals": "base", "records": "base", "modules": "base",
     "names": "base", "tree": "base", "positions": "base", "lines": "base",
     "discover": "files", "magics": "files", "notebook": "files", "notebook_map": "files",
-    "outline": "plan", "slicing": "plan",
+    "outline": "plan", "slicing": "plan", "needs": "plan",
     "facts": "model", "project": "model", "context": "model", "model": "model",
     "rule": "lint", "registry": "lint", "config": "lint", "suppress": "lint", "engine": "lint",
     "fix": "fix", "notebook_fix": "fix",

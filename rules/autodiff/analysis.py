@@ -675,9 +675,6 @@ def static_params(target: Target, project) -> dict[str, str]:
 
 
 # -- the rules' common shape -------------------------------------------------------------
-TRIGGERS = ("grad", "jacrev", "jacfwd", "jacobian", "hessian", "argnums", "has_aux", "jnp", "jax.numpy", "loss")
-
-
 def argnums_node(site: Site) -> cst.CSTNode:
     return site.option_nodes.get("argnums", site.node)
 
@@ -713,9 +710,10 @@ def used_with_aux(target: Target, project) -> bool:
 class GradRule(Rule):
     """Collects grad-like sites in ``finish`` and decides them in the project phase."""
 
-    triggers = TRIGGERS
-    anchors = frozenset(api.rsplit(".", 1)[-1] for api in GRAD_APIS)
-    target_transforms = frozenset({"jit", "pjit"})  # static_params: jit of the target, in its module
+    about = tuple(GRAD_APIS)
+    reads = "jit of targets"  # static_params: jit of the target, in its module
+    # files that may define the function a grad in another module differentiates
+    context_words = ("argnums", "has_aux", "jnp", "jax.numpy", "loss")
 
     def finish(self) -> None:
         summaries(self.ctx)

@@ -90,9 +90,9 @@ class UnboundAxisName(Rule):
     )
     help = "Run the collective inside a pmap/vmap/shard_map that binds its axis name, or reduce on the host"
     # map words too: files that only map or call a function hold the paths to judge it
-    triggers = (*COLLECTIVES, "pmap", "vmap", "shard_map", "smap")
-    anchors = frozenset(COLLECTIVES)
-    callers = "all"  # which pmap/vmap/shard_map reaches the collective: up the call graph
+    about = tuple(f"jax.lax.{c}" for c in COLLECTIVES)
+    context_words = ("pmap", "vmap", "shard_map", "smap")
+    reads = "call graph"  # which pmap/vmap/shard_map reaches the collective: up the call graph
 
     @classmethod
     def seeds(cls, outline):

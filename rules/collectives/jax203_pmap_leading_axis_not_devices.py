@@ -73,9 +73,8 @@ class PmapLeadingAxisNotDevices(Rule):
     status = "stable"
     fix_availability = "sometimes"
     help = "Reshape the argument to `(jax.local_device_count(), -1, ...)`, or pass `in_axes=None` for it"
-    triggers = ("pmap",)
-    anchors = frozenset({"pmap"})
-    callers = "all"  # the calls of a function that passes its parameter on to a pmapped call
+    about = ("jax.pmap",)
+    reads = "call graph"  # the calls of a function that passes its parameter on to a pmapped call
 
     VALID = [
         # the batch is reshaped to (devices, per-device batch, ...)

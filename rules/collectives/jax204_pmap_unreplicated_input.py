@@ -71,9 +71,8 @@ class PmapUnreplicatedInput(Rule):
     status = "preview"
     fix_availability = "sometimes"
     help = "Split one key per device, replicate the parameters, or pass `in_axes=None` at that position"
-    triggers = ("pmap",)
-    anchors = frozenset({"pmap"})
-    callers = "all"  # the calls of a function that passes its parameter on to a pmapped call
+    about = ("jax.pmap",)
+    reads = "call graph"  # the calls of a function that passes its parameter on to a pmapped call
 
     VALID = [
         (

@@ -767,9 +767,9 @@ class CustomDerivativeRule(Rule):
     """Base of the JAX3xx pairing rules: report local verdicts, defer cross-module ones."""
 
     roles: tuple[str, ...] = ()
-    triggers = ("vjp", "jvp", "fwd", "bwd")
-    anchors = frozenset({"custom_vjp", "custom_jvp", "defvjp", "defjvp", "defjvps"})
-    method_anchors = frozenset({"defvjp", "defjvp", "defjvps"})
+    about = ("jax.custom_vjp", "jax.custom_jvp", ".defvjp", ".defjvp", ".defjvps")
+    # files that may define a rule a registration in another module names (``f_fwd``, ``my_vjp``)
+    context_words = ("vjp", "jvp", "fwd", "bwd")
 
     def finish(self) -> None:
         a = analysis(self.ctx)

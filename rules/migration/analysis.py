@@ -95,8 +95,8 @@ class MigrationRule(Rule):
     """Base of JAX801/JAX802 (no code of its own, so the registry skips it)."""
 
     category = ""  # "removed" | "deprecated"
-    anchors = frozenset()  # see seeds()
-    follows_references = False  # a finding is in the statement that spells the old API
+    anchors = frozenset()  # see seeds(): the catalogue decides which units may spell an entry
+    reads = "statement"  # a finding is in the statement that spells the old API
 
     @classmethod
     def seeds(cls, outline):

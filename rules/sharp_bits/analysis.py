@@ -59,9 +59,8 @@ LAX_BODIES = {
     "jax.lax.map": ((0, "f"),),
     "jax.lax.associative_scan": ((0, "fn"),),
 }
-# last names of the calls above: what the slicer must follow to the traced defs
-TRACING_ANCHORS = frozenset({"jit", "vmap", "pmap", "pjit", "shard_map", "smap", "scan", "fori_loop", "while_loop", "cond",
-                             "map", "associative_scan"})
+# the calls above: what the slicer must follow to the traced defs
+TRACING_APIS = (*TRACING, *LAX_BODIES)
 # decorators that do not change how a function is called
 NEUTRAL_DECORATORS = frozenset({"staticmethod", "functools.wraps"})
 

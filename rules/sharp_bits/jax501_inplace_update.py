@@ -6,7 +6,7 @@ import libcst as cst
 
 from jaxlint.rule import Invalid, NodeEdit, Rule, RuleFix
 
-from .analysis import TRACING_ANCHORS, analysis
+from .analysis import TRACING_APIS, analysis
 from .seeds import jax_units
 
 # augmented operator -> the ``.at[...]`` method that does the same out of place
@@ -71,10 +71,9 @@ class InplaceUpdate(Rule):
     status = "preview"
     fix_availability = "sometimes"
     help = "Use `x = x.at[idx].set(v)` (or `.add`, `.multiply`, ...): JAX arrays are immutable"
-    triggers = ("jax",)
-    # seeds are every unit naming jax (``seeds``); the anchors say which calls hand on a
-    # function whose arguments are traced (its def must be kept too)
-    anchors = TRACING_ANCHORS
+    # any JAX API (seeds: every unit naming jax, ``seeds``); the tracing APIs say which calls
+    # hand on a function whose arguments are traced (its def must be kept too)
+    about = ("jax.*", *TRACING_APIS)
 
     VALID = [
         "import jax.numpy as jnp\nx = jnp.zeros(3)\nx = x.at[0].set(1.0)\n",

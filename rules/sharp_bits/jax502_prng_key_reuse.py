@@ -55,9 +55,8 @@ class PrngKeyReuse(Rule):
     summary = "A PRNG key is consumed twice without a `split` in between"
     status = "preview"
     help = "Split the key (`key, subkey = jax.random.split(key)`) and give each consumer its own subkey"
-    triggers = ("random",)
-    anchors = KEY_CONSUMERS | {"key", "PRNGKey", "fold_in"}
-    callers = "direct"  # a helper that consumes its key argument, called twice from the same module
+    about = ("jax.random.*", *(f"jax.random.{n}" for n in sorted(KEY_CONSUMERS | {"key", "PRNGKey", "fold_in"})))
+    reads = "calls"  # a helper that consumes its key argument, called twice from the same module
 
     VALID = [
         "import jax\nkey = jax.random.key(0)\nkey, sub = jax.random.split(key)\nx = jax.random.normal(sub)\ny = jax.random.normal(key)\n",

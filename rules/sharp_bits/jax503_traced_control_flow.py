@@ -6,7 +6,7 @@ import libcst as cst
 
 from jaxlint.rule import Invalid, Rule
 
-from .analysis import TRACING_ANCHORS, analysis, exact_lines
+from .analysis import TRACING_APIS, analysis, exact_lines
 
 
 
@@ -64,8 +64,7 @@ class TracedControlFlow(Rule):
     summary = "Python control flow, `bool()`, `int()` or `float()` on a traced value"
     status = "preview"
     help = "Use `jnp.where` / `lax.cond` / `lax.while_loop`, or mark the argument static"
-    triggers = ("jit", "vmap", "pmap", "shard_map", "scan", "fori_loop", "while_loop", "cond", "map")
-    anchors = TRACING_ANCHORS
+    about = TRACING_APIS
 
     VALID = [
         "import jax\nimport jax.numpy as jnp\n@jax.jit\ndef f(x):\n    return jnp.where(x > 0, x, 0.0)\n",

@@ -80,9 +80,10 @@ class VmapMapsSharedParam(Rule):
     fix_availability = "sometimes"
     help = "Put `None` at that parameter's position of `in_axes` so every example sees the same weights"
     # the defining module of a vmapped function may not mention vmap at all
-    triggers = ("vmap", "dot", "matmul", "einsum", " @ ", ".apply(", "params")
-    anchors = frozenset({"vmap"})
-    callers = "direct"  # the calls of a vmapped function (in its module) tell how it is used
+    about = ("jax.vmap",)
+    reads = "calls"  # the calls of a vmapped function (in its module) tell how it is used
+    # files that may define the function another module vmaps (its body says what it contracts)
+    context_words = ("dot", "matmul", "einsum", " @ ", ".apply(", "params")
 
     VALID = [
         "import jax, jax.numpy as jnp\ndef linear(x, w, b):\n    return jnp.dot(w, x) + b\n"

@@ -42,9 +42,8 @@ class VmapInAxesArity(Rule):
     summary = "`vmap` `in_axes` length differs from the number of positional arguments"
     status = "stable"
     help = "Give `in_axes` one entry per positional argument of the call"
-    triggers = ("vmap",)
-    anchors = frozenset({"vmap"})
-    callers = "direct"  # the calls of a vmapped function (in its module) tell how it is used
+    about = ("jax.vmap",)
+    reads = "calls"  # the calls of a vmapped function (in its module) tell how it is used
 
     VALID = [
         "import jax\ndef f(x, w, b):\n    return w @ x + b\nout = jax.vmap(f, in_axes=(0, None, None))(xs, w, b)\n",

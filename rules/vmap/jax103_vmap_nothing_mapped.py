@@ -36,9 +36,8 @@ class VmapNothingMapped(Rule):
     summary = "`vmap` maps no argument and has no `axis_size`"
     status = "stable"
     help = "Put `0` at the position of the batched argument, or pass `axis_size=`"
-    triggers = ("vmap",)
-    anchors = frozenset({"vmap"})
-    callers = "direct"  # the calls of a vmapped function (in its module) tell how it is used
+    about = ("jax.vmap",)
+    reads = "calls"  # the calls of a vmapped function (in its module) tell how it is used
 
     VALID = [
         "import jax\nf = jax.vmap(g, in_axes=(None, 0))\n",

@@ -1,0 +1,124 @@
+"""What a rule needs from the trigger pre-filter and the slicer, derived in one place.
+
+A rule author says what the rule is about, not how to make it fast:
+
+- ``about``: the JAX APIs the rule is about, by qualified name (``"jax.vmap"``,
+  ``"jax.lax.psum"``); ``".defvjp"`` is a method on any object (``f.defvjp(...)``);
+  ``"jax.random.*"`` says the rule's APIs under ``jax.random`` are always reached through
+  that module, so one pre-filter word, ``random``, stands for all of them.
+- ``reads``: what the rule's analysis reads besides the units that name those APIs, one
+  or more words of ``READS``.
+- ``context_words``: words of files the rule needs although they name none of its APIs
+  (a file that only defines the function another module hands to ``jax.grad``).
+
+From these, when the class is created, come the knobs ``jaxlint.engine`` and
+``jaxlint.slicing`` read: ``triggers`` (a file is parsed only if one occurs in its text),
+``anchors`` and ``method_anchors`` (the units that name one are the rule's seeds),
+``callers``, ``target_transforms`` and ``follows_references``. Each is sound by
+construction: a file can refer to ``jax.lax.psum`` only by spelling ``psum`` (in the
+import or the call), and to anything under ``jax.random`` only by spelling ``random``.
+A knob a rule sets by hand wins: the few narrower exceptions (each with its reason at
+the rule) and the old spelling of a rule that declares no ``about`` (kept for one release).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_API = re.compile(r"(\.?[A-Za-z_]\w*)(\.[A-Za-z_]\w*)*(\.\*)?")
+
+
+@dataclass(frozen=True)
+class Reads:
+    """The slicer's knobs for one kind of reading (see ``jaxlint/slicing.py``)."""
+
+    callers: str = ""  # "direct": who refers to a seed in its module; "all": in any module, transitively
+    target_transforms: frozenset[str] = frozenset()
+    follows_references: bool = True
+
+
+# What a rule's analysis may read besides its sites' units and module-level code.
+READS: dict[str, Reads] = {
+    # only the statement that spells the API, nothing it refers to (JAX801/802)
+    "statement": Reads(follows_references=False),
+    # also the defs a site hands to a transform, ``partial`` or one of the rule's APIs, in
+    # any module (``jax.grad(loss)`` keeps ``loss``): the default
+    "targets": Reads(),
+    # also the units of the same module that refer to a site's def: where a transformed
+    # function is called (the program model's ``invocations``; the vmap rules, JAX502)
+    "calls": Reads(callers="direct"),
+    # also every unit that refers to a site's def, transitively, in any module: the paths
+    # up the call graph (JAX201's map that binds an axis name, JAX203/204's callers)
+    "call graph": Reads(callers="all"),
+    # also ``jit(f, static_argnums=...)`` / ``pjit`` of a def a site hands on, in that
+    # def's module (JAX405 reads which parameters are static)
+    "jit of targets": Reads(target_transforms=frozenset({"jit", "pjit"})),
+}
+
+
+def derive(cls) -> None:
+    """Set the pre-filter's and the slicer's knobs of a Rule class from its declaration;
+    knobs the class sets itself are kept."""
+    own = cls.__dict__
+    if "about" in own or "context_words" in own:
+        about = cls.about
+        if about is not None:
+            anchors, methods = anchors_of(about, cls.__name__)
+            if "anchors" not in own:
+                cls.anchors = anchors
+            if "method_anchors" not in own:
+                cls.method_anchors = methods
+        if "triggers" not in own and (about is not None or cls.context_words):
+            cls.triggers = trigger_words(about or (), cls.context_words)
+    if "reads" in own:
+        r = reads_of(cls.reads, cls.__name__)
+        for knob in ("callers", "target_transforms", "follows_references"):
+            if knob not in own:
+                setattr(cls, knob, getattr(r, knob))
+
+
+def anchors_of(about, owner: str = "rule") -> tuple[frozenset[str], frozenset[str]]:
+    """The last names of the APIs (the slicer's anchors), and those that are methods."""
+    if isinstance(about, str):
+        raise TypeError(f"{owner}.about must be a tuple of API names, not the string {about!r}")
+    anchors, methods = set(), set()
+    for api in about:
+        if not isinstance(api, str) or not _API.fullmatch(api):
+            raise ValueError(f"{owner}.about: {api!r} is not an API name (`jax.vmap`, `.defvjp`, `jax.random.*`)")
+        if api.endswith(".*"):
+            continue
+        last = api.rsplit(".", 1)[-1]
+        anchors.add(last)
+        if api.startswith("."):
+            methods.add(last)
+    return frozenset(anchors), frozenset(methods)
+
+
+def trigger_words(about, context_words=()) -> tuple[str, ...]:
+    """The words one of which must occur in a file for the rule to find anything in it:
+    each API's last name (or its module's, under a ``module.*`` entry), and the context
+    words; a word that contains another adds no file (``grad`` finds ``value_and_grad``)."""
+    modules = [api[:-2] for api in about if api.endswith(".*")]
+    words = {m.rsplit(".", 1)[-1] for m in modules}
+    for api in about:
+        if api.endswith(".*") or any(api.startswith(m + ".") for m in modules):
+            continue
+        words.add(api.rsplit(".", 1)[-1])
+    words.update(context_words)
+    return tuple(sorted(w for w in words if not any(o != w and o in w for o in words)))
+
+
+def reads_of(reads, owner: str = "rule") -> Reads:
+    """The slicer's knobs for a ``reads`` declaration (one word of READS, or several)."""
+    kinds = (reads,) if isinstance(reads, str) else tuple(reads)
+    unknown = [k for k in kinds if k not in READS]
+    if unknown or not kinds:
+        raise ValueError(f"{owner}.reads: {unknown or reads!r} is not one of {', '.join(map(repr, READS))}")
+    parts = [READS[k] for k in kinds]
+    callers = "all" if any(p.callers == "all" for p in parts) else "direct" if any(p.callers for p in parts) else ""
+    return Reads(
+        callers,
+        frozenset().union(*(p.target_transforms for p in parts)),
+        any(p.follows_references for p in parts),
+    )

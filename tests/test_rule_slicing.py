@@ -1,0 +1,84 @@
+"""Per rule: its findings on its fixtures are the same sliced and whole.
+
+The slicer keeps what a rule's declaration (``about``, ``reads``, ``context_words``,
+jaxlint/needs.py) says it reads; a wrong declaration silently drops findings. Each rule
+alone lints its fixtures (every file and project of ``fixtures/<CODE>/lint/``, and the
+seed chapters) once sliced and once with ``JAXLINT_NO_SLICING=1``: the findings must be
+identical. With the rule alone, no other rule's seeds keep what this one forgot.
+"""
+
+import glob
+import os
+
+import pytest
+
+from jaxlint.api import lint_paths
+from jaxlint.config import Settings
+from jaxlint.registry import all_rules, rule_by_code
+
+from conftest import FIXTURES
+
+RULES = sorted(all_rules(), key=lambda r: r.code)
+
+
+def _projects(code: str) -> list[str]:
+    """Each file of the rule's lint fixtures alone, each sub-folder as one project (as
+    tests/test_fixtures.py lints them), and the seed chapters."""
+    lint_dir = os.path.join(FIXTURES, code, "lint")
+    out = []
+    if os.path.isdir(lint_dir):
+        for entry in sorted(os.listdir(lint_dir)):
+            p = os.path.join(lint_dir, entry)
+            if entry.endswith(".fixed.py") or entry.startswith(("_", ".")):
+                continue
+            if entry.endswith(".py") or os.path.isdir(p) and glob.glob(os.path.join(p, "**", "*.py"), recursive=True):
+                out.append(p)
+    return out + [os.path.join(FIXTURES, "seeds")]
+
+
+def _findings(code: str, path: str, monkeypatch, slicing: bool) -> list[tuple]:
+    monkeypatch.setenv("JAXLINT_NO_SLICING", "" if slicing else "1")
+    root = path if os.path.isdir(path) else os.path.dirname(path)
+    settings = Settings(select=[code], preview=True, root=root)
+    run = lint_paths([path], settings, jobs=1)
+    assert run.errors == []
+    return [(os.path.relpath(d.path, root), d.start.line, d.start.column, d.end.line, d.end.column, d.code, d.message,
+             d.fix.message if d.fix else None) for d in run.diagnostics]
+
+
+def differences(code: str, monkeypatch) -> list[str]:
+    """What the rule reports differently sliced and whole, on each of its fixtures."""
+    out = []
+    for path in _projects(code):
+        whole = _findings(code, path, monkeypatch, slicing=False)
+        sliced = _findings(code, path, monkeypatch, slicing=True)
+        where = os.path.relpath(path, FIXTURES)
+        out += [f"{where}: only whole: {f}" for f in whole if f not in sliced]
+        out += [f"{where}: only sliced: {f}" for f in sliced if f not in whole]
+        if not out and sliced != whole:
+            out.append(f"{where}: same findings in another order or number")
+    return out
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[r.code for r in RULES])
+def test_rule_finds_the_same_sliced_and_whole(rule, monkeypatch):
+    assert differences(rule.code, monkeypatch) == []
+
+
+# a knob the declaration derives, set wrong: the slicer blanks what the rule reads
+WRONG_KNOBS = [
+    # ``reads = "calls"``: the call of a decorated vmap in another def tells the arity
+    ("JAX102", "callers", ""),
+    # ``reads = "jit of targets"``: a jit in another def marks the differentiated parameter static
+    ("JAX405", "target_transforms", frozenset()),
+    # ``reads = "call graph"``: the pmap that calls the collective's function is in another module
+    ("JAX201", "callers", "direct"),
+]
+
+
+@pytest.mark.parametrize("code,knob,value", WRONG_KNOBS, ids=[f"{c}-{k}" for c, k, _ in WRONG_KNOBS])
+def test_a_wrong_knob_is_caught(code, knob, value, monkeypatch):
+    monkeypatch.setattr(rule_by_code(code), knob, value)
+    found = differences(code, monkeypatch)
+    assert found, f"{code} with {knob}={value!r} lints the same sliced and whole: the check cannot see this knob"
+    assert all(": only whole: " in d for d in found), found

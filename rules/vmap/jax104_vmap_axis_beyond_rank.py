@@ -47,9 +47,8 @@ class VmapAxisBeyondRank(Rule):
     summary = "`vmap` maps an argument along an axis its visible shape does not have"
     status = "preview"
     help = "Use `None` in `in_axes` for a shared (scalar) argument, or an axis the array has"
-    triggers = ("vmap",)
-    anchors = frozenset({"vmap"})
-    callers = "direct"  # the calls of a vmapped function (in its module) tell how it is used
+    about = ("jax.vmap",)
+    reads = "calls"  # the calls of a vmapped function (in its module) tell how it is used
 
     VALID = [
         "import jax\nimport jax.numpy as jnp\nout = jax.vmap(f, in_axes=(0, None))(jnp.ones((8, 3)), 4)\n",

@@ -44,9 +44,8 @@ class VmapInconsistentSizes(Rule):
     summary = "`vmap` maps arguments whose visible sizes along the mapped axes differ"
     status = "preview"
     help = "Map every argument along an axis of the batch size, or use `None` for a shared one"
-    triggers = ("vmap",)
-    anchors = frozenset({"vmap"})
-    callers = "direct"  # the calls of a vmapped function (in its module) tell how it is used
+    about = ("jax.vmap",)
+    reads = "calls"  # the calls of a vmapped function (in its module) tell how it is used
 
     VALID = [
         "import jax\nimport jax.numpy as jnp\nout = jax.vmap(f, in_axes=(1, 0))(jnp.ones((4, 3)), jnp.ones(3))\n",

@@ -18,17 +18,17 @@ from typing import Callable, Iterable, Sequence
 
 import libcst as cst
 
-from jaxlint import suppress
-from jaxlint.config import Settings
-from jaxlint.discover import discover
-from jaxlint.crash import describe
-from jaxlint.engine import FileLinter, _python_source, not_checked, release_memory, syntax_check
-from jaxlint.slicing import Blanks, FilePlan, blanks_for, decide, job_digest
-from jaxlint.modules import module_name_for
-from jaxlint.project import Project
-from jaxlint.registry import all_rules, enabled_rules
-from jaxlint.rule import Rule
-from jaxlint.types import Diagnostic, FileResult, Position, RunResult  # noqa: F401
+from jaxlint.lint import suppress
+from jaxlint.lint.config import Settings
+from jaxlint.files.discover import discover
+from jaxlint.base.crash import describe
+from jaxlint.lint.engine import FileLinter, _python_source, not_checked, release_memory, syntax_check
+from jaxlint.plan.slicing import Blanks, FilePlan, blanks_for, decide, job_digest
+from jaxlint.base.modules import module_name_for
+from jaxlint.model.project import Project
+from jaxlint.lint.registry import all_rules, enabled_rules
+from jaxlint.lint.rule import Rule
+from jaxlint.base.types import Diagnostic, FileResult, Position, RunResult  # noqa: F401
 
 MAX_FIX_PASSES = 10
 MAX_FILE_BYTES = 16 * 1024 * 1024  # larger files are reported (JAX003), not read
@@ -151,7 +151,7 @@ def _make_linter(rules: Sequence[type[Rule]], settings: Settings) -> FileLinter:
 
 
 def _plan_file(path: str) -> tuple[str, object, str | None]:
-    """First pass (see jaxlint.slicing): ("done", FileResult) | ("plan", FilePlan) | ("whole", None)."""
+    """First pass (see jaxlint.plan.slicing): ("done", FileResult) | ("plan", FilePlan) | ("whole", None)."""
     assert _WORKER is not None
     try:
         text, _ = read_source(path)
@@ -165,7 +165,7 @@ def _plan_file(path: str) -> tuple[str, object, str | None]:
     return kind, value, None
 
 
-# path, line ranges to blank, defs rules may look up, callers of seeds (see jaxlint.slicing)
+# path, line ranges to blank, defs rules may look up, callers of seeds (see jaxlint.plan.slicing)
 Job = tuple[str, Blanks, "frozenset[str] | None", "frozenset[str] | None"]
 
 
@@ -434,7 +434,7 @@ def _lines(path: str) -> list[str] | None:
 def module_lines(path: str, text: str) -> list[str]:
     """The lines rules saw: a notebook's virtual module (its JSON if it is not one)."""
     if path.endswith(".ipynb"):
-        from jaxlint.notebook import NotebookError, python_text
+        from jaxlint.files.notebook import NotebookError, python_text
 
         try:
             text = python_text(text)
@@ -444,11 +444,11 @@ def module_lines(path: str, text: str) -> list[str]:
 
 
 def _in_cells(diags: list[Diagnostic], files: Iterable[str], texts: dict[str, str] | None = None) -> list[Diagnostic]:
-    """Notebook positions moved from the virtual module to cells (jaxlint.notebook_map)."""
+    """Notebook positions moved from the virtual module to cells (jaxlint.files.notebook_map)."""
     files = [f for f in files if f.endswith(".ipynb")]
     if not files:
         return diags
-    from jaxlint.notebook_map import to_cells
+    from jaxlint.files.notebook_map import to_cells
 
     def text_of(path: str) -> str | None:
         if texts is not None and path in texts:
@@ -530,12 +530,12 @@ def fix_text(
     """Fix to a fixed point. Returns (text, fixes applied, remaining diagnostics, gave_up_unparsable).
 
     A ``notebook`` is fixed in its cells' sources and checked through its virtual module."""
-    from jaxlint.fix import apply_fixes, fixes_to_apply
+    from jaxlint.fix.edits import apply_fixes, fixes_to_apply
 
     python = lambda t: t  # noqa: E731
     if notebook:
-        from jaxlint.notebook import python_text
-        from jaxlint.notebook_fix import apply_fixes
+        from jaxlint.files.notebook import python_text
+        from jaxlint.fix.notebook import apply_fixes
 
         python = python_text
     text = source
@@ -567,7 +567,7 @@ def fix_source(text: str, path: str, settings: Settings, unsafe: bool) -> tuple[
 
 def cell_lines(path: str, cell: int, text: str | None = None) -> list[str] | None:
     """A notebook cell's own source lines (for the code frame of the full view)."""
-    from jaxlint.notebook import NotebookError, parse
+    from jaxlint.files.notebook import NotebookError, parse
 
     try:
         found = parse(read_source(path)[0] if text is None else text).cell(cell)
@@ -578,7 +578,7 @@ def cell_lines(path: str, cell: int, text: str | None = None) -> list[str] | Non
 
 def fix_paths(paths: list[str], settings: Settings, unsafe: bool = False, write: bool = True, jobs: int | None = None, cache=None, progress=None) -> RunResult:
     """Lint, then fix every file with applicable fixes to a fixed point (atomically written)."""
-    from jaxlint.fix import FileChanged, atomic_write, fixes_to_apply
+    from jaxlint.fix.edits import FileChanged, atomic_write, fixes_to_apply
     files = discover(paths, settings.root, settings.exclude, settings.extend_exclude)
     runner = Runner(settings, jobs, cache, progress)
     results, errors = runner.lint_files(files)

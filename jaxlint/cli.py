@@ -37,7 +37,7 @@ class DefaultGroup(click.Group):
             click.echo("jaxlint: interrupted", err=True)
             sys.exit(130)
         except Exception as exc:  # noqa: BLE001
-            from jaxlint.crash import internal_error_line
+            from jaxlint.base.crash import internal_error_line
 
             fail(internal_error_line(exc))
 
@@ -78,9 +78,9 @@ def check(paths, select, extend_select, ignore, preview, do_fix, unsafe_fixes, d
           statistics, exit_zero, exit_non_zero_on_fix, stdin_filename, config_path, target_jax_version, no_cache,
           jobs, quiet) -> None:
     """Lint PATHS (files or folders; default: the current folder; `-` reads stdin)."""
-    from jaxlint.config import ConfigError, load_settings, parse_version, validate_settings
-    from jaxlint.discover import DiscoveryError, discover
-    from jaxlint.types import RunResult
+    from jaxlint.lint.config import ConfigError, load_settings, parse_version, validate_settings
+    from jaxlint.files.discover import DiscoveryError, discover
+    from jaxlint.base.types import RunResult
 
     paths = list(paths) or ["."]
     start = stdin_filename if "-" in paths and stdin_filename else paths[0]
@@ -119,7 +119,7 @@ def check(paths, select, extend_select, ignore, preview, do_fix, unsafe_fixes, d
     if "-" in paths and paths != ["-"]:
         fail("`-` (stdin) cannot be combined with other paths")
     if paths != ["-"] and not no_cache:
-        from jaxlint.cache import Cache
+        from jaxlint.cache.store import Cache
 
         cache = Cache.for_settings(settings)
         if cache is not None and not (do_fix or diff):
@@ -132,7 +132,7 @@ def check(paths, select, extend_select, ignore, preview, do_fix, unsafe_fixes, d
                 run = RunResult.from_cache(hit, len(files))
     if run is None:
         from jaxlint import api
-        from jaxlint.registry import RegistryError, SelectionError, check_selectors
+        from jaxlint.lint.registry import RegistryError, SelectionError, check_selectors
 
         try:
             validate_settings(settings)
@@ -141,12 +141,12 @@ def check(paths, select, extend_select, ignore, preview, do_fix, unsafe_fixes, d
             if paths == ["-"]:
                 stdin_text = sys.stdin.read()
                 name = stdin_filename or "-"
-                from jaxlint.crash import doing
+                from jaxlint.base.crash import doing
 
                 with doing(f"linting {name}"):
                     run = _lint_stdin(stdin_text, name, settings, do_fix or diff, unsafe_fixes, diff)
             else:
-                from jaxlint.crash import doing
+                from jaxlint.base.crash import doing
 
                 progress = _progress_bar(fmt, quiet)
                 with progress as advance, doing(f"{'fixing' if do_fix else 'linting'} {' '.join(paths)}"):
@@ -167,7 +167,7 @@ def check(paths, select, extend_select, ignore, preview, do_fix, unsafe_fixes, d
             import difflib
 
             if path.endswith(".ipynb"):
-                from jaxlint.notebook_fix import unified_diff
+                from jaxlint.fix.notebook import unified_diff
 
                 out.write(unified_diff(path, old, new))  # per cell, as ruff shows notebook diffs
                 continue
@@ -202,7 +202,7 @@ def check(paths, select, extend_select, ignore, preview, do_fix, unsafe_fixes, d
 
 def _render(fmt: str, diags, **kw) -> str:
     """The report; if the reporter fails, the internal error names the first file it fails on."""
-    from jaxlint.crash import doing
+    from jaxlint.base.crash import doing
     from jaxlint.report import render
 
     try:
@@ -217,7 +217,7 @@ def _render(fmt: str, diags, **kw) -> str:
 
 def _lint_stdin(text: str, name: str, settings, fix: bool, unsafe: bool, diff: bool):
     from jaxlint import api
-    from jaxlint.types import RunResult
+    from jaxlint.base.types import RunResult
 
     path = name
     diags = api.lint_source(text, path, settings)
@@ -352,7 +352,7 @@ def _errors(run) -> None:
 @click.option("--output-format", type=click.Choice(["table", "json"]), default="table")
 def rules_cmd(output_format: str) -> None:
     """List every rule: code, name, status, fix."""
-    from jaxlint.registry import all_rules
+    from jaxlint.lint.registry import all_rules
 
     rules = all_rules()
     if output_format == "json":
@@ -369,7 +369,7 @@ def rules_cmd(output_format: str) -> None:
 @click.argument("code")
 def rule_cmd(code: str) -> None:
     """Show a rule's documentation."""
-    from jaxlint.registry import rule_by_code
+    from jaxlint.lint.registry import rule_by_code
 
     r = rule_by_code(code)
     if r is None:

@@ -10,7 +10,7 @@ import os
 import re
 import sys
 
-from jaxlint.registry import all_rules
+from jaxlint.lint.registry import all_rules
 
 BEGIN, END = "<!-- rules-table:begin -->", "<!-- rules-table:end -->"
 FIX = {"none": "", "safe": "safe", "unsafe": "unsafe", "sometimes": "sometimes"}

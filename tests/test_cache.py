@@ -83,8 +83,8 @@ def test_a_change_in_the_pmapping_module_rechecks_the_pmean_module(tmp_path):
 def test_a_run_that_writes_keeps_the_newest_entries_and_drops_stale_namespaces(tmp_path):
     import time
 
-    from jaxlint.cache import Cache
-    from jaxlint.types import FileResult
+    from jaxlint.cache.store import Cache
+    from jaxlint.base.types import FileResult
 
     files = []
     for i in range(12):

@@ -18,10 +18,10 @@ import threading
 import pytest
 from conftest import FIXTURES, run_cli
 
-from jaxlint.cache import CACHE_DIR, MAGIC, Cache
-from jaxlint.cache_key import key_path, load_secret
-from jaxlint.config import Settings
-from jaxlint.records import RecordError, dumps, loads
+from jaxlint.cache.store import CACHE_DIR, MAGIC, Cache
+from jaxlint.cache.key import key_path, load_secret
+from jaxlint.lint.config import Settings
+from jaxlint.base.records import RecordError, dumps, loads
 
 TREE_MAP = "import jax\n\nparams = jax.tree_map(lambda p: p, params)\n"
 EXPECTED = "a.py:3:10: JAX801 [*] `jax.tree_map` was removed in JAX 0.6.0 (deprecated since 0.4.26); use `jax.tree.map`\n"
@@ -125,7 +125,7 @@ def test_damaged_entries_are_misses(tmp_path):
 
 
 def test_records_decode_only_jaxlints_own_types():
-    from jaxlint.types import Diagnostic, Position
+    from jaxlint.base.types import Diagnostic, Position
 
     d = Diagnostic("a.py", "JAX801", "removed-api", "m", Position(1, 2), Position(1, 5))
     value = (["x", 1, 2.5, None, True], {"k": frozenset({1, 2}), (1, "t"): {3}}, d, Ellipsis, 1j)
@@ -133,7 +133,7 @@ def test_records_decode_only_jaxlints_own_types():
     for forged in (
         b'{"C":"os:system","v":["touch /tmp/x"]}',
         b'{"C":"jaxlint.cli:main","v":[]}',
-        b'{"C":"jaxlint.types:Position","v":[1]}',  # wrong field count
+        b'{"C":"jaxlint.base.types:Position","v":[1]}',  # wrong field count
         b'{"C":"subprocess:Popen","v":[]}',
         b'{"Q":1}',
         b"[",
@@ -279,7 +279,7 @@ def test_concurrent_runs_agree_with_no_cache(tmp_path):
 
 def test_every_fixture_result_is_a_cacheable_record(tmp_path, monkeypatch):
     """Rules' facts and pending data must be plain records, or they silently stop being cached."""
-    import jaxlint.records as records
+    import jaxlint.base.records as records
     from jaxlint import api
 
     failures = []

@@ -259,7 +259,7 @@ def test_linting_never_imports_jax(tmp_path):
 
     write(tmp_path, "a.py", TREE_MAP)
     prog = (
-        "import sys\nfrom jaxlint.api import lint_paths\nfrom jaxlint.config import Settings\n"
+        "import sys\nfrom jaxlint.api import lint_paths\nfrom jaxlint.lint.config import Settings\n"
         f"r = lint_paths([{str(tmp_path)!r}, {os.path.join(FIXTURES, 'seeds')!r}], Settings(preview=True), jobs=1)\n"
         "assert r.diagnostics, 'expected findings'\n"
         "print('jax' in sys.modules, any(m.startswith('jax.') or m == 'jaxlib' for m in sys.modules))\n"
@@ -272,9 +272,9 @@ def test_rule_crash_is_an_internal_error_not_a_lost_run(tmp_path):
     import libcst as cst
 
     from jaxlint.api import Runner
-    from jaxlint.config import Settings
-    from jaxlint.engine import FileLinter
-    from jaxlint.rule import Rule
+    from jaxlint.lint.config import Settings
+    from jaxlint.lint.engine import FileLinter
+    from jaxlint.lint.rule import Rule
 
     class Crash(Rule):
         code = "JAX999"
@@ -305,7 +305,7 @@ def test_fix_keeps_a_latin1_encoding(tmp_path):
 
 def test_a_fix_that_would_not_parse_is_not_applied():
     from jaxlint.api import fix_text
-    from jaxlint.types import Diagnostic, Edit, Fix, Position
+    from jaxlint.base.types import Diagnostic, Edit, Fix, Position
 
     source = "x = 1\n"
     broken = Fix("break it", (Edit(Position(1, 5), Position(1, 6), "("),), "safe")

@@ -88,7 +88,7 @@ def test_a_broken_link_named_on_the_command_line_is_one_clear_line(tmp_path):
 
 def test_unreadable_vanished_and_too_large_files_are_findings(tmp_path, monkeypatch):
     from jaxlint import api
-    from jaxlint.config import Settings
+    from jaxlint.lint.config import Settings
 
     a = write(tmp_path / "a.py", TREE_MAP)
     big = write(tmp_path / "big.py", TREE_MAP + "# padding\n" * 10)
@@ -115,8 +115,9 @@ def test_unreadable_vanished_and_too_large_files_are_findings(tmp_path, monkeypa
 
 
 def test_an_unreadable_folder_is_a_finding_not_the_end_of_the_run(tmp_path, monkeypatch):
-    from jaxlint import api, discover
-    from jaxlint.config import Settings
+    from jaxlint import api
+    from jaxlint.files import discover
+    from jaxlint.lint.config import Settings
 
     write(tmp_path / "a.py", TREE_MAP)
     write(tmp_path / "secret" / "b.py", TREE_MAP)
@@ -199,8 +200,8 @@ def test_vmap_in_axes_naming_a_module_constant_does_not_crash(tmp_path):
 # -- crashing rules, reporters and workers ------------------------------------------------
 FAILING_RULE = """
 import libcst as cst
-from jaxlint import registry
-from jaxlint.rule import Rule
+from jaxlint.lint import registry
+from jaxlint.lint.rule import Rule
 
 class Failing(Rule):
     '''A rule with a bug (ZeroDivisionError) or a resource fault on calls of `{word}`.'''
@@ -281,7 +282,7 @@ def test_a_worker_that_dies_costs_only_its_file(tmp_path):
     write(tmp_path / "die.py", TREE_MAP)
     setup = """
     import os, signal
-    from jaxlint import engine
+    from jaxlint.lint import engine
     _lint = engine.FileLinter.lint
     def lint(self, path, *a, **k):
         if path.endswith("die.py"):
@@ -345,7 +346,7 @@ def test_a_kill_between_files_leaves_each_file_old_or_new(tmp_path):
     paths = [write(tmp_path / f"{n}.py", FIXABLE) for n in "abcd"]
     setup = """
     import os, signal
-    from jaxlint import fix
+    from jaxlint.fix import edits as fix
     _write = fix.atomic_write
     def atomic_write(*a, **k):
         if getattr(atomic_write, "n", 0) == 2:
@@ -374,8 +375,8 @@ def test_a_fix_keeps_bom_line_endings_mode_and_symlinks(tmp_path):
 
 def test_a_fix_the_encoding_cannot_hold_is_not_written(tmp_path, monkeypatch):
     from jaxlint import api
-    from jaxlint.config import Settings
-    from jaxlint.types import Diagnostic, Edit, Fix, Position
+    from jaxlint.lint.config import Settings
+    from jaxlint.base.types import Diagnostic, Edit, Fix, Position
 
     p = tmp_path / "s.py"
     p.write_bytes(b"# -*- coding: ascii -*-\nimport jax\nx = jax.tree_map(f, t)\n")

@@ -20,7 +20,7 @@ import pytest
 
 from conftest import FIXTURES
 from jaxlint import api
-from jaxlint.config import Settings
+from jaxlint.lint.config import Settings
 from jaxlint.report import MODULES, render
 
 # hypothesmith compiles what it generates: ``1(2)`` is a SyntaxWarning there, not a finding

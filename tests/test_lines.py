@@ -1,11 +1,11 @@
-"""Lines of module facts come from a text search (jaxlint.lines); they must be exact."""
+"""Lines of module facts come from a text search (jaxlint.base.lines); they must be exact."""
 
 import libcst as cst
 
 from jaxlint import testing
-from jaxlint.engine import collect_facts, walk_events
-from jaxlint.lines import node_lines
-from jaxlint.positions import node_ranges
+from jaxlint.lint.engine import collect_facts, walk_events
+from jaxlint.base.lines import node_lines
+from jaxlint.base.positions import node_ranges
 
 SOURCE = '''import functools
 import jax

@@ -1,10 +1,10 @@
-"""Static values of simple expressions (jaxlint.literals), with a constants table or a lookup."""
+"""Static values of simple expressions (jaxlint.base.literals), with a constants table or a lookup."""
 
 from __future__ import annotations
 
 import libcst as cst
 
-from jaxlint.literals import UNKNOWN, literal
+from jaxlint.base.literals import UNKNOWN, literal
 
 
 def _lit(src: str, **kw):

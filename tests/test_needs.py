@@ -2,8 +2,8 @@
 
 import pytest
 
-from jaxlint.needs import anchors_of, reads_of, trigger_words
-from jaxlint.rule import Rule
+from jaxlint.plan.needs import anchors_of, reads_of, trigger_words
+from jaxlint.lint.rule import Rule
 
 
 def test_triggers_are_last_names_and_a_word_containing_another_is_dropped():

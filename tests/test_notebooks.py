@@ -16,10 +16,10 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 from conftest import run_cli
 from test_output_formats import _validate, sarif_schema  # noqa: F401  (a fixture)
 from jaxlint import api
-from jaxlint.cache import Cache
-from jaxlint.config import Settings
-from jaxlint.magics import cell_code
-from jaxlint.notebook import parse
+from jaxlint.cache.store import Cache
+from jaxlint.lint.config import Settings
+from jaxlint.files.magics import cell_code
+from jaxlint.files.notebook import parse
 from jaxlint.report import render
 
 PMEAN_CELL = (
@@ -262,8 +262,8 @@ def test_diff_shows_cells_and_writes_nothing(tmp_path):
 
 
 def test_fixes_never_touch_ipython_lines_or_cross_cells():
-    from jaxlint.notebook_fix import apply_fixes
-    from jaxlint.types import Edit, Fix, Position as P
+    from jaxlint.fix.notebook import apply_fixes
+    from jaxlint.base.types import Edit, Fix, Position as P
 
     nb = notebook_json([code("%%time\nx = 1", 1), code("%matplotlib inline\ny = 2", 2)])
     # virtual lines: 1 `%%time` (masked), 2 `x = 1`, 3 `%matplotlib` (masked), 4 `y = 2`

@@ -22,7 +22,7 @@ import pytest
 from jaxlint import __version__
 from jaxlint.report import full, github, sarif
 from jaxlint.report.paths import relative, uri
-from jaxlint.types import Diagnostic, Edit, Fix, Position
+from jaxlint.base.types import Diagnostic, Edit, Fix, Position
 
 needs_pty = pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
 DATA = Path(__file__).parent / "data" / "output"
@@ -221,7 +221,7 @@ def test_sarif_edge_cases_are_valid(sarif_schema: dict) -> None:
 
 
 def test_sarif_rules_come_from_the_rule_docs(project: Path) -> None:
-    from jaxlint.registry import rule_by_code
+    from jaxlint.lint.registry import rule_by_code
 
     doc = json.loads(_run(project, "--output-format", "sarif", "pkg").stdout)
     plain = json.loads(_run(project, "--output-format", "json", "pkg").stdout)

@@ -3,8 +3,8 @@
 import pytest
 
 from jaxlint import testing
-from jaxlint.registry import all_rules
-from jaxlint.rule import REQUIRED_SECTIONS
+from jaxlint.lint.registry import all_rules
+from jaxlint.lint.rule import REQUIRED_SECTIONS
 
 RULES = all_rules()
 
@@ -54,7 +54,7 @@ def test_rule_identity_and_docs(rule):
     if rule.fix_availability != "none":
         assert sections.get("Fix safety"), f"{rule.code} has a fix but no '## Fix safety'"
     keys = [k for k in sections]
-    from jaxlint.rule import DOC_SECTIONS
+    from jaxlint.lint.rule import DOC_SECTIONS
 
     assert keys == [k for k in DOC_SECTIONS if k in keys], f"{rule.code}: sections out of order: {keys}"
     assert rule.VALID and rule.INVALID, f"{rule.code} needs VALID and INVALID examples"

@@ -1,7 +1,7 @@
 """Per rule: its findings on its fixtures are the same sliced and whole.
 
 The slicer keeps what a rule's declaration (``about``, ``reads``, ``context_words``,
-jaxlint/needs.py) says it reads; a wrong declaration silently drops findings. Each rule
+jaxlint/plan/needs.py) says it reads; a wrong declaration silently drops findings. Each rule
 alone lints its fixtures (every file and project of ``fixtures/<CODE>/lint/``, and the
 seed chapters) once sliced and once with ``JAXLINT_NO_SLICING=1``: the findings must be
 identical. With the rule alone, no other rule's seeds keep what this one forgot.
@@ -13,8 +13,8 @@ import os
 import pytest
 
 from jaxlint.api import lint_paths
-from jaxlint.config import Settings
-from jaxlint.registry import all_rules, rule_by_code
+from jaxlint.lint.config import Settings
+from jaxlint.lint.registry import all_rules, rule_by_code
 
 from conftest import FIXTURES
 

@@ -8,9 +8,9 @@ import pytest
 
 from jaxlint import testing
 from jaxlint.api import Runner, _make_linter, lint_paths
-from jaxlint.config import Settings
-from jaxlint.outline import outline, split_lines
-from jaxlint.slicing import apply_blanks, blanks_for, decide
+from jaxlint.lint.config import Settings
+from jaxlint.plan.outline import outline, split_lines
+from jaxlint.plan.slicing import apply_blanks, blanks_for, decide
 from jaxlint.rules.migration.seeds import _positional_arguments
 
 from conftest import FIXTURES
@@ -164,8 +164,8 @@ TRICKY = (
 def test_positions_generated_statement_by_statement_equal_a_whole_module_codegen():
     import libcst as cst
 
-    from jaxlint.engine import walk_events
-    from jaxlint.positions import node_ranges
+    from jaxlint.lint.engine import walk_events
+    from jaxlint.base.positions import node_ranges
 
     module = cst.parse_module(TRICKY)
     events, parents = walk_events(module)

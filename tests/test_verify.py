@@ -16,8 +16,8 @@ import libcst as cst
 import pytest
 from conftest import run_cli
 
-from jaxlint.registry import all_rules
-from jaxlint.rule import NodeEdit, Rule, RuleFix
+from jaxlint.lint.registry import all_rules
+from jaxlint.lint.rule import NodeEdit, Rule, RuleFix
 from jaxlint.verify import cli as vcli
 from jaxlint.verify.compare import difference, exception_matches, judge_bad, judge_good
 from jaxlint.verify.runner import fixtures_root, run_programs

@@ -56,14 +56,14 @@ def assigned_value(program, attr: cst.Attribute) -> cst.BaseExpression | None:
 
 def _whole(program, cls: cst.ClassDef) -> bool:
     """Does the file show every method of the class? The slicer may blank methods of a
-    top-level class (jaxlint.slicing), and a store or read there would be missed."""
+    top-level class (jaxlint.plan.slicing), and a store or read there would be missed."""
     ctx = program.ctx
     original = getattr(ctx, "original_source", None)
     if original is None or original == ctx.source or ctx.parents.get(cls) is not ctx.module:
         return True  # nothing blanked, or a nested class: inside one unit, kept whole
     memo = program.__dict__.setdefault("_whole_classes", {})
     if cls not in memo:
-        from jaxlint.positions import node_ranges
+        from jaxlint.base.positions import node_ranges
 
         (start, _), (end, _) = node_ranges(ctx.module, [cls], ctx.parents, ctx.source,
                                            ctx.shared.setdefault("positions", {}))[cls]

@@ -12,7 +12,7 @@ from typing import Any
 
 import libcst as cst
 
-from jaxlint.literals import UNKNOWN
+from jaxlint.base.literals import UNKNOWN
 
 MAPS = frozenset({"jax.pmap", "jax.vmap", "jax.shard_map", "jax.smap"})
 MESH_CONSTRUCTORS = frozenset({"jax.sharding.Mesh", "jax.make_mesh", "jax.sharding.AbstractMesh"})

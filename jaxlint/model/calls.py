@@ -24,7 +24,7 @@ from typing import Any
 
 import libcst as cst
 
-from jaxlint.names import dotted
+from jaxlint.base.names import dotted
 
 from . import program
 from .attributes import assigned_value, instance_attribute
@@ -465,7 +465,7 @@ class Uses:
         """Exact lines of what a message may cite: layers and direct calls at module level."""
         if not self._line_nodes:
             return
-        from jaxlint.positions import node_ranges
+        from jaxlint.base.positions import node_ranges
 
         ctx = self.ctx
         ranges = node_ranges(ctx.module, [n for _, n in self._line_nodes], ctx.parents, ctx.source,

@@ -7,8 +7,8 @@ from typing import Any
 
 import libcst as cst
 
-from jaxlint.literals import UNKNOWN, literal as leaf_literal
-from jaxlint.names import ALIASES
+from jaxlint.base.literals import UNKNOWN, literal as leaf_literal
+from jaxlint.base.names import ALIASES
 
 from .scopes import Binding, Scope, ScopeBuilder, reaching_in
 from .values import (
@@ -411,7 +411,7 @@ class Program:
         """Every transform application of the file (calls, decorators, ``partial(api, ...)(f)``),
         in text order; only those of ``api`` when given."""
         if self._applications is None:
-            from jaxlint.facts import TRANSFORMS
+            from jaxlint.model.facts import TRANSFORMS
 
             shorts = {q.rsplit(".", 1)[-1] for q in TRANSFORMS} | {"partial"}
             found: list[Transformed] = []

@@ -256,7 +256,7 @@ class ScopeBuilder:
         return None
 
     def _imports(self, node, scope, path, index) -> None:
-        from jaxlint.names import dotted
+        from jaxlint.base.names import dotted
 
         if isinstance(node.names, cst.ImportStar):
             return

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 
-from jaxlint.types import Diagnostic
+from jaxlint.base.types import Diagnostic
 
 MODULES = {
     "concise": "jaxlint.report.concise",

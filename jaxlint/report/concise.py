@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from jaxlint.types import Diagnostic
+from jaxlint.base.types import Diagnostic
 
 
 def line(d: Diagnostic, unsafe_fixes: bool = False) -> str:

@@ -18,7 +18,7 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
-from jaxlint.types import Diagnostic
+from jaxlint.base.types import Diagnostic
 
 CONTEXT = 1  # lines shown around the span
 MAX_SPAN_LINES = 6  # a longer span shows its first lines only

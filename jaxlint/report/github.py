@@ -7,7 +7,7 @@ or newline in a message, or a ``,``/``:`` in a path, would cut the command short
 from __future__ import annotations
 
 from jaxlint.report.paths import relative
-from jaxlint.types import Diagnostic
+from jaxlint.base.types import Diagnostic
 
 
 def escape_data(s: str) -> str:

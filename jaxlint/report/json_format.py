@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from jaxlint.types import Diagnostic, Position
+from jaxlint.base.types import Diagnostic, Position
 
 
 def _pos(p: Position) -> dict[str, int]:

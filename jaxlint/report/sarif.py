@@ -10,7 +10,7 @@ import json
 
 from jaxlint import __version__
 from jaxlint.report.paths import uri
-from jaxlint.types import Diagnostic, Position
+from jaxlint.base.types import Diagnostic, Position
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFO_URI = "https://github.com/jaxlint/jaxlint"
@@ -33,7 +33,7 @@ def rule_descriptor(r) -> dict:
 
 
 def _rules(codes: set[str]) -> list[dict]:
-    from jaxlint.registry import all_rules
+    from jaxlint.lint.registry import all_rules
 
     return [rule_descriptor(r) for r in sorted(all_rules(), key=lambda r: r.code) if r.code in codes]
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from jaxlint.rule import Rule
+from jaxlint.lint.rule import Rule
 
 EXIT_OK, EXIT_UNCONFIRMED, EXIT_ERROR = 0, 1, 2
 NO_JAX = "jaxlint: error: `jaxlint verify` runs JAX programs and needs jax: install the runtime extra: pip install 'jaxlint[runtime]'"
@@ -117,7 +117,7 @@ def run_verify(
 ) -> int:
     """The `verify` command; ``rules``, ``root`` and ``find_spec`` are injectable for tests."""
     if rules is None:
-        from jaxlint.registry import all_rules
+        from jaxlint.lint.registry import all_rules
 
         rules = all_rules()
     try:

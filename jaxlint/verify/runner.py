@@ -25,11 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from jaxlint.api import Runner, decode, fix_text
-from jaxlint.config import Settings
-from jaxlint.engine import FileLinter
-from jaxlint.rule import Rule
+from jaxlint.lint.config import Settings
+from jaxlint.lint.engine import FileLinter
+from jaxlint.lint.rule import Rule
 from jaxlint.testing import settings_for
-from jaxlint.types import Diagnostic
+from jaxlint.base.types import Diagnostic
 from jaxlint.verify.compare import judge_bad, judge_good, oracle_value
 from jaxlint.verify.spec import Spec, SpecError, load_spec
 

@@ -21,10 +21,10 @@ from typing import Any
 
 import libcst as cst
 
-from jaxlint.literals import UNKNOWN
+from jaxlint.base.literals import UNKNOWN
 from jaxlint.model import External, Function, Parameter, Partial, Transformed, program
 from jaxlint.model.paths import follow
-from jaxlint.rule import Rule
+from jaxlint.lint.rule import Rule
 
 KEY = "JAX4xx"
 UNKNOWN_OPT = "<unknown>"

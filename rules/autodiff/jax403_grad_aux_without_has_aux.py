@@ -3,7 +3,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from jaxlint.rule import Invalid, NodeEdit, RuleFix
+from jaxlint.lint.rule import Invalid, NodeEdit, RuleFix
 
 from .analysis import (
     GRAD_APIS,

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from jaxlint.rule import Invalid
+from jaxlint.lint.rule import Invalid
 
 from .analysis import (
     ALLOW_INT_APIS,

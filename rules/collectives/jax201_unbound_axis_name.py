@@ -5,8 +5,8 @@ from typing import Any
 
 import libcst as cst
 
-from jaxlint.rule import Invalid, Rule
-from jaxlint.types import Pending
+from jaxlint.lint.rule import Invalid, Rule
+from jaxlint.base.types import Pending
 
 from jaxlint.model.axes import names_of, option
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxlint.rule import Invalid, NodeEdit, Rule, RuleFix
+from jaxlint.lint.rule import Invalid, NodeEdit, Rule, RuleFix
 
 from .pmap_inputs import Finding, clip, describe, device_guarded, findings, jax_name
 

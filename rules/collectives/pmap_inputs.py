@@ -32,10 +32,10 @@ from typing import Any
 
 import libcst as cst
 
-from jaxlint.literals import UNKNOWN
+from jaxlint.base.literals import UNKNOWN
 from jaxlint.model import External, Function, Partial, Transformed, program
 from jaxlint.model.shapes import shape, size
-from jaxlint.names import dotted
+from jaxlint.base.names import dotted
 
 PMAP = "jax.pmap"
 DEFAULT = object()  # in_axes not given: 0 for every positional argument
@@ -650,7 +650,7 @@ def describe(ctx, f: Finding) -> tuple[str, str]:
 def exact_lines(ctx, nodes: list[cst.CSTNode]) -> dict[cst.CSTNode, int]:
     """Start lines of the few nodes a message cites, exactly (``ctx.lines`` may place a
     node whose text occurs twice, ``model.init(key, x)`` in two functions, on the other)."""
-    from jaxlint.positions import node_ranges
+    from jaxlint.base.positions import node_ranges
 
     ranges = node_ranges(ctx.module, nodes, ctx.parents, ctx.source, ctx.shared.setdefault("positions", {}))
     return {n: r[0][0] for n, r in ranges.items()}

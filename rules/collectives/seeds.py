@@ -1,6 +1,6 @@
 """Which units JAX201 must see: those that call a collective with a readable axis name.
 
-Read from the ``ast`` outline (see ``jaxlint/slicing.py``). JAX201 only decides a
+Read from the ``ast`` outline (see ``jaxlint/plan/slicing.py``). JAX201 only decides a
 collective whose axis name is a literal or a module-level constant; a call with a
 parameter as its axis name (``lax.psum(x, axis_name)`` inside JAX's own ``pmean``) is
 not a site, so its callers need not be followed through the whole project. Calls through
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import ast
 
-from jaxlint.outline import Outline, walk
-from jaxlint.slicing import anchor_names
+from jaxlint.plan.outline import Outline, walk
+from jaxlint.plan.slicing import anchor_names
 
 from .analysis import COLLECTIVES
 

@@ -18,7 +18,7 @@ from typing import Any
 import libcst as cst
 
 from jaxlint.model import Transformed, program
-from jaxlint.rule import Rule, RuleFix
+from jaxlint.lint.rule import Rule, RuleFix
 
 EXTRA = "JAX3xx"
 

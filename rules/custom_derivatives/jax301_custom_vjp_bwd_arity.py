@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from jaxlint.rule import Invalid, NodeEdit, RuleFix
+from jaxlint.lint.rule import Invalid, NodeEdit, RuleFix
 
 from .analysis import CustomDerivativeRule, Primal, Sig
 

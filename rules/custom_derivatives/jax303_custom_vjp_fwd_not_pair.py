@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from jaxlint.rule import Invalid
+from jaxlint.lint.rule import Invalid
 
 from .analysis import CustomDerivativeRule
 

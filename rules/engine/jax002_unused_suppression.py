@@ -1,4 +1,4 @@
-from jaxlint.rule import Invalid, Rule
+from jaxlint.lint.rule import Invalid, Rule
 
 
 class UnusedSuppression(Rule):

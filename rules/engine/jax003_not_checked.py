@@ -1,4 +1,4 @@
-from jaxlint.rule import Invalid, Rule
+from jaxlint.lint.rule import Invalid, Rule
 
 # nested deeper than the rules' recursive helpers go, not deeper than the parser goes
 _DEEP = (

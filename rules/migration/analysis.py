@@ -12,9 +12,9 @@ import re
 
 import libcst as cst
 
-from jaxlint.config import parse_version
-from jaxlint.names import dotted
-from jaxlint.rule import LineInsert, NodeEdit, Rule, RuleFix
+from jaxlint.lint.config import parse_version
+from jaxlint.base.names import dotted
+from jaxlint.lint.rule import LineInsert, NodeEdit, Rule, RuleFix
 
 from .table import (
     AT_METHOD,

@@ -1,7 +1,7 @@
 """JAX801: a JAX API that the target version no longer has (data in ``table.py``)."""
 from __future__ import annotations
 
-from jaxlint.rule import Invalid
+from jaxlint.lint.rule import Invalid
 
 from .analysis import MigrationRule
 from .table import TRIGGERS

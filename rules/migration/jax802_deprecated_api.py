@@ -1,7 +1,7 @@
 """JAX802: a JAX API that is deprecated but still present in the target version."""
 from __future__ import annotations
 
-from jaxlint.rule import Invalid
+from jaxlint.lint.rule import Invalid
 
 from .analysis import MigrationRule
 from .table import TRIGGERS

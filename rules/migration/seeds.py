@@ -1,6 +1,6 @@
 """Which defs of a file JAX801/JAX802 must see: those that may spell a catalogue entry.
 
-Read from the ``ast`` outline (see ``jaxlint/slicing.py``), so it must never miss a def
+Read from the ``ast`` outline (see ``jaxlint/plan/slicing.py``), so it must never miss a def
 the rules would report in: every test here is a cheap over-approximation of the rule's
 own condition (a dotted name that resolves to a catalogue entry; for keyword entries
 the keyword among the def's words; for positional entries a call with enough commas).
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from jaxlint.outline import Outline
+from jaxlint.plan.outline import Outline
 
 from .table import BY_OLD, CALL_NAMES, CONFIG, KEYWORDS, LAST_NAMES, POSITIONAL
 

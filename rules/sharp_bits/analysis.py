@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from jaxlint.literals import UNKNOWN
+from jaxlint.base.literals import UNKNOWN
 from jaxlint.model.arrays import (AT_METHODS, ARRAY_ATTRS, ARRAY_METHODS, NOT_ARRAY, TAKES_SEQUENCES, annotated_array,
                                   call_kind, public_name)
 from jaxlint.model.flow import Flow, bound_names, terminates
@@ -82,7 +82,7 @@ def exact_lines(ctx, nodes) -> dict:
     """Start lines of the nodes a message cites. ``ctx.lines`` places a text by its
     occurrences and can pick the wrong ``jit(f)`` in a file with many; only files with a
     finding get here, so an exact position pass is affordable."""
-    from jaxlint.positions import node_ranges
+    from jaxlint.base.positions import node_ranges
 
     nodes = [n for n in set(nodes) if n is not None]
     return {n: r[0][0] for n, r in node_ranges(ctx.module, nodes, ctx.parents, ctx.source).items()} if nodes else {}
@@ -165,7 +165,7 @@ def _trace_of(ctx, fn, t, node) -> Trace | None | object:
 
 
 def _decorators_known(ctx, fn) -> bool:
-    from jaxlint.facts import PARTIAL, TRANSFORMS
+    from jaxlint.model.facts import PARTIAL, TRANSFORMS
 
     for d in fn.decorators:
         e = d.decorator

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxlint.rule import Invalid, NodeEdit, Rule, RuleFix
+from jaxlint.lint.rule import Invalid, NodeEdit, Rule, RuleFix
 
 from .analysis import TRACING_APIS, analysis
 from .seeds import jax_units

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from jaxlint.rule import Invalid, Rule
+from jaxlint.lint.rule import Invalid, Rule
 
 from .analysis import KEY_CONSUMERS, analysis, exact_lines
 

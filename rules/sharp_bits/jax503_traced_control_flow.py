@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxlint.rule import Invalid, Rule
+from jaxlint.lint.rule import Invalid, Rule
 
 from .analysis import TRACING_APIS, analysis, exact_lines
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from jaxlint.outline import CONFLICT, Outline
+from jaxlint.plan.outline import CONFLICT, Outline
 
 
 def jax_units(ol: Outline) -> set[int]:

@@ -11,8 +11,8 @@ from typing import Any
 
 import libcst as cst
 
-from jaxlint.facts import FunctionFact, Param
-from jaxlint.literals import UNKNOWN, literal
+from jaxlint.model.facts import FunctionFact, Param
+from jaxlint.base.literals import UNKNOWN, literal
 from jaxlint.model import External, Function, Partial, Transformed, program
 
 VMAP = "jax.vmap"
@@ -420,7 +420,7 @@ def _is_batched(p, expr: cst.BaseExpression, depth: int = 0) -> bool:
 def _init_call(ctx, value: cst.BaseExpression | None) -> str | None:
     if not isinstance(value, cst.Call) or isinstance(value.func, cst.Call):
         return None
-    from jaxlint.names import dotted
+    from jaxlint.base.names import dotted
 
     d = dotted(value.func) or ""
     last = d.rsplit(".", 1)[-1]

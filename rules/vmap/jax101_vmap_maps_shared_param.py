@@ -7,8 +7,8 @@ from typing import Any
 import libcst as cst
 
 from jaxlint.model import Function, program
-from jaxlint.rule import Invalid, NodeEdit, Rule, RuleFix
-from jaxlint.types import Edit, Fix
+from jaxlint.lint.rule import Invalid, NodeEdit, Rule, RuleFix
+from jaxlint.base.types import Edit, Fix
 
 from .analysis import (
     DEFAULT,

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from jaxlint.facts import FunctionFact
-from jaxlint.rule import Invalid, Rule
+from jaxlint.model.facts import FunctionFact
+from jaxlint.lint.rule import Invalid, Rule
 
 from .analysis import has_keywords, positional_count, short, target_params, vmap_sites
 

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from jaxlint.rule import Invalid, Rule
+from jaxlint.lint.rule import Invalid, Rule
 
 from .analysis import all_none, has_keywords, short, vmap_sites
 

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from jaxlint.rule import Invalid, Rule
+from jaxlint.lint.rule import Invalid, Rule
 
 from .analysis import short
 from .mapped_args import in_rank, mapped_calls, shape_text

@@ -22,7 +22,7 @@ import time
 
 def py_files(root: str) -> list[str]:
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-    from jaxlint.discover import discover
+    from jaxlint.files.discover import discover
 
     return [os.path.join(root, f) if not os.path.isabs(f) else f for f in discover([root], root, [], [])]
 

@@ -210,7 +210,7 @@ def _drop_keyword(src: Source, call: ast.Call, kw: ast.keyword) -> str:
 
 def findings(text: str, path: str) -> set[tuple[str, int]]:
     from jaxlint import testing
-    from jaxlint.registry import all_rules
+    from jaxlint.lint.registry import all_rules
 
     codes = [r.code for r in all_rules() if r.code[:4] in ("JAX1", "JAX2", "JAX3", "JAX4")]
     return {(d.code, d.start.line) for d in testing.lint(text, *codes, path=os.path.basename(path))}

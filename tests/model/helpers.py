@@ -6,8 +6,8 @@ import textwrap
 
 import libcst as cst
 
-from jaxlint.context import FileContext
-from jaxlint.engine import collect_facts, walk_events
+from jaxlint.model.context import FileContext
+from jaxlint.lint.engine import collect_facts, walk_events
 from jaxlint.model import Program, program
 
 
@@ -21,7 +21,7 @@ def model_of(source: str) -> Program:
 
 
 def line_of(p: Program, node: cst.CSTNode) -> int:
-    from jaxlint.positions import node_ranges
+    from jaxlint.base.positions import node_ranges
 
     return node_ranges(p.ctx.module, [node], p.ctx.parents, p.ctx.source)[node][0][0]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxlint.literals import UNKNOWN
+from jaxlint.base.literals import UNKNOWN
 from jaxlint.model import External, Function, Parameter, Partial, Transformed
 
 from .helpers import binding_lines, line_of, model_of, read_at, reads

@@ -8,12 +8,12 @@ import textwrap
 
 import libcst as cst
 
-from jaxlint.context import FileContext
-from jaxlint.engine import collect_facts, walk_events
+from jaxlint.model.context import FileContext
+from jaxlint.lint.engine import collect_facts, walk_events
 from jaxlint.model.calls import record
 from jaxlint.model.paths import call_paths, follow
-from jaxlint.project import Project
-from jaxlint.records import dumps, loads
+from jaxlint.model.project import Project
+from jaxlint.base.records import dumps, loads
 
 
 def module_facts(name: str, source: str, is_package: bool = False):

@@ -215,7 +215,7 @@ def test_replicated_or_unknown_params_are_silent():
 
 
 def test_jax204_is_preview_and_jax203_is_stable():
-    from jaxlint.registry import rule_by_code
+    from jaxlint.lint.registry import rule_by_code
 
     assert rule_by_code("JAX203").status == "stable"
     assert rule_by_code("JAX204").status == "preview"

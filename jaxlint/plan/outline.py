@@ -3,7 +3,7 @@
 ``ast.parse`` is about fifteen times cheaper than LibCST. The outline says, for every
 *unit* (a top-level statement, or a statement in the body of a top-level class), which
 lines it spans and which identifiers and dotted names its text mentions. The slicer
-(``jaxlint.slicing``) uses it to decide which units LibCST must parse at all.
+(``jaxlint.plan.slicing``) uses it to decide which units LibCST must parse at all.
 """
 
 from __future__ import annotations
@@ -201,7 +201,7 @@ def outline(source: str, lines: list[str] | None = None, module: str = "", is_pa
             elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
                 if _alias(stmt.targets[0].id, stmt.value, imports):
                     units[-1].alias = True
-    # like jaxlint.names.ImportTable, an import inside a def binds its name file-wide
+    # like jaxlint.base.names.ImportTable, an import inside a def binds its name file-wide
     for u, stmt in _nested_import_units(tree, units):
         for node in ast.walk(stmt):
             if isinstance(node, (ast.Import, ast.ImportFrom)):

@@ -11,7 +11,7 @@ from collections import defaultdict
 from functools import cached_property
 from typing import Iterable
 
-from jaxlint.facts import FunctionFact, ModuleFacts, Transform
+from jaxlint.model.facts import FunctionFact, ModuleFacts, Transform
 
 
 class Project:

@@ -23,11 +23,11 @@ from typing import Any
 # modules whose dataclasses may be rebuilt from a cache entry (jaxlint's own, no rule code)
 TRUSTED_MODULES = frozenset(
     {
-        "jaxlint.types",
-        "jaxlint.facts",
-        "jaxlint.outline",
-        "jaxlint.slicing",
-        "jaxlint.suppress",
+        "jaxlint.base.types",
+        "jaxlint.model.facts",
+        "jaxlint.plan.outline",
+        "jaxlint.plan.slicing",
+        "jaxlint.lint.suppress",
     }
 )
 
@@ -82,7 +82,7 @@ def _encode(v: Any) -> Any:
         return {"E": 0}
     if t is complex:
         return {"J": [v.real, v.imag]}
-    from jaxlint.literals import UNKNOWN
+    from jaxlint.base.literals import UNKNOWN
 
     if v is UNKNOWN:
         return {"U": 0}
@@ -101,7 +101,7 @@ def _decode_object(obj: dict) -> Any:
         if tag == "S" and type(body) is list:
             return {_hashable(x) for x in body}
         if tag == "U":
-            from jaxlint.literals import UNKNOWN
+            from jaxlint.base.literals import UNKNOWN
 
             return UNKNOWN
         if tag == "E":

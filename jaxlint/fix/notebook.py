@@ -1,6 +1,6 @@
 """Fixes in a notebook: edit the cells' sources, splice them into the original JSON text.
 
-Fix edits are positions in the virtual module (jaxlint.notebook). A fix applies only if
+Fix edits are positions in the virtual module (jaxlint.files.notebook). A fix applies only if
 each of its edits lies inside one cell and leaves IPython lines alone (an insertion
 before a line magic is fine; nothing goes into an opaque cell or above a cell magic).
 Only the ``source`` values of changed cells are rewritten, in the layout the file
@@ -18,9 +18,9 @@ import json
 import re
 from typing import Iterable
 
-from jaxlint import fix as textfix
-from jaxlint.notebook import Cell, Notebook, NotebookError, parse
-from jaxlint.types import Edit, Fix, Position
+from jaxlint.fix import edits as textfix
+from jaxlint.files.notebook import Cell, Notebook, NotebookError, parse
+from jaxlint.base.types import Edit, Fix, Position
 
 
 def apply_fixes(text: str, fixes: Iterable[Fix]) -> tuple[str, list[Fix]]:

@@ -11,8 +11,8 @@ A rule author says what the rule is about, not how to make it fast:
 - ``context_words``: words of files the rule needs although they name none of its APIs
   (a file that only defines the function another module hands to ``jax.grad``).
 
-From these, when the class is created, come the knobs ``jaxlint.engine`` and
-``jaxlint.slicing`` read: ``triggers`` (a file is parsed only if one occurs in its text),
+From these, when the class is created, come the knobs ``jaxlint.lint.engine`` and
+``jaxlint.plan.slicing`` read: ``triggers`` (a file is parsed only if one occurs in its text),
 ``anchors`` and ``method_anchors`` (the units that name one are the rule's seeds),
 ``callers``, ``target_transforms`` and ``follows_references``. Each is sound by
 construction: a file can refer to ``jax.lax.psum`` only by spelling ``psum`` (in the
@@ -31,7 +31,7 @@ _API = re.compile(r"(\.?[A-Za-z_]\w*)(\.[A-Za-z_]\w*)*(\.\*)?")
 
 @dataclass(frozen=True)
 class Reads:
-    """The slicer's knobs for one kind of reading (see ``jaxlint/slicing.py``)."""
+    """The slicer's knobs for one kind of reading (see ``jaxlint/plan/slicing.py``)."""
 
     callers: str = ""  # "direct": who refers to a seed in its module; "all": in any module, transitively
     target_transforms: frozenset[str] = frozenset()

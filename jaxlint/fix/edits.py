@@ -11,7 +11,7 @@ import stat
 import tempfile
 from typing import Iterable
 
-from jaxlint.types import Diagnostic, Edit, Fix, Position
+from jaxlint.base.types import Diagnostic, Edit, Fix, Position
 
 
 def _offsets(text: str) -> list[int]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from jaxlint.types import Diagnostic, Edit, Fix, Position
+from jaxlint.base.types import Diagnostic, Edit, Fix, Position
 
 _CODE = r"[A-Z]+[0-9]+"
 _NOQA = re.compile(rf"#\s*noqa(?::\s*(?P<codes>{_CODE}(?:\s*,\s*{_CODE}|\s+{_CODE})*))?(?![\w:])", re.IGNORECASE)

@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Literal
 
 import libcst as cst
 
-from jaxlint.needs import derive
-from jaxlint.types import Applicability, Pending
+from jaxlint.plan.needs import derive
+from jaxlint.base.types import Applicability, Pending
 
 if TYPE_CHECKING:
-    from jaxlint.context import FileContext
-    from jaxlint.outline import Outline
-    from jaxlint.project import Project
+    from jaxlint.model.context import FileContext
+    from jaxlint.plan.outline import Outline
+    from jaxlint.model.project import Project
 
 DOC_SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix safety", "Options", "References")
 REQUIRED_SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "References")
@@ -87,20 +87,20 @@ class Rule:
     INVALID: ClassVar[list[tuple[str, Invalid]]] = []
     default_options: ClassVar[dict[str, Any]] = {}
     help: ClassVar[str] = ""  # one line: what to do about it
-    # What the rule declares for the pre-filter and the slicer (jaxlint/needs.py):
+    # What the rule declares for the pre-filter and the slicer (jaxlint/plan/needs.py):
     # the JAX APIs it is about ("jax.vmap", ".defvjp", "jax.random.*"); None: whole files
     about: ClassVar[tuple[str, ...] | None] = None
-    # what its analysis reads besides the units naming them (jaxlint.needs.READS)
+    # what its analysis reads besides the units naming them (jaxlint.plan.needs.READS)
     reads: ClassVar[str | tuple[str, ...]] = "targets"
     # words of files it needs that name none of its APIs (where a looked-up def may live)
     context_words: ClassVar[tuple[str, ...]] = ()
 
-    # The knobs, derived from the above (jaxlint/needs.py); a rule may still set one by
+    # The knobs, derived from the above (jaxlint/plan/needs.py); a rule may still set one by
     # hand (a narrower exception, with its reason; or the old spelling, for one release).
     # Words one of which must occur in a file for the rule to run on it; (): every file.
     triggers: ClassVar[tuple[str, ...]] = ()
     # Names a def must mention for this rule to find anything in it or through it
-    # (see jaxlint/slicing.py); None: the rule reads whole files.
+    # (see jaxlint/plan/slicing.py); None: the rule reads whole files.
     anchors: ClassVar[frozenset[str] | None] = None
     # anchors that are methods (``f.defvjp``): any receiver counts, not only jax
     method_anchors: ClassVar[frozenset[str]] = frozenset()
@@ -143,7 +143,7 @@ class Rule:
         """Units of a file this rule must see (indices into ``outline.units``); None: all."""
         if cls.anchors is None:
             return None
-        from jaxlint.slicing import seeds_by_anchor
+        from jaxlint.plan.slicing import seeds_by_anchor
 
         return seeds_by_anchor(outline, cls.anchors, cls.method_anchors)
 

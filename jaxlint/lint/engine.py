@@ -12,18 +12,18 @@ from typing import Any, Iterable, Sequence
 
 import libcst as cst
 
-from jaxlint.context import FileContext
-from jaxlint.crash import describe
-from jaxlint.facts import FactCollector, ModuleFacts, module_name_for
-from jaxlint.literals import UNKNOWN, literal
-from jaxlint.names import ImportTable
-from jaxlint.lines import node_lines
-from jaxlint.slicing import Blanks, apply_blanks, plan_file
-from jaxlint.positions import node_ranges
-from jaxlint.rule import LineInsert, NodeEdit, Report, Rule, RuleFix
-from jaxlint.suppress import scan_suppressions
-from jaxlint.tree import NODE_TYPES, _fields
-from jaxlint.types import Diagnostic, Edit, FileResult, Fix, Pending, Position
+from jaxlint.model.context import FileContext
+from jaxlint.base.crash import describe
+from jaxlint.model.facts import FactCollector, ModuleFacts, module_name_for
+from jaxlint.base.literals import UNKNOWN, literal
+from jaxlint.base.names import ImportTable
+from jaxlint.base.lines import node_lines
+from jaxlint.plan.slicing import Blanks, apply_blanks, plan_file
+from jaxlint.base.positions import node_ranges
+from jaxlint.lint.rule import LineInsert, NodeEdit, Report, Rule, RuleFix
+from jaxlint.lint.suppress import scan_suppressions
+from jaxlint.base.tree import NODE_TYPES, _fields
+from jaxlint.base.types import Diagnostic, Edit, FileResult, Fix, Pending, Position
 
 def _malloc_trim():
     try:
@@ -149,7 +149,7 @@ def collect_facts(
                 tr = collector.transform_of_call(expr, scope, decorated=facts.ref(qual))
             else:
                 api = names.resolve(expr)
-                from jaxlint.facts import TRANSFORMS
+                from jaxlint.model.facts import TRANSFORMS
 
                 if api in TRANSFORMS:
                     tr = collector._build(api, expr, [], [], None, scope, facts.ref(qual))
@@ -157,7 +157,7 @@ def collect_facts(
                 facts.transforms.append(tr)
     # transforms applied as calls, and the call graph
     # ``partial(api, ...)(f)`` is read at the outer call; ``api(f)(x)`` at the inner one
-    from jaxlint.facts import PARTIAL
+    from jaxlint.model.facts import PARTIAL
 
     func_of_call = {c.func for _, c in calls if isinstance(c.func, cst.Call) and names.resolve(c.func.func) in PARTIAL}
     decorator_calls = {d.decorator for _, fn, _ in decorated for d in fn.decorators}
@@ -223,7 +223,7 @@ class FileLinter:
         callers_of_seeds: frozenset[str] | None = None,
     ) -> FileResult:
         """Lint one file; ``blanks`` are the line ranges no wanted rule needs, ``looked_up``
-        the defs a rule may look up in the project phase (None: any; see jaxlint.slicing)."""
+        the defs a rule may look up in the project phase (None: any; see jaxlint.plan.slicing)."""
         result = FileResult(path=path)
         source = _python_source(path, source, result)
         if source is None:
@@ -420,11 +420,11 @@ class FileLinter:
 
 
 def _python_source(path: str, source: str, result: FileResult) -> str | None:
-    """The Python text of a file: a notebook's virtual module (see jaxlint.notebook); None,
+    """The Python text of a file: a notebook's virtual module (see jaxlint.files.notebook); None,
     with a JAX001 in ``result``, for a notebook that is not nbformat 4 JSON."""
     if not path.endswith(".ipynb"):
         return source
-    from jaxlint.notebook import NotebookError, python_text
+    from jaxlint.files.notebook import NotebookError, python_text
 
     try:
         return python_text(source)

@@ -2,7 +2,7 @@
 
 LibCST's parse is the cost of a lint run, and most of a large file (a test class with
 hundreds of methods, a library module) never mentions a name any enabled rule looks
-for. A cheap first pass reads every file with the stdlib ``ast`` (``jaxlint.outline``)
+for. A cheap first pass reads every file with the stdlib ``ast`` (``jaxlint.plan.outline``)
 and plans, per *unit* (a top-level statement or a member of a top-level class), whether
 LibCST must see it. Kept are:
 
@@ -11,7 +11,7 @@ LibCST must see it. Kept are:
    an import also binds, with a ``# jaxlint: ignore`` comment before or in it, and the
    first statement after the docstring (new imports are inserted before it);
 2. the *seeds*: units a rule's ``seeds`` select (their code names one of its anchors as
-   ``jaxlint.names`` would resolve it, ``jax.vmap`` but not ``nnx.vmap``, or this
+   ``jaxlint.base.names`` would resolve it, ``jax.vmap`` but not ``nnx.vmap``, or this
    file's alias of one);
 3. every def or module-level name a seed hands to a transform, ``partial``, an anchor or
    ``defvjp``, in the same module or, through the imports, in another module
@@ -42,7 +42,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from jaxlint.outline import CONFLICT, Outline, Unit, outline, split_lines
+from jaxlint.plan.outline import CONFLICT, Outline, Unit, outline, split_lines
 
 SUPPRESSION = re.compile(r"#\s*jaxlint\s*:\s*ignore", re.IGNORECASE)
 
@@ -52,7 +52,7 @@ ALWAYS, SEED, CALLER_SEED, DIRECT_CALLER_SEED, TARGET_SEED, TRANSFORM, BINDS_TRA
 # calls whose arguments a rule may take for the function it checks, besides the anchors
 WRAPPERS = frozenset({"partial", "defvjp", "defjvp", "defjvps"})
 
-# last names of the transforms recorded in the module facts (jaxlint.facts.TRANSFORMS):
+# last names of the transforms recorded in the module facts (jaxlint.model.facts.TRANSFORMS):
 # ``step = jit(train)`` at module level is followed to ``train``
 TRANSFORM_NAMES = frozenset(
     {
@@ -169,7 +169,7 @@ def seeds_by_anchor(ol: Outline, anchors: frozenset[str], methods: frozenset[str
 
 
 def _names_jax_api(ol: Outline, u: Unit, anchors: frozenset[str]) -> bool:
-    """Does a mention resolve into jax through the imports (as jaxlint.names resolves)?
+    """Does a mention resolve into jax through the imports (as jaxlint.base.names resolves)?
     A name the imports do not bind, or bind outside jax, is no jax API to the rules."""
     imports = ol.imports
     for n in anchors.intersection(u.idents):

@@ -1,7 +1,7 @@
 """Jupyter notebooks (nbformat 4 JSON) as one Python module, read with the stdlib only.
 
 The code cells, in cell order, are joined into one *virtual module*: each cell's text
-(IPython syntax masked line for line, see ``jaxlint.magics``) followed by a newline if it
+(IPython syntax masked line for line, see ``jaxlint.files.magics``) followed by a newline if it
 has none. Everything downstream — trigger words, slicing, cache, rules, suppressions —
 works on that module, so a ``def`` in cell 2 is visible to the ``pmap`` in cell 5.
 ``Notebook.locate`` maps a module line back to (cell number, line in the cell).
@@ -24,8 +24,8 @@ import re
 from dataclasses import dataclass
 from json.decoder import scanstring
 
-from jaxlint.magics import cell_code
-from jaxlint.types import Position
+from jaxlint.files.magics import cell_code
+from jaxlint.base.types import Position
 
 SUFFIX = ".ipynb"
 

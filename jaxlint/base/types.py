@@ -65,7 +65,7 @@ class Diagnostic:
 class Pending:
     """A finding whose verdict needs project-wide facts (decided after every file is read).
 
-    ``data`` must be plain data (cached as JSON by ``jaxlint.records``); the rule's ``resolve`` reads it.
+    ``data`` must be plain data (cached as JSON by ``jaxlint.base.records``); the rule's ``resolve`` reads it.
     """
 
     code: str
@@ -83,8 +83,8 @@ class FileResult:
     path: str
     diagnostics: list[Diagnostic] = field(default_factory=list)
     pending: list[Pending] = field(default_factory=list)
-    facts: Any = None  # jaxlint.facts.ModuleFacts
-    suppressions: Any = None  # jaxlint.suppress.Suppressions
+    facts: Any = None  # jaxlint.model.facts.ModuleFacts
+    suppressions: Any = None  # jaxlint.lint.suppress.Suppressions
     internal_error: str | None = None
     rule_errors: list[str] = field(default_factory=list)  # "JAX101 (name): Type: message": a rule's bug
     prefilter: str = ""  # no rule wanted the file: "syntax" (only parsed) or "skipped" (not even that)

@@ -17,7 +17,7 @@ from typing import Iterable
 
 import libcst as cst
 
-from jaxlint.positions import node_ranges
+from jaxlint.base.positions import node_ranges
 
 
 def _line_starts(source: str) -> list[int]:

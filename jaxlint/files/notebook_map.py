@@ -16,8 +16,8 @@ import os
 import re
 from typing import Callable, Iterable
 
-from jaxlint.notebook import Cell, Notebook, NotebookError, is_notebook, parse
-from jaxlint.types import Diagnostic, Edit, Fix, Position
+from jaxlint.files.notebook import Cell, Notebook, NotebookError, is_notebook, parse
+from jaxlint.base.types import Diagnostic, Edit, Fix, Position
 
 _OWN_LINE = re.compile(r"\bline (\d+)\b")
 _NOTEBOOK_LINE = re.compile(r"(?<![\w.-])([\w.-]+\.ipynb):(\d+)\b")

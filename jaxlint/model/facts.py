@@ -12,9 +12,9 @@ from typing import Any
 
 import libcst as cst
 
-from jaxlint.literals import UNKNOWN, literal
-from jaxlint.modules import module_name_for  # noqa: F401  (re-exported)
-from jaxlint.names import ImportTable, dotted
+from jaxlint.base.literals import UNKNOWN, literal
+from jaxlint.base.modules import module_name_for  # noqa: F401  (re-exported)
+from jaxlint.base.names import ImportTable, dotted
 
 # Transforms whose first argument is the function they wrap.
 TRANSFORMS = frozenset(

@@ -6,8 +6,8 @@ from typing import Any
 
 import libcst as cst
 
-from jaxlint.facts import FactCollector, FunctionFact, ModuleFacts, Transform
-from jaxlint.names import ImportTable
+from jaxlint.model.facts import FactCollector, FunctionFact, ModuleFacts, Transform
+from jaxlint.base.names import ImportTable
 
 FunctionNode = cst.FunctionDef | cst.Lambda
 
@@ -64,7 +64,7 @@ class FileContext:
         return self.module.code_for_node(node)
 
     def literal(self, node: cst.BaseExpression | None) -> Any:
-        from jaxlint.literals import literal
+        from jaxlint.base.literals import literal
 
         return literal(node, self.facts.constants)
 
@@ -98,7 +98,7 @@ class FileContext:
             return self._module_descendants(prune)
         spans = self._spans()
         if node not in spans:
-            from jaxlint.tree import walk
+            from jaxlint.base.tree import walk
 
             return [n for n in walk(node, prune) if n is not node]
         events = self._events
@@ -137,9 +137,9 @@ class FileContext:
         return order.get(node, 0)
 
     def lines(self, nodes) -> dict[cst.CSTNode, int]:
-        """1-based start lines of many nodes at once (cheap: see jaxlint.lines); a node whose
+        """1-based start lines of many nodes at once (cheap: see jaxlint.base.lines); a node whose
         text cannot be placed (rare) is missing from the result: say "in this file"."""
-        from jaxlint.lines import node_lines
+        from jaxlint.base.lines import node_lines
 
         nodes = sorted(set(nodes), key=self.text_order)
         decorators = frozenset(n for n in nodes if isinstance(self.parents.get(n), cst.Decorator))
@@ -157,7 +157,7 @@ class FileContext:
     def unit_of(self, node: cst.CSTNode) -> cst.CSTNode | None:
         """The top-level statement, or member of a top-level class, that holds ``node``.
 
-        The slicer keeps or blanks whole units (jaxlint.slicing): a rule that scans the
+        The slicer keeps or blanks whole units (jaxlint.plan.slicing): a rule that scans the
         file for evidence about a local variable must look only in the variable's unit.
         """
         memo = self._units

@@ -7,7 +7,7 @@ import pkgutil
 from functools import lru_cache
 from typing import Iterable
 
-from jaxlint.rule import Rule
+from jaxlint.lint.rule import Rule
 
 
 class RegistryError(Exception):

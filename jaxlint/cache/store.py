@@ -9,8 +9,8 @@ A second kind of entry holds a whole run's final diagnostics, keyed by every fil
 key: an unchanged tree re-lints in the time it takes to hash it.
 
 Safe to lint untrusted code with (see "Security" in the README): an entry is JSON of
-jaxlint's own records (``jaxlint.records``), never a pickle, and it carries an HMAC made
-with this user's secret key (``jaxlint.cache_key``, kept outside every project), checked
+jaxlint's own records (``jaxlint.base.records``), never a pickle, and it carries an HMAC made
+with this user's secret key (``jaxlint.cache.key``, kept outside every project), checked
 before anything is decoded. An entry that is planted, copied from another user or
 machine, truncated or damaged is a miss. Writes never follow a symlink and never leave a
 world-writable file or folder; entries are written to a temporary file and renamed, so
@@ -26,8 +26,8 @@ import stat
 import tempfile
 
 from jaxlint import __version__
-from jaxlint.modules import module_name_for
-from jaxlint.types import FileResult
+from jaxlint.base.modules import module_name_for
+from jaxlint.base.types import FileResult
 
 CACHE_DIR = ".jaxlint_cache"
 MAGIC = b"jaxlint-cache 1\n"
@@ -92,7 +92,7 @@ class Cache:
     @classmethod
     def for_settings(cls, settings) -> "Cache | None":
         """The project's cache, or None when this user has no usable secret key."""
-        from jaxlint.cache_key import load_secret
+        from jaxlint.cache.key import load_secret
 
         secret = load_secret()
         if secret is None:
@@ -167,7 +167,7 @@ class Cache:
         mac, payload = data[head : head + 64], data[head + 65 :]
         if not hmac.compare_digest(mac, self._mac(name, payload)):
             return None
-        from jaxlint.records import RecordError, loads
+        from jaxlint.base.records import RecordError, loads
 
         try:
             return loads(payload)
@@ -235,7 +235,7 @@ class Cache:
         """Seal ``value`` and write it as ``<namespace>/<sub>/<name>`` (sub may be "")."""
         if self._secret is None or not self._prepare():
             return
-        from jaxlint.records import RecordError, dumps
+        from jaxlint.base.records import RecordError, dumps
 
         try:
             payload = dumps(value)

@@ -135,7 +135,7 @@ def _codes(value: Any, key: str, path: str, validate: bool = True) -> list[str]:
         raise ConfigError(f"{path}: `{key}` must be a list of rule codes")
     out = [v.strip().upper() for v in value]
     if validate:
-        from jaxlint.registry import SelectionError, check_selectors
+        from jaxlint.lint.registry import SelectionError, check_selectors
 
         try:
             check_selectors(out, f"{path}: `{key}`")
@@ -183,7 +183,7 @@ def apply_table(s: Settings, table: dict[str, Any], path: str, validate: bool = 
         if not validate:
             s.rules = {str(code).upper(): dict(opts) if isinstance(opts, dict) else opts for code, opts in table["rules"].items()}
             return
-        from jaxlint.registry import rule_by_code
+        from jaxlint.lint.registry import rule_by_code
 
         for code, opts in table["rules"].items():
             rule = rule_by_code(code)

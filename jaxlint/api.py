@@ -22,7 +22,7 @@ from jaxlint.lint import suppress
 from jaxlint.lint.config import Settings
 from jaxlint.files.discover import discover
 from jaxlint.base.crash import describe
-from jaxlint.lint.engine import FileLinter, _python_source, not_checked, release_memory, syntax_check
+from jaxlint.lint.engine import FileLinter, python_source, not_checked, release_memory, syntax_check
 from jaxlint.plan.slicing import Blanks, FilePlan, blanks_for, decide, job_digest
 from jaxlint.base.modules import module_name_for
 from jaxlint.model.project import Project
@@ -486,7 +486,7 @@ def _check_named(results: list[FileResult], paths: list[str]) -> None:
     for r in results:
         if r.prefilter == "skipped" and r.path in named:
             try:
-                text = _python_source(r.path, read_source(r.path)[0], r)  # a notebook: its cells
+                text = python_source(r.path, read_source(r.path)[0], r)  # a notebook: its cells
             except ReadError as e:
                 r.diagnostics.append(not_checked(r.path, e.reason, e.position))
                 continue

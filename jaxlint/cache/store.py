@@ -56,8 +56,9 @@ def code_fingerprint() -> str:
             dirs[:] = sorted(d for d in dirs if d != "__pycache__")
             for name in sorted(files):
                 if name.endswith(".py"):
-                    st = os.stat(os.path.join(root, name))
-                    h.update(f"{name}:{st.st_size}:{st.st_mtime_ns};".encode())
+                    path = os.path.join(root, name)
+                    st = os.stat(path)
+                    h.update(f"{os.path.relpath(path, base)}:{st.st_size}:{st.st_mtime_ns};".encode())
     return h.hexdigest()[:16]
 
 

@@ -225,7 +225,7 @@ class FileLinter:
         """Lint one file; ``blanks`` are the line ranges no wanted rule needs, ``looked_up``
         the defs a rule may look up in the project phase (None: any; see jaxlint.plan.slicing)."""
         result = FileResult(path=path)
-        source = _python_source(path, source, result)
+        source = python_source(path, source, result)
         if source is None:
             return result
         result.suppressions = scan_suppressions(source)
@@ -320,7 +320,7 @@ class FileLinter:
         was named ``explicit``-ly: "All checks passed!" must not cover a file Python cannot
         parse."""
         unreadable = FileResult(path=path)
-        source = _python_source(path, source, unreadable)
+        source = python_source(path, source, unreadable)
         if source is None:
             return "done", unreadable
         if not self.wants(source):
@@ -419,7 +419,7 @@ class FileLinter:
         return Fix(fix.message, tuple(edits), fix.applicability)
 
 
-def _python_source(path: str, source: str, result: FileResult) -> str | None:
+def python_source(path: str, source: str, result: FileResult) -> str | None:
     """The Python text of a file: a notebook's virtual module (see jaxlint.files.notebook); None,
     with a JAX001 in ``result``, for a notebook that is not nbformat 4 JSON."""
     if not path.endswith(".ipynb"):

@@ -98,3 +98,9 @@ def test_the_check_catches_an_upward_import(tmp_path):
     bad = tmp_path / "x.py"
     bad.write_text("def f():\n    from jaxlint.api import lint_paths\n")
     assert _imports(str(bad), "types") == [(2, "api")]
+
+
+@pytest.mark.parametrize("package", sorted(p for p in STAGE_OF if os.path.isdir(os.path.join(ROOT, "jaxlint", p))))
+def test_every_stage_package_says_what_it_owns_and_may_import(package):
+    doc = ast.get_docstring(ast.parse(open(os.path.join(ROOT, "jaxlint", package, "__init__.py")).read()))
+    assert doc and "May import:" in doc, f"jaxlint/{package}/__init__.py needs a docstring ending in 'May import: ...'"

@@ -2,6 +2,8 @@
 
 Reporters are imported on first use: ``full`` pulls in rich, which a pre-commit run
 with ``concise`` output does not need to pay for.
+
+May import: ``jaxlint.base`` … ``jaxlint.cache``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from jaxlint.facts import FunctionFact
+from jaxlint.model import program
 from jaxlint.rule import Invalid, Rule
 
 from .analysis import has_keywords, positional_count, short, target_params, vmap_sites
@@ -77,7 +78,7 @@ class VmapInAxesArity(Rule):
                 self.report(
                     site.node,
                     f"{shown}, but `{label}` is called with {k} positional argument{'s' if k != 1 else ''} "
-                    f"in `{short(self.ctx, call)}`{note}; JAX raises `ValueError: vmap in_axes must be ... a tuple of "
+                    f"in `{short(self.ctx, program(self.ctx).written_call(call))}`{note}; JAX raises `ValueError: vmap in_axes must be ... a tuple of "
                     f"entries corresponding to the positional arguments`. Give one entry per positional argument",
                 )
                 continue

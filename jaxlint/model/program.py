@@ -30,6 +30,9 @@ FORWARDING_TRANSFORMS = frozenset({"jax.jit", "jax.checkpoint", "jax.remat", "ja
 MAPPING_TRANSFORMS = frozenset({"jax.vmap", "jax.pmap"})
 # ``jax.jit(f).trace(*args)`` and ``.lower(*args)`` pass the arguments on like a call.
 TRACING_METHODS = frozenset({"trace", "lower", "eval_shape"})
+# Calls that call their first argument with the primals: spread after it, or as a tuple.
+PRIMALS_SPREAD = frozenset({"jax.vjp", "jax.linearize"})
+PRIMALS_TUPLE = frozenset({"jax.jvp", "jax.test_util.check_grads", "jax._src.test_util.check_grads"})
 _DEPTH = 40
 
 
@@ -52,6 +55,7 @@ class Program:
         # the transforms each def's decorators apply, innermost first (also below an
         # unknown decorator that makes the def's own value UNKNOWN)
         self._decorator_apps: dict[cst.FunctionDef, list[Transformed]] = {}
+        self._primal_calls: dict[cst.Call, cst.Call | None] = {}
 
     # ------------------------------------------------------------------------------
     # bindings
@@ -472,6 +476,16 @@ class Program:
                 if type(v) is Transformed and v.node is call and (
                         v.api in FORWARDING_TRANSFORMS or (self._through_maps and v.api in MAPPING_TRANSFORMS)):
                     return self._invocations(call, depth + 1)
+                primal = self._primal_call(call)
+                if primal is not None:
+                    return [primal], False
+            if type(call) is cst.Call:
+                return self._calls_of(self._parameter_fed(call, parent), depth)[0], False
+            return [], False
+        if type(parent) is cst.Arg and parent.keyword is not None:
+            call = parents.get(parent)
+            if type(call) is cst.Call:
+                return self._calls_of(self._parameter_fed(call, parent), depth)[0], False
             return [], False
         if type(parent) is cst.Decorator:
             fn = parents.get(parent)
@@ -479,6 +493,63 @@ class Program:
                 return [], False  # other decorators wrap it again
             return self._calls_of(self.binding_of_value(fn), depth)
         return self._calls_of(self.binding_of_value(node), depth)
+
+    def _primal_call(self, call: cst.Call) -> cst.Call | None:
+        """``jax.vjp(f, x, y)`` (also ``linearize``, ``jvp(f, (x, y), ...)``,
+        ``check_grads(f, (x, y), ...)``) calls ``f(x, y)``: that call, built once, with
+        the real call as its parent (so ``with pytest.raises`` around it still counts)."""
+        if call in self._primal_calls:
+            return self._primal_calls[call]
+        f = self.value(call.func)
+        api = f.qualified if type(f) is External else None
+        args: list[cst.Arg] | None = None
+        rest = [a for a in call.args[1:] if a.keyword is None]
+        if api in PRIMALS_SPREAD:
+            args = rest
+        elif api in PRIMALS_TUPLE and rest and not rest[0].star:
+            display = rest[0].value
+            if type(display) in (cst.Tuple, cst.List):
+                args = [cst.Arg(value=e.value, star="*" if type(e) is cst.StarredElement else "")
+                        for e in display.elements]
+        made = None
+        if args is not None and not any(a.star for a in args):
+            made = cst.Call(func=call.args[0].value, args=args)
+            self.parents[made] = call
+        self._primal_calls[call] = made
+        return made
+
+    def written_call(self, call: cst.Call) -> cst.Call:
+        """The call as the source writes it: ``jax.vjp(f, x, y)`` for the ``f(x, y)`` it makes."""
+        made = self.parents.get(call)
+        return made if type(made) is cst.Call and self._primal_calls.get(made) is call else call
+
+    def _parameter_fed(self, call: cst.Call, arg: cst.Arg) -> Binding | None:
+        """The parameter of a def that ``arg`` of ``call`` binds: a direct call
+        ``g(..., f)`` / ``g(fn=f)``, or ``partial(g, ..., fn=f)``, where ``g`` is an
+        undecorated def of the call's unit. None when unsure."""
+        offset = 0
+        v = self.value(call.func)
+        if is_partial(v) and call.args and call.args[0] is not arg:
+            v, offset = self.value(call.args[0].value), 1
+        if type(v) is not Function or type(v.node) is not cst.FunctionDef or v.node.decorators:
+            return None
+        if self.ctx.unit_of(v.node) is not self.ctx.unit_of(call):
+            return None  # the slicer may blank a def in another unit: decide the same either way
+        ps = v.node.params
+        if arg.keyword is not None:
+            wanted = next((p for p in [*ps.params, *ps.kwonly_params] if p.name.value == arg.keyword.value), None)
+        else:
+            at = next(i for i, a in enumerate(call.args) if a is arg)
+            before = call.args[offset:at]
+            if any(a.star or a.keyword is not None for a in before):
+                return None
+            positional = [*ps.posonly_params, *ps.params]
+            wanted = positional[len(before)] if len(before) < len(positional) else None
+        if wanted is None:
+            return None
+        scope = self.scope_of_node.get(v.node)
+        found = [b for b in (scope.bindings.get(wanted.name.value, ()) if scope else ()) if b.node is wanted]
+        return found[0] if len(found) == 1 else None
 
     def _calls_of(self, b: Binding | None, depth: int) -> tuple[list[cst.Call], bool]:
         if b is None or b.scope.kind == "class":

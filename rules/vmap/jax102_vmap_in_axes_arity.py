@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from jaxlint.model import program
 from jaxlint.model.facts import FunctionFact
 from jaxlint.lint.rule import Invalid, Rule
 
@@ -76,7 +77,7 @@ class VmapInAxesArity(Rule):
                 self.report(
                     site.node,
                     f"{shown}, but `{label}` is called with {k} positional argument{'s' if k != 1 else ''} "
-                    f"in `{short(self.ctx, call)}`{note}; JAX raises `ValueError: vmap in_axes must be ... a tuple of "
+                    f"in `{short(self.ctx, program(self.ctx).written_call(call))}`{note}; JAX raises `ValueError: vmap in_axes must be ... a tuple of "
                     f"entries corresponding to the positional arguments`. Give one entry per positional argument",
                 )
                 continue

@@ -2,8 +2,7 @@ from __future__ import annotations
 
 from jaxlint.lint.rule import Invalid, Rule
 
-from .analysis import short
-from .mapped_args import in_rank, mapped_calls, shape_text
+from .mapped_args import arg_text, in_rank, mapped_calls, shape_text
 
 
 class VmapAxisBeyondRank(Rule):
@@ -69,11 +68,11 @@ class VmapAxisBeyondRank(Rule):
             for m in mc.mapped:
                 if in_rank(m) is not False:
                     continue
-                name = short(ctx, m.arg.value, 40)
+                name = arg_text(ctx, m)
                 if m.shape.rank == 0:
-                    why = f"{mc.site.label} maps argument {m.position} along axis {m.axis}, but `{name}` is a scalar (rank 0)"
+                    why = f"{mc.site.label} maps argument {m.position} along axis {m.axis}, but {name} is a scalar (rank 0)"
                 else:
-                    why = (f"{mc.site.label} maps argument {m.position} along axis {m.axis} of `{name}`, whose shape "
+                    why = (f"{mc.site.label} maps argument {m.position} along axis {m.axis} of {name}, whose shape "
                            f"is {shape_text(m.shape)}")
                 self.report(
                     m.arg.value,

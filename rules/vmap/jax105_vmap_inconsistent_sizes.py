@@ -2,8 +2,7 @@ from __future__ import annotations
 
 from jaxlint.lint.rule import Invalid, Rule
 
-from .analysis import short
-from .mapped_args import in_rank, mapped_calls, shape_text
+from .mapped_args import arg_text, in_rank, mapped_calls, shape_text
 
 
 class VmapInconsistentSizes(Rule):
@@ -69,7 +68,7 @@ class VmapInconsistentSizes(Rule):
                 for m, n in sized:
                     if n != mc.axis_size:
                         self.report(m.arg.value, f"{mc.site.label} is given `axis_size={mc.axis_size}`, but axis "
-                                    f"{m.axis} of `{short(ctx, m.arg.value, 40)}` has size {n} (shape "
+                                    f"{m.axis} of {arg_text(ctx, m)} has size {n} (shape "
                                     f"{shape_text(m.shape)}): {_RAISES}")
                         break
                 continue
@@ -80,8 +79,8 @@ class VmapInconsistentSizes(Rule):
                 if n != size0:
                     self.report(
                         m.arg.value,
-                        f"{mc.site.label} maps axis {first.axis} of `{short(ctx, first.arg.value, 40)}` (size {size0}) "
-                        f"and axis {m.axis} of `{short(ctx, m.arg.value, 40)}` (size {n}, shape {shape_text(m.shape)}): "
+                        f"{mc.site.label} maps axis {first.axis} of {arg_text(ctx, first)} (size {size0}) "
+                        f"and axis {m.axis} of {arg_text(ctx, m)} (size {n}, shape {shape_text(m.shape)}): "
                         f"{_RAISES}",
                     )
                     break

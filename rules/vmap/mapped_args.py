@@ -10,7 +10,7 @@ import libcst as cst
 from jaxlint.model import program
 from jaxlint.model.shapes import Shape, shape, size
 
-from .analysis import DEFAULT, VmapSite, vmap_sites
+from .analysis import DEFAULT, VmapSite, short, vmap_sites
 
 
 @dataclass
@@ -21,6 +21,7 @@ class Mapped:
     position: int
     axis: int
     shape: Shape
+    sliced: int | None = None  # the axis an outer vmap slices the argument along first
 
 
 @dataclass
@@ -45,13 +46,15 @@ def _axes(site: VmapSite, n: int) -> list[int | None] | None:
 
 
 def mapped_calls(ctx) -> list[MappedCall]:
-    """Every direct call of a vmapped function with its mapped arguments of known shape."""
+    """Every call of a vmapped function with its mapped arguments of known shape: its
+    direct calls, and the calls of an outer vmap of it (with the slices it passes on)."""
     cached = ctx.shared.get("JAX1.mapped_calls")
     if cached is not None:
         return cached
     p = program(ctx)
+    sites = vmap_sites(ctx)
     out: list[MappedCall] = []
-    for site in vmap_sites(ctx):
+    for site in sites:
         if site.kwargs_unknown:
             continue
         axis_size = None
@@ -60,24 +63,60 @@ def mapped_calls(ctx) -> list[MappedCall]:
             axis_size = size(p, given)
             if axis_size is None and not (type(given) is cst.Name and given.value == "None"):
                 continue  # a size we cannot read
-        calls, _ = p.invocations(site.node)  # direct calls only: an outer map slices the values
-        for call in calls:
-            if any(a.star for a in call.args) or expected_error(ctx, call):
-                continue
-            positional = [a for a in call.args if a.keyword is None]
-            axes = _axes(site, len(positional))
+        for call, given_args in _given(ctx, site, sites):
+            axes = _axes(site, len(given_args))
             if axes is None:
                 continue
-            mapped = []
-            for i, (a, axis) in enumerate(zip(positional, axes)):
-                if axis is None:
-                    continue
-                s = shape(p, a.value)
-                if s is not None:
-                    mapped.append(Mapped(a, i, axis, s))
+            mapped = [Mapped(a, i, axis, s, sliced) for i, ((a, s, sliced), axis) in enumerate(zip(given_args, axes))
+                      if axis is not None and s is not None]
             out.append(MappedCall(site, call, mapped, axis_size))
     ctx.shared["JAX1.mapped_calls"] = out
     return out
+
+
+def _given(ctx, site: VmapSite, sites: list[VmapSite]):
+    """(call, [(positional arg, shape the function gets, axis an outer vmap sliced)]) for the
+    direct calls of the site, and for those of an outer vmap whose target it is."""
+    p = program(ctx)
+    for call in _plain_calls(ctx, site):
+        yield call, [(a, shape(p, a.value), None) for a in call.args if a.keyword is None]
+    for outer in sites:
+        if outer.app.target is not site.app or outer.kwargs_unknown:
+            continue
+        for call in _plain_calls(ctx, outer):
+            positional = [a for a in call.args if a.keyword is None]
+            axes = _axes(outer, len(positional))
+            if axes is None:
+                continue
+            given = []
+            for a, k in zip(positional, axes):
+                s = shape(p, a.value)
+                given.append((a, s if k is None or s is None else _without(s, k), k))
+            yield call, given
+
+
+def _plain_calls(ctx, site: VmapSite) -> list[cst.Call]:
+    calls, _ = program(ctx).invocations(site.node)  # direct calls only: an outer map slices the values
+    return [c for c in calls if not any(a.star for a in c.args) and not expected_error(ctx, c)]
+
+
+def _without(s: Shape, k: int) -> Shape | None:
+    """The shape of one slice along axis ``k``; None when that axis is not known to exist."""
+    if k < 0:
+        if not s.exact or -k > len(s.dims):
+            return None
+        k += len(s.dims)
+    if k >= len(s.dims):
+        return None
+    return Shape(s.dims[:k] + s.dims[k + 1:], s.exact)
+
+
+def arg_text(ctx, m: Mapped) -> str:
+    """How a message names the argument: `xs`, or `xs` sliced by an outer vmap."""
+    text = f"`{short(ctx, m.arg.value, 40)}`"
+    if m.sliced is not None:
+        text += f" (as sliced along axis {m.sliced} by the outer `vmap`)"
+    return text
 
 
 RAISES_CONTEXTS = frozenset({"assertRaises", "assertRaisesRegex", "raises", "assertRaisesWithLiteralMatch"})

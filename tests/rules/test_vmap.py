@@ -99,6 +99,24 @@ def test_arity_call_site():
     ]
 
 
+def test_arity_through_vjp_names_the_vjp_call():
+    src = (
+        "import jax\n"
+        "def f(x, c):\n    return x * c\n"
+        "g = jax.vmap(f, in_axes=(0,))\n"
+        "out, back = jax.vjp(g, xs, c)\n"
+    )
+    assert _lint(src, "JAX102") == [
+        (
+            "JAX102",
+            4,
+            "`in_axes=(0,)` has 1 entry, but `vmap(f)` is called with 2 positional arguments in "
+            "`jax.vjp(g, xs, c)`; JAX raises `ValueError: vmap in_axes must be ... a tuple "
+            "of entries corresponding to the positional arguments`. Give one entry per positional argument",
+        )
+    ]
+
+
 def test_arity_signature_and_partial():
     src = (
         "import jax\nfrom functools import partial\n"

@@ -49,3 +49,20 @@ def test_inconsistent_with_axis_size_and_unknown_is_silent():
     assert [d[:3] for d in _lint(src, "JAX105")] == [("JAX105", 4, 32)]
     unknown = HEAD + "def g(xs):\n    return jax.vmap(f)(xs, jnp.ones(3))\n"
     assert _lint(unknown, "JAX105") == []
+
+
+def test_outer_vmap_slices_what_it_maps_exact_message():
+    src = HEAD + "xs = jnp.arange(4)\nys = jnp.arange(5)\njax.vmap(jax.vmap(f, in_axes=(0, 0)), in_axes=(None, 0))(xs, ys)\n"
+    assert _lint(src, "JAX104") == [
+        (
+            "JAX104",
+            6,
+            62,
+            "vmap(f) maps argument 1 along axis 0, but `ys` (as sliced along axis 0 by the outer `vmap`) is a scalar "
+            "(rank 0): JAX raises `ValueError: vmap was requested to map its argument along axis 0, which implies that "
+            "its rank should be at least 1`. Use `None` in `in_axes` for a shared argument, or an axis the argument has",
+        )
+    ]
+    fine = HEAD + "xs = jnp.arange(4)\nys = jnp.ones((5, 4))\njax.vmap(jax.vmap(f, in_axes=(0, 0)), in_axes=(None, 0))(xs, ys)\n"
+    assert _lint(fine, "JAX104") == []
+    assert _lint(fine, "JAX105") == []

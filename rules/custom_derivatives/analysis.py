@@ -11,13 +11,13 @@ Everything not visible statically is unknown, and unknown is silent.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import libcst as cst
 
 from jaxlint.model import Transformed, program
+from jaxlint.model.returns import return_statements
 from jaxlint.lint.rule import Rule, RuleFix
 
 EXTRA = "JAX3xx"
@@ -521,11 +521,9 @@ class FileAnalysis:
         if isinstance(fn, cst.Lambda):
             r = self._classify(fn.body, fn, 0)
             return [r] if r is not None else []
-        if not isinstance(fn.body, cst.IndentedBlock):
-            return []
-        found = list(_returns_in(fn.body.body))
-        if any(r is None for r in found):
-            return []  # a generator
+        found = return_statements(self.ctx, fn)
+        if found is None:
+            return []  # a generator or a coroutine
         out: list[Ret] = []
         for ret in found:
             if ret.value is None:
@@ -662,39 +660,6 @@ class FileAnalysis:
                     primals[name] = p.as_data()
         extra["primals"] = primals
         extra["sigs"] = sigs
-
-
-def _sub_blocks(stmt) -> Iterable:
-    for name in ("body", "orelse", "finalbody"):
-        part = getattr(stmt, name, None)
-        if part is None:
-            continue
-        if isinstance(part, (cst.IndentedBlock, cst.SimpleStatementSuite)):
-            yield part.body
-        elif isinstance(part, (cst.Else, cst.Finally)):
-            yield part.body.body
-        elif isinstance(part, cst.If):  # elif
-            yield [part]
-    for h in getattr(stmt, "handlers", ()) or ():
-        yield h.body.body
-    for c in getattr(stmt, "cases", ()) or ():
-        yield c.body.body
-
-
-def _returns_in(body) -> Iterable[cst.Return | None]:
-    """Return statements of a function body (not of nested defs); None marks a ``yield``."""
-    for stmt in body:
-        if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                if isinstance(small, cst.Return):
-                    yield small
-                elif isinstance(getattr(small, "value", None), (cst.Yield, cst.Await)):
-                    yield None
-        elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-            continue
-        else:
-            for block in _sub_blocks(stmt):
-                yield from _returns_in(block)
 
 
 def _is_array_call(ctx, call: cst.Call) -> bool:

@@ -23,24 +23,34 @@ def statements(body) -> list:
     return body.body if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite, cst.Module)) else body
 
 
-def terminates(body) -> bool:
-    """Does this block always leave by ``return``/``raise``/``continue``/``break``?"""
+def terminates(body, enter_with: bool = False) -> bool:
+    """Does this block always leave by ``return``/``raise``/``continue``/``break``?
+    ``enter_with`` (what a function returns asks it): a ``with`` block at the end leaves if
+    its body does (its context manager could swallow a ``raise``, so the walk does not
+    assume it), and so does a one-line suite (``if x: return 1``) that ends in a leaving
+    statement."""
     stmts = statements(body)
     if not stmts:
         return False
+    if enter_with and isinstance(body, cst.SimpleStatementSuite):
+        return isinstance(stmts[-1], _LEAVING)
     last = stmts[-1]
     if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
         return any(isinstance(s, _LEAVING) for s in last.body)
     if isinstance(last, cst.If):
-        return last.orelse is not None and terminates(last.body) and orelse_terminates(last.orelse)
+        return (last.orelse is not None and terminates(last.body, enter_with)
+                and orelse_terminates(last.orelse, enter_with))
+    if enter_with and isinstance(last, cst.With):
+        return terminates(last.body, enter_with)
     return False
 
 
-def orelse_terminates(orelse) -> bool:
+def orelse_terminates(orelse, enter_with: bool = False) -> bool:
     """Does every arm of an ``elif``/``else`` chain leave?"""
     if isinstance(orelse, cst.If):
-        return orelse.orelse is not None and terminates(orelse.body) and orelse_terminates(orelse.orelse)
-    return terminates(orelse.body)
+        return (orelse.orelse is not None and terminates(orelse.body, enter_with)
+                and orelse_terminates(orelse.orelse, enter_with))
+    return terminates(orelse.body, enter_with)
 
 
 def bound_names(target) -> list[str]:

@@ -14,7 +14,6 @@ statically makes the answer ``None`` (unknown means silent).
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +23,7 @@ import libcst as cst
 from jaxlint.base.literals import UNKNOWN
 from jaxlint.model import External, Function, Parameter, Partial, Transformed, program
 from jaxlint.model.paths import follow
+from jaxlint.model.returns import always_returns, return_statements
 from jaxlint.lint.rule import Rule
 
 KEY = "JAX4xx"
@@ -77,41 +77,6 @@ METHOD_REDUCTIONS = frozenset({"sum", "mean", "max", "min", "prod", "std", "var"
 
 AUX_WORDS = re.compile(r"(aux|metric|stat|info|log|extra|summar|state|acc|output|pred|logit|updates)", re.IGNORECASE)
 
-_SKIP_FIELDS = frozenset(
-    {"lpar", "rpar", "header", "footer", "leading_lines", "lines_after_decorators", "comma", "semicolon", "colon",
-     "equal", "dot", "default_comma", "operator", "whitespace", "arrow", "lbracket", "rbracket", "lbrace", "rbrace",
-     "star_tok", "relative"}
-)
-_FIELD_CACHE: dict[type, tuple[str, ...]] = {}
-
-
-def _children(node: cst.CSTNode):
-    names = _FIELD_CACHE.get(type(node))
-    if names is None:
-        names = _FIELD_CACHE[type(node)] = tuple(
-            f.name for f in dataclasses.fields(type(node)) if f.name not in _SKIP_FIELDS and "whitespace" not in f.name
-        )
-    for n in names:
-        v = getattr(node, n)
-        if isinstance(v, cst.CSTNode):
-            yield v
-        elif type(v) in (tuple, list):
-            for x in v:
-                if isinstance(x, cst.CSTNode):
-                    yield x
-
-
-def walk_body(node: cst.CSTNode):
-    """Pre-order nodes under ``node`` in source order, not entering nested functions or classes."""
-    stack = list(reversed(list(_children(node))))
-    while stack:
-        n = stack.pop()
-        yield n
-        if isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            continue
-        stack.extend(reversed(list(_children(n))))
-
-
 def short(text: str, limit: int = 60) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
@@ -124,33 +89,6 @@ def as_tuple(text: str) -> str:
 
 
 # -- function summaries ------------------------------------------------------------------
-def _complete(block: cst.BaseSuite) -> bool:
-    """Does every path through ``block`` end in ``return`` or ``raise``?"""
-    if not isinstance(block, cst.IndentedBlock) or not block.body:
-        if isinstance(block, cst.SimpleStatementSuite) and block.body:
-            return isinstance(block.body[-1], (cst.Return, cst.Raise))
-        return False
-    last = block.body[-1]
-    if isinstance(last, cst.SimpleStatementLine):
-        return bool(last.body) and isinstance(last.body[-1], (cst.Return, cst.Raise))
-    if isinstance(last, cst.If):
-        return _complete_if(last)
-    if isinstance(last, cst.With):
-        return _complete(last.body)
-    return False
-
-
-def _complete_if(node: cst.If) -> bool:
-    if not _complete(node.body):
-        return False
-    orelse = node.orelse
-    if orelse is None:
-        return False
-    if isinstance(orelse, cst.If):
-        return _complete_if(orelse)
-    return _complete(orelse.body)
-
-
 class _Lazy:
     __slots__ = ("ctx", "node")
 
@@ -255,17 +193,13 @@ class Summarizer:
             out["complete"] = True
             body_nodes = ctx.descendants(node.body) + [node.body]
         else:
-            returns: list[list[Any]] = []
-            generator = False
             body_nodes = ctx.descendants(node.body)
-            for n in body_nodes:
-                if isinstance(n, cst.Return):
-                    returns.append([*self.kind(n.value, scope), self.code(n.value) if n.value is not None else "None"])
-                elif isinstance(n, (cst.Yield, cst.Await)):
-                    generator = True
-            if not generator and not node.asynchronous:
+            found = return_statements(ctx, node)
+            if found is not None:
+                returns = [[*self.kind(n.value, scope), self.code(n.value) if n.value is not None else "None"]
+                           for n in found]
                 out["returns"] = [_materialise(r, keep=(i == 0 or r[0] != "unknown")) for i, r in enumerate(returns)]
-                out["complete"] = _complete(node.body)
+                out["complete"] = always_returns(node)
             out["decorators"] = [self._decorator(d.decorator) for d in node.decorators]
         out["ints"] = self._ints(fact, body_nodes)
         return out
@@ -301,11 +235,11 @@ class Summarizer:
             if isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
                 targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else [n.target]
                 for t in targets:
-                    for x in [t, *walk_body(t)]:
+                    for x in [t, *self.ctx.descendants(t)]:
                         if isinstance(x, cst.Name):
                             assigned.add(x.value)
             elif isinstance(n, (cst.For, cst.CompFor)):
-                for x in [n.target, *walk_body(n.target)]:
+                for x in [n.target, *self.ctx.descendants(n.target)]:
                     if isinstance(x, cst.Name):
                         assigned.add(x.value)
             elif isinstance(n, cst.Call):
@@ -381,7 +315,7 @@ class Summarizer:
             if t is not None and t.api in ARITY_PRESERVING and not t.partial_args and not t.partial_keywords and not t.chain:
                 continue
             for tgt in targets:
-                for x in [tgt, *walk_body(tgt)]:
+                for x in [tgt, *self.ctx.descendants(tgt)]:
                     if isinstance(x, cst.Name):
                         out.add(x.value)
         return out

@@ -11,13 +11,13 @@ Everything not visible statically is unknown, and unknown is silent.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import libcst as cst
 
 from jaxlint.model import Transformed, program
+from jaxlint.model.returns import return_statements
 from jaxlint.lint.rule import Rule, RuleFix
 
 EXTRA = "JAX3xx"
@@ -291,12 +291,6 @@ def check(code: str, role: str, p: Primal, s: Sig) -> list[tuple[Any, str]]:
 # per-file analysis
 
 
-@dataclass
-class _Binding:
-    kind: str  # "def" | "assign"
-    node: cst.CSTNode  # FunctionDef, or the assigned value
-
-
 class FileAnalysis:
     def __init__(self, ctx) -> None:
         self.ctx = ctx
@@ -310,31 +304,31 @@ class FileAnalysis:
 
     # -- names, read from the program model --------------------------------------------
     @staticmethod
-    def _binding(b) -> _Binding | None:
+    def _defined(b) -> cst.CSTNode | None:
+        """What a binding stands for here: its def, or the whole value of an assignment."""
         if b.kind == "def":
-            return _Binding("def", b.node)
+            return b.node
         if b.kind == "assign" and b.value is not None and not b.unpack:
-            return _Binding("assign", b.value)
+            return b.value
         return None
 
-    def lookup(self, name: cst.Name) -> _Binding | str | None:
-        """The one binding a read of a name can see; an import reference (str); or None (unknown)."""
-        found = self.model.reaching(name)
-        if len(found) != 1:
+    def lookup(self, name: cst.Name) -> cst.CSTNode | str | None:
+        """What the one binding a read of a name can see stands for (``_defined``); an
+        import reference (str); or None (unknown)."""
+        b = self.model.binding(name)
+        if b is None:
             return None
-        b = found[0]
         if b.kind == "import":
             return b.imported
-        return self._binding(b)
+        return self._defined(b)
 
     # -- primals --------------------------------------------------------------------
     def custom_kind(self, expr: cst.BaseExpression) -> str | None:
         return CUSTOM.get(self.ctx.resolve(expr) or "")
 
-    def primal_for(self, binding: _Binding | None) -> Primal | None:
-        if binding is None or binding.node is None:
+    def primal_for(self, node: cst.CSTNode | None) -> Primal | None:
+        if node is None:
             return None
-        node = binding.node
         if node in self._primals:
             return self._primals[node]
         p = None
@@ -395,8 +389,8 @@ class FileAnalysis:
         if not args or not isinstance(args[0].value, cst.Name):
             return None
         b = self.lookup(args[0].value)
-        if isinstance(b, _Binding) and isinstance(b.node, cst.FunctionDef) and not b.node.decorators:
-            return b.node
+        if isinstance(b, cst.FunctionDef) and not b.decorators:
+            return b
         return None
 
     def _primal(self, kind, name, fn, options, at) -> Primal:
@@ -521,11 +515,9 @@ class FileAnalysis:
         if isinstance(fn, cst.Lambda):
             r = self._classify(fn.body, fn, 0)
             return [r] if r is not None else []
-        if not isinstance(fn.body, cst.IndentedBlock):
-            return []
-        found = list(_returns_in(fn.body.body))
-        if any(r is None for r in found):
-            return []  # a generator
+        found = return_statements(self.ctx, fn)
+        if found is None:
+            return []  # a generator or a coroutine
         out: list[Ret] = []
         for ret in found:
             if ret.value is None:
@@ -603,7 +595,7 @@ class FileAnalysis:
             b = self.lookup(primal_expr)
             if isinstance(b, str):
                 primal_ref = b
-            elif isinstance(b, _Binding):
+            elif b is not None:
                 primal = self.primal_for(b)
                 if primal is None:
                     return
@@ -624,10 +616,10 @@ class FileAnalysis:
                 b = self.lookup(expr)
                 if isinstance(b, str):
                     remote[role] = (b, expr)
-                elif isinstance(b, _Binding) and isinstance(b.node, cst.FunctionDef):
-                    rules[role] = self.sig_for(b.node)
-                elif isinstance(b, _Binding) and isinstance(b.node, cst.Lambda):
-                    rules[role] = self.sig_for(b.node, expr.value)
+                elif isinstance(b, cst.FunctionDef):
+                    rules[role] = self.sig_for(b)
+                elif isinstance(b, cst.Lambda):
+                    rules[role] = self.sig_for(b, expr.value)
             elif isinstance(expr, cst.Attribute):
                 r = self.ctx.resolve(expr)
                 if r is not None:
@@ -645,56 +637,21 @@ class FileAnalysis:
         for name, found in self.model.module_scope.bindings.items():
             if len(found) != 1 or found[0].path:
                 continue
-            b = self._binding(found[0])
-            if b is None:
-                continue
-            if b.kind == "def" and isinstance(b.node, cst.FunctionDef):
+            b = self._defined(found[0])
+            if isinstance(b, cst.FunctionDef):
                 p = self.primal_for(b)
                 if p is not None:
                     primals[name] = p.as_data()
-                elif not b.node.decorators:
-                    s = self.sig_for(b.node)
+                elif not b.decorators:
+                    s = self.sig_for(b)
                     if s is not None:
                         sigs[name] = s.as_data()
-            elif b.kind == "assign" and isinstance(b.node, cst.Call):
+            elif isinstance(b, cst.Call):
                 p = self.primal_for(b)
                 if p is not None:
                     primals[name] = p.as_data()
         extra["primals"] = primals
         extra["sigs"] = sigs
-
-
-def _sub_blocks(stmt) -> Iterable:
-    for name in ("body", "orelse", "finalbody"):
-        part = getattr(stmt, name, None)
-        if part is None:
-            continue
-        if isinstance(part, (cst.IndentedBlock, cst.SimpleStatementSuite)):
-            yield part.body
-        elif isinstance(part, (cst.Else, cst.Finally)):
-            yield part.body.body
-        elif isinstance(part, cst.If):  # elif
-            yield [part]
-    for h in getattr(stmt, "handlers", ()) or ():
-        yield h.body.body
-    for c in getattr(stmt, "cases", ()) or ():
-        yield c.body.body
-
-
-def _returns_in(body) -> Iterable[cst.Return | None]:
-    """Return statements of a function body (not of nested defs); None marks a ``yield``."""
-    for stmt in body:
-        if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                if isinstance(small, cst.Return):
-                    yield small
-                elif isinstance(getattr(small, "value", None), (cst.Yield, cst.Await)):
-                    yield None
-        elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-            continue
-        else:
-            for block in _sub_blocks(stmt):
-                yield from _returns_in(block)
 
 
 def _is_array_call(ctx, call: cst.Call) -> bool:

@@ -25,14 +25,14 @@ def statements(body) -> list:
 
 def terminates(body, enter_with: bool = False) -> bool:
     """Does this block always leave by ``return``/``raise``/``continue``/``break``?
+    A one-line suite (``if x: return 1``) leaves when it ends in a leaving statement.
     ``enter_with`` (what a function returns asks it): a ``with`` block at the end leaves if
     its body does (its context manager could swallow a ``raise``, so the walk does not
-    assume it), and so does a one-line suite (``if x: return 1``) that ends in a leaving
-    statement."""
+    assume it)."""
     stmts = statements(body)
     if not stmts:
         return False
-    if enter_with and isinstance(body, cst.SimpleStatementSuite):
+    if isinstance(body, cst.SimpleStatementSuite):
         return isinstance(stmts[-1], _LEAVING)
     last = stmts[-1]
     if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):

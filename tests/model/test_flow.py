@@ -139,6 +139,9 @@ def test_terminates():
     assert not terminates(block("if c:\n    return 1\n"))
     assert not terminates(block("x = 1\n"))
     assert not terminates([])
+    # one-line suites: each arm ends in a leaving statement
+    assert terminates(block("if c: return 1\nelse: raise E\n"))
+    assert not terminates(block("if c: return 1\nelse: x = 1\n"))
 
 
 def test_bound_names():

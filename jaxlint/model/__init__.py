@@ -1,10 +1,11 @@
 """One model of the program for every rule: scopes and bindings, values, call sites.
 
 ``program(ctx)`` builds it once per file, on first use, from the engine's event list.
-Beside it: shapes, array kinds, flow along a body, returns, axis names, call paths across modules
-(``calls``, ``paths``), the per-module facts and the project built from them (``facts``,
-``project``) and a rule's view of a file (``context.FileContext``). The API is described
-in docs/writing-rules.md, "The program model".
+Beside it: shapes, array kinds, flow along a body, returns, axis names, traced functions,
+call paths across modules (``calls``, ``paths``), the per-module facts and the project
+built from them (``facts``, ``project``) and a rule's view of a file
+(``context.FileContext``). The API is described in docs/writing-rules.md, "The program
+model".
 
 May import: ``jaxlint.base``, ``jaxlint.files``, ``jaxlint.plan``.
 """

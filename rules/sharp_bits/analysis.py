@@ -8,7 +8,8 @@ how they join, and what each statement or call does to them.
 
 - which local names are JAX arrays (``ARRAY``), NumPy arrays (``NUMPY``), and which
   values depend on a traced argument (``TRACED``) of a function that ``jit``, ``vmap``,
-  ``pmap``, ``shard_map`` or a ``lax`` loop/branch body traces (``traced_functions``);
+  ``pmap``, ``shard_map`` or a ``lax`` loop/branch body traces (the model answers which:
+  ``jaxlint.model.traced``);
 - where such a value meets Python ``if``/``while``/``and``/``or``/``not``/``bool``/
   ``int``/``float`` (``ValueFlow.bools``) and where a JAX array is assigned in place
   (``ValueFlow.setitems``);
@@ -28,10 +29,11 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from jaxlint.base.literals import UNKNOWN
 from jaxlint.model.arrays import (AT_METHODS, ARRAY_ATTRS, ARRAY_METHODS, NOT_ARRAY, TAKES_SEQUENCES, annotated_array,
                                   call_kind, public_name)
+from jaxlint.model import program
 from jaxlint.model.flow import Flow, bound_names, terminates
+from jaxlint.model.traced import LAX_BODIES, TRACING, Trace, traced_functions
 
 KEY = "JAX5"
 
@@ -39,30 +41,8 @@ KEY = "JAX5"
 ARRAY, TRACED, NUMPY, LEAF = 1, 2, 4, 8
 NONE = (0, None)
 
-# transforms that trace every non-static argument; value: the name shown in messages
-TRACING = {
-    "jax.jit": "jax.jit",
-    "jax.experimental.pjit.pjit": "pjit",
-    "jax.vmap": "jax.vmap",
-    "jax.pmap": "jax.pmap",
-    "jax.shard_map": "jax.shard_map",
-    "jax.smap": "jax.smap",
-}
-STATIC_OPTIONS = {"jax.jit": ("static_argnums", "static_argnames"), "jax.experimental.pjit.pjit": ("static_argnums", "static_argnames"),
-                  "jax.pmap": ("static_broadcasted_argnums",)}
-# lax functions whose function arguments are traced: position and keyword of each
-LAX_BODIES = {
-    "jax.lax.scan": ((0, "f"),),
-    "jax.lax.fori_loop": ((2, "body_fun"),),
-    "jax.lax.while_loop": ((0, "cond_fun"), (1, "body_fun")),
-    "jax.lax.cond": ((1, "true_fun"), (2, "false_fun")),
-    "jax.lax.map": ((0, "f"),),
-    "jax.lax.associative_scan": ((0, "fn"),),
-}
 # the calls above: what the slicer must follow to the traced defs
 TRACING_APIS = (*TRACING, *LAX_BODIES)
-# decorators that do not change how a function is called
-NEUTRAL_DECORATORS = frozenset({"staticmethod", "functools.wraps"})
 
 # attribute uses that only an array has: evidence that a traced argument is an array
 EVIDENCE_ATTRS = (ARRAY_METHODS - {"copy"}) | ARRAY_ATTRS | {"shape", "dtype", "ndim", "at", "size"}
@@ -95,136 +75,9 @@ def analysis(ctx) -> "FileAnalysis":
     return a
 
 
-# --- which functions are traced, and which of their parameters ----------------------------------
-
-
-@dataclass(slots=True)
-class Trace:
-    """The parameters a transform traces, and where (for messages)."""
-
-    params: set[str]
-    api: str  # "jax.jit", "lax.scan body", ...
-    node: cst.CSTNode  # the application, to cite its line
-    static_hint: bool  # a jit: marking the argument static is a fix
-
-
-def _as_tuple(v):
-    if v is None:
-        return ()
-    if isinstance(v, (int, str)) and not isinstance(v, bool):
-        return (v,)
-    if isinstance(v, (tuple, list)):
-        return tuple(v)
-    return UNKNOWN
-
-
 def _callable_params(fn) -> list[cst.Param]:
     ps = fn.params
     return list(ps.posonly_params) + list(ps.params)
-
-
-def _trace_of(ctx, fn, t, node) -> Trace | None | object:
-    """Parameters of ``fn`` that the transform ``t`` traces; UNKNOWN if the options are unreadable."""
-    fact = ctx.function_fact(fn)
-    positional = _callable_params(fn)
-    names = [p.name.value for p in positional]
-    kwonly = [p.name.value for p in fn.params.kwonly_params]
-    with_default = {p.name.value for p in positional + list(fn.params.kwonly_params) if p.default is not None}
-    concrete: set[str] = set()
-    # a method's ``self`` is never a traced array; it still counts in static_argnums
-    if fact is not None and fact.is_method:
-        concrete.add(names[0])
-    concrete |= set(names[: t.partial_args]) | set(t.partial_keywords)
-    free = names[t.partial_args:]
-    for option in STATIC_OPTIONS.get(t.api, ()):
-        v = _as_tuple(t.keywords.get(option))
-        if v is UNKNOWN:
-            return UNKNOWN
-        for item in v:
-            if isinstance(item, str):
-                concrete.add(item)
-            elif isinstance(item, int):
-                if -len(free) <= item < len(free):
-                    concrete.add(free[item])
-            else:
-                return UNKNOWN
-    if t.api in ("jax.vmap", "jax.pmap") and "in_axes" in t.keywords:
-        axes = t.keywords["in_axes"]
-        if isinstance(axes, (tuple, list)):
-            if len(axes) != len(free):
-                return UNKNOWN
-            concrete |= {n for n, a in zip(free, axes) if a is None}
-        elif axes is None:
-            concrete |= set(free)
-        elif not isinstance(axes, int):
-            return UNKNOWN
-    if t.api in ("jax.vmap", "jax.pmap") and t.args:
-        return UNKNOWN  # in_axes given positionally: read no further
-    params = {n for n in free + kwonly if n not in concrete and n not in with_default}
-    return Trace(params, TRACING[t.api], node, t.api in STATIC_OPTIONS and t.api != "jax.pmap")
-
-
-def _decorators_known(ctx, fn) -> bool:
-    from jaxlint.model.facts import PARTIAL, TRANSFORMS
-
-    for d in fn.decorators:
-        e = d.decorator
-        head = e.func if isinstance(e, cst.Call) else e
-        q = ctx.resolve(head)
-        if q is None and isinstance(head, cst.Name) and head.value in NEUTRAL_DECORATORS:
-            continue
-        if q in TRANSFORMS or q in NEUTRAL_DECORATORS:
-            continue
-        if q in PARTIAL and isinstance(e, cst.Call) and e.args and ctx.resolve(e.args[0].value) in TRANSFORMS:
-            continue
-        return False
-    return True
-
-
-def traced_functions(ctx) -> dict[cst.CSTNode, Trace]:
-    """Functions of this file some transform traces, with the parameters it traces."""
-    out: dict[cst.CSTNode, Trace] = {}
-    unknown: set[cst.CSTNode] = set()
-
-    def add(fn, tr):
-        if tr is UNKNOWN:
-            unknown.add(fn)
-        elif tr is not None:
-            have = out.get(fn)
-            if have is None:
-                out[fn] = tr
-            else:
-                have.params |= tr.params
-
-    for t, node in ctx.collector.transform_nodes:
-        if t.api not in TRACING or t.target is None:
-            continue
-        fn = ctx.function_node(t.target)
-        if fn is None:
-            continue
-        if isinstance(fn, cst.FunctionDef) and t.decorator and not _decorators_known(ctx, fn):
-            unknown.add(fn)
-            continue
-        add(fn, _trace_of(ctx, fn, t, node))
-    for node in ctx.descendants(ctx.module, prune=()):
-        if type(node) is not cst.Call:
-            continue
-        q = ctx.resolve(node.func)
-        spots = LAX_BODIES.get(q) if q else None
-        if spots is None:
-            continue
-        positional = [a for a in node.args if a.keyword is None and not a.star]
-        keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
-        for i, kw in spots:
-            arg = keywords.get(kw, positional[i].value if i < len(positional) else None)
-            fn = _function_for(ctx, arg, node)
-            if fn is None:
-                continue
-            names = [p.name.value for p in _callable_params(fn) + list(fn.params.kwonly_params) if p.default is None]
-            add(fn, Trace(set(names), f"lax.{q.rsplit('.', 1)[1]}", node, False))
-    for fn in unknown:
-        out.pop(fn, None)
-    return out
 
 
 def _function_for(ctx, arg, at) -> cst.CSTNode | None:
@@ -901,7 +754,7 @@ class FileAnalysis:
         """One ValueFlow per function and one for the module body."""
         if self._values is None:
             ctx = self.ctx
-            traced = traced_functions(ctx)
+            traced = traced_functions(ctx, program(ctx))
             flows: dict[cst.CSTNode, ValueFlow] = {}
             top = ValueFlow(ctx, ctx.module, None, None, set())
             top.run(ctx.module)

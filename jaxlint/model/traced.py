@@ -1,0 +1,208 @@
+"""Which functions of a file run traced, and which of their parameters are traced values.
+
+A function is traced when ``jit``/``pjit``/``vmap``/``pmap``/``shard_map``/``smap``
+applies to it (as a call, a decorator, through ``partial``, or an inner transform:
+``jax.jit(jax.grad(f))`` traces ``f``), or when it is a ``lax`` loop/branch body
+(``scan``, ``fori_loop``, ``while_loop``, ``cond``, ``map``, ``associative_scan``).
+Its traced parameters are those without a default, minus what the application makes
+concrete: ``static_argnums``/``static_argnames`` (``static_broadcasted_argnums`` for
+``pmap``), arguments ``partial`` binds, a method's ``self``, and for ``vmap``/``pmap``
+the ``None`` entries of ``in_axes``. Read through the program model (``applications``,
+``value``, ``target_function``, ``literal``); an option it cannot read, or a def one of
+whose decorators it does not know, leaves the function out: unknown means silent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from jaxlint.base.literals import UNKNOWN
+
+from .program import Program
+from .values import External, Function, Partial, Transformed
+
+# transforms that trace every non-static argument; value: the name shown in messages
+TRACING = {
+    "jax.jit": "jax.jit",
+    "jax.experimental.pjit.pjit": "pjit",
+    "jax.vmap": "jax.vmap",
+    "jax.pmap": "jax.pmap",
+    "jax.shard_map": "jax.shard_map",
+    "jax.smap": "jax.smap",
+}
+STATIC_OPTIONS = {"jax.jit": ("static_argnums", "static_argnames"),
+                  "jax.experimental.pjit.pjit": ("static_argnums", "static_argnames"),
+                  "jax.pmap": ("static_broadcasted_argnums",)}
+# lax functions whose function arguments are traced: position and keyword of each
+LAX_BODIES = {
+    "jax.lax.scan": ((0, "f"),),
+    "jax.lax.fori_loop": ((2, "body_fun"),),
+    "jax.lax.while_loop": ((0, "cond_fun"), (1, "body_fun")),
+    "jax.lax.cond": ((1, "true_fun"), (2, "false_fun")),
+    "jax.lax.map": ((0, "f"),),
+    "jax.lax.associative_scan": ((0, "fn"),),
+}
+_LAX_SHORT = frozenset(q.rsplit(".", 1)[1] for q in LAX_BODIES)
+
+
+@dataclass(slots=True)
+class Trace:
+    """The parameters a transform traces, and where (for messages)."""
+
+    params: set[str]
+    api: str  # "jax.jit", "lax.scan", ...
+    node: cst.CSTNode  # the application, to cite its line
+    static_hint: bool  # a jit: marking the argument static is a fix
+
+
+def traced_functions(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
+    """The defs and lambdas of this file some transform traces, with the parameters it
+    traces (the union over all applications). Computed once per file."""
+    memo = ctx.shared.get("model.traced")
+    if memo is None:
+        memo = ctx.shared["model.traced"] = _traced(ctx, p)
+    return memo
+
+
+def _traced(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
+    out: dict[cst.CSTNode, Trace] = {}
+    unknown: set[cst.CSTNode] = set()
+
+    def add(fn, tr) -> None:
+        if tr is UNKNOWN:
+            unknown.add(fn)
+        elif tr is not None:
+            have = out.get(fn)
+            if have is None:
+                out[fn] = tr
+            else:
+                have.params |= tr.params
+
+    for app in p.applications():
+        if app.api not in TRACING:
+            continue
+        found = p.target_function(app)
+        if found is None or _through_attribute(app):
+            continue
+        fn, bound, bound_keywords = found
+        node = fn.node
+        if type(node) is cst.FunctionDef and node.decorators and p.value(node) is UNKNOWN:
+            unknown.add(node)  # a decorator the model does not know
+            continue
+        add(node, _trace_of(p, node, app, bound, bound_keywords))
+    for call in _lax_calls(ctx):
+        f = p.value(call.func)
+        spots = LAX_BODIES.get(f.qualified) if type(f) is External else None
+        if spots is None:
+            continue
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+        for i, kw in spots:
+            arg = keywords.get(kw, positional[i].value if i < len(positional) else None)
+            if type(arg) not in (cst.Name, cst.Lambda):
+                continue
+            body = p.value(arg)
+            if type(body) is not Function:
+                continue
+            fn = body.node
+            names = [q.name.value for q in _positional(fn) + list(fn.params.kwonly_params) if q.default is None]
+            add(fn, Trace(set(names), f"lax.{f.qualified.rsplit('.', 1)[1]}", call, False))
+    for fn in unknown:
+        out.pop(fn, None)
+    return out
+
+
+def _lax_calls(ctx) -> list[cst.Call]:
+    out = []
+    for node, entering in ctx._events:
+        if entering and type(node) is cst.Call:
+            f = node.func
+            last = f.value if type(f) is cst.Name else f.attr.value if type(f) is cst.Attribute else None
+            if last in _LAX_SHORT:
+                out.append(node)
+    return out
+
+
+def _through_attribute(v) -> bool:
+    """The function is reached as ``self.method`` (a bound method: its ``self`` is not an
+    argument of the application); left out."""
+    for _ in range(40):
+        if type(v) is Transformed:
+            if type(v.target_node) is cst.Attribute:
+                return True
+            v = v.target
+        elif type(v) is Partial:
+            if type(v.node.args[0].value) is cst.Attribute:
+                return True
+            v = v.func
+        else:
+            return False
+    return True
+
+
+def _positional(fn) -> list[cst.Param]:
+    ps = fn.params
+    return list(ps.posonly_params) + list(ps.params)
+
+
+def _as_tuple(v):
+    if v is None:
+        return ()
+    if isinstance(v, (int, str)) and not isinstance(v, bool):
+        return (v,)
+    if isinstance(v, (tuple, list)):
+        return tuple(v)
+    return UNKNOWN
+
+
+def _trace_of(p: Program, fn, app: Transformed, bound: int, bound_keywords: list[str]) -> Trace | object:
+    """Parameters of ``fn`` that ``app`` traces; UNKNOWN if its options are unreadable."""
+    positional = _positional(fn)
+    names = [q.name.value for q in positional]
+    kwonly = [q.name.value for q in fn.params.kwonly_params]
+    with_default = {q.name.value for q in positional + list(fn.params.kwonly_params) if q.default is not None}
+    concrete: set[str] = set()
+    # a method's ``self`` is never a traced array; it still counts in static_argnums
+    if _method(p, fn):
+        concrete.add(names[0])
+    concrete |= set(names[:bound]) | set(bound_keywords)
+    free = names[bound:]
+    for option in STATIC_OPTIONS.get(app.api, ()):
+        expr = app.keywords.get(option)
+        v = _as_tuple(p.literal(expr)) if expr is not None else ()
+        if v is UNKNOWN:
+            return UNKNOWN
+        for item in v:
+            if isinstance(item, str):
+                concrete.add(item)
+            elif isinstance(item, int):
+                if -len(free) <= item < len(free):
+                    concrete.add(free[item])
+            else:
+                return UNKNOWN
+    if app.api in ("jax.vmap", "jax.pmap") and "in_axes" in app.keywords:
+        axes = p.literal(app.keywords["in_axes"])
+        if isinstance(axes, (tuple, list)):
+            if len(axes) != len(free):
+                return UNKNOWN
+            concrete |= {n for n, a in zip(free, axes) if a is None}
+        elif axes is None:
+            concrete |= set(free)
+        elif not isinstance(axes, int):
+            return UNKNOWN
+    if app.api in ("jax.vmap", "jax.pmap") and app.args:
+        return UNKNOWN  # in_axes given positionally: read no further
+    params = {n for n in free + kwonly if n not in concrete and n not in with_default}
+    return Trace(params, TRACING[app.api], app.node, app.api in STATIC_OPTIONS and app.api != "jax.pmap")
+
+
+def _method(p: Program, fn) -> bool:
+    """A def of a class body whose first parameter is bound (``self``/``cls``)."""
+    if type(fn) is not cst.FunctionDef or not _positional(fn):
+        return False
+    if any(type(d.decorator) is cst.Name and d.decorator.value == "staticmethod" for d in fn.decorators):
+        return False
+    scope = p.scope_of_node.get(fn)
+    return scope is not None and scope.parent is not None and scope.parent.kind == "class"

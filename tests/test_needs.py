@@ -74,3 +74,44 @@ def test_a_wrong_declaration_fails_when_the_class_is_made():
         type("Bad", (Rule,), {"about": "jax.vmap"})
     with pytest.raises(ValueError, match=r"'jax\.vmap\(' is not an API name"):
         type("Bad", (Rule,), {"about": ("jax.vmap(",)})
+
+
+# Where a rule may still set a slicer knob by hand, with the reason at the rule: the
+# catalogue rules choose their seeds from the catalogue, and JAX306 reports only where its
+# two options are spelled (narrower than what its `about` derives).
+HAND_SET = {
+    ("rules/custom_derivatives/jax306_nondiff_argnums_array.py", "triggers"),
+    ("rules/migration/jax801_removed_api.py", "triggers"),
+    ("rules/migration/jax802_deprecated_api.py", "triggers"),
+    ("rules/migration/analysis.py", "anchors"),
+}
+KNOBS = {"triggers", "anchors", "method_anchors", "callers", "target_transforms", "follows_references"}
+
+
+def _hand_set_knobs(root: str) -> set[tuple[str, str]]:
+    import ast
+    import os
+
+    out = set()
+    for d, _, files in os.walk(os.path.join(root, "rules")):
+        for f in files:
+            if not f.endswith(".py"):
+                continue
+            path = os.path.join(d, f)
+            for cls in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
+                if isinstance(cls, ast.ClassDef):
+                    for stmt in cls.body:
+                        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+                        out |= {(os.path.relpath(path, root), t.id) for t in targets if isinstance(t, ast.Name) and t.id in KNOBS}
+    return out
+
+
+def test_rules_declare_what_they_are_about_and_set_knobs_by_hand_only_where_listed():
+    import os
+
+    from jaxlint.lint.registry import all_rules
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    assert _hand_set_knobs(root) == HAND_SET
+    undeclared = sorted(r.code for r in all_rules() if not r.about and not r.code.startswith("JAX0"))
+    assert undeclared == ["JAX801", "JAX802"]  # catalogue-driven: see rules/migration/analysis.py seeds()

@@ -24,6 +24,7 @@ from typing import Any
 
 import libcst as cst
 
+from jaxlint.model import expected
 from jaxlint.base.names import dotted
 
 from . import program
@@ -101,13 +102,6 @@ EXTERNAL = frozenset(
     {"jax", "jaxlib", "numpy", "functools", "typing", "builtins", "math", "os", "sys"}
 )
 FUN_KEYWORDS = frozenset({"fun", "f", "fn"})
-EXPECTS_ERROR = (
-    "assertRaises",
-    "assertRaisesRegex",
-    "assertRaisesRegexp",
-    "assertRaisesWithLiteralMatch",
-    "raises",
-)
 # ``f = jax.pmap(f, ...)``: the variable gets a reference of its own, so that the def
 # (``scope.f``) and the pmapped value (``scope.f@bound``) are two functions. At module level
 # the name is also what other modules import: their uses are uses of the variable
@@ -152,14 +146,7 @@ def record(ctx) -> None:
 def expects_error(ctx, node: cst.CSTNode) -> bool:
     """Inside ``with self.assertRaises(...)`` / ``pytest.raises`` (the error is the point),
     or inside an axis environment set up by hand (``core.extend_axis_env_nd``)."""
-    for a in ctx.ancestors(node):
-        if isinstance(a, cst.With):
-            for item in a.items:
-                e = item.item
-                name = dotted(e.func) if isinstance(e, cst.Call) else None
-                if name and (name.rsplit(".", 1)[-1] in EXPECTS_ERROR or "axis_env" in name):
-                    return True
-    return False
+    return expected.expects_error(ctx, node, also=("axis_env",))
 
 
 def scope_ref(ctx, node: cst.CSTNode) -> str | None:

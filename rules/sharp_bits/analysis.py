@@ -32,6 +32,7 @@ import libcst as cst
 from jaxlint.model.arrays import (AT_METHODS, ARRAY_ATTRS, ARRAY_METHODS, NOT_ARRAY, TAKES_SEQUENCES, annotated_array,
                                   call_kind, public_name)
 from jaxlint.model import program
+from jaxlint.model.expected import expects_error, raises_context
 from jaxlint.model.flow import Flow, bound_names, terminates
 from jaxlint.model.traced import LAX_BODIES, TRACING, Trace, traced_functions
 
@@ -54,7 +55,6 @@ KEY_CONSUMERS = frozenset(
     "double_sided_maxwell f generalized_normal geometric loggamma lognormal maxwell pareto t triangular weibull_min "
     "binomial multinomial rayleigh wald".split()
 )
-RAISES_CONTEXTS = frozenset({"assertRaises", "assertRaisesRegex", "raises", "assertRaisesWithLiteralMatch"})
 LOOP_COMPS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 
 
@@ -109,23 +109,6 @@ def _meet_all(values):
     for w in values[1:]:
         v = meet(v, w)
     return v
-
-
-def _is_raises_context(ctx, item: cst.WithItem) -> bool:
-    e = item.item
-    if isinstance(e, cst.Call):
-        f = e.func
-        name = f.attr.value if isinstance(f, cst.Attribute) else f.value if isinstance(f, cst.Name) else None
-        return name in RAISES_CONTEXTS
-    return False
-
-
-def in_raises_context(ctx, node) -> bool:
-    """Is ``node`` inside ``with pytest.raises(...)`` / ``assertRaises``, where the error is expected?"""
-    for a in ctx.ancestors(node):
-        if type(a) is cst.With and any(_is_raises_context(ctx, i) for i in a.items):
-            return True
-    return False
 
 
 def _catches_type_error(ctx, t: cst.Try) -> bool:
@@ -299,7 +282,7 @@ class ValueFlow(Flow):
 
     def quiet_block(self, s) -> bool:
         if type(s) is cst.With:
-            return any(_is_raises_context(self.ctx, i) for i in s.items)
+            return any(raises_context(i) for i in s.items)
         return _catches_type_error(self.ctx, s)
 
     def define(self, s) -> None:
@@ -577,7 +560,7 @@ class KeyFlow(Flow):
         return _merge_keys(envs)
 
     def quiet_block(self, s) -> bool:
-        return type(s) is cst.With and any(_is_raises_context(self.ctx, i) for i in s.items)
+        return type(s) is cst.With and any(raises_context(i) for i in s.items)
 
     def next_iteration(self, before, after, mark):
         """The keys consumed at the end of an iteration are consumed by the previous one."""
@@ -770,7 +753,7 @@ class FileAnalysis:
                 containers = container_evidence(ctx, fn) if trace is not None else set()
                 updated = at_evidence(ctx, fn) if isinstance(fn, cst.FunctionDef) else set()
                 flow = ValueFlow(ctx, fn, trace, closure, evidence, containers, updated)
-                flow.quiet = int(in_raises_context(ctx, fn))
+                flow.quiet = int(expects_error(ctx, fn))
                 if trace is None and closure:
                     flow.outer_trace = flows[enclosing].trace or flows[enclosing].outer_trace
                 if isinstance(fn, cst.Lambda):

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from jaxlint.model import program
+from jaxlint.model.expected import expects_error
 from jaxlint.model.shapes import Shape, shape, size
 
 from .analysis import DEFAULT, VmapSite, short, vmap_sites
@@ -97,7 +98,7 @@ def _given(ctx, site: VmapSite, sites: list[VmapSite]):
 
 def _plain_calls(ctx, site: VmapSite) -> list[cst.Call]:
     calls, _ = program(ctx).invocations(site.node)  # direct calls only: an outer map slices the values
-    return [c for c in calls if not any(a.star for a in c.args) and not expected_error(ctx, c)]
+    return [c for c in calls if not any(a.star for a in c.args) and not expects_error(ctx, c)]
 
 
 def _without(s: Shape, k: int) -> Shape | None:
@@ -117,23 +118,6 @@ def arg_text(ctx, m: Mapped) -> str:
     if m.sliced is not None:
         text += f" (as sliced along axis {m.sliced} by the outer `vmap`)"
     return text
-
-
-RAISES_CONTEXTS = frozenset({"assertRaises", "assertRaisesRegex", "raises", "assertRaisesWithLiteralMatch"})
-
-
-def expected_error(ctx, node: cst.CSTNode) -> bool:
-    """Inside ``with pytest.raises(...)`` / ``self.assertRaises...(...)``: the error is the point."""
-    for a in ctx.ancestors(node):
-        if type(a) is cst.With:
-            for item in a.items:
-                e = item.item
-                if type(e) is cst.Call:
-                    f = e.func
-                    name = f.attr.value if type(f) is cst.Attribute else f.value if type(f) is cst.Name else None
-                    if name in RAISES_CONTEXTS:
-                        return True
-    return False
 
 
 def in_rank(m: Mapped) -> bool | None:

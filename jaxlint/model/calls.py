@@ -24,7 +24,7 @@ from typing import Any
 
 import libcst as cst
 
-from jaxlint.model import expected
+from jaxlint.model import expected, traced
 from jaxlint.base.names import dotted
 
 from . import program
@@ -56,17 +56,9 @@ TRACING = frozenset(
 )
 PASS = TRACING | {"functools.partial"}
 # calls that run a function argument immediately, in the caller's context (a lax body is traced)
-LAX_BODIES = frozenset(
-    {
-        "jax.lax.scan",
-        "jax.lax.fori_loop",
-        "jax.lax.while_loop",
-        "jax.lax.cond",
-        "jax.lax.switch",
-        "jax.lax.map",
-        "jax.lax.associative_scan",
-    }
-)
+# (the lax functions whose function arguments traced.py locates, and ``switch``, whose
+# branches come as a sequence)
+LAX_BODIES = frozenset(traced.LAX_BODIES) | {"jax.lax.switch"}
 TRACING_CALLS = frozenset({"jax.vjp", "jax.jvp", "jax.linearize"})
 RUNS_HERE = LAX_BODIES | TRACING_CALLS | {
     "jax.tree.map",

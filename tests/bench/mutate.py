@@ -257,7 +257,7 @@ def main() -> int:
             if any(code.startswith(prefix) for code, _ in new - _shifted(base[path], mutated, originals[path])):
                 detected += 1
             elif args.show_missed:
-                print(f"  missed {kind}: {path}")
+                print(f"  missed {kind}: {path}:{_first_changed_line(originals[path], mutated)}")
         t = totals.setdefault(FAMILY[family], [0, 0, 0])
         t[0] += len(by_kind[kind])
         t[1] += parsed
@@ -273,6 +273,14 @@ def main() -> int:
     for p, c, line in unmutated:
         print(f"  {p}:{line} {c}")
     return 0
+
+
+def _first_changed_line(original: str, mutated: str) -> int:
+    """The 1-based line of the mutation (the first line that differs)."""
+    for i, (a, b) in enumerate(zip(original.splitlines(), mutated.splitlines()), start=1):
+        if a != b:
+            return i
+    return min(original.count("\n"), mutated.count("\n")) + 1
 
 
 def _shifted(found: set[tuple[str, int]], mutated: str, original: str) -> set[tuple[str, int]]:

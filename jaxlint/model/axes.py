@@ -14,7 +14,9 @@ import libcst as cst
 
 from jaxlint.base.literals import UNKNOWN
 
-MAPS = frozenset({"jax.pmap", "jax.vmap", "jax.shard_map", "jax.smap"})
+from .transforms import named
+
+MAPS = named("map")  # what binds axis names (model/transforms.py)
 MESH_CONSTRUCTORS = frozenset({"jax.sharding.Mesh", "jax.make_mesh", "jax.sharding.AbstractMesh"})
 _MESH_DEPTH = 3
 

@@ -24,42 +24,25 @@ from typing import Any
 
 import libcst as cst
 
-from jaxlint.model import expected, traced
+from jaxlint.model import expected
 from jaxlint.base.names import dotted
 
 from . import program
 from .attributes import assigned_value, instance_attribute
 from .axes import MAPS, bound_names
 from .scopes import FUNCTION_KINDS
+from .transforms import named
 from .values import Function
 
 KEY = "calls"
 
+# from the one table of transforms (model/transforms.py):
 # transforms that bind no axis name: the wrapped function runs, traced, where the result is called
-TRACING = frozenset(
-    {
-        "jax.jit",
-        "jax.grad",
-        "jax.value_and_grad",
-        "jax.jacrev",
-        "jax.jacfwd",
-        "jax.jacobian",
-        "jax.hessian",
-        "jax.checkpoint",
-        "jax.remat",
-        "jax.ad_checkpoint.checkpoint",
-        "jax.named_call",
-        "jax.custom_vjp",
-        "jax.custom_jvp",
-        "jax.experimental.pjit.pjit",
-    }
-)
+TRACING = named("trace")
 PASS = TRACING | {"functools.partial"}
 # calls that run a function argument immediately, in the caller's context (a lax body is traced)
-# (the lax functions whose function arguments traced.py locates, and ``switch``, whose
-# branches come as a sequence)
-LAX_BODIES = frozenset(traced.LAX_BODIES) | {"jax.lax.switch"}
-TRACING_CALLS = frozenset({"jax.vjp", "jax.jvp", "jax.linearize"})
+LAX_BODIES = named("body")
+TRACING_CALLS = named("call")
 RUNS_HERE = LAX_BODIES | TRACING_CALLS | {
     "jax.tree.map",
     "jax.tree.map_with_path",

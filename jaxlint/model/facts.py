@@ -16,30 +16,10 @@ from jaxlint.base.literals import UNKNOWN, literal
 from jaxlint.base.modules import module_name_for  # noqa: F401  (re-exported)
 from jaxlint.base.names import ImportTable, dotted
 
-# Transforms whose first argument is the function they wrap.
-TRANSFORMS = frozenset(
-    {
-        "jax.vmap",
-        "jax.pmap",
-        "jax.shard_map",
-        "jax.smap",
-        "jax.grad",
-        "jax.value_and_grad",
-        "jax.jacrev",
-        "jax.jacfwd",
-        "jax.jacobian",
-        "jax.hessian",
-        "jax.custom_vjp",
-        "jax.custom_jvp",
-        "jax.jit",
-        "jax.checkpoint",
-        "jax.remat",
-        "jax.named_call",
-        "jax.experimental.pjit.pjit",
-        "jax.xmap",
-        "jax.experimental.maps.xmap",
-    }
-)
+from .transforms import TABLE
+
+# Transforms whose first argument is the function they wrap (model/transforms.py).
+TRANSFORMS = frozenset(q for q, a in TABLE.items() if a.kind in ("map", "trace", "removed"))
 PARTIAL = frozenset({"functools.partial"})
 
 

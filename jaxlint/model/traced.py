@@ -21,29 +21,15 @@ import libcst as cst
 from jaxlint.base.literals import UNKNOWN
 
 from .program import Program
+from .transforms import TABLE
 from .values import External, Function, Partial, Transformed
 
-# transforms that trace every non-static argument; value: the name shown in messages
-TRACING = {
-    "jax.jit": "jax.jit",
-    "jax.experimental.pjit.pjit": "pjit",
-    "jax.vmap": "jax.vmap",
-    "jax.pmap": "jax.pmap",
-    "jax.shard_map": "jax.shard_map",
-    "jax.smap": "jax.smap",
-}
-STATIC_OPTIONS = {"jax.jit": ("static_argnums", "static_argnames"),
-                  "jax.experimental.pjit.pjit": ("static_argnums", "static_argnames"),
-                  "jax.pmap": ("static_broadcasted_argnums",)}
-# lax functions whose function arguments are traced: position and keyword of each
-LAX_BODIES = {
-    "jax.lax.scan": ((0, "f"),),
-    "jax.lax.fori_loop": ((2, "body_fun"),),
-    "jax.lax.while_loop": ((0, "cond_fun"), (1, "body_fun")),
-    "jax.lax.cond": ((1, "true_fun"), (2, "false_fun")),
-    "jax.lax.map": ((0, "f"),),
-    "jax.lax.associative_scan": ((0, "fn"),),
-}
+# what traces every non-static argument, and the lax calls whose function arguments are
+# traced (read from the one table of transforms, model/transforms.py)
+TRACING = {q: a.label for q, a in TABLE.items() if a.kind in ("map", "trace") and a.abstract}
+STATIC_OPTIONS = {q: a.static for q, a in TABLE.items() if q in TRACING and a.static}
+LAX_BODIES = {q: a.bodies for q, a in TABLE.items() if a.kind == "body" and a.bodies}
+IN_AXES = frozenset(q for q, a in TABLE.items() if a.in_axes)
 _LAX_SHORT = frozenset(q.rsplit(".", 1)[1] for q in LAX_BODIES)
 
 
@@ -108,7 +94,7 @@ def _traced(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
                 continue
             fn = body.node
             names = [q.name.value for q in _positional(fn) + list(fn.params.kwonly_params) if q.default is None]
-            add(fn, Trace(set(names), f"lax.{f.qualified.rsplit('.', 1)[1]}", call, False))
+            add(fn, Trace(set(names), TABLE[f.qualified].label, call, False))
     for fn in unknown:
         out.pop(fn, None)
     return out
@@ -182,7 +168,7 @@ def _trace_of(p: Program, fn, app: Transformed, bound: int, bound_keywords: list
                     concrete.add(free[item])
             else:
                 return UNKNOWN
-    if app.api in ("jax.vmap", "jax.pmap") and "in_axes" in app.keywords:
+    if app.api in IN_AXES and "in_axes" in app.keywords:
         axes = p.literal(app.keywords["in_axes"])
         if isinstance(axes, (tuple, list)):
             if len(axes) != len(free):
@@ -192,10 +178,10 @@ def _trace_of(p: Program, fn, app: Transformed, bound: int, bound_keywords: list
             concrete |= set(free)
         elif not isinstance(axes, int):
             return UNKNOWN
-    if app.api in ("jax.vmap", "jax.pmap") and app.args:
+    if app.api in IN_AXES and app.args:
         return UNKNOWN  # in_axes given positionally: read no further
     params = {n for n in free + kwonly if n not in concrete and n not in with_default}
-    return Trace(params, TRACING[app.api], app.node, app.api in STATIC_OPTIONS and app.api != "jax.pmap")
+    return Trace(params, TRACING[app.api], app.node, app.api in STATIC_OPTIONS and TABLE[app.api].kind != "map")
 
 
 def _method(p: Program, fn) -> bool:

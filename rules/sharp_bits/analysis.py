@@ -31,7 +31,7 @@ import libcst as cst
 
 from jaxlint.model.arrays import (AT_METHODS, ARRAY_ATTRS, ARRAY_METHODS, NOT_ARRAY, TAKES_SEQUENCES, annotated_array,
                                   call_kind, public_name)
-from jaxlint.model import program
+from jaxlint.model import Function, program
 from jaxlint.model.expected import expects_error, raises_context
 from jaxlint.model.flow import Flow, bound_names, terminates
 from jaxlint.model.traced import LAX_BODIES, TRACING, Trace, traced_functions
@@ -78,15 +78,6 @@ def analysis(ctx) -> "FileAnalysis":
 def _callable_params(fn) -> list[cst.Param]:
     ps = fn.params
     return list(ps.posonly_params) + list(ps.params)
-
-
-def _function_for(ctx, arg, at) -> cst.CSTNode | None:
-    if isinstance(arg, cst.Lambda):
-        return arg
-    if isinstance(arg, cst.Name):
-        ref = ctx.ref(arg, at)
-        return ctx.function_node(ref) if ref else None
-    return None
 
 
 # --- value facts ---------------------------------------------------------------------------------
@@ -645,8 +636,8 @@ class KeyFlow(Flow):
             k = _key_name(arg) if arg is not None else None
             return (k, q) if k else None
         if isinstance(n.func, cst.Name):
-            fn = _function_for(self.ctx, n.func, n)
-            params = self.consumers.get(fn) if fn is not None else None
+            fn = program(self.ctx).value(n.func)  # the helper the name reaches (the program model)
+            params = self.consumers.get(fn.node) if type(fn) is Function else None
             if params:
                 for pname, idx in params.items():
                     arg = _arg(n, idx, pname)

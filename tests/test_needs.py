@@ -29,6 +29,14 @@ def test_reads_words_combine():
     r = reads_of("statement")
     assert (r.callers, r.target_transforms, r.follows_references) == ("", frozenset(), False)
     assert reads_of(("calls", "call graph")).callers == "all"
+    r = reads_of(("call graph", "call paths"))
+    assert (r.callers, r.call_paths) == ("all", True) and not reads_of("call graph").call_paths
+
+
+def test_the_engine_records_call_paths_for_the_rules_that_read_them():
+    from jaxlint.lint.registry import all_rules
+
+    assert sorted(r.code for r in all_rules() if r.call_paths) == ["JAX201", "JAX503"]
 
 
 def test_a_declaring_rule_gets_its_knobs():

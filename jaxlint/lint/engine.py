@@ -12,6 +12,7 @@ from typing import Any, Iterable, Sequence
 
 import libcst as cst
 
+from jaxlint.model.calls import record_for
 from jaxlint.model.context import FileContext
 from jaxlint.base.crash import describe
 from jaxlint.model.facts import FactCollector, ModuleFacts, module_name_for
@@ -262,6 +263,7 @@ class FileLinter:
             ctx.looked_up = looked_up
             ctx.callers_of_seeds = callers_of_seeds
             instances = self._run_rules(result, ctx, wanted, events)
+            record_for(ctx, wanted)  # the call paths' uses, for the rules that read them (reads = "call paths")
             reports = [rep for inst in instances for rep in inst.reports]
             self._materialise(result, module, ctx, collector, reports)
             if result.suppressions.needs_statement_ranges:

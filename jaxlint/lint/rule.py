@@ -112,6 +112,8 @@ class Rule:
     target_transforms: ClassVar[frozenset[str]] = frozenset()
     # False: the rule reads nothing outside a seed's own unit and module-level code
     follows_references: ClassVar[bool] = True
+    # True: the engine records the call paths' uses of every file the rule reads (model/calls.py)
+    call_paths: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -15,7 +15,8 @@ names it binds read by ``model/axes.py``), a tracing transform (``jit``, ``grad`
 ``record(ctx)`` builds the facts once per file, in one pass over the engine's event list,
 and stores them, plain JSON-able dicts, with the module's facts (``extra["calls"]``) for
 the project phase (``model/paths.py``), where the uses of every module join into call
-paths. Rules that read call paths call ``record(ctx)`` in ``finish``.
+paths. The engine records them (``record_for``) for every file read by a rule whose
+``reads`` include ``"call paths"``.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from . import program
 from .attributes import assigned_value, instance_attribute
 from .axes import MAPS, bound_names
 from .scopes import FUNCTION_KINDS
-from .transforms import named
+from .transforms import TABLE, named
 from .values import Function
 
 KEY = "calls"
@@ -108,6 +109,19 @@ def uses(ctx) -> "Uses":
     if u is None:
         u = ctx.shared[KEY] = Uses(ctx)
     return u
+
+
+def record_for(ctx, rules) -> None:
+    """Record the file's uses if one of ``rules`` reads the call paths (its ``reads``
+    include ``"call paths"``). A rule that walks up the call graph (``reads = "call graph"``)
+    needs the uses of its callers closure alone (``ctx.callers_of_seeds``); one that walks no
+    callers (JAX503: the transforms applied to a def) needs every function's."""
+    readers = [r for r in rules if r.call_paths]
+    if not readers:
+        return
+    if any(not r.callers for r in readers):
+        ctx.callers_of_seeds = None
+    record(ctx)
 
 
 def record(ctx) -> None:
@@ -321,6 +335,7 @@ class Uses:
         """Where the function an expression names ends up running, and the layers around it."""
         ctx = self.ctx
         layers: list[dict[str, Any]] = []
+        bound = False  # a ``partial`` on the way binds some of the function's arguments
         cur: cst.CSTNode = node
         while True:
             parent = ctx.parent(cur)
@@ -345,17 +360,20 @@ class Uses:
                     parent.keyword is not None and parent.keyword.value in FUN_KEYWORDS
                 )
                 if is_fun and api in MAPS:
-                    layers.append(self._layer(api, call, bound_names(self.p, api, options, not partial_form)))
+                    plain = not bound and _plain(api, options, not partial_form)
+                    layers.append(self._layer(api, call, bound_names(self.p, api, options, not partial_form), plain))
                     cur = call
                     continue
                 if is_fun and api in PASS:
                     if api in TRACING:
-                        layers.append(self._layer(api, call, ()))
+                        layers.append(self._layer(api, call, (), not bound and _plain(api, options, not partial_form)))
+                    elif len(call.args) > 1:
+                        bound = True  # ``partial(f, x)``
                     cur = call
                     continue
                 if api in RUNS_HERE:
                     if layer_kind(api):
-                        layers.append(self._layer(api, call, ()))
+                        layers.append(self._layer(api, call, (), not bound))
                     return self._use("run", layers, call, scope=scope_ref(ctx, call))
                 break
             if isinstance(parent, cst.Assign) and parent.value is cur:
@@ -373,8 +391,9 @@ class Uses:
             break
         return self._use("unknown", layers, cur)
 
-    def _layer(self, api: str, node: cst.CSTNode, names: tuple[str, ...] | None) -> dict[str, Any]:
-        m = {"api": short(api), "kind": layer_kind(api), "names": names, "line": 0, "path": self.ctx.path}
+    def _layer(self, api: str, node: cst.CSTNode, names: tuple[str, ...] | None, plain: bool) -> dict[str, Any]:
+        m = {"api": short(api), "kind": layer_kind(api), "names": names, "traces": TABLE[api].abstract,
+             "plain": plain, "line": 0, "path": self.ctx.path}
         self._line_nodes.append((m, node))
         return m
 
@@ -413,9 +432,9 @@ class Uses:
                 api = ctx.resolve(expr) or dotted(expr)
                 options = []
             if api in MAPS:
-                layers.append(self._layer(api, expr, bound_names(self.p, api, options, False)))
+                layers.append(self._layer(api, expr, bound_names(self.p, api, options, False), _plain(api, options, False)))
             elif api in TRACING:
-                layers.append(self._layer(api, expr, ()))
+                layers.append(self._layer(api, expr, (), _plain(api, options, False)))
             elif api not in HARMLESS_DECORATORS and not _test_decorator(expr, api):
                 self.decorated[ref] = None
                 return
@@ -445,6 +464,17 @@ class Uses:
                 b.kind == "assign" and isinstance(b.node, cst.Assign) and self._rebinds_def(b.node) for b in bs)
         )
         return {"uses": self.uses, "decorated": self.decorated, "foreign": foreign, "rebound": rebound}
+
+
+def _plain(api: str, options: list[cst.Arg], with_fun: bool) -> bool:
+    """Does the application pass each argument of its function on as it is, traced if it
+    traces: no option that keeps one concrete (``static_argnums``, ``in_axes``), nothing
+    given positionally beside the function, no ``*args``?"""
+    if any(a.star for a in options) or sum(a.keyword is None for a in options) > int(with_fun):
+        return False
+    entry = TABLE[api]
+    concrete = set(entry.static) | ({"in_axes"} if entry.in_axes else set())
+    return not any(a.keyword is not None and a.keyword.value in concrete for a in options)
 
 
 def _test_decorator(expr: cst.BaseExpression, api: str | None) -> bool:

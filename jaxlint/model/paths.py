@@ -156,6 +156,32 @@ class CallPaths:
                 continue
             yield from self._continue(c["result"], layers, trail, seen, out)
 
+    def applied(self, ref: str) -> list[list[dict[str, Any]]]:
+        """The layers around the function ``ref``'s own value up to where it runs, once per
+        use: its decorators and the transforms its value passes, through the variables it is
+        bound to, up to the call or ``lax`` body that runs it (``g = jax.jit(f)`` in another
+        module: ``[jit]``; ``f(x)`` inside a jitted function: ``[]``, its values are the
+        caller's). A layer's ``traces``: its function sees abstract tracers; ``plain``: it
+        passes each argument on as it is (no ``static_argnums``, ``in_axes``, ``partial``).
+        Uses expected to fail (``pytest.raises``) are left out."""
+        ref = self.canonical(ref)
+        decorators = self.decorated.get(ref, [])
+        out: list[list[dict[str, Any]]] = []
+        if decorators is not None:
+            self._applied(ref, list(decorators), frozenset(), out)
+        return out
+
+    def _applied(self, ref: str, layers, seen: frozenset[str], out) -> None:
+        if ref in seen or len(seen) > MAX_DEPTH:
+            return
+        for u in self.uses.get(ref, []):
+            if u["guarded"]:
+                continue
+            more = layers + u["layers"]
+            out.append(more)
+            if u["kind"] == "bind" and u["var"]:
+                self._applied(self.canonical(u["var"]), more, seen | {ref}, out)
+
     def _under_foreign_transforms(self, ref: str) -> bool:
         """A method nothing here calls, in a module using flax/haiku/...: their module
         transforms may run it under maps the model cannot see."""

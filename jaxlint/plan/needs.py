@@ -14,7 +14,7 @@ A rule author says what the rule is about, not how to make it fast:
 From these, when the class is created, come the knobs ``jaxlint.lint.engine`` and
 ``jaxlint.plan.slicing`` read: ``triggers`` (a file is parsed only if one occurs in its text),
 ``anchors`` and ``method_anchors`` (the units that name one are the rule's seeds),
-``callers``, ``target_transforms`` and ``follows_references``. Each is sound by
+``callers``, ``target_transforms``, ``follows_references`` and ``call_paths``. Each is sound by
 construction: a file can refer to ``jax.lax.psum`` only by spelling ``psum`` (in the
 import or the call), and to anything under ``jax.random`` only by spelling ``random``.
 A knob a rule sets by hand wins: the few narrower exceptions (each with its reason at
@@ -36,6 +36,7 @@ class Reads:
     callers: str = ""  # "direct": who refers to a seed in its module; "all": in any module, transitively
     target_transforms: frozenset[str] = frozenset()
     follows_references: bool = True
+    call_paths: bool = False  # the engine records each read file's uses of its functions (model/calls.py)
 
 
 # What a rule's analysis may read besides its sites' units and module-level code.
@@ -54,6 +55,10 @@ READS: dict[str, Reads] = {
     # also ``jit(f, static_argnums=...)`` / ``pjit`` of a def a site hands on, in that
     # def's module (JAX405 reads which parameters are static)
     "jit of targets": Reads(target_transforms=frozenset({"jit", "pjit"})),
+    # also the call paths across modules (model/paths.py): the engine records, for every
+    # file the rule reads, how each function value is used (model/calls.py; JAX201's maps
+    # around a collective, JAX503's jit of a def in another module)
+    "call paths": Reads(call_paths=True),
 }
 
 
@@ -73,7 +78,7 @@ def derive(cls) -> None:
             cls.triggers = trigger_words(about or (), cls.context_words)
     if "reads" in own:
         r = reads_of(cls.reads, cls.__name__)
-        for knob in ("callers", "target_transforms", "follows_references"):
+        for knob in ("callers", "target_transforms", "follows_references", "call_paths"):
             if knob not in own:
                 setattr(cls, knob, getattr(r, knob))
 
@@ -121,4 +126,5 @@ def reads_of(reads, owner: str = "rule") -> Reads:
         callers,
         frozenset().union(*(p.target_transforms for p in parts)),
         any(p.follows_references for p in parts),
+        any(p.call_paths for p in parts),
     )

@@ -10,7 +10,7 @@ from jaxlint.base.types import Pending
 
 from jaxlint.model.axes import names_of, option
 
-from jaxlint.model.calls import expects_error, record, scope_ref, uses
+from jaxlint.model.calls import expects_error, scope_ref, uses
 from jaxlint.model.paths import Path, call_paths
 
 from .analysis import COLLECTIVE_NAMES, COLLECTIVES, local_name, where
@@ -92,7 +92,7 @@ class UnboundAxisName(Rule):
     # map words too: files that only map or call a function hold the paths to judge it
     about = tuple(f"jax.lax.{c}" for c in COLLECTIVES)
     context_words = ("pmap", "vmap", "shard_map", "smap")
-    reads = "call graph"  # which pmap/vmap/shard_map reaches the collective: up the call graph
+    reads = ("call graph", "call paths")  # which pmap/vmap/shard_map reaches the collective: up the call graph
 
     @classmethod
     def seeds(cls, outline):
@@ -209,9 +209,6 @@ class UnboundAxisName(Rule):
             "guarded": expects_error(self.ctx, node),
         }
         self.pending(node, data)
-
-    def finish(self) -> None:
-        record(self.ctx)  # the call paths the project phase walks (jaxlint/model/calls.py)
 
     # -- project phase -----------------------------------------------------------------
     @classmethod

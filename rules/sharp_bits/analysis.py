@@ -755,6 +755,36 @@ class FileAnalysis:
             self._values = list(flows.values())
         return self._values
 
+    def elsewhere(self) -> list[tuple[cst.FunctionDef, list[BoolUse]]]:
+        """The module-level defs no transform of this file traces (with slicing, only those a
+        seed of some module hands on: ``ctx.looked_up``), each with the bool uses it would
+        have if every parameter without a default were traced. JAX503 asks the call paths
+        whether a transform in another module traces it. A name bound more than once in the
+        module is left out: the call paths know a def by its name."""
+        ctx = self.ctx
+        p = program(ctx)
+        traced = traced_functions(ctx, p)
+        looked_up = ctx.looked_up
+        out = []
+        for fact, fn in ctx.collector.function_nodes:
+            if type(fn) is not cst.FunctionDef or fn.decorators or fact.class_name or fn in traced:
+                continue
+            if looked_up is not None and fn.name.value not in looked_up:
+                continue
+            if ctx.enclosing_function(fn) is not None or expects_error(ctx, fn):
+                continue
+            if len(p.module_scope.bindings.get(fn.name.value, ())) != 1:
+                continue  # the name is bound again (a notebook's second ``def f``): its uses are not all this def's
+            params = {q.name.value for q in _callable_params(fn) + list(fn.params.kwonly_params) if q.default is None}
+            if not params:
+                continue
+            flow = ValueFlow(ctx, fn, Trace(params, "", fn, False), None, array_evidence(ctx, fn),
+                             container_evidence(ctx, fn), at_evidence(ctx, fn))
+            flow.run(fn.body)
+            if flow.bools:
+                out.append((fn, sorted(flow.bools.values(), key=lambda u: ctx.text_order(u.node))))
+        return out
+
     def keys(self) -> list[Reuse]:
         if self._keys is None:
             ctx = self.ctx

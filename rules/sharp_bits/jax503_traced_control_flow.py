@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
+
 import libcst as cst
 
 from jaxlint.lint.rule import Invalid, Rule
+from jaxlint.model.paths import call_paths
+from jaxlint.model.transforms import TABLE
 
 from .analysis import TRACING_APIS, analysis, exact_lines
-
 
 
 class TracedControlFlow(Rule):
@@ -17,7 +20,8 @@ class TracedControlFlow(Rule):
     traced value: `if`, `elif`, `while`, a conditional expression, `and`/`or`/`not`
     (including `x or default`), `bool()`, `int()` and `float()`. A value is traced when it
     is an argument of a function that `jax.jit`, `vmap`, `pmap`, `shard_map`, or a
-    `lax.scan`/`fori_loop`/`while_loop`/`cond`/`map` body traces, or is computed from one
+    `lax.scan`/`fori_loop`/`while_loop`/`cond`/`map` body traces (also from another
+    module: `jax.jit(layers.relu)` traces `relu` of `layers.py`), or is computed from one
     (arithmetic, comparisons, `jnp`/`lax` functions, array methods). Not reported:
     `static_argnums`/`static_argnames` arguments, arguments with a default value (not
     traced unless passed), `vmap` arguments with `in_axes=None`, `.shape`, `.dtype`,
@@ -65,6 +69,8 @@ class TracedControlFlow(Rule):
     status = "preview"
     help = "Use `jnp.where` / `lax.cond` / `lax.while_loop`, or mark the argument static"
     about = TRACING_APIS
+    reads = ("targets", "call paths")  # a def here that a transform of another module traces
+    context_words = ("jax",)  # the module of such a def may name none of the transforms
 
     VALID = [
         "import jax\nimport jax.numpy as jnp\n@jax.jit\ndef f(x):\n    return jnp.where(x > 0, x, 0.0)\n",
@@ -88,45 +94,96 @@ class TracedControlFlow(Rule):
     def finish(self) -> None:
         ctx = self.ctx
         uses = [u for flow in analysis(ctx).values() for u in flow.bools.values()]
-        if not uses:
-            return
-        lines = exact_lines(ctx, [u.trace.node for u in uses])
-        for u in sorted(uses, key=lambda u: ctx.text_order(u.node)):
-            self.report(u.node, self.message(u, lines))
+        if uses:
+            lines = exact_lines(ctx, [u.trace.node for u in uses])
+            for u in sorted(uses, key=lambda u: ctx.text_order(u.node)):
+                self.report(u.node, self.message(u, lines))
+        # a def traced by a transform in another module: the call paths decide (resolve)
+        for fn, bools in analysis(ctx).elsewhere():
+            ref = ctx.facts.ref(ctx.qualname(fn))
+            for u in bools:
+                data = {"ref": ref, "module": ctx.facts.module, "kind": u.kind, "expr": _short(ctx.code(u.expr)),
+                        "origin": u.origin, "on_argument": _on_argument(u)}
+                self.pending(u.node, data)
 
     def message(self, u, lines) -> str:
         ctx = self.ctx
-        expr = _short(ctx.code(u.expr))
         line = lines.get(u.trace.node)
         where = f"{u.trace.api}" + (f" at line {line}" if line else "")
-        origin = (f"`{expr}` is the traced argument `{u.origin}`" if expr == u.origin
-                  else f"`{expr}` depends on the traced argument `{u.origin}`")
-        static = (f", or mark `{u.origin}` static (`static_argnames='{u.origin}'`) if it selects the program's structure"
-                  if u.trace.static_hint and u.origin in u.trace.params and _on_argument(u) else "")
-        if u.kind in ("int", "float"):
-            return (
-                f"`{u.kind}()` needs a concrete value, but {origin} (traced by {where}): raises "
-                f"`ConcretizationTypeError`. Keep it an array (`{expr}.astype(...)`, `jnp` operations){static}"
-            )
-        what = {
-            "if": "an `if` test",
-            "while": "a `while` test",
-            "ifexp": "a conditional expression",
-            "and": "the left side of `and`",
-            "or": "the left side of `or`",
-            "not": "`not`",
-            "bool": "`bool()`",
-        }[u.kind]
-        fix = {
-            "while": "use `lax.while_loop`",
-            "or": "test `is None` explicitly or use `jnp.where`",
-            "and": "use `jnp.logical_and` / `jnp.where`",
-            "not": "use `jnp.logical_not`",
-        }.get(u.kind, "use `jnp.where(...)` or `lax.cond(...)`")
+        static = u.trace.static_hint and u.origin in u.trace.params and _on_argument(u)
+        return _message(u.kind, _short(ctx.code(u.expr)), u.origin, where, static)
+
+    # -- project phase: a def that a transform of another module traces -----------------
+    @classmethod
+    def resolve(cls, items, project):
+        paths = call_paths(project)
+        layers: dict[str, dict | None] = {}
+        for p in items:
+            d = p.data
+            if project.modules.get(d["module"]) is not project.by_path.get(p.path):
+                continue  # two files with one module name: the reference is ambiguous
+            if d["ref"] not in layers:
+                layers[d["ref"]] = _tracing_layer(paths, d["ref"])
+            layer = layers[d["ref"]]
+            if layer is None:
+                continue
+            where = f"{LABELS.get(layer['api'], layer['api'])} {_where(layer, p.path)}"
+            static = layer["api"] in ("jit", "pjit") and d["on_argument"]
+            yield p, _message(d["kind"], d["expr"], d["origin"], where, static)
+
+
+# the name messages give a layer's transform ("jit" -> "jax.jit")
+LABELS = {q.rsplit(".", 1)[1]: a.label for q, a in TABLE.items() if a.label}
+
+
+def _tracing_layer(paths, ref: str) -> dict | None:
+    """A transform that traces every argument of the function ``ref`` on some use of it
+    (``jax.jit(mod.f)``, ``lax.scan(mod.f, ...)``): the first such layer, or None."""
+    for layers in paths.applied(ref):
+        if all(x.get("plain") for x in layers):
+            for x in layers:
+                if x.get("traces"):
+                    return x
+    return None
+
+
+def _where(layer: dict, here: str) -> str:
+    """``at line 12`` (this file) / ``at train.py:12`` (another one)."""
+    if layer["path"] == here:
+        return f"at line {layer['line']}" if layer["line"] else "in this file"
+    name = os.path.basename(layer["path"])
+    return f"at {name}:{layer['line']}" if layer["line"] else f"in {name}"
+
+
+def _message(kind: str, expr: str, origin: str, where: str, static_hint: bool) -> str:
+    origin_text = (f"`{expr}` is the traced argument `{origin}`" if expr == origin
+                   else f"`{expr}` depends on the traced argument `{origin}`")
+    static = (f", or mark `{origin}` static (`static_argnames='{origin}'`) if it selects the program's structure"
+              if static_hint else "")
+    if kind in ("int", "float"):
         return (
-            f"{what} needs a Python bool, but {origin} (traced by {where}): raises "
-            f"`TracerBoolConversionError`; {fix}{static}"
+            f"`{kind}()` needs a concrete value, but {origin_text} (traced by {where}): raises "
+            f"`ConcretizationTypeError`. Keep it an array (`{expr}.astype(...)`, `jnp` operations){static}"
         )
+    what = {
+        "if": "an `if` test",
+        "while": "a `while` test",
+        "ifexp": "a conditional expression",
+        "and": "the left side of `and`",
+        "or": "the left side of `or`",
+        "not": "`not`",
+        "bool": "`bool()`",
+    }[kind]
+    fix = {
+        "while": "use `lax.while_loop`",
+        "or": "test `is None` explicitly or use `jnp.where`",
+        "and": "use `jnp.logical_and` / `jnp.where`",
+        "not": "use `jnp.logical_not`",
+    }.get(kind, "use `jnp.where(...)` or `lax.cond(...)`")
+    return (
+        f"{what} needs a Python bool, but {origin_text} (traced by {where}): raises "
+        f"`TracerBoolConversionError`; {fix}{static}"
+    )
 
 
 def _on_argument(u) -> bool:

@@ -55,19 +55,25 @@ def test_a_declaring_rule_gets_its_knobs():
     assert (Sub.triggers, Sub.anchors, Sub.callers) == (Declared.triggers, Declared.anchors, "all")
 
 
-def test_a_knob_set_by_hand_wins_and_the_old_spelling_still_works():
+def test_a_narrower_trigger_set_by_hand_wins_and_the_old_spelling_is_refused():
     class Narrower(Rule):
         about = ("jax.custom_vjp",)
         triggers = ("nondiff_argn",)
 
     assert Narrower.triggers == ("nondiff_argn",) and Narrower.anchors == frozenset({"custom_vjp"})
 
-    class Old(Rule):
-        triggers = ("vmap",)
-        anchors = frozenset({"vmap"})
-        callers = "direct"
+    class Catalogue(Rule):
+        reads = "statement"
+        anchors = frozenset()
+        triggers = ("xmap",)
 
-    assert (Old.triggers, Old.anchors, Old.callers, Old.follows_references) == (("vmap",), frozenset({"vmap"}), "direct", True)
+    assert (Catalogue.triggers, Catalogue.anchors, Catalogue.follows_references) == (("xmap",), frozenset(), False)
+
+    for knob, value in (("callers", "direct"), ("method_anchors", frozenset({"defvjp"})),
+                        ("target_transforms", frozenset({"jit"})), ("follows_references", False),
+                        ("call_paths", True)):
+        with pytest.raises(TypeError, match=f"Old sets {knob} by hand: declare `about` and `reads` instead"):
+            type("Old", (Rule,), {"triggers": ("vmap",), knob: value})
 
     class Whole(Rule):
         pass
@@ -93,7 +99,7 @@ HAND_SET = {
     ("rules/migration/jax802_deprecated_api.py", "triggers"),
     ("rules/migration/analysis.py", "anchors"),
 }
-KNOBS = {"triggers", "anchors", "method_anchors", "callers", "target_transforms", "follows_references"}
+KNOBS = {"triggers", "anchors", "method_anchors", "callers", "target_transforms", "follows_references", "call_paths"}
 
 
 def _hand_set_knobs(root: str) -> set[tuple[str, str]]:

@@ -95,8 +95,8 @@ class Rule:
     # words of files it needs that name none of its APIs (where a looked-up def may live)
     context_words: ClassVar[tuple[str, ...]] = ()
 
-    # The knobs, derived from the above (jaxlint/plan/needs.py); a rule may still set one by
-    # hand (a narrower exception, with its reason; or the old spelling, for one release).
+    # The knobs, derived from the above (jaxlint/plan/needs.py); a rule may set ``triggers``
+    # or ``anchors`` by hand, as a narrower exception with its reason (the others: TypeError).
     # Words one of which must occur in a file for the rule to run on it; (): every file.
     triggers: ClassVar[tuple[str, ...]] = ()
     # Names a def must mention for this rule to find anything in it or through it

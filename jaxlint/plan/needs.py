@@ -17,8 +17,10 @@ From these, when the class is created, come the knobs ``jaxlint.lint.engine`` an
 ``callers``, ``target_transforms``, ``follows_references`` and ``call_paths``. Each is sound by
 construction: a file can refer to ``jax.lax.psum`` only by spelling ``psum`` (in the
 import or the call), and to anything under ``jax.random`` only by spelling ``random``.
-A knob a rule sets by hand wins: the few narrower exceptions (each with its reason at
-the rule) and the old spelling of a rule that declares no ``about`` (kept for one release).
+A rule may set two knobs by hand, as a narrower exception with its reason at the rule:
+``triggers`` (JAX306 reports only where its options are spelled; the catalogue rules use
+the catalogue's words) and ``anchors`` (the catalogue rules choose their seeds in
+``seeds()``). The others are derived only: a class that sets one fails when it is made.
 """
 
 from __future__ import annotations
@@ -62,25 +64,31 @@ READS: dict[str, Reads] = {
 }
 
 
+# knobs only ``about`` and ``reads`` give (``triggers`` and ``anchors`` may be set by hand: see above)
+DERIVED_ONLY = ("method_anchors", "callers", "target_transforms", "follows_references", "call_paths")
+
+
 def derive(cls) -> None:
     """Set the pre-filter's and the slicer's knobs of a Rule class from its declaration;
-    knobs the class sets itself are kept."""
+    ``triggers`` and ``anchors`` the class sets itself are kept."""
     own = cls.__dict__
+    by_hand = [k for k in DERIVED_ONLY if k in own]
+    if by_hand:
+        raise TypeError(f"{cls.__name__} sets {', '.join(by_hand)} by hand: declare `about` and `reads` instead "
+                        "(docs/writing-rules.md, \"What a rule may read\")")
     if "about" in own or "context_words" in own:
         about = cls.about
         if about is not None:
             anchors, methods = anchors_of(about, cls.__name__)
             if "anchors" not in own:
                 cls.anchors = anchors
-            if "method_anchors" not in own:
-                cls.method_anchors = methods
+            cls.method_anchors = methods
         if "triggers" not in own and (about is not None or cls.context_words):
             cls.triggers = trigger_words(about or (), cls.context_words)
     if "reads" in own:
         r = reads_of(cls.reads, cls.__name__)
         for knob in ("callers", "target_transforms", "follows_references", "call_paths"):
-            if knob not in own:
-                setattr(cls, knob, getattr(r, knob))
+            setattr(cls, knob, getattr(r, knob))
 
 
 def anchors_of(about, owner: str = "rule") -> tuple[frozenset[str], frozenset[str]]:

@@ -383,7 +383,10 @@ class Uses:
                     var = ctx.facts.ref(f"{q}.{name}" if q else name)
                     if self._rebinds_def(parent):
                         var += REBOUND
-                    return self._use("bind", layers, parent, var=var)
+                    u = self._use("bind", layers, parent, var=var)
+                    if bound:
+                        u["partial"] = True  # ``g = partial(f, x)``: what g passes on is not plain
+                    return u
                 target = parent.targets[0].target if len(parent.targets) == 1 else None
                 if isinstance(target, cst.Attribute) and assigned_value(self.p, target) is cur:
                     return self._use("bind", layers, parent, var=self._attribute_ref(target))

@@ -171,16 +171,18 @@ class CallPaths:
             self._applied(ref, list(decorators), frozenset(), out)
         return out
 
-    def _applied(self, ref: str, layers, seen: frozenset[str], out) -> None:
+    def _applied(self, ref: str, layers, seen: frozenset[str], out, bound: bool = False) -> None:
+        """``bound``: a ``partial`` bound some arguments on the way (``g = partial(f, x)``):
+        the layers after it are not plain."""
         if ref in seen or len(seen) > MAX_DEPTH:
             return
         for u in self.uses.get(ref, []):
             if u["guarded"]:
                 continue
-            more = layers + u["layers"]
+            more = layers + ([dict(x, plain=False) for x in u["layers"]] if bound else u["layers"])
             out.append(more)
             if u["kind"] == "bind" and u["var"]:
-                self._applied(self.canonical(u["var"]), more, seen | {ref}, out)
+                self._applied(self.canonical(u["var"]), more, seen | {ref}, out, bound or bool(u.get("partial")))
 
     def _under_foreign_transforms(self, ref: str) -> bool:
         """A method nothing here calls, in a module using flax/haiku/...: their module

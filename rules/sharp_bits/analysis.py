@@ -781,8 +781,10 @@ class FileAnalysis:
             flow = ValueFlow(ctx, fn, Trace(params, "", fn, False), None, array_evidence(ctx, fn),
                              container_evidence(ctx, fn), at_evidence(ctx, fn))
             flow.run(fn.body)
-            if flow.bools:
-                out.append((fn, sorted(flow.bools.values(), key=lambda u: ctx.text_order(u.node))))
+            optional = {q.name.value for q in _callable_params(fn) + list(fn.params.kwonly_params) if q.default is not None}
+            bools = [u for u in flow.bools.values() if not _under_option(ctx, u.node, fn, optional)]
+            if bools:
+                out.append((fn, sorted(bools, key=lambda u: ctx.text_order(u.node))))
         return out
 
     def keys(self) -> list[Reuse]:
@@ -800,6 +802,24 @@ class FileAnalysis:
                     found.setdefault(n, r)
             self._keys = sorted(found.values(), key=lambda r: ctx.text_order(r.node))
         return self._keys
+
+
+def _under_option(ctx, node, fn, optional: set[str]) -> bool:
+    """Does the node run only for some values of a parameter with a default (inside an
+    ``if``/``while`` whose test reads one)? A transform elsewhere may never take that path
+    (``if not check: if not jnp.allclose(x, 1): raise``, jitted without ``check``)."""
+    if not optional:
+        return False
+    inner = node
+    for a in ctx.ancestors(node):
+        if a is fn:
+            return False
+        if type(a) in (cst.If, cst.While) and a.test is not inner:
+            names = [a.test] + ctx.descendants(a.test)
+            if any(type(n) is cst.Name and n.value in optional for n in names):
+                return True
+        inner = a
+    return False
 
 
 def _expressions_of(ctx, body) -> list[cst.CSTNode]:

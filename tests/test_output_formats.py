@@ -228,7 +228,7 @@ def test_sarif_rules_come_from_the_rule_docs(project: Path) -> None:
     run = doc["runs"][0]
     driver = run["tool"]["driver"]
     assert (driver["name"], driver["version"]) == ("jaxlint", __version__)
-    assert driver["informationUri"].startswith("https://")
+    assert "informationUri" not in driver  # pyproject.toml declares no project URL: no link is made up
     assert [r["id"] for r in driver["rules"]] == ["JAX002", "JAX801"]
     for desc in driver["rules"]:
         rule = rule_by_code(desc["id"])
@@ -236,8 +236,8 @@ def test_sarif_rules_come_from_the_rule_docs(project: Path) -> None:
         assert desc["name"] == rule.name
         assert desc["shortDescription"]["text"] == rule.summary
         assert desc["fullDescription"]["text"] == sections["What it does"]
-        assert desc["help"]["text"] == sections["Why is this bad?"]
-        assert desc["help"]["markdown"] == rule.documentation()
+        assert desc["help"]["text"] == desc["help"]["markdown"] == rule.documentation()
+        assert "helpUri" not in desc
         assert desc["defaultConfiguration"]["level"] == ("warning" if rule.is_preview() else "error")
     assert len(run["results"]) == len(plain) == 6
     for res, d in zip(run["results"], plain):
@@ -351,3 +351,22 @@ def test_full_underline_counts_wide_characters_as_two_cells(tmp_path):
     carets = lines[src + 1]
     # `x = "数据"; y = ` is 14 characters but 16 terminal cells
     assert carets == "  | " + " " * 16 + "^" * 12 + " JAX801"
+
+
+def test_links_only_to_a_repository_the_project_declares(monkeypatch, sarif_schema: dict) -> None:
+    from jaxlint.report import json_format, links
+
+    assert links.repository(["Homepage, https://jaxlint.dev", "Repository, https://github.com/o/jaxlint.git"]) \
+        == "https://github.com/o/jaxlint"
+    assert links.repository(["Documentation, https://github.com/o/jaxlint"]) is None
+    assert links.repository([]) is None
+    assert links.project_url() is None  # this checkout's pyproject.toml declares none
+    diags = [_diag(path="a.py", code="JAX002")]
+    assert json.loads(json_format.render(diags))[0]["url"] is None
+    monkeypatch.setattr(links, "project_url", lambda: "https://github.com/o/jaxlint")
+    assert json.loads(json_format.render(diags))[0]["url"] == "https://github.com/o/jaxlint/blob/main/docs/rules.md#jax002"
+    doc = json.loads(sarif.render(diags))
+    driver = doc["runs"][0]["tool"]["driver"]
+    assert driver["informationUri"] == "https://github.com/o/jaxlint"
+    assert driver["rules"][0]["helpUri"] == "https://github.com/o/jaxlint/blob/main/docs/rules.md#jax002"
+    _validate(doc, sarif_schema)

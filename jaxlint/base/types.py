@@ -56,10 +56,6 @@ class Diagnostic:
     def sort_key(self) -> tuple[Any, ...]:
         return (self.path, self.cell or 0, self.start.line, self.start.column, self.code, self.message)
 
-    @property
-    def url(self) -> str:
-        return f"https://github.com/jaxlint/jaxlint/blob/main/docs/rules.md#{self.code.lower()}"
-
 
 @dataclass(slots=True)
 class Pending:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from jaxlint.base.types import Diagnostic, Position
+from jaxlint.report.links import rule_url
 
 
 def _pos(p: Position) -> dict[str, int]:
@@ -28,7 +29,7 @@ def as_dict(d: Diagnostic) -> dict:
         "filename": d.path,
         "location": _pos(d.start),
         "end_location": _pos(d.end),
-        "url": d.url,
+        "url": rule_url(d.code),  # None unless the project declares its repository (links.py)
         "fix": fix,
         **_cell(d),
     }

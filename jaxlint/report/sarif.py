@@ -1,5 +1,8 @@
 """SARIF 2.1.0 for code scanning, with a ``rules`` array built from each rule's documentation.
 
+The documentation is inline (``help``): jaxlint links to no web page the project does
+not declare (``jaxlint/report/links.py``).
+
 Only the rules that have results are described: the log stays small, and the same
 findings give the same bytes however many rules the installation has.
 """
@@ -9,27 +12,31 @@ from __future__ import annotations
 import json
 
 from jaxlint import __version__
+from jaxlint.report import links
 from jaxlint.report.paths import uri
 from jaxlint.base.types import Diagnostic, Position
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-INFO_URI = "https://github.com/jaxlint/jaxlint"
-DOCS_URI = f"{INFO_URI}/blob/main/docs/rules.md"
 
 
 def rule_descriptor(r) -> dict:
-    """A SARIF ``reportingDescriptor`` from a Rule class's documented sections."""
+    """A SARIF ``reportingDescriptor`` from a Rule class's documentation, given inline (the
+    same text as ``jaxlint rule CODE``); a ``helpUri`` only where the project declares its
+    repository (``jaxlint/report/links.py``)."""
     sections = r.doc_sections()
-    return {
+    out = {
         "id": r.code,
         "name": r.name,
         "shortDescription": {"text": r.summary},
         "fullDescription": {"text": sections.get("What it does", r.summary)},
-        "help": {"text": sections.get("Why is this bad?", r.summary), "markdown": r.documentation()},
-        "helpUri": f"{DOCS_URI}#{r.code.lower()}",
-        "defaultConfiguration": {"level": "warning" if r.is_preview() else "error"},
-        "properties": {"status": r.status, "fix": r.fix_availability},
+        "help": {"text": r.documentation(), "markdown": r.documentation()},
     }
+    url = links.rule_url(r.code)
+    if url:
+        out["helpUri"] = url
+    out["defaultConfiguration"] = {"level": "warning" if r.is_preview() else "error"}
+    out["properties"] = {"status": r.status, "fix": r.fix_availability}
+    return out
 
 
 def _rules(codes: set[str]) -> list[dict]:
@@ -83,19 +90,16 @@ def result(d: Diagnostic, rule_index: dict[str, int]) -> dict:
 def render(diagnostics: list[Diagnostic], **_) -> str:
     rules = _rules({d.code for d in diagnostics})
     index = {r["id"]: i for i, r in enumerate(rules)}
+    driver = {"name": "jaxlint", "version": __version__}
+    if links.project_url():
+        driver["informationUri"] = links.project_url()
+    driver["rules"] = rules
     doc = {
         "$schema": SCHEMA,
         "version": "2.1.0",
         "runs": [
             {
-                "tool": {
-                    "driver": {
-                        "name": "jaxlint",
-                        "version": __version__,
-                        "informationUri": INFO_URI,
-                        "rules": rules,
-                    }
-                },
+                "tool": {"driver": driver},
                 "results": [result(d, index) for d in diagnostics],
                 "columnKind": "unicodeCodePoints",
             }

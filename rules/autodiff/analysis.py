@@ -645,6 +645,7 @@ class GradRule(Rule):
     """Collects grad-like sites in ``finish`` and decides them in the project phase."""
 
     about = tuple(GRAD_APIS)
+    quiet_where_expected = True  # silent where the code expects the error (model/expected.py)
     reads = "jit of targets"  # static_params: jit of the target, in its module
     # files that may define the function a grad in another module differentiates
     context_words = ("argnums", "has_aux", "jnp", "jax.numpy", "loss")

@@ -291,12 +291,13 @@ class Summarizer:
         """Is the def's name bound otherwise in its scope (the program model's bindings: an
         assignment, import, loop target...), other than by a signature-preserving transform of
         it (``f = jax.jit(f)``)? Then what a grad elsewhere names may not be it. (Another def
-        of the name is not counted: each def has its own summary, ``f#2``.)"""
+        of the name is not counted: each def has its own summary, ``f#2``; nor a class, which
+        the slicer may blank.)"""
         b = program(self.ctx).binding_of_value(node)
         if b is None:
             return True
         for x in b.scope.bindings.get(b.name, ()):
-            if x is b or x.kind == "def":
+            if x is b or x.kind in ("def", "class"):
                 continue
             t = self.ctx.transform_for(x.value) if x.kind == "assign" and type(x.value) is cst.Call else None
             if t is None or t.api not in ARITY_PRESERVING or t.partial_args or t.partial_keywords or t.chain:

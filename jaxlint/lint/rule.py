@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Literal
 import libcst as cst
 
 from jaxlint.plan.needs import derive
+from jaxlint.model.expected import runs_where_expected
 from jaxlint.base.types import Applicability, Pending
 
 if TYPE_CHECKING:
@@ -124,12 +125,25 @@ class Rule:
         self.options = {**self.default_options, **(options or {})}
         self.reports: list[Report] = []
 
+    # code that expects the error ---------------------------------------------------
+    # True: a finding (or candidate) is dropped where the code runs only where the error it
+    # predicts is expected (``with self.assertRaises(...)``, ``pytest.raises(Err, f)``, a def
+    # used only there: jaxlint/model/expected.py, ``runs_where_expected``)
+    quiet_where_expected: ClassVar[bool] = False
+
+    def _expected(self, node: cst.CSTNode) -> bool:
+        return self.quiet_where_expected and runs_where_expected(self.ctx, node)
+
     # reporting -------------------------------------------------------------------
     def report(self, node: cst.CSTNode, message: str, *, fix: RuleFix | None = None) -> None:
+        if self._expected(node):
+            return
         self.reports.append(Report(node, message, fix, None, self.code))
 
     def pending(self, node: cst.CSTNode, data: dict[str, Any], *, fix: RuleFix | None = None) -> None:
         """Record a candidate whose verdict ``resolve`` gives after every file is read."""
+        if self._expected(node):
+            return
         self.reports.append(Report(node, "", fix, data, self.code))
 
     def finish(self) -> None:

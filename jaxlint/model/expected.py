@@ -1,16 +1,65 @@
-"""Where the code expects an error: inside ``with self.assertRaises(...)`` or
-``pytest.raises(...)`` the failure is the point of the test, so rules stay silent there
-(JAX104/JAX105, the sharp-bits family, JAX201's call paths)."""
+"""Where the code expects an error: there the failure is the point of the test, so the
+rules that predict that failure stay silent.
+
+Two answers, the second wider than the first:
+- ``expects_error(ctx, node)``: the node runs where the error is caught: inside
+  ``with self.assertRaises...(...)`` / ``pytest.raises(...)``, or inside the callable that
+  the callable form is given (``self.assertRaises(Err, f, *args)``,
+  ``assertRaisesRegex(Err, msg, f, ...)``, ``pytest.raises(Err, f, ...)``,
+  ``jtu.check_raises(lambda: ..., Err, msg)``, ``check_raises_regexp``).
+- ``runs_where_expected(ctx, node)``: that, or the node lies in a definition that runs
+  only there: a local def (with its decorators), a local ``name = value``, whose every use
+  the program model sees is such a place; a rule function registered by ``f.defvjp`` /
+  ``f.defjvp`` runs where ``f`` is differentiated, so there every use of ``f`` counts
+  except the registration and a direct call ``f(x)`` in a test function or at module level
+  (that runs ``f`` itself, not its rules). A use the model cannot see (a module-level or
+  class-level name, a read that may be another binding, a decorator it does not know)
+  means no.
+
+Rules declare ``quiet_where_expected`` (jaxlint/lint/rule.py) to be filtered by the second;
+the sharp-bits family, JAX104/JAX105's call sites and the call paths read the first.
+"""
 
 from __future__ import annotations
 
 import libcst as cst
 
+from jaxlint.base.literals import UNKNOWN
 from jaxlint.base.names import dotted
 
 RAISES_CONTEXTS = frozenset(
-    {"assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "assertRaisesWithLiteralMatch", "raises"}
+    {
+        "assertRaises",
+        "assertRaisesRegex",
+        "assertRaisesRegexp",
+        "assertRaisesWithLiteralMatch",
+        "assertRaisesWithPredicateMatch",
+        "raises",
+        "assert_raises",
+        "assert_raises_regex",
+    }
 )
+# the callable forms: which positional argument is the callable that must raise
+CALLABLE_AT = {
+    "assertRaises": 1,
+    "assertRaisesRegex": 2,
+    "assertRaisesRegexp": 2,
+    "assertRaisesWithLiteralMatch": 2,
+    "assertRaisesWithPredicateMatch": 2,
+    "raises": 1,
+    "assert_raises": 1,
+    "assert_raises_regex": 2,
+    "check_raises": 0,
+    "check_raises_regexp": 0,
+}
+# ``f.defvjp(fwd, bwd)``, ``@f.defjvp``: the rule functions run where ``f`` is differentiated
+REGISTRATIONS = frozenset({"defvjp", "defjvp", "defjvps"})
+_DEPTH = 4  # definitions followed through their uses (``g = jax.vmap(f)``, then ``g``'s uses)
+
+
+def _last_name(f: cst.BaseExpression) -> str | None:
+    t = type(f)
+    return f.attr.value if t is cst.Attribute else f.value if t is cst.Name else None
 
 
 def raises_context(item: cst.WithItem, also: tuple[str, ...] = ()) -> bool:
@@ -19,19 +68,161 @@ def raises_context(item: cst.WithItem, also: tuple[str, ...] = ()) -> bool:
     e = item.item
     if type(e) is not cst.Call:
         return False
-    f = e.func
-    name = f.attr.value if type(f) is cst.Attribute else f.value if type(f) is cst.Name else None
-    if name in RAISES_CONTEXTS:
+    if _last_name(e.func) in RAISES_CONTEXTS:
         return True
     if also:
-        full = dotted(f)
+        full = dotted(e.func)
         return bool(full) and any(word in full for word in also)
     return False
 
 
+def callable_raises(call: cst.Call, arg: cst.Arg) -> bool:
+    """Is ``arg`` the callable of a callable-form assertion (``self.assertRaises(Err, arg, ...)``,
+    ``jtu.check_raises(arg, Err, msg)``; see ``CALLABLE_AT``)?"""
+    at = CALLABLE_AT.get(_last_name(call.func) or "")
+    if at is None or arg.keyword is not None or arg.star:
+        return False
+    positional = [a for a in call.args if a.keyword is None]
+    if any(a.star for a in positional[:at]):
+        return False
+    return at < len(positional) and positional[at] is arg
+
+
 def expects_error(ctx, node: cst.CSTNode, also: tuple[str, ...] = ()) -> bool:
-    """Is ``node`` inside a ``with`` block that expects an error (see ``raises_context``)?"""
+    """Does ``node`` run where an error is expected: inside a ``with`` block that expects one
+    (see ``raises_context``), or inside the callable of a callable form (``callable_raises``)?"""
+    child = node
     for a in ctx.ancestors(node):
-        if type(a) is cst.With and any(raises_context(i, also) for i in a.items):
+        t = type(a)
+        if t is cst.With:
+            if any(raises_context(i, also) for i in a.items):
+                return True
+        elif t is cst.Call and type(child) is cst.Arg and callable_raises(a, child):
             return True
+        child = a
     return False
+
+
+def runs_where_expected(ctx, node: cst.CSTNode) -> bool:
+    """Does the code at ``node`` run only where an error is expected (see module doc)?"""
+    memo = ctx.shared.setdefault("expected", {})
+    if node not in memo:
+        from . import program
+
+        memo[node] = _runs(ctx, program(ctx), node, 0, frozenset()) is True
+    return memo[node]
+
+
+def _runs(ctx, p, node: cst.CSTNode, depth: int, seen: frozenset) -> bool | None:
+    """True: ``node`` runs only where an error is expected; False: it may run elsewhere;
+    None: only where a definition already being followed runs (a recursive use)."""
+    if expects_error(ctx, node):
+        return True
+    if depth >= _DEPTH:
+        return False
+    verdict: bool | None = False
+    for kind, what in _definitions(ctx, p, node):
+        if kind == "uses":
+            found = None if what in seen else _all_uses(ctx, p, what, depth, seen | {what})
+        else:
+            found = _differentiated_only_where_expected(ctx, p, what, depth, seen)
+        if found:
+            return True
+        if found is None:
+            verdict = None
+    return verdict
+
+
+def _definitions(ctx, p, node: cst.CSTNode):
+    """The definitions around ``node`` whose uses decide when it runs, innermost first:
+    ``("uses", binding)`` for a local def or ``name = value``, ``("rule", f)`` for code
+    registered as a rule of the custom-derivative function named ``f``."""
+    child = node
+    for a in ctx.ancestors(node):
+        t = type(a)
+        if t is cst.FunctionDef and child is not a.params:
+            for d in a.decorators:
+                dec = d.decorator
+                if type(dec) is cst.Attribute and dec.attr.value in REGISTRATIONS:
+                    yield "rule", dec.value
+            if p.value(a) is not UNKNOWN:  # a decorator it does not know may keep the def
+                b = p.binding_of_value(a)
+                if b is not None:
+                    yield "uses", b
+        elif t is cst.Call and type(child) is cst.Arg:
+            f = a.func
+            if type(f) is cst.Attribute and f.attr.value in REGISTRATIONS:
+                yield "rule", f.value
+        elif t in (cst.Assign, cst.AnnAssign) and child is a.value:
+            b = p.binding_of_value(a.value)
+            if b is not None:
+                yield "uses", b
+        child = a
+
+
+def _local_reads(p, b) -> list[cst.Name] | None:
+    """Every read of a function-local binding, or None when the model cannot see them all."""
+    if b.scope.kind not in ("function", "lambda") or b.anywhere:
+        return None
+    reads, complete = p.references(b)
+    return reads if complete and reads else None
+
+
+def _all_uses(ctx, p, b, depth: int, seen: frozenset) -> bool:
+    """Does every read of the local ``b`` run where an error is expected (at least one)?"""
+    reads = _local_reads(p, b)
+    if reads is None:
+        return False
+    return _every(_runs(ctx, p, r, depth + 1, seen) for r in reads)
+
+
+def _every(verdicts) -> bool:
+    """No use may run elsewhere, and one at least runs where the error is expected."""
+    expected = False
+    for v in verdicts:
+        if v is False:
+            return False
+        expected = expected or v is True
+    return expected
+
+
+def _differentiated_only_where_expected(ctx, p, f: cst.BaseExpression, depth: int, seen: frozenset) -> bool | None:
+    """Is the custom-derivative function ``f`` differentiated only where an error is
+    expected (its rules run nowhere else), at least once? None: ``f`` is being followed."""
+    if type(f) is not cst.Name:
+        return False
+    b = p.binding(f)
+    if b is None:
+        return False
+    if b in seen:
+        return None
+    reads = _local_reads(p, b)
+    if reads is None:
+        return False
+    return _every(_rule_runs(ctx, p, r, depth, seen | {b}) for r in reads)
+
+
+def _rule_runs(ctx, p, r: cst.Name, depth: int, seen: frozenset) -> bool | None:
+    """Does the use ``r`` of a custom-derivative function run its rules only where an
+    error is expected? The registration and a direct call that nothing differentiates
+    do not run them (None)."""
+    parent = ctx.parent(r)
+    if type(parent) is cst.Attribute and parent.value is r and parent.attr.value in REGISTRATIONS:
+        return None  # the registration itself
+    if type(parent) is cst.Call and parent.func is r and _undifferentiated(ctx, r):
+        return None  # ``f(x)`` runs the primal, not the rules
+    return _runs(ctx, p, r, depth + 1, seen)
+
+
+def _undifferentiated(ctx, node: cst.CSTNode) -> bool:
+    """Code nothing differentiates: at module level, or directly in a test function (a
+    ``test*`` def at module level or in a class, which the test runner calls)."""
+    fn = ctx.enclosing_function(node)
+    if fn is None:
+        return True
+    if type(fn) is not cst.FunctionDef or not fn.name.value.startswith("test"):
+        return False
+    holder = ctx.parent(fn)
+    return type(holder) is cst.Module or (
+        type(holder) is cst.IndentedBlock and type(ctx.parent(holder)) is cst.ClassDef
+    )

@@ -66,6 +66,7 @@ class PmapUnreplicatedInput(Rule):
     """
 
     code = "JAX204"
+    quiet_where_expected = True  # silent where the code expects the error (model/expected.py)
     name = "pmap-unreplicated-input"
     summary = "A single PRNG key or unreplicated parameters passed where a `pmap` maps its argument"
     status = "preview"

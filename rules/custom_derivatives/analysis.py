@@ -17,6 +17,7 @@ from typing import Any
 import libcst as cst
 
 from jaxlint.model import Transformed, program
+from jaxlint.model.arrays import TAKES_SEQUENCES, call_kind, public_name
 from jaxlint.model.returns import return_statements
 from jaxlint.lint.rule import Rule, RuleFix
 
@@ -655,10 +656,12 @@ class FileAnalysis:
 
 
 def _is_array_call(ctx, call: cst.Call) -> bool:
-    """A jax.numpy / jax.lax / numpy function, or a transformed function (the primal itself):
-    its arguments are arrays, not tuples it unpacks."""
-    q = ctx.resolve(call.func) or ""
-    if q.startswith(("jax.numpy.", "jax.lax.", "numpy.", "jax.nn.", "jax.scipy.")):
+    """A call whose arguments are arrays, not tuples it unpacks: a JAX or NumPy function that
+    makes an array (``model/arrays.py``: not one that takes sequences, such as ``jnp.stack``,
+    nor one that keeps a pytree or returns a Python value), or a transformed function (the
+    primal itself)."""
+    q = public_name(ctx.resolve(call.func))
+    if q and call_kind(q) in ("array", "numpy") and q.rsplit(".", 1)[1] not in TAKES_SEQUENCES:
         return True
     return type(program(ctx).value(call.func)) is Transformed
 
@@ -724,6 +727,7 @@ class CustomDerivativeRule(Rule):
     """Base of the JAX3xx pairing rules: report local verdicts, defer cross-module ones."""
 
     roles: tuple[str, ...] = ()
+    quiet_where_expected = True  # silent where the code expects the error (model/expected.py)
     about = ("jax.custom_vjp", "jax.custom_jvp", ".defvjp", ".defjvp", ".defjvps")
     # files that may define a rule a registration in another module names (``f_fwd``, ``my_vjp``)
     context_words = ("vjp", "jvp", "fwd", "bwd")

@@ -74,6 +74,7 @@ class VmapMapsSharedParam(Rule):
     """
 
     code = "JAX101"
+    quiet_where_expected = True  # silent where the code expects the error (model/expected.py)
     name = "vmap-maps-shared-param"
     summary = "`vmap` maps a parameter the function uses as shared weights"
     status = "stable"

@@ -5,7 +5,8 @@ Not a test: run it by hand on trees of real JAX code, e.g.
     python tests/bench/mutate.py /work/corpus/jax /work/corpus/flax --max 40
 
 It finds correct sites whose mistake is decidable from the file itself (the mapped or
-differentiated function is a def of the same file), injects one mistake per mutant,
+differentiated function is a def of the same file; not code that expects an error, inside
+``with pytest.raises(...)`` or the like, where the mistake is the point), injects one mistake per mutant,
 checks that the mutant still parses, lints it (JAX1xx-JAX4xx, preview on) and counts a
 mutant as detected when a finding of the mutation's family appears that the unmutated
 file does not have. Mutations:
@@ -127,6 +128,25 @@ def keyword(call: ast.Call, name: str) -> ast.keyword | None:
     return next((k for k in call.keywords if k.arg == name), None)
 
 
+def expecting(tree: ast.Module) -> set[ast.AST]:
+    """The calls that run where the code expects an error (inside ``with pytest.raises(...)``,
+    the callable of ``self.assertRaises(Err, f)``; jaxlint/model/expected.py's tables): the
+    mistake is the point of such code, so they are no correct sites to mutate."""
+    from jaxlint.model.expected import CALLABLE_AT, RAISES_CONTEXTS
+
+    roots: list[ast.AST] = []
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.With, ast.AsyncWith)):
+            if any(isinstance(i.context_expr, ast.Call) and last_name(i.context_expr.func) in RAISES_CONTEXTS
+                   for i in n.items):
+                roots += n.body
+        elif isinstance(n, ast.Call) and last_name(n.func) in CALLABLE_AT:
+            at = CALLABLE_AT[last_name(n.func)]
+            if at < len(n.args) and not any(isinstance(a, ast.Starred) for a in n.args[:at + 1]):
+                roots.append(n.args[at])
+    return {c for r in roots for c in ast.walk(r) if isinstance(c, ast.Call)}
+
+
 def mutants(path: str, text: str):
     """(mutation name, family, mutated text) for every site of the file."""
     try:
@@ -136,8 +156,9 @@ def mutants(path: str, text: str):
     src = Source(text)
     names = from_jax(tree)
     defs = defs_by_name(tree)
+    skip = expecting(tree)
     for call in ast.walk(tree):
-        if not isinstance(call, ast.Call) or not call.args:
+        if not isinstance(call, ast.Call) or not call.args or call in skip:
             continue
         api = jax_api(call, names)
         if api is None:

@@ -164,3 +164,40 @@ def test_a_local_variable_hides_an_outer_def_of_the_same_name():
         "def outer(p):\n    return grad(g)(p)\n"
     )
     assert [(c, line) for c, line, _ in found(source)] == [("JAX403", 11)]
+
+
+def _lint_project(tmp_path, files: dict[str, str]) -> list[tuple[str, int, str]]:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    settings = testing.settings_for(*ALL)
+    settings.root = str(tmp_path)
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        run = lint_paths(["."], settings, jobs=1)
+    finally:
+        os.chdir(cwd)
+    return [(os.path.basename(d.path), d.start.line, d.code) for d in run.diagnostics]
+
+
+def test_an_imported_def_whose_name_its_module_rebinds_is_unknown(tmp_path):
+    # what ``from losses import loss`` gets is the module's last binding of ``loss``; a rebinding
+    # in another scope (a local, an attribute) or a jit of the def itself does not change it
+    losses = (
+        "import jax\nimport jax.numpy as jnp\n\n"
+        "def loss(params, x):\n    return jnp.sum(params * x), x\n\n"
+        "def pair(params, x):\n    return jnp.sum(params * x), x\n\n"
+        "def jitted(params, x):\n    return jnp.sum(params * x), x\n\n"
+        "def step(p):\n    pair = p\n    return pair\n\n"
+        "step.loss = None\n"
+        "jitted = jax.jit(jitted)\n"
+        "if jnp.ones(1).size:\n    loss = jnp.sum\n"
+    )
+    train = (
+        "import jax\nfrom losses import jitted, loss, pair\n\n"
+        "a = jax.grad(loss)\nb = jax.grad(pair)\nc = jax.grad(jitted)\n"
+    )
+    assert _lint_project(tmp_path, {"losses.py": losses, "train.py": train}) == [
+        ("train.py", 5, "JAX403"),
+        ("train.py", 6, "JAX403"),
+    ]

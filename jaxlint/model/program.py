@@ -102,6 +102,8 @@ class Program:
         """(reads that can only be ``b``, True when no other read may also be ``b``)."""
         sure, complete = [], True
         for read in self._reads_by_name.get(b.name, ()):
+            if b.scope is not self.module_scope and not self._within(read, b.scope):
+                continue  # a local is read only inside its scope (cheap to rule out, unlike ``reaching``)
             found = self.reaching(read)
             if b in found:
                 if len(found) == 1:
@@ -109,6 +111,13 @@ class Program:
                 else:
                     complete = False
         return sure, complete
+
+    def _within(self, read: cst.Name, scope: Scope) -> bool:
+        r = self._reads.get(read)
+        s = r.scope if r is not None else None
+        while s is not None and s is not scope:
+            s = s.parent
+        return s is not None
 
     def binding_of_value(self, node: cst.CSTNode) -> Binding | None:
         """The binding a whole right-hand side (``name = node``) or a def creates."""

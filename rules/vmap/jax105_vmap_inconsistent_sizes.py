@@ -62,7 +62,7 @@ class VmapInconsistentSizes(Rule):
     def finish(self) -> None:
         ctx = self.ctx
         for mc in mapped_calls(ctx):
-            sized = [(m, m.shape.axis(m.axis)) for m in mc.mapped if in_rank(m)]
+            sized = [(m, m.shape.axis(m.axis)) for m in mc.mapped if m.leaf is None and in_rank(m)]
             sized = [(m, n) for m, n in sized if n is not None]
             if mc.axis_size is not None:
                 for m, n in sized:

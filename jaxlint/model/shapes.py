@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from .values import External
+from .values import External, Function, Transformed
 
 _DEPTH = 30
 
@@ -64,7 +64,7 @@ SCALAR_BY_DEFAULT = frozenset(f"jax.random.{f}" for f in ("normal", "uniform", "
                                                           "cauchy", "exponential"))
 DIMS = frozenset({"numpy.random.randn", "numpy.random.rand"})  # the dimensions as arguments
 LIKE = frozenset(f"{m}.{f}_like" for m in _NP for f in ("ones", "zeros", "empty", "full"))
-SAME = frozenset({f"{m}.{f}" for m in _NP for f in ("asarray", "array")})
+SAME = frozenset({f"{m}.{f}" for m in _NP for f in ("asarray", "array")} | {"jax.device_put"})
 RESHAPES = frozenset(f"{m}.reshape" for m in _NP)
 STACKS = frozenset(f"{m}.stack" for m in _NP)
 CONCATS = frozenset(f"{m}.concatenate" for m in _NP)
@@ -211,6 +211,8 @@ def _shaped_value(p, expr) -> bool:
 
 
 def _binding_shape(p, b) -> Shape | None:
+    if b.kind == "param":
+        return _param_shape(p, b)
     if b.kind not in ("assign", "walrus") or b.value is None:
         return None
     inner = p.unpacked(b.value, b.unpack)
@@ -222,6 +224,42 @@ def _binding_shape(p, b) -> Shape | None:
     if s is None or not s.dims:
         return None
     return Shape(s.dims[1:], s.exact)
+
+
+def _param_shape(p, b) -> Shape | None:
+    """A parameter of a def nested in a function (all its calls are in that function's
+    unit), undecorated or under ``jit``, that every call gives an argument of one shape."""
+    from .program import FORWARDING_TRANSFORMS
+
+    fn = b.scope.node
+    if type(fn) is not cst.FunctionDef or b.scope.parent is None or b.scope.parent.kind != "function":
+        return None
+    if fn.decorators:
+        v = p.value(fn)
+        if type(v) is not Transformed or v.api not in FORWARDING_TRANSFORMS or v.star_kwargs \
+                or type(v.target) is not Function or v.target.node is not fn:
+            return None
+    params = fn.params
+    positional = [*params.posonly_params, *params.params]
+    if params.star_arg is not cst.MaybeSentinel.DEFAULT and type(params.star_arg) is not cst.ParamStar:
+        return None
+    where = next((i for i, x in enumerate(positional) if x is b.node), None)
+    keyword = b.node.name.value
+    calls, complete = p.invocations(fn)
+    if not complete or not calls:
+        return None
+    found: Shape | None = None
+    for call in calls:
+        if any(a.star for a in call.args):
+            return None
+        given = [a.value for a in call.args if a.keyword is None]
+        arg = given[where] if where is not None and where < len(given) else next(
+            (a.value for a in call.args if a.keyword is not None and a.keyword.value == keyword), None)
+        s = shape(p, arg) if arg is not None else None
+        if s is None or (found is not None and s != found):
+            return None
+        found = s
+    return found
 
 
 def _broadcast(a: Shape | None, b: Shape | None) -> Shape | None:

@@ -22,7 +22,7 @@ class Mapped:
     position: int
     axis: int
     shape: Shape
-    sliced: int | None = None  # the axis an outer vmap slices the argument along first
+    sliced: tuple[int, ...] | None = None  # the axes outer vmaps slice the argument along, innermost first
     leaf: str | None = None  # a pytree display: how its lowest-rank leaf is built (``shape`` is that leaf's)
 
 
@@ -73,7 +73,7 @@ def mapped_calls(ctx) -> list[MappedCall]:
             axes = _axes(site, len(given_args), p)
             if axes is None:
                 continue
-            mapped = [Mapped(a, i, axis, _leaf(s)[0], sliced, _leaf(s)[2])
+            mapped = [Mapped(a, i, axis, _leaf(s)[0], sliced, _leaf(s)[1])
                       for i, ((a, s, sliced), axis) in enumerate(zip(given_args, axes))
                       if axis is not None and s is not None]
             out.append(MappedCall(site, call, mapped, axis_size))
@@ -81,30 +81,32 @@ def mapped_calls(ctx) -> list[MappedCall]:
     return out
 
 
-def _given(ctx, site: VmapSite, sites: list[VmapSite]):
-    """(call, [(positional arg, shape the function gets, axis an outer vmap sliced)]) for the
-    direct calls of the site, and for those of an outer vmap whose target it is."""
+def _given(ctx, site: VmapSite, sites: list[VmapSite], depth: int = 0):
+    """(call, [(positional arg, shape the function gets, axes outer vmaps sliced)]) for the
+    direct calls of the site, and for those of the outer vmaps whose target it is (a vmap of
+    a vmap of it, too)."""
     p = program(ctx)
     for call in _plain_calls(ctx, site):
         yield call, [(a, _arg_shape(ctx, a.value, call), None) for a in call.args if a.keyword is None]
     for outer in sites:
-        if outer.app.target is not site.app or outer.kwargs_unknown:
+        if outer.app.target is not site.app or outer.kwargs_unknown or depth > 4:
             continue
-        for call in _plain_calls(ctx, outer):
-            positional = [a for a in call.args if a.keyword is None]
-            axes = _axes(outer, len(positional), p)
+        for call, outer_given in _given(ctx, outer, sites, depth + 1):
+            axes = _axes(outer, len(outer_given), p)
             if axes is None:
                 continue
             given = []
-            for a, k in zip(positional, axes):
-                s = shape(p, a.value)
-                given.append((a, s if k is None or s is None else _without(s, k), k))
+            for (a, s, before), k in zip(outer_given, axes):
+                if isinstance(s, tuple):
+                    s = None  # a pytree's leaves: not followed through another level
+                sliced = before if k is None else (k, *(before or ()))
+                given.append((a, s if k is None or s is None else _without(s, k), sliced))
             yield call, given
 
 
-def _leaf(s) -> tuple[Shape, None, str | None]:
-    """(shape, sliced, leaf text) of what _arg_shape gives."""
-    return (s[0], None, s[1]) if isinstance(s, tuple) else (s, None, None)
+def _leaf(s) -> tuple[Shape, str | None]:
+    """(shape, leaf text) of what _arg_shape gives."""
+    return s if isinstance(s, tuple) else (s, None)
 
 
 def _arg_shape(ctx, expr: cst.BaseExpression, call: cst.Call):
@@ -203,8 +205,10 @@ def _without(s: Shape, k: int) -> Shape | None:
 def arg_text(ctx, m: Mapped) -> str:
     """How a message names the argument: `xs`, or `xs` sliced by an outer vmap."""
     text = f"`{short(ctx, m.arg.value, 40)}`"
-    if m.sliced is not None:
-        text += f" (as sliced along axis {m.sliced} by the outer `vmap`)"
+    if m.sliced is not None and len(m.sliced) == 1:
+        text += f" (as sliced along axis {m.sliced[0]} by the outer `vmap`)"
+    elif m.sliced is not None:
+        text += f" (as sliced along axes {', '.join(map(str, m.sliced[::-1]))} by the {len(m.sliced)} outer `vmap`s)"
     return text
 
 

@@ -3,9 +3,11 @@
 ``shape(p, expr)`` gives a ``Shape`` or None (unknown: silent). A shape lists one entry
 per axis, an int or None (size not known); ``exact`` False means only the leading axes
 are known (``split(key, 8)`` of a key that may be raw or typed). It follows names to
-their reaching bindings (candidates that disagree: unknown; parameters: unknown) and
+their reaching bindings (candidates that disagree: unknown; a parameter: unknown, but for a
+def nested in a function, undecorated or under ``jit``, whose known calls all pass one
+shape) and
 reads array constructors (``jnp``/``np`` ``zeros``/``ones``/``full``/``empty``/``arange``/
-``eye``/``linspace``, ``*_like``, ``jax.random.normal(key, shape)`` and friends,
+``eye``/``linspace``, ``*_like``, ``jax.device_put``, ``jax.random.normal(key, shape)`` and friends,
 ``random.split(key, n)``, ``np.random.randn(...)``, ``RandomState(...).randn`` and its
 ``uniform``/``normal(..., size=)``, also through a local alias), ``x.T``, ``reshape``,
 ``stack``/``concatenate``, indexing with ints,

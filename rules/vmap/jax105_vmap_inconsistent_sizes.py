@@ -19,7 +19,8 @@ class VmapInconsistentSizes(Rule):
     entry should be `None`.
 
     Only shapes the code makes visible count (constructors with literal sizes, `reshape`,
-    `stack`, names bound to those); anything else is left alone, and so are calls inside
+    `stack`, names bound to those, the parameters of a nested def whose calls all pass one
+    shape); anything else is left alone, and so are calls inside
     `with pytest.raises(...)` / `self.assertRaises(...)`.
 
     ## Example

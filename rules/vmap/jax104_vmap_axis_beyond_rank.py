@@ -93,7 +93,7 @@ class VmapAxisBeyondRank(Rule):
         for sm in static_mapped(ctx):
             self.report(
                 sm.entry,
-                f"`{sm.site.label}` maps argument {sm.position} along axis {sm.axis} (`in_axes` entry "
+                f"{sm.site.label} maps argument {sm.position} along axis {sm.axis} (`in_axes` entry "
                 f"{sm.position} is `{short(ctx, sm.entry, 30)}`), but the jit around it makes that argument static "
                 f"(`static_argnums={short(ctx, sm.static, 30)}`): it arrives as the caller's Python value, which has "
                 f"no axis to map, and JAX raises `ValueError: vmap was requested to map its argument along axis "

@@ -539,8 +539,12 @@ class Program:
         if type(v) is not Function or type(v.node) is not cst.FunctionDef or v.node.decorators:
             return None
         here = self.ctx.unit_of(call)
-        if self.ctx.unit_of(v.node) is not here and (here is None or here is not self._callee_unit):
-            return None  # the slicer may blank a def in another unit: decide the same either way
+        if self.ctx.unit_of(v.node) is not here:
+            if here is None or here is not self._callee_unit:
+                return None  # the slicer may blank a def in another unit: decide the same either way
+            owner = self.binding_of_value(v.node)
+            if owner is None or owner.scope.kind != "module":
+                return None  # a method: its arguments start after ``self``
         ps = v.node.params
         if arg.keyword is not None:
             wanted = next((p for p in [*ps.params, *ps.kwonly_params] if p.name.value == arg.keyword.value), None)

@@ -138,3 +138,26 @@ h = jnp.ones((3,)) + jnp.ones((4,))
 for i in range(3):
     pass
 """, "a", "b", "c", "d", "e", "g", "h", "i") == [None, None, Shape((3,)), None, None, None, None, None]
+
+
+def test_parameters_of_a_nested_def_take_the_shape_all_its_calls_pass():
+    p = model_of(HEADER + '''
+def test():
+    @jax.jit
+    def f(a, b):
+        return a + b
+    f(jnp.ones((2, 3)), jax.device_put(jnp.zeros(4)))
+    f(jnp.zeros((2, 3)), b=jnp.ones(4))
+    def g(c):
+        return c
+    g(jnp.ones(2))
+    g(jnp.ones(3))
+    def h(d):
+        return d
+    h(jnp.ones(2))
+    return h
+''')
+    assert shape(p, reads(p, "a")[-1]) == Shape((2, 3))
+    assert shape(p, reads(p, "b")[-1]) == Shape((4,))
+    assert shape(p, reads(p, "c")[-1]) is None  # the calls disagree
+    assert shape(p, reads(p, "d")[-1]) is None  # returned: other calls may pass anything

@@ -20,7 +20,8 @@ class VmapInconsistentSizes(Rule):
 
     Only shapes the code makes visible count (constructors with literal sizes, `reshape`,
     `stack`, names bound to those, the parameters of a nested def whose calls all pass one
-    shape); anything else is left alone, and so are calls inside
+    shape, a module-level helper `def ones(shape): return jnp.ones(shape)` called next to the
+    `vmap`); anything else is left alone, and so are calls inside
     `with pytest.raises(...)` / `self.assertRaises(...)`.
 
     ## Example

@@ -9,7 +9,7 @@ import libcst as cst
 
 from jaxlint.model import program
 from jaxlint.model.expected import expects_error
-from jaxlint.model.shapes import Shape, shape, size
+from jaxlint.model.shapes import Shape, shape, shape_with_helpers, size
 
 from .analysis import DEFAULT, VmapSite, short, vmap_sites
 
@@ -87,7 +87,7 @@ def _given(ctx, site: VmapSite, sites: list[VmapSite], depth: int = 0):
     a vmap of it, too)."""
     p = program(ctx)
     for call in _plain_calls(ctx, site):
-        yield call, [(a, _arg_shape(ctx, a.value, call), None) for a in call.args if a.keyword is None]
+        yield call, [(a, _arg_shape(ctx, a.value, call, ctx.unit_of(site.node)), None) for a in call.args if a.keyword is None]
     for outer in sites:
         if outer.app.target is not site.app or outer.kwargs_unknown or depth > 4:
             continue
@@ -109,12 +109,13 @@ def _leaf(s) -> tuple[Shape, str | None]:
     return s if isinstance(s, tuple) else (s, None)
 
 
-def _arg_shape(ctx, expr: cst.BaseExpression, call: cst.Call):
-    """The argument's shape, or for a pytree display whose leaves are all visible (``[[1.0,
-    None], [2.0, 3.0]]``, ``list(rng.randn(7))``), ``(shape of its lowest-rank leaf, how
-    that leaf is built)``; None when not known."""
+def _arg_shape(ctx, expr: cst.BaseExpression, call: cst.Call, unit: cst.CSTNode | None = None):
+    """The argument's shape (also through a helper def called in ``unit``, the vmap's: the
+    slicer keeps what it refers to), or for a pytree display whose leaves are all visible
+    (``[[1.0, None], [2.0, 3.0]]``, ``list(rng.randn(7))``), ``(shape of its lowest-rank
+    leaf, how that leaf is built)``; None when not known."""
     p = program(ctx)
-    s = shape(p, expr)
+    s = shape_with_helpers(p, expr, unit)
     if s is not None:
         return s
     found = _leaves(ctx, expr, call, 0)

@@ -124,3 +124,25 @@ def test_nested_def_parameters_and_two_outer_levels_exact_message():
     twice = src.replace("    h(jnp.ones((2, 3, 4)), jnp.ones(5))\n",
                         "    h(jnp.ones((2, 3, 4)), jnp.ones(5))\n    h(jnp.ones((2, 3, 5)), jnp.ones(5))\n")
     assert _lint(twice, "JAX105") == []  # the calls disagree on `a`: unknown
+
+
+def test_array_made_by_a_helper_def_exact_message():
+    src = HEAD + (
+        "def _e4m3fn(shape):\n    key = jax.random.key(42)\n    return jax.random.normal(key, shape)\n"
+        "def test():\n    lhs = _e4m3fn((4, 8))\n    rhs = _e4m3fn((8, 2))\n"
+        "    return jax.vmap(jnp.matmul, in_axes=(0, 0))(lhs, rhs)\n"
+    )
+    assert _lint(src, "JAX105") == [
+        (
+            "JAX105",
+            10,
+            54,
+            "vmap(jnp.matmul) maps axis 0 of `lhs` (size 4) and axis 0 of `rhs` (size 8, shape (8, 2)): JAX raises "
+            "`ValueError: vmap got inconsistent sizes for array axes to be mapped`. Map each argument along its "
+            "batch axis, or use `None` for a shared one",
+        )
+    ]
+    assert _lint(src.replace("in_axes=(0, 0)", "in_axes=(0, None)"), "JAX105") == []
+    outside = src.replace("    lhs = _e4m3fn((4, 8))\n    rhs = _e4m3fn((8, 2))\n", "") + \
+        "lhs = _e4m3fn((4, 8))\nrhs = _e4m3fn((8, 2))\n"
+    assert _lint(outside, "JAX105") == []  # made in another unit than the vmap's: the slicer may blank the helper

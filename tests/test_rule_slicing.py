@@ -73,7 +73,13 @@ WRONG_KNOBS = [
     ("JAX405", "target_transforms", frozenset()),
     # ``reads = "call graph"``: the pmap that calls the collective's function is in another module
     ("JAX201", "callers", "direct"),
+    # ``reads = "calls"``: only the caller in another def says the mapped weights come from ``init``
+    ("JAX101", "callers", ""),
+    # ``reads = "calls"``: the helper def a jitted vmap is handed to calls it
+    ("JAX104", "callers", ""),
 ]
+# ... and one whose caller silences it: the call in another def passes a keyword argument
+WRONG_KNOBS_SILENCING = [("JAX103", "callers", "")]
 
 
 @pytest.mark.parametrize("code,knob,value", WRONG_KNOBS, ids=[f"{c}-{k}" for c, k, _ in WRONG_KNOBS])
@@ -82,3 +88,11 @@ def test_a_wrong_knob_is_caught(code, knob, value, monkeypatch):
     found = differences(code, monkeypatch)
     assert found, f"{code} with {knob}={value!r} lints the same sliced and whole: the check cannot see this knob"
     assert all(": only whole: " in d for d in found), found
+
+
+@pytest.mark.parametrize("code,knob,value", WRONG_KNOBS_SILENCING, ids=[f"{c}-{k}" for c, k, _ in WRONG_KNOBS_SILENCING])
+def test_a_wrong_knob_that_drops_a_silencing_caller_is_caught(code, knob, value, monkeypatch):
+    monkeypatch.setattr(rule_by_code(code), knob, value)
+    found = differences(code, monkeypatch)
+    assert found, f"{code} with {knob}={value!r} lints the same sliced and whole: the check cannot see this knob"
+    assert all(": only sliced: " in d for d in found), found

@@ -455,16 +455,21 @@ class Program:
             return self._applications
         return [a for a in self._applications if a.api == api]
 
-    def invocations(self, node: cst.CSTNode, through_maps: bool = False) -> tuple[list[cst.Call], bool]:
+    def invocations(self, node: cst.CSTNode, through_maps: bool = False,
+                    callees: bool = False) -> tuple[list[cst.Call], bool]:
         """Where the value made at ``node`` (a transform call or decorator, a lambda, a def)
         is called: ``(calls, complete)``; complete is False when it may also escape (passed
         on, stored, called through a name that can mean something else). ``through_maps``:
         also the calls of an outer ``vmap``/``pmap`` of it (same number of positional
-        arguments, but sliced values)."""
+        arguments, but sliced values). ``callees``: a value passed from ``node``'s unit to a
+        def of another unit of the module is followed into it too (for rules whose slicer
+        reading keeps the defs a seed calls: ``reads = "calls"``)."""
         self._through_maps = through_maps
+        self._callee_unit = self.ctx.unit_of(node) if callees else None
         return self._invocations(node, 0)
 
     _through_maps = False
+    _callee_unit = None
 
     def _invocations(self, node: cst.CSTNode, depth: int) -> tuple[list[cst.Call], bool]:
         if depth > 8:
@@ -542,8 +547,13 @@ class Program:
             v, offset = self.value(call.args[0].value), 1
         if type(v) is not Function or type(v.node) is not cst.FunctionDef or v.node.decorators:
             return None
-        if self.ctx.unit_of(v.node) is not self.ctx.unit_of(call):
-            return None  # the slicer may blank a def in another unit: decide the same either way
+        here = self.ctx.unit_of(call)
+        if self.ctx.unit_of(v.node) is not here:
+            if here is None or here is not self._callee_unit:
+                return None  # the slicer may blank a def in another unit: decide the same either way
+            owner = self.binding_of_value(v.node)
+            if owner is None or owner.scope.kind != "module":
+                return None  # a method: its arguments start after ``self``
         ps = v.node.params
         if arg.keyword is not None:
             wanted = next((p for p in [*ps.params, *ps.kwonly_params] if p.name.value == arg.keyword.value), None)

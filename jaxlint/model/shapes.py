@@ -3,15 +3,18 @@
 ``shape(p, expr)`` gives a ``Shape`` or None (unknown: silent). A shape lists one entry
 per axis, an int or None (size not known); ``exact`` False means only the leading axes
 are known (``split(key, 8)`` of a key that may be raw or typed). It follows names to
-their reaching bindings (candidates that disagree: unknown; parameters: unknown) and
+their reaching bindings (candidates that disagree: unknown; a parameter: unknown, but for a
+def nested in a function, undecorated or under ``jit``, whose known calls all pass one
+shape) and
 reads array constructors (``jnp``/``np`` ``zeros``/``ones``/``full``/``empty``/``arange``/
-``eye``/``linspace``, ``*_like``, ``jax.random.normal(key, shape)`` and friends,
+``eye``/``linspace``, ``*_like``, ``jax.device_put``, ``jax.random.normal(key, shape)`` and friends,
 ``random.split(key, n)``, ``np.random.randn(...)``, ``RandomState(...).randn`` and its
 ``uniform``/``normal(..., size=)``, also through a local alias), ``x.T``, ``reshape``,
 ``stack``/``concatenate``, indexing with ints,
 arithmetic (broadcasting) and Python scalars (number literals, ``len``, ``math.prod``,
 ``int``/``float``, ``x.shape[i]``, ``x.ndim``, ``x.size``: rank 0). ``size(p, expr)``: the
-int a scalar expression is, when the code makes it visible.
+int a scalar expression is, when the code makes it visible. ``shape_with_helpers``: also
+through a module-level helper def that returns a constructor of its shape parameter.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from .values import External
+from .values import External, Function, Transformed
 
 _DEPTH = 30
 
@@ -64,7 +67,7 @@ SCALAR_BY_DEFAULT = frozenset(f"jax.random.{f}" for f in ("normal", "uniform", "
                                                           "cauchy", "exponential"))
 DIMS = frozenset({"numpy.random.randn", "numpy.random.rand"})  # the dimensions as arguments
 LIKE = frozenset(f"{m}.{f}_like" for m in _NP for f in ("ones", "zeros", "empty", "full"))
-SAME = frozenset({f"{m}.{f}" for m in _NP for f in ("asarray", "array")})
+SAME = frozenset({f"{m}.{f}" for m in _NP for f in ("asarray", "array")} | {"jax.device_put"})
 RESHAPES = frozenset(f"{m}.reshape" for m in _NP)
 STACKS = frozenset(f"{m}.stack" for m in _NP)
 CONCATS = frozenset(f"{m}.concatenate" for m in _NP)
@@ -81,7 +84,8 @@ def shape(p, expr: cst.BaseExpression | None) -> Shape | None:
     """The shape of ``expr``'s value, or None when the code does not make it visible."""
     if expr is None:
         return None
-    memo = p.ctx.shared.setdefault("model.shapes", {})
+    helpers = p.ctx.shared.get("model.shapes.helpers")
+    memo = p.ctx.shared.setdefault("model.shapes" if helpers is None else f"model.shapes@{id(helpers)}", {})
     if expr in memo:
         return memo[expr]
     depth = p.ctx.shared.get("model.shapes.depth", 0)
@@ -95,6 +99,62 @@ def shape(p, expr: cst.BaseExpression | None) -> Shape | None:
         p.ctx.shared["model.shapes.depth"] = depth
     memo[expr] = s
     return s
+
+
+def shape_with_helpers(p, expr: cst.BaseExpression | None, unit: cst.CSTNode | None) -> Shape | None:
+    """``shape``, also through a call made in ``unit`` of a module-level helper def that
+    returns an array constructor of its shape parameter (``def ones(shape): return
+    jnp.ones(shape)``). Only for rules whose slicer keeps the defs ``unit`` refers to
+    (``reads = "calls"``): for others the helper may be blanked, and the answer must not
+    depend on which rules run."""
+    if unit is None:
+        return shape(p, expr)
+    before = p.ctx.shared.get("model.shapes.helpers")
+    p.ctx.shared["model.shapes.helpers"] = unit
+    try:
+        return shape(p, expr)
+    finally:
+        p.ctx.shared["model.shapes.helpers"] = before
+
+
+def _helper(p, call: cst.Call) -> Shape | None:
+    """A call, in the unit ``shape_with_helpers`` names, of an undecorated module-level def
+    of straight-line statements whose one return is a constructor (maybe ``.astype(...)``)
+    given its shape parameter unchanged: that shape, from the call's argument."""
+    unit = p.ctx.shared.get("model.shapes.helpers")
+    if unit is None or any(a.star for a in call.args) or p.ctx.unit_of(call) is not unit:
+        return None
+    v = p.value(call.func)
+    fn = v.node if type(v) is Function else None
+    if type(fn) is not cst.FunctionDef or fn.decorators or type(fn.body) is not cst.IndentedBlock:
+        return None
+    owner = p.binding_of_value(fn)
+    if owner is None or owner.scope.kind != "module" or not fn.body.body:
+        return None
+    stmts = fn.body.body
+    if any(type(x) is not cst.SimpleStatementLine for x in stmts):
+        return None
+    returns = [x for line in stmts for x in line.body if type(x) is cst.Return]
+    if len(returns) != 1 or stmts[-1].body[-1] is not returns[0]:
+        return None
+    made = returns[0].value
+    while type(made) is cst.Call and type(made.func) is cst.Attribute and made.func.attr.value == "astype":
+        made = made.func.value
+    if type(made) is not cst.Call or _qualified(p, made.func) not in SHAPED:
+        return None
+    index, keyword = SHAPED[_qualified(p, made.func)]
+    given = _arg(made, index, keyword)
+    if type(given) is not cst.Name:
+        return None
+    found = p.reaching(given)
+    if len(found) != 1 or found[0].kind != "param" or found[0].scope.node is not fn:
+        return None
+    params = fn.params
+    positional = [*params.posonly_params, *params.params]
+    where = next((i for i, x in enumerate(positional) if x is found[0].node), None)
+    arg = _arg(call, where, found[0].node.name.value)
+    dims = _dims(p, arg) if arg is not None else None
+    return Shape(dims) if dims is not None else None
 
 
 def size(p, expr: cst.BaseExpression | None) -> int | None:
@@ -211,6 +271,8 @@ def _shaped_value(p, expr) -> bool:
 
 
 def _binding_shape(p, b) -> Shape | None:
+    if b.kind == "param":
+        return _param_shape(p, b)
     if b.kind not in ("assign", "walrus") or b.value is None:
         return None
     inner = p.unpacked(b.value, b.unpack)
@@ -222,6 +284,42 @@ def _binding_shape(p, b) -> Shape | None:
     if s is None or not s.dims:
         return None
     return Shape(s.dims[1:], s.exact)
+
+
+def _param_shape(p, b) -> Shape | None:
+    """A parameter of a def nested in a function (all its calls are in that function's
+    unit), undecorated or under ``jit``, that every call gives an argument of one shape."""
+    from .program import FORWARDING_TRANSFORMS
+
+    fn = b.scope.node
+    if type(fn) is not cst.FunctionDef or b.scope.parent is None or b.scope.parent.kind != "function":
+        return None
+    if fn.decorators:
+        v = p.value(fn)
+        if type(v) is not Transformed or v.api not in FORWARDING_TRANSFORMS or v.star_kwargs \
+                or type(v.target) is not Function or v.target.node is not fn:
+            return None
+    params = fn.params
+    positional = [*params.posonly_params, *params.params]
+    if params.star_arg is not cst.MaybeSentinel.DEFAULT and type(params.star_arg) is not cst.ParamStar:
+        return None
+    where = next((i for i, x in enumerate(positional) if x is b.node), None)
+    keyword = b.node.name.value
+    calls, complete = p.invocations(fn)
+    if not complete or not calls:
+        return None
+    found: Shape | None = None
+    for call in calls:
+        if any(a.star for a in call.args):
+            return None
+        given = [a.value for a in call.args if a.keyword is None]
+        arg = given[where] if where is not None and where < len(given) else next(
+            (a.value for a in call.args if a.keyword is not None and a.keyword.value == keyword), None)
+        s = shape(p, arg) if arg is not None else None
+        if s is None or (found is not None and s != found):
+            return None
+        found = s
+    return found
 
 
 def _broadcast(a: Shape | None, b: Shape | None) -> Shape | None:
@@ -306,7 +404,7 @@ def _call(p, call: cst.Call) -> Shape | None:
         return SCALAR
     q = _qualified(p, func)
     if q is None:
-        return _method(p, call, pos)
+        return _method(p, call, pos) or _helper(p, call)
     if q in SCALAR_CALLS:
         return SCALAR
     if q in KEYS:

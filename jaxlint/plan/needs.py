@@ -48,8 +48,9 @@ READS: dict[str, Reads] = {
     # also the defs a site hands to a transform, ``partial`` or one of the rule's APIs, in
     # any module (``jax.grad(loss)`` keeps ``loss``): the default
     "targets": Reads(),
-    # also the units of the same module that refer to a site's def: where a transformed
-    # function is called (the program model's ``invocations``; the vmap rules, JAX502)
+    # also the units of the same module that refer to a site's def, and the defs of that
+    # module a site's def refers to: where a transformed function is called, also after it
+    # is passed to a helper (the program model's ``invocations``; the vmap rules, JAX502)
     "calls": Reads(callers="direct"),
     # also every unit that refers to a site's def, transitively, in any module: the paths
     # up the call graph (JAX201's map that binds an axis name, JAX203/204's callers)

@@ -140,7 +140,7 @@ def vmap_sites(ctx) -> list[VmapSite]:
             inner = inner.func
         site.chain = type(inner) is Transformed
         site.target_text = _target_text(ctx, site)
-        site.calls, site.calls_known = p.invocations(app.node, through_maps=True)
+        site.calls, site.calls_known = p.invocations(app.node, through_maps=True, callees=True)
         site.calls_known = site.calls_known and bool(site.calls)
         sites.append(site)
     ctx.shared["JAX1.sites"] = sites

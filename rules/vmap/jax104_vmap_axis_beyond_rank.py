@@ -2,7 +2,8 @@ from __future__ import annotations
 
 from jaxlint.lint.rule import Invalid, Rule
 
-from .mapped_args import arg_text, in_rank, mapped_calls, shape_text
+from .analysis import short
+from .mapped_args import arg_text, in_rank, mapped_calls, shape_text, static_mapped
 
 
 class VmapAxisBeyondRank(Rule):
@@ -11,7 +12,11 @@ class VmapAxisBeyondRank(Rule):
     Reports an argument of a call of a `jax.vmap`ped function that is mapped along an
     axis its visible shape does not have: a Python scalar (`len(xs)`, `math.prod(...)`,
     a number, `x.shape[0]`) under a mapped `in_axes` entry, or `in_axes=2` for an array
-    built as `jnp.ones((3, 4))`.
+    built as `jnp.ones((3, 4))`. A pytree argument is mapped leaf by leaf: a list of
+    Python numbers, or `list(x)` of a vector (a list of scalars), has no axis to map. So
+    has an argument that the `jax.jit` around the vmap makes static
+    (`jax.jit(jax.vmap(f, in_axes=(0, 0)), static_argnums=1)`): it arrives as the
+    caller's Python value.
 
     ## Why is this bad?
     `vmap` slices every mapped argument along its axis, so the axis must exist. JAX
@@ -21,8 +26,9 @@ class VmapAxisBeyondRank(Rule):
     `in_axes` entry should be `None`.
 
     Only shapes the code makes visible count (constructors with literal sizes, `reshape`,
-    `stack`, Python scalars, names bound to those); anything else is left alone, and so
-    are calls inside `with pytest.raises(...)` / `self.assertRaises(...)`.
+    `stack`, Python scalars, names bound to those, lists no statement before the call
+    changes); anything else is left alone, and so are calls inside
+    `with pytest.raises(...)` / `self.assertRaises(...)`.
 
     ## Example
     ```python
@@ -70,7 +76,11 @@ class VmapAxisBeyondRank(Rule):
                 if in_rank(m) is not False:
                     continue
                 name = arg_text(ctx, m)
-                if m.shape.rank == 0:
+                if m.leaf is not None:
+                    what = "a scalar (rank 0)" if m.shape.rank == 0 else f"of shape {shape_text(m.shape)}"
+                    why = (f"{mc.site.label} maps argument {m.position} along axis {m.axis}, but {name} is a pytree "
+                           f"and one of its leaves, {m.leaf}, is {what}; vmap maps every leaf")
+                elif m.shape.rank == 0:
                     why = f"{mc.site.label} maps argument {m.position} along axis {m.axis}, but {name} is a scalar (rank 0)"
                 else:
                     why = (f"{mc.site.label} maps argument {m.position} along axis {m.axis} of {name}, whose shape "
@@ -81,4 +91,13 @@ class VmapAxisBeyondRank(Rule):
                     f"which implies that its rank should be at least {m.axis + 1 if m.axis >= 0 else -m.axis}`. "
                     "Use `None` in `in_axes` for a shared argument, or an axis the argument has",
                 )
+        for sm in static_mapped(ctx):
+            self.report(
+                sm.entry,
+                f"{sm.site.label} maps argument {sm.position} along axis {sm.axis} (`in_axes` entry "
+                f"{sm.position} is `{short(ctx, sm.entry, 30)}`), but the jit around it makes that argument static "
+                f"(`static_argnums={short(ctx, sm.static, 30)}`): it arrives as the caller's Python value, which has "
+                f"no axis to map, and JAX raises `ValueError: vmap was requested to map its argument along axis "
+                f"{sm.axis}, ...`. Use `None` in `in_axes` for a static argument",
+            )
 

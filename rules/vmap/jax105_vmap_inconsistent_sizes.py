@@ -19,7 +19,9 @@ class VmapInconsistentSizes(Rule):
     entry should be `None`.
 
     Only shapes the code makes visible count (constructors with literal sizes, `reshape`,
-    `stack`, names bound to those); anything else is left alone, and so are calls inside
+    `stack`, names bound to those, the parameters of a nested def whose calls all pass one
+    shape, a module-level helper `def ones(shape): return jnp.ones(shape)` called next to the
+    `vmap`); anything else is left alone, and so are calls inside
     `with pytest.raises(...)` / `self.assertRaises(...)`.
 
     ## Example
@@ -63,7 +65,7 @@ class VmapInconsistentSizes(Rule):
     def finish(self) -> None:
         ctx = self.ctx
         for mc in mapped_calls(ctx):
-            sized = [(m, m.shape.axis(m.axis)) for m in mc.mapped if in_rank(m)]
+            sized = [(m, m.shape.axis(m.axis)) for m in mc.mapped if m.leaf is None and in_rank(m)]
             sized = [(m, n) for m, n in sized if n is not None]
             if mc.axis_size is not None:
                 for m, n in sized:

@@ -9,7 +9,7 @@ import libcst as cst
 
 from jaxlint.model import program
 from jaxlint.model.expected import expects_error
-from jaxlint.model.shapes import Shape, shape, size
+from jaxlint.model.shapes import Shape, shape, shape_with_helpers, size
 
 from .analysis import DEFAULT, VmapSite, short, vmap_sites
 
@@ -22,7 +22,8 @@ class Mapped:
     position: int
     axis: int
     shape: Shape
-    sliced: int | None = None  # the axis an outer vmap slices the argument along first
+    sliced: tuple[int, ...] | None = None  # the axes outer vmaps slice the argument along, innermost first
+    leaf: str | None = None  # a pytree display: how its lowest-rank leaf is built (``shape`` is that leaf's)
 
 
 @dataclass
@@ -33,7 +34,7 @@ class MappedCall:
     axis_size: int | None  # ``axis_size=`` as an int, when given as one
 
 
-def _axes(site: VmapSite, n: int) -> list[int | None] | None:
+def _axes(site: VmapSite, n: int, p) -> list[int | None] | None:
     """The axis each of ``n`` positional arguments is mapped along (None: not mapped, or a
     pytree entry), or None when in_axes cannot be read for this call."""
     in_axes = site.in_axes
@@ -43,6 +44,10 @@ def _axes(site: VmapSite, n: int) -> list[int | None] | None:
         return [in_axes] * n
     if isinstance(in_axes, (tuple, list)) and len(in_axes) == n:
         return [a if type(a) is int else None for a in in_axes]
+    if site.in_axes_len == n and site.in_axes_node is not None:  # some entries are not literals
+        display = p.display(site.in_axes_node)
+        if display is not None:
+            return [a if type(a := p.literal(e.value)) is int else None for e in display.elements]
     return None
 
 
@@ -65,39 +70,125 @@ def mapped_calls(ctx) -> list[MappedCall]:
             if axis_size is None and not (type(given) is cst.Name and given.value == "None"):
                 continue  # a size we cannot read
         for call, given_args in _given(ctx, site, sites):
-            axes = _axes(site, len(given_args))
+            axes = _axes(site, len(given_args), p)
             if axes is None:
                 continue
-            mapped = [Mapped(a, i, axis, s, sliced) for i, ((a, s, sliced), axis) in enumerate(zip(given_args, axes))
+            mapped = [Mapped(a, i, axis, _leaf(s)[0], sliced, _leaf(s)[1])
+                      for i, ((a, s, sliced), axis) in enumerate(zip(given_args, axes))
                       if axis is not None and s is not None]
             out.append(MappedCall(site, call, mapped, axis_size))
     ctx.shared["JAX1.mapped_calls"] = out
     return out
 
 
-def _given(ctx, site: VmapSite, sites: list[VmapSite]):
-    """(call, [(positional arg, shape the function gets, axis an outer vmap sliced)]) for the
-    direct calls of the site, and for those of an outer vmap whose target it is."""
+def _given(ctx, site: VmapSite, sites: list[VmapSite], depth: int = 0):
+    """(call, [(positional arg, shape the function gets, axes outer vmaps sliced)]) for the
+    direct calls of the site, and for those of the outer vmaps whose target it is (a vmap of
+    a vmap of it, too)."""
     p = program(ctx)
     for call in _plain_calls(ctx, site):
-        yield call, [(a, shape(p, a.value), None) for a in call.args if a.keyword is None]
+        yield call, [(a, _arg_shape(ctx, a.value, call, ctx.unit_of(site.node)), None) for a in call.args if a.keyword is None]
     for outer in sites:
-        if outer.app.target is not site.app or outer.kwargs_unknown:
+        if outer.app.target is not site.app or outer.kwargs_unknown or depth > 4:
             continue
-        for call in _plain_calls(ctx, outer):
-            positional = [a for a in call.args if a.keyword is None]
-            axes = _axes(outer, len(positional))
+        for call, outer_given in _given(ctx, outer, sites, depth + 1):
+            axes = _axes(outer, len(outer_given), p)
             if axes is None:
                 continue
             given = []
-            for a, k in zip(positional, axes):
-                s = shape(p, a.value)
-                given.append((a, s if k is None or s is None else _without(s, k), k))
+            for (a, s, before), k in zip(outer_given, axes):
+                if isinstance(s, tuple):
+                    s = None  # a pytree's leaves: not followed through another level
+                sliced = before if k is None else (k, *(before or ()))
+                given.append((a, s if k is None or s is None else _without(s, k), sliced))
             yield call, given
 
 
+def _leaf(s) -> tuple[Shape, str | None]:
+    """(shape, leaf text) of what _arg_shape gives."""
+    return s if isinstance(s, tuple) else (s, None)
+
+
+def _arg_shape(ctx, expr: cst.BaseExpression, call: cst.Call, unit: cst.CSTNode | None = None):
+    """The argument's shape (also through a helper def called in ``unit``, the vmap's: the
+    slicer keeps what it refers to), or for a pytree display whose leaves are all visible
+    (``[[1.0, None], [2.0, 3.0]]``, ``list(rng.randn(7))``), ``(shape of its lowest-rank
+    leaf, how that leaf is built)``; None when not known."""
+    p = program(ctx)
+    s = shape_with_helpers(p, expr, unit)
+    if s is not None:
+        return s
+    found = _leaves(ctx, expr, call, 0)
+    if not found:
+        return None
+    low = min(found, key=lambda x: len(x[0].dims) if x[0].exact else 99)
+    return low
+
+
+def _leaves(ctx, expr: cst.BaseExpression, call: cst.Call, depth: int) -> list[tuple[Shape, str]] | None:
+    """Every leaf of a visible pytree display (None leaves have none), or None."""
+    p = program(ctx)
+    if depth > 6:
+        return None
+    if type(expr) is cst.Name and expr.value == "None" and not p.reaching(expr):
+        return []
+    if type(expr) in (cst.Integer, cst.Float):
+        return [(Shape(()), f"`{short(ctx, expr, 20)}`")]
+    if type(expr) is cst.Call and type(expr.func) is cst.Name and expr.func.value in ("list", "tuple") \
+            and len(expr.args) == 1 and not expr.args[0].keyword and not expr.args[0].star \
+            and not p.reaching(expr.func):
+        s = shape(p, expr.args[0].value)  # ``list(x)``: the slices of x along axis 0
+        if s is None or not s.exact or not s.dims or not s.dims[0]:
+            return None
+        return [(Shape(s.dims[1:]), f"an element of `{short(ctx, expr, 30)}`")]
+    if type(expr) is cst.Name:
+        value = _unmutated_value(ctx, expr, call)
+        return _leaves(ctx, value, call, depth + 1) if value is not None else None
+    if type(expr) not in (cst.Tuple, cst.List):
+        s = shape(p, expr)
+        return [(s, f"`{short(ctx, expr, 30)}`")] if s is not None else None
+    out: list[tuple[Shape, str]] = []
+    for e in expr.elements:
+        if type(e) is cst.StarredElement:
+            return None
+        more = _leaves(ctx, e.value, call, depth + 1)
+        if more is None:
+            return None
+        out += more
+    return out
+
+
+def _unmutated_value(ctx, name: cst.Name, call: cst.Call) -> cst.BaseExpression | None:
+    """What a local name is bound to, when nothing can change it before ``call``: every
+    read that indexes it or calls a method on it comes later in the same function, and the
+    call is in no loop of that function."""
+    p = program(ctx)
+    b = p.binding(name)
+    if b is None or b.kind != "assign" or b.value is None or b.anywhere:
+        return None
+    value = p.unpacked(b.value, b.unpack)
+    if value is None or type(value) is cst.Tuple:
+        return value
+    reads, complete = p.references(b)
+    if not complete:
+        return None
+    written = p.written_call(call)
+    home = ctx.enclosing_function(written)
+    for a in ctx.ancestors(written):
+        if a is home:
+            break
+        if type(a) in (cst.For, cst.While):
+            return None
+    at = ctx.text_order(written)
+    for r in reads:
+        if type(p.parents.get(r)) in (cst.Subscript, cst.Attribute):
+            if ctx.enclosing_function(r) is not home or ctx.text_order(r) < at:
+                return None
+    return value
+
+
 def _plain_calls(ctx, site: VmapSite) -> list[cst.Call]:
-    calls, _ = program(ctx).invocations(site.node)  # direct calls only: an outer map slices the values
+    calls, _ = program(ctx).invocations(site.node, callees=True)  # direct calls only: an outer map slices the values
     return [c for c in calls if not any(a.star for a in c.args) and not expects_error(ctx, c)]
 
 
@@ -115,8 +206,10 @@ def _without(s: Shape, k: int) -> Shape | None:
 def arg_text(ctx, m: Mapped) -> str:
     """How a message names the argument: `xs`, or `xs` sliced by an outer vmap."""
     text = f"`{short(ctx, m.arg.value, 40)}`"
-    if m.sliced is not None:
-        text += f" (as sliced along axis {m.sliced} by the outer `vmap`)"
+    if m.sliced is not None and len(m.sliced) == 1:
+        text += f" (as sliced along axis {m.sliced[0]} by the outer `vmap`)"
+    elif m.sliced is not None:
+        text += f" (as sliced along axes {', '.join(map(str, m.sliced[::-1]))} by the {len(m.sliced)} outer `vmap`s)"
     return text
 
 
@@ -137,3 +230,47 @@ def shape_text(s: Shape) -> str:
     elif len(s.dims) == 1:
         dims += ","
     return f"({dims})"
+
+
+# jit options that make positional arguments static: Python values, passed on as they are
+STATIC_JITS = frozenset({"jax.jit", "jax.experimental.pjit.pjit"})
+
+
+@dataclass
+class StaticMapped:
+    """An ``in_axes`` entry that maps an argument the jit around the vmap makes static."""
+
+    site: VmapSite
+    entry: cst.BaseExpression  # the in_axes entry
+    position: int
+    axis: int
+    static: cst.BaseExpression  # the static_argnums expression
+
+
+def static_mapped(ctx) -> list[StaticMapped]:
+    """``jax.jit(jax.vmap(f, in_axes=(0, 0)), static_argnums=1)``: argument 1 reaches the
+    vmap as the Python value the caller gave (hashable, so no array), and is mapped."""
+    p = program(ctx)
+    by_node = {id(s.app): s for s in vmap_sites(ctx)}
+    out: list[StaticMapped] = []
+    for jit in p.applications():
+        if jit.api not in STATIC_JITS or jit.star_kwargs or type(jit.target) is not type(jit):
+            continue
+        site = by_node.get(id(jit.target))
+        given = jit.keywords.get("static_argnums")
+        if site is None or given is None or site.kwargs_unknown or site.in_axes_node is None:
+            continue
+        static = p.literal(given)
+        if type(static) is int:
+            static = (static,)
+        if not isinstance(static, tuple) or not all(type(k) is int and k >= 0 for k in static):
+            continue
+        display = p.display(site.in_axes_node)
+        if display is None or any(isinstance(e, cst.StarredElement) for e in display.elements):
+            continue
+        entries = [e.value for e in display.elements]
+        for k in sorted(set(static)):
+            axis = p.literal(entries[k]) if k < len(entries) else None
+            if type(axis) is int:
+                out.append(StaticMapped(site, entries[k], k, axis, given))
+    return out

@@ -281,3 +281,23 @@ def test_forwarding_wrapper_maps_parameters():
     g = p.value(p.module_scope.bindings["g"][0].node)
     callee, where = p.forwarded(g)
     assert callee.name == "linear" and where == [0, None]
+
+
+def test_invocations_into_a_helper_def_of_another_unit_only_with_callees():
+    p = model_of('''
+    import jax
+    def run(step, xs):
+        return step(xs, xs)
+    class Runner:
+        def helper(self, step, xs):
+            return step(xs, xs)
+        def main(self):
+            return self.helper(jax.vmap(f), 1)
+    def main():
+        return run(step=jax.vmap(f), xs=1)
+    ''')
+    method, helper = p.applications("jax.vmap")
+    assert p.invocations(helper.node) == ([], False)
+    calls, complete = p.invocations(helper.node, callees=True)
+    assert [line_of(p, x) for x in calls] == [4] and not complete
+    assert p.invocations(method.node, callees=True) == ([], False)  # a method's arguments start after self

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from jaxlint.model.shapes import SCALAR, Shape, shape, size
+from jaxlint.model.shapes import SCALAR, Shape, shape, shape_with_helpers, size
 
 from .helpers import model_of, reads
 
@@ -138,3 +138,49 @@ h = jnp.ones((3,)) + jnp.ones((4,))
 for i in range(3):
     pass
 """, "a", "b", "c", "d", "e", "g", "h", "i") == [None, None, Shape((3,)), None, None, None, None, None]
+
+
+def test_parameters_of_a_nested_def_take_the_shape_all_its_calls_pass():
+    p = model_of(HEADER + '''
+def test():
+    @jax.jit
+    def f(a, b):
+        return a + b
+    f(jnp.ones((2, 3)), jax.device_put(jnp.zeros(4)))
+    f(jnp.zeros((2, 3)), b=jnp.ones(4))
+    def g(c):
+        return c
+    g(jnp.ones(2))
+    g(jnp.ones(3))
+    def h(d):
+        return d
+    h(jnp.ones(2))
+    return h
+''')
+    assert shape(p, reads(p, "a")[-1]) == Shape((2, 3))
+    assert shape(p, reads(p, "b")[-1]) == Shape((4,))
+    assert shape(p, reads(p, "c")[-1]) is None  # the calls disagree
+    assert shape(p, reads(p, "d")[-1]) is None  # returned: other calls may pass anything
+
+
+def test_a_helper_def_gives_its_shape_parameter_only_when_asked_from_the_calling_unit():
+    p = model_of(HEADER + '''
+def _normal(shape):
+    key = jax.random.key(0)
+    return jax.random.normal(key, shape).astype(jnp.float16)
+def _twice(shape):
+    return jnp.ones(shape), jnp.ones(shape)
+def test():
+    a = _normal((128, 32))
+    b = _normal(shape=(3,))
+    c = _twice((2, 2))
+    return a, b, c
+''')
+    a, b, c = (reads(p, n)[-1] for n in "abc")
+    unit = p.ctx.unit_of(a)
+    assert shape(p, a) is None  # the slicer may blank the helper for other rules
+    assert shape_with_helpers(p, a, unit) == Shape((128, 32))
+    assert shape_with_helpers(p, b, unit) == Shape((3,))
+    assert shape_with_helpers(p, c, unit) is None  # returns a tuple
+    assert shape_with_helpers(p, a, p.ctx.unit_of(p.ctx.module.body[-2])) is None  # called in another unit
+    assert shape(p, a) is None

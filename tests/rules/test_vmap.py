@@ -150,3 +150,18 @@ def test_nothing_mapped():
 
 def test_keywords_at_call_are_mapped():
     assert _lint("import jax\nout = jax.vmap(f, in_axes=None)(x=xs)\n", "JAX103") == []
+
+
+def test_arity_in_the_helper_def_the_vmap_is_passed_to():
+    src = "import jax\nimport jax.numpy as jnp\ndef run(step, xs):\n    return step(xs, xs, xs)\ndef main():\n" \
+          "    run(jax.vmap(f, in_axes=(0, None)), jnp.ones(3))\n"
+    assert [(d.code, d.start.line, d.start.column, d.message) for d in testing.lint(src, "JAX102")] == [
+        (
+            "JAX102",
+            6,
+            9,
+            "`in_axes=(0, None)` has 2 entries, but `vmap(f)` is called with 3 positional arguments in "
+            "`step(xs, xs, xs)`; JAX raises `ValueError: vmap in_axes must be ... a tuple of entries corresponding to "
+            "the positional arguments`. Give one entry per positional argument",
+        )
+    ]

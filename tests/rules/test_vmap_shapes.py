@@ -66,3 +66,83 @@ def test_outer_vmap_slices_what_it_maps_exact_message():
     fine = HEAD + "xs = jnp.arange(4)\nys = jnp.ones((5, 4))\njax.vmap(jax.vmap(f, in_axes=(0, 0)), in_axes=(None, 0))(xs, ys)\n"
     assert _lint(fine, "JAX104") == []
     assert _lint(fine, "JAX105") == []
+
+
+def test_jit_static_argument_mapped_exact_message():
+    src = HEAD + "step = jax.jit(jax.vmap(f, in_axes=(0, 0)), static_argnums=1)\n"
+    assert _lint(src, "JAX104") == [
+        (
+            "JAX104",
+            4,
+            40,
+            "vmap(f) maps argument 1 along axis 0 (`in_axes` entry 1 is `0`), but the jit around it makes that "
+            "argument static (`static_argnums=1`): it arrives as the caller's Python value, which has no axis to map, "
+            "and JAX raises `ValueError: vmap was requested to map its argument along axis 0, ...`. Use `None` in "
+            "`in_axes` for a static argument",
+        )
+    ]
+    assert _lint(HEAD + "step = jax.jit(jax.vmap(f, in_axes=(0, None)), static_argnums=1)\n", "JAX104") == []
+    assert _lint(HEAD + "step = jax.jit(jax.vmap(f, in_axes=(0, 0)), static_argnums=N)\n", "JAX104") == []
+
+
+def test_pytree_leaves_exact_messages():
+    src = HEAD + (
+        "import numpy as np\ndef g():\n    b = list(np.random.randn(3))\n    mat = [1.0, None]\n"
+        "    jax.vmap(f, in_axes=(0, None))(mat, b)\n    jax.vmap(f, in_axes=(None, 0))(mat, b)\n"
+    )
+    tail = ("; vmap maps every leaf: JAX raises `ValueError: vmap was requested to map its argument along axis 0, "
+            "which implies that its rank should be at least 1`. Use `None` in `in_axes` for a shared argument, or an "
+            "axis the argument has")
+    assert _lint(src, "JAX104") == [
+        ("JAX104", 8, 36, "vmap(f) maps argument 0 along axis 0, but `mat` is a pytree and one of its leaves, `1.0`, "
+         "is a scalar (rank 0)" + tail),
+        ("JAX104", 9, 41, "vmap(f) maps argument 1 along axis 0, but `b` is a pytree and one of its leaves, an element "
+         "of `list(np.random.randn(3))`, is a scalar (rank 0)" + tail),
+    ]
+    mutated = HEAD + "def g():\n    mat = [1.0, None]\n    mat.append(jnp.ones(3))\n    jax.vmap(f)(mat)\n"
+    assert _lint(mutated, "JAX104") == []
+    rows = HEAD + "import numpy as np\ndef g():\n    jax.vmap(f)(list(np.random.randn(3, 2)))\n"
+    assert _lint(rows, "JAX104") == []
+
+
+def test_nested_def_parameters_and_two_outer_levels_exact_message():
+    src = HEAD + (
+        "def g():\n    @jax.jit\n    def h(a, b):\n        inner = jax.vmap(f, in_axes=(0, 0))\n"
+        "        return jax.vmap(jax.vmap(inner, in_axes=(0, None)), in_axes=(0, None))(a, b)\n"
+        "    h(jnp.ones((2, 3, 4)), jnp.ones(5))\n"
+    )
+    assert _lint(src, "JAX105") == [
+        (
+            "JAX105",
+            8,
+            83,
+            "vmap(f) maps axis 0 of `a` (as sliced along axes 0, 0 by the 2 outer `vmap`s) (size 4) and axis 0 of `b` "
+            "(size 5, shape (5,)): JAX raises `ValueError: vmap got inconsistent sizes for array axes to be mapped`. "
+            "Map each argument along its batch axis, or use `None` for a shared one",
+        )
+    ]
+    twice = src.replace("    h(jnp.ones((2, 3, 4)), jnp.ones(5))\n",
+                        "    h(jnp.ones((2, 3, 4)), jnp.ones(5))\n    h(jnp.ones((2, 3, 5)), jnp.ones(5))\n")
+    assert _lint(twice, "JAX105") == []  # the calls disagree on `a`: unknown
+
+
+def test_array_made_by_a_helper_def_exact_message():
+    src = HEAD + (
+        "def _e4m3fn(shape):\n    key = jax.random.key(42)\n    return jax.random.normal(key, shape)\n"
+        "def test():\n    lhs = _e4m3fn((4, 8))\n    rhs = _e4m3fn((8, 2))\n"
+        "    return jax.vmap(jnp.matmul, in_axes=(0, 0))(lhs, rhs)\n"
+    )
+    assert _lint(src, "JAX105") == [
+        (
+            "JAX105",
+            10,
+            54,
+            "vmap(jnp.matmul) maps axis 0 of `lhs` (size 4) and axis 0 of `rhs` (size 8, shape (8, 2)): JAX raises "
+            "`ValueError: vmap got inconsistent sizes for array axes to be mapped`. Map each argument along its "
+            "batch axis, or use `None` for a shared one",
+        )
+    ]
+    assert _lint(src.replace("in_axes=(0, 0)", "in_axes=(0, None)"), "JAX105") == []
+    outside = src.replace("    lhs = _e4m3fn((4, 8))\n    rhs = _e4m3fn((8, 2))\n", "") + \
+        "lhs = _e4m3fn((4, 8))\nrhs = _e4m3fn((8, 2))\n"
+    assert _lint(outside, "JAX105") == []  # made in another unit than the vmap's: the slicer may blank the helper

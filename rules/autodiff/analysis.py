@@ -504,8 +504,10 @@ class Target:
         if f.has_varargs:
             return None
         mod_summary = m.extra.get(KEY)
-        if not mod_summary or f.qualname in mod_summary.get("rebound", ()) or f"{f.qualname}#2" in m.functions:
+        if not mod_summary or f.qualname in mod_summary.get("rebound", ()):
             return None
+        if not f.is_lambda and f"{f.qualname}#2" in m.functions:
+            return None  # a name defined twice: which def runs is unknown (lambdas are values, not names)
         summary = mod_summary["functions"].get(f.qualname)
         if summary is None:
             return None

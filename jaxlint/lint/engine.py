@@ -21,6 +21,7 @@ from jaxlint.base.lines import node_lines
 from jaxlint.plan.slicing import Blanks, apply_blanks, plan_file
 from jaxlint.base.positions import node_ranges
 from jaxlint.lint.rule import LineInsert, NodeEdit, Report, Rule, RuleFix
+from jaxlint.lint.parse import parse_module
 from jaxlint.lint.suppress import scan_suppressions
 from jaxlint.base.tree import NODE_TYPES, _fields
 from jaxlint.base.types import Diagnostic, Edit, FileResult, Fix, Pending, Position
@@ -240,12 +241,12 @@ class FileLinter:
             return result
         try:
             try:
-                module = cst.parse_module(text)
+                module = parse_module(text)
             except cst.ParserSyntaxError:
                 if text is source:
                     raise
                 text = source  # ``ast`` and LibCST disagree: let LibCST see the whole file
-                module = cst.parse_module(text)
+                module = parse_module(text)
             finally:
                 release_memory()
         except cst.ParserSyntaxError as e:

@@ -164,20 +164,63 @@ def _unit(module, node, parents):
 
 
 def _first_lines(module: cst.Module, source: str) -> dict[cst.CSTNode, int] | None:
-    """The line of the first token of every top-level statement and class member (from the
-    tokenizer, see jaxlint.base.statements); None if they do not pair with LibCST's."""
-    from jaxlint.base.statements import split_lines, statements
+    """The line of the first token of every top-level statement and class member (from ``ast``)."""
+    import ast
+    import warnings
 
-    found = statements(split_lines(source))
-    if found is None or len(found[0]) != len(module.body):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     out: dict[cst.CSTNode, int] = {}
-    for stmt, (first, _, is_class, members) in zip(module.body, found[0]):
-        if isinstance(stmt, cst.ClassDef) != is_class:
-            return None
-        out[stmt] = first
-        if is_class and isinstance(stmt.body, cst.IndentedBlock):
-            if len(members) != len(stmt.body.body):
+    if not _pair(module.body, tree.body, out):
+        return None
+    for stmt, node in zip(module.body, _groups(tree.body)):
+        if isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
+            if not _pair(stmt.body.body, node[0].body, out):  # type: ignore[attr-defined]
                 return None
-            out.update((m, line) for m, (line, _) in zip(stmt.body.body, members))
     return out
+
+
+def _groups(stmts):
+    """ast statements grouped as LibCST groups them: ``a = 1; b = 2`` is one line."""
+    groups: list[list] = []
+    for s in stmts:
+        simple = not isinstance(s, _COMPOUND)
+        if groups and simple and not isinstance(groups[-1][-1], _COMPOUND) and s.lineno == groups[-1][-1].end_lineno:
+            groups[-1].append(s)
+        else:
+            groups.append([s])
+    return groups
+
+
+def _pair(cst_body, ast_body, out) -> bool:
+    import ast
+
+    groups = _groups(ast_body)
+    if len(groups) != len(cst_body):
+        return False
+    for stmt, group in zip(cst_body, groups):
+        first = group[0]
+        if isinstance(stmt, cst.SimpleStatementLine) == isinstance(first, _COMPOUND):
+            return False
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) != isinstance(first, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return False
+        decorators = getattr(first, "decorator_list", ())
+        out[stmt] = min([first.lineno, *(d.lineno for d in decorators)])
+    return True
+
+
+def _compound():
+    import ast
+
+    return tuple(
+        t for t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While,
+                    ast.With, ast.AsyncWith, ast.Try, getattr(ast, "TryStar", None), getattr(ast, "Match", None))
+        if t is not None
+    )
+
+
+_COMPOUND = _compound()

@@ -21,10 +21,10 @@ How a piece is parsed so that its nodes are those of the whole parse:
   (``leading_lines``), whereas a comment indented deeper belongs to the footer of the
   block before it.
 
-The statements and the first indentation come from the stdlib tokenizer (a twentieth of
-LibCST's time; unlike the 3.11 ``ast`` it reads 3.12 syntax such as ``def f[T]()``).
-Text it does not read cleanly, or a piece whose statements do not come out as it counted
-them, is parsed whole.
+The statements and the first indentation come from the stdlib tokenizer
+(``jaxlint.base.statements``; unlike the 3.11 ``ast`` it reads 3.12 syntax such as
+``def f[T]()``). Text it does not read cleanly, or a piece whose statements do not come out
+as it counted them, is parsed whole.
 """
 
 from __future__ import annotations
@@ -41,20 +41,36 @@ class _Mismatch(Exception):
     """A piece did not parse into the statements the tokenizer found: parse the text whole."""
 
 
-def parse_module(text: str, piece: int | None = None) -> cst.Module:
+def parse_module(text: str, piece: int | None = None, first_lines: dict | None = None) -> cst.Module:
     """``libcst.parse_module(text)``, with a bounded peak of memory for a large text
-    (pieces of ``piece`` characters, default ``PIECE``)."""
+    (pieces of ``piece`` characters, default ``PIECE``). When it was parsed in pieces,
+    ``first_lines`` receives the line each top-level statement and class member starts
+    on, the memo ``jaxlint.base.positions`` would otherwise compute with ``ast``."""
     piece = piece or PIECE
     if len(text) <= piece:
         return cst.parse_module(text)
     plan = _plan(text, piece)
     if plan is None:
         return cst.parse_module(text)
-    lines, indent, pieces = plan
+    lines, indent, pieces, tops = plan
     try:
-        return _stitched(lines, indent, pieces)
+        module = _stitched(lines, indent, pieces)
     except (_Mismatch, cst.ParserSyntaxError):  # the tokenizer and LibCST disagree: LibCST decides
         return cst.parse_module(text)
+    if first_lines is not None:
+        first_lines.update(_first_lines(module, tops))
+    return module
+
+
+def _first_lines(module: cst.Module, tops) -> dict[cst.CSTNode, int]:
+    out: dict[cst.CSTNode, int] = {}
+    for stmt, (first, _, _, members) in zip(module.body, tops):
+        out[stmt] = first
+        if isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
+            if len(members) != len(stmt.body.body):
+                return {}
+            out.update((m, line) for m, (line, _) in zip(stmt.body.body, members))
+    return out
 
 
 # A piece: (first line, last line, members, tops). ``members`` leading member statements of
@@ -63,20 +79,20 @@ def parse_module(text: str, piece: int | None = None) -> cst.Module:
 Piece = tuple[int, int, int, int]
 
 
-def _plan(text: str, piece: int) -> tuple[list[str], tuple[str, int], list[Piece]] | None:
-    """Lines, the file's first indentation and its line, and the pieces; None: parse the
-    text whole."""
+def _plan(text: str, piece: int):
+    """Lines, the file's first indentation and its line, the pieces and the statements (see
+    jaxlint.base.statements); None: parse the text whole."""
     lines = split_lines(text)
     found = statements(lines)
     if found is None:
         return None
-    tops, indent = found
+    statement_lines, indent = found
     offsets = [0]
     for line in lines:
         offsets.append(offsets[-1] + len(line))
     # atoms: (first line, last line, member?) — one LibCST statement each
     atoms: list[tuple[int, int, bool]] = []
-    for first, last, _, members in tops:
+    for first, last, _, members in statement_lines:
         if offsets[last] - offsets[first - 1] > piece and len(members) > 1:
             atoms.append((first, members[0][1], False))  # the header and the first member
             atoms.extend((a, b, True) for a, b in members[1:])
@@ -95,7 +111,7 @@ def _plan(text: str, piece: int) -> tuple[list[str], tuple[str, int], list[Piece
     pieces.append((start, len(lines), members, tops))
     if len(pieces) == 1:
         return None
-    return lines, indent, pieces
+    return lines, indent, pieces, statement_lines
 
 
 def _clean_gap(lines: list[str], last: int, first: int, member: bool) -> bool:

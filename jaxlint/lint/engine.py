@@ -22,6 +22,7 @@ from jaxlint.base.lines import node_lines
 from jaxlint.plan.slicing import Blanks, apply_blanks, plan_file
 from jaxlint.base.positions import node_ranges
 from jaxlint.lint.rule import LineInsert, NodeEdit, Report, Rule, RuleFix
+from jaxlint.lint.parse import parse_module
 from jaxlint.lint.suppress import scan_suppressions
 from jaxlint.base.tree import NODE_TYPES, _fields
 from jaxlint.base.types import Diagnostic, Edit, FileResult, Fix, Pending, Position
@@ -240,13 +241,14 @@ class FileLinter:
             result.diagnostics.append(_too_deep(path))
             return result
         try:
+            first_lines: dict = {}  # see jaxlint.base.positions: known when parsed in pieces
             try:
-                module = cst.parse_module(text)
+                module = parse_module(text, first_lines=first_lines)
             except cst.ParserSyntaxError:
                 if text is source:
                     raise
                 text = source  # ``ast`` and LibCST disagree: let LibCST see the whole file
-                module = cst.parse_module(text)
+                module = parse_module(text, first_lines=first_lines)
             finally:
                 release_memory()
         except cst.ParserSyntaxError as e:
@@ -259,6 +261,8 @@ class FileLinter:
             events, parents = walk_events(module)
             names, facts, collector = collect_facts(path, module, events, module_name, bool(is_package))
             ctx = FileContext(path, text, module, names, facts, collector, parents, self.settings, events)
+            if first_lines:
+                ctx.shared["positions"] = {"first_lines": first_lines}
             ctx.original_source = source
             ctx.looked_up = looked_up
             ctx.callers_of_seeds = callers_of_seeds

@@ -13,6 +13,8 @@ import re
 import warnings
 from dataclasses import dataclass, field
 
+from jaxlint.base.statements import split_lines  # noqa: F401 - the plan's line splitting
+
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # a name or a dotted name: one pass gives both the words and the dotted names of a unit
 WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:[ \t]*\.[ \t]*[A-Za-z_][A-Za-z0-9_]*)*")
@@ -33,7 +35,6 @@ def _blank_literal(m: re.Match) -> str:
 
 
 IMPORT = re.compile(r"(?m)^[ \t]*(?:from[ \t]+[\w.]+[ \t]+)?import[ \t(\\]|;[ \t]*(?:from[ \t]+[\w.]+[ \t]+)?import[ \t(\\]")
-LINE_END = re.compile(r"\r\n|\r|\n")
 DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
@@ -154,18 +155,6 @@ def _dotted(node: ast.Attribute) -> str | None:
         return None
     parts.append(n.id)
     return ".".join(reversed(parts))
-
-
-def split_lines(text: str) -> list[str]:
-    """Lines with their endings, counted as Python and LibCST count them."""
-    out: list[str] = []
-    pos = 0
-    for m in LINE_END.finditer(text):
-        out.append(text[pos : m.end()])
-        pos = m.end()
-    if pos < len(text):
-        out.append(text[pos:])
-    return out
 
 
 def outline(source: str, lines: list[str] | None = None, module: str = "", is_package: bool = False) -> Outline | None:

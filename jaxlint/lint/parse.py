@@ -1,0 +1,193 @@
+"""LibCST's parse of one file, in pieces when the text is large, stitched into one Module.
+
+LibCST's native parser needs several hundred bytes of scratch memory per character of
+source while it runs (the kept part of jax's ``tests/pjit_test.py``, 380,000 characters:
+280 MiB), while the tree it returns is small (about 20 MiB). A text longer than ``PIECE``
+characters is therefore parsed in pieces of about that size — runs of whole top-level
+statements and runs of whole members of a large top-level class — and their statements
+are put together into the Module a single parse would give, node for node
+(``Module.deep_equals``, tested): the pieces' texts concatenate to the source, so code,
+positions and fixes are unchanged.
+
+How a piece is parsed so that its nodes are those of the whole parse:
+
+- a piece other than the first starts with ``if 1:`` and the whole file's first
+  indentation, so LibCST infers the file's ``default_indent`` and ``default_newline``
+  (blocks indented by the default store ``indent=None``, other ones the string);
+- a piece that starts inside a class is parsed under a stand-in ``class _:`` header at
+  the class's indentation; its members go into the real class's body;
+- a piece only starts where the lines between two statements are empty lines or
+  comments at the next statement's indentation: LibCST gives those to the next statement
+  (``leading_lines``), whereas a comment indented deeper belongs to the footer of the
+  block before it.
+
+The statements and the first indentation come from the stdlib tokenizer
+(``jaxlint.base.statements``; unlike the 3.11 ``ast`` it reads 3.12 syntax such as
+``def f[T]()``). Text it does not read cleanly, or a piece whose statements do not come out
+as it counted them, is parsed whole.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jaxlint.base.statements import split_lines, statements
+
+# characters per piece: LibCST's scratch memory for one piece stays near 30 MiB
+PIECE = 32 * 1024
+
+
+class _Mismatch(Exception):
+    """A piece did not parse into the statements the tokenizer found: parse the text whole."""
+
+
+def parse_module(text: str, piece: int | None = None, first_lines: dict | None = None) -> cst.Module:
+    """``libcst.parse_module(text)``, with a bounded peak of memory for a large text
+    (pieces of ``piece`` characters, default ``PIECE``). When it was parsed in pieces,
+    ``first_lines`` receives the line each top-level statement and class member starts
+    on, the memo ``jaxlint.base.positions`` would otherwise compute with ``ast``."""
+    piece = piece or PIECE
+    if len(text) <= piece:
+        return cst.parse_module(text)
+    plan = _plan(text, piece)
+    if plan is None:
+        return cst.parse_module(text)
+    lines, indent, pieces, tops = plan
+    try:
+        module = _stitched(lines, indent, pieces)
+    except (_Mismatch, cst.ParserSyntaxError):  # the tokenizer and LibCST disagree: LibCST decides
+        return cst.parse_module(text)
+    if first_lines is not None:
+        first_lines.update(_first_lines(module, tops))
+    return module
+
+
+def _first_lines(module: cst.Module, tops) -> dict[cst.CSTNode, int]:
+    out: dict[cst.CSTNode, int] = {}
+    for stmt, (first, _, _, members) in zip(module.body, tops):
+        out[stmt] = first
+        if isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
+            if len(members) != len(stmt.body.body):
+                return {}
+            out.update((m, line) for m, (line, _) in zip(stmt.body.body, members))
+    return out
+
+
+# A piece: (first line, last line, members, tops). ``members`` leading member statements of
+# the class being continued (0: the piece starts at top level), then ``tops`` top-level
+# statements (the last one may be a class whose members continue in the next piece).
+Piece = tuple[int, int, int, int]
+
+
+def _plan(text: str, piece: int):
+    """Lines, the file's first indentation and its line, the pieces and the statements (see
+    jaxlint.base.statements); None: parse the text whole."""
+    lines = split_lines(text)
+    found = statements(lines)
+    if found is None:
+        return None
+    statement_lines, indent = found
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+    # atoms: (first line, last line, member?) — one LibCST statement each
+    atoms: list[tuple[int, int, bool]] = []
+    for first, last, _, members in statement_lines:
+        if offsets[last] - offsets[first - 1] > piece and len(members) > 1:
+            atoms.append((first, members[0][1], False))  # the header and the first member
+            atoms.extend((a, b, True) for a, b in members[1:])
+        else:
+            atoms.append((first, last, False))
+    pieces: list[Piece] = []
+    start, members, tops = 1, 0, 0  # the open piece
+    for i, (first, last, member) in enumerate(atoms):
+        if i and offsets[last] - offsets[start - 1] > piece and _clean_gap(lines, atoms[i - 1][1], first, member):
+            pieces.append((start, atoms[i - 1][1], members, tops))
+            start, members, tops = atoms[i - 1][1] + 1, 0, 0
+        if member and not tops:
+            members += 1
+        elif not member:
+            tops += 1
+    pieces.append((start, len(lines), members, tops))
+    if len(pieces) == 1:
+        return None
+    return lines, indent, pieces, statement_lines
+
+
+def _clean_gap(lines: list[str], last: int, first: int, member: bool) -> bool:
+    """May a piece start after line ``last``? Only if every line up to ``first`` is empty or a
+    comment at the indentation of the statement starting at ``first``."""
+    head = lines[first - 1]
+    indent = head[: len(head) - len(head.lstrip(" \t"))] if member else ""
+    for n in range(last, first - 1):
+        line = lines[n]
+        body = line.rstrip("\r\n")
+        if body and not (body.startswith(indent) and body[len(indent):].startswith("#")):
+            return False
+    return True
+
+
+def _stitched(lines: list[str], first_indent: tuple[str, int], pieces: list[Piece]) -> cst.Module:
+    indent, indent_line = first_indent
+    body: list[cst.BaseStatement] = []
+    open_class: int | None = None  # index in ``body`` of the class whose members continue
+    members: list[cst.BaseStatement] = []
+    footer: tuple[cst.EmptyLine, ...] | None = None
+    first: cst.Module | None = None
+    last: cst.Module | None = None
+
+    def close_class() -> None:
+        nonlocal open_class, footer
+        if open_class is not None:
+            cls = body[open_class]
+            block = cls.body.with_changes(body=tuple(members), **({"footer": footer} if footer is not None else {}))
+            body[open_class] = cls.with_changes(body=block)
+        open_class, footer = None, None
+
+    for n, (start, end, n_members, n_tops) in enumerate(pieces):
+        text = "".join(lines[start - 1 : end])
+        if n == 0:
+            module = cst.parse_module(text)
+            first = module
+            stmts = list(module.body)
+            if 0 < indent_line <= end and module.default_indent != indent:  # it has the first block
+                raise _Mismatch
+        else:
+            nl = first.default_newline
+            head = f"if 1:{nl}{indent}pass{nl}" + (f"class _:{nl}" if n_members else "")
+            module = cst.parse_module(head + text)
+            stmts = list(module.body[1:])
+            if not isinstance(module.body[0], cst.If) or module.header:
+                raise _Mismatch
+            if n_members:
+                stand_in = stmts.pop(0)
+                if open_class is None or not isinstance(stand_in, cst.ClassDef):
+                    raise _Mismatch
+                block = stand_in.body
+                real = body[open_class].body
+                if not isinstance(block, cst.IndentedBlock) or block.indent != real.indent or len(block.body) != n_members:
+                    raise _Mismatch
+                members.extend(block.body)
+                footer = block.footer
+        if len(stmts) != n_tops:
+            raise _Mismatch
+        if n_tops:
+            close_class()
+            body.extend(stmts)
+            if n + 1 < len(pieces) and pieces[n + 1][2]:  # the next piece continues the last class
+                cls = body[-1]
+                if not isinstance(cls, cst.ClassDef) or not isinstance(cls.body, cst.IndentedBlock):
+                    raise _Mismatch
+                open_class, members, footer = len(body) - 1, list(cls.body.body), None
+        last = module
+    close_class()
+    assert first is not None and last is not None
+    return cst.Module(
+        body=body,
+        header=first.header,
+        footer=last.footer,
+        encoding=first.encoding,
+        default_indent=indent,
+        default_newline=first.default_newline,
+        has_trailing_newline=last.has_trailing_newline,
+    )

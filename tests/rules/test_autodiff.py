@@ -131,13 +131,9 @@ def test_non_scalar_output():
     assert [(c, line) for c, line, _ in found(src)] == [("JAX407", 5)]
 
 
-def test_cross_module(tmp_path):
-    (tmp_path / "losses.py").write_text(
-        "import jax.numpy as jnp\n\ndef loss(params, x):\n    return jnp.sum(params * x), x\n"
-    )
-    (tmp_path / "train.py").write_text(
-        "import jax\nfrom losses import loss\n\ng = jax.grad(loss, argnums=2)\nh = jax.grad(loss)\n"
-    )
+def _lint_project(tmp_path, files: dict[str, str]) -> list[tuple[str, int, str]]:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
     settings = testing.settings_for(*ALL)
     settings.root = str(tmp_path)
     cwd = os.getcwd()
@@ -146,7 +142,14 @@ def test_cross_module(tmp_path):
         run = lint_paths(["."], settings, jobs=1)
     finally:
         os.chdir(cwd)
-    assert [(os.path.basename(d.path), d.start.line, d.code) for d in run.diagnostics] == [
+    return [(os.path.basename(d.path), d.start.line, d.code) for d in run.diagnostics]
+
+
+def test_cross_module(tmp_path):
+    assert _lint_project(tmp_path, {
+        "losses.py": "import jax.numpy as jnp\n\ndef loss(params, x):\n    return jnp.sum(params * x), x\n",
+        "train.py": "import jax\nfrom losses import loss\n\ng = jax.grad(loss, argnums=2)\nh = jax.grad(loss)\n",
+    }) == [
         ("train.py", 4, "JAX403"),
         ("train.py", 4, "JAX401"),
         ("train.py", 5, "JAX403"),
@@ -164,20 +167,6 @@ def test_a_local_variable_hides_an_outer_def_of_the_same_name():
         "def outer(p):\n    return grad(g)(p)\n"
     )
     assert [(c, line) for c, line, _ in found(source)] == [("JAX403", 11)]
-
-
-def _lint_project(tmp_path, files: dict[str, str]) -> list[tuple[str, int, str]]:
-    for name, text in files.items():
-        (tmp_path / name).write_text(text)
-    settings = testing.settings_for(*ALL)
-    settings.root = str(tmp_path)
-    cwd = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        run = lint_paths(["."], settings, jobs=1)
-    finally:
-        os.chdir(cwd)
-    return [(os.path.basename(d.path), d.start.line, d.code) for d in run.diagnostics]
 
 
 def test_an_imported_def_whose_name_its_module_rebinds_is_unknown(tmp_path):

@@ -28,6 +28,12 @@ ALIASES: dict[str, str] = {
 _CONFLICT = "<conflict>"
 
 
+def last_name(node: cst.BaseExpression) -> str | None:
+    """The last name of ``a.b.c`` or ``c`` (a callee's short name), else None."""
+    t = type(node)
+    return node.attr.value if t is cst.Attribute else node.value if t is cst.Name else None
+
+
 def dotted(node: cst.BaseExpression) -> str | None:
     """``a.b.c`` as a string, or None when the expression is not a plain dotted name."""
     parts: list[str] = []

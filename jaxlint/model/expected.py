@@ -25,7 +25,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.base.literals import UNKNOWN
-from jaxlint.base.names import dotted
+from jaxlint.base.names import dotted, last_name
 
 RAISES_CONTEXTS = frozenset(
     {
@@ -57,18 +57,13 @@ REGISTRATIONS = frozenset({"defvjp", "defjvp", "defjvps"})
 _DEPTH = 4  # definitions followed through their uses (``g = jax.vmap(f)``, then ``g``'s uses)
 
 
-def _last_name(f: cst.BaseExpression) -> str | None:
-    t = type(f)
-    return f.attr.value if t is cst.Attribute else f.value if t is cst.Name else None
-
-
 def raises_context(item: cst.WithItem, also: tuple[str, ...] = ()) -> bool:
     """Is this ``with`` item a context manager that expects an exception (its callee's last
     name is one of ``RAISES_CONTEXTS``), or one whose dotted name contains a word of ``also``?"""
     e = item.item
     if type(e) is not cst.Call:
         return False
-    if _last_name(e.func) in RAISES_CONTEXTS:
+    if last_name(e.func) in RAISES_CONTEXTS:
         return True
     if also:
         full = dotted(e.func)
@@ -79,7 +74,7 @@ def raises_context(item: cst.WithItem, also: tuple[str, ...] = ()) -> bool:
 def callable_raises(call: cst.Call, arg: cst.Arg) -> bool:
     """Is ``arg`` the callable of a callable-form assertion (``self.assertRaises(Err, arg, ...)``,
     ``jtu.check_raises(arg, Err, msg)``; see ``CALLABLE_AT``)?"""
-    at = CALLABLE_AT.get(_last_name(call.func) or "")
+    at = CALLABLE_AT.get(last_name(call.func) or "")
     if at is None or arg.keyword is not None or arg.star:
         return False
     positional = [a for a in call.args if a.keyword is None]

@@ -13,7 +13,7 @@ import re
 import libcst as cst
 
 from jaxlint.lint.config import parse_version
-from jaxlint.base.names import dotted
+from jaxlint.base.names import dotted, last_name
 from jaxlint.lint.rule import LineInsert, NodeEdit, Rule, RuleFix
 
 from .table import (
@@ -424,7 +424,7 @@ class MigrationRule(Rule):
     # keywords, positional arguments and config options ------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+        last = last_name(func)
         if last == "partial" and node.args and node.args[0].keyword is None and node.args[0].star == "":
             if self.resolve(func) == "functools.partial":
                 inner = self.resolve(node.args[0].value)

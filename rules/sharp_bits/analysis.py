@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from jaxlint.base.names import last_name
 from jaxlint.model.arrays import (AT_METHODS, ARRAY_ATTRS, ARRAY_METHODS, NOT_ARRAY, TAKES_SEQUENCES, annotated_array,
                                   call_kind, public_name)
 from jaxlint.model import Function, program
@@ -109,7 +110,7 @@ def _catches_type_error(ctx, t: cst.Try) -> bool:
         types = h.type.elements if isinstance(h.type, cst.Tuple) else [h.type]
         for el in types:
             v = el.value if isinstance(el, cst.Element) else el
-            name = v.attr.value if isinstance(v, cst.Attribute) else v.value if isinstance(v, cst.Name) else ""
+            name = last_name(v) or ""
             if name in ("TypeError", "Exception", "BaseException") or "Error" in name and "Tracer" in name \
                     or name == "ConcretizationTypeError":
                 return True

@@ -32,6 +32,10 @@ PARAM_NAMES = frozenset(
      "theta", "kernel", "variables", "net_params", "model_params", "w1", "w2", "w3", "b1", "b2",
      "b3", "W1", "W2", "W3", "Wx", "Wh", "wx", "wh", "kernels", "params_tree"}
 )
+# Names of a bias: they say "parameter" only for a value added as one, not for a plain
+# contraction operand (`def projection(a, b): return jnp.tensordot(a, b) * b` in jax-md
+# maps two batches of vectors; `a, b` are just the first two letters).
+BIAS_NAMES = frozenset({"b", "bias", "biases", "b1", "b2", "b3"})
 # Argument names that say "already batched on purpose" (ensembles, per-example values).
 BATCHED_HINTS = ("stack", "ensemble", "batch", "per_example", "per_sample", "all_", "population",
                  "replicated", "vmapped", "many", "multi")
@@ -500,7 +504,7 @@ def shared_params(params: list[str], mapped: list[int], evidence: dict[str, dict
         info = args[i] if i < len(args) else {"shared": None, "batched": False}
         if info["batched"]:
             continue
-        named = is_param_name(name)
+        named = is_param_name(name) and not (name in BIAS_NAMES and set(uses) <= {"dot"})
         static = "static" in uses  # a Python value: never an array with a batch axis
         if not (static or named or info["shared"]):
             continue
@@ -521,8 +525,11 @@ def shared_params(params: list[str], mapped: list[int], evidence: dict[str, dict
     return out
 
 
-# Annotations that say "a Python value, not an array".
-STATIC_ANNOTATIONS = frozenset({"int", "bool", "str", "Callable", "typing.Callable", "collections.abc.Callable"})
+# Annotations that say "a Python value, never an array". Not ``int`` or ``bool``: code
+# annotates array indices and flags that way (mctx's ``_unbatched_qvalues(tree, index: int)``
+# is vmapped over a batch of indices), and a traced integer serves as an index or in
+# arithmetic; such a parameter counts only when it is used as a Python value.
+STATIC_ANNOTATIONS = frozenset({"str", "Callable", "typing.Callable", "collections.abc.Callable"})
 
 
 def with_annotations(uses: dict[str, dict[str, str]], params: list[Param]) -> dict[str, dict[str, str]]:

@@ -40,8 +40,9 @@ class VmapMapsSharedParam(Rule):
     It stays silent when the caller passes stacked parameters on purpose (an ensemble
     built with `jnp.stack` or a vmapped `init`, names such as `stacked_params`).
     It also reports a mapped parameter the function needs as a Python value: annotated
-    `int`, `bool`, `str` or `Callable`, or used as a loop bound (`range(n)`) or a shape
-    (`jnp.zeros((n, d))`).
+    `str` or `Callable`, or used as a loop bound (`range(n)`) or a shape
+    (`jnp.zeros((n, d))`). An `int` or `bool` annotation alone is not enough: a traced
+    integer works as an index (`tree.values[index]`), and code annotates indices that way.
 
     ## Why is this bad?
     `vmap` slices every mapped argument along its leading axis, so each example gets a

@@ -119,6 +119,32 @@ def test_masked_lines_keep_the_line_count_and_blocks():
     assert cell_code("time = 3\ntime f(x)\n").text == "time = 3\n\n"
 
 
+def test_a_cell_with_an_indented_first_line_runs_dedented_as_ipython_runs_it():
+    # IPython strips the first line's indentation from every line that starts with it
+    c = cell_code('\n  def f(x):\n      return jax.tree_map(g, x)\n s = """\nkept\n"""\n')
+    assert c.text == '\ndef f(x):\n    return jax.tree_map(g, x)\n s = """\nkept\n"""\n'
+    assert (c.indent, c.dedented) == ("  ", frozenset({2, 3}))
+    nb = notebook_json([code("import jax", 1), code(" def f(x):\n     return jax.tree_map(g, x)\n y = f(1)", 2)])
+    diags = api.lint_source(nb, "indented.ipynb", Settings(select=["JAX001", "JAX801"]))
+    # reported at the cell's own column (the dedented virtual module has it at 12)
+    assert [(d.code, d.cell, d.start.line, d.start.column, d.end.column) for d in diags] == [("JAX801", 2, 2, 13, 25)]
+
+
+def test_a_fix_in_a_dedented_cell_keeps_its_indentation():
+    from jaxlint.fix.notebook import apply_fixes
+    from jaxlint.base.types import Edit, Fix, Position as P
+
+    nb = notebook_json([code("import jax", 1), code("  y = jax.tree_map(g, x)\n  z = 1", 2)])
+    [d] = api.lint_source(nb, "indented.ipynb", Settings(select=["JAX801"]))
+    assert (d.cell, d.start.line, d.start.column) == (2, 1, 7)
+    new, applied = apply_fixes(nb, [Fix("f", (Edit(P(2, 5), P(2, 17), "jax.tree.map"),)),
+                                    Fix("g", (Edit(P(3, 1), P(3, 1), "if x:\n    w = 2\n"),))])
+    assert len(applied) == 2
+    # every new line carries the cell's indentation, so IPython dedents it to the fixed code
+    assert [c.source for c in parse(new).cells] == ["import jax", "  y = jax.tree.map(g, x)\n  if x:\n      w = 2\n  z = 1"]
+    assert parse(new).python == "import jax\ny = jax.tree.map(g, x)\nif x:\n    w = 2\nz = 1\n"
+
+
 def test_cells_are_numbered_over_all_cells_and_other_languages_are_skipped():
     nb = parse(notebook_json([text("# t", 1), code("a = 1", 2), code("b = 2\n", 3), text("x", 4), code("c = 3", 5)]))
     assert [(c.number, c.first, c.line_count) for c in nb.cells] == [(2, 1, 1), (3, 2, 1), (5, 3, 1)]

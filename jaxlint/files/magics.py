@@ -1,5 +1,9 @@
 """IPython syntax in a notebook cell, turned into Python without moving any position.
 
+A cell whose first line is indented runs dedented: IPython strips that indentation from
+every line that starts with it (``leading_indent``), so the cell's Python has it removed
+too; ``indent`` and ``dedented`` say where, so positions can be moved back.
+
 A cell may hold line magics (``%time f(x)``), shell escapes (``!pip install jax``,
 ``files = !ls``), help requests (``jax.vmap?``), automagics (``pip install jax``) and, on
 its first line, a cell magic (``%%capture``). Each such line becomes an empty line (or
@@ -43,6 +47,8 @@ class CellCode:
     text: str
     masked: frozenset[int]
     opaque: bool
+    indent: str = ""  # what IPython strips from the start of the ``dedented`` lines
+    dedented: frozenset[int] = frozenset()
 
 
 def _lines(source: str) -> list[str]:
@@ -61,10 +67,29 @@ def _replacement(line: str) -> str:
 
 
 def cell_code(source: str) -> CellCode:
-    """The cell's Python text (same line count and columns), its masked lines, opacity."""
+    """The cell's Python text (same line count; columns too, but for a dedented cell), its
+    masked lines, opacity."""
     lines = _lines(source)
     if not lines:
         return CellCode("", frozenset(), False)
+    indent, dedented = _leading_indent(lines)
+    if indent:
+        lines = [x[len(indent):] if i + 1 in dedented else x for i, x in enumerate(lines)]
+    code = _masked(lines)
+    return CellCode(code.text, code.masked, code.opaque, indent, dedented) if indent else code
+
+
+def _leading_indent(lines: list[str]) -> tuple[str, frozenset[int]]:
+    """IPython's ``leading_empty_lines`` + ``leading_indent``: the first non-blank line's
+    indentation and the (1-based) lines that start with it."""
+    first = next((x for x in lines if x.strip()), "")
+    indent = first[: len(first) - len(first.lstrip(" \t"))]
+    if not indent:
+        return "", frozenset()
+    return indent, frozenset(i + 1 for i, x in enumerate(lines) if x.startswith(indent))
+
+
+def _masked(lines: list[str]) -> CellCode:
     first = lines[0].lstrip(" \t")
     if first.startswith("%%"):
         name = _WORD.match(first[2:])

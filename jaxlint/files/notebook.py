@@ -52,10 +52,20 @@ class Cell:
     first: int  # 1-based line of the virtual module where the cell starts
     span: tuple[int, int]  # offsets of the ``source`` value in the JSON text
     items: tuple[tuple[int, int], ...] | None  # offsets of each string of a list value
+    indent: str = ""  # IPython strips it from the ``dedented`` lines (see jaxlint.files.magics)
+    dedented: frozenset[int] = frozenset()
 
     @property
     def line_count(self) -> int:
         return self.code.count("\n")
+
+    def source_column(self, line: int, column: int) -> int:
+        """The column in the cell's source of (line, column) of its Python text."""
+        return column + len(self.indent) if line in self.dedented else column
+
+    def source_text(self, content: str) -> str:
+        """Text for the cell's source that reads as ``content`` once IPython dedents it."""
+        return content.replace("\n", "\n" + self.indent) if self.indent else content
 
 
 @dataclass(slots=True)
@@ -159,7 +169,7 @@ def parse(text: str) -> Notebook:
         code = cell_code(source)
         text_ = code.text if not code.text or code.text.endswith(("\n", "\r")) else code.text + "\n"
         span, items = spans[i]
-        c = Cell(i + 1, source, text_, code.masked, code.opaque, first, span, items)
+        c = Cell(i + 1, source, text_, code.masked, code.opaque, first, span, items, code.indent, code.dedented)
         first += c.line_count
         out.append(c)
     return Notebook(text, out, "".join(c.code for c in out))

@@ -91,7 +91,7 @@ def _moved(d: Diagnostic, nb: Notebook, message: str) -> Diagnostic:
 
 def _position(nb: Notebook, p: Position) -> tuple[Cell, Position]:
     cell, line = nb.locate(p.line)
-    return cell, Position(line, p.column)
+    return cell, Position(line, cell.source_column(line, p.column))
 
 
 def _end_of(cell: Cell) -> Position:
@@ -107,4 +107,4 @@ def _edit(nb: Notebook, e: Edit) -> Edit:
     end_cell, end = _position(nb, e.end)
     if end_cell is not cell:
         end = _end_of(cell)  # a line deletion reaching the next cell's first column
-    return Edit(start, end, e.content, cell.number)
+    return Edit(start, end, cell.source_text(e.content), cell.number)

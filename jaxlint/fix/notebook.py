@@ -75,11 +75,13 @@ def _in_cell(nb: Notebook, e: Edit) -> tuple[Cell, Edit] | None:
     if start == end:  # an insertion: before a line, never inside IPython syntax or above a cell magic
         if start.line in cell.masked and (start.column > 1 or cell.source.lstrip(" \t").startswith("%%") and start.line == 1):
             return None
-        return cell, Edit(start, end, e.content)
-    touched = set(range(start.line, end.line)) | ({end.line} if end.column > 1 else set())
-    if touched & cell.masked:
-        return None
-    return cell, Edit(start, end, e.content)
+    else:
+        touched = set(range(start.line, end.line)) | ({end.line} if end.column > 1 else set())
+        if touched & cell.masked:
+            return None
+    start = Position(start.line, cell.source_column(start.line, start.column))
+    end = Position(end.line, cell.source_column(end.line, end.column))
+    return cell, Edit(start, end, cell.source_text(e.content))
 
 
 # -- writing the JSON back -------------------------------------------------------------

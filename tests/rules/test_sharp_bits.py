@@ -112,6 +112,19 @@ def test_key_consumed_in_a_loop():
     ]
 
 
+def test_key_split_in_a_loop_then_consumed_names_the_consuming_call():
+    src = (
+        "from jax import random\n\ndef f(key, n):\n    for i in range(n):\n        key, sub = random.split(key)\n"
+        "        x = random.normal(sub) * random.uniform(key)\n    return x\n"
+    )
+    assert found(src, "JAX502") == [
+        ("JAX502", 5, 20,
+         "`jax.random.split` consumes the PRNG key `key` that `jax.random.uniform` at line 6 already consumed in the "
+         "previous iteration of the loop at line 4: the two draws are not independent (same key, same random bits). "
+         "Give `jax.random.uniform` a fresh key (`key, subkey = jax.random.split(key)`, then use `subkey`)"),
+    ]
+
+
 def test_helper_called_twice_with_one_key():
     src = (
         "import jax\n\ndef noise(key, shape):\n    return jax.random.normal(key, shape)\n\n"

@@ -153,10 +153,12 @@ class ValueFlow(Flow):
             params = list(fn.params.posonly_params) + list(fn.params.params) + list(fn.params.kwonly_params)
             for p in params + [s for s in (fn.params.star_arg, fn.params.star_kwarg) if isinstance(s, cst.Param)]:
                 env.pop(p.name.value, None)
+            refs = None  # parameters read or written whole (``x[...]``): Pallas refs
             for p in params:
                 n = p.name.value
                 flags = 0
-                if p.annotation is not None and annotated_array(ctx, p.annotation.annotation):
+                if p.annotation is not None and annotated_array(ctx, p.annotation.annotation) and \
+                        n not in (refs := refs if refs is not None else whole_accessed(ctx, fn)):
                     flags |= ARRAY
                     self.origins[n] = f"annotated `{ctx.code(p.annotation.annotation)}`"
                 elif n in updated:
@@ -505,6 +507,17 @@ def array_evidence(ctx, fn) -> set[str]:
                     and not last.endswith("_like"):
                 calls.update(a.value.value for a in n.args if type(a.value) is cst.Name and not a.keyword and not a.star)
     return (attrs - whole) | calls
+
+
+def whole_accessed(ctx, fn) -> set[str]:
+    """Names the body reads or writes whole as ``x[...]``: how a ``jax.Ref`` (a Pallas
+    kernel's ``out_ref``) is used, even where the code annotates it ``jax.Array``."""
+    out = set()
+    for n in ctx.descendants(fn.body, prune=(cst.ClassDef,)):
+        if type(n) is cst.Subscript and type(n.value) is cst.Name and len(n.slice) == 1 \
+                and isinstance(n.slice[0].slice, cst.Index) and isinstance(n.slice[0].slice.value, cst.Ellipsis):
+            out.add(n.value.value)
+    return out
 
 
 def at_evidence(ctx, fn) -> set[str]:

@@ -26,7 +26,8 @@ class InplaceUpdate(Rule):
     `x[mask] = 0`, `x[i] += v`, `x[:, j] *= c`, where `x` was made by a `jax.numpy`,
     `jax.random`, `jax.lax` or `jax.nn` function (or an operation on such an array, or
     `x.at[...].set(...)`; jax's own `jax._src.numpy` counts as `jax.numpy`), is annotated
-    `jax.Array`, is a parameter the function also updates with `x.at[...].set(...)` (only a
+    `jax.Array` (unless the body reads or writes it whole as `x[...]`, how a Pallas
+    kernel uses a Ref it annotates that way), is a parameter the function also updates with `x.at[...].set(...)` (only a
     JAX array has `.at`), or is a traced argument of a function under
     `jit`/`vmap`/`pmap`/`lax.scan`/... that the body uses as an array (`x.shape`, `x.sum()`,
     `x[:, 0]`, `x[None]`, `jnp.sum(x)`, ...). NumPy arrays (`np.zeros`, `np.array(x)`), dicts, lists, unknown values,

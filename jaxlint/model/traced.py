@@ -6,8 +6,8 @@ applies to it (as a call, a decorator, through ``partial``, or an inner transfor
 (``scan``, ``fori_loop``, ``while_loop``, ``cond``, ``map``, ``associative_scan``).
 Its traced parameters are those without a default, minus what the application makes
 concrete: ``static_argnums``/``static_argnames`` (``static_broadcasted_argnums`` for
-``pmap``), arguments ``partial`` binds, a method's ``self``, and for ``vmap``/``pmap``
-the ``None`` entries of ``in_axes``. Read through the program model (``applications``,
+``pmap``), arguments ``partial`` binds, a method's ``self``, for ``vmap``/``pmap``
+the ``None`` entries of ``in_axes``, and for ``shard_map`` those of ``in_specs``. Read through the program model (``applications``,
 ``value``, ``target_function``, ``literal``); an option it cannot read, or a def one of
 whose decorators it does not know, leaves the function out: unknown means silent.
 """
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from jaxlint.base.literals import UNKNOWN
+from jaxlint.base.names import last_name
 
 from .program import Program
 from .transforms import TABLE
@@ -30,6 +31,7 @@ TRACING = {q: a.label for q, a in TABLE.items() if a.kind in ("map", "trace") an
 STATIC_OPTIONS = {q: a.static for q, a in TABLE.items() if q in TRACING and a.static}
 LAX_BODIES = {q: a.bodies for q, a in TABLE.items() if a.kind == "body" and a.bodies}
 IN_AXES = frozenset(q for q, a in TABLE.items() if a.in_axes)
+IN_SPECS = frozenset(q for q, a in TABLE.items() if a.in_specs)
 _LAX_SHORT = frozenset(q.rsplit(".", 1)[1] for q in LAX_BODIES)
 
 
@@ -180,8 +182,27 @@ def _trace_of(p: Program, fn, app: Transformed, bound: int, bound_keywords: list
             return UNKNOWN
     if app.api in IN_AXES and app.args:
         return UNKNOWN  # in_axes given positionally: read no further
+    if app.api in IN_SPECS and "in_specs" in app.keywords:
+        passed = _passed_as_is(p, app.keywords["in_specs"], len(free))
+        if passed is UNKNOWN:
+            return UNKNOWN
+        concrete |= {n for n, as_is in zip(free, passed) if as_is}
     params = {n for n in free + kwonly if n not in concrete and n not in with_default}
     return Trace(params, TRACING[app.api], app.node, app.api in STATIC_OPTIONS and TABLE[app.api].kind != "map")
+
+
+def _passed_as_is(p: Program, specs: cst.BaseExpression, count: int) -> list[bool] | object:
+    """Per argument, is its ``in_specs`` entry a literal ``None``? One spec (``P('x')``)
+    covers every argument; a tuple that is not visible, or of another length: UNKNOWN."""
+    display = p.display(specs)
+    if display is None:
+        if type(specs) is cst.Call and last_name(specs.func) in ("P", "PartitionSpec"):
+            return [False] * count  # one PartitionSpec for all
+        return UNKNOWN
+    entries = [el.value for el in display.elements]
+    if len(entries) != count or any(type(el) is cst.StarredElement for el in display.elements):
+        return UNKNOWN
+    return [type(e) is cst.Name and e.value == "None" for e in entries]
 
 
 def _method(p: Program, fn) -> bool:

@@ -28,6 +28,9 @@ class Api:
     # a lax body call: (position, keyword) of each function argument it traces
     bodies: tuple[tuple[int, str], ...] = ()
     in_axes: bool = False  # a map whose ``in_axes`` entry ``None`` passes an argument as it is
+    # a map whose ``in_specs`` entry ``None`` passes an argument as it is (jax 0.10.2's
+    # shard_map hands a Python int through untraced there; ``P()`` traces it)
+    in_specs: bool = False
 
 
 _JIT_STATIC = ("static_argnums", "static_argnames")
@@ -37,7 +40,7 @@ TABLE: dict[str, Api] = {
     "jax.experimental.pjit.pjit": Api("trace", True, "pjit", _JIT_STATIC),
     "jax.vmap": Api("map", True, "jax.vmap", in_axes=True),
     "jax.pmap": Api("map", True, "jax.pmap", ("static_broadcasted_argnums",), in_axes=True),
-    "jax.shard_map": Api("map", True, "jax.shard_map"),
+    "jax.shard_map": Api("map", True, "jax.shard_map", in_specs=True),
     "jax.smap": Api("map", True, "jax.smap"),
     "jax.grad": Api("trace"),
     "jax.value_and_grad": Api("trace"),

@@ -24,7 +24,8 @@ class TracedControlFlow(Rule):
     module: `jax.jit(layers.relu)` traces `relu` of `layers.py`), or is computed from one
     (arithmetic, comparisons, `jnp`/`lax` functions, array methods). Not reported:
     `static_argnums`/`static_argnames` arguments, arguments with a default value (not
-    traced unless passed), `vmap` arguments with `in_axes=None`, `.shape`, `.dtype`,
+    traced unless passed), `vmap` arguments with `in_axes=None`, `shard_map` arguments
+    whose `in_specs` entry is `None` (passed as they are), `.shape`, `.dtype`,
     `.ndim`, `.size`, `len()`, `is None` / `in` tests, a bare container argument tested for
     emptiness (a dict of arrays stays a dict under `jit`), functions that are only run
     eagerly or only under `grad` (which keeps values concrete), and code inside

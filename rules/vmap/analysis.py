@@ -440,13 +440,15 @@ def argument_info(ctx, site: VmapSite, index: int) -> dict[str, Any]:
     stacked on purpose (an ensemble, per-example weights) -- then the mapping is intended.
     """
     p = program(ctx)
-    info: dict[str, Any] = {"shared": None, "batched": False}
+    info: dict[str, Any] = {"shared": None, "batched": False, "names": set()}
     direct = p.invocations(site.function.node)[0] if site.function is not None else []
     for call in site.calls:
         args = [a for a in call.args if a.keyword is None and not a.star]
         if index >= len(args):
             continue
         expr = args[index].value
+        if type(expr) is cst.Name:
+            info["names"].add(expr.value)
         if _is_batched(p, expr):
             info["batched"] = True
             continue
@@ -502,8 +504,8 @@ def shared_params(params: list[str], mapped: list[int], evidence: dict[str, dict
         if not uses:
             continue
         info = args[i] if i < len(args) else {"shared": None, "batched": False}
-        if info["batched"]:
-            continue
+        if info["batched"] or info.get("names", set()) & {name + "s", name + "es"}:
+            continue  # stacked on purpose, or one per example: `bs` passed for `b`
         named = is_param_name(name) and not (name in BIAS_NAMES and set(uses) <= {"dot"})
         static = "static" in uses  # a Python value: never an array with a batch axis
         if not (static or named or info["shared"]):

@@ -117,6 +117,9 @@ def test_masked_lines_keep_the_line_count_and_blocks():
     assert (opaque.text, opaque.opaque) == ("\n\n", True)
     # `time = 3` is Python, `time f(x)` is an automagic
     assert cell_code("time = 3\ntime f(x)\n").text == "time = 3\n\n"
+    # an automagic word that starts a multi-line assignment or call is Python (brax's notebooks)
+    src = "env = envs.get_environment(env_name=env_name,\n                           backend=backend)\nenv , x = 1, 2\nrun (f,\n  x)\n"
+    assert cell_code(src).text == src and not cell_code(src).masked
 
 
 def test_a_cell_with_an_indented_first_line_runs_dedented_as_ipython_runs_it():

@@ -28,7 +28,9 @@ from dataclasses import dataclass
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun"})
 
 # line magics IPython runs without ``%`` (automagic); a line is one only when it is not
-# Python on its own (``pip install x`` is a magic, ``time = 3`` is not)
+# Python on its own (``pip install x`` is a magic, ``time = 3`` is not, nor is
+# ``env = make(\n ...)``, which IPython's AssignmentChecker leaves alone). IPython applies
+# automagic only to one-line cells; masking such a line in a longer cell is lenient.
 AUTOMAGICS = frozenset({
     "alias", "cd", "conda", "env", "history", "load_ext", "ls", "mamba", "matplotlib", "micromamba",
     "pip", "popd", "pushd", "pwd", "reload_ext", "reset", "run", "set_env", "time", "timeit", "who", "whos",
@@ -133,6 +135,11 @@ def is_magic(line: str) -> bool:
         return True
     word = _WORD.match(s)
     if word and word.group(0) in AUTOMAGICS and len(s) > len(word.group(0)) and s[len(word.group(0))] in " \t":
+        rest = s[len(word.group(0)):].lstrip(" \t")
+        if rest[:1] in ("=", ",") and rest[:2] != "==":
+            return False  # `env = f(...)`: an assignment (IPython's AssignmentChecker)
+        if _scan(line, 0, "") != (0, ""):
+            return False  # opens a bracket or string that later lines close: Python
         return not _parses(s)
     return False
 

@@ -17,6 +17,13 @@ NOT_ARRAY = frozenset(
     "shape ndim size dtype result_type issubdtype isdtype iscomplexobj isrealobj isscalar finfo iinfo promote_types "
     "can_cast broadcast_shapes get_printoptions printoptions set_printoptions save savez load axis_size".split()
 )
+# jax.numpy functions that return a list or tuple of arrays: ``parts = jnp.split(x, 3)``
+# then ``parts[0] = ...`` edits a Python list
+SEQUENCE_RESULTS = frozenset(
+    "split array_split hsplit vsplit dsplit meshgrid broadcast_arrays unstack nonzero divmod frexp "
+    "modf histogram histogram2d histogramdd gradient unravel_index tril_indices triu_indices diag_indices "
+    "tril_indices_from triu_indices_from diag_indices_from mask_indices".split()
+)
 LAX_CONTROL = frozenset("scan cond switch while_loop fori_loop map associative_scan custom_root custom_linear_solve".split())
 # jax.lax functions that take and return whole pytrees (a dict stays a dict)
 LAX_PYTREE = frozenset(
@@ -28,7 +35,7 @@ ARRAY_MODULES = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.", "jax.random.
 # methods and attributes of an array that return an array
 ARRAY_METHODS = frozenset(
     "sum mean max min prod std var any all argmax argmin astype reshape ravel flatten squeeze transpose clip round "
-    "cumsum cumprod dot copy conj swapaxes take repeat nonzero".split()
+    "cumsum cumprod dot copy conj swapaxes take repeat".split()
 )
 ARRAY_ATTRS = frozenset({"T", "real", "imag", "mT"})
 # ``x.at[i].<method>(...)``: the functional updates
@@ -86,6 +93,8 @@ def call_kind(q: str) -> str | None:
     last = q.rsplit(".", 1)[1]
     if last in NOT_ARRAY or (q.startswith("jax.lax.") and last in LAX_CONTROL):
         return None
+    if q.startswith("jax.numpy.") and last in SEQUENCE_RESULTS:
+        return None  # a list or tuple of arrays
     if q.startswith("jax.lax.") and last in LAX_PYTREE:
         return "pytree"
     return "array"

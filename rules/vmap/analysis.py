@@ -166,11 +166,16 @@ def has_keywords(call: cst.Call) -> bool:
     return any(a.keyword is not None or a.star == "**" for a in call.args)
 
 
-def target_params(fact: FunctionFact, bound: int, keywords: list[str]) -> list[Param] | None:
-    """The positional parameters of the vmapped callable, after ``partial`` binding."""
+def target_params(fact: FunctionFact, bound: int, keywords: list[str], decorated: bool = False) -> list[Param] | None:
+    """The positional parameters of the vmapped callable, after ``partial`` binding. A
+    method the vmap decorates in its class body gets ``self`` as its first argument (the
+    vmapped function is what the class binds); ``jax.vmap(self.f)`` does not."""
     if fact.has_varargs:
         return None
-    ps = fact.positional[bound:]
+    ps = fact.positional
+    if decorated and fact.is_method:
+        ps = [p for p in fact.params if p.kind in ("posonly", "pos")]
+    ps = ps[bound:]
     out = []
     for p in ps:
         if p.name in keywords:

@@ -147,6 +147,7 @@ class VmapMapsSharedParam(Rule):
             "call_n": call_n,
             "partial_args": site.bound,
             "partial_keywords": list(site.bound_keywords),
+            "decorator": site.decorator,
         }
         literal_node = isinstance(site.in_axes_node, (cst.Tuple, cst.List))
         if isinstance(site.in_axes, (tuple, list)):
@@ -252,7 +253,7 @@ class VmapMapsSharedParam(Rule):
         """(message, new in_axes text or None) when shared parameters are mapped."""
         if not fact:
             return None
-        params = target_params(fact, data["partial_args"], data["partial_keywords"])
+        params = target_params(fact, data["partial_args"], data["partial_keywords"], data.get("decorator", False))
         if params is None:
             return None
         call_n = data["call_n"]

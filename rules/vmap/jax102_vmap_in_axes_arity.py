@@ -85,7 +85,7 @@ class VmapInAxesArity(Rule):
             fact = self._fact(site)
             if fact is None:
                 continue
-            params = target_params(fact, site.bound, site.bound_keywords)
+            params = target_params(fact, site.bound, site.bound_keywords, site.decorator)
             if params is None or site.chain:
                 continue
             if n > len(params):

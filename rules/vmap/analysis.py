@@ -147,13 +147,17 @@ def vmap_sites(ctx) -> list[VmapSite]:
     return sites
 
 
-def positional_count(call: cst.Call) -> int | None:
-    """Positional arguments passed at a call, or None with ``*args``."""
+def positional_count(call: cst.Call, p=None) -> int | None:
+    """Positional arguments passed at a call, or None with ``*args``; given the program
+    model ``p``, ``*args`` of a visible tuple (``args = (x, w)``) counts its entries."""
     n = 0
     for a in call.args:
         if a.star == "*":
-            return None
-        if a.keyword is None and not a.star:
+            t = p.display(a.value) if p is not None else None
+            if type(t) is not cst.Tuple or any(type(e) is cst.StarredElement for e in t.elements):
+                return None
+            n += len(t.elements)
+        elif a.keyword is None and not a.star:
             n += 1
     return n
 

@@ -79,7 +79,8 @@ class VmapInAxesArity(Rule):
                 continue
             shown = f"`in_axes={short(self.ctx, site.in_axes_node, 60)}` has {n} entr{'y' if n == 1 else 'ies'}"
             label = site.label
-            bad = [(c, k) for c in site.calls if (k := positional_count(c)) is not None and k != n]
+            p = program(self.ctx)
+            bad = [(c, k) for c in site.calls if (k := positional_count(c, p)) is not None and k != n]
             if bad:
                 call, k = bad[0]
                 note = " (keyword arguments never count: vmap maps them over axis 0)" if has_keywords(call) else ""
@@ -93,12 +94,10 @@ class VmapInAxesArity(Rule):
             fact = self._fact(site)
             if fact is None or site.chain:
                 continue
-            if self._star_call(site, fact, n, shown):
-                continue
             params = target_params(fact, site.bound, site.bound_keywords)
-            if params is None:
-                continue
-            if n > len(params):
+            if params is None or n <= len(params):
+                self._star_call(site, fact, n, shown)
+            else:
                 name = "the lambda" if fact.is_lambda else f"`{fact.name}`"
                 bound = site.bound
                 if bound:
@@ -110,11 +109,11 @@ class VmapInAxesArity(Rule):
                     f"every call of `{label}` will fail. Give one entry per positional argument",
                 )
 
-    def _star_call(self, site, fact: FunctionFact, n: int, shown: str) -> bool:
+    def _star_call(self, site, fact: FunctionFact, n: int, shown: str) -> None:
         """Report a call passing ``*args`` whose every possible count of positional
         arguments, as the mapped function's signature bounds it, differs from ``n``."""
         for call in site.calls:
-            if positional_count(call) is not None:
+            if positional_count(call, program(self.ctx)) is not None:
                 continue
             found = positional_range(fact, site.bound, site.bound_keywords, call)
             if found is None:
@@ -129,16 +128,16 @@ class VmapInAxesArity(Rule):
                 name += f" (after the {site.bound} argument{'s' if site.bound != 1 else ''} bound by `partial`)"
             args = ", ".join(a.star + self.ctx.code(a.value) if a.keyword is None else self.ctx.code(a).rstrip(", ")
                              for a in call.args)
-            stars = ", ".join(f"`*{self.ctx.code(a.value)}`" for a in call.args if a.star == "*")
+            stars = [f"`*{self.ctx.code(a.value)}`" for a in call.args if a.star == "*"]
+            holds = f"{' and '.join(stars)} hold{'s' if len(stars) == 1 else ''}"
             self.report(
                 site.node,
                 f"{shown}, but `{site.label}` is called with `({args if len(args) <= 48 else args[:47] + '…'})`: "
-                f"whatever {stars} holds, {name} takes {count} positional arguments there; JAX raises "
+                f"whatever {holds}, {name} takes {count} positional arguments there; JAX raises "
                 f"`ValueError: vmap in_axes must be ... a tuple of entries corresponding to the positional "
                 f"arguments`, or the call of {name} fails. Give one entry per positional argument",
             )
-            return True
-        return False
+            return
 
     def _fact(self, site) -> FunctionFact | None:
         return self.ctx.function_fact(site.function.node) if site.function is not None else None

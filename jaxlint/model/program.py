@@ -573,13 +573,64 @@ class Program:
     def _calls_of(self, b: Binding | None, depth: int) -> tuple[list[cst.Call], bool]:
         if b is None or b.scope.kind == "class":
             return [], False
-        reads, complete = self.references(b)
+        apis = FORWARDING_TRANSFORMS | MAPPING_TRANSFORMS if self._through_maps else FORWARDING_TRANSFORMS
+        family = self.rewrapped(b, apis)
+        if len(family) == 1:
+            reads, complete = self.references(b)
+        else:
+            reads, complete = self._family_reads(family)
         calls: list[cst.Call] = []
         for r in reads:
             more, ok = self._invocations(r, depth + 1)
             calls += more
             complete = complete and ok
         return calls, complete and bool(reads)
+
+    def rewrapped(self, b: Binding, apis: frozenset[str]) -> list[Binding]:
+        """``b`` and the rebindings of its name that wrap it again in one of ``apis``
+        (``op = jax.vmap(op, ...)`` in a loop, ``f = jax.jit(f)`` in one arm of an ``if``):
+        a read that can see only these calls ``b``'s value with the arguments it is given,
+        whichever of them it is. Each rebinding's inner name must see only the family."""
+        if b.anywhere:
+            return [b]
+        inner = {x: self._rewrapped_name(x, apis) for x in b.scope.bindings.get(b.name, ())
+                 if x is not b and x.kind == "assign" and not x.unpack and type(x.value) is cst.Call
+                 and not x.anywhere}
+        family = [b] + [x for x, name in inner.items() if name is not None]
+        shrunk = True
+        while shrunk and len(family) > 1:  # the largest family closed under "wraps only its members"
+            shrunk = False
+            for x in family[1:]:
+                seen = self.reaching(inner[x])
+                if not seen or not all(y in family for y in seen):
+                    family.remove(x)
+                    shrunk = True
+        return family
+
+    def _rewrapped_name(self, x: Binding, apis: frozenset[str]) -> cst.Name | None:
+        """The name ``x = api(name, ...)`` wraps again (same name as ``x``'s), or None."""
+        v = self.value(x.value)
+        t = v.target_node if type(v) is Transformed and v.node is x.value and v.api in apis else None
+        return t if type(t) is cst.Name and t.value == x.name else None
+
+    def _family_reads(self, family: list[Binding]) -> tuple[list[cst.Name], bool]:
+        """The reads of a ``rewrapped`` family that can only be one of its bindings, except the
+        names the family's own rebindings wrap; complete as in ``references``."""
+        b = family[0]
+        inner = {self.value(x.value).target_node for x in family[1:]}
+        sure, complete = [], True
+        for read in self._reads_by_name.get(b.name, ()):
+            if b.scope is not self.module_scope and not self._within(read, b.scope):
+                continue
+            found = self.reaching(read)
+            if not any(x in family for x in found):
+                continue
+            if all(x in family for x in found):
+                if read not in inner:
+                    sure.append(read)
+            else:
+                complete = False
+        return sure, complete
 
     # ------------------------------------------------------------------------------
     # functions

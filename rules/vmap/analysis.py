@@ -151,13 +151,17 @@ def vmap_sites(ctx) -> list[VmapSite]:
     return sites
 
 
-def positional_count(call: cst.Call) -> int | None:
-    """Positional arguments passed at a call, or None with ``*args``."""
+def positional_count(call: cst.Call, p=None) -> int | None:
+    """Positional arguments passed at a call, or None with ``*args``; given the program
+    model ``p``, ``*args`` of a visible tuple (``args = (x, w)``) counts its entries."""
     n = 0
     for a in call.args:
         if a.star == "*":
-            return None
-        if a.keyword is None and not a.star:
+            t = p.display(a.value) if p is not None else None
+            if type(t) is not cst.Tuple or any(type(e) is cst.StarredElement for e in t.elements):
+                return None
+            n += len(t.elements)
+        elif a.keyword is None and not a.star:
             n += 1
     return n
 
@@ -182,6 +186,36 @@ def target_params(fact: FunctionFact, bound: int, keywords: list[str], decorated
             break
         out.append(p)
     return out
+
+
+def positional_range(fact: FunctionFact, bound: int, bound_keywords: list[str],
+                     call: cst.Call) -> tuple[int, int | None] | None:
+    """How many positional arguments a call passing ``*args`` can give the vmapped function
+    so that the function's own call can succeed: ``(least, most)``, most None for no limit.
+
+    vmap passes positional arguments on positionally and keywords as keywords, after what
+    ``partial`` binds. At least: the arguments written out, and every required parameter
+    that no keyword of the call or of ``partial`` names (``**kw`` may name any). At most:
+    the positional parameters (no limit with ``*args``), and never up to one a keyword
+    names. None for a method (``self`` is passed too) or a required keyword-only
+    parameter left unnamed (the call fails anyway)."""
+    if fact.is_method or "classmethod" in fact.decorators:
+        return None
+    star_kwargs = any(a.star == "**" for a in call.args)
+    keywords = set(bound_keywords) | {a.keyword.value for a in call.args if a.keyword is not None}
+    if not star_kwargs and any(p.kind == "kwonly" and p.default is None and p.name not in keywords
+                               for p in fact.params):
+        return None
+    params = fact.positional[bound:]
+    most = None if fact.has_varargs else len(params)
+    least = sum(1 for a in call.args if a.keyword is None and not a.star)
+    for i, p in enumerate(params):
+        named = p.name in keywords and p.kind != "posonly"
+        if named:
+            most = i if most is None else min(most, i)
+        if p.default is None and (p.kind == "posonly" or not (named or star_kwargs)):
+            least = max(least, i + 1)
+    return least, most
 
 
 def all_none(value: Any) -> bool:

@@ -4,7 +4,7 @@ from jaxlint.model import program
 from jaxlint.model.facts import FunctionFact
 from jaxlint.lint.rule import Invalid, Rule
 
-from .analysis import has_keywords, positional_count, short, target_params, vmap_sites
+from .analysis import has_keywords, positional_count, positional_range, short, target_params, vmap_sites
 
 
 class VmapInAxesArity(Rule):
@@ -12,7 +12,10 @@ class VmapInAxesArity(Rule):
     ## What it does
     Reports a `jax.vmap` whose tuple or list `in_axes` has a different length from the
     number of positional arguments the vmapped function is called with, or more
-    entries than the mapped function can take positionally.
+    entries than the mapped function can take positionally. A call passing `*args`
+    counts as every number of positional arguments the mapped function could take
+    there: at least its required parameters that no keyword names, at most its
+    positional parameters (no limit with `*args`).
 
     ## Why is this bad?
     `vmap` matches `in_axes` to the positional arguments one by one and raises when the
@@ -52,6 +55,7 @@ class VmapInAxesArity(Rule):
         "import jax\ndef f(x, w, b=0):\n    return w @ x + b\ng = jax.vmap(f, in_axes=(0, None))\n",
         "import jax\ndef f(*args):\n    return args\ng = jax.vmap(f, in_axes=(0, None, 0, 0))\n",
         "import jax\nout = jax.vmap(f, in_axes=(0, None))(x, w, b=b)\n",
+        "import jax\ndef f(x, w, b):\n    return w @ x + b\nout = jax.vmap(f, in_axes=(0, None))(xs, *ws, b=b)\n",
     ]
     INVALID = [
         (
@@ -62,6 +66,10 @@ class VmapInAxesArity(Rule):
             "from jax import vmap\n\n@vmap\ndef unused(x):\n    return x\n\ng = vmap(lambda x, y: x + y, in_axes=[0, 0, 0])\n",
             Invalid("JAX102", line=7, message="takes at most 2 positional arguments"),
         ),
+        (
+            "import jax\ndef f(x, w, b):\n    return w @ x + b\nout = jax.vmap(f, in_axes=(0, None))(xs, *wb)\n",
+            Invalid("JAX102", line=4, message="whatever `*wb` holds, `f` takes exactly 3 positional arguments"),
+        ),
     ]
 
     def finish(self) -> None:
@@ -71,7 +79,8 @@ class VmapInAxesArity(Rule):
                 continue
             shown = f"`in_axes={short(self.ctx, site.in_axes_node, 60)}` has {n} entr{'y' if n == 1 else 'ies'}"
             label = site.label
-            bad = [(c, k) for c in site.calls if (k := positional_count(c)) is not None and k != n]
+            p = program(self.ctx)
+            bad = [(c, k) for c in site.calls if (k := positional_count(c, p)) is not None and k != n]
             if bad:
                 call, k = bad[0]
                 note = " (keyword arguments never count: vmap maps them over axis 0)" if has_keywords(call) else ""
@@ -83,12 +92,12 @@ class VmapInAxesArity(Rule):
                 )
                 continue
             fact = self._fact(site)
-            if fact is None:
+            if fact is None or site.chain:
                 continue
             params = target_params(fact, site.bound, site.bound_keywords, site.decorator)
-            if params is None or site.chain:
-                continue
-            if n > len(params):
+            if params is None or n <= len(params):
+                self._star_call(site, fact, n, shown)
+            else:
                 name = "the lambda" if fact.is_lambda else f"`{fact.name}`"
                 bound = site.bound
                 if bound:
@@ -99,6 +108,36 @@ class VmapInAxesArity(Rule):
                     f"{'s' if len(params) != 1 else ''} ({', '.join(p.name for p in params) or 'none'}); "
                     f"every call of `{label}` will fail. Give one entry per positional argument",
                 )
+
+    def _star_call(self, site, fact: FunctionFact, n: int, shown: str) -> None:
+        """Report a call passing ``*args`` whose every possible count of positional
+        arguments, as the mapped function's signature bounds it, differs from ``n``."""
+        for call in site.calls:
+            if positional_count(call, program(self.ctx)) is not None:
+                continue
+            found = positional_range(fact, site.bound, site.bound_keywords, call)
+            if found is None:
+                continue
+            least, most = found
+            if (most is not None and most < least) or least <= n and (most is None or n <= most):
+                continue  # the call fails for another reason, or may pass n arguments
+            count = f"exactly {least}" if least == most else f"at least {least}" if most is None \
+                else f"{least} to {most}"
+            name = "the lambda" if fact.is_lambda else f"`{fact.name}`"
+            if site.bound:
+                name += f" (after the {site.bound} argument{'s' if site.bound != 1 else ''} bound by `partial`)"
+            args = ", ".join(a.star + self.ctx.code(a.value) if a.keyword is None else self.ctx.code(a).rstrip(", ")
+                             for a in call.args)
+            stars = [f"`*{self.ctx.code(a.value)}`" for a in call.args if a.star == "*"]
+            holds = f"{' and '.join(stars)} hold{'s' if len(stars) == 1 else ''}"
+            self.report(
+                site.node,
+                f"{shown}, but `{site.label}` is called with `({args if len(args) <= 48 else args[:47] + '…'})`: "
+                f"whatever {holds}, {name} takes {count} positional arguments there; JAX raises "
+                f"`ValueError: vmap in_axes must be ... a tuple of entries corresponding to the positional "
+                f"arguments`, or the call of {name} fails. Give one entry per positional argument",
+            )
+            return
 
     def _fact(self, site) -> FunctionFact | None:
         return self.ctx.function_fact(site.function.node) if site.function is not None else None

@@ -301,3 +301,37 @@ def test_invocations_into_a_helper_def_of_another_unit_only_with_callees():
     calls, complete = p.invocations(helper.node, callees=True)
     assert [line_of(p, x) for x in calls] == [4] and not complete
     assert p.invocations(method.node, callees=True) == ([], False)  # a method's arguments start after self
+
+
+def test_invocations_through_a_name_rebound_to_a_transform_of_itself():
+    p = model_of('''
+    import jax
+    def pool(x, size, op):
+        for i in range(3):
+            f = jax.vmap(pool1d, (0, None, None))
+            for j in range(2):
+                f = jax.vmap(f, in_axes=(j, None, None))
+            x = f(x, size, op)
+        g = jax.vmap(pool1d)
+        if x:
+            g = jax.jit(g)
+        g(x)
+        h = jax.vmap(pool1d)
+        for k in range(2):
+            h = wrap(h) if k else jax.vmap(h)
+        h(x)
+        return x
+    ''')
+    inner, outer, g, h, h2 = p.applications("jax.vmap")
+    b = p.binding_of_value(inner.node)
+    assert [line_of(p, x.node) for x in p.rewrapped(b, frozenset({"jax.vmap"}))] == [5, 7]
+    assert p.rewrapped(b, frozenset({"jax.jit"})) == [b]
+    # every value ``f`` can hold at the call calls the first vmap with its positional arguments
+    calls, complete = p.invocations(inner.node, through_maps=True)
+    assert [line_of(p, x) for x in calls] == [8] and complete
+    assert p.invocations(inner.node) == ([], False)  # an outer vmap slices: only through_maps
+    assert p.invocations(outer.node, through_maps=True) == ([], False)  # ``f`` may be the inner one
+    calls, complete = p.invocations(g.node)
+    assert [line_of(p, x) for x in calls] == [12] and complete
+    # ``h`` may also be whatever ``wrap`` makes of it
+    assert p.invocations(h.node, through_maps=True) == ([], False)

@@ -165,3 +165,49 @@ def test_arity_in_the_helper_def_the_vmap_is_passed_to():
             "the positional arguments`. Give one entry per positional argument",
         )
     ]
+
+
+def test_arity_star_args_bounded_by_the_signature():
+    src = (
+        "import jax\n"
+        "def f(x, w, *rest):\n    return x * w\n"
+        "def g(x, w, b=0):\n    return x * w + b\n"
+        "one = jax.vmap(f, in_axes=(0,))(xs, *ws)\n"
+        "two = jax.vmap(g, in_axes=(0, None, None, None))(xs, *ws)\n"
+        "ok = jax.vmap(g, in_axes=(0, None, None))(xs, *ws)\n"
+        "ok_kw = jax.vmap(g, in_axes=(0,))(xs, *ws, w=w)\n"
+    )
+    assert _lint(src, "JAX102") == [
+        (
+            "JAX102",
+            6,
+            "`in_axes=(0,)` has 1 entry, but `vmap(f)` is called with `(xs, *ws)`: whatever `*ws` holds, `f` takes "
+            "at least 2 positional arguments there; JAX raises `ValueError: vmap in_axes must be ... a tuple of "
+            "entries corresponding to the positional arguments`, or the call of `f` fails. Give one entry per "
+            "positional argument",
+        ),
+        (
+            "JAX102",
+            7,
+            "`in_axes=(0, None, None, None)` has 4 entries, but `g` takes at most 3 positional arguments (x, w, b); "
+            "every call of `vmap(g)` will fail. Give one entry per positional argument",
+        ),
+    ]
+
+
+def test_arity_star_args_of_a_visible_tuple_count_its_entries():
+    src = (
+        "import jax\n"
+        "def f(x, *rest):\n    return x\n"
+        "ws = (1, 2)\n"
+        "out = jax.vmap(f, in_axes=(0, None))(xs, *ws)\n"
+    )
+    assert _lint(src, "JAX102") == [
+        (
+            "JAX102",
+            5,
+            "`in_axes=(0, None)` has 2 entries, but `vmap(f)` is called with 3 positional arguments in "
+            "`jax.vmap(f, in_axes=(0, None))(xs, *ws)`; JAX raises `ValueError: vmap in_axes must be ... a tuple "
+            "of entries corresponding to the positional arguments`. Give one entry per positional argument",
+        )
+    ]

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from jaxlint.model import program
+from jaxlint.base.literals import UNKNOWN
+from jaxlint.model import cases, program
 from jaxlint.model.expected import expects_error
 from jaxlint.model.shapes import Shape, shape, shape_with_helpers, size
 
@@ -32,12 +33,22 @@ class MappedCall:
     call: cst.Call
     mapped: list[Mapped]  # the mapped arguments whose shape is known, in order
     axis_size: int | None  # ``axis_size=`` as an int, when given as one
+    case: cases.Case | None = None  # the test case these values are of (a parameterized test)
+
+    def case_text(self, ctx) -> str:
+        """``with axis=0, shape=(3, 5): `` for a test case, else empty."""
+        if self.case is None:
+            return ""
+        label = self.case.label(ctx)
+        return f"In the test case with {label}, " if label else "In one of the test's cases, "
 
 
 def _axes(site: VmapSite, n: int, p) -> list[int | None] | None:
     """The axis each of ``n`` positional arguments is mapped along (None: not mapped, or a
     pytree entry), or None when in_axes cannot be read for this call."""
     in_axes = site.in_axes
+    if in_axes is UNKNOWN and site.in_axes_node is not None and cases.current(p) is not None:
+        in_axes = cases.literal(p, site.in_axes_node)  # ``in_axes`` a parameter of the test
     if in_axes is DEFAULT:
         return [0] * n
     if type(in_axes) is int:
@@ -47,7 +58,7 @@ def _axes(site: VmapSite, n: int, p) -> list[int | None] | None:
     if site.in_axes_len == n and site.in_axes_node is not None:  # some entries are not literals
         display = p.display(site.in_axes_node)
         if display is not None:
-            return [a if type(a := p.literal(e.value)) is int else None for e in display.elements]
+            return [a if type(a := cases.literal(p, e.value)) is int else None for e in display.elements]
     return None
 
 
@@ -63,21 +74,53 @@ def mapped_calls(ctx) -> list[MappedCall]:
     for site in sites:
         if site.kwargs_unknown:
             continue
-        axis_size = None
-        given = site.app.keywords.get("axis_size")
-        if given is not None:
-            axis_size = size(p, given)
-            if axis_size is None and not (type(given) is cst.Name and given.value == "None"):
-                continue  # a size we cannot read
-        for call, given_args in _given(ctx, site, sites):
-            axes = _axes(site, len(given_args), p)
-            if axes is None:
-                continue
-            mapped = [Mapped(a, i, axis, _leaf(s)[0], sliced, _leaf(s)[1])
-                      for i, ((a, s, sliced), axis) in enumerate(zip(given_args, axes))
-                      if axis is not None and s is not None]
-            out.append(MappedCall(site, call, mapped, axis_size))
+        found, unknown = _site_calls(ctx, site, sites)
+        out += found
+        if unknown:
+            for fn in _parameterized(ctx, unknown):
+                for case in cases.cases(p, fn) or ():
+                    with cases.evaluating(p, case):
+                        out += _site_calls(ctx, site, sites, case)[0]
     ctx.shared["JAX1.mapped_calls"] = out
+    return out
+
+
+def _site_calls(ctx, site: VmapSite, sites: list[VmapSite], case: cases.Case | None = None):
+    """``(mapped calls, calls where something was not known)`` of one site."""
+    p = program(ctx)
+    out: list[MappedCall] = []
+    unknown: list[cst.Call] = []
+    axis_size = None
+    given = site.app.keywords.get("axis_size")
+    if given is not None:
+        axis_size = size(p, given)
+        if axis_size is None and not (type(given) is cst.Name and given.value == "None"):
+            return out, [c for c, _ in _given(ctx, site, sites)]  # a size we cannot read
+    for call, given_args in _given(ctx, site, sites):
+        axes = _axes(site, len(given_args), p)
+        if axes is None:
+            unknown.append(call)
+            continue
+        mapped = [Mapped(a, i, axis, _leaf(s)[0], sliced, _leaf(s)[1])
+                  for i, ((a, s, sliced), axis) in enumerate(zip(given_args, axes))
+                  if axis is not None and s is not None]
+        if len(mapped) < sum(axis is not None for axis in axes) or (site.in_axes is UNKNOWN and None in axes) \
+                or any(m.shape.axis(m.axis) is None for m in mapped):
+            unknown.append(call)
+        out.append(MappedCall(site, call, mapped, axis_size, case))
+    return out, unknown
+
+
+def _parameterized(ctx, calls: list[cst.Call]) -> list[cst.FunctionDef]:
+    """The parameterized test methods around ``calls`` whose cases are worth reading."""
+    p = program(ctx)
+    out: list[cst.FunctionDef] = []
+    for call in calls:
+        for a in ctx.ancestors(p.written_call(call)):
+            if type(a) is cst.FunctionDef and cases.parameterized(p, a):
+                if a not in out and not cases.skips_some(p, a):
+                    out.append(a)
+                break
     return out
 
 

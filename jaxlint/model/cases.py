@@ -42,6 +42,8 @@ class Case:
     function: cst.FunctionDef
     values: dict[str, cst.BaseExpression]
     used: list[str] = field(default_factory=list)  # the parameters read while evaluating it
+    outer: "Case | None" = None  # for a call's arguments bound to a def's parameters: the case around
+    via: cst.Call | None = None  # ... and that call
 
     def label(self, ctx) -> str:
         """``axis=0, shape=(3, 5)``: the parameters that were read, as the code gives them."""
@@ -61,8 +63,10 @@ def _code(ctx, node: cst.CSTNode) -> str:
 
 @contextmanager
 def evaluating(p, case: Case):
-    """Within: a parameter of ``case.function`` reads as its value in ``case``."""
+    """Within: a parameter of ``case.function`` (or of an ``outer`` case's) reads as its
+    value in ``case``."""
     before = p.ctx.shared.get(_KEY)
+    p.ctx.shared.setdefault("model.cases.alive", {})[id(case)] = case  # its id keys a memo: keep it
     p.ctx.shared[_KEY] = case
     try:
         yield
@@ -77,7 +81,11 @@ def current(p) -> Case | None:
 def given(p, b) -> cst.BaseExpression | None:
     """The value of parameter binding ``b`` in the case being evaluated, or None."""
     case = p.ctx.shared.get(_KEY)
-    if case is None or b.kind != "param" or b.scope.node is not case.function:
+    if b.kind != "param":
+        return None
+    while case is not None and b.scope.node is not case.function:
+        case = case.outer
+    if case is None:
         return None
     name = b.name
     v = case.values.get(name)

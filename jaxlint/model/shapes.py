@@ -75,6 +75,7 @@ SAME = frozenset({f"{m}.{f}" for m in _NP for f in ("asarray", "array")} | {"jax
 RESHAPES = frozenset(f"{m}.reshape" for m in _NP)
 STACKS = frozenset(f"{m}.stack" for m in _NP)
 CONCATS = frozenset(f"{m}.concatenate" for m in _NP)
+EXPAND_DIMS = frozenset(f"{m}.expand_dims" for m in _NP)
 # ``RandomState`` methods that take ``size=``: name -> its position
 SIZED_SAMPLES = {"uniform": 2, "normal": 2, "standard_normal": 0, "random_sample": 0, "random": 0}
 RANDOM_STATES = frozenset({"numpy.random.RandomState", "numpy.random.mtrand.RandomState"})
@@ -469,7 +470,26 @@ def _call(p, call: cst.Call) -> Shape | None:
                         [a.value for a in call.args if a.keyword is not None and a.keyword.value in ("shape", "newshape")])
     if q in STACKS or q in CONCATS:
         return _join(p, call, pos, q in STACKS)
+    if q in EXPAND_DIMS:
+        return _expand_dims(p, call)
     return None
+
+
+def _expand_dims(p, call: cst.Call) -> Shape | None:
+    """``jnp.expand_dims(x, axis)``: a new axis of size 1 at each position given."""
+    base = shape(p, _arg(call, 0, "a"))
+    axis = p.literal(_arg(call, 1, "axis"))
+    axes = (axis,) if type(axis) is int else axis
+    if base is None or not base.exact or not isinstance(axes, tuple) or not all(type(a) is int for a in axes):
+        return None
+    rank = len(base.dims) + len(axes)
+    where = sorted(a + rank if a < 0 else a for a in axes)
+    if len(set(where)) != len(where) or not all(0 <= a < rank for a in where):
+        return None
+    dims = list(base.dims)
+    for a in where:
+        dims.insert(a, 1)
+    return Shape(tuple(dims))
 
 
 def _nested(display) -> Shape | None:

@@ -92,7 +92,7 @@ class VmapAxisBeyondRank(Rule):
                            f"is {shape_text(m.shape)}")
                 self.report(
                     m.arg.value,
-                    f"{mc.case_text(ctx)}{why}: JAX raises `ValueError: vmap was requested to map its argument along axis {m.axis}, "
+                    f"{mc.case_text(ctx)}{why}{mc.via_text(ctx)}: JAX raises `ValueError: vmap was requested to map its argument along axis {m.axis}, "
                     f"which implies that its rank should be at least {m.axis + 1 if m.axis >= 0 else -m.axis}`. "
                     "Use `None` in `in_axes` for a shared argument, or an axis the argument has",
                 )

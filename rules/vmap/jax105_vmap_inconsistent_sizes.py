@@ -26,7 +26,9 @@ class VmapInconsistentSizes(Rule):
     (`parameterized.parameters`/`product`, `jtu.sample_product`, `pytest.mark.parametrize`
     with visible values) the sizes are read case by case (`rng(shape, dtype)` with
     `rng = jtu.rand_default(...)`, `np.array([[0], [2]])`), and the first case that fails is
-    named; a test that skips some cases (`if n > 1: self.skipTest(...)`) is left alone.
+    named; a test that skips some cases (`if n > 1: self.skipTest(...)`) is left alone. A
+    vmapped function handed to a def by `partial(d, fn=vmapped)` and called there as
+    `fn(x, mask)` gets, per call of that partial, the arguments of that call.
 
     ## Example
     ```python
@@ -80,7 +82,7 @@ class VmapInconsistentSizes(Rule):
                         done.add(id(mc.call))
                         self.report(m.arg.value, f"{mc.case_text(ctx)}{mc.site.label} is given `axis_size={mc.axis_size}`, but axis "
                                     f"{m.axis} of {arg_text(ctx, m)} has size {n} (shape "
-                                    f"{shape_text(m.shape)}): {_RAISES}")
+                                    f"{shape_text(m.shape)}){mc.via_text(ctx)}: {_RAISES}")
                         break
                 continue
             if not sized:
@@ -92,8 +94,8 @@ class VmapInconsistentSizes(Rule):
                     self.report(
                         m.arg.value,
                         f"{mc.case_text(ctx)}{mc.site.label} maps axis {first.axis} of {arg_text(ctx, first)} (size {size0}) "
-                        f"and axis {m.axis} of {arg_text(ctx, m)} (size {n}, shape {shape_text(m.shape)}): "
-                        f"{_RAISES}",
+                        f"and axis {m.axis} of {arg_text(ctx, m)} (size {n}, shape {shape_text(m.shape)})"
+                        f"{mc.via_text(ctx)}: {_RAISES}",
                     )
                     break
 

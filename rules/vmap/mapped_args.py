@@ -9,6 +9,7 @@ import libcst as cst
 
 from jaxlint.base.literals import UNKNOWN
 from jaxlint.model import cases, program
+from jaxlint.model.values import is_partial
 from jaxlint.model.expected import expects_error
 from jaxlint.model.shapes import Shape, shape, shape_with_helpers, size
 
@@ -34,9 +35,17 @@ class MappedCall:
     mapped: list[Mapped]  # the mapped arguments whose shape is known, in order
     axis_size: int | None  # ``axis_size=`` as an int, when given as one
     case: cases.Case | None = None  # the test case these values are of (a parameterized test)
+    via: cst.Call | None = None  # the call of ``partial(d, fn=vmapped)`` whose arguments these are
+
+    def via_text(self, ctx) -> str:
+        """`` (as called at line 566)`` when the arguments are those of a call of a partial."""
+        if self.via is None:
+            return ""
+        line = ctx.lines([self.via]).get(self.via)
+        return f" (as called at line {line})" if line is not None else " (as called in this file)"
 
     def case_text(self, ctx) -> str:
-        """``with axis=0, shape=(3, 5): `` for a test case, else empty."""
+        """``In the test case with axis=0, shape=(3, 5), `` for a test case, else empty."""
         if self.case is None:
             return ""
         label = self.case.label(ctx)
@@ -95,8 +104,8 @@ def _site_calls(ctx, site: VmapSite, sites: list[VmapSite], case: cases.Case | N
     if given is not None:
         axis_size = size(p, given)
         if axis_size is None and not (type(given) is cst.Name and given.value == "None"):
-            return out, [c for c, _ in _given(ctx, site, sites)]  # a size we cannot read
-    for call, given_args in _given(ctx, site, sites):
+            return out, _plain_calls(ctx, site)  # a size we cannot read
+    for call, given_args, via in _given(ctx, site, sites):
         axes = _axes(site, len(given_args), p)
         if axes is None:
             unknown.append(call)
@@ -107,7 +116,7 @@ def _site_calls(ctx, site: VmapSite, sites: list[VmapSite], case: cases.Case | N
         if len(mapped) < sum(axis is not None for axis in axes) or (site.in_axes is UNKNOWN and None in axes) \
                 or any(m.shape.axis(m.axis) is None for m in mapped):
             unknown.append(call)
-        out.append(MappedCall(site, call, mapped, axis_size, case))
+        out.append(MappedCall(site, call, mapped, axis_size, case, via))
     return out, unknown
 
 
@@ -130,11 +139,17 @@ def _given(ctx, site: VmapSite, sites: list[VmapSite], depth: int = 0):
     a vmap of it, too)."""
     p = program(ctx)
     for call in _plain_calls(ctx, site):
-        yield call, [(a, _arg_shape(ctx, a.value, call, ctx.unit_of(site.node)), None) for a in call.args if a.keyword is None]
+        yield call, [(a, _arg_shape(ctx, a.value, call, ctx.unit_of(site.node)), None) for a in call.args
+                     if a.keyword is None], None
+        for bound in _bound_by_partial(ctx, site, call):
+            with cases.evaluating(p, bound):
+                given = [(a, _arg_shape(ctx, a.value, call, ctx.unit_of(site.node)), None)
+                         for a in call.args if a.keyword is None]
+            yield call, given, bound.via
     for outer in sites:
         if outer.app.target is not site.app or outer.kwargs_unknown or depth > 4:
             continue
-        for call, outer_given in _given(ctx, outer, sites, depth + 1):
+        for call, outer_given, via in _given(ctx, outer, sites, depth + 1):
             axes = _axes(outer, len(outer_given), p)
             if axes is None:
                 continue
@@ -144,7 +159,44 @@ def _given(ctx, site: VmapSite, sites: list[VmapSite], depth: int = 0):
                     s = None  # a pytree's leaves: not followed through another level
                 sliced = before if k is None else (k, *(before or ()))
                 given.append((a, s if k is None or s is None else _without(s, k), sliced))
-            yield call, given
+            yield call, given, via
+
+
+def _bound_by_partial(ctx, site: VmapSite, call: cst.Call) -> list[cases.Case]:
+    """``call`` calls a parameter ``fn`` of a def ``d`` given the vmapped value by
+    ``partial(d, fn=vmapped)``: per call of that partial (also through a ``jit`` of it), the
+    values ``d``'s other parameters take there, as a case around the current one."""
+    p = program(ctx)
+    if type(call.func) is not cst.Name:
+        return []
+    b = p.binding(call.func)
+    d = b.scope.node if b is not None and b.kind == "param" else None
+    if type(d) is not cst.FunctionDef or d.params.star_arg is not cst.MaybeSentinel.DEFAULT:
+        return []
+    owner = p.binding_of_value(d)
+    reads, _ = p.references(owner) if owner is not None else ([], False)
+    out: list[cases.Case] = []
+    for r in reads:
+        arg = p.parents.get(r)
+        bound = p.parents.get(arg)
+        if type(arg) is not cst.Arg or type(bound) is not cst.Call or not bound.args or bound.args[0] is not arg:
+            continue
+        if not is_partial(p.value(bound.func)) or any(a.star or a.keyword is None for a in bound.args[1:]):
+            continue
+        fn = next((a.value for a in bound.args[1:] if a.keyword.value == b.name), None)
+        if fn is None or p.value(fn) is not site.app:
+            continue
+        positional = [x.name.value for x in (*d.params.posonly_params, *d.params.params)]
+        outer_calls, _ = p.invocations(bound)
+        for outer in outer_calls:
+            if any(a.star for a in outer.args):
+                continue
+            given = [a.value for a in outer.args if a.keyword is None]
+            values = dict(zip(positional, given))
+            values.update({a.keyword.value: a.value for a in outer.args if a.keyword is not None})
+            values.pop(b.name, None)
+            out.append(cases.Case(d, values, outer=cases.current(p), via=outer))
+    return out
 
 
 def _leaf(s) -> tuple[Shape, str | None]:

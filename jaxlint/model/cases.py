@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from jaxlint.base.tree import walk
+
 from .values import External
 
 CAP = 24  # cases evaluated per test method
@@ -419,7 +421,7 @@ def _resolved(p, expr, env: dict):
         return cst.Tuple([cst.Element(v) for v in parts])
     if expr not in p.ctx.parents:
         return expr  # built here: its parts are already resolved
-    if any(type(n) is cst.Name and n.value in env for n in p.ctx.descendants(expr, prune=())):
+    if any(type(n) is cst.Name and n.value in env for n in walk(expr, ())):
         return None
     return expr
 
@@ -432,12 +434,13 @@ def skips_some(p, fn: cst.FunctionDef) -> bool:
         return memo[fn]
     names = {x.name.value for x in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params)}
     found = False
-    for node in p.ctx.descendants(fn.body):
+    nested = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+    for node in walk(fn.body, nested):  # a few statements: cheaper than building the file's spans
         if type(node) is not cst.If:
             continue
-        if not any(type(n) is cst.Name and n.value in names for n in p.ctx.descendants(node.test, prune=())):
+        if not any(type(n) is cst.Name and n.value in names for n in walk(node.test, ())):
             continue
-        for inner in p.ctx.descendants(node):
+        for inner in walk(node, nested):
             t = type(inner)
             if t in (cst.Return, cst.Raise, cst.Continue, cst.Break) or (
                     t is cst.Call and type(inner.func) in (cst.Attribute, cst.Name)

@@ -127,7 +127,7 @@ def _parameterized(ctx, calls: list[cst.Call]) -> list[cst.FunctionDef]:
     for call in calls:
         for a in ctx.ancestors(p.written_call(call)):
             if type(a) is cst.FunctionDef and cases.parameterized(p, a):
-                if a not in out and not cases.skips_some(p, a):
+                if a not in out and cases.cases(p, a) and not cases.skips_some(p, a):
                     out.append(a)
                 break
     return out

@@ -7,7 +7,8 @@ their reaching bindings (candidates that disagree: unknown; a parameter: unknown
 def nested in a function, undecorated or under ``jit``, whose known calls all pass one
 shape) and
 reads array constructors (``jnp``/``np`` ``zeros``/``ones``/``full``/``empty``/``arange``/
-``eye``/``linspace``, ``*_like``, ``jax.device_put``, ``jax.random.normal(key, shape)`` and friends,
+``eye``/``linspace``, ``*_like``, ``jax.device_put``, ``np.array`` of a nested display of numbers,
+jax's test ``rng(shape, dtype)`` (``rng = jtu.rand_default(...)``), ``jax.random.normal(key, shape)`` and friends,
 ``random.split(key, n)``, ``np.random.randn(...)``, ``RandomState(...).randn`` and its
 ``uniform``/``normal(..., size=)``, also through a local alias), ``x.T``, ``reshape``,
 ``stack``/``concatenate``, indexing with ints,
@@ -15,6 +16,8 @@ arithmetic (broadcasting) and Python scalars (number literals, ``len``, ``math.p
 ``int``/``float``, ``x.shape[i]``, ``x.ndim``, ``x.size``: rank 0). ``size(p, expr)``: the
 int a scalar expression is, when the code makes it visible. ``shape_with_helpers``: also
 through a module-level helper def that returns a constructor of its shape parameter.
+Inside ``cases.evaluating(p, case)`` a parameter of a parameterized test reads as its
+value in that case (``cases.py``).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from .cases import TEST_RANDS, current, given as case_value, given_expr
 from .values import External, Function, Transformed
 
 _DEPTH = 30
@@ -71,6 +75,7 @@ SAME = frozenset({f"{m}.{f}" for m in _NP for f in ("asarray", "array")} | {"jax
 RESHAPES = frozenset(f"{m}.reshape" for m in _NP)
 STACKS = frozenset(f"{m}.stack" for m in _NP)
 CONCATS = frozenset(f"{m}.concatenate" for m in _NP)
+EXPAND_DIMS = frozenset(f"{m}.expand_dims" for m in _NP)
 # ``RandomState`` methods that take ``size=``: name -> its position
 SIZED_SAMPLES = {"uniform": 2, "normal": 2, "standard_normal": 0, "random_sample": 0, "random": 0}
 RANDOM_STATES = frozenset({"numpy.random.RandomState", "numpy.random.mtrand.RandomState"})
@@ -85,7 +90,9 @@ def shape(p, expr: cst.BaseExpression | None) -> Shape | None:
     if expr is None:
         return None
     helpers = p.ctx.shared.get("model.shapes.helpers")
-    memo = p.ctx.shared.setdefault("model.shapes" if helpers is None else f"model.shapes@{id(helpers)}", {})
+    key = "model.shapes" if helpers is None else f"model.shapes@{id(helpers)}"
+    case = current(p)
+    memo = p.ctx.shared.setdefault(key if case is None else f"{key}#{id(case)}", {})  # per test case
     if expr in memo:
         return memo[expr]
     depth = p.ctx.shared.get("model.shapes.depth", 0)
@@ -209,6 +216,8 @@ def size(p, expr: cst.BaseExpression | None) -> int | None:
 
 
 def _binding_size(p, b) -> int | None:
+    if b.kind == "param" and (value := case_value(p, b)) is not None:
+        return size(p, value)
     if b.kind not in ("assign", "walrus") or b.value is None or b.unpack:
         return None
     return size(p, b.value)
@@ -272,7 +281,8 @@ def _shaped_value(p, expr) -> bool:
 
 def _binding_shape(p, b) -> Shape | None:
     if b.kind == "param":
-        return _param_shape(p, b)
+        value = case_value(p, b)
+        return shape(p, value) if value is not None else _param_shape(p, b)
     if b.kind not in ("assign", "walrus") or b.value is None:
         return None
     inner = p.unpacked(b.value, b.unpack)
@@ -377,6 +387,7 @@ def _arg(call: cst.Call, index: int | None, keyword: str) -> cst.BaseExpression 
 
 def _dims(p, expr: cst.BaseExpression) -> tuple[int | None, ...] | None:
     """A shape argument: an int, a tuple/list of sizes, ``x.shape``, a constant."""
+    expr = given_expr(p, expr)
     v = p.literal(expr)
     if type(v) is int:
         return (v,)
@@ -404,7 +415,7 @@ def _call(p, call: cst.Call) -> Shape | None:
         return SCALAR
     q = _qualified(p, func)
     if q is None:
-        return _method(p, call, pos) or _helper(p, call)
+        return _method(p, call, pos) or _helper(p, call) or _test_rand(p, call)
     if q in SCALAR_CALLS:
         return SCALAR
     if q in KEYS:
@@ -438,6 +449,8 @@ def _call(p, call: cst.Call) -> Shape | None:
             return Shape(dims) if dims is not None else None
         return shape(p, pos[0]) if pos else None
     if q in SAME:
+        if pos and type(pos[0]) in (cst.List, cst.Tuple) and len(call.args) <= 2:
+            return _nested(pos[0])
         return shape(p, pos[0]) if pos and len(call.args) <= 2 else None
     if q.endswith(".arange") and q.rsplit(".", 1)[0] in _NP:
         return _arange(p, call, pos)
@@ -457,7 +470,65 @@ def _call(p, call: cst.Call) -> Shape | None:
                         [a.value for a in call.args if a.keyword is not None and a.keyword.value in ("shape", "newshape")])
     if q in STACKS or q in CONCATS:
         return _join(p, call, pos, q in STACKS)
+    if q in EXPAND_DIMS:
+        return _expand_dims(p, call)
     return None
+
+
+def _expand_dims(p, call: cst.Call) -> Shape | None:
+    """``jnp.expand_dims(x, axis)``: a new axis of size 1 at each position given."""
+    base = shape(p, _arg(call, 0, "a"))
+    axis = p.literal(_arg(call, 1, "axis"))
+    axes = (axis,) if type(axis) is int else axis
+    if base is None or not base.exact or not isinstance(axes, tuple) or not all(type(a) is int for a in axes):
+        return None
+    rank = len(base.dims) + len(axes)
+    where = sorted(a + rank if a < 0 else a for a in axes)
+    if len(set(where)) != len(where) or not all(0 <= a < rank for a in where):
+        return None
+    dims = list(base.dims)
+    for a in where:
+        dims.insert(a, 1)
+    return Shape(tuple(dims))
+
+
+def _nested(display) -> Shape | None:
+    """``np.array([[0], [2]])``: the shape of a nested display of number literals."""
+    if type(display) not in (cst.List, cst.Tuple):
+        t = type(display)
+        if t is cst.UnaryOperation and type(display.operator) in (cst.Minus, cst.Plus):
+            t = type(display.expression)
+        return SCALAR if t in (cst.Integer, cst.Float) else None
+    parts = []
+    for e in display.elements:
+        if type(e) is cst.StarredElement:
+            return None
+        s = _nested(e.value)
+        if s is None or (parts and s != parts[0]):
+            return None
+        parts.append(s)
+    if not parts:
+        return Shape((0,))
+    return Shape((len(parts), *parts[0].dims))
+
+
+def _test_rand(p, call: cst.Call) -> Shape | None:
+    """``rng(shape, dtype)`` with ``rng = jtu.rand_default(self.rng())`` (or called at
+    once): jax's test_util random factories give an array of the shape asked for."""
+    func = call.func
+    if type(func) is cst.Name:
+        b = p.binding(func)
+        if b is None or b.kind != "assign" or b.unpack or b.value is None:
+            return None
+        func = b.value
+    if type(func) is not cst.Call:
+        return None
+    q = _qualified(p, func.func)
+    if q is None or "test_util" not in q or q.rsplit(".", 1)[1] not in TEST_RANDS or not q.startswith("jax"):
+        return None
+    given_shape = _arg(call, 0, "shape")
+    dims = _dims(p, given_shape) if given_shape is not None else None
+    return Shape(dims) if dims is not None else None
 
 
 def _is_none(expr) -> bool:

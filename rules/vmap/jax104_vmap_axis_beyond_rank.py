@@ -28,7 +28,10 @@ class VmapAxisBeyondRank(Rule):
     Only shapes the code makes visible count (constructors with literal sizes, `reshape`,
     `stack`, Python scalars, names bound to those, lists no statement before the call
     changes); anything else is left alone, and so are calls inside
-    `with pytest.raises(...)` / `self.assertRaises(...)`.
+    `with pytest.raises(...)` / `self.assertRaises(...)`. In a parameterized test
+    (`parameterized.parameters`/`product`, `jtu.sample_product`, `pytest.mark.parametrize`
+    with visible values) the axes and shapes are read case by case, and the first case
+    that fails is named.
 
     ## Example
     ```python
@@ -71,10 +74,12 @@ class VmapAxisBeyondRank(Rule):
 
     def finish(self) -> None:
         ctx = self.ctx
+        done: set[tuple[int, int]] = set()  # (call, argument) reported: plainly, or in the first failing test case
         for mc in mapped_calls(ctx):
             for m in mc.mapped:
-                if in_rank(m) is not False:
+                if in_rank(m) is not False or (id(mc.call), m.position) in done:
                     continue
+                done.add((id(mc.call), m.position))
                 name = arg_text(ctx, m)
                 if m.leaf is not None:
                     what = "a scalar (rank 0)" if m.shape.rank == 0 else f"of shape {shape_text(m.shape)}"
@@ -87,7 +92,7 @@ class VmapAxisBeyondRank(Rule):
                            f"is {shape_text(m.shape)}")
                 self.report(
                     m.arg.value,
-                    f"{why}: JAX raises `ValueError: vmap was requested to map its argument along axis {m.axis}, "
+                    f"{mc.case_text(ctx)}{why}{mc.via_text(ctx)}: JAX raises `ValueError: vmap was requested to map its argument along axis {m.axis}, "
                     f"which implies that its rank should be at least {m.axis + 1 if m.axis >= 0 else -m.axis}`. "
                     "Use `None` in `in_axes` for a shared argument, or an axis the argument has",
                 )

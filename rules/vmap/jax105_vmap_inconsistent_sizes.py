@@ -22,7 +22,13 @@ class VmapInconsistentSizes(Rule):
     `stack`, names bound to those, the parameters of a nested def whose calls all pass one
     shape, a module-level helper `def ones(shape): return jnp.ones(shape)` called next to the
     `vmap`); anything else is left alone, and so are calls inside
-    `with pytest.raises(...)` / `self.assertRaises(...)`.
+    `with pytest.raises(...)` / `self.assertRaises(...)`. In a parameterized test
+    (`parameterized.parameters`/`product`, `jtu.sample_product`, `pytest.mark.parametrize`
+    with visible values) the sizes are read case by case (`rng(shape, dtype)` with
+    `rng = jtu.rand_default(...)`, `np.array([[0], [2]])`), and the first case that fails is
+    named; a test that skips some cases (`if n > 1: self.skipTest(...)`) is left alone. A
+    vmapped function handed to a def by `partial(d, fn=vmapped)` and called there as
+    `fn(x, mask)` gets, per call of that partial, the arguments of that call.
 
     ## Example
     ```python
@@ -64,15 +70,19 @@ class VmapInconsistentSizes(Rule):
 
     def finish(self) -> None:
         ctx = self.ctx
+        done: set[int] = set()  # calls reported (once: plainly, or in the first test case that fails)
         for mc in mapped_calls(ctx):
+            if id(mc.call) in done:
+                continue
             sized = [(m, m.shape.axis(m.axis)) for m in mc.mapped if m.leaf is None and in_rank(m)]
             sized = [(m, n) for m, n in sized if n is not None]
             if mc.axis_size is not None:
                 for m, n in sized:
                     if n != mc.axis_size:
-                        self.report(m.arg.value, f"{mc.site.label} is given `axis_size={mc.axis_size}`, but axis "
+                        done.add(id(mc.call))
+                        self.report(m.arg.value, f"{mc.case_text(ctx)}{mc.site.label} is given `axis_size={mc.axis_size}`, but axis "
                                     f"{m.axis} of {arg_text(ctx, m)} has size {n} (shape "
-                                    f"{shape_text(m.shape)}): {_RAISES}")
+                                    f"{shape_text(m.shape)}){mc.via_text(ctx)}: {_RAISES}")
                         break
                 continue
             if not sized:
@@ -80,11 +90,12 @@ class VmapInconsistentSizes(Rule):
             first, size0 = sized[0]
             for m, n in sized[1:]:
                 if n != size0:
+                    done.add(id(mc.call))
                     self.report(
                         m.arg.value,
-                        f"{mc.site.label} maps axis {first.axis} of {arg_text(ctx, first)} (size {size0}) "
-                        f"and axis {m.axis} of {arg_text(ctx, m)} (size {n}, shape {shape_text(m.shape)}): "
-                        f"{_RAISES}",
+                        f"{mc.case_text(ctx)}{mc.site.label} maps axis {first.axis} of {arg_text(ctx, first)} (size {size0}) "
+                        f"and axis {m.axis} of {arg_text(ctx, m)} (size {n}, shape {shape_text(m.shape)})"
+                        f"{mc.via_text(ctx)}: {_RAISES}",
                     )
                     break
 

@@ -7,7 +7,9 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from jaxlint.model import program
+from jaxlint.base.literals import UNKNOWN
+from jaxlint.model import cases, program
+from jaxlint.model.values import is_partial
 from jaxlint.model.expected import expects_error
 from jaxlint.model.shapes import Shape, shape, shape_with_helpers, size
 
@@ -32,12 +34,30 @@ class MappedCall:
     call: cst.Call
     mapped: list[Mapped]  # the mapped arguments whose shape is known, in order
     axis_size: int | None  # ``axis_size=`` as an int, when given as one
+    case: cases.Case | None = None  # the test case these values are of (a parameterized test)
+    via: cst.Call | None = None  # the call of ``partial(d, fn=vmapped)`` whose arguments these are
+
+    def via_text(self, ctx) -> str:
+        """`` (as called at line 566)`` when the arguments are those of a call of a partial."""
+        if self.via is None:
+            return ""
+        line = ctx.lines([self.via]).get(self.via)
+        return f" (as called at line {line})" if line is not None else " (as called in this file)"
+
+    def case_text(self, ctx) -> str:
+        """``In the test case with axis=0, shape=(3, 5), `` for a test case, else empty."""
+        if self.case is None:
+            return ""
+        label = self.case.label(ctx)
+        return f"In the test case with {label}, " if label else "In one of the test's cases, "
 
 
 def _axes(site: VmapSite, n: int, p) -> list[int | None] | None:
     """The axis each of ``n`` positional arguments is mapped along (None: not mapped, or a
     pytree entry), or None when in_axes cannot be read for this call."""
     in_axes = site.in_axes
+    if in_axes is UNKNOWN and site.in_axes_node is not None and cases.current(p) is not None:
+        in_axes = cases.literal(p, site.in_axes_node)  # ``in_axes`` a parameter of the test
     if in_axes is DEFAULT:
         return [0] * n
     if type(in_axes) is int:
@@ -47,7 +67,7 @@ def _axes(site: VmapSite, n: int, p) -> list[int | None] | None:
     if site.in_axes_len == n and site.in_axes_node is not None:  # some entries are not literals
         display = p.display(site.in_axes_node)
         if display is not None:
-            return [a if type(a := p.literal(e.value)) is int else None for e in display.elements]
+            return [a if type(a := cases.literal(p, e.value)) is int else None for e in display.elements]
     return None
 
 
@@ -63,21 +83,53 @@ def mapped_calls(ctx) -> list[MappedCall]:
     for site in sites:
         if site.kwargs_unknown:
             continue
-        axis_size = None
-        given = site.app.keywords.get("axis_size")
-        if given is not None:
-            axis_size = size(p, given)
-            if axis_size is None and not (type(given) is cst.Name and given.value == "None"):
-                continue  # a size we cannot read
-        for call, given_args in _given(ctx, site, sites):
-            axes = _axes(site, len(given_args), p)
-            if axes is None:
-                continue
-            mapped = [Mapped(a, i, axis, _leaf(s)[0], sliced, _leaf(s)[1])
-                      for i, ((a, s, sliced), axis) in enumerate(zip(given_args, axes))
-                      if axis is not None and s is not None]
-            out.append(MappedCall(site, call, mapped, axis_size))
+        found, unknown = _site_calls(ctx, site, sites)
+        out += found
+        if unknown:
+            for fn in _parameterized(ctx, unknown):
+                for case in cases.cases(p, fn) or ():
+                    with cases.evaluating(p, case):
+                        out += _site_calls(ctx, site, sites, case)[0]
     ctx.shared["JAX1.mapped_calls"] = out
+    return out
+
+
+def _site_calls(ctx, site: VmapSite, sites: list[VmapSite], case: cases.Case | None = None):
+    """``(mapped calls, calls where something was not known)`` of one site."""
+    p = program(ctx)
+    out: list[MappedCall] = []
+    unknown: list[cst.Call] = []
+    axis_size = None
+    given = site.app.keywords.get("axis_size")
+    if given is not None:
+        axis_size = size(p, given)
+        if axis_size is None and not (type(given) is cst.Name and given.value == "None"):
+            return out, _plain_calls(ctx, site)  # a size we cannot read
+    for call, given_args, via in _given(ctx, site, sites):
+        axes = _axes(site, len(given_args), p)
+        if axes is None:
+            unknown.append(call)
+            continue
+        mapped = [Mapped(a, i, axis, _leaf(s)[0], sliced, _leaf(s)[1])
+                  for i, ((a, s, sliced), axis) in enumerate(zip(given_args, axes))
+                  if axis is not None and s is not None]
+        if len(mapped) < sum(axis is not None for axis in axes) or (site.in_axes is UNKNOWN and None in axes) \
+                or any(m.shape.axis(m.axis) is None for m in mapped):
+            unknown.append(call)
+        out.append(MappedCall(site, call, mapped, axis_size, case, via))
+    return out, unknown
+
+
+def _parameterized(ctx, calls: list[cst.Call]) -> list[cst.FunctionDef]:
+    """The parameterized test methods around ``calls`` whose cases are worth reading."""
+    p = program(ctx)
+    out: list[cst.FunctionDef] = []
+    for call in calls:
+        for a in ctx.ancestors(p.written_call(call)):
+            if type(a) is cst.FunctionDef and cases.parameterized(p, a):
+                if a not in out and cases.cases(p, a) and not cases.skips_some(p, a):
+                    out.append(a)
+                break
     return out
 
 
@@ -87,11 +139,17 @@ def _given(ctx, site: VmapSite, sites: list[VmapSite], depth: int = 0):
     a vmap of it, too)."""
     p = program(ctx)
     for call in _plain_calls(ctx, site):
-        yield call, [(a, _arg_shape(ctx, a.value, call, ctx.unit_of(site.node)), None) for a in call.args if a.keyword is None]
+        yield call, [(a, _arg_shape(ctx, a.value, call, ctx.unit_of(site.node)), None) for a in call.args
+                     if a.keyword is None], None
+        for bound in _bound_by_partial(ctx, site, call):
+            with cases.evaluating(p, bound):
+                given = [(a, _arg_shape(ctx, a.value, call, ctx.unit_of(site.node)), None)
+                         for a in call.args if a.keyword is None]
+            yield call, given, bound.via
     for outer in sites:
         if outer.app.target is not site.app or outer.kwargs_unknown or depth > 4:
             continue
-        for call, outer_given in _given(ctx, outer, sites, depth + 1):
+        for call, outer_given, via in _given(ctx, outer, sites, depth + 1):
             axes = _axes(outer, len(outer_given), p)
             if axes is None:
                 continue
@@ -101,7 +159,44 @@ def _given(ctx, site: VmapSite, sites: list[VmapSite], depth: int = 0):
                     s = None  # a pytree's leaves: not followed through another level
                 sliced = before if k is None else (k, *(before or ()))
                 given.append((a, s if k is None or s is None else _without(s, k), sliced))
-            yield call, given
+            yield call, given, via
+
+
+def _bound_by_partial(ctx, site: VmapSite, call: cst.Call) -> list[cases.Case]:
+    """``call`` calls a parameter ``fn`` of a def ``d`` given the vmapped value by
+    ``partial(d, fn=vmapped)``: per call of that partial (also through a ``jit`` of it), the
+    values ``d``'s other parameters take there, as a case around the current one."""
+    p = program(ctx)
+    if type(call.func) is not cst.Name:
+        return []
+    b = p.binding(call.func)
+    d = b.scope.node if b is not None and b.kind == "param" else None
+    if type(d) is not cst.FunctionDef or d.params.star_arg is not cst.MaybeSentinel.DEFAULT:
+        return []
+    owner = p.binding_of_value(d)
+    reads, _ = p.references(owner) if owner is not None else ([], False)
+    out: list[cases.Case] = []
+    for r in reads:
+        arg = p.parents.get(r)
+        bound = p.parents.get(arg)
+        if type(arg) is not cst.Arg or type(bound) is not cst.Call or not bound.args or bound.args[0] is not arg:
+            continue
+        if not is_partial(p.value(bound.func)) or any(a.star or a.keyword is None for a in bound.args[1:]):
+            continue
+        fn = next((a.value for a in bound.args[1:] if a.keyword.value == b.name), None)
+        if fn is None or p.value(fn) is not site.app:
+            continue
+        positional = [x.name.value for x in (*d.params.posonly_params, *d.params.params)]
+        outer_calls, _ = p.invocations(bound)
+        for outer in outer_calls:
+            if any(a.star for a in outer.args):
+                continue
+            given = [a.value for a in outer.args if a.keyword is None]
+            values = dict(zip(positional, given))
+            values.update({a.keyword.value: a.value for a in outer.args if a.keyword is not None})
+            values.pop(b.name, None)
+            out.append(cases.Case(d, values, outer=cases.current(p), via=outer))
+    return out
 
 
 def _leaf(s) -> tuple[Shape, str | None]:

@@ -184,3 +184,16 @@ def test():
     assert shape_with_helpers(p, c, unit) is None  # returns a tuple
     assert shape_with_helpers(p, a, p.ctx.unit_of(p.ctx.module.body[-2])) is None  # called in another unit
     assert shape(p, a) is None
+
+
+def test_expand_dims_and_literal_arrays():
+    assert _shapes("""
+x = jnp.ones((3, 4))
+a = jnp.expand_dims(x, axis=1)
+b = jnp.expand_dims(x, (0, -1))
+c = np.expand_dims(x, 2)
+d = jnp.expand_dims(x, axis=3)
+e = np.array([[0, 1], [2, -3], [4, 5]])
+f = np.array([[0, 1], [2]])
+g = np.array([x, x])
+""", *"abcdefg") == [Shape((3, 1, 4)), Shape((1, 3, 4, 1)), Shape((3, 4, 1)), None, Shape((3, 2)), None, None]

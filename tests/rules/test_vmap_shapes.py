@@ -146,3 +146,25 @@ def test_array_made_by_a_helper_def_exact_message():
     outside = src.replace("    lhs = _e4m3fn((4, 8))\n    rhs = _e4m3fn((8, 2))\n", "") + \
         "lhs = _e4m3fn((4, 8))\nrhs = _e4m3fn((8, 2))\n"
     assert _lint(outside, "JAX105") == []  # made in another unit than the vmap's: the slicer may blank the helper
+
+
+def test_parameterized_test_names_the_failing_case_exact_message():
+    src = HEAD + (
+        "from absl.testing import parameterized\n"
+        "class T:\n"
+        "  @parameterized.parameters((3, (3, 2)), (4, (3, 2)))\n"
+        "  def test(self, n, yshape):\n"
+        "    out = jax.vmap(f)(jnp.ones((n, 5)), jnp.ones(yshape))\n"
+    )
+    assert _lint(src, "JAX105") == [
+        (
+            "JAX105",
+            8,
+            41,
+            "In the test case with n=4, yshape=(3, 2), vmap(f) maps axis 0 of `jnp.ones((n, 5))` (size 4) and axis 0 "
+            "of `jnp.ones(yshape)` (size 3, shape (3, 2)): JAX raises `ValueError: vmap got inconsistent sizes for "
+            "array axes to be mapped`. Map each argument along its batch axis, or use `None` for a shared one",
+        )
+    ]
+    agree = src.replace("(4, (3, 2))", "(3, (3, 7))")
+    assert _lint(agree, "JAX105") == []

@@ -11,11 +11,16 @@ reads array constructors (``jnp``/``np`` ``zeros``/``ones``/``full``/``empty``/`
 jax's test ``rng(shape, dtype)`` (``rng = jtu.rand_default(...)``), ``jax.random.normal(key, shape)`` and friends,
 ``random.split(key, n)``, ``np.random.randn(...)``, ``RandomState(...).randn`` and its
 ``uniform``/``normal(..., size=)``, also through a local alias), ``x.T``, ``reshape``,
-``stack``/``concatenate``, indexing with ints,
+``stack``/``concatenate``, ``random.permutation``, ``linalg.norm(x, axis=k)``, indexing
+with ints, ``:``, ``None`` and ``...``,
 arithmetic (broadcasting) and Python scalars (number literals, ``len``, ``math.prod``,
 ``int``/``float``, ``x.shape[i]``, ``x.ndim``, ``x.size``: rank 0). ``size(p, expr)``: the
 int a scalar expression is, when the code makes it visible. ``shape_with_helpers``: also
-through a module-level helper def that returns a constructor of its shape parameter.
+through a module-level helper def that returns a constructor of its shape parameter,
+a name unpacked from a call of a module-level helper def that returns a tuple display
+(its element read with the call's arguments: ``helper_calls.py``), and a parameter of the
+module-level def holding that unit when all its calls pass one shape (outside a test
+case).
 Inside ``cases.evaluating(p, case)`` a parameter of a parameterized test reads as its
 value in that case (``cases.py``).
 """
@@ -26,7 +31,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from .cases import TEST_RANDS, current, given as case_value, given_expr
+from .cases import TEST_RANDS, current, evaluating, given as case_value, given_expr
+from .helper_calls import module_def, returned
 from .values import External, Function, Transformed
 
 _DEPTH = 30
@@ -288,6 +294,11 @@ def _binding_shape(p, b) -> Shape | None:
     inner = p.unpacked(b.value, b.unpack)
     if inner is not None:
         return shape(p, inner)
+    if len(b.unpack) == 1 and type(b.value) is cst.Call:
+        found = returned(p, b.value, b.unpack[0])  # ``q, k = _make(n)``: ``_make``'s return, for this call
+        if found is not None:
+            with evaluating(p, found[1]):
+                return shape(p, found[0])
     if len(b.unpack) != 1:
         return None
     s = shape(p, b.value)  # ``k1, k2 = split(key)``: unpacking iterates over axis 0
@@ -298,11 +309,20 @@ def _binding_shape(p, b) -> Shape | None:
 
 def _param_shape(p, b) -> Shape | None:
     """A parameter of a def nested in a function (all its calls are in that function's
-    unit), undecorated or under ``jit``, that every call gives an argument of one shape."""
+    unit), undecorated or under ``jit``, that every call gives an argument of one shape;
+    also of the undecorated module-level def that holds the unit ``shape_with_helpers``
+    names, when all its calls are visible (not in a test case: there a rule reads the
+    calls one at a time, ``helper_calls.bound``)."""
     from .program import FORWARDING_TRANSFORMS
 
     fn = b.scope.node
-    if type(fn) is not cst.FunctionDef or b.scope.parent is None or b.scope.parent.kind != "function":
+    if type(fn) is not cst.FunctionDef or b.scope.parent is None:
+        return None
+    if b.scope.parent.kind == "module":  # in a test case, a rule binds the calls one by one
+        unit = p.ctx.shared.get("model.shapes.helpers")
+        if unit is None or current(p) is not None or p.ctx.unit_of(fn) is not unit or not module_def(p, fn):
+            return None
+    elif b.scope.parent.kind != "function":
         return None
     if fn.decorators:
         v = p.value(fn)
@@ -362,17 +382,54 @@ def _subscript(p, sub: cst.Subscript) -> Shape | None:
     s = shape(p, base)
     if s is None:
         return None
-    k = 0
-    for el in sub.slice:
-        if type(el.slice) is not cst.Index or el.slice.star is not None:
-            return None
-        v = p.literal(el.slice.value)
-        if type(v) is not int:
-            return None
-        k += 1
-    if k > len(s.dims):
+    kinds = [_index_kind(p, el) for el in sub.slice]
+    if None in kinds or kinds.count("...") > 1:
         return None
-    return Shape(s.dims[k:], s.exact)
+    if "..." in kinds:  # ``x[..., None]``: the entries after it index the last axes
+        if not s.exact:
+            return None
+        at = kinds.index("...")
+        before, after = kinds[:at], kinds[at + 1:]
+        taken = sum(k != "new" for k in before + after)
+        if taken > len(s.dims):
+            return None
+        head = _indexed(s.dims, before)
+        n_after = sum(k != "new" for k in after)
+        tail = _indexed(s.dims[len(s.dims) - n_after:], after)
+        middle = s.dims[sum(k != "new" for k in before):len(s.dims) - n_after]
+        return Shape(head + middle + tail)
+    taken = sum(k != "new" for k in kinds)
+    if taken > len(s.dims):
+        return None
+    return Shape(_indexed(s.dims, kinds) + s.dims[taken:], s.exact)
+
+
+def _index_kind(p, el: cst.SubscriptElement) -> str | None:
+    """``int`` (drops an axis), ``all`` (``:``, keeps it), ``new`` (``None``, adds one of
+    size 1), ``...``; None for anything else (an array index, a bounded slice)."""
+    x = el.slice
+    if type(x) is cst.Slice:
+        return "all" if x.lower is None and x.upper is None and x.step is None else None
+    if type(x) is not cst.Index or x.star is not None:
+        return None
+    if type(x.value) is cst.Ellipsis:
+        return "..."
+    if type(x.value) is cst.Name and x.value.value == "None" and not p.reaching(x.value):
+        return "new"
+    return "int" if type(p.literal(x.value)) is int else None
+
+
+def _indexed(dims: tuple, kinds: list[str]) -> tuple:
+    """The axes ``kinds`` (no ``...``) leave of the leading ``dims`` they index."""
+    out, i = [], 0
+    for k in kinds:
+        if k == "new":
+            out.append(1)
+            continue
+        if k == "all":
+            out.append(dims[i])
+        i += 1
+    return tuple(out)
 
 
 def _arg(call: cst.Call, index: int | None, keyword: str) -> cst.BaseExpression | None:
@@ -420,6 +477,15 @@ def _call(p, call: cst.Call) -> Shape | None:
         return SCALAR
     if q in KEYS:
         return KEYS[q]
+    if q == "jax.random.permutation":  # shuffles an array (or ``arange(n)`` of an int ``n``)
+        given = _arg(call, 1, "x")
+        s = shape(p, given)
+        if s == SCALAR:
+            n = size(p, given)
+            return Shape((n,)) if n is not None else None
+        return s
+    if q == "jax.numpy.linalg.norm" or q == "numpy.linalg.norm":
+        return _norm(p, call)
     if q == "jax.random.fold_in":
         return shape(p, pos[0]) if pos else None
     if q == "jax.random.split":
@@ -473,6 +539,28 @@ def _call(p, call: cst.Call) -> Shape | None:
     if q in EXPAND_DIMS:
         return _expand_dims(p, call)
     return None
+
+
+def _norm(p, call: cst.Call) -> Shape | None:
+    """``linalg.norm(x, axis=-1)``: that axis removed (kept as 1 under ``keepdims=True``);
+    without ``axis`` or ``ord``, the norm of everything: a scalar."""
+    base = shape(p, _arg(call, 0, "x"))
+    if base is None or any(a.keyword is not None and a.keyword.value not in ("ord", "axis", "keepdims")
+                           for a in call.args):
+        return None
+    axis_expr, ord_expr, keep_expr = _arg(call, 2, "axis"), _arg(call, 1, "ord"), _arg(call, 3, "keepdims")
+    keep = False if keep_expr is None else p.literal(keep_expr)
+    if type(keep) is not bool:
+        return None
+    if axis_expr is None or _is_none(axis_expr):
+        if ord_expr is not None or keep:
+            return None
+        return SCALAR
+    axis = p.literal(axis_expr)
+    if type(axis) is not int or not base.exact or not -len(base.dims) <= axis < len(base.dims):
+        return None
+    axis %= len(base.dims)
+    return Shape(base.dims[:axis] + ((1,) if keep else ()) + base.dims[axis + 1:])
 
 
 def _expand_dims(p, call: cst.Call) -> Shape | None:

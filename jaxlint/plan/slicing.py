@@ -21,8 +21,9 @@ LibCST must see it. Kept are:
 4. for rules with ``callers = "all"`` (JAX201), every unit that refers to one of their
    seeds, transitively, in any module (the callers of the function with the ``pmean``);
    with ``callers = "direct"`` (the vmap rules), the units of the same module that refer
-   to a seed (the calls of a ``@vmap`` function), and the defs of the module a seed
-   refers to (where a vmapped value it passes on is called);
+   to a seed (the calls of a ``@vmap`` function), the defs of the module a seed
+   refers to (where a vmapped value it passes on is called), and those such a caller
+   refers to (the helpers that build the arguments it passes);
 5. for rules with ``target_transforms`` (JAX405), every unit of the same module that
    refers to a def a seed names and mentions one of those transforms
    (``jit(loss_fn, static_argnums=...)``).
@@ -358,6 +359,11 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
         for who in referrers.get(ref, ()):
             if who[0] == ref[0]:
                 kept.add(who)
+                # and the defs of the module that caller refers to: the helpers that build
+                # what it passes (``q, k = _make(n)`` then ``_uses_vmap(q, k)``)
+                for callee in index.refs_of(who[0], plans[who[0]].units[who[1]]):
+                    if callee[0] == who[0] and plans[callee[0]].units[callee[1]].name is not None:
+                        kept.add(callee)
         # and the defs of its module it refers to: a transformed value it passes to one is
         # called there (``generate(step=jax.jit(jax.vmap(f)))``)
         for callee in index.refs_of(ref[0], plans[ref[0]].units[ref[1]]):

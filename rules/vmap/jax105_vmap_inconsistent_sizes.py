@@ -28,7 +28,10 @@ class VmapInconsistentSizes(Rule):
     `rng = jtu.rand_default(...)`, `np.array([[0], [2]])`), and the first case that fails is
     named; a test that skips some cases (`if n > 1: self.skipTest(...)`) is left alone. A
     vmapped function handed to a def by `partial(d, fn=vmapped)` and called there as
-    `fn(x, mask)` gets, per call of that partial, the arguments of that call.
+    `fn(x, mask)` gets, per call of that partial, the arguments of that call. A vmap in a
+    module-level def is read per call of that def (all visible), and a name unpacked from a
+    module-level helper's returned tuple (`pages, tables = _generate(n, page_size)`) gets
+    that element's shape for those arguments; the message names the call.
 
     ## Example
     ```python

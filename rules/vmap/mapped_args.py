@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from jaxlint.base.literals import UNKNOWN
-from jaxlint.model import cases, program
+from jaxlint.model import cases, helper_calls, program
 from jaxlint.model.values import is_partial
 from jaxlint.model.expected import expects_error
 from jaxlint.model.shapes import Shape, shape, shape_with_helpers, size
@@ -35,10 +35,11 @@ class MappedCall:
     mapped: list[Mapped]  # the mapped arguments whose shape is known, in order
     axis_size: int | None  # ``axis_size=`` as an int, when given as one
     case: cases.Case | None = None  # the test case these values are of (a parameterized test)
-    via: cst.Call | None = None  # the call of ``partial(d, fn=vmapped)`` whose arguments these are
+    via: cst.Call | None = None  # the call of ``partial(d, fn=vmapped)``, or of the def around the vmap, whose arguments these are
 
     def via_text(self, ctx) -> str:
-        """`` (as called at line 566)`` when the arguments are those of a call of a partial."""
+        """`` (as called at line 566)`` when the arguments are those of a call of a partial
+        or of the module-level def the vmap is in."""
         if self.via is None:
             return ""
         line = ctx.lines([self.via]).get(self.via)
@@ -125,11 +126,13 @@ def _parameterized(ctx, calls: list[cst.Call]) -> list[cst.FunctionDef]:
     p = program(ctx)
     out: list[cst.FunctionDef] = []
     for call in calls:
-        for a in ctx.ancestors(p.written_call(call)):
-            if type(a) is cst.FunctionDef and cases.parameterized(p, a):
-                if a not in out and cases.cases(p, a) and not cases.skips_some(p, a):
-                    out.append(a)
-                break
+        d = ctx.enclosing_function(p.written_call(call))
+        around = [call]  # the call, or the calls of the module-level def it sits in
+        if d is not None and _test_of(ctx, call) is None:
+            around += [c.via for c in helper_calls.caller_cases(p, d) or ()]
+        for a in map(lambda c: _test_of(ctx, c), around):
+            if a is not None and a not in out and cases.cases(p, a) and not cases.skips_some(p, a):
+                out.append(a)
     return out
 
 
@@ -141,7 +144,7 @@ def _given(ctx, site: VmapSite, sites: list[VmapSite], depth: int = 0):
     for call in _plain_calls(ctx, site):
         yield call, [(a, _arg_shape(ctx, a.value, call, ctx.unit_of(site.node)), None) for a in call.args
                      if a.keyword is None], None
-        for bound in _bound_by_partial(ctx, site, call):
+        for bound in _bound_by_partial(ctx, site, call) + _bound_by_caller(ctx, call):
             with cases.evaluating(p, bound):
                 given = [(a, _arg_shape(ctx, a.value, call, ctx.unit_of(site.node)), None)
                          for a in call.args if a.keyword is None]
@@ -197,6 +200,28 @@ def _bound_by_partial(ctx, site: VmapSite, call: cst.Call) -> list[cases.Case]:
             values.pop(b.name, None)
             out.append(cases.Case(d, values, outer=cases.current(p), via=outer))
     return out
+
+
+def _bound_by_caller(ctx, call: cst.Call) -> list[cases.Case]:
+    """``call`` sits in a module-level def ``d`` whose calls are all visible: per call of
+    ``d`` in the test being evaluated (or, outside one, in no parameterized test), the
+    values ``d``'s parameters take there, as a case around the current one."""
+    p = program(ctx)
+    d = ctx.enclosing_function(p.written_call(call))
+    found = helper_calls.caller_cases(p, d) if d is not None else None
+    if not found:
+        return []
+    test = cases.current(p)
+    return [c for c in found if _test_of(ctx, c.via) is (test.function if test is not None else None)]
+
+
+def _test_of(ctx, call: cst.Call) -> cst.FunctionDef | None:
+    """The innermost parameterized test method ``call`` is written in, if any."""
+    p = program(ctx)
+    for a in ctx.ancestors(p.written_call(call)):
+        if type(a) is cst.FunctionDef and cases.parameterized(p, a):
+            return a
+    return None
 
 
 def _leaf(s) -> tuple[Shape, str | None]:

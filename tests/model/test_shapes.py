@@ -197,3 +197,53 @@ e = np.array([[0, 1], [2, -3], [4, 5]])
 f = np.array([[0, 1], [2]])
 g = np.array([x, x])
 """, *"abcdefg") == [Shape((3, 1, 4)), Shape((1, 3, 4, 1)), Shape((3, 4, 1)), None, Shape((3, 2)), None, None]
+
+
+def test_norm_permutation_and_indexing_with_none_and_ellipsis():
+    assert _shapes("""
+x = jnp.ones((2, 3, 4))
+a = jnp.linalg.norm(x, axis=-1)
+b = jnp.linalg.norm(x, axis=0, keepdims=True)
+c = jnp.linalg.norm(x)
+d = x / jnp.linalg.norm(x, axis=-1)[..., None]
+e = jax.random.permutation(key, jnp.arange(6), independent=True)
+f = jax.random.permutation(key, 5)
+g = x[None, :, 0]
+h = x[0, ..., None]
+i = x[..., 1:]
+j = jnp.linalg.norm(x, axis=3)
+""", *"abcdefghij") == [Shape((2, 3)), Shape((1, 3, 4)), SCALAR, Shape((2, 3, 4)), Shape((6,)), Shape((5,)),
+                        Shape((1, 2, 4)), Shape((3, 4, 1)), None, None]
+
+
+def test_a_name_unpacked_from_a_helper_call_reads_its_returned_tuple_with_the_call_arguments():
+    p = model_of(HEADER + '''
+def _make(batch, pages, width=4):
+    total = batch * (pages // 2)
+    a = jax.random.normal(key, (total, width))
+    return a / jnp.linalg.norm(a, axis=-1)[..., None], jnp.arange(batch)
+def _opaque(n):
+    return load(n), load(n)
+def _uses(a, b):
+    return a, b
+def test():
+    sizes = np.asarray([1, 2, 3])
+    a, b = _make(sizes.shape[0], 8)
+    c, d = _opaque(3)
+    _uses(a, b)
+    _uses(a, b)
+    print(c, d)
+def elsewhere():
+    e, f = _make(2, 4, width=3)
+    return e, f
+''')
+    a, b, c, d, e = (reads(p, n)[-1] for n in "abcde")
+    used = p.ctx.module.body[-3]  # ``def _uses``: the unit a vmap rule asks from
+    assert shape(p, a) is None  # the slicer may blank the helper for other rules
+    assert shape_with_helpers(p, a, used) == Shape((12, 4))
+    assert shape_with_helpers(p, b, used) == Shape((3,))
+    assert shape_with_helpers(p, c, used) is None  # the helper's shapes are not visible
+    assert shape_with_helpers(p, e, used) is None  # called in a unit that does not call ``_uses``
+    assert shape_with_helpers(p, e, p.ctx.unit_of(e)) == Shape((4, 3))  # 2 * (4 // 2) rows
+    a_in = next(r for r in reads(p, "a") if p.ctx.unit_of(r) is used)  # the parameter, read in ``_uses``
+    assert shape_with_helpers(p, a_in, used) == Shape((12, 4))  # both calls pass one shape

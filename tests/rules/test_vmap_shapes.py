@@ -168,3 +168,70 @@ def test_parameterized_test_names_the_failing_case_exact_message():
     ]
     agree = src.replace("(4, (3, 2))", "(3, (3, 7))")
     assert _lint(agree, "JAX105") == []
+
+
+PAGED = HEAD + (
+    "from jax._src import test_util as jtu\n"
+    "def _make(batch, page_size, max_len, key):\n"
+    "  blocks = max_len // page_size\n"
+    "  pages = jax.random.normal(key, (1, batch * blocks, page_size, 4))\n"
+    "  pages = pages / jnp.linalg.norm(pages, axis=-1)[..., None]\n"
+    "  tables = jax.random.permutation(key, jnp.arange(batch * blocks), independent=True)\n"
+    "  return pages, tables.reshape(batch, blocks)\n"
+    "def _gather(block_tables, pages):\n"
+    "  inner = jax.vmap(lambda t, p: p[t], (0, 0))\n"
+    "  return jax.vmap(inner, (None, 0), 1)(block_tables, pages)\n"
+    "class T(jtu.JaxTestCase):\n"
+    "  @jtu.sample_product(page_size=(8, 16))\n"
+    "  def test(self, page_size):\n"
+    "    lens = jnp.asarray([3, 256, 513])\n"
+    "    pages, tables = _make(lens.shape[0], page_size, 64, jax.random.key(0))\n"
+    "    _gather(tables, pages)\n"
+)
+
+
+def test_module_level_helpers_in_a_parameterized_test_exact_message():
+    assert _lint(PAGED, "JAX105") == [
+        (
+            "JAX105",
+            13,
+            54,
+            "In the test case with page_size=8, vmap(lambda) maps axis 0 of `block_tables` (size 3) and axis 0 of `pages` "
+            "(as sliced along axis 0 by the outer `vmap`) (size 24, shape (24, 8, 4)) (as called at line 19): JAX "
+            "raises `ValueError: vmap got inconsistent sizes for array axes to be mapped`. Map each argument along "
+            "its batch axis, or use `None` for a shared one",
+        )
+    ]
+    assert _lint(PAGED.replace("(lambda t, p: p[t], (0, 0))", "(lambda t, p: p[t], (0, None))"), "JAX105") == []
+    opaque = PAGED.replace("  return pages, tables.reshape(batch, blocks)\n",
+                           "  return load(pages), tables.reshape(batch, blocks)\n")
+    assert _lint(opaque, "JAX105") == []  # the helper's shapes are not visible
+
+
+def test_module_level_def_parameters_take_what_its_calls_pass_exact_message():
+    src = HEAD + (
+        "def _gather(tables, pages):\n"
+        "  inner = jax.vmap(lambda t, p: p[t], (0, 0))\n"
+        "  return jax.vmap(inner, (None, 0))(tables, pages)\n"
+        "def test():\n"
+        "  tables = jnp.zeros((5, 4), dtype=jnp.int32)\n"
+        "  _gather(tables, jnp.ones((2, 40, 8)))\n"
+        "  _gather(tables, jnp.ones((2, 40, 8)))\n"
+    )
+    assert _lint(src, "JAX105") == [
+        (
+            "JAX105",
+            6,
+            45,
+            "vmap(lambda) maps axis 0 of `tables` (size 5) and axis 0 of `pages` (as sliced along axis 0 by the outer "
+            "`vmap`) (size 40, shape (40, 8)): JAX raises `ValueError: vmap got inconsistent sizes for array axes to "
+            "be mapped`. Map each argument along its batch axis, or use `None` for a shared one",
+        )
+    ]
+    per_call = src.replace("(2, 40, 8)))\n  _gather(tables, jnp.ones((2, 40, 8)))",
+                           "(2, 5, 8)))\n  _gather(tables, jnp.ones((2, 40, 8)))")
+    assert [(c, line, m[m.index("(size 40"):m.index(":")]) for c, line, _, m in _lint(per_call, "JAX105")] == [
+        ("JAX105", 6, "(size 40, shape (40, 8)) (as called at line 10)")]
+    agreeing = src.replace("(2, 40, 8)))\n  _gather(tables, jnp.ones((2, 40, 8)))",
+                           "(2, 5, 8)))\n  _gather(tables, jnp.ones((3, 5, 8)))")
+    assert _lint(agreeing, "JAX105") == []

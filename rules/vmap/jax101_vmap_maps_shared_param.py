@@ -40,9 +40,9 @@ class VmapMapsSharedParam(Rule):
     It stays silent when the caller passes stacked parameters on purpose (an ensemble
     built with `jnp.stack` or a vmapped `init`, names such as `stacked_params`).
     It also reports a mapped parameter the function needs as a Python value: annotated
-    `str` or `Callable`, or used as a loop bound (`range(n)`) or a shape
-    (`jnp.zeros((n, d))`). An `int` or `bool` annotation alone is not enough: a traced
-    integer works as an index (`tree.values[index]`), and code annotates indices that way.
+    `int`, `bool`, `str` or `Callable` (not an `int` the body indexes an array with, as
+    in `tree.values[index]`: a traced index works), used as a loop bound (`range(n)`) or
+    a shape (`jnp.zeros((n, d))`), or compared with a number in an `if`/`while` test.
 
     ## Why is this bad?
     `vmap` slices every mapped argument along its leading axis, so each example gets a
@@ -119,6 +119,12 @@ class VmapMapsSharedParam(Rule):
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         self.evidence.binop(node)
+
+    def visit_If(self, node: cst.If) -> None:
+        self.evidence.test(node)
+
+    def visit_While(self, node: cst.While) -> None:
+        self.evidence.test(node)
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         self.evidence.subscript(node)

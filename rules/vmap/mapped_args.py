@@ -3,13 +3,15 @@ their shapes (JAX104, JAX105): read from the program model, unknown means skippe
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import libcst as cst
 
 from jaxlint.model import program
 from jaxlint.model.expected import expects_error
-from jaxlint.model.shapes import Shape, shape, shape_with_helpers, size
+from jaxlint.model import forwarding
+from jaxlint.model.forwarding import keeps_shapes
+from jaxlint.model.shapes import Shape, assumptions, shape, shape_with_helpers, size
 
 from .analysis import DEFAULT, VmapSite, short, vmap_sites
 
@@ -32,6 +34,7 @@ class MappedCall:
     call: cst.Call
     mapped: list[Mapped]  # the mapped arguments whose shape is known, in order
     axis_size: int | None  # ``axis_size=`` as an int, when given as one
+    assumed: list = field(default_factory=list)  # what the call and the shapes rest on (model/forwarding.py)
 
 
 def _axes(site: VmapSite, n: int, p) -> list[int | None] | None:
@@ -69,14 +72,14 @@ def mapped_calls(ctx) -> list[MappedCall]:
             axis_size = size(p, given)
             if axis_size is None and not (type(given) is cst.Name and given.value == "None"):
                 continue  # a size we cannot read
-        for call, given_args in _given(ctx, site, sites):
+        for call, given_args, assumed in _given(ctx, site, sites):
             axes = _axes(site, len(given_args), p)
             if axes is None:
                 continue
             mapped = [Mapped(a, i, axis, _leaf(s)[0], sliced, _leaf(s)[1])
                       for i, ((a, s, sliced), axis) in enumerate(zip(given_args, axes))
                       if axis is not None and s is not None]
-            out.append(MappedCall(site, call, mapped, axis_size))
+            out.append(MappedCall(site, call, mapped, axis_size, assumed))
     ctx.shared["JAX1.mapped_calls"] = out
     return out
 
@@ -86,12 +89,17 @@ def _given(ctx, site: VmapSite, sites: list[VmapSite], depth: int = 0):
     direct calls of the site, and for those of the outer vmaps whose target it is (a vmap of
     a vmap of it, too)."""
     p = program(ctx)
+    unit = ctx.unit_of(site.node)
     for call in _plain_calls(ctx, site):
-        yield call, [(a, _arg_shape(ctx, a.value, call, ctx.unit_of(site.node)), None) for a in call.args if a.keyword is None]
+        given = [(a, _arg_shape(ctx, a.value, call, unit), None) for a in call.args if a.keyword is None]
+        assumed = [x for x in [forwarding.assumption(p, call)] if x is not None]
+        for a in call.args:
+            assumed += assumptions(p, a.value, unit)
+        yield call, given, assumed
     for outer in sites:
         if outer.app.target is not site.app or outer.kwargs_unknown or depth > 4:
             continue
-        for call, outer_given in _given(ctx, outer, sites, depth + 1):
+        for call, outer_given, assumed in _given(ctx, outer, sites, depth + 1):
             axes = _axes(outer, len(outer_given), p)
             if axes is None:
                 continue
@@ -101,7 +109,7 @@ def _given(ctx, site: VmapSite, sites: list[VmapSite], depth: int = 0):
                     s = None  # a pytree's leaves: not followed through another level
                 sliced = before if k is None else (k, *(before or ()))
                 given.append((a, s if k is None or s is None else _without(s, k), sliced))
-            yield call, given
+            yield call, given, assumed
 
 
 def _leaf(s) -> tuple[Shape, str | None]:
@@ -188,8 +196,9 @@ def _unmutated_value(ctx, name: cst.Name, call: cst.Call) -> cst.BaseExpression 
 
 
 def _plain_calls(ctx, site: VmapSite) -> list[cst.Call]:
-    calls, _ = program(ctx).invocations(site.node, callees=True)  # direct calls only: an outer map slices the values
-    return [c for c in calls if not any(a.star for a in c.args) and not expects_error(ctx, c)]
+    p = program(ctx)
+    calls, _ = p.invocations(site.node, callees=True, forwarders=True)  # direct calls only: an outer map slices the values
+    return [c for c in calls if not any(a.star for a in c.args) and keeps_shapes(p, c) and not expects_error(ctx, c)]
 
 
 def _without(s: Shape, k: int) -> Shape | None:

@@ -105,9 +105,13 @@ def _forwarded(p, fn, scope, param: cst.Param, args_name: str, kwargs_name: str 
             continue
         elif first_other is None or p.ctx.text_order(r) < first_other:
             first_other = p.ctx.text_order(r)
+    # a ``return``/``raise`` before the call may leave without calling; a generator's body
+    # does not run at the call
+    leaves = [n for n in p.ctx.descendants(fn) if type(n) in (cst.Return, cst.Raise, cst.Yield)]
     runs = [c for c in calls if _on_every_path(p, fn, c)
-            and (first_other is None or p.ctx.text_order(c) < first_other)]
-    if not runs:
+            and (first_other is None or p.ctx.text_order(c) < first_other)
+            and not any(p.ctx.text_order(n) < p.ctx.text_order(c) and n is not p.parents.get(c) for n in leaves)]
+    if not runs or any(type(n) is cst.Yield for n in p.ctx.descendants(fn)):
         return None
     return {"shapes": shapes, "kwargs": kwargs}
 
@@ -301,10 +305,10 @@ def record_for(ctx, rules) -> None:
         return
     from . import program
 
-    p = program(ctx)
+    p = program(ctx)  # built already: the vmap rules read it on every file they read
     found = {}
-    for node, entering in ctx._events:
-        if entering and type(node) is cst.FunctionDef and type(node.params.star_arg) is cst.Param:
+    for node in p.scope_of_node:
+        if type(node) is cst.FunctionDef and type(node.params.star_arg) is cst.Param:
             fw = forwards(p, node)
             q = ctx.qualname(node)
             if fw and q:

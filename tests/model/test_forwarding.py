@@ -69,6 +69,16 @@ def rebound(fn, *args):
     return fn(*args)
 
 
+def early_return(fn, *args):
+    if not args:
+        return None
+    return fn(*args)
+
+
+def generator(fn, *args):
+    yield fn(*args)
+
+
 def args_rebound(fn, *args):
     args = args[1:]
     return fn(*args)

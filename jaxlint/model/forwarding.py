@@ -8,7 +8,8 @@ helpers (``batch_shmap(fn, *args)``) are this shape, often in another module.
 A def *forwards* its positional parameter ``k`` when every call of that parameter in its
 body is ``fn(*args)`` or ``fn(*args, **kwargs)`` (``args``/``kwargs`` its own ``*``/``**``
 parameters, never rebound), at least one such call runs on every path before any other
-use of ``fn`` (it is a statement of the def's own block, not under ``if``/``for``/``try``),
+use of ``fn`` (it is a statement of the def's own block, not under ``if``/``for``/``try``,
+after no ``return``/``raise``; not in a generator),
 and ``fn`` is rebound only to ``jit``/``checkpoint``/``shard_map``... of itself (which keep
 the number of arguments; ``shard_map`` splits the sizes, so shapes are then not kept).
 Anything else (``fn(*args[1:])``, ``fn(args[0])``, ``fn(*args, x)``, a rebinding to

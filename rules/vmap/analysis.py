@@ -13,7 +13,8 @@ import libcst as cst
 
 from jaxlint.model.facts import FunctionFact, Param
 from jaxlint.base.literals import UNKNOWN, literal
-from jaxlint.model import External, Function, Partial, Transformed, program
+from jaxlint.lint.rule import Rule
+from jaxlint.model import External, Function, Partial, Transformed, forwarding, program
 
 VMAP = "jax.vmap"
 DEFAULT = object()  # in_axes not given: 0 for every positional argument
@@ -144,7 +145,7 @@ def vmap_sites(ctx) -> list[VmapSite]:
             inner = inner.func
         site.chain = type(inner) is Transformed
         site.target_text = _target_text(ctx, site)
-        site.calls, site.calls_known = p.invocations(app.node, through_maps=True, callees=True)
+        site.calls, site.calls_known = p.invocations(app.node, through_maps=True, callees=True, forwarders=True)
         site.calls_known = site.calls_known and bool(site.calls)
         sites.append(site)
     ctx.shared["JAX1.sites"] = sites
@@ -259,6 +260,28 @@ def enclosing_param_owner(ctx, node: cst.CSTNode, name: str):
             if fact is not None and any(p.name == name for p in fact.params):
                 return fact
     return None
+
+
+class ThroughForwarders(Rule):
+    """A vmap rule whose verdicts may rest on a call made through a forwarder of another
+    module (``self.ConvertAndCompare(f, x, y)``, model/forwarding.py): such a verdict waits
+    for the project phase, which checks that the callee forwards."""
+
+    shapes_needed: bool = True  # False: the number of arguments is enough (JAX102)
+
+    def verdict(self, node: cst.CSTNode, message: str, assumed: list) -> None:
+        """Report ``message`` at ``node`` once every assumption it rests on holds
+        (``forwarding.assumption``, ``shapes.assumptions``)."""
+        if assumed:
+            self.pending(node, {"message": message, "assumed": assumed})
+        else:
+            self.report(node, message)
+
+    @classmethod
+    def resolve(cls, items, project):
+        for item in items:
+            if all(forwarding.holds(project, a, cls.shapes_needed) for a in item.data["assumed"]):
+                yield item, item.data["message"]
 
 
 # ----------------------------------------------------------------------------------
@@ -504,6 +527,8 @@ def argument_info(ctx, site: VmapSite, index: int) -> dict[str, Any]:
     info: dict[str, Any] = {"shared": None, "batched": False, "names": set()}
     direct = p.invocations(site.function.node)[0] if site.function is not None else []
     for call in site.calls:
+        if forwarding.assumption(p, call) is not None:
+            continue  # made through a callee of another module: JAX101 does not wait for the project
         args = [a for a in call.args if a.keyword is None and not a.star]
         if index >= len(args):
             continue

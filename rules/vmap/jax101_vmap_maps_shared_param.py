@@ -6,7 +6,7 @@ from typing import Any
 
 import libcst as cst
 
-from jaxlint.model import Function, program
+from jaxlint.model import Function, forwarding, program
 from jaxlint.lint.rule import Invalid, NodeEdit, Rule, RuleFix
 from jaxlint.base.types import Edit, Fix
 
@@ -83,7 +83,9 @@ class VmapMapsSharedParam(Rule):
     help = "Put `None` at that parameter's position of `in_axes` so every example sees the same weights"
     # the defining module of a vmapped function may not mention vmap at all
     about = ("jax.vmap",)
-    reads = "calls"  # the calls of a vmapped function (in its module) tell how it is used
+    # the calls of a vmapped function (in its module) tell how it is used, also those made
+    # through a def that calls it with its ``*args`` (in any module)
+    reads = ("calls", "forwarders")
     # files that may define the function another module vmaps (its body says what it contracts)
     context_words = ("dot", "matmul", "einsum", " @ ", ".apply(", "params")
 
@@ -142,7 +144,7 @@ class VmapMapsSharedParam(Rule):
             return
         if site.in_axes is not DEFAULT and not isinstance(site.in_axes, (int, tuple, list)):
             return
-        counts = {positional_count(c) for c in site.calls}
+        counts = {positional_count(c) for c in site.calls if forwarding.assumption(program(ctx), c) is None}
         if None in counts or len(counts) > 1:
             return
         call_n = counts.pop() if counts else None

@@ -39,6 +39,16 @@ def test_the_engine_records_call_paths_for_the_rules_that_read_them():
     assert sorted(r.code for r in all_rules() if r.call_paths) == ["JAX201", "JAX503"]
 
 
+def test_the_vmap_rules_read_forwarders_and_the_files_that_spell_them():
+    from jaxlint.lint.registry import all_rules
+
+    readers = [r for r in all_rules() if r.forwarders]
+    assert sorted(r.code for r in readers) == ["JAX101", "JAX102", "JAX103", "JAX104", "JAX105"]
+    assert all("(*" in r.triggers and "vmap" in r.triggers and r.callers == "direct" for r in readers)
+    r = reads_of(("calls", "forwarders"))
+    assert (r.callers, r.follows_references, r.forwarders) == ("direct", True, True)
+
+
 def test_a_declaring_rule_gets_its_knobs():
     class Declared(Rule):
         about = ("jax.lax.psum", "jax.lax.psum_scatter")

@@ -12,6 +12,7 @@ from typing import Any, Iterable, Sequence
 
 import libcst as cst
 
+from jaxlint.model import forwarding
 from jaxlint.model.calls import record_for
 from jaxlint.model.context import FileContext
 from jaxlint.base.crash import describe
@@ -268,6 +269,7 @@ class FileLinter:
             ctx.callers_of_seeds = callers_of_seeds
             instances = self._run_rules(result, ctx, wanted, events)
             record_for(ctx, wanted)  # the call paths' uses, for the rules that read them (reads = "call paths")
+            forwarding.record_for(ctx, wanted)  # the defs that forward ``*args`` (reads = "forwarders")
             reports = [rep for inst in instances for rep in inst.reports]
             self._materialise(result, module, ctx, collector, reports)
             if result.suppressions.needs_statement_ranges:

@@ -115,6 +115,8 @@ class Rule:
     follows_references: ClassVar[bool] = True
     # True: the engine records the call paths' uses of every file the rule reads (model/calls.py)
     call_paths: ClassVar[bool] = False
+    # True: the slicer keeps, and the engine records, the defs that forward ``*args`` (model/forwarding.py)
+    forwarders: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

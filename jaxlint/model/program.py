@@ -10,6 +10,7 @@ import libcst as cst
 from jaxlint.base.literals import UNKNOWN, literal as leaf_literal
 from jaxlint.base.names import ALIASES
 
+from .forwarding import forwarded_call
 from .scopes import Binding, Scope, ScopeBuilder, reaching_in
 from .values import (
     TRANSPARENT_DECORATORS,
@@ -456,20 +457,24 @@ class Program:
         return [a for a in self._applications if a.api == api]
 
     def invocations(self, node: cst.CSTNode, through_maps: bool = False,
-                    callees: bool = False) -> tuple[list[cst.Call], bool]:
+                    callees: bool = False, forwarders: bool = False) -> tuple[list[cst.Call], bool]:
         """Where the value made at ``node`` (a transform call or decorator, a lambda, a def)
         is called: ``(calls, complete)``; complete is False when it may also escape (passed
         on, stored, called through a name that can mean something else). ``through_maps``:
         also the calls of an outer ``vmap``/``pmap`` of it (same number of positional
         arguments, but sliced values). ``callees``: a value passed from ``node``'s unit to a
         def of another unit of the module is followed into it too (for rules whose slicer
-        reading keeps the defs a seed calls: ``reads = "calls"``)."""
+        reading keeps the defs a seed calls: ``reads = "calls"``). ``forwarders``: a value
+        passed to a def that calls it with its ``*args`` is called there with the caller's
+        trailing arguments (model/forwarding.py; for rules with ``reads = "forwarders"``)."""
         self._through_maps = through_maps
         self._callee_unit = self.ctx.unit_of(node) if callees else None
+        self._forwarders = forwarders
         return self._invocations(node, 0)
 
     _through_maps = False
     _callee_unit = None
+    _forwarders = False
 
     def _invocations(self, node: cst.CSTNode, depth: int) -> tuple[list[cst.Call], bool]:
         if depth > 8:
@@ -494,6 +499,9 @@ class Program:
                 if primal is not None:
                     return [primal], False
             if type(call) is cst.Call:
+                made = forwarded_call(self, call, parent) if self._forwarders else None
+                if made is not None:  # ``apply(f, x, y)`` that calls ``f(*args)``: model/forwarding.py
+                    return [made], True
                 return self._calls_of(self._parameter_fed(call, parent), depth)[0], False
             return [], False
         if type(parent) is cst.Arg and parent.keyword is not None:
@@ -535,7 +543,10 @@ class Program:
     def written_call(self, call: cst.Call) -> cst.Call:
         """The call as the source writes it: ``jax.vjp(f, x, y)`` for the ``f(x, y)`` it makes."""
         made = self.parents.get(call)
-        return made if type(made) is cst.Call and self._primal_calls.get(made) is call else call
+        if type(made) is cst.Call and (self._primal_calls.get(made) is call
+                                       or call in self.ctx.shared.get("model.forwarded_info", ())):
+            return made
+        return call
 
     def _parameter_fed(self, call: cst.Call, arg: cst.Arg) -> Binding | None:
         """The parameter of a def that ``arg`` of ``call`` binds: a direct call

@@ -99,19 +99,48 @@ def shape(p, expr: cst.BaseExpression | None) -> Shape | None:
     key = "model.shapes" if helpers is None else f"model.shapes@{id(helpers)}"
     case = current(p)
     memo = p.ctx.shared.setdefault(key if case is None else f"{key}#{id(case)}", {})  # per test case
+    # the assumptions (model/forwarding.py) each shape rests on, gathered along the way
+    assumed = p.ctx.shared.setdefault("model.shapes.assumed", {})
+    stack = p.ctx.shared.setdefault("model.shapes.stack", [])
     if expr in memo:
+        if stack and (expr, id(memo)) in assumed:
+            stack[-1].extend(assumed[(expr, id(memo))])
         return memo[expr]
     depth = p.ctx.shared.get("model.shapes.depth", 0)
     if depth > _DEPTH:
         return None
     memo[expr] = None  # cycles are unknown
     p.ctx.shared["model.shapes.depth"] = depth + 1
+    stack.append([])
     try:
         s = _shape(p, expr)
     finally:
         p.ctx.shared["model.shapes.depth"] = depth
+        used = stack.pop()
     memo[expr] = s
+    if used:
+        assumed[(expr, id(memo))] = used
+        if stack:
+            stack[-1].extend(used)
     return s
+
+
+def assumptions(p, expr: cst.BaseExpression | None, unit: cst.CSTNode | None = None) -> list:
+    """What ``shape_with_helpers(p, expr, unit)`` (computed before) rests on: the
+    assumptions of the calls made through callees of other modules that it read
+    (``forwarding.assumption``), to be checked in the project phase."""
+    memo = p.ctx.shared.get("model.shapes" if unit is None else f"model.shapes@{id(unit)}", {})
+    return list(p.ctx.shared.get("model.shapes.assumed", {}).get((expr, id(memo)), ()))
+
+
+def _assume(p, call: cst.Call) -> None:
+    """The shape being computed reads ``call``: it carries what that call assumes."""
+    from .forwarding import assumption
+
+    a = assumption(p, call)
+    stack = p.ctx.shared.get("model.shapes.stack")
+    if a is not None and stack:
+        stack[-1].append(a)
 
 
 def shape_with_helpers(p, expr: cst.BaseExpression | None, unit: cst.CSTNode | None) -> Shape | None:
@@ -335,17 +364,68 @@ def _param_shape(p, b) -> Shape | None:
         return None
     where = next((i for i, x in enumerate(positional) if x is b.node), None)
     keyword = b.node.name.value
-    calls, complete = p.invocations(fn)
+    from .forwarding import keeps_shapes
+
+    # through forwarders only for the rules that read them: those that read helpers too (vmap)
+    forwarders = p.ctx.shared.get("model.shapes.helpers") is not None
+    calls, complete = p.invocations(fn, forwarders=forwarders)
+    if not calls and forwarders and where is not None and not fn.decorators and b.scope.parent.kind == "function":
+        return _mapped_param_shape(p, fn, where)
     if not complete or not calls:
         return None
     found: Shape | None = None
     for call in calls:
-        if any(a.star for a in call.args):
+        if any(a.star for a in call.args) or not keeps_shapes(p, call):
             return None
+        _assume(p, call)
         given = [a.value for a in call.args if a.keyword is None]
         arg = given[where] if where is not None and where < len(given) else next(
             (a.value for a in call.args if a.keyword is not None and a.keyword.value == keyword), None)
         s = shape(p, arg) if arg is not None else None
+        if s is None or (found is not None and s != found):
+            return None
+        found = s
+    return found
+
+
+def _mapped_param_shape(p, fn: cst.FunctionDef, where: int) -> Shape | None:
+    """A nested def whose one use is ``jax.vmap(fn, in_axes=...)``, called: the shape of
+    the vmap calls' argument at ``where`` (all agree), without the axis mapped there
+    (``vmap(g, in_axes=(None, 0))(xs, ys)`` gives ``g``'s second parameter a slice of ys)."""
+    from .forwarding import keeps_shapes
+
+    owner = p.binding_of_value(fn)
+    reads, complete = p.references(owner) if owner is not None else ([], False)
+    if not complete or len(reads) != 1:
+        return None
+    arg = p.parents.get(reads[0])
+    call = p.parents.get(arg)
+    if type(arg) is not cst.Arg or type(call) is not cst.Call or not call.args or call.args[0] is not arg:
+        return None
+    v = p.value(call)
+    if type(v) is not Transformed or v.api != "jax.vmap" or v.node is not call or v.star_kwargs \
+            or type(v.target) is not Function or v.target.node is not fn:
+        return None
+    given = v.keywords.get("in_axes", v.args[0].value if v.args else None)
+    axes = 0 if given is None else p.literal(given)
+    if isinstance(axes, (tuple, list)):
+        if where >= len(axes):
+            return None
+        axes = axes[where]
+    if axes is not None and type(axes) is not int:
+        return None
+    calls, complete = p.invocations(call, forwarders=True)
+    if not complete or not calls:
+        return None
+    found: Shape | None = None
+    for c in calls:
+        if any(a.star or a.keyword is not None for a in c.args) or not keeps_shapes(p, c) or where >= len(c.args):
+            return None
+        _assume(p, c)
+        s = shape(p, c.args[where].value)
+        if s is not None and axes is not None:
+            k = axes + len(s.dims) if axes < 0 and s.exact else axes
+            s = Shape(s.dims[:k] + s.dims[k + 1:], s.exact) if 0 <= k < len(s.dims) else None
         if s is None or (found is not None and s != found):
             return None
         found = s

@@ -39,6 +39,7 @@ class Reads:
     target_transforms: frozenset[str] = frozenset()
     follows_references: bool = True
     call_paths: bool = False  # the engine records each read file's uses of its functions (model/calls.py)
+    forwarders: bool = False  # every def that calls a parameter with its ``*args`` (model/forwarding.py)
 
 
 # What a rule's analysis may read besides its sites' units and module-level code.
@@ -62,11 +63,19 @@ READS: dict[str, Reads] = {
     # file the rule reads, how each function value is used (model/calls.py; JAX201's maps
     # around a collective, JAX503's jit of a def in another module)
     "call paths": Reads(call_paths=True),
+    # also every def, in every file the rule reads, that calls a parameter with its
+    # ``*args`` (``def apply(fn, *args): return fn(*args)``): a value passed to one, also
+    # in another module, is called there with the caller's trailing arguments
+    # (model/forwarding.py; the vmap rules). The rule also reads files that spell ``(*``.
+    "forwarders": Reads(follows_references=False, forwarders=True),
 }
+
+# what a kind of reading adds to the pre-filter's words: a forwarder spells ``fn(*args``
+READ_WORDS: dict[str, tuple[str, ...]] = {"forwarders": ("(*",)}
 
 
 # knobs only ``about`` and ``reads`` give (``triggers`` and ``anchors`` may be set by hand: see above)
-DERIVED_ONLY = ("method_anchors", "callers", "target_transforms", "follows_references", "call_paths")
+DERIVED_ONLY = ("method_anchors", "callers", "target_transforms", "follows_references", "call_paths", "forwarders")
 
 
 def derive(cls) -> None:
@@ -85,10 +94,10 @@ def derive(cls) -> None:
                 cls.anchors = anchors
             cls.method_anchors = methods
         if "triggers" not in own and (about is not None or cls.context_words):
-            cls.triggers = trigger_words(about or (), cls.context_words)
+            cls.triggers = trigger_words(about or (), cls.context_words + _read_words(cls.reads))
     if "reads" in own:
         r = reads_of(cls.reads, cls.__name__)
-        for knob in ("callers", "target_transforms", "follows_references", "call_paths"):
+        for knob in ("callers", "target_transforms", "follows_references", "call_paths", "forwarders"):
             setattr(cls, knob, getattr(r, knob))
 
 
@@ -123,6 +132,11 @@ def trigger_words(about, context_words=()) -> tuple[str, ...]:
     return tuple(sorted(w for w in words if not any(o != w and o in w for o in words)))
 
 
+def _read_words(reads) -> tuple[str, ...]:
+    kinds = (reads,) if isinstance(reads, str) else tuple(reads)
+    return tuple(w for k in kinds for w in READ_WORDS.get(k, ()))
+
+
 def reads_of(reads, owner: str = "rule") -> Reads:
     """The slicer's knobs for a ``reads`` declaration (one word of READS, or several)."""
     kinds = (reads,) if isinstance(reads, str) else tuple(reads)
@@ -136,4 +150,5 @@ def reads_of(reads, owner: str = "rule") -> Reads:
         frozenset().union(*(p.target_transforms for p in parts)),
         any(p.follows_references for p in parts),
         any(p.call_paths for p in parts),
+        any(p.forwarders for p in parts),
     )

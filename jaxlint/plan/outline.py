@@ -50,6 +50,7 @@ class Unit:
     assigns: frozenset[str] = frozenset()  # names a module-level statement assigns
     header_of: str | None = None  # a split class's header (decorators, ``class X(...):``): its name
     alias: bool = False  # ``name = some.dotted.name`` at module level
+    forwards: bool = False  # a def that calls one of its parameters with its ``*args`` (model/forwarding.py)
 
     @property
     def blankable(self) -> bool:
@@ -242,7 +243,19 @@ def _unit(stmt: ast.stmt, lines: list[str], owner: int | None, header_only: bool
             idents.update(w.split("."))
         else:
             idents.add(w)
-    return Unit(start, end, name, owner, frozenset(idents), tuple(chains), bool(IMPORT.search(text)), assigns, header_of)
+    return Unit(start, end, name, owner, frozenset(idents), tuple(chains), bool(IMPORT.search(text)), assigns, header_of,
+                forwards=name is not None and "(*" in text and _forwards(stmt))
+
+
+def _forwards(fn: ast.stmt) -> bool:
+    """``def f(fn, *args): ... fn(*args)``: a parameter called with the ``*args``."""
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.args.vararg is None:
+        return False
+    star = fn.args.vararg.arg
+    params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args)}
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in params and n.args
+               and isinstance(n.args[0], ast.Starred) and isinstance(n.args[0].value, ast.Name)
+               and n.args[0].value.id == star for n in ast.walk(fn))
 
 
 CONFLICT = "?"  # a name bound to two different things: any use may be anything

@@ -26,7 +26,9 @@ LibCST must see it. Kept are:
    refers to (the helpers that build the arguments it passes);
 5. for rules with ``target_transforms`` (JAX405), every unit of the same module that
    refers to a def a seed names and mentions one of those transforms
-   (``jit(loss_fn, static_argnums=...)``).
+   (``jit(loss_fn, static_argnums=...)``);
+6. for rules with ``forwarders`` (the vmap rules), every def that calls one of its
+   parameters with its ``*args`` (``def apply(fn, *args): return fn(*args)``).
 
 Only module-level statements that bind a transform are followed further than one step
 (``step = jit(train)`` then ``grad(step)`` keeps ``train``): no rule reads what a
@@ -98,6 +100,10 @@ def plan_file(path: str, source: str, rules, module: str, is_package: bool) -> F
     flags = [0] * len(ol.units)
     for i in always_kept(ol, lines):
         flags[i] |= ALWAYS
+    if any(r.forwarders for r in rules):  # where a value passed to it is called (model/forwarding.py)
+        for i, u in enumerate(ol.units):
+            if u.forwards:
+                flags[i] |= ALWAYS
     wanted_transforms: frozenset[str] = frozenset()
     for r in rules:
         seeds = r.seeds(ol)

@@ -13,7 +13,8 @@ import libcst as cst
 
 from jaxlint.model.facts import FunctionFact, Param
 from jaxlint.base.literals import UNKNOWN, literal
-from jaxlint.model import External, Function, Partial, Transformed, program
+from jaxlint.lint.rule import Rule
+from jaxlint.model import External, Function, Partial, Transformed, forwarding, program
 
 VMAP = "jax.vmap"
 DEFAULT = object()  # in_axes not given: 0 for every positional argument
@@ -144,7 +145,7 @@ def vmap_sites(ctx) -> list[VmapSite]:
             inner = inner.func
         site.chain = type(inner) is Transformed
         site.target_text = _target_text(ctx, site)
-        site.calls, site.calls_known = p.invocations(app.node, through_maps=True, callees=True)
+        site.calls, site.calls_known = p.invocations(app.node, through_maps=True, callees=True, forwarders=True)
         site.calls_known = site.calls_known and bool(site.calls)
         sites.append(site)
     ctx.shared["JAX1.sites"] = sites
@@ -261,6 +262,28 @@ def enclosing_param_owner(ctx, node: cst.CSTNode, name: str):
     return None
 
 
+class ThroughForwarders(Rule):
+    """A vmap rule whose verdicts may rest on a call made through a forwarder of another
+    module (``self.ConvertAndCompare(f, x, y)``, model/forwarding.py): such a verdict waits
+    for the project phase, which checks that the callee forwards."""
+
+    shapes_needed: bool = True  # False: the number of arguments is enough (JAX102)
+
+    def verdict(self, node: cst.CSTNode, message: str, assumed: list) -> None:
+        """Report ``message`` at ``node`` once every assumption it rests on holds
+        (``forwarding.assumption``, ``shapes.assumptions``)."""
+        if assumed:
+            self.pending(node, {"message": message, "assumed": assumed})
+        else:
+            self.report(node, message)
+
+    @classmethod
+    def resolve(cls, items, project):
+        for item in items:
+            if all(forwarding.holds(project, a, cls.shapes_needed) for a in item.data["assumed"]):
+                yield item, item.data["message"]
+
+
 # ----------------------------------------------------------------------------------
 # how a function uses its parameters (JAX101 evidence), as plain picklable data
 # ----------------------------------------------------------------------------------
@@ -331,6 +354,10 @@ def static_operands(ctx, node: cst.Call) -> list[cst.BaseExpression]:
     return []
 
 
+NUMERIC_COMPARISONS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.GreaterThan,
+                       cst.GreaterThanEqual)
+
+
 class Evidence:
     """Collects, per function and parameter, how the parameter is used."""
 
@@ -386,6 +413,24 @@ class Evidence:
         base = param_base(node)
         if base is not None and base[1] is not None and isinstance(node.value, cst.Name):
             self.add(node, node, "key", node)
+        for el in node.slice:
+            if type(el.slice) is cst.Index and type(el.slice.value) is cst.Name:
+                self.add(node, el.slice.value, "index", node)  # ``a[i]``: an index, fine traced
+
+    def test(self, node: cst.If | cst.While) -> None:
+        """``if n == 0:`` compares a parameter with a number: a Python number there (a
+        mapped one is a tracer, and the ``if`` raises). A bare ``if params:`` says nothing
+        (a dict of arrays stays a dict under vmap), nor does ``is None``."""
+        t = node.test
+        if type(t) is not cst.Comparison or len(t.comparisons) != 1:
+            return
+        c = t.comparisons[0]
+        if type(c.operator) not in NUMERIC_COMPARISONS:
+            return
+        for a, b in ((t.left, c.comparator), (c.comparator, t.left)):
+            if type(a) is cst.Name and type(b) in (cst.Integer, cst.Float):
+                keyword = "while" if type(node) is cst.While else "if"
+                self.add(node, a, "static", node, f"compared with a number in `{keyword} {short(self.ctx, t)}`")
 
 
 GRADS = frozenset({"jax.grad", "jax.value_and_grad"})
@@ -482,6 +527,8 @@ def argument_info(ctx, site: VmapSite, index: int) -> dict[str, Any]:
     info: dict[str, Any] = {"shared": None, "batched": False, "names": set()}
     direct = p.invocations(site.function.node)[0] if site.function is not None else []
     for call in site.calls:
+        if forwarding.assumption(p, call) is not None:
+            continue  # made through a callee of another module: JAX101 does not wait for the project
         args = [a for a in call.args if a.keyword is None and not a.star]
         if index >= len(args):
             continue
@@ -539,7 +586,7 @@ def shared_params(params: list[str], mapped: list[int], evidence: dict[str, dict
         if i >= len(params):
             continue
         name = params[i]
-        uses = evidence.get(name) or {}
+        uses = {k: v for k, v in (evidence.get(name) or {}).items() if k != "index"}
         if not uses:
             continue
         info = args[i] if i < len(args) else {"shared": None, "batched": False}
@@ -566,21 +613,21 @@ def shared_params(params: list[str], mapped: list[int], evidence: dict[str, dict
     return out
 
 
-# Annotations that say "a Python value, never an array". Not ``int`` or ``bool``: code
-# annotates array indices and flags that way (mctx's ``_unbatched_qvalues(tree, index: int)``
-# is vmapped over a batch of indices), and a traced integer serves as an index or in
-# arithmetic; such a parameter counts only when it is used as a Python value.
-STATIC_ANNOTATIONS = frozenset({"str", "Callable", "typing.Callable", "collections.abc.Callable"})
+# Annotations that say "a Python value, not an array".
+STATIC_ANNOTATIONS = frozenset({"int", "bool", "str", "Callable", "typing.Callable", "collections.abc.Callable"})
+# ... but an ``int`` the body indexes an array with is an index, which works traced: mctx's
+# ``_unbatched_qvalues(tree, index: int)`` is vmapped over a batch of indices
+INDEX_ANNOTATIONS = frozenset({"int", "bool"})
 
 
 def with_annotations(uses: dict[str, dict[str, str]], params: list[Param]) -> dict[str, dict[str, str]]:
     """The function's evidence plus parameters annotated as Python values (``n: int``)."""
-    out = dict(uses)
+    out = {name: {k: v for k, v in kinds.items() if k != "index"} for name, kinds in uses.items()}
     for p in params:
         ann = (p.annotation or "").split("[", 1)[0].strip()
-        if ann in STATIC_ANNOTATIONS:
+        if ann in STATIC_ANNOTATIONS and not (ann in INDEX_ANNOTATIONS and "index" in uses.get(p.name, {})):
             out[p.name] = {**out.get(p.name, {}), "static": f"annotated `{p.annotation}`"}
-    return out
+    return {name: kinds for name, kinds in out.items() if kinds}
 
 
 def fixed_in_axes(entries: list[str], shared: set[int], bracket: str) -> str:

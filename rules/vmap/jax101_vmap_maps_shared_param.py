@@ -6,7 +6,7 @@ from typing import Any
 
 import libcst as cst
 
-from jaxlint.model import Function, program
+from jaxlint.model import Function, forwarding, program
 from jaxlint.lint.rule import Invalid, NodeEdit, Rule, RuleFix
 from jaxlint.base.types import Edit, Fix
 
@@ -40,9 +40,9 @@ class VmapMapsSharedParam(Rule):
     It stays silent when the caller passes stacked parameters on purpose (an ensemble
     built with `jnp.stack` or a vmapped `init`, names such as `stacked_params`).
     It also reports a mapped parameter the function needs as a Python value: annotated
-    `str` or `Callable`, or used as a loop bound (`range(n)`) or a shape
-    (`jnp.zeros((n, d))`). An `int` or `bool` annotation alone is not enough: a traced
-    integer works as an index (`tree.values[index]`), and code annotates indices that way.
+    `int`, `bool`, `str` or `Callable` (not an `int` the body indexes an array with, as
+    in `tree.values[index]`: a traced index works), used as a loop bound (`range(n)`) or
+    a shape (`jnp.zeros((n, d))`), or compared with a number in an `if`/`while` test.
 
     ## Why is this bad?
     `vmap` slices every mapped argument along its leading axis, so each example gets a
@@ -83,7 +83,9 @@ class VmapMapsSharedParam(Rule):
     help = "Put `None` at that parameter's position of `in_axes` so every example sees the same weights"
     # the defining module of a vmapped function may not mention vmap at all
     about = ("jax.vmap",)
-    reads = "calls"  # the calls of a vmapped function (in its module) tell how it is used
+    # the calls of a vmapped function (in its module) tell how it is used, also those made
+    # through a def that calls it with its ``*args`` (in any module)
+    reads = ("calls", "forwarders")
     # files that may define the function another module vmaps (its body says what it contracts)
     context_words = ("dot", "matmul", "einsum", " @ ", ".apply(", "params")
 
@@ -120,6 +122,12 @@ class VmapMapsSharedParam(Rule):
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         self.evidence.binop(node)
 
+    def visit_If(self, node: cst.If) -> None:
+        self.evidence.test(node)
+
+    def visit_While(self, node: cst.While) -> None:
+        self.evidence.test(node)
+
     def visit_Subscript(self, node: cst.Subscript) -> None:
         self.evidence.subscript(node)
 
@@ -136,7 +144,7 @@ class VmapMapsSharedParam(Rule):
             return
         if site.in_axes is not DEFAULT and not isinstance(site.in_axes, (int, tuple, list)):
             return
-        counts = {positional_count(c) for c in site.calls}
+        counts = {positional_count(c) for c in site.calls if forwarding.assumption(program(ctx), c) is None}
         if None in counts or len(counts) > 1:
             return
         call_n = counts.pop() if counts else None

@@ -1,13 +1,14 @@
 from __future__ import annotations
 
-from jaxlint.model import program
+from jaxlint.model import forwarding, program
 from jaxlint.model.facts import FunctionFact
-from jaxlint.lint.rule import Invalid, Rule
+from jaxlint.lint.rule import Invalid
 
-from .analysis import has_keywords, positional_count, positional_range, short, target_params, vmap_sites
+from .analysis import (ThroughForwarders, has_keywords, positional_count, positional_range, short, target_params,
+                       vmap_sites)
 
 
-class VmapInAxesArity(Rule):
+class VmapInAxesArity(ThroughForwarders):
     """
     ## What it does
     Reports a `jax.vmap` whose tuple or list `in_axes` has a different length from the
@@ -15,7 +16,10 @@ class VmapInAxesArity(Rule):
     entries than the mapped function can take positionally. A call passing `*args`
     counts as every number of positional arguments the mapped function could take
     there: at least its required parameters that no keyword names, at most its
-    positional parameters (no limit with `*args`).
+    positional parameters (no limit with `*args`). A call counts also when
+    the vmapped function is handed to a helper that calls it with its `*args`
+    (`batch_shmap(jax.vmap(f, in_axes=(0,)), xs, ys)` with `def batch_shmap(fn, *args):
+    ... return fn(*args)`, in this module or another one).
 
     ## Why is this bad?
     `vmap` matches `in_axes` to the positional arguments one by one and raises when the
@@ -48,7 +52,10 @@ class VmapInAxesArity(Rule):
     status = "stable"
     help = "Give `in_axes` one entry per positional argument of the call"
     about = ("jax.vmap",)
-    reads = "calls"  # the calls of a vmapped function (in its module) tell how it is used
+    shapes_needed = False  # the number of arguments is enough (a forwarder may shard_map them)
+    # the calls of a vmapped function (in its module) tell how it is used, also those made
+    # through a def that calls it with its ``*args`` (in any module)
+    reads = ("calls", "forwarders")
 
     VALID = [
         "import jax\ndef f(x, w, b):\n    return w @ x + b\nout = jax.vmap(f, in_axes=(0, None, None))(xs, w, b)\n",
@@ -81,33 +88,47 @@ class VmapInAxesArity(Rule):
             label = site.label
             p = program(self.ctx)
             bad = [(c, k) for c in site.calls if (k := positional_count(c, p)) is not None and k != n]
-            if bad:
+            # a call made through a callee of another module waits for the project phase: last
+            bad.sort(key=lambda ck: forwarding.assumption(p, ck[0]) is not None)
+            if bad and (forwarding.assumption(p, bad[0][0]) is None or not self._too_many(site, n, shown)):
                 call, k = bad[0]
+                written = p.written_call(call)
                 note = " (keyword arguments never count: vmap maps them over axis 0)" if has_keywords(call) else ""
-                self.report(
+                if forwarding.made_here(p, call):
+                    note += (f" (`{short(self.ctx, written.func, 40)}` passes its trailing argument"
+                             f"{'s' if k != 1 else ''} on with `*args`)")
+                self.verdict(
                     site.node,
                     f"{shown}, but `{label}` is called with {k} positional argument{'s' if k != 1 else ''} "
-                    f"in `{short(self.ctx, program(self.ctx).written_call(call))}`{note}; JAX raises `ValueError: vmap in_axes must be ... a tuple of "
+                    f"in `{short(self.ctx, written)}`{note}; JAX raises `ValueError: vmap in_axes must be ... a tuple of "
                     f"entries corresponding to the positional arguments`. Give one entry per positional argument",
+                    [x for x in [forwarding.assumption(p, call)] if x is not None],
                 )
                 continue
-            fact = self._fact(site)
-            if fact is None or site.chain:
-                continue
-            params = target_params(fact, site.bound, site.bound_keywords, site.decorator)
-            if params is None or n <= len(params):
-                self._star_call(site, fact, n, shown)
-            else:
-                name = "the lambda" if fact.is_lambda else f"`{fact.name}`"
-                bound = site.bound
-                if bound:
-                    name += f" (after the {bound} argument{'s' if bound != 1 else ''} bound by `partial`)"
-                self.report(
-                    site.node,
-                    f"{shown}, but {name} takes at most {len(params)} positional argument"
-                    f"{'s' if len(params) != 1 else ''} ({', '.join(p.name for p in params) or 'none'}); "
-                    f"every call of `{label}` will fail. Give one entry per positional argument",
-                )
+            if not bad and not self._too_many(site, n, shown):
+                fact = self._fact(site)
+                if fact is not None and not site.chain:
+                    self._star_call(site, fact, n, shown)
+
+    def _too_many(self, site, n: int, shown: str) -> bool:
+        """Report more entries than the function takes positionally; True when reported."""
+        fact = self._fact(site)
+        if fact is None:
+            return False
+        params = target_params(fact, site.bound, site.bound_keywords, site.decorator)
+        if params is None or site.chain or n <= len(params):
+            return False
+        name = "the lambda" if fact.is_lambda else f"`{fact.name}`"
+        bound = site.bound
+        if bound:
+            name += f" (after the {bound} argument{'s' if bound != 1 else ''} bound by `partial`)"
+        self.report(
+            site.node,
+            f"{shown}, but {name} takes at most {len(params)} positional argument"
+            f"{'s' if len(params) != 1 else ''} ({', '.join(p.name for p in params) or 'none'}); "
+            f"every call of `{site.label}` will fail. Give one entry per positional argument",
+        )
+        return True
 
     def _star_call(self, site, fact: FunctionFact, n: int, shown: str) -> None:
         """Report a call passing ``*args`` whose every possible count of positional

@@ -38,7 +38,9 @@ class VmapNothingMapped(Rule):
     status = "stable"
     help = "Put `0` at the position of the batched argument, or pass `axis_size=`"
     about = ("jax.vmap",)
-    reads = "calls"  # the calls of a vmapped function (in its module) tell how it is used
+    # the calls of a vmapped function (in its module) tell how it is used, also those made
+    # through a def that calls it with its ``*args`` (in any module)
+    reads = ("calls", "forwarders")
 
     VALID = [
         "import jax\nf = jax.vmap(g, in_axes=(None, 0))\n",

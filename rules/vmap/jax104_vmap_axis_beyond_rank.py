@@ -1,12 +1,12 @@
 from __future__ import annotations
 
-from jaxlint.lint.rule import Invalid, Rule
+from jaxlint.lint.rule import Invalid
 
-from .analysis import short
+from .analysis import ThroughForwarders, short
 from .mapped_args import arg_text, in_rank, mapped_calls, shape_text, static_mapped
 
 
-class VmapAxisBeyondRank(Rule):
+class VmapAxisBeyondRank(ThroughForwarders):
     """
     ## What it does
     Reports an argument of a call of a `jax.vmap`ped function that is mapped along an
@@ -27,7 +27,10 @@ class VmapAxisBeyondRank(Rule):
 
     Only shapes the code makes visible count (constructors with literal sizes, `reshape`,
     `stack`, Python scalars, names bound to those, lists no statement before the call
-    changes); anything else is left alone, and so are calls inside
+    changes, the parameters of a nested def whose calls all pass one shape, also through
+    an outer `vmap` of the def, which passes slices, or a helper that calls it with its
+    `*args`, such as a test's `self.ConvertAndCompare(f, xs, ys)`); anything else is left
+    alone, and so are calls inside
     `with pytest.raises(...)` / `self.assertRaises(...)`. In a parameterized test
     (`parameterized.parameters`/`product`, `jtu.sample_product`, `pytest.mark.parametrize`
     with visible values) the axes and shapes are read case by case, and the first case
@@ -57,7 +60,9 @@ class VmapAxisBeyondRank(Rule):
     status = "preview"
     help = "Use `None` in `in_axes` for a shared (scalar) argument, or an axis the array has"
     about = ("jax.vmap",)
-    reads = "calls"  # the calls of a vmapped function (in its module) tell how it is used
+    # the calls of a vmapped function (in its module) tell how it is used, also those made
+    # through a def that calls it with its ``*args`` (in any module)
+    reads = ("calls", "forwarders")
 
     VALID = [
         "import jax\nimport jax.numpy as jnp\nout = jax.vmap(f, in_axes=(0, None))(jnp.ones((8, 3)), 4)\n",
@@ -90,11 +95,12 @@ class VmapAxisBeyondRank(Rule):
                 else:
                     why = (f"{mc.site.label} maps argument {m.position} along axis {m.axis} of {name}, whose shape "
                            f"is {shape_text(m.shape)}")
-                self.report(
+                self.verdict(
                     m.arg.value,
                     f"{mc.case_text(ctx)}{why}{mc.via_text(ctx)}: JAX raises `ValueError: vmap was requested to map its argument along axis {m.axis}, "
                     f"which implies that its rank should be at least {m.axis + 1 if m.axis >= 0 else -m.axis}`. "
                     "Use `None` in `in_axes` for a shared argument, or an axis the argument has",
+                    mc.assumed,
                 )
         for sm in static_mapped(ctx):
             self.report(

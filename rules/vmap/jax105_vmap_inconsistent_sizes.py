@@ -1,11 +1,12 @@
 from __future__ import annotations
 
-from jaxlint.lint.rule import Invalid, Rule
+from jaxlint.lint.rule import Invalid
 
+from .analysis import ThroughForwarders
 from .mapped_args import arg_text, in_rank, mapped_calls, shape_text
 
 
-class VmapInconsistentSizes(Rule):
+class VmapInconsistentSizes(ThroughForwarders):
     """
     ## What it does
     Reports a call of a `jax.vmap`ped function whose mapped arguments have visibly
@@ -20,8 +21,10 @@ class VmapInconsistentSizes(Rule):
 
     Only shapes the code makes visible count (constructors with literal sizes, `reshape`,
     `stack`, names bound to those, the parameters of a nested def whose calls all pass one
-    shape, a module-level helper `def ones(shape): return jnp.ones(shape)` called next to the
-    `vmap`); anything else is left alone, and so are calls inside
+    shape, also through a helper that calls the def with its `*args` (a test's
+    `self.ConvertAndCompare(f, xs, ys)`), a module-level helper
+    `def ones(shape): return jnp.ones(shape)` called next to the `vmap`); anything else
+    is left alone, and so are calls inside
     `with pytest.raises(...)` / `self.assertRaises(...)`. In a parameterized test
     (`parameterized.parameters`/`product`, `jtu.sample_product`, `pytest.mark.parametrize`
     with visible values) the sizes are read case by case (`rng(shape, dtype)` with
@@ -56,7 +59,9 @@ class VmapInconsistentSizes(Rule):
     status = "preview"
     help = "Map every argument along an axis of the batch size, or use `None` for a shared one"
     about = ("jax.vmap",)
-    reads = "calls"  # the calls of a vmapped function (in its module) tell how it is used
+    # the calls of a vmapped function (in its module) tell how it is used, also those made
+    # through a def that calls it with its ``*args`` (in any module)
+    reads = ("calls", "forwarders")
 
     VALID = [
         "import jax\nimport jax.numpy as jnp\nout = jax.vmap(f, in_axes=(1, 0))(jnp.ones((4, 3)), jnp.ones(3))\n",
@@ -83,9 +88,9 @@ class VmapInconsistentSizes(Rule):
                 for m, n in sized:
                     if n != mc.axis_size:
                         done.add(id(mc.call))
-                        self.report(m.arg.value, f"{mc.case_text(ctx)}{mc.site.label} is given `axis_size={mc.axis_size}`, but axis "
-                                    f"{m.axis} of {arg_text(ctx, m)} has size {n} (shape "
-                                    f"{shape_text(m.shape)}){mc.via_text(ctx)}: {_RAISES}")
+                        self.verdict(m.arg.value, f"{mc.case_text(ctx)}{mc.site.label} is given `axis_size={mc.axis_size}`, "
+                                     f"but axis {m.axis} of {arg_text(ctx, m)} has size {n} (shape "
+                                     f"{shape_text(m.shape)}){mc.via_text(ctx)}: {_RAISES}", mc.assumed)
                         break
                 continue
             if not sized:
@@ -94,11 +99,12 @@ class VmapInconsistentSizes(Rule):
             for m, n in sized[1:]:
                 if n != size0:
                     done.add(id(mc.call))
-                    self.report(
+                    self.verdict(
                         m.arg.value,
                         f"{mc.case_text(ctx)}{mc.site.label} maps axis {first.axis} of {arg_text(ctx, first)} (size {size0}) "
                         f"and axis {m.axis} of {arg_text(ctx, m)} (size {n}, shape {shape_text(m.shape)})"
                         f"{mc.via_text(ctx)}: {_RAISES}",
+                        mc.assumed,
                     )
                     break
 

@@ -3,7 +3,7 @@ their shapes (JAX104, JAX105): read from the program model, unknown means skippe
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import libcst as cst
 
@@ -11,7 +11,9 @@ from jaxlint.base.literals import UNKNOWN
 from jaxlint.model import cases, helper_calls, program
 from jaxlint.model.values import is_partial
 from jaxlint.model.expected import expects_error
-from jaxlint.model.shapes import Shape, shape, shape_with_helpers, size
+from jaxlint.model import forwarding
+from jaxlint.model.forwarding import keeps_shapes
+from jaxlint.model.shapes import Shape, assumptions, shape, shape_with_helpers, size
 
 from .analysis import DEFAULT, VmapSite, short, vmap_sites
 
@@ -36,6 +38,7 @@ class MappedCall:
     axis_size: int | None  # ``axis_size=`` as an int, when given as one
     case: cases.Case | None = None  # the test case these values are of (a parameterized test)
     via: cst.Call | None = None  # the call of ``partial(d, fn=vmapped)``, or of the def around the vmap, whose arguments these are
+    assumed: list = field(default_factory=list)  # what the call and the shapes rest on (model/forwarding.py)
 
     def via_text(self, ctx) -> str:
         """`` (as called at line 566)`` when the arguments are those of a call of a partial
@@ -106,7 +109,7 @@ def _site_calls(ctx, site: VmapSite, sites: list[VmapSite], case: cases.Case | N
         axis_size = size(p, given)
         if axis_size is None and not (type(given) is cst.Name and given.value == "None"):
             return out, _plain_calls(ctx, site)  # a size we cannot read
-    for call, given_args, via in _given(ctx, site, sites):
+    for call, given_args, via, assumed in _given(ctx, site, sites):
         axes = _axes(site, len(given_args), p)
         if axes is None:
             unknown.append(call)
@@ -117,7 +120,7 @@ def _site_calls(ctx, site: VmapSite, sites: list[VmapSite], case: cases.Case | N
         if len(mapped) < sum(axis is not None for axis in axes) or (site.in_axes is UNKNOWN and None in axes) \
                 or any(m.shape.axis(m.axis) is None for m in mapped):
             unknown.append(call)
-        out.append(MappedCall(site, call, mapped, axis_size, case, via))
+        out.append(MappedCall(site, call, mapped, axis_size, case, via, assumed))
     return out, unknown
 
 
@@ -141,18 +144,21 @@ def _given(ctx, site: VmapSite, sites: list[VmapSite], depth: int = 0):
     direct calls of the site, and for those of the outer vmaps whose target it is (a vmap of
     a vmap of it, too)."""
     p = program(ctx)
+    unit = ctx.unit_of(site.node)
     for call in _plain_calls(ctx, site):
-        yield call, [(a, _arg_shape(ctx, a.value, call, ctx.unit_of(site.node)), None) for a in call.args
-                     if a.keyword is None], None
+        given = [(a, _arg_shape(ctx, a.value, call, unit), None) for a in call.args if a.keyword is None]
+        assumed = [x for x in [forwarding.assumption(p, call)] if x is not None]
+        for a in call.args:
+            assumed += assumptions(p, a.value, unit)
+        yield call, given, None, assumed
         for bound in _bound_by_partial(ctx, site, call) + _bound_by_caller(ctx, call):
             with cases.evaluating(p, bound):
-                given = [(a, _arg_shape(ctx, a.value, call, ctx.unit_of(site.node)), None)
-                         for a in call.args if a.keyword is None]
-            yield call, given, bound.via
+                given = [(a, _arg_shape(ctx, a.value, call, unit), None) for a in call.args if a.keyword is None]
+            yield call, given, bound.via, assumed
     for outer in sites:
         if outer.app.target is not site.app or outer.kwargs_unknown or depth > 4:
             continue
-        for call, outer_given, via in _given(ctx, outer, sites, depth + 1):
+        for call, outer_given, via, assumed in _given(ctx, outer, sites, depth + 1):
             axes = _axes(outer, len(outer_given), p)
             if axes is None:
                 continue
@@ -162,7 +168,7 @@ def _given(ctx, site: VmapSite, sites: list[VmapSite], depth: int = 0):
                     s = None  # a pytree's leaves: not followed through another level
                 sliced = before if k is None else (k, *(before or ()))
                 given.append((a, s if k is None or s is None else _without(s, k), sliced))
-            yield call, given, via
+            yield call, given, via, assumed
 
 
 def _bound_by_partial(ctx, site: VmapSite, call: cst.Call) -> list[cases.Case]:
@@ -308,8 +314,9 @@ def _unmutated_value(ctx, name: cst.Name, call: cst.Call) -> cst.BaseExpression 
 
 
 def _plain_calls(ctx, site: VmapSite) -> list[cst.Call]:
-    calls, _ = program(ctx).invocations(site.node, callees=True)  # direct calls only: an outer map slices the values
-    return [c for c in calls if not any(a.star for a in c.args) and not expects_error(ctx, c)]
+    p = program(ctx)
+    calls, _ = p.invocations(site.node, callees=True, forwarders=True)  # direct calls only: an outer map slices the values
+    return [c for c in calls if not any(a.star for a in c.args) and keeps_shapes(p, c) and not expects_error(ctx, c)]
 
 
 def _without(s: Shape, k: int) -> Shape | None:

@@ -7,9 +7,10 @@ Not a test: run it by hand on trees of real JAX code, e.g.
 It finds correct sites whose mistake is decidable from the file itself (the mapped or
 differentiated function is a def of the same file; not code that expects an error, inside
 ``with pytest.raises(...)`` or the like, where the mistake is the point), injects one mistake per mutant,
-checks that the mutant still parses, lints it (JAX1xx-JAX4xx, preview on) and counts a
-mutant as detected when a finding of the mutation's family appears that the unmutated
-file does not have. Mutations:
+checks that the mutant still parses, lints it (JAX1xx-JAX4xx, preview on) as a project
+with the files of the modules it imports from the same tree (``findings``: a helper it
+hands a function to may live there) and counts a mutant as detected when a finding of
+the mutation's family appears that the unmutated file does not have. Mutations:
 
 - vmap-map-shared: an ``in_axes`` tuple/list entry ``None`` becomes ``0`` (JAX1xx)
 - vmap-drop-entry: the last ``in_axes`` entry is dropped (JAX1xx)
@@ -229,12 +230,89 @@ def _drop_keyword(src: Source, call: ast.Call, kw: ast.keyword) -> str:
     return src.replace(call, f"{src.segment(call.func)}({', '.join(args + kws)})")
 
 
-def findings(text: str, path: str) -> set[tuple[str, int]]:
+def findings(text: str, path: str, root: str) -> set[tuple[str, int]]:
+    """The file's findings, linted as a project with the files under ``root`` of the
+    modules it imports (a helper of another module it hands a function to is part of what
+    the code shows), each with the ``__init__.py`` files of its folders."""
+    import shutil
+    import tempfile
+
     from jaxlint import testing
+    from jaxlint.api import lint_paths
     from jaxlint.lint.registry import all_rules
 
     codes = [r.code for r in all_rules() if r.code[:4] in ("JAX1", "JAX2", "JAX3", "JAX4")]
-    return {(d.code, d.start.line) for d in testing.lint(text, *codes, path=os.path.basename(path))}
+    imported = imported_files(text, path, root)
+    if not imported:
+        return {(d.code, d.start.line) for d in testing.lint(text, *codes, path=os.path.basename(path))}
+    root = os.path.abspath(root)
+    with tempfile.TemporaryDirectory() as tmp:
+        for f in [path, *imported]:
+            rel = os.path.relpath(os.path.abspath(f), root)
+            dest = os.path.join(tmp, rel)
+            os.makedirs(os.path.dirname(dest), exist_ok=True)
+            d = os.path.dirname(rel)
+            while d:  # the packages on the way, so that module names stay the same
+                if os.path.exists(os.path.join(root, d, "__init__.py")):
+                    open(os.path.join(tmp, d, "__init__.py"), "a").close()
+                d = os.path.dirname(d)
+            if f == path:
+                with open(dest, "w", encoding="utf-8") as out:
+                    out.write(text)
+            else:
+                shutil.copyfile(f, dest)
+        settings = testing.settings_for(*codes)
+        settings.root = tmp
+        cwd = os.getcwd()
+        os.chdir(tmp)
+        try:
+            run = lint_paths(["."], settings, jobs=1)
+        finally:
+            os.chdir(cwd)
+    mine = os.path.normpath(os.path.relpath(os.path.abspath(path), root))
+    return {(d.code, d.start.line) for d in run.diagnostics if os.path.normpath(d.path) == mine}
+
+
+def imported_files(text: str, path: str, root: str) -> list[str]:
+    """The files under ``root`` of the modules ``text`` imports: ``a.b`` is ``a/b.py`` or
+    ``a/b/__init__.py`` in the nearest folder above ``path`` that has it; relative imports
+    from ``path``'s folder."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return []
+    root = os.path.abspath(root)
+    here = os.path.dirname(os.path.abspath(path))
+    wanted: list[tuple[str, list[str]]] = []  # (folder to start from, dotted parts)
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Import):
+            wanted += [("", a.name.split(".")) for a in n.names]
+        elif isinstance(n, ast.ImportFrom):
+            start = ""
+            if n.level:
+                start = here
+                for _ in range(n.level - 1):
+                    start = os.path.dirname(start)
+            base = n.module.split(".") if n.module else []
+            wanted.append((start, base))
+            wanted += [(start, [*base, a.name]) for a in n.names]
+    out: list[str] = []
+    for start, parts in wanted:
+        if not parts:
+            continue
+        folders = [start] if start else []
+        d = here
+        while not start and d.startswith(root):
+            folders.append(d)
+            d = os.path.dirname(d)
+        for folder in folders:
+            stem = os.path.join(folder, *parts)
+            found = [f for f in (stem + ".py", os.path.join(stem, "__init__.py")) if os.path.isfile(f)]
+            if found:
+                if found[0] not in out and os.path.abspath(found[0]) != os.path.abspath(path):
+                    out.append(found[0])
+                break
+    return out
 
 
 def main() -> int:
@@ -245,6 +323,7 @@ def main() -> int:
     args = ap.parse_args()
     by_kind: dict[str, list[tuple[str, str, str]]] = {}
     originals: dict[str, str] = {}
+    roots: dict[str, str] = {}
     for path in py_files(args.roots):
         try:
             with open(path, encoding="utf-8") as f:
@@ -255,6 +334,7 @@ def main() -> int:
             continue
         for kind, family, mutated in mutants(path, text):
             by_kind.setdefault(kind, []).append((path, family, mutated))
+            roots[path] = next(r for r in args.roots if os.path.abspath(path).startswith(os.path.abspath(r)))
             originals[path] = text
     rng = random.Random(0)
     base: dict[str, set[tuple[str, int]]] = {}
@@ -272,8 +352,8 @@ def main() -> int:
                 continue
             parsed += 1
             if path not in base:
-                base[path] = findings(originals[path], path)
-            new = findings(mutated, path)
+                base[path] = findings(originals[path], path, roots[path])
+            new = findings(mutated, path, roots[path])
             prefix = FAMILY[family]
             if any(code.startswith(prefix) for code, _ in new - _shifted(base[path], mutated, originals[path])):
                 detected += 1

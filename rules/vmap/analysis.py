@@ -354,7 +354,9 @@ def static_operands(ctx, node: cst.Call) -> list[cst.BaseExpression]:
         first = args[0]
         operands = [e.value for e in first.elements] if isinstance(first, (cst.Tuple, cst.List)) else [first]
     elif type(func) is cst.Attribute and func.attr.value == "reshape" and args:
-        first = args[0]
+        if ctx.resolve(func) is not None:  # ``jnp.reshape(a, shape)``: the shape comes second
+            args = args[1:2]
+        first = args[0] if args else None
         operands = [e.value for e in first.elements] if len(args) == 1 and isinstance(first, (cst.Tuple, cst.List)) \
             else args
     else:

@@ -343,14 +343,36 @@ SHAPED = frozenset(f"jax.numpy.{f}" for f in ("zeros", "ones", "empty", "full", 
 
 
 def static_operands(ctx, node: cst.Call) -> list[cst.BaseExpression]:
-    """Arguments that must be Python ints: ``range(n)``, the shape of ``jnp.zeros((n, d))``."""
+    """Names that must be Python ints: in ``range(n)``, in the shape of ``jnp.zeros((n, d))``
+    or ``x.reshape(-1, dims // n)``, also inside arithmetic there (a shape computed from a
+    traced value is not a shape)."""
     func = node.func
     args = [a.value for a in node.args if a.keyword is None and not a.star]
     if isinstance(func, cst.Name) and func.value == "range" and ctx.resolve(func) is None:
-        return args
-    if ctx.resolve(func) in SHAPED and args:
+        operands = args
+    elif ctx.resolve(func) in SHAPED and args:
         first = args[0]
-        return [e.value for e in first.elements] if isinstance(first, (cst.Tuple, cst.List)) else [first]
+        operands = [e.value for e in first.elements] if isinstance(first, (cst.Tuple, cst.List)) else [first]
+    elif type(func) is cst.Attribute and func.attr.value == "reshape" and args:
+        if ctx.resolve(func) is not None:  # ``jnp.reshape(a, shape)``: the shape comes second
+            args = args[1:2]
+        first = args[0] if args else None
+        operands = [e.value for e in first.elements] if len(args) == 1 and isinstance(first, (cst.Tuple, cst.List)) \
+            else args
+    else:
+        return []
+    return [n for e in operands for n in _arithmetic_names(e)]
+
+
+def _arithmetic_names(expr: cst.BaseExpression) -> list[cst.Name]:
+    """The plain names an integer expression is computed from (``dims // n``: dims, n)."""
+    t = type(expr)
+    if t is cst.Name:
+        return [expr]
+    if t is cst.BinaryOperation:
+        return _arithmetic_names(expr.left) + _arithmetic_names(expr.right)
+    if t is cst.UnaryOperation:
+        return _arithmetic_names(expr.expression)
     return []
 
 
@@ -413,9 +435,6 @@ class Evidence:
         base = param_base(node)
         if base is not None and base[1] is not None and isinstance(node.value, cst.Name):
             self.add(node, node, "key", node)
-        for el in node.slice:
-            if type(el.slice) is cst.Index and type(el.slice.value) is cst.Name:
-                self.add(node, el.slice.value, "index", node)  # ``a[i]``: an index, fine traced
 
     def test(self, node: cst.If | cst.While) -> None:
         """``if n == 0:`` compares a parameter with a number: a Python number there (a
@@ -586,7 +605,7 @@ def shared_params(params: list[str], mapped: list[int], evidence: dict[str, dict
         if i >= len(params):
             continue
         name = params[i]
-        uses = {k: v for k, v in (evidence.get(name) or {}).items() if k != "index"}
+        uses = evidence.get(name) or {}
         if not uses:
             continue
         info = args[i] if i < len(args) else {"shared": None, "batched": False}
@@ -613,21 +632,23 @@ def shared_params(params: list[str], mapped: list[int], evidence: dict[str, dict
     return out
 
 
-# Annotations that say "a Python value, not an array".
-STATIC_ANNOTATIONS = frozenset({"int", "bool", "str", "Callable", "typing.Callable", "collections.abc.Callable"})
-# ... but an ``int`` the body indexes an array with is an index, which works traced: mctx's
-# ``_unbatched_qvalues(tree, index: int)`` is vmapped over a batch of indices
-INDEX_ANNOTATIONS = frozenset({"int", "bool"})
+# Annotations that say "a Python value, never an array". Not ``int`` or ``bool``: code
+# annotates per-example labels and indices that way (jaxopt's ``binary_logistic_loss(label:
+# int, logit)``, mctx's ``_unbatched_qvalues(tree, index: int)``, both vmapped over
+# batches), and a traced integer serves as an index, in arithmetic or in ``jnp.where``;
+# such a parameter counts when the body uses it as a Python value (a loop bound, a shape,
+# a comparison in an ``if``).
+STATIC_ANNOTATIONS = frozenset({"str", "Callable", "typing.Callable", "collections.abc.Callable"})
 
 
 def with_annotations(uses: dict[str, dict[str, str]], params: list[Param]) -> dict[str, dict[str, str]]:
-    """The function's evidence plus parameters annotated as Python values (``n: int``)."""
-    out = {name: {k: v for k, v in kinds.items() if k != "index"} for name, kinds in uses.items()}
+    """The function's evidence plus parameters annotated as Python values (``f: Callable``)."""
+    out = dict(uses)
     for p in params:
         ann = (p.annotation or "").split("[", 1)[0].strip()
-        if ann in STATIC_ANNOTATIONS and not (ann in INDEX_ANNOTATIONS and "index" in uses.get(p.name, {})):
+        if ann in STATIC_ANNOTATIONS:
             out[p.name] = {**out.get(p.name, {}), "static": f"annotated `{p.annotation}`"}
-    return {name: kinds for name, kinds in out.items() if kinds}
+    return out
 
 
 def fixed_in_axes(entries: list[str], shared: set[int], bracket: str) -> str:

@@ -40,9 +40,11 @@ class VmapMapsSharedParam(Rule):
     It stays silent when the caller passes stacked parameters on purpose (an ensemble
     built with `jnp.stack` or a vmapped `init`, names such as `stacked_params`).
     It also reports a mapped parameter the function needs as a Python value: annotated
-    `int`, `bool`, `str` or `Callable` (not an `int` the body indexes an array with, as
-    in `tree.values[index]`: a traced index works), used as a loop bound (`range(n)`) or
-    a shape (`jnp.zeros((n, d))`), or compared with a number in an `if`/`while` test.
+    `str` or `Callable`, used as a loop bound (`range(n)`) or in a shape
+    (`jnp.zeros((n, d))`, `x.reshape(-1, dims // n)`), or compared with a number in an
+    `if`/`while` test. An `int` annotation alone is not enough: per-example labels and
+    indices are annotated that way, and a traced integer works as an index, in arithmetic
+    and in `jnp.where`.
 
     ## Why is this bad?
     `vmap` slices every mapped argument along its leading axis, so each example gets a

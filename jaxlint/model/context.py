@@ -145,6 +145,18 @@ class FileContext:
         decorators = frozenset(n for n in nodes if isinstance(self.parents.get(n), cst.Decorator))
         return node_lines(self.module, self.source, nodes, decorators)
 
+    def exact_lines(self, nodes) -> dict[cst.CSTNode, int]:
+        """Exact 1-based start lines (a position pass over the statements that hold them):
+        for the lines a finding's message cites, where ``lines`` could pick another node
+        with the same text."""
+        from jaxlint.base.positions import node_ranges
+
+        nodes = [n for n in set(nodes) if n is not None]
+        if not nodes:
+            return {}
+        ranges = node_ranges(self.module, nodes, self.parents, self.source, self.shared.setdefault("positions", {}))
+        return {n: r[0][0] for n, r in ranges.items()}
+
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self.parents.get(node)
 

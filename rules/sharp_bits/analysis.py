@@ -63,10 +63,7 @@ def exact_lines(ctx, nodes) -> dict:
     """Start lines of the nodes a message cites. ``ctx.lines`` places a text by its
     occurrences and can pick the wrong ``jit(f)`` in a file with many; only files with a
     finding get here, so an exact position pass is affordable."""
-    from jaxlint.base.positions import node_ranges
-
-    nodes = [n for n in set(nodes) if n is not None]
-    return {n: r[0][0] for n, r in node_ranges(ctx.module, nodes, ctx.parents, ctx.source).items()} if nodes else {}
+    return ctx.exact_lines(nodes)
 
 
 def analysis(ctx) -> "FileAnalysis":

@@ -45,7 +45,7 @@ class MappedCall:
         or of the module-level def the vmap is in."""
         if self.via is None:
             return ""
-        line = ctx.lines([self.via]).get(self.via)
+        line = ctx.exact_lines([self.via]).get(self.via)
         return f" (as called at line {line})" if line is not None else " (as called in this file)"
 
     def case_text(self, ctx) -> str:

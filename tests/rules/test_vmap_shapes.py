@@ -203,6 +203,11 @@ def test_module_level_helpers_in_a_parameterized_test_exact_message():
         )
     ]
     assert _lint(PAGED.replace("(lambda t, p: p[t], (0, 0))", "(lambda t, p: p[t], (0, None))"), "JAX105") == []
+    # the call's text also opens the def (`def _gather(tables, pages):`): the cited line is still the call's
+    same_text = PAGED.replace("def _gather(block_tables, pages):", "def _gather(tables, pages):").replace(
+        "(block_tables, pages)\n", "(tables, pages)\n")
+    [(_, _, _, message)] = _lint(same_text, "JAX105")
+    assert "`tables` (size 3)" in message and "(as called at line 19)" in message
     opaque = PAGED.replace("  return pages, tables.reshape(batch, blocks)\n",
                            "  return load(pages), tables.reshape(batch, blocks)\n")
     assert _lint(opaque, "JAX105") == []  # the helper's shapes are not visible

@@ -32,6 +32,7 @@ from typing import Any
 
 import libcst as cst
 
+from .attributes import instance_attribute
 from .values import External, Function, Parameter, Transformed, is_partial, is_transform
 
 KEY = "forwards"
@@ -198,26 +199,11 @@ def _callee(p, func: cst.BaseExpression) -> tuple[cst.FunctionDef | None, int, l
         return None, 0, []
     if type(v) is External and not is_transform(v) and not is_partial(v):
         return None, 0, [v.qualified]
-    if type(func) is cst.Attribute and type(func.value) is cst.Name:
-        cls = _class_of_self(p, func.value)
-        if cls is not None:
-            return _inherited(p, cls, func.attr.value, 0)
+    if type(func) is cst.Attribute:
+        own = instance_attribute(p, func)  # ``self.method`` in a method of a class
+        if own is not None:
+            return _inherited(p, own.cls, func.attr.value, 0)
     return None, 0, []
-
-
-def _class_of_self(p, name: cst.Name) -> cst.ClassDef | None:
-    """The class whose method has ``name`` as its first parameter."""
-    b = p.binding(name)
-    if b is None or b.kind != "param" or b.scope.kind != "function":
-        return None
-    cls = b.scope.parent
-    fn = b.scope.node
-    if cls is None or cls.kind != "class" or type(fn) is not cst.FunctionDef or any(
-            type(d.decorator) is cst.Name and d.decorator.value in ("staticmethod", "classmethod")
-            for d in fn.decorators):
-        return None  # a test method's own decorators (``@jtu.skip_on_devices``) leave ``self`` alone
-    first = (fn.params.posonly_params or fn.params.params or (None,))[0]
-    return cls.node if first is b.node else None
 
 
 def _inherited(p, cls: cst.ClassDef, attr: str, depth: int) -> tuple[cst.FunctionDef | None, int, list[str]]:

@@ -56,6 +56,15 @@ class Case:
         return ", ".join(parts)
 
 
+def arguments(fn: cst.FunctionDef, call: cst.Call) -> dict[str, cst.BaseExpression]:
+    """The parameters of ``fn`` that ``call`` (without star arguments) gives, and what it
+    gives them: positional arguments in order, then keywords."""
+    positional = [x.name.value for x in (*fn.params.posonly_params, *fn.params.params)]
+    values = dict(zip(positional, [a.value for a in call.args if a.keyword is None]))
+    values.update({a.keyword.value: a.value for a in call.args if a.keyword is not None})
+    return values
+
+
 def _code(ctx, node: cst.CSTNode) -> str:
     if type(node) is cst.Tuple and node not in ctx.parents:  # built from a comprehension
         inner = ", ".join(_code(ctx, e.value) for e in node.elements)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .cases import Case, current
+from .cases import Case, arguments, current
 from .returns import return_statements
 from .values import Function
 
@@ -49,16 +49,10 @@ def bound(p, fn: cst.FunctionDef, call: cst.Call) -> Case | None:
     if key in memo:
         return memo[key]
     positional = [*params.posonly_params, *params.params]
-    given = [a.value for a in call.args if a.keyword is None]
-    values: dict[str, cst.BaseExpression] = {}
-    if len(given) > len(positional):
+    if sum(a.keyword is None for a in call.args) > len(positional):
         memo[key] = None
         return None
-    for param, arg in zip(positional, given):
-        values[param.name.value] = arg
-    for a in call.args:
-        if a.keyword is not None:
-            values[a.keyword.value] = a.value
+    values = arguments(fn, call)
     for param in (*positional, *params.kwonly_params):
         if param.name.value not in values and param.default is not None:
             values[param.name.value] = param.default

@@ -195,14 +195,11 @@ def _bound_by_partial(ctx, site: VmapSite, call: cst.Call) -> list[cases.Case]:
         fn = next((a.value for a in bound.args[1:] if a.keyword.value == b.name), None)
         if fn is None or p.value(fn) is not site.app:
             continue
-        positional = [x.name.value for x in (*d.params.posonly_params, *d.params.params)]
         outer_calls, _ = p.invocations(bound)
         for outer in outer_calls:
             if any(a.star for a in outer.args):
                 continue
-            given = [a.value for a in outer.args if a.keyword is None]
-            values = dict(zip(positional, given))
-            values.update({a.keyword.value: a.value for a in outer.args if a.keyword is not None})
+            values = cases.arguments(d, outer)
             values.pop(b.name, None)
             out.append(cases.Case(d, values, outer=cases.current(p), via=outer))
     return out

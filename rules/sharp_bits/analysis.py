@@ -150,12 +150,13 @@ class ValueFlow(Flow):
             params = list(fn.params.posonly_params) + list(fn.params.params) + list(fn.params.kwonly_params)
             for p in params + [s for s in (fn.params.star_arg, fn.params.star_kwarg) if isinstance(s, cst.Param)]:
                 env.pop(p.name.value, None)
-            refs = None  # parameters read or written whole (``x[...]``): Pallas refs
+            annotated = {p.name.value for p in params
+                         if p.annotation is not None and annotated_array(ctx, p.annotation.annotation)}
+            refs = whole_accessed(ctx, fn) if annotated else set()  # read or written whole: Pallas refs
             for p in params:
                 n = p.name.value
                 flags = 0
-                if p.annotation is not None and annotated_array(ctx, p.annotation.annotation) and \
-                        n not in (refs := refs if refs is not None else whole_accessed(ctx, fn)):
+                if n in annotated and n not in refs:
                     flags |= ARRAY
                     self.origins[n] = f"annotated `{ctx.code(p.annotation.annotation)}`"
                 elif n in updated:
@@ -494,8 +495,7 @@ def array_evidence(ctx, fn) -> set[str]:
         t = type(n)
         if t is cst.Attribute and type(n.value) is cst.Name and n.attr.value in EVIDENCE_ATTRS:
             attrs.add(n.value.value)
-        elif t is cst.Subscript and type(n.value) is cst.Name and len(n.slice) == 1 \
-                and isinstance(n.slice[0].slice, cst.Index) and isinstance(n.slice[0].slice.value, cst.Ellipsis):
+        elif t is cst.Subscript and _whole(n):
             whole.add(n.value.value)
         elif t is cst.Call:
             q = public_name(ctx.resolve(n.func)) or ""
@@ -509,12 +509,13 @@ def array_evidence(ctx, fn) -> set[str]:
 def whole_accessed(ctx, fn) -> set[str]:
     """Names the body reads or writes whole as ``x[...]``: how a ``jax.Ref`` (a Pallas
     kernel's ``out_ref``) is used, even where the code annotates it ``jax.Array``."""
-    out = set()
-    for n in ctx.descendants(fn.body, prune=(cst.ClassDef,)):
-        if type(n) is cst.Subscript and type(n.value) is cst.Name and len(n.slice) == 1 \
-                and isinstance(n.slice[0].slice, cst.Index) and isinstance(n.slice[0].slice.value, cst.Ellipsis):
-            out.add(n.value.value)
-    return out
+    return {n.value.value for n in ctx.descendants(fn.body, prune=(cst.ClassDef,)) if type(n) is cst.Subscript and _whole(n)}
+
+
+def _whole(sub: cst.Subscript) -> bool:
+    """``x[...]``: a name subscripted by a lone Ellipsis."""
+    return type(sub.value) is cst.Name and len(sub.slice) == 1 and isinstance(sub.slice[0].slice, cst.Index) \
+        and isinstance(sub.slice[0].slice.value, cst.Ellipsis)
 
 
 def at_evidence(ctx, fn) -> set[str]:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import libcst as cst
-
 from jaxlint.lint.rule import Invalid, Rule
+from jaxlint.model import program
 
 from .analysis import KEY_CONSUMERS, analysis, exact_lines
 
@@ -86,6 +85,15 @@ class PrngKeyReuse(Rule):
         for r in reuses:
             self.report(r.node, self.message(r, lines))
 
+    def _rebound_in(self, loop, key: str) -> bool:
+        """Does the loop body bind ``key`` (``key, sub = split(key)``)? Then each iteration has a
+        new key, and the reuse is a later call consuming the one the next split takes."""
+        p = program(self.ctx)
+        fn = self.ctx.enclosing_function(loop)
+        scope = p.scope_of_node.get(fn) if fn is not None else p.module_scope
+        return scope is not None and any(
+            any(a is loop for a in self.ctx.ancestors(b.node)) for b in scope.bindings.get(key, ()))
+
     def message(self, r, lines) -> str:
         api = f"`{r.api}`"
         sub = "subkey" if r.key != "subkey" else "k"
@@ -99,7 +107,7 @@ class PrngKeyReuse(Rule):
                     f"Split it into one key per element (`jax.random.split({r.key}, n)`) or use "
                     f"`jax.random.fold_in({r.key}, i)`"
                 )
-            if r.first.node is not r.node and _rebound_in(r.loop, r.key):  # split in the loop, then consumed
+            if r.first.node is not r.node and self._rebound_in(r.loop, r.key):  # split in the loop, then consumed
                 first = lines.get(r.first.node)
                 at = f" at line {first}" if first else ""
                 loop = f"the loop at line {line}" if line else "its loop"
@@ -123,27 +131,3 @@ class PrngKeyReuse(Rule):
             f"not independent (same key, same random bits). Split it first (`k1, k2 = jax.random.split({r.key})`) "
             f"and give each draw its own key"
         )
-
-
-def _rebound_in(loop, key: str) -> bool:
-    """Does the loop body bind ``key`` (``key, sub = split(key)``)? Then each iteration has a
-    new key, and the reuse is a later call consuming the one the next split takes."""
-    found = False
-
-    class Binds(cst.CSTVisitor):
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            nonlocal found
-            found = found or any(isinstance(n, cst.Name) and n.value == key for n in _names(node.target))
-
-    loop.visit(Binds())
-    return found
-
-
-def _names(target):
-    if isinstance(target, (cst.Tuple, cst.List)):
-        for el in target.elements:
-            yield from _names(el.value)
-    elif isinstance(target, cst.StarredElement):
-        yield from _names(target.value)
-    else:
-        yield target

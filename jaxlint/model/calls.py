@@ -447,16 +447,10 @@ class Uses:
     # -- output ----------------------------------------------------------------------
     def _fill_lines(self) -> None:
         """Exact lines of what a message may cite: layers and direct calls at module level."""
-        if not self._line_nodes:
-            return
-        from jaxlint.base.positions import node_ranges
-
-        ctx = self.ctx
-        ranges = node_ranges(ctx.module, [n for _, n in self._line_nodes], ctx.parents, ctx.source,
-                             ctx.shared.setdefault("positions", {}))
+        lines = self.ctx.exact_lines([n for _, n in self._line_nodes])
         for rec, n in self._line_nodes:
-            if n in ranges:
-                rec["line"] = ranges[n][0][0]
+            if n in lines:
+                rec["line"] = lines[n]
 
     def export(self) -> dict[str, Any]:
         foreign = any(q.split(".")[0] in FOREIGN_MAP_LIBS for q in self.ctx.names.items().values())

@@ -25,6 +25,22 @@ def settings_for(*codes: str, target: str | None = None) -> Settings:
     return s
 
 
+def lint_folder(root, settings: Settings):
+    """Lint the folder ``root`` as one project, as ``jaxlint check .`` run there does
+    (paths relative to it, modules named from it); returns the run."""
+    import os
+
+    from jaxlint.api import lint_paths
+
+    settings.root = str(root)
+    cwd = os.getcwd()
+    os.chdir(root)
+    try:
+        return lint_paths(["."], settings, jobs=1)
+    finally:
+        os.chdir(cwd)
+
+
 def lint(source: str, *codes: str, path: str = "example.py", target: str | None = None) -> list[Diagnostic]:
     from jaxlint.api import lint_source
 

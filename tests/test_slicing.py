@@ -7,7 +7,7 @@ import shutil
 import pytest
 
 from jaxlint import testing
-from jaxlint.api import Runner, _make_linter, lint_paths
+from jaxlint.api import Runner, _make_linter
 from jaxlint.lint.config import Settings
 from jaxlint.plan.outline import outline, split_lines
 from jaxlint.plan.slicing import apply_blanks, blanks_for, decide
@@ -18,13 +18,7 @@ from conftest import FIXTURES
 
 def _lint(path, monkeypatch, slicing: bool):
     monkeypatch.setenv("JAXLINT_NO_SLICING", "" if slicing else "1")
-    settings = Settings(preview=True, root=path)
-    cwd = os.getcwd()
-    os.chdir(path)
-    try:
-        run = lint_paths(["."], settings, jobs=1)
-    finally:
-        os.chdir(cwd)
+    run = testing.lint_folder(path, Settings(preview=True))
     assert run.errors == []
     return [(d.path, d.start, d.end, d.code, d.message, d.fix) for d in run.diagnostics]
 

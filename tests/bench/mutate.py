@@ -238,7 +238,6 @@ def findings(text: str, path: str, root: str) -> set[tuple[str, int]]:
     import tempfile
 
     from jaxlint import testing
-    from jaxlint.api import lint_paths
     from jaxlint.lint.registry import all_rules
 
     codes = [r.code for r in all_rules() if r.code[:4] in ("JAX1", "JAX2", "JAX3", "JAX4")]
@@ -261,14 +260,7 @@ def findings(text: str, path: str, root: str) -> set[tuple[str, int]]:
                     out.write(text)
             else:
                 shutil.copyfile(f, dest)
-        settings = testing.settings_for(*codes)
-        settings.root = tmp
-        cwd = os.getcwd()
-        os.chdir(tmp)
-        try:
-            run = lint_paths(["."], settings, jobs=1)
-        finally:
-            os.chdir(cwd)
+        run = testing.lint_folder(tmp, testing.settings_for(*codes))
     mine = os.path.normpath(os.path.relpath(os.path.abspath(path), root))
     return {(d.code, d.start.line) for d in run.diagnostics if os.path.normpath(d.path) == mine}
 

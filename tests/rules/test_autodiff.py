@@ -3,7 +3,6 @@
 import os
 
 from jaxlint import testing
-from jaxlint.api import lint_paths
 
 ALL = ("JAX401", "JAX402", "JAX403", "JAX404", "JAX405", "JAX406", "JAX407")
 
@@ -134,14 +133,7 @@ def test_non_scalar_output():
 def _lint_project(tmp_path, files: dict[str, str]) -> list[tuple[str, int, str]]:
     for name, text in files.items():
         (tmp_path / name).write_text(text)
-    settings = testing.settings_for(*ALL)
-    settings.root = str(tmp_path)
-    cwd = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        run = lint_paths(["."], settings, jobs=1)
-    finally:
-        os.chdir(cwd)
+    run = testing.lint_folder(tmp_path, testing.settings_for(*ALL))
     return [(os.path.basename(d.path), d.start.line, d.code) for d in run.diagnostics]
 
 

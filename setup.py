@@ -13,6 +13,8 @@ def _under(directory: str, prefix: str, namespace: bool = False) -> list[str]:
 
 
 setup(
-    packages=_under("jaxlint", "jaxlint") + _under("rules", "jaxlint.rules") + _under("fixtures", "jaxlint.fixtures", namespace=True),
+    packages=_under("jaxlint", "jaxlint")
+    + _under("rules", "jaxlint.rules")
+    + _under("fixtures", "jaxlint.fixtures", namespace=True),
     package_dir={"jaxlint": "jaxlint", "jaxlint.rules": "rules", "jaxlint.fixtures": "fixtures"},
 )

@@ -42,8 +42,13 @@ class ReadError(Exception):
         self.path, self.reason, self.position = path, reason, position
 
 
-_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
-          (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a folder"))
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISDIR, "a folder"),
+)
 
 
 def read_bytes(path: str) -> bytes:
@@ -67,7 +72,9 @@ def read_bytes(path: str) -> bytes:
             kind = next((k for test, k in _KINDS if test(st.st_mode)), "not a regular file")
             raise ReadError(path, f"Not a regular file ({kind}); it was not checked")
         if st.st_size > MAX_FILE_BYTES:
-            raise ReadError(path, f"The file is larger than {MAX_FILE_BYTES >> 20} MiB ({st.st_size} bytes); it was not checked")
+            raise ReadError(
+                path, f"The file is larger than {MAX_FILE_BYTES >> 20} MiB ({st.st_size} bytes); it was not checked"
+            )
         with os.fdopen(fd, "rb", closefd=False) as f:
             return f.read()
     except OSError as e:
@@ -89,13 +96,18 @@ def decode(data: bytes, path: str) -> tuple[str, str]:
     try:
         text = data.decode(encoding)
     except LookupError:
-        raise ReadError(path, f"Unknown encoding {encoding!r} in the coding declaration; the file was not checked") from None
+        raise ReadError(
+            path, f"Unknown encoding {encoding!r} in the coding declaration; the file was not checked"
+        ) from None
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         column = len(data[data.rfind(b"\n", 0, e.start) + 1 : e.start].decode(encoding, errors="replace")) + 1
-        bad = data[e.start:e.end].hex(" ")
-        raise ReadError(path, f"Cannot decode the file as {encoding} (byte {bad}: {e.reason}); it was not checked",
-                        Position(line, column)) from None
+        bad = data[e.start : e.end].hex(" ")
+        raise ReadError(
+            path,
+            f"Cannot decode the file as {encoding} (byte {bad}: {e.reason}); it was not checked",
+            Position(line, column),
+        ) from None
     if text.startswith("\ufeff"):
         text = text[1:]
     return text, encoding
@@ -189,7 +201,9 @@ def _lint_file(job: Job) -> tuple[FileResult, str | None]:
 class Runner:
     """One lint run: settings, rules, and the project-wide phase."""
 
-    def __init__(self, settings: Settings, jobs: int | None = None, cache=None, progress: Callable[[int], None] | None = None) -> None:
+    def __init__(
+        self, settings: Settings, jobs: int | None = None, cache=None, progress: Callable[[int], None] | None = None
+    ) -> None:
         self.settings = settings
         self.rules = selected_rules(settings)
         self.codes = frozenset(r.code for r in self.rules)
@@ -241,7 +255,12 @@ class Runner:
                     errors.append(err)
                     continue
                 results[path] = res
-                if self.cache is not None and res.internal_error is None and not res.rule_errors and not _unchecked(res):
+                if (
+                    self.cache is not None
+                    and res.internal_error is None
+                    and not res.rule_errors
+                    and not _unchecked(res)
+                ):
                     self.cache.put(path, res, job_digest(*job[1:]))
         if self.cache is not None:
             self.cache.flush()
@@ -284,7 +303,10 @@ class Runner:
 
                 ctx = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
                 pools[workers] = ProcessPoolExecutor(
-                    max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=(tuple(self.codes), self.settings)
+                    max_workers=workers,
+                    mp_context=ctx,
+                    initializer=_init_worker,
+                    initargs=(tuple(self.codes), self.settings),
                 )
             return pools[workers]
 
@@ -323,7 +345,9 @@ class Runner:
             for p in pools.values():
                 p.shutdown()
 
-    def finish(self, results: list[FileResult], sources: Callable[[str], list[str] | None] | None = None) -> tuple[list[Diagnostic], list[str]]:
+    def finish(
+        self, results: list[FileResult], sources: Callable[[str], list[str] | None] | None = None
+    ) -> tuple[list[Diagnostic], list[str]]:
         """Project phase: decide pending findings, then per-file ignores and suppressions."""
         projects, island_of = islands([r.facts for r in results if r.facts is not None])
         by_rule: dict[tuple[str, str], list] = defaultdict(list)
@@ -494,23 +518,39 @@ def _check_named(results: list[FileResult], paths: list[str]) -> None:
                 syntax_check(r, text)
 
 
-def lint_source(source: str, path: str = "<stdin>", settings: Settings | None = None, module_name: str | None = None,
-                cells: bool = True) -> list[Diagnostic]:
+def lint_source(
+    source: str,
+    path: str = "<stdin>",
+    settings: Settings | None = None,
+    module_name: str | None = None,
+    cells: bool = True,
+) -> list[Diagnostic]:
     """Lint one text as its own project (cross-module facts: only this module). A notebook's
     positions count in its cells unless ``cells`` is false (the fix loop's virtual module)."""
     settings = settings or Settings()
     runner = Runner(settings, jobs=1)
     linter = _make_linter(runner.rules, settings)
     if module_name is None:
-        module_name = module_name_for(path)[0] if path != "<stdin>" and os.path.exists(path) else os.path.splitext(os.path.basename(path))[0]
+        module_name = (
+            module_name_for(path)[0]
+            if path != "<stdin>" and os.path.exists(path)
+            else os.path.splitext(os.path.basename(path))[0]
+        )
     kind, plan = linter.plan(path, source, module_name, False, explicit=True)
     if kind == "done":
         res = plan
     else:
         if kind == "plan":
             d = decide([plan])[path]
-            res = linter.lint(path, source, module_name, False, blanks=blanks_for(plan, d.kept), looked_up=d.looked_up,
-                              callers_of_seeds=d.callers_of_seeds)
+            res = linter.lint(
+                path,
+                source,
+                module_name,
+                False,
+                blanks=blanks_for(plan, d.kept),
+                looked_up=d.looked_up,
+                callers_of_seeds=d.callers_of_seeds,
+            )
         else:
             res = linter.lint(path, source, module_name, False)
     if res.internal_error:
@@ -561,7 +601,9 @@ def fix_text(
 def fix_source(text: str, path: str, settings: Settings, unsafe: bool) -> tuple[str, int, list[Diagnostic], bool]:
     """``fix_text`` for one text linted as its own project (a notebook by its ``path``)."""
     notebook = path.endswith(".ipynb")
-    new, count, remaining, gave_up = fix_text(text, lambda t: lint_source(t, path, settings, cells=False), unsafe, notebook)
+    new, count, remaining, gave_up = fix_text(
+        text, lambda t: lint_source(t, path, settings, cells=False), unsafe, notebook
+    )
     return new, count, (_in_cells(remaining, [path], {path: new}) if notebook else remaining), gave_up
 
 
@@ -576,9 +618,18 @@ def cell_lines(path: str, cell: int, text: str | None = None) -> list[str] | Non
     return source_lines(found.source) if found is not None else None
 
 
-def fix_paths(paths: list[str], settings: Settings, unsafe: bool = False, write: bool = True, jobs: int | None = None, cache=None, progress=None) -> RunResult:
+def fix_paths(
+    paths: list[str],
+    settings: Settings,
+    unsafe: bool = False,
+    write: bool = True,
+    jobs: int | None = None,
+    cache=None,
+    progress=None,
+) -> RunResult:
     """Lint, then fix every file with applicable fixes to a fixed point (atomically written)."""
     from jaxlint.fix.edits import FileChanged, atomic_write, fixes_to_apply
+
     files = discover(paths, settings.root, settings.exclude, settings.extend_exclude)
     runner = Runner(settings, jobs, cache, progress)
     results, errors = runner.lint_files(files)
@@ -608,7 +659,9 @@ def fix_paths(paths: list[str], settings: Settings, unsafe: bool = False, write:
         def relint(text: str, path=path, module_name=module_name, is_pkg=is_pkg) -> list[Diagnostic]:
             res = linter.lint(path, text, module_name, is_pkg)
             rest = [r for p, r in others.items() if p != path]
-            d, _ = runner.finish(rest + [res], lambda p, text=text: module_lines(path, text) if p == path else _lines(p))
+            d, _ = runner.finish(
+                rest + [res], lambda p, text=text: module_lines(path, text) if p == path else _lines(p)
+            )
             return [x for x in d if x.path == path]
 
         try:
@@ -616,7 +669,9 @@ def fix_paths(paths: list[str], settings: Settings, unsafe: bool = False, write:
             if count and new != original and write:
                 atomic_write(path, new, encoding, expected=data)
         except UnicodeEncodeError as e:
-            run.warnings.append(f"{path}: the fixed code cannot be written in the file's encoding {encoding} ({e.reason}); not fixed")
+            run.warnings.append(
+                f"{path}: the fixed code cannot be written in the file's encoding {encoding} ({e.reason}); not fixed"
+            )
             final.extend(mine)
             continue
         except FileChanged as e:

@@ -64,7 +64,9 @@ def main() -> None:
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply (and show) unsafe fixes.")
 @click.option("--diff", is_flag=True, help="Print the fixes as a unified diff; change no file.")
 @click.option("--show-fixes", is_flag=True, help="List the fixes that were applied.")
-@click.option("--output-format", type=click.Choice(FORMATS), help="Output format (default: full on a terminal, else concise).")
+@click.option(
+    "--output-format", type=click.Choice(FORMATS), help="Output format (default: full on a terminal, else concise)."
+)
 @click.option("--statistics", is_flag=True, help="Count diagnostics per rule instead of listing them.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when diagnostics remain.")
 @click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when any fix was applied.")
@@ -74,9 +76,27 @@ def main() -> None:
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: CPU count).")
 @click.option("--quiet", "-q", is_flag=True, help="Print diagnostics only, no summary.")
-def check(paths, select, extend_select, ignore, preview, do_fix, unsafe_fixes, diff, show_fixes, output_format,
-          statistics, exit_zero, exit_non_zero_on_fix, stdin_filename, config_path, target_jax_version, no_cache,
-          jobs, quiet) -> None:
+def check(
+    paths,
+    select,
+    extend_select,
+    ignore,
+    preview,
+    do_fix,
+    unsafe_fixes,
+    diff,
+    show_fixes,
+    output_format,
+    statistics,
+    exit_zero,
+    exit_non_zero_on_fix,
+    stdin_filename,
+    config_path,
+    target_jax_version,
+    no_cache,
+    jobs,
+    quiet,
+) -> None:
     """Lint PATHS (files or folders; default: the current folder; `-` reads stdin)."""
     from jaxlint.lint.config import ConfigError, load_settings, parse_version, validate_settings
     from jaxlint.files.discover import DiscoveryError, discover
@@ -151,7 +171,15 @@ def check(paths, select, extend_select, ignore, preview, do_fix, unsafe_fixes, d
                 progress = _progress_bar(fmt, quiet)
                 with progress as advance, doing(f"{'fixing' if do_fix else 'linting'} {' '.join(paths)}"):
                     if do_fix or diff:
-                        run = api.fix_paths(paths, settings, unsafe=unsafe_fixes, write=not diff, jobs=jobs, cache=cache, progress=advance)
+                        run = api.fix_paths(
+                            paths,
+                            settings,
+                            unsafe=unsafe_fixes,
+                            write=not diff,
+                            jobs=jobs,
+                            cache=cache,
+                            progress=advance,
+                        )
                     else:
                         run = api.lint_paths(paths, settings, jobs=jobs, cache=cache, progress=advance)
         except DiscoveryError as e:
@@ -171,10 +199,15 @@ def check(paths, select, extend_select, ignore, preview, do_fix, unsafe_fixes, d
 
                 out.write(unified_diff(path, old, new))  # per cell, as ruff shows notebook diffs
                 continue
-            out.write("".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), f"a/{path}", f"b/{path}")))
+            out.write(
+                "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), f"a/{path}", f"b/{path}"))
+            )
         if not quiet:
             n = sum(run.fixed.values())
-            click.echo(f"Would fix {n} problem{'s' if n != 1 else ''} in {len(run.diffs)} file{'s' if len(run.diffs) != 1 else ''}.", err=True)
+            click.echo(
+                f"Would fix {n} problem{'s' if n != 1 else ''} in {len(run.diffs)} file{'s' if len(run.diffs) != 1 else ''}.",
+                err=True,
+            )
         _errors(run)
         sys.exit(EXIT_ERROR if run.errors else (EXIT_FOUND if run.diffs else EXIT_OK))
     if paths == ["-"] and do_fix and stdin_text is not None:
@@ -275,8 +308,14 @@ class _Progress:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
         console = self.console or Console(stderr=True)
-        self.p = Progress(TextColumn("linting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                          console=console, transient=True)
+        self.p = Progress(
+            TextColumn("linting"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+        )
         self.p.start()
         self.task = self.p.add_task("lint", total=None, completed=self.done)
 
@@ -345,7 +384,10 @@ def _errors(run) -> None:
     for e in run.errors:
         click.echo(f"jaxlint: error: {e}", err=True)
     for p in run.unparsable_fix:
-        click.echo(f"jaxlint: warning: {p}: a fix pass produced code that does not parse; kept the last valid version", err=True)
+        click.echo(
+            f"jaxlint: warning: {p}: a fix pass produced code that does not parse; kept the last valid version",
+            err=True,
+        )
 
 
 @main.command("rules")
@@ -358,7 +400,21 @@ def rules_cmd(output_format: str) -> None:
     if output_format == "json":
         import json
 
-        click.echo(json.dumps([{"code": r.code, "name": r.name, "status": r.status, "fix": r.fix_availability, "summary": r.summary} for r in rules], indent=2))
+        click.echo(
+            json.dumps(
+                [
+                    {
+                        "code": r.code,
+                        "name": r.name,
+                        "status": r.status,
+                        "fix": r.fix_availability,
+                        "summary": r.summary,
+                    }
+                    for r in rules
+                ],
+                indent=2,
+            )
+        )
         return
     for r in rules:
         fix = {"none": "", "safe": "safe fix", "unsafe": "unsafe fix", "sometimes": "fix sometimes"}[r.fix_availability]

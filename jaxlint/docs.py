@@ -19,7 +19,9 @@ FIX = {"none": "", "safe": "safe", "unsafe": "unsafe", "sometimes": "sometimes"}
 def rules_table() -> str:
     rows = ["| Code | Name | Status | Fix | What it catches |", "|---|---|---|---|---|"]
     for r in all_rules():
-        rows.append(f"| [{r.code}](docs/rules.md#{r.code.lower()}) | `{r.name}` | {r.status} | {FIX[r.fix_availability]} | {r.summary} |")
+        rows.append(
+            f"| [{r.code}](docs/rules.md#{r.code.lower()}) | `{r.name}` | {r.status} | {FIX[r.fix_availability]} | {r.summary} |"
+        )
     return "\n".join(rows) + "\n"
 
 

@@ -23,6 +23,12 @@ def run_cli(*args: str, cwd: str | None = None, stdin: str | None = None, env: d
     e.pop("CI", None)
     e.update(env or {})
     p = subprocess.run(
-        [sys.executable, "-m", "jaxlint", *args], cwd=cwd, input=stdin, capture_output=True, text=True, env=e, timeout=300
+        [sys.executable, "-m", "jaxlint", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=e,
+        timeout=300,
     )
     return p.returncode, p.stdout, p.stderr

@@ -27,7 +27,10 @@ def test_warm_run_matches_cold_and_sees_edits(tmp_path):
     assert warm == cold and cold[0] == 1
     a.write_text("import jax\n\nparams = jax.tree.map(lambda p: p, params)\n")
     code, out, _ = run_cli("--output-format", "concise", ".", cwd=str(tmp_path))
-    assert out == "b.py:2:25: JAX002 [*] Unused `# noqa` for JAX801: nothing on the suppressed lines is reported with this code\n"
+    assert (
+        out
+        == "b.py:2:25: JAX002 [*] Unused `# noqa` for JAX801: nothing on the suppressed lines is reported with this code\n"
+    )
 
 
 def test_corrupt_entries_are_misses(tmp_path):

@@ -24,7 +24,9 @@ from jaxlint.lint.config import Settings
 from jaxlint.base.records import RecordError, dumps, loads
 
 TREE_MAP = "import jax\n\nparams = jax.tree_map(lambda p: p, params)\n"
-EXPECTED = "a.py:3:10: JAX801 [*] `jax.tree_map` was removed in JAX 0.6.0 (deprecated since 0.4.26); use `jax.tree.map`\n"
+EXPECTED = (
+    "a.py:3:10: JAX801 [*] `jax.tree_map` was removed in JAX 0.6.0 (deprecated since 0.4.26); use `jax.tree.map`\n"
+)
 
 
 def _project(tmp_path):
@@ -177,7 +179,11 @@ def test_nothing_is_world_writable_even_with_umask_0(tmp_path):
     env["XDG_CACHE_HOME"] = str(tmp_path / "home")
     subprocess.run(
         [sys.executable, "-m", "jaxlint", "--output-format", "concise", "."],
-        cwd=root, env=env, preexec_fn=lambda: os.umask(0), capture_output=True, check=False,
+        cwd=root,
+        env=env,
+        preexec_fn=lambda: os.umask(0),
+        capture_output=True,
+        check=False,
     )
     made = [os.path.join(d, n) for d, dirs, files in os.walk(os.path.join(root, CACHE_DIR)) for n in dirs + files]
     made.append(os.path.join(root, CACHE_DIR))
@@ -298,5 +304,7 @@ def test_every_fixture_result_is_a_cacheable_record(tmp_path, monkeypatch):
     cache = Cache(str(tmp_path / "c"), "ns", b"k" * 32)
     run = api.lint_paths([FIXTURES], Settings(root=FIXTURES, preview=True), jobs=1, cache=cache)
     assert run.diagnostics and failures == []
-    again = api.lint_paths([FIXTURES], Settings(root=FIXTURES, preview=True), jobs=1, cache=Cache(str(tmp_path / "c"), "ns", b"k" * 32))
+    again = api.lint_paths(
+        [FIXTURES], Settings(root=FIXTURES, preview=True), jobs=1, cache=Cache(str(tmp_path / "c"), "ns", b"k" * 32)
+    )
     assert again.diagnostics == run.diagnostics

@@ -22,10 +22,15 @@ def write(tmp_path, name, text):
 
 
 def test_seed_training_loop_reports_tree_map_with_exact_position():
-    code, out, err = run_cli("--no-cache", "--output-format", "concise", "--select", "JAX801", os.path.join(FIXTURES, "seeds"))
+    code, out, err = run_cli(
+        "--no-cache", "--output-format", "concise", "--select", "JAX801", os.path.join(FIXTURES, "seeds")
+    )
     assert code == 1
     path = os.path.join(FIXTURES, "seeds", "c4_4_training_loop.py")
-    assert out == f"{path}:27:14: JAX801 [*] `jax.tree_map` was removed in JAX 0.6.0 (deprecated since 0.4.26); use `jax.tree.map`\n"
+    assert (
+        out
+        == f"{path}:27:14: JAX801 [*] `jax.tree_map` was removed in JAX 0.6.0 (deprecated since 0.4.26); use `jax.tree.map`\n"
+    )
 
 
 def test_clean_file_exits_zero(tmp_path):
@@ -88,7 +93,9 @@ def test_exit_zero_statistics_and_quiet(tmp_path):
 
 
 def test_stdin_with_filename():
-    code, out, err = run_cli("--output-format", "concise", "--select", "JAX801", "-", "--stdin-filename", "pkg/mod.py", stdin=TREE_MAP)
+    code, out, err = run_cli(
+        "--output-format", "concise", "--select", "JAX801", "-", "--stdin-filename", "pkg/mod.py", stdin=TREE_MAP
+    )
     assert code == 1
     assert out.startswith("pkg/mod.py:3:10: JAX801 ")
 
@@ -100,10 +107,16 @@ def test_stdin_fix_with_filename_prints_the_fixed_text():
 
 def test_output_is_identical_across_hash_seeds(tmp_path):
     for i in range(6):
-        write(tmp_path, f"m{i}.py", TREE_MAP + f"z{i} = jax.tree_util.tree_multimap(f, a)  # noqa: JAX801\nw = 1  # noqa: JAX801\n")
+        write(
+            tmp_path,
+            f"m{i}.py",
+            TREE_MAP + f"z{i} = jax.tree_util.tree_multimap(f, a)  # noqa: JAX801\nw = 1  # noqa: JAX801\n",
+        )
     outs = set()
     for seed in ("0", "1", "12345"):
-        code, out, err = run_cli("--output-format", "json", "--jobs", "2", "--no-cache", str(tmp_path), env={"PYTHONHASHSEED": seed})
+        code, out, err = run_cli(
+            "--output-format", "json", "--jobs", "2", "--no-cache", str(tmp_path), env={"PYTHONHASHSEED": seed}
+        )
         assert code == 1
         outs.add(out)
     assert len(outs) == 1
@@ -154,18 +167,32 @@ def test_config_select_ignore_and_cli_override(tmp_path):
     write(tmp_path, "pyproject.toml", "[tool.jaxlint]\nignore = ['JAX801']\n")
     write(tmp_path, "a.py", TREE_MAP)
     assert run_cli("--output-format", "concise", str(tmp_path))[0] == 0
-    code, out, _ = run_cli("--output-format", "concise", "--config", str(tmp_path / "pyproject.toml"), "--select", "JAX801", "--ignore", "JAX002", str(tmp_path))
+    code, out, _ = run_cli(
+        "--output-format",
+        "concise",
+        "--config",
+        str(tmp_path / "pyproject.toml"),
+        "--select",
+        "JAX801",
+        "--ignore",
+        "JAX002",
+        str(tmp_path),
+    )
     # --ignore extends the configured ignore list, so JAX801 stays ignored
     assert code == 0
 
 
 def test_config_per_file_ignores_and_exclude(tmp_path):
-    write(tmp_path, "pyproject.toml", textwrap.dedent("""
+    write(
+        tmp_path,
+        "pyproject.toml",
+        textwrap.dedent("""
         [tool.jaxlint]
         extend-exclude = ["generated/"]
         [tool.jaxlint.per-file-ignores]
         "tests/*.py" = ["JAX8"]
-    """))
+    """),
+    )
     write(tmp_path, "src/a.py", TREE_MAP)
     write(tmp_path, "tests/test_a.py", TREE_MAP)
     write(tmp_path, "generated/g.py", TREE_MAP)
@@ -226,7 +253,10 @@ def test_noqa_ignore_next_statement_and_file_level(tmp_path):
 def test_unused_suppression_is_jax002_with_safe_fix(tmp_path):
     p = write(tmp_path, "s.py", "import jax\nx = jax.tree.map(f, t)  # noqa: JAX801\n")
     code, out, _ = run_cli("--output-format", "concise", "--no-cache", str(p))
-    assert out == f"{p}:2:25: JAX002 [*] Unused `# noqa` for JAX801: nothing on the suppressed lines is reported with this code\n"
+    assert (
+        out
+        == f"{p}:2:25: JAX002 [*] Unused `# noqa` for JAX801: nothing on the suppressed lines is reported with this code\n"
+    )
     code, out, err = run_cli("--fix", "--no-cache", str(p))
     assert code == 0
     assert p.read_text() == "import jax\nx = jax.tree.map(f, t)\n"
@@ -297,10 +327,17 @@ def test_rule_crash_is_an_internal_error_not_a_lost_run(tmp_path):
 
 def test_fix_keeps_a_latin1_encoding(tmp_path):
     p = tmp_path / "s.py"
-    p.write_bytes("# -*- coding: latin-1 -*-\nimport jax\nname = 'caf\u00e9'\nx = jax.tree.map(f, t)  # noqa: JAX801\n".encode("latin-1"))
+    p.write_bytes(
+        "# -*- coding: latin-1 -*-\nimport jax\nname = 'caf\u00e9'\nx = jax.tree.map(f, t)  # noqa: JAX801\n".encode(
+            "latin-1"
+        )
+    )
     code, _, err = run_cli("--fix", "--no-cache", str(p))
     assert code == 0, err
-    assert p.read_bytes() == "# -*- coding: latin-1 -*-\nimport jax\nname = 'caf\u00e9'\nx = jax.tree.map(f, t)\n".encode("latin-1")
+    assert (
+        p.read_bytes()
+        == "# -*- coding: latin-1 -*-\nimport jax\nname = 'caf\u00e9'\nx = jax.tree.map(f, t)\n".encode("latin-1")
+    )
 
 
 def test_a_fix_that_would_not_parse_is_not_applied():
@@ -311,7 +348,9 @@ def test_a_fix_that_would_not_parse_is_not_applied():
     broken = Fix("break it", (Edit(Position(1, 5), Position(1, 6), "("),), "safe")
 
     def lint(text):
-        return [Diagnostic("s.py", "JAX999", "x", "m", Position(1, 1), Position(1, 2), broken)] if text == source else []
+        return (
+            [Diagnostic("s.py", "JAX999", "x", "m", Position(1, 1), Position(1, 2), broken)] if text == source else []
+        )
 
     text, applied, remaining, gave_up = fix_text(source, lint, unsafe=False)
     assert (text, applied, gave_up) == (source, 0, True)
@@ -359,7 +398,9 @@ def test_config_file_errors_are_one_line(tmp_path):
     assert (code, err) == (2, f"jaxlint: error: {tmp_path}/missing.toml: configuration file not found\n")
     write(tmp_path, "broken.toml", "[tool.jaxlint\n")
     code, _, err = run_cli("--config", str(tmp_path / "broken.toml"), str(tmp_path / "a.py"))
-    assert code == 2 and err.startswith(f"jaxlint: error: {tmp_path}/broken.toml: invalid TOML: ") and err.count("\n") == 1
+    assert (
+        code == 2 and err.startswith(f"jaxlint: error: {tmp_path}/broken.toml: invalid TOML: ") and err.count("\n") == 1
+    )
     write(tmp_path, "other.toml", '[tool.jaxlint]\nselect = "JAX1"\n')
     code, _, err = run_cli("--config", str(tmp_path / "other.toml"), str(tmp_path / "a.py"))
     assert (code, err) == (2, f"jaxlint: error: {tmp_path}/other.toml: `select` must be a list\n")

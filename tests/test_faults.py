@@ -50,13 +50,17 @@ def test_symlink_loops_and_links_to_folders_are_not_followed(tmp_path):
 
 def test_a_folder_named_twice_is_walked_once(tmp_path):
     write(tmp_path / "t" / "sub" / "a.py", TREE_MAP)
-    code, out, _ = run_cli("--no-cache", "--output-format", "concise", "t", str(tmp_path / "t"), "t/sub", cwd=str(tmp_path))
+    code, out, _ = run_cli(
+        "--no-cache", "--output-format", "concise", "t", str(tmp_path / "t"), "t/sub", cwd=str(tmp_path)
+    )
     assert (code, out) == (1, f"t/sub/a.py:3:10: {FOUND}\n")
 
 
 def test_a_file_named_twice_is_linted_once(tmp_path):
     write(tmp_path / "a.py", TREE_MAP)
-    code, out, _ = run_cli("--no-cache", "--output-format", "concise", "a.py", str(tmp_path / "a.py"), cwd=str(tmp_path))
+    code, out, _ = run_cli(
+        "--no-cache", "--output-format", "concise", "a.py", str(tmp_path / "a.py"), cwd=str(tmp_path)
+    )
     assert (code, out) == (1, f"a.py:3:10: {FOUND}\n")
 
 
@@ -83,7 +87,11 @@ def test_a_device_named_on_the_command_line_is_one_finding():
 def test_a_broken_link_named_on_the_command_line_is_one_clear_line(tmp_path):
     os.symlink("loop.py", tmp_path / "loop.py")
     code, out, err = run_cli("--no-cache", str(tmp_path / "loop.py"))
-    assert (code, out, err) == (2, "", f"jaxlint: error: {tmp_path}/loop.py: broken symbolic link or symbolic link loop\n")
+    assert (code, out, err) == (
+        2,
+        "",
+        f"jaxlint: error: {tmp_path}/loop.py: broken symbolic link or symbolic link loop\n",
+    )
 
 
 def test_unreadable_vanished_and_too_large_files_are_findings(tmp_path, monkeypatch):
@@ -131,6 +139,7 @@ def test_an_unreadable_folder_is_a_finding_not_the_end_of_the_run(tmp_path, monk
             if denied(path):
                 raise PermissionError(13, "Permission denied", str(path))
             return real(path, *a, **k)
+
         return f
 
     monkeypatch.setattr(os, "scandir", refuse(real_scandir))
@@ -159,7 +168,10 @@ def test_files_in_folders_that_mention_jax_get_the_syntax_check_and_the_summary_
     code, out, err = run_cli("--no-cache", "--output-format", "concise", str(tmp_path))
     assert code == 1
     assert out == f"{tmp_path}/a_broken.py:2:7: JAX001 SyntaxError: invalid syntax\n{tmp_path}/d.py:3:10: {FOUND}\n"
-    assert err == "Found 2 problems in 2 files (1 fixable with --fix). 3 files skipped by the trigger pre-filter (no enabled rule's trigger word).\n"
+    assert (
+        err
+        == "Found 2 problems in 2 files (1 fixable with --fix). 3 files skipped by the trigger pre-filter (no enabled rule's trigger word).\n"
+    )
     # the same answer from the cache
     for _ in range(2):
         assert run_cli("--output-format", "concise", str(tmp_path)) == (code, out, err)
@@ -170,11 +182,17 @@ def test_a_clean_run_says_how_many_files_the_pre_filter_skipped(tmp_path):
     write(tmp_path / "b.py", "x = 1\n")
     for _ in range(2):  # cold, then from the whole-run cache
         code, out, err = run_cli("--output-format", "concise", str(tmp_path))
-        assert (code, out, err) == (0, "", "All checks passed! 1 file skipped by the trigger pre-filter (no enabled rule's trigger word).\n")
+        assert (code, out, err) == (
+            0,
+            "",
+            "All checks passed! 1 file skipped by the trigger pre-filter (no enabled rule's trigger word).\n",
+        )
 
 
 def test_vmap_in_axes_naming_a_module_constant_does_not_crash(tmp_path):
-    p = write(tmp_path / "ax.py", textwrap.dedent("""\
+    p = write(
+        tmp_path / "ax.py",
+        textwrap.dedent("""\
         import jax
         import jax.numpy as jnp
 
@@ -185,7 +203,8 @@ def test_vmap_in_axes_naming_a_module_constant_does_not_crash(tmp_path):
 
         y = jax.vmap(predict, in_axes=AXES)(w, xs)
         z = jax.tree_map(predict, y)
-        """))
+        """),
+    )
     code, out, err = run_cli("--no-cache", "--output-format", "concise", str(p))
     assert code == 1, err
     assert out.splitlines() == [
@@ -238,19 +257,33 @@ def test_a_failing_rule_costs_only_that_rule_on_that_file_and_exits_2(tmp_path):
     lines = err.splitlines()
     assert lines[0] == "Found 2 problems in 2 files (2 fixable with --fix)."
     assert len(lines) == 2 and "Traceback" not in err
-    assert lines[1].startswith(f"jaxlint: error: {tmp_path}/a.py: internal error in JAX099 (failing): ZeroDivisionError: boom (at ")
+    assert lines[1].startswith(
+        f"jaxlint: error: {tmp_path}/a.py: internal error in JAX099 (failing): ZeroDivisionError: boom (at "
+    )
     assert lines[1].endswith("; JAXLINT_DEBUG=1 shows the traceback")
     code, out2, err = run_injected(setup, *args, env={"JAXLINT_DEBUG": "1"})
     assert code == 2 and out2 == out
-    assert "Traceback (most recent call last):" in err and 'in visit_Call\nZeroDivisionError: boom\n' in err
+    assert "Traceback (most recent call last):" in err and "in visit_Call\nZeroDivisionError: boom\n" in err
 
 
-@pytest.mark.parametrize("exc,what", [("RecursionError", "nested too deeply for it (RecursionError)"),
-                                      ("MemoryError", "too large for it (MemoryError)")])
+@pytest.mark.parametrize(
+    "exc,what",
+    [
+        ("RecursionError", "nested too deeply for it (RecursionError)"),
+        ("MemoryError", "too large for it (MemoryError)"),
+    ],
+)
 def test_a_rule_out_of_stack_or_memory_is_a_finding(tmp_path, exc, what):
     _crash_tree(tmp_path)
-    code, out, err = run_injected(FAILING_RULE.format(word="boom", exc=exc), "--no-cache", "--output-format", "concise",
-                                  "--select", "JAX801,JAX099", str(tmp_path))
+    code, out, err = run_injected(
+        FAILING_RULE.format(word="boom", exc=exc),
+        "--no-cache",
+        "--output-format",
+        "concise",
+        "--select",
+        "JAX801,JAX099",
+        str(tmp_path),
+    )
     assert code == 1, err
     assert out == (
         f"{tmp_path}/a.py:1:1: JAX003 JAX099 (failing) did not check this file: the code is {what}\n"
@@ -272,8 +305,10 @@ def test_a_failing_reporter_is_one_line_naming_the_file_and_exit_2(tmp_path):
     """
     code, out, err = run_injected(setup, "--no-cache", "--output-format", "json", str(tmp_path))
     assert (code, out) == (2, "")
-    assert err == (f"jaxlint: error: internal error while writing the json report for {tmp_path}/b.py: KeyError: 'fields' "
-                   f"(at <string>:7); JAXLINT_DEBUG=1 shows the traceback\n")
+    assert err == (
+        f"jaxlint: error: internal error while writing the json report for {tmp_path}/b.py: KeyError: 'fields' "
+        f"(at <string>:7); JAXLINT_DEBUG=1 shows the traceback\n"
+    )
 
 
 def test_a_worker_that_dies_costs_only_its_file(tmp_path):
@@ -293,8 +328,11 @@ def test_a_worker_that_dies_costs_only_its_file(tmp_path):
     code, out, err = run_injected(setup, "--no-cache", "--output-format", "concise", "--jobs", "2", str(tmp_path))
     assert code == 1, err
     expected = [f"{tmp_path}/{n}.py:3:10: {FOUND}" for n in "abcdef"]
-    expected.insert(4, f"{tmp_path}/die.py:1:1: JAX003 The worker process checking this file died (killed, or crashed in "
-                       "native code); the file was not checked")
+    expected.insert(
+        4,
+        f"{tmp_path}/die.py:1:1: JAX003 The worker process checking this file died (killed, or crashed in "
+        "native code); the file was not checked",
+    )
     assert out.splitlines() == expected
     assert err == "Found 7 problems in 7 files (6 fixable with --fix).\n"
 
@@ -309,8 +347,10 @@ def test_an_internal_error_outside_any_file_exits_2_with_one_line(tmp_path):
     """
     code, out, err = run_injected(setup, "--no-cache", "--exit-zero", str(tmp_path))
     assert (code, out) == (2, "")
-    assert err == (f"jaxlint: error: internal error while linting {tmp_path}: RuntimeError: decide failed (at <string>:5); "
-                   "JAXLINT_DEBUG=1 shows the traceback\n")
+    assert err == (
+        f"jaxlint: error: internal error while linting {tmp_path}: RuntimeError: decide failed (at <string>:5); "
+        "JAXLINT_DEBUG=1 shows the traceback\n"
+    )
 
 
 # -- fixes ----------------------------------------------------------------------------------
@@ -337,8 +377,14 @@ def test_a_file_changed_while_being_fixed_is_not_overwritten(tmp_path):
     assert p.read_text() == FIXABLE + "y = 2\n"
     assert q.read_text() == FIXED
     assert code == 1
-    assert out == f"{p}:2:5: JAX801 [*] `jax.tree_map` was removed in JAX 0.6.0 (deprecated since 0.4.26); use `jax.tree.map`\n"
-    assert f"jaxlint: warning: {p}: it changed on disk while jaxlint was fixing it; not overwritten, run again to fix it\n" in err
+    assert (
+        out
+        == f"{p}:2:5: JAX801 [*] `jax.tree_map` was removed in JAX 0.6.0 (deprecated since 0.4.26); use `jax.tree.map`\n"
+    )
+    assert (
+        f"jaxlint: warning: {p}: it changed on disk while jaxlint was fixing it; not overwritten, run again to fix it\n"
+        in err
+    )
     assert [f for f in os.listdir(tmp_path) if f.startswith(".jaxlint-")] == []
 
 
@@ -387,7 +433,9 @@ def test_a_fix_the_encoding_cannot_hold_is_not_written(tmp_path, monkeypatch):
     monkeypatch.setattr(api, "fix_text", fix_text)
     run = api.fix_paths([str(p)], Settings(root=str(tmp_path)), jobs=1)
     assert run.errors == [] and run.fixed == {}
-    assert run.warnings == [f"{p}: the fixed code cannot be written in the file's encoding ascii (ordinal not in range(128)); not fixed"]
+    assert run.warnings == [
+        f"{p}: the fixed code cannot be written in the file's encoding ascii (ordinal not in range(128)); not fixed"
+    ]
     assert p.read_bytes() == b"# -*- coding: ascii -*-\nimport jax\nx = jax.tree_map(f, t)\n"
     assert [d.code for d in run.diagnostics] == ["JAX801"]
 

@@ -31,7 +31,9 @@ def _cases():
 
 def _files(p):
     if os.path.isdir(p):
-        return sorted(f for f in glob.glob(os.path.join(p, "**", "*.py"), recursive=True) if not f.endswith(".fixed.py"))
+        return sorted(
+            f for f in glob.glob(os.path.join(p, "**", "*.py"), recursive=True) if not f.endswith(".fixed.py")
+        )
     return [p]
 
 

@@ -128,7 +128,9 @@ def _generated(tmp_path, programs: int) -> Checker:
 
     check = Checker(tmp_path)
 
-    @settings(max_examples=programs, derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=programs, derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck)
+    )
     @given(hypothesmith.from_grammar(), __import__("hypothesis").strategies.sampled_from(SNIPPETS))
     def run(program, snippet):
         check(("import jax\n" + program + "\n" + snippet).encode("utf-8", "surrogatepass"))

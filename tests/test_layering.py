@@ -15,10 +15,21 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STAGES = ["base", "files", "plan", "model", "lint", "fix", "cache", "report", "app"]
 STAGE_OF = {
     # a stage is a subpackage of jaxlint/; the thin top (the run, the command line) is "app"
-    "base": "base", "files": "files", "plan": "plan", "model": "model", "lint": "lint",
-    "fix": "fix", "cache": "cache", "report": "report",
-    "verify": "app", "api": "app", "cli": "app", "docs": "app", "testing": "app",
-    "__main__": "app", "__init__": "app",
+    "base": "base",
+    "files": "files",
+    "plan": "plan",
+    "model": "model",
+    "lint": "lint",
+    "fix": "fix",
+    "cache": "cache",
+    "report": "report",
+    "verify": "app",
+    "api": "app",
+    "cli": "app",
+    "docs": "app",
+    "testing": "app",
+    "__main__": "app",
+    "__init__": "app",
 }
 
 
@@ -57,7 +68,11 @@ def _imports(path: str, module: str) -> list[tuple[int, str]]:
                 out += [(node.lineno, f"jaxlint.{a.name}") for a in node.names]
             else:
                 out.append((node.lineno, target))
-    return [(line, name[len("jaxlint."):]) for line, name in out if name.startswith("jaxlint.") and not name.startswith("jaxlint.rules")]
+    return [
+        (line, name[len("jaxlint.") :])
+        for line, name in out
+        if name.startswith("jaxlint.") and not name.startswith("jaxlint.rules")
+    ]
 
 
 def test_every_module_has_a_stage():
@@ -78,9 +93,7 @@ def test_no_import_runs_against_the_pipeline(module):
 
 def _rule_modules() -> list[str]:
     base = os.path.join(ROOT, "rules")
-    return sorted(
-        os.path.join(root, f) for root, dirs, files in os.walk(base) for f in files if f.endswith(".py")
-    )
+    return sorted(os.path.join(root, f) for root, dirs, files in os.walk(base) for f in files if f.endswith(".py"))
 
 
 @pytest.mark.parametrize("path", _rule_modules(), ids=lambda p: os.path.relpath(p, ROOT))

@@ -7,7 +7,7 @@ from jaxlint.lint.engine import collect_facts, walk_events
 from jaxlint.base.lines import node_lines
 from jaxlint.base.positions import node_ranges
 
-SOURCE = '''import functools
+SOURCE = """import functools
 import jax
 
 @functools.partial(jax.pmap, axis_name="batch")
@@ -26,7 +26,7 @@ doc = "jax.jit(f) in a string"
 k = jax.vmap(
     f,
 )
-'''
+"""
 
 
 def test_fact_lines_match_exact_positions():
@@ -34,7 +34,9 @@ def test_fact_lines_match_exact_positions():
     events, parents = walk_events(module)
     _, _, collector = collect_facts("m.py", module, events, "m", False)
     order = {n: i for i, (n, entering) in enumerate(events) if entering}
-    nodes = [n for _, n in collector.transform_nodes] + [n for _, n in collector.function_nodes if isinstance(n, cst.FunctionDef)]
+    nodes = [n for _, n in collector.transform_nodes] + [
+        n for _, n in collector.function_nodes if isinstance(n, cst.FunctionDef)
+    ]
     nodes.sort(key=lambda n: order[n.name if isinstance(n, cst.FunctionDef) else n])
     decorators = frozenset(n for n in nodes if isinstance(parents.get(n), cst.Decorator))
     got = node_lines(module, SOURCE, nodes, decorators)

@@ -12,7 +12,15 @@ def _lit(src: str, **kw):
 
 
 def test_displays_of_leaves():
-    assert _lit("(1, -2, 'a' 'b', None, True, [0x10], {'k': (False,)})") == (1, -2, "ab", None, True, [16], {"k": (False,)})
+    assert _lit("(1, -2, 'a' 'b', None, True, [0x10], {'k': (False,)})") == (
+        1,
+        -2,
+        "ab",
+        None,
+        True,
+        [16],
+        {"k": (False,)},
+    )
     assert _lit("1.5") is UNKNOWN
     assert _lit("(1, *xs)") is UNKNOWN
     assert _lit("{**d}") is UNKNOWN

@@ -79,9 +79,13 @@ def test_a_narrower_trigger_set_by_hand_wins_and_the_old_spelling_is_refused():
 
     assert (Catalogue.triggers, Catalogue.anchors, Catalogue.follows_references) == (("xmap",), frozenset(), False)
 
-    for knob, value in (("callers", "direct"), ("method_anchors", frozenset({"defvjp"})),
-                        ("target_transforms", frozenset({"jit"})), ("follows_references", False),
-                        ("call_paths", True)):
+    for knob, value in (
+        ("callers", "direct"),
+        ("method_anchors", frozenset({"defvjp"})),
+        ("target_transforms", frozenset({"jit"})),
+        ("follows_references", False),
+        ("call_paths", True),
+    ):
         with pytest.raises(TypeError, match=f"Old sets {knob} by hand: declare `about` and `reads` instead"):
             type("Old", (Rule,), {"triggers": ("vmap",), knob: value})
 
@@ -125,8 +129,18 @@ def _hand_set_knobs(root: str) -> set[tuple[str, str]]:
             for cls in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
                 if isinstance(cls, ast.ClassDef):
                     for stmt in cls.body:
-                        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
-                        out |= {(os.path.relpath(path, root), t.id) for t in targets if isinstance(t, ast.Name) and t.id in KNOBS}
+                        targets = (
+                            stmt.targets
+                            if isinstance(stmt, ast.Assign)
+                            else [stmt.target]
+                            if isinstance(stmt, ast.AnnAssign)
+                            else []
+                        )
+                        out |= {
+                            (os.path.relpath(path, root), t.id)
+                            for t in targets
+                            if isinstance(t, ast.Name) and t.id in KNOBS
+                        }
     return out
 
 

@@ -26,14 +26,22 @@ from jaxlint.base.types import Diagnostic, Edit, Fix, Position
 
 needs_pty = pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
 DATA = Path(__file__).parent / "data" / "output"
-GOLDEN = {"concise": "concise.txt", "full": "full.txt", "json": "json.json", "github": "github.txt", "sarif": "sarif.json"}
+GOLDEN = {
+    "concise": "concise.txt",
+    "full": "full.txt",
+    "json": "json.json",
+    "github": "github.txt",
+    "sarif": "sarif.json",
+}
 VERSION_MARK = b'"version": "@VERSION@"'  # the golden SARIF file does not change with each release
 VERSION = f'"version": "{__version__}"'.encode()
 
 
 def _env(**extra: str) -> dict[str, str]:
     """The caller's environment without the variables that change how output looks."""
-    env = {k: v for k, v in os.environ.items() if k not in ("CI", "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "COLUMNS")}
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("CI", "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "COLUMNS")
+    }
     env.update(extra)
     return env
 
@@ -47,9 +55,13 @@ def _cmd(*args: str, bar_delay: float | None = None) -> list[str]:
     return [sys.executable, "-c", code, "--no-cache", "--jobs", "1", *args]
 
 
-def _run(cwd: Path, *args: str, env: dict[str, str] | None = None, bar_delay: float | None = None) -> subprocess.CompletedProcess:
+def _run(
+    cwd: Path, *args: str, env: dict[str, str] | None = None, bar_delay: float | None = None
+) -> subprocess.CompletedProcess:
     """The CLI in a subprocess with stdout and stderr piped (bytes, untranslated)."""
-    return subprocess.run(_cmd(*args, bar_delay=bar_delay), cwd=cwd, capture_output=True, env=env or _env(), timeout=300)
+    return subprocess.run(
+        _cmd(*args, bar_delay=bar_delay), cwd=cwd, capture_output=True, env=env or _env(), timeout=300
+    )
 
 
 def _run_pty(cwd: Path, *args: str, env: dict[str, str], bar_delay: float | None = None) -> tuple[int, bytes]:
@@ -150,7 +162,9 @@ def test_escape_property() -> None:
     assert github.escape_property("50%,\r\n:") == "50%25%2C%0D%0A%3A"
 
 
-def _diag(path="pkg/a.py", message="msg", fix=None, preview=False, start=(1, 1), end=(1, 2), code="JAX801") -> Diagnostic:
+def _diag(
+    path="pkg/a.py", message="msg", fix=None, preview=False, start=(1, 1), end=(1, 2), code="JAX801"
+) -> Diagnostic:
     return Diagnostic(path, code, "removed-api", message, Position(*start), Position(*end), fix, preview, "Do this")
 
 
@@ -202,7 +216,11 @@ def test_sarif_golden_is_valid(sarif_schema: dict) -> None:
 
 
 def test_sarif_edge_cases_are_valid(sarif_schema: dict) -> None:
-    unsafe = Fix("Rewrite the call", (Edit(Position(2, 1), Position(3, 1), ""), Edit(Position(5, 4), Position(5, 4), "x")), "unsafe")
+    unsafe = Fix(
+        "Rewrite the call",
+        (Edit(Position(2, 1), Position(3, 1), ""), Edit(Position(5, 4), Position(5, 4), "x")),
+        "unsafe",
+    )
     diags = [
         _diag(path="my dir/a.py", fix=unsafe, start=(2, 1), end=(3, 1)),
         _diag(path="b.py", preview=True, code="JAX002"),
@@ -259,14 +277,22 @@ def test_full_fits_80_columns() -> None:
 
 def test_full_marks_unsafe_fix_and_wraps_help() -> None:
     d = Diagnostic(
-        "a.py", "JAX801", "removed-api", "m", Position(1, 5), Position(1, 17),
+        "a.py",
+        "JAX801",
+        "removed-api",
+        "m",
+        Position(1, 5),
+        Position(1, 17),
         Fix("Replace with `jax.tree.map`", (Edit(Position(1, 5), Position(1, 17), "jax.tree.map"),), "unsafe"),
         help="word " * 30,
     )
     src = ["y = jax.tree_map(f, x)"]
     out = full.render([d], source=lambda _: src)
     assert out.splitlines()[0] == "a.py:1:5: JAX801 m"  # no [*]: unsafe fixes are off
-    assert "  = unsafe fix: Replace with `jax.tree.map` (changes behaviour: review it; apply with --fix --unsafe-fixes)" in re.sub(r"\n {6,}", " ", out)
+    assert (
+        "  = unsafe fix: Replace with `jax.tree.map` (changes behaviour: review it; apply with --fix --unsafe-fixes)"
+        in re.sub(r"\n {6,}", " ", out)
+    )
     assert all(len(line) <= 80 for line in out.splitlines())
     assert sum(line.startswith("  = help: ") for line in out.splitlines()) == 1
     assert full.render([d], unsafe_fixes=True, source=lambda _: src).splitlines()[0] == "a.py:1:5: JAX801 [*] m"
@@ -356,15 +382,19 @@ def test_full_underline_counts_wide_characters_as_two_cells(tmp_path):
 def test_links_only_to_a_repository_the_project_declares(monkeypatch, sarif_schema: dict) -> None:
     from jaxlint.report import json_format, links
 
-    assert links.repository(["Homepage, https://jaxlint.dev", "Repository, https://github.com/o/jaxlint.git"]) \
+    assert (
+        links.repository(["Homepage, https://jaxlint.dev", "Repository, https://github.com/o/jaxlint.git"])
         == "https://github.com/o/jaxlint"
+    )
     assert links.repository(["Documentation, https://github.com/o/jaxlint"]) is None
     assert links.repository([]) is None
     assert links.project_url() is None  # this checkout's pyproject.toml declares none
     diags = [_diag(path="a.py", code="JAX002")]
     assert json.loads(json_format.render(diags))[0]["url"] is None
     monkeypatch.setattr(links, "project_url", lambda: "https://github.com/o/jaxlint")
-    assert json.loads(json_format.render(diags))[0]["url"] == "https://github.com/o/jaxlint/blob/main/docs/rules.md#jax002"
+    assert (
+        json.loads(json_format.render(diags))[0]["url"] == "https://github.com/o/jaxlint/blob/main/docs/rules.md#jax002"
+    )
     doc = json.loads(sarif.render(diags))
     driver = doc["runs"][0]["tool"]["driver"]
     assert driver["informationUri"] == "https://github.com/o/jaxlint"

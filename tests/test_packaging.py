@@ -46,7 +46,11 @@ def test_generated_docs_are_current():
 @pytest.mark.slow
 def test_wheel_installs_into_a_fresh_venv_and_lints(tmp_path):
     dist = tmp_path / "dist"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), ROOT], check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), ROOT],
+        check=True,
+        capture_output=True,
+    )
     [wheel] = list(dist.glob("jaxlint-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     assert any(n.startswith("jaxlint/rules/migration/") for n in names)
@@ -58,11 +62,28 @@ def test_wheel_installs_into_a_fresh_venv_and_lints(tmp_path):
     work = tmp_path / "elsewhere"
     work.mkdir()
     (work / "train.py").write_text("import jax\nparams = jax.tree_map(lambda p: p, params)\n")
-    p = subprocess.run([str(venv / "bin" / "jaxlint"), "--output-format", "concise", "train.py"], cwd=work, capture_output=True, text=True)
+    p = subprocess.run(
+        [str(venv / "bin" / "jaxlint"), "--output-format", "concise", "train.py"],
+        cwd=work,
+        capture_output=True,
+        text=True,
+    )
     assert p.returncode == 1, p.stderr
-    assert p.stdout == "train.py:2:10: JAX801 [*] `jax.tree_map` was removed in JAX 0.6.0 (deprecated since 0.4.26); use `jax.tree.map`\n"
+    assert (
+        p.stdout
+        == "train.py:2:10: JAX801 [*] `jax.tree_map` was removed in JAX 0.6.0 (deprecated since 0.4.26); use `jax.tree.map`\n"
+    )
     v = subprocess.run([str(venv / "bin" / "jaxlint"), "verify"], cwd=work, capture_output=True, text=True)
     assert v.returncode == 2 and v.stdout == ""
     assert "pip install 'jaxlint[runtime]'" in v.stderr and v.stderr.count("\n") == 1
-    site = subprocess.run([str(venv / "bin" / "python"), "-c", "import importlib.util as u; print(u.find_spec('rules'), u.find_spec('fixtures'))"], capture_output=True, text=True, cwd=work)
+    site = subprocess.run(
+        [
+            str(venv / "bin" / "python"),
+            "-c",
+            "import importlib.util as u; print(u.find_spec('rules'), u.find_spec('fixtures'))",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=work,
+    )
     assert site.stdout.strip() == "None None"

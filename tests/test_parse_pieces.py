@@ -64,16 +64,21 @@ CASES = {
     "crlf": CLASS.replace("\n", "\r\n"),
     "crlf after the first line": CLASS.replace("\n", "\r\n").replace("\r\n", "\n", 1),
     "tabs": CLASS.replace("  ", "\t"),
-    "mixed indentation": "import os\ndef f():\n    return 1\nclass A:\n  def g(self):\n        return 2\n  def h(self):\n      pass\n" * 3,
+    "mixed indentation": "import os\ndef f():\n    return 1\nclass A:\n  def g(self):\n        return 2\n  def h(self):\n      pass\n"
+    * 3,
     "no indented block": "x = 1\ny = 2\nif x: y = 3\nz = [\n  1,\n]\n" * 5,
     "first block after a while": "x = 1\n" * 40 + "def f():\n   return 1\n" + "y = 2\n" * 40,
-    "compound clauses": "try:\n  x = 1\nexcept E:\n  pass\nelse:\n  y\nfinally:\n  z\nif a:\n  b\nelif c:\n  d\nelse:\n  e\n" * 4,
-    "decorated class": "@dataclass\n@other(1)\nclass A:\n  x: int = 1\n  @property\n  def y(self):\n    return 2\n\n  def z(self): return 3\n" * 4,
-    "3.12 syntax": "def first[T](xs: list[T]) -> T:\n  return xs[0]\n\nclass Box[T]:\n  def get(self) -> T:\n    pass\n  def put(self, v: T):\n    pass\n" * 4,
-    "strings and continuations": 'x = """\nclass Fake:\n  pass\n"""\ny = (1,\n 2)\nz = 1 + \\\n  2\ndef f():\n  return """\ndef g():\n"""\n' * 4,
+    "compound clauses": "try:\n  x = 1\nexcept E:\n  pass\nelse:\n  y\nfinally:\n  z\nif a:\n  b\nelif c:\n  d\nelse:\n  e\n"
+    * 4,
+    "decorated class": "@dataclass\n@other(1)\nclass A:\n  x: int = 1\n  @property\n  def y(self):\n    return 2\n\n  def z(self): return 3\n"
+    * 4,
+    "3.12 syntax": "def first[T](xs: list[T]) -> T:\n  return xs[0]\n\nclass Box[T]:\n  def get(self) -> T:\n    pass\n  def put(self, v: T):\n    pass\n"
+    * 4,
+    "strings and continuations": 'x = """\nclass Fake:\n  pass\n"""\ny = (1,\n 2)\nz = 1 + \\\n  2\ndef f():\n  return """\ndef g():\n"""\n'
+    * 4,
     "trailing comments at the end": CLASS + "\n# the end\n\n",
     "deep comment at the end": CLASS + "    # deeper than anything\n",
-    "class at the end": CLASS.split('\n\nif __name__')[0] + "\n",
+    "class at the end": CLASS.split("\n\nif __name__")[0] + "\n",
     "blank-only lines with spaces": CLASS.replace("\n\n", "\n   \n"),
 }
 
@@ -94,8 +99,20 @@ def test_pieces_stitch_into_the_whole_parse(name, piece):
         assert getattr(stitched, attr) == getattr(whole, attr)
 
 
-@pytest.mark.parametrize("name", ["class split", "crlf", "tabs", "no final newline", "mixed indentation",
-                                  "decorated class", "3.12 syntax", "compound clauses", "strings and continuations"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "class split",
+        "crlf",
+        "tabs",
+        "no final newline",
+        "mixed indentation",
+        "decorated class",
+        "3.12 syntax",
+        "compound clauses",
+        "strings and continuations",
+    ],
+)
 def test_the_pieces_themselves_stitch_without_falling_back(name):
     """Not the whole-parse fallback: the stitching itself gives the whole parse."""
     text = CASES[name]
@@ -119,8 +136,10 @@ def test_positions_in_pieces_are_those_of_the_whole_parse():
 
 
 def test_a_notebooks_virtual_module_stitches_too():
-    cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
-              "source": src} for src in ("import jax\n%matplotlib inline", CLASS, "!pip install x\nstep(2)")]
+    cells = [
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": src}
+        for src in ("import jax\n%matplotlib inline", CLASS, "!pip install x\nstep(2)")
+    ]
     nb = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
     text = python_text(nb)
     assert parse.parse_module(text, 40).deep_equals(_whole(text))

@@ -25,10 +25,23 @@ GIT_ID = ["-c", "user.name=jaxlint tests", "-c", "user.email=tests@jaxlint.inval
 BAD = "import jax\nparams = jax.tree_map(lambda p: p * 2, params)\n"
 STALE_NOQA = "import jax\nparams = jax.tree.map(lambda p: p * 2, params)  # noqa: JAX801\n"
 CLEAN = "import jax\nparams = jax.tree.map(lambda p: p * 2, params)\n"
-NOTEBOOK = json.dumps({
-    "cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": BAD.splitlines(True)}],
-    "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
-}, indent=1)
+NOTEBOOK = json.dumps(
+    {
+        "cells": [
+            {
+                "cell_type": "code",
+                "execution_count": None,
+                "metadata": {},
+                "outputs": [],
+                "source": BAD.splitlines(True),
+            }
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    },
+    indent=1,
+)
 
 
 def _git(cwd: Path, *args: str) -> str:
@@ -37,10 +50,16 @@ def _git(cwd: Path, *args: str) -> str:
 
 def _snapshot(dest: Path) -> Path:
     """A one-commit git repository holding this checkout's working tree as it is now."""
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT, check=True, capture_output=True,
-    ).stdout.decode().split("\0")
+    listed = (
+        subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     for rel in filter(None, listed):
         src = ROOT / rel
         if src.is_file() and not src.is_symlink():  # skip files deleted but not yet committed
@@ -71,7 +90,11 @@ def _env(home: Path) -> dict[str, str]:
 def _pre_commit(project: Path, home: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "pre_commit", *args, "--color", "never"],
-        cwd=project, capture_output=True, text=True, env=_env(home), timeout=1200,
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env=_env(home),
+        timeout=1200,
     )
 
 
@@ -127,7 +150,11 @@ def test_the_readme_precommit_config_works_as_written(tmp_path: Path) -> None:
     bad = _project(tmp_path / "bad", {"train.py": BAD, "explore.ipynb": NOTEBOOK, ".pre-commit-config.yaml": config})
     p = subprocess.run(
         [sys.executable, "-m", "pre_commit", "run", "--all-files", "--color", "never"],
-        cwd=bad, capture_output=True, text=True, env={**_env(home), "PATH": env_path}, timeout=600,
+        cwd=bad,
+        capture_output=True,
+        text=True,
+        env={**_env(home), "PATH": env_path},
+        timeout=600,
     )
     out = p.stdout + p.stderr
     assert p.returncode == 1, out
@@ -136,6 +163,10 @@ def test_the_readme_precommit_config_works_as_written(tmp_path: Path) -> None:
     clean = _project(tmp_path / "clean", {"train.py": CLEAN, ".pre-commit-config.yaml": config})
     p = subprocess.run(
         [sys.executable, "-m", "pre_commit", "run", "--all-files", "--color", "never"],
-        cwd=clean, capture_output=True, text=True, env={**_env(home), "PATH": env_path}, timeout=600,
+        cwd=clean,
+        capture_output=True,
+        text=True,
+        env={**_env(home), "PATH": env_path},
+        timeout=600,
     )
     assert p.returncode == 0 and "Passed" in p.stdout, p.stdout + p.stderr

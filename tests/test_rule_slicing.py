@@ -42,8 +42,19 @@ def _findings(code: str, path: str, monkeypatch, slicing: bool) -> list[tuple]:
     settings = Settings(select=[code], preview=True, root=root)
     run = lint_paths([path], settings, jobs=1)
     assert run.errors == []
-    return [(os.path.relpath(d.path, root), d.start.line, d.start.column, d.end.line, d.end.column, d.code, d.message,
-             d.fix.message if d.fix else None) for d in run.diagnostics]
+    return [
+        (
+            os.path.relpath(d.path, root),
+            d.start.line,
+            d.start.column,
+            d.end.line,
+            d.end.column,
+            d.code,
+            d.message,
+            d.fix.message if d.fix else None,
+        )
+        for d in run.diagnostics
+    ]
 
 
 def differences(code: str, monkeypatch) -> list[str]:
@@ -90,7 +101,9 @@ def test_a_wrong_knob_is_caught(code, knob, value, monkeypatch):
     assert all(": only whole: " in d for d in found), found
 
 
-@pytest.mark.parametrize("code,knob,value", WRONG_KNOBS_SILENCING, ids=[f"{c}-{k}" for c, k, _ in WRONG_KNOBS_SILENCING])
+@pytest.mark.parametrize(
+    "code,knob,value", WRONG_KNOBS_SILENCING, ids=[f"{c}-{k}" for c, k, _ in WRONG_KNOBS_SILENCING]
+)
 def test_a_wrong_knob_that_drops_a_silencing_caller_is_caught(code, knob, value, monkeypatch):
     monkeypatch.setattr(rule_by_code(code), knob, value)
     found = differences(code, monkeypatch)

@@ -51,7 +51,7 @@ def _plan(files: dict[str, str], codes=()):
     return {name: apply_blanks(files[name], blanks_for(plans[name], kept[name].kept)) for name in files}
 
 
-TEST_CLASS = '''import jax
+TEST_CLASS = """import jax
 import jax.numpy as jnp
 
 
@@ -70,7 +70,7 @@ class Test:
     @staticmethod
     def test_other(x):
         return unrelated(x)
-'''
+"""
 
 
 def test_unrelated_defs_become_empty_lines_and_lines_keep_their_numbers():
@@ -124,7 +124,9 @@ def test_callers_of_a_collective_are_kept_across_modules():
 
 
 def test_a_suppression_comment_keeps_the_statement_after_it():
-    text = "import jax.numpy as jnp\n\ndef first():\n    pass\n\n# jaxlint: ignore[JAX401]\ndef other():\n    return 1\n"
+    text = (
+        "import jax.numpy as jnp\n\ndef first():\n    pass\n\n# jaxlint: ignore[JAX401]\ndef other():\n    return 1\n"
+    )
     assert "def other():" in _plan({"m.py": text}, ["JAX401"])["m.py"]
 
 
@@ -135,7 +137,15 @@ def test_a_def_with_an_import_inside_is_kept_because_imports_bind_file_wide():
 
 @pytest.mark.parametrize(
     "args,expected",
-    [("f, static_argnums=0)", 1), ("f, x)", 2), ("(a, b), c)", 2), ("**kw)", 0), ("a == b, c)", 2), ("*a)", None), ("'s', x)", None)],
+    [
+        ("f, static_argnums=0)", 1),
+        ("f, x)", 2),
+        ("(a, b), c)", 2),
+        ("**kw)", 0),
+        ("a == b, c)", 2),
+        ("*a)", None),
+        ("'s', x)", None),
+    ],
 )
 def test_migration_seeds_count_positional_arguments(args, expected):
     assert _positional_arguments(args, 0) == expected

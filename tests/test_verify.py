@@ -121,7 +121,7 @@ def test_spec_loads_defaults(tmp_path):
         (lambda s: s.replace('file = "fixed.py"', 'file = "nope.py"'), "fixed.file"),
         (lambda s: s.replace('file = "fixed.py"', 'file = "fixed.py"\nfiles = 1'), "fixed.files"),
         (lambda s: s.replace("oracle = [6.0, 15.0]\n", ""), "oracle"),
-        (lambda s: s + '[autofix]\nexpected = false\n', "autofix.reason"),
+        (lambda s: s + "[autofix]\nexpected = false\n", "autofix.reason"),
         (lambda s: s + '[autofix]\nsource = "fixed.py"\n', "autofix.source"),
         (lambda s: "rtoll = 1\n" + s, "rtoll"),
         (lambda s: s.replace('file = "bad_raises.py"', 'file = "bad.py"'), "bad[1].file"),
@@ -160,9 +160,20 @@ def test_difference():
     assert difference(res(((1,), (float("inf"),))), res(((1,), (float("inf"),))), 1e-5, 1e-6) is None
 
 
-RAISED = {"status": "raised", "type": "jax.errors.ConcretizationTypeError",
-          "mro": ["jax.errors.ConcretizationTypeError", "jax.errors.JAXTypeError", "TypeError", "Exception", "BaseException", "object"],
-          "message": "Abstract tracer value encountered", "chain": ["ValueError: inner detail"]}
+RAISED = {
+    "status": "raised",
+    "type": "jax.errors.ConcretizationTypeError",
+    "mro": [
+        "jax.errors.ConcretizationTypeError",
+        "jax.errors.JAXTypeError",
+        "TypeError",
+        "Exception",
+        "BaseException",
+        "object",
+    ],
+    "message": "Abstract tracer value encountered",
+    "chain": ["ValueError: inner detail"],
+}
 
 
 def test_exception_matches_mro_and_loose_regex():
@@ -189,7 +200,13 @@ def test_judge_bad_and_good():
     v = judge_bad(silent, right, oracle, 1e-5, 1e-6)
     assert not v.ok and "matches ORACLE" in v.detail
     assert not judge_bad(silent, RAISED, oracle, 1e-5, 1e-6).ok
-    v = judge_bad(silent, {"status": "completed", "result": None, "result_error": "the program assigns no module-level RESULT"}, oracle, 1e-5, 1e-6)
+    v = judge_bad(
+        silent,
+        {"status": "completed", "result": None, "result_error": "the program assigns no module-level RESULT"},
+        oracle,
+        1e-5,
+        1e-6,
+    )
     assert not v.ok and "RESULT" in v.detail
     assert judge_good(right, oracle, 1e-5, 1e-6).ok
     assert not judge_good(wrong, oracle, 1e-5, 1e-6).ok
@@ -238,7 +255,9 @@ def test_end_to_end_confirmed_broken_and_missing(tmp_path, capsys):
     assert "wrong result" in out and "IndexError" in out and "matches ORACLE (1 fix applied)" in out
 
     # (b) the bad program made correct, (c) a rule without references: exit 1, reasons printed
-    broken = make_tree(tmp_path / "broken", programs={**PROGRAMS, "bad.py": PROGRAMS["bad.py"].replace("* 1.0", "* 3.0")})
+    broken = make_tree(
+        tmp_path / "broken", programs={**PROGRAMS, "bad.py": PROGRAMS["bad.py"].replace("* 1.0", "* 3.0")}
+    )
     assert vcli.run_verify([], "table", 2, 60, rules=[FakeMean, FakeNoRef], root=broken) == 1
     out = capsys.readouterr().out
     assert "0 of 2 rules confirmed." in out
@@ -250,8 +269,11 @@ def test_end_to_end_confirmed_broken_and_missing(tmp_path, capsys):
 @needs_jax
 def test_json_output_and_static_failures(tmp_path, capsys):
     # the fixed program still uses jnp.mean (flagged) and a raise that does not match
-    programs = {**PROGRAMS, "fixed.py": "import jax.numpy as jnp\nRESULT = jnp.mean(jnp.array([[6.0], [15.0]]), axis=1)\n",
-                "bad_raises.py": "import jax.numpy as jnp\nx = jnp.mean(jnp.ones(3))\nRESULT = 1 / 0\n"}
+    programs = {
+        **PROGRAMS,
+        "fixed.py": "import jax.numpy as jnp\nRESULT = jnp.mean(jnp.array([[6.0], [15.0]]), axis=1)\n",
+        "bad_raises.py": "import jax.numpy as jnp\nx = jnp.mean(jnp.ones(3))\nRESULT = 1 / 0\n",
+    }
     root = make_tree(tmp_path, programs=programs)
     assert vcli.run_verify(["JAX990", "JAX991"], "json", None, 60, rules=[FakeMean, FakeNoRef], root=root) == 1
     data = json.loads(capsys.readouterr().out)
@@ -272,8 +294,11 @@ def test_runner_timeout_and_crash(tmp_path):
     (tmp_path / "slow.py").write_text("import time\ntime.sleep(30)\n")
     (tmp_path / "die.py").write_text("import os\nos._exit(3)\n")
     (tmp_path / "ok.py").write_text("RESULT = 1.0\n")
-    progs = [{"id": "ok", "path": str(tmp_path / "ok.py")}, {"id": "slow", "path": str(tmp_path / "slow.py")},
-             {"id": "after", "path": str(tmp_path / "ok.py")}]
+    progs = [
+        {"id": "ok", "path": str(tmp_path / "ok.py")},
+        {"id": "slow", "path": str(tmp_path / "slow.py")},
+        {"id": "after", "path": str(tmp_path / "ok.py")},
+    ]
     out = run_programs(progs, 1, 2.0, tmp_path)
     assert out["ok"]["status"] == "completed" and out["ok"]["result"]["leaves"][0]["shape"] == []
     assert out["slow"]["status"] == "timeout" and out["after"]["status"] == "not run"

@@ -34,15 +34,21 @@ class _Unknown:
 UNKNOWN: Any = _Unknown()
 
 
-def literal(node: cst.BaseExpression | None, constants: Mapping[str, Any] | None = None, *,
-            lookup: Callable[[cst.BaseExpression], Any] | None = None,
-            part: Callable[[cst.BaseExpression], Any] | None = None) -> Any:
+def literal(
+    node: cst.BaseExpression | None,
+    constants: Mapping[str, Any] | None = None,
+    *,
+    lookup: Callable[[cst.BaseExpression], Any] | None = None,
+    part: Callable[[cst.BaseExpression], Any] | None = None,
+) -> Any:
     """``lookup(node)``: the value of a name (other than None/True/False), ``a.b`` or ``a[k]``,
     instead of the ``constants`` table; ``part(node)``: the value of an element of a display
     or an operand (default: this function with the same arguments)."""
     if part is None:
+
         def part(n):
             return literal(n, constants, lookup=lookup)
+
     return _literal(node, constants, lookup, part)
 
 

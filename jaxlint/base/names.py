@@ -133,7 +133,7 @@ class ImportTable:
             if qualified == q:
                 out.append(local)
             elif qualified.startswith(q + "."):
-                out.append(local + qualified[len(q):])
+                out.append(local + qualified[len(q) :])
         return sorted(out, key=len)
 
     def items(self) -> dict[str, str]:

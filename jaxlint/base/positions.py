@@ -206,7 +206,9 @@ def _pair(cst_body, ast_body, out) -> bool:
         first = group[0]
         if isinstance(stmt, cst.SimpleStatementLine) == isinstance(first, _COMPOUND):
             return False
-        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) != isinstance(first, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) != isinstance(
+            first, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+        ):
             return False
         decorators = getattr(first, "decorator_list", ())
         out[stmt] = min([first.lineno, *(d.lineno for d in decorators)])
@@ -217,8 +219,21 @@ def _compound():
     import ast
 
     return tuple(
-        t for t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While,
-                    ast.With, ast.AsyncWith, ast.Try, getattr(ast, "TryStar", None), getattr(ast, "Match", None))
+        t
+        for t in (
+            ast.FunctionDef,
+            ast.AsyncFunctionDef,
+            ast.ClassDef,
+            ast.If,
+            ast.For,
+            ast.AsyncFor,
+            ast.While,
+            ast.With,
+            ast.AsyncWith,
+            ast.Try,
+            getattr(ast, "TryStar", None),
+            getattr(ast, "Match", None),
+        )
         if t is not None
     )
 

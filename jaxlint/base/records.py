@@ -91,7 +91,7 @@ def _encode(v: Any) -> Any:
 
 def _decode_object(obj: dict) -> Any:
     if len(obj) == 1:
-        (tag, body), = obj.items()
+        ((tag, body),) = obj.items()
         if tag == "T" and type(body) is list:
             return tuple(body)
         if tag == "D" and type(body) is list and len(body) % 2 == 0:

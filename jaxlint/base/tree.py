@@ -56,18 +56,12 @@ _FIELDS: dict[type, tuple[str, ...]] = {}
 def _fields(t: type) -> tuple[str, ...]:
     f = _FIELDS.get(t)
     if f is None:
-        names = [
-            x.name
-            for x in dataclasses.fields(t)
-            if x.name not in _TRIVIA_FIELDS and "whitespace" not in x.name
-        ]
+        names = [x.name for x in dataclasses.fields(t) if x.name not in _TRIVIA_FIELDS and "whitespace" not in x.name]
         order = _TEXT_ORDER.get(t)
         if order is not None:
             names = [n for n in order if n in names] + [n for n in names if n not in order]
         f = _FIELDS[t] = tuple(names)
     return f
-
-
 
 
 def _all_node_types() -> frozenset[type]:

@@ -292,7 +292,11 @@ class Cache:
 
         cutoff = time.time() - self.STALE_DAYS * 86400
         for ns in os.scandir(self.root):
-            if ns.is_dir(follow_symlinks=False) and ns.path != self.dir and ns.stat(follow_symlinks=False).st_mtime < cutoff:
+            if (
+                ns.is_dir(follow_symlinks=False)
+                and ns.path != self.dir
+                and ns.stat(follow_symlinks=False).st_mtime < cutoff
+            ):
                 shutil.rmtree(ns.path, ignore_errors=True)
 
     # a whole run: when no file of the run changed, its final answer is reused ---------

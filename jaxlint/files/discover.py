@@ -16,9 +16,27 @@ import os
 from dataclasses import dataclass
 
 DEFAULT_EXCLUDE = (
-    ".git", ".hg", ".svn", ".bzr", ".venv", "venv", ".tox", ".nox", ".eggs", "__pycache__",
-    "build", "dist", "_build", "buck-out", "node_modules", "site-packages", ".mypy_cache",
-    ".pytest_cache", ".ruff_cache", ".jaxlint_cache", ".ipynb_checkpoints",
+    ".git",
+    ".hg",
+    ".svn",
+    ".bzr",
+    ".venv",
+    "venv",
+    ".tox",
+    ".nox",
+    ".eggs",
+    "__pycache__",
+    "build",
+    "dist",
+    "_build",
+    "buck-out",
+    "node_modules",
+    "site-packages",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".jaxlint_cache",
+    ".ipynb_checkpoints",
 )
 
 

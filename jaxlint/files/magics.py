@@ -31,10 +31,32 @@ PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun"})
 # Python on its own (``pip install x`` is a magic, ``time = 3`` is not, nor is
 # ``env = make(\n ...)``, which IPython's AssignmentChecker leaves alone). IPython applies
 # automagic only to one-line cells; masking such a line in a longer cell is lenient.
-AUTOMAGICS = frozenset({
-    "alias", "cd", "conda", "env", "history", "load_ext", "ls", "mamba", "matplotlib", "micromamba",
-    "pip", "popd", "pushd", "pwd", "reload_ext", "reset", "run", "set_env", "time", "timeit", "who", "whos",
-})
+AUTOMAGICS = frozenset(
+    {
+        "alias",
+        "cd",
+        "conda",
+        "env",
+        "history",
+        "load_ext",
+        "ls",
+        "mamba",
+        "matplotlib",
+        "micromamba",
+        "pip",
+        "popd",
+        "pushd",
+        "pwd",
+        "reload_ext",
+        "reset",
+        "run",
+        "set_env",
+        "time",
+        "timeit",
+        "who",
+        "whos",
+    }
+)
 
 _ASSIGN_ESCAPE = re.compile(r"^[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*[!%]")
 _HELP = re.compile(r"^(?:\?{1,2}\s*[\w.*]+|[\w.*\[\]()'\"]+\s*\?{1,2})$")
@@ -59,7 +81,7 @@ def _lines(source: str) -> list[str]:
 
 def _ending(line: str) -> str:
     body = line.rstrip("\r\n")
-    return line[len(body):]
+    return line[len(body) :]
 
 
 def _replacement(line: str) -> str:
@@ -76,7 +98,7 @@ def cell_code(source: str) -> CellCode:
         return CellCode("", frozenset(), False)
     indent, dedented = _leading_indent(lines)
     if indent:
-        lines = [x[len(indent):] if i + 1 in dedented else x for i, x in enumerate(lines)]
+        lines = [x[len(indent) :] if i + 1 in dedented else x for i, x in enumerate(lines)]
     code = _masked(lines)
     return CellCode(code.text, code.masked, code.opaque, indent, dedented) if indent else code
 
@@ -135,7 +157,7 @@ def is_magic(line: str) -> bool:
         return True
     word = _WORD.match(s)
     if word and word.group(0) in AUTOMAGICS and len(s) > len(word.group(0)) and s[len(word.group(0))] in " \t":
-        rest = s[len(word.group(0)):].lstrip(" \t")
+        rest = s[len(word.group(0)) :].lstrip(" \t")
         if rest[:1] in ("=", ",") and rest[:2] != "==":
             return False  # `env = f(...)`: an assignment (IPython's AssignmentChecker)
         if _scan(line, 0, "") != (0, ""):

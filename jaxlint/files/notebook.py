@@ -148,7 +148,9 @@ def parse(text: str) -> Notebook:
     if version != 4:
         if version is None:
             raise NotebookError("not a notebook: no `nbformat` version")
-        raise NotebookError(f"nbformat {version!r} is not supported (only nbformat 4; `jupyter nbconvert --to notebook` upgrades it)")
+        raise NotebookError(
+            f"nbformat {version!r} is not supported (only nbformat 4; `jupyter nbconvert --to notebook` upgrades it)"
+        )
     cells = data.get("cells")
     if not isinstance(cells, list):
         raise NotebookError("not a notebook: no `cells` list")
@@ -177,7 +179,11 @@ def parse(text: str) -> Notebook:
 
 def _python_cell(cell: dict) -> bool:
     meta = cell.get("metadata")
-    lang = meta.get("vscode", {}).get("languageId") if isinstance(meta, dict) and isinstance(meta.get("vscode"), dict) else None
+    lang = (
+        meta.get("vscode", {}).get("languageId")
+        if isinstance(meta, dict) and isinstance(meta.get("vscode"), dict)
+        else None
+    )
     return not isinstance(lang, str) or lang.lower() in ("python", "ipython")
 
 
@@ -209,6 +215,7 @@ def _source_spans(text: str) -> dict[int, tuple[tuple[int, int], tuple[tuple[int
             if key == "source":
                 found[index] = ((j, end), _strings(text, j) if text[j] == "[" else None)
             return end
+
         return visit
 
     def top(key: str, j: int) -> int:

@@ -23,7 +23,9 @@ _OWN_LINE = re.compile(r"\bline (\d+)\b")
 _NOTEBOOK_LINE = re.compile(r"(?<![\w.-])([\w.-]+\.ipynb):(\d+)\b")
 
 
-def to_cells(diagnostics: list[Diagnostic], notebooks: Iterable[str], text_of: Callable[[str], str | None]) -> list[Diagnostic]:
+def to_cells(
+    diagnostics: list[Diagnostic], notebooks: Iterable[str], text_of: Callable[[str], str | None]
+) -> list[Diagnostic]:
     """Map every notebook position (in positions and messages) to cells; others unchanged."""
     paths = [p for p in notebooks if is_notebook(p)]
     if not paths:

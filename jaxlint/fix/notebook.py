@@ -73,7 +73,9 @@ def _in_cell(nb: Notebook, e: Edit) -> tuple[Cell, Edit] | None:
     start = Position(e.start.line - cell.first + 1, e.start.column)
     end = Position(e.end.line - cell.first + 1, e.end.column)
     if start == end:  # an insertion: before a line, never inside IPython syntax or above a cell magic
-        if start.line in cell.masked and (start.column > 1 or cell.source.lstrip(" \t").startswith("%%") and start.line == 1):
+        if start.line in cell.masked and (
+            start.column > 1 or cell.source.lstrip(" \t").startswith("%%") and start.line == 1
+        ):
             return None
     else:
         touched = set(range(start.line, end.line)) | ({end.line} if end.column > 1 else set())
@@ -174,5 +176,7 @@ def unified_diff(path: str, old: str, new: str) -> str:
             continue
         a_lines = [x if x.endswith("\n") else x + "\n" for x in a.splitlines(True)]
         b_lines = [x if x.endswith("\n") else x + "\n" for x in b.splitlines(True)]
-        out.append("".join(difflib.unified_diff(a_lines, b_lines, f"a/{path}:cell {number}", f"b/{path}:cell {number}")))
+        out.append(
+            "".join(difflib.unified_diff(a_lines, b_lines, f"a/{path}:cell {number}", f"b/{path}:cell {number}"))
+        )
     return "".join(out)

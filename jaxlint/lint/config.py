@@ -181,7 +181,10 @@ def apply_table(s: Settings, table: dict[str, Any], path: str, validate: bool = 
         s.output_format = table["output-format"]
     if "rules" in table:
         if not validate:
-            s.rules = {str(code).upper(): dict(opts) if isinstance(opts, dict) else opts for code, opts in table["rules"].items()}
+            s.rules = {
+                str(code).upper(): dict(opts) if isinstance(opts, dict) else opts
+                for code, opts in table["rules"].items()
+            }
             return
         from jaxlint.lint.registry import rule_by_code
 
@@ -195,5 +198,7 @@ def apply_table(s: Settings, table: dict[str, Any], path: str, validate: bool = 
                 if k not in rule.default_options:
                     raise ConfigError(f"{path}: unknown option `{k}` for rule {rule.code}")
                 if not isinstance(v, type(rule.default_options[k])):
-                    raise ConfigError(f"{path}: option `{k}` of rule {rule.code} must be a {type(rule.default_options[k]).__name__}")
+                    raise ConfigError(
+                        f"{path}: option `{k}` of rule {rule.code} must be a {type(rule.default_options[k]).__name__}"
+                    )
             s.rules[rule.code] = dict(opts)

@@ -28,6 +28,7 @@ from jaxlint.lint.suppress import scan_suppressions
 from jaxlint.base.tree import NODE_TYPES, _fields
 from jaxlint.base.types import Diagnostic, Edit, FileResult, Fix, Pending, Position
 
+
 def _malloc_trim():
     try:
         import ctypes
@@ -191,7 +192,13 @@ def collect_facts(
 class FileLinter:
     """Runs a set of rule classes over files; one instance per worker process."""
 
-    def __init__(self, rules: Sequence[type[Rule]], options: dict[str, dict[str, Any]] | None = None, settings: Any = None, slicing: bool = True) -> None:
+    def __init__(
+        self,
+        rules: Sequence[type[Rule]],
+        options: dict[str, dict[str, Any]] | None = None,
+        settings: Any = None,
+        slicing: bool = True,
+    ) -> None:
         self.rules = list(rules)
         self.slicing = slicing
         self.options = options or {}
@@ -316,11 +323,19 @@ class FileLinter:
         leave: dict[str, list] = {}
         for inst in instances:
             for method, node_type in self._methods[type(inst)]:
-                (visit if method.startswith("visit_") else leave).setdefault(node_type, []).append(getattr(inst, method))
+                (visit if method.startswith("visit_") else leave).setdefault(node_type, []).append(
+                    getattr(inst, method)
+                )
         return visit, leave
 
-    def plan(self, path: str, source: str, module_name: str | None = None, is_package: bool | None = None,
-             explicit: bool = False):
+    def plan(
+        self,
+        path: str,
+        source: str,
+        module_name: str | None = None,
+        is_package: bool | None = None,
+        explicit: bool = False,
+    ):
         """First pass: ``("done", FileResult)`` when no rule wants the file, ``("plan", FilePlan)``
         to decide what LibCST must see, ``("whole", None)`` when it must see all of it.
 
@@ -388,7 +403,9 @@ class FileLinter:
                         nodes.add(e.node)
                         if e.end_node is not None:
                             nodes.add(e.end_node)
-        ranges = node_ranges(module, nodes, ctx.parents, ctx.source, ctx.shared.setdefault("positions", {})) if nodes else {}
+        ranges = (
+            node_ranges(module, nodes, ctx.parents, ctx.source, ctx.shared.setdefault("positions", {})) if nodes else {}
+        )
         by_code = {r.code: r for r in self.rules}
         for rep in reports:
             r = ranges.get(rep.node)
@@ -401,7 +418,9 @@ class FileLinter:
                 result.pending.append(Pending(rep.code, result.path, start, end, rep.pending_data, fix))
             else:
                 result.diagnostics.append(
-                    Diagnostic(result.path, rep.code, rule.name, rep.message, start, end, fix, rule.is_preview(), rule.help)
+                    Diagnostic(
+                        result.path, rep.code, rule.name, rep.message, start, end, fix, rule.is_preview(), rule.help
+                    )
                 )
 
     @staticmethod
@@ -439,15 +458,26 @@ def python_source(path: str, source: str, result: FileResult) -> str | None:
     except NotebookError as e:
         pos = Position(e.line, e.column)
         result.diagnostics.append(
-            Diagnostic(path, "JAX001", "syntax-error", f"The notebook could not be parsed: {e}", pos, pos, None, False,
-                       "Repair or re-save the notebook (Jupyter writes nbformat 4); jaxlint checks nothing else in it until then")
+            Diagnostic(
+                path,
+                "JAX001",
+                "syntax-error",
+                f"The notebook could not be parsed: {e}",
+                pos,
+                pos,
+                None,
+                False,
+                "Repair or re-save the notebook (Jupyter writes nbformat 4); jaxlint checks nothing else in it until then",
+            )
         )
         return None
 
 
 def _statement_ranges(module: cst.Module, events, supp) -> None:
     """Widen each ``# jaxlint: ignore[...]`` to the lines of the statement after it."""
-    stmts = [n for n, entering in events if entering and isinstance(n, (cst.SimpleStatementLine, cst.BaseCompoundStatement))]
+    stmts = [
+        n for n, entering in events if entering and isinstance(n, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
+    ]
     extra = [d for s in stmts if isinstance(s, (cst.FunctionDef, cst.ClassDef)) for d in s.decorators[:1]]
     ranges = node_ranges(module, stmts + extra)
     spans = []
@@ -541,7 +571,9 @@ def ast_too_deep(source: str) -> bool:
 
 
 def _too_deep(path: str) -> Diagnostic:
-    return Diagnostic(path, "JAX001", "syntax-error", "The file is nested too deeply to be parsed", Position(1, 1), Position(1, 1))
+    return Diagnostic(
+        path, "JAX001", "syntax-error", "The file is nested too deeply to be parsed", Position(1, 1), Position(1, 1)
+    )
 
 
 NOT_CHECKED = ("JAX003", "not-checked", "Fix what the message names (or exclude the file); jaxlint skipped it")
@@ -562,8 +594,14 @@ def _resource(exc: BaseException) -> str:
 def _rule_failed(result: FileResult, rule: type[Rule], exc: Exception) -> None:
     """A rule raised: extreme code is a JAX003 finding, anything else a bug in the rule."""
     if isinstance(exc, (RecursionError, MemoryError)):
-        what = "nested too deeply for it (RecursionError)" if isinstance(exc, RecursionError) else "too large for it (MemoryError)"
-        result.diagnostics.append(not_checked(result.path, f"{rule.code} ({rule.name}) did not check this file: the code is {what}"))
+        what = (
+            "nested too deeply for it (RecursionError)"
+            if isinstance(exc, RecursionError)
+            else "too large for it (MemoryError)"
+        )
+        result.diagnostics.append(
+            not_checked(result.path, f"{rule.code} ({rule.name}) did not check this file: the code is {what}")
+        )
     else:
         result.rule_errors.append(f"{rule.code} ({rule.name}): {describe(exc)}")
 
@@ -592,4 +630,14 @@ def _syntax_error(path: str, source: str, e: cst.ParserSyntaxError) -> Diagnosti
     except (RecursionError, MemoryError):
         pass
     pos = Position(line, col)
-    return Diagnostic(path, "JAX001", "syntax-error", f"SyntaxError: {msg}", pos, pos, None, False, "Fix the syntax error; jaxlint checks nothing else in this file until then")
+    return Diagnostic(
+        path,
+        "JAX001",
+        "syntax-error",
+        f"SyntaxError: {msg}",
+        pos,
+        pos,
+        None,
+        False,
+        "Fix the syntax error; jaxlint checks nothing else in this file until then",
+    )

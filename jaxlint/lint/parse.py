@@ -122,7 +122,7 @@ def _clean_gap(lines: list[str], last: int, first: int, member: bool) -> bool:
     for n in range(last, first - 1):
         line = lines[n]
         body = line.rstrip("\r\n")
-        if body and not (body.startswith(indent) and body[len(indent):].startswith("#")):
+        if body and not (body.startswith(indent) and body[len(indent) :].startswith("#")):
             return False
     return True
 
@@ -165,7 +165,11 @@ def _stitched(lines: list[str], first_indent: tuple[str, int], pieces: list[Piec
                     raise _Mismatch
                 block = stand_in.body
                 real = body[open_class].body
-                if not isinstance(block, cst.IndentedBlock) or block.indent != real.indent or len(block.body) != n_members:
+                if (
+                    not isinstance(block, cst.IndentedBlock)
+                    or block.indent != real.indent
+                    or len(block.body) != n_members
+                ):
                     raise _Mismatch
                 members.extend(block.body)
                 footer = block.footer

@@ -58,7 +58,9 @@ def scan_suppressions(source: str) -> Suppressions:
             continue
         m = _IGNORE.match(line)
         if m:
-            out.comments.append(Comment(i, line.index("#") + 1, len(line) + 1, _codes(m.group("codes")), "ignore", i + 1, i + 1))
+            out.comments.append(
+                Comment(i, line.index("#") + 1, len(line) + 1, _codes(m.group("codes")), "ignore", i + 1, i + 1)
+            )
             continue
         m = _NOQA.search(line)
         if m and "#" in line[: m.start() + 1]:

@@ -24,7 +24,9 @@ SEQUENCE_RESULTS = frozenset(
     "modf histogram histogram2d histogramdd gradient unravel_index tril_indices triu_indices diag_indices "
     "tril_indices_from triu_indices_from diag_indices_from mask_indices".split()
 )
-LAX_CONTROL = frozenset("scan cond switch while_loop fori_loop map associative_scan custom_root custom_linear_solve".split())
+LAX_CONTROL = frozenset(
+    "scan cond switch while_loop fori_loop map associative_scan custom_root custom_linear_solve".split()
+)
 # jax.lax functions that take and return whole pytrees (a dict stays a dict)
 LAX_PYTREE = frozenset(
     "stop_gradient with_sharding_constraint psum pmean pmax pmin all_gather ppermute all_to_all psum_scatter "
@@ -42,8 +44,9 @@ ARRAY_ATTRS = frozenset({"T", "real", "imag", "mT"})
 AT_METHODS = {"set", "add", "multiply", "divide", "power", "min", "max", "subtract", "apply", "get"}
 # (``jax._src.typing.Array`` and ``jax._src.basearray.Array`` are ``jax.Array`` in jax's own source;
 # ``ArrayLike`` is not here: it admits NumPy arrays and scalars)
-ARRAY_ANNOTATIONS = frozenset({"jax.Array", "jax.numpy.ndarray", "jaxtyping.Array", "jax._src.typing.Array",
-                               "jax._src.basearray.Array"})
+ARRAY_ANNOTATIONS = frozenset(
+    {"jax.Array", "jax.numpy.ndarray", "jaxtyping.Array", "jax._src.typing.Array", "jax._src.basearray.Array"}
+)
 
 
 # jax's own source imports the implementation modules (``from jax._src import numpy as jnp``):
@@ -66,7 +69,7 @@ def public_name(q: str | None) -> str | None:
         return q
     for private, public in PRIVATE_ALIASES:
         if q.startswith(private):
-            rest = q[len(private):]
+            rest = q[len(private) :]
             return public + rest if rest and "." not in rest and not rest.startswith("_") else q
     return q
 

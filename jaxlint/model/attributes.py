@@ -65,13 +65,14 @@ def _whole(program, cls: cst.ClassDef) -> bool:
     if cls not in memo:
         from jaxlint.base.positions import node_ranges
 
-        (start, _), (end, _) = node_ranges(ctx.module, [cls], ctx.parents, ctx.source,
-                                           ctx.shared.setdefault("positions", {}))[cls]
+        (start, _), (end, _) = node_ranges(
+            ctx.module, [cls], ctx.parents, ctx.source, ctx.shared.setdefault("positions", {})
+        )[cls]
         seen, whole = ctx.source.splitlines(), original.splitlines()
         # blanked members after the last kept one: indented lines of the original below it
         while end < len(whole) and (not whole[end].strip() or whole[end][0] in " \t#"):
             end += 1
-        memo[cls] = seen[start - 1:end] == whole[start - 1:end]
+        memo[cls] = seen[start - 1 : end] == whole[start - 1 : end]
     return memo[cls]
 
 

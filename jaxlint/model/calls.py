@@ -44,14 +44,18 @@ PASS = TRACING | {"functools.partial"}
 # calls that run a function argument immediately, in the caller's context (a lax body is traced)
 LAX_BODIES = named("body")
 TRACING_CALLS = named("call")
-RUNS_HERE = LAX_BODIES | TRACING_CALLS | {
-    "jax.tree.map",
-    "jax.tree.map_with_path",
-    "jax.tree_util.tree_map",
-    "jax.tree_util.tree_map_with_path",
-    "jax.tree_map",
-    "absl.app.run",
-}
+RUNS_HERE = (
+    LAX_BODIES
+    | TRACING_CALLS
+    | {
+        "jax.tree.map",
+        "jax.tree.map_with_path",
+        "jax.tree_util.tree_map",
+        "jax.tree_util.tree_map_with_path",
+        "jax.tree_map",
+        "absl.app.run",
+    }
+)
 # decorators that neither bind an axis name nor hide where the function runs
 HARMLESS_DECORATORS = PASS | {
     "staticmethod",
@@ -74,9 +78,7 @@ TEST_DECORATOR_PREFIXES = (
 # module transforms of neural-network libraries: they run methods under maps of their own
 FOREIGN_MAP_LIBS = ("flax", "haiku", "equinox", "praxis")
 # libraries whose functions never call back into the project the way a path could follow
-EXTERNAL = frozenset(
-    {"jax", "jaxlib", "numpy", "functools", "typing", "builtins", "math", "os", "sys"}
-)
+EXTERNAL = frozenset({"jax", "jaxlib", "numpy", "functools", "typing", "builtins", "math", "os", "sys"})
 FUN_KEYWORDS = frozenset({"fun", "f", "fn"})
 # ``f = jax.pmap(f, ...)``: the variable gets a reference of its own, so that the def
 # (``scope.f``) and the pmapped value (``scope.f@bound``) are two functions. At module level
@@ -395,13 +397,21 @@ class Uses:
         return self._use("unknown", layers, cur)
 
     def _layer(self, api: str, node: cst.CSTNode, names: tuple[str, ...] | None, plain: bool) -> dict[str, Any]:
-        m = {"api": short(api), "kind": layer_kind(api), "names": names, "traces": TABLE[api].abstract,
-             "plain": plain, "line": 0, "path": self.ctx.path}
+        m = {
+            "api": short(api),
+            "kind": layer_kind(api),
+            "names": names,
+            "traces": TABLE[api].abstract,
+            "plain": plain,
+            "line": 0,
+            "path": self.ctx.path,
+        }
         self._line_nodes.append((m, node))
         return m
 
-    def _use(self, kind: str, layers, node: cst.CSTNode, scope: str | None = None,
-             var: str | None = None) -> dict[str, Any]:
+    def _use(
+        self, kind: str, layers, node: cst.CSTNode, scope: str | None = None, var: str | None = None
+    ) -> dict[str, Any]:
         u = {
             "kind": kind,
             "layers": layers,
@@ -435,7 +445,9 @@ class Uses:
                 api = ctx.resolve(expr) or dotted(expr)
                 options = []
             if api in MAPS:
-                layers.append(self._layer(api, expr, bound_names(self.p, api, options, False), _plain(api, options, False)))
+                layers.append(
+                    self._layer(api, expr, bound_names(self.p, api, options, False), _plain(api, options, False))
+                )
             elif api in TRACING:
                 layers.append(self._layer(api, expr, (), _plain(api, options, False)))
             elif api not in HARMLESS_DECORATORS and not _test_decorator(expr, api):
@@ -457,8 +469,8 @@ class Uses:
         rebound = sorted(
             self.ctx.facts.ref(name)
             for name, bs in self.p.module_scope.bindings.items()
-            if any(b.kind == "def" for b in bs) and any(
-                b.kind == "assign" and isinstance(b.node, cst.Assign) and self._rebinds_def(b.node) for b in bs)
+            if any(b.kind == "def" for b in bs)
+            and any(b.kind == "assign" and isinstance(b.node, cst.Assign) and self._rebinds_def(b.node) for b in bs)
         )
         return {"uses": self.uses, "decorated": self.decorated, "foreign": foreign, "rebound": rebound}
 
@@ -481,8 +493,9 @@ def _test_decorator(expr: cst.BaseExpression, api: str | None) -> bool:
 
 
 def _is_load(node: cst.CSTNode, parent: cst.CSTNode | None) -> bool:
-    if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Param, cst.ImportAlias, cst.AsName,
-                           cst.Global, cst.Nonlocal)):
+    if isinstance(
+        parent, (cst.FunctionDef, cst.ClassDef, cst.Param, cst.ImportAlias, cst.AsName, cst.Global, cst.Nonlocal)
+    ):
         return False
     if isinstance(parent, cst.AssignTarget) and parent.target is node:
         return False

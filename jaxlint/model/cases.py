@@ -32,9 +32,27 @@ ABSL = "absl.testing.parameterized"
 PYTEST_PARAMETRIZE = "pytest.mark.parametrize"
 # jax's rand_* factories of test_util: ``rng = jtu.rand_default(self.rng())``, then
 # ``rng(shape, dtype)`` is an array of that shape
-TEST_RANDS = frozenset(f"rand_{k}" for k in (
-    "default", "nonzero", "positive", "small", "not_small", "small_positive", "uniform", "some_equal",
-    "some_inf", "some_nan", "some_inf_and_nan", "some_zero", "int", "unique_int", "bool", "fullrange"))
+TEST_RANDS = frozenset(
+    f"rand_{k}"
+    for k in (
+        "default",
+        "nonzero",
+        "positive",
+        "small",
+        "not_small",
+        "small_positive",
+        "uniform",
+        "some_equal",
+        "some_inf",
+        "some_nan",
+        "some_inf_and_nan",
+        "some_zero",
+        "int",
+        "unique_int",
+        "bool",
+        "fullrange",
+    )
+)
 
 
 @dataclass(eq=False)
@@ -292,8 +310,7 @@ def _product(p, args):
 def _parametrize(p, args):
     """``pytest.mark.parametrize("a, b", [(1, 2), ...])``; ``pytest.param(...)`` with
     ``marks=`` may be skipped: unknown."""
-    if len(args) != 2 or any(a.keyword is not None and a.keyword.value not in ("argnames", "argvalues")
-                             for a in args):
+    if len(args) != 2 or any(a.keyword is not None and a.keyword.value not in ("argnames", "argvalues") for a in args):
         return None
     spelled = p.literal(args[0].value)
     if type(spelled) is str:
@@ -351,8 +368,9 @@ def _items(p, expr, env: dict, count: list[int]):
         if len(r) > _ITEMS:
             return None
         count[0] += len(r)
-        return [(cst.Integer(str(i)) if i >= 0 else cst.UnaryOperation(cst.Minus(), cst.Integer(str(-i))), env)
-                for i in r]
+        return [
+            (cst.Integer(str(i)) if i >= 0 else cst.UnaryOperation(cst.Minus(), cst.Integer(str(-i))), env) for i in r
+        ]
     if t in (cst.ListComp, cst.GeneratorExp):
         return _comprehension(p, expr.elt, expr.for_in, env, count)
     display = expr if t in (cst.Tuple, cst.List) else (p.display(expr) if t is cst.Name else None)
@@ -375,8 +393,9 @@ def _comprehension(p, elt, clause: cst.CompFor, env: dict, count: list[int]):
         inner = dict(env)
         if not _bind(p, clause.target, item, item_env, inner):
             return None
-        more = [(elt, inner)] if clause.inner_for_in is None else _comprehension(
-            p, elt, clause.inner_for_in, inner, count)
+        more = (
+            [(elt, inner)] if clause.inner_for_in is None else _comprehension(p, elt, clause.inner_for_in, inner, count)
+        )
         if more is None:
             return None
         out += more
@@ -452,9 +471,11 @@ def skips_some(p, fn: cst.FunctionDef) -> bool:
         for inner in walk(node, nested):
             t = type(inner)
             if t in (cst.Return, cst.Raise, cst.Continue, cst.Break) or (
-                    t is cst.Call and type(inner.func) in (cst.Attribute, cst.Name)
-                    and (inner.func.attr.value if type(inner.func) is cst.Attribute else inner.func.value)
-                    in ("skipTest", "skip", "skipIf", "xfail")):
+                t is cst.Call
+                and type(inner.func) in (cst.Attribute, cst.Name)
+                and (inner.func.attr.value if type(inner.func) is cst.Attribute else inner.func.value)
+                in ("skipTest", "skip", "skipIf", "xfail")
+            ):
                 found = True
                 break
         if found:

@@ -51,9 +51,7 @@ class FileContext:
         self.parents = parents
         self.settings = settings
         self._transform_by_node: dict[cst.CSTNode, Transform] = {n: t for t, n in collector.transform_nodes}
-        self._node_by_qualname: dict[str, cst.CSTNode] = {
-            q: n for n, q in collector.qualname_of.items()
-        }
+        self._node_by_qualname: dict[str, cst.CSTNode] = {q: n for n, q in collector.qualname_of.items()}
 
     # names -------------------------------------------------------------------------
     def resolve(self, node: cst.BaseExpression) -> str | None:
@@ -88,7 +86,9 @@ class FileContext:
             self._span = span
         return self._span
 
-    def descendants(self, node: cst.CSTNode, prune: tuple[type, ...] = (cst.FunctionDef, cst.Lambda, cst.ClassDef)) -> list[cst.CSTNode]:  # noqa: E501
+    def descendants(
+        self, node: cst.CSTNode, prune: tuple[type, ...] = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+    ) -> list[cst.CSTNode]:  # noqa: E501
         """Syntax nodes under ``node`` in text order; ``prune`` nodes are listed, not entered.
 
         Reads the engine's event list: no attribute walking, so a function body costs
@@ -234,7 +234,7 @@ class FileContext:
         prefix = f"{self.facts.module}." if self.facts.module else ""
         if prefix and not ref.startswith(prefix):
             return None
-        return self._node_by_qualname.get(ref[len(prefix):])  # type: ignore[return-value]
+        return self._node_by_qualname.get(ref[len(prefix) :])  # type: ignore[return-value]
 
     def ref(self, expr: cst.BaseExpression, at: cst.CSTNode | None = None) -> str | None:
         """Reference of the function an expression names, seen from ``at`` (default: expr)."""

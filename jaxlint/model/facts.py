@@ -155,10 +155,7 @@ class FactCollector:
             decorators = [self.decorator_name(d.decorator) for d in node.decorators]
             params = _param_list(node.params, self.code_for)
             is_method = (
-                in_class
-                and "staticmethod" not in decorators
-                and bool(params)
-                and params[0].kind in ("pos", "posonly")
+                in_class and "staticmethod" not in decorators and bool(params) and params[0].kind in ("pos", "posonly")
             )
             fact = FunctionFact(qual, name, params, 0, class_name, is_method, False, decorators)
             if not in_class:

@@ -38,8 +38,9 @@ def terminates(body, enter_with: bool = False) -> bool:
     if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
         return any(isinstance(s, _LEAVING) for s in last.body)
     if isinstance(last, cst.If):
-        return (last.orelse is not None and terminates(last.body, enter_with)
-                and orelse_terminates(last.orelse, enter_with))
+        return (
+            last.orelse is not None and terminates(last.body, enter_with) and orelse_terminates(last.orelse, enter_with)
+        )
     if enter_with and isinstance(last, cst.With):
         return terminates(last.body, enter_with)
     return False
@@ -48,8 +49,11 @@ def terminates(body, enter_with: bool = False) -> bool:
 def orelse_terminates(orelse, enter_with: bool = False) -> bool:
     """Does every arm of an ``elif``/``else`` chain leave?"""
     if isinstance(orelse, cst.If):
-        return (orelse.orelse is not None and terminates(orelse.body, enter_with)
-                and orelse_terminates(orelse.orelse, enter_with))
+        return (
+            orelse.orelse is not None
+            and terminates(orelse.body, enter_with)
+            and orelse_terminates(orelse.orelse, enter_with)
+        )
     return terminates(orelse.body, enter_with)
 
 

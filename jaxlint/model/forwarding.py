@@ -84,8 +84,13 @@ def _forwarded(p, fn, scope, param: cst.Param, args_name: str, kwargs_name: str 
         if b.kind == "param":
             continue
         v = p.value(b.value) if b.kind == "assign" and not b.unpack and b.value is not None else None
-        if type(v) is not Transformed or v.star_kwargs or type(v.target) is not Parameter \
-                or v.target.binding.node is not param or (v.api not in SAME_SHAPES and v.api not in SAME_ARITY):
+        if (
+            type(v) is not Transformed
+            or v.star_kwargs
+            or type(v.target) is not Parameter
+            or v.target.binding.node is not param
+            or (v.api not in SAME_SHAPES and v.api not in SAME_ARITY)
+        ):
             return None
         shapes = shapes and v.api in SAME_SHAPES
     reads = [r for r in p._reads_by_name.get(name, ()) if any(b in bindings for b in p.reaching(r))]
@@ -94,12 +99,20 @@ def _forwarded(p, fn, scope, param: cst.Param, args_name: str, kwargs_name: str 
         parent = p.parents.get(r)
         if type(parent) is cst.Call and parent.func is r:
             args = list(parent.args)
-            if not args or args[0].star != "*" or type(args[0].value) is not cst.Name \
-                    or args[0].value.value != args_name:
+            if (
+                not args
+                or args[0].star != "*"
+                or type(args[0].value) is not cst.Name
+                or args[0].value.value != args_name
+            ):
                 return None
             rest = args[1:]
-            if rest and not (len(rest) == 1 and rest[0].star == "**" and type(rest[0].value) is cst.Name
-                             and rest[0].value.value == kwargs_name):
+            if rest and not (
+                len(rest) == 1
+                and rest[0].star == "**"
+                and type(rest[0].value) is cst.Name
+                and rest[0].value.value == kwargs_name
+            ):
                 return None
             kwargs = kwargs or bool(rest)
             calls.append(parent)
@@ -110,9 +123,13 @@ def _forwarded(p, fn, scope, param: cst.Param, args_name: str, kwargs_name: str 
     # a ``return``/``raise`` before the call may leave without calling; a generator's body
     # does not run at the call
     leaves = [n for n in p.ctx.descendants(fn) if type(n) in (cst.Return, cst.Raise, cst.Yield)]
-    runs = [c for c in calls if _on_every_path(p, fn, c)
-            and (first_other is None or p.ctx.text_order(c) < first_other)
-            and not any(p.ctx.text_order(n) < p.ctx.text_order(c) and n is not p.parents.get(c) for n in leaves)]
+    runs = [
+        c
+        for c in calls
+        if _on_every_path(p, fn, c)
+        and (first_other is None or p.ctx.text_order(c) < first_other)
+        and not any(p.ctx.text_order(n) < p.ctx.text_order(c) and n is not p.parents.get(c) for n in leaves)
+    ]
     if not runs or any(type(n) is cst.Yield for n in p.ctx.descendants(fn)):
         return None
     return {"shapes": shapes, "kwargs": kwargs}
@@ -122,8 +139,11 @@ def _rebinds(p, read: cst.Name, bindings) -> bool:
     """The read is the function argument of one of the parameter's own rebindings."""
     arg = p.parents.get(read)
     call = p.parents.get(arg)
-    return type(arg) is cst.Arg and type(call) is cst.Call and any(
-        b.kind == "assign" and b.value is call for b in bindings)
+    return (
+        type(arg) is cst.Arg
+        and type(call) is cst.Call
+        and any(b.kind == "assign" and b.value is call for b in bindings)
+    )
 
 
 def _on_every_path(p, fn: cst.FunctionDef, call: cst.Call) -> bool:
@@ -178,7 +198,7 @@ def _made(p, call: cst.Call, arg: cst.Arg) -> cst.Call | None:
         info = {"refs": refs, "param": at + offset, "named": at + offset + 1, "shapes": True}
     else:
         return None
-    new = cst.Call(func=arg.value, args=[*positional[at + 1:], *keywords])
+    new = cst.Call(func=arg.value, args=[*positional[at + 1 :], *keywords])
     p.parents[new] = call
     p.ctx.shared.setdefault("model.forwarded_info", {})[new] = info
     return new

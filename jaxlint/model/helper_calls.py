@@ -78,8 +78,11 @@ def returned(p, call: cst.Call, k: int) -> tuple[cst.BaseExpression, Case] | Non
     if type(last) is not cst.SimpleStatementLine or last.body[-1] is not returns[0]:
         return None
     display = returns[0].value
-    if type(display) not in (cst.Tuple, cst.List) or k >= len(display.elements) \
-            or any(type(e) is cst.StarredElement for e in display.elements):
+    if (
+        type(display) not in (cst.Tuple, cst.List)
+        or k >= len(display.elements)
+        or any(type(e) is cst.StarredElement for e in display.elements)
+    ):
         return None
     case = bound(p, fn, call)
     return (display.elements[k].value, case) if case is not None else None

@@ -224,8 +224,11 @@ class Program:
                 made.append(cur)
             elif type(d) is External and d.qualified in TRANSPARENT_DECORATORS:
                 continue
-            elif type(dec.decorator) is cst.Name and dec.decorator.value in ("staticmethod", "classmethod") \
-                    and not self.reaching(dec.decorator):
+            elif (
+                type(dec.decorator) is cst.Name
+                and dec.decorator.value in ("staticmethod", "classmethod")
+                and not self.reaching(dec.decorator)
+            ):
                 continue
             else:
                 return UNKNOWN
@@ -443,8 +446,13 @@ class Program:
                 elif t is cst.Call:
                     f = node.func
                     tf = type(f)
-                    last = f.value if tf is cst.Name else f.attr.value if tf is cst.Attribute else (
-                        "partial" if tf is cst.Call else None)
+                    last = (
+                        f.value
+                        if tf is cst.Name
+                        else f.attr.value
+                        if tf is cst.Attribute
+                        else ("partial" if tf is cst.Call else None)
+                    )
                     if last not in shorts:
                         continue
                     v = self.value(node)
@@ -456,8 +464,9 @@ class Program:
             return self._applications
         return [a for a in self._applications if a.api == api]
 
-    def invocations(self, node: cst.CSTNode, through_maps: bool = False,
-                    callees: bool = False, forwarders: bool = False) -> tuple[list[cst.Call], bool]:
+    def invocations(
+        self, node: cst.CSTNode, through_maps: bool = False, callees: bool = False, forwarders: bool = False
+    ) -> tuple[list[cst.Call], bool]:
         """Where the value made at ``node`` (a transform call or decorator, a lambda, a def)
         is called: ``(calls, complete)``; complete is False when it may also escape (passed
         on, stored, called through a name that can mean something else). ``through_maps``:
@@ -492,8 +501,11 @@ class Program:
             call = parents.get(parent)
             if type(call) is cst.Call and call.args and call.args[0] is parent:
                 v = self.value(call)
-                if type(v) is Transformed and v.node is call and (
-                        v.api in FORWARDING_TRANSFORMS or (self._through_maps and v.api in MAPPING_TRANSFORMS)):
+                if (
+                    type(v) is Transformed
+                    and v.node is call
+                    and (v.api in FORWARDING_TRANSFORMS or (self._through_maps and v.api in MAPPING_TRANSFORMS))
+                ):
                     return self._invocations(call, depth + 1)
                 primal = self._primal_call(call)
                 if primal is not None:
@@ -531,8 +543,9 @@ class Program:
         elif api in PRIMALS_TUPLE and rest and not rest[0].star:
             display = rest[0].value
             if type(display) in (cst.Tuple, cst.List):
-                args = [cst.Arg(value=e.value, star="*" if type(e) is cst.StarredElement else "")
-                        for e in display.elements]
+                args = [
+                    cst.Arg(value=e.value, star="*" if type(e) is cst.StarredElement else "") for e in display.elements
+                ]
         made = None
         if args is not None and not any(a.star for a in args):
             made = cst.Call(func=call.args[0].value, args=args)
@@ -543,8 +556,9 @@ class Program:
     def written_call(self, call: cst.Call) -> cst.Call:
         """The call as the source writes it: ``jax.vjp(f, x, y)`` for the ``f(x, y)`` it makes."""
         made = self.parents.get(call)
-        if type(made) is cst.Call and (self._primal_calls.get(made) is call
-                                       or call in self.ctx.shared.get("model.forwarded_info", ())):
+        if type(made) is cst.Call and (
+            self._primal_calls.get(made) is call or call in self.ctx.shared.get("model.forwarded_info", ())
+        ):
             return made
         return call
 
@@ -604,9 +618,11 @@ class Program:
         whichever of them it is. Each rebinding's inner name must see only the family."""
         if b.anywhere:
             return [b]
-        inner = {x: self._rewrapped_name(x, apis) for x in b.scope.bindings.get(b.name, ())
-                 if x is not b and x.kind == "assign" and not x.unpack and type(x.value) is cst.Call
-                 and not x.anywhere}
+        inner = {
+            x: self._rewrapped_name(x, apis)
+            for x in b.scope.bindings.get(b.name, ())
+            if x is not b and x.kind == "assign" and not x.unpack and type(x.value) is cst.Call and not x.anywhere
+        }
         family = [b] + [x for x, name in inner.items() if name is not None]
         shrunk = True
         while shrunk and len(family) > 1:  # the largest family closed under "wraps only its members"
@@ -676,8 +692,12 @@ class Program:
             body = node.body
         else:
             stmts = node.body.body if type(node.body) is cst.IndentedBlock else []
-            if len(stmts) != 1 or type(stmts[0]) is not cst.SimpleStatementLine or len(stmts[0].body) != 1 \
-                    or type(stmts[0].body[0]) is not cst.Return:
+            if (
+                len(stmts) != 1
+                or type(stmts[0]) is not cst.SimpleStatementLine
+                or len(stmts[0].body) != 1
+                or type(stmts[0].body[0]) is not cst.Return
+            ):
                 return None
             body = stmts[0].body[0].value
         if type(body) is not cst.Call or any(a.star for a in body.args):

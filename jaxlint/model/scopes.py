@@ -140,8 +140,9 @@ class ScopeBuilder:
                 continue
             if t is cst.FunctionDef or t is cst.ClassDef:
                 targets.add(node.name)
-                pending.setdefault(node, []).append((scope, node.name.value, "def" if t is cst.FunctionDef else "class",
-                                                     node, tuple(path)))
+                pending.setdefault(node, []).append(
+                    (scope, node.name.value, "def" if t is cst.FunctionDef else "class", node, tuple(path))
+                )
                 continue
             if t is cst.Assign:
                 for tg in node.targets:
@@ -160,8 +161,9 @@ class ScopeBuilder:
                 home = scope
                 while home.kind == "comprehension" and home.parent is not None:
                     home = home.parent
-                self._targets(node.target, home, path if home is scope else [], node, node.value, (), pending,
-                              kind="walrus")
+                self._targets(
+                    node.target, home, path if home is scope else [], node, node.value, (), pending, kind="walrus"
+                )
                 continue
             if t is cst.For or t is cst.While:
                 self._mark_arm(node.body, node, 0)
@@ -244,8 +246,7 @@ class ScopeBuilder:
             home, anywhere = self._enclosing_function(scope, name), True
         if home is None:
             return
-        home.add(Binding(name, kind, node, home, index, () if anywhere else path, value, unpack,
-                         anywhere=anywhere))
+        home.add(Binding(name, kind, node, home, index, () if anywhere else path, value, unpack, anywhere=anywhere))
 
     def _enclosing_function(self, scope: Scope, name: str) -> Scope | None:
         s = scope.parent
@@ -262,8 +263,11 @@ class ScopeBuilder:
             return
         base = ""
         if type(node) is cst.ImportFrom:
-            base = self.names._absolute(len(node.relative), dotted(node.module) or "") if node.relative else (
-                dotted(node.module) or "" if node.module is not None else "")
+            base = (
+                self.names._absolute(len(node.relative), dotted(node.module) or "")
+                if node.relative
+                else (dotted(node.module) or "" if node.module is not None else "")
+            )
         for alias in node.names:
             full = dotted(alias.name) or ""
             for n in _names_in(alias.name):

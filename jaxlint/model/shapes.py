@@ -66,15 +66,28 @@ _NP = ("jax.numpy", "numpy")
 # constructors taking a shape: qualified name -> (index, keyword) of it
 SHAPED = {
     **{f"{m}.{f}": (0, "shape") for m in _NP for f in ("ones", "zeros", "empty", "full")},
-    **{f"jax.random.{f}": (1, "shape") for f in ("normal", "uniform", "gumbel", "laplace", "logistic",
-                                                  "cauchy", "exponential", "rademacher", "randint")},
+    **{
+        f"jax.random.{f}": (1, "shape")
+        for f in (
+            "normal",
+            "uniform",
+            "gumbel",
+            "laplace",
+            "logistic",
+            "cauchy",
+            "exponential",
+            "rademacher",
+            "randint",
+        )
+    },
     "jax.random.truncated_normal": (3, "shape"),
     "numpy.random.normal": (2, "size"),
     "numpy.random.uniform": (2, "size"),
 }
 # ... whose shape defaults to a scalar when not given
-SCALAR_BY_DEFAULT = frozenset(f"jax.random.{f}" for f in ("normal", "uniform", "gumbel", "laplace", "logistic",
-                                                          "cauchy", "exponential"))
+SCALAR_BY_DEFAULT = frozenset(
+    f"jax.random.{f}" for f in ("normal", "uniform", "gumbel", "laplace", "logistic", "cauchy", "exponential")
+)
 DIMS = frozenset({"numpy.random.randn", "numpy.random.rand"})  # the dimensions as arguments
 LIKE = frozenset(f"{m}.{f}_like" for m in _NP for f in ("ones", "zeros", "empty", "full"))
 SAME = frozenset({f"{m}.{f}" for m in _NP for f in ("asarray", "array")} | {"jax.device_put"})
@@ -240,8 +253,13 @@ def size(p, expr: cst.BaseExpression | None) -> int | None:
         if sizes and all(s is not None and s == sizes[0] for s in sizes):
             return sizes[0]
         return None
-    if t is cst.Call and type(expr.func) is cst.Name and expr.func.value == "len" and len(expr.args) == 1 \
-            and not p.reaching(expr.func):
+    if (
+        t is cst.Call
+        and type(expr.func) is cst.Name
+        and expr.func.value == "len"
+        and len(expr.args) == 1
+        and not p.reaching(expr.func)
+    ):
         d = p.display(expr.args[0].value)
         if d is not None and not any(type(e) is cst.StarredElement for e in d.elements):
             return len(d.elements)
@@ -355,8 +373,13 @@ def _param_shape(p, b) -> Shape | None:
         return None
     if fn.decorators:
         v = p.value(fn)
-        if type(v) is not Transformed or v.api not in FORWARDING_TRANSFORMS or v.star_kwargs \
-                or type(v.target) is not Function or v.target.node is not fn:
+        if (
+            type(v) is not Transformed
+            or v.api not in FORWARDING_TRANSFORMS
+            or v.star_kwargs
+            or type(v.target) is not Function
+            or v.target.node is not fn
+        ):
             return None
     params = fn.params
     positional = [*params.posonly_params, *params.params]
@@ -379,8 +402,11 @@ def _param_shape(p, b) -> Shape | None:
             return None
         _assume(p, call)
         given = [a.value for a in call.args if a.keyword is None]
-        arg = given[where] if where is not None and where < len(given) else next(
-            (a.value for a in call.args if a.keyword is not None and a.keyword.value == keyword), None)
+        arg = (
+            given[where]
+            if where is not None and where < len(given)
+            else next((a.value for a in call.args if a.keyword is not None and a.keyword.value == keyword), None)
+        )
         s = shape(p, arg) if arg is not None else None
         if s is None or (found is not None and s != found):
             return None
@@ -403,8 +429,14 @@ def _mapped_param_shape(p, fn: cst.FunctionDef, where: int) -> Shape | None:
     if type(arg) is not cst.Arg or type(call) is not cst.Call or not call.args or call.args[0] is not arg:
         return None
     v = p.value(call)
-    if type(v) is not Transformed or v.api != "jax.vmap" or v.node is not call or v.star_kwargs \
-            or type(v.target) is not Function or v.target.node is not fn:
+    if (
+        type(v) is not Transformed
+        or v.api != "jax.vmap"
+        or v.node is not call
+        or v.star_kwargs
+        or type(v.target) is not Function
+        or v.target.node is not fn
+    ):
         return None
     given = v.keywords.get("in_axes", v.args[0].value if v.args else None)
     axes = 0 if given is None else p.literal(given)
@@ -425,7 +457,7 @@ def _mapped_param_shape(p, fn: cst.FunctionDef, where: int) -> Shape | None:
         s = shape(p, c.args[where].value)
         if s is not None and axes is not None:
             k = axes + len(s.dims) if axes < 0 and s.exact else axes
-            s = Shape(s.dims[:k] + s.dims[k + 1:], s.exact) if 0 <= k < len(s.dims) else None
+            s = Shape(s.dims[:k] + s.dims[k + 1 :], s.exact) if 0 <= k < len(s.dims) else None
         if s is None or (found is not None and s != found):
             return None
         found = s
@@ -454,8 +486,11 @@ def _broadcast(a: Shape | None, b: Shape | None) -> Shape | None:
 def _subscript(p, sub: cst.Subscript) -> Shape | None:
     base = sub.value
     if type(base) is cst.Attribute and base.attr.value == "shape":
-        return SCALAR if _index(p, sub) is not None and (shape(p, base.value) is not None
-                                                           or _shaped_value(p, base.value)) else None
+        return (
+            SCALAR
+            if _index(p, sub) is not None and (shape(p, base.value) is not None or _shaped_value(p, base.value))
+            else None
+        )
     element = p.element(sub)
     if element is not None:
         return shape(p, element)
@@ -469,14 +504,14 @@ def _subscript(p, sub: cst.Subscript) -> Shape | None:
         if not s.exact:
             return None
         at = kinds.index("...")
-        before, after = kinds[:at], kinds[at + 1:]
+        before, after = kinds[:at], kinds[at + 1 :]
         taken = sum(k != "new" for k in before + after)
         if taken > len(s.dims):
             return None
         head = _indexed(s.dims, before)
         n_after = sum(k != "new" for k in after)
-        tail = _indexed(s.dims[len(s.dims) - n_after:], after)
-        middle = s.dims[sum(k != "new" for k in before):len(s.dims) - n_after]
+        tail = _indexed(s.dims[len(s.dims) - n_after :], after)
+        middle = s.dims[sum(k != "new" for k in before) : len(s.dims) - n_after]
         return Shape(head + middle + tail)
     taken = sum(k != "new" for k in kinds)
     if taken > len(s.dims):
@@ -612,8 +647,13 @@ def _call(p, call: cst.Call) -> Shape | None:
         num = _arg(call, 2, "num")
         return Shape((50 if num is None else size(p, num),))
     if q in RESHAPES:
-        return _reshape(p, pos[0] if pos else None, pos[1:] if len(pos) > 1 else
-                        [a.value for a in call.args if a.keyword is not None and a.keyword.value in ("shape", "newshape")])
+        return _reshape(
+            p,
+            pos[0] if pos else None,
+            pos[1:]
+            if len(pos) > 1
+            else [a.value for a in call.args if a.keyword is not None and a.keyword.value in ("shape", "newshape")],
+        )
     if q in STACKS or q in CONCATS:
         return _join(p, call, pos, q in STACKS)
     if q in EXPAND_DIMS:
@@ -625,8 +665,9 @@ def _norm(p, call: cst.Call) -> Shape | None:
     """``linalg.norm(x, axis=-1)``: that axis removed (kept as 1 under ``keepdims=True``);
     without ``axis`` or ``ord``, the norm of everything: a scalar."""
     base = shape(p, _arg(call, 0, "x"))
-    if base is None or any(a.keyword is not None and a.keyword.value not in ("ord", "axis", "keepdims")
-                           for a in call.args):
+    if base is None or any(
+        a.keyword is not None and a.keyword.value not in ("ord", "axis", "keepdims") for a in call.args
+    ):
         return None
     axis_expr, ord_expr, keep_expr = _arg(call, 2, "axis"), _arg(call, 1, "ord"), _arg(call, 3, "keepdims")
     keep = False if keep_expr is None else p.literal(keep_expr)
@@ -640,7 +681,7 @@ def _norm(p, call: cst.Call) -> Shape | None:
     if type(axis) is not int or not base.exact or not -len(base.dims) <= axis < len(base.dims):
         return None
     axis %= len(base.dims)
-    return Shape(base.dims[:axis] + ((1,) if keep else ()) + base.dims[axis + 1:])
+    return Shape(base.dims[:axis] + ((1,) if keep else ()) + base.dims[axis + 1 :])
 
 
 def _expand_dims(p, call: cst.Call) -> Shape | None:
@@ -762,8 +803,9 @@ def _random_state(p, expr) -> bool:
         return True
     if type(expr) is cst.Name:
         b = p.binding(expr)
-        return b is not None and b.kind == "assign" and not b.unpack and b.value is not None \
-            and _random_state(p, b.value)
+        return (
+            b is not None and b.kind == "assign" and not b.unpack and b.value is not None and _random_state(p, b.value)
+        )
     if type(expr) is cst.Call and not expr.args:
         f = expr.func
         if type(f) is cst.Attribute and f.attr.value == "rng" and type(f.value) is cst.Name and f.value.value == "self":

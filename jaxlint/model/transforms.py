@@ -72,5 +72,6 @@ TABLE: dict[str, Api] = {
 def named(kind: str, **facts) -> frozenset[str]:
     """The qualified names of the entries of one kind (``"map"``...), optionally with
     given facts (``abstract=True``)."""
-    return frozenset(q for q, a in TABLE.items()
-                     if a.kind == kind and all(getattr(a, k) == v for k, v in facts.items()))
+    return frozenset(
+        q for q, a in TABLE.items() if a.kind == kind and all(getattr(a, k) == v for k, v in facts.items())
+    )

@@ -117,12 +117,12 @@ def same(values: list) -> object:
     return first
 
 
-def apply_transform(api: str, target: object, node: cst.CSTNode, args: list[cst.Arg],
-                    decorator: bool = False, target_node=None) -> Transformed:
+def apply_transform(
+    api: str, target: object, node: cst.CSTNode, args: list[cst.Arg], decorator: bool = False, target_node=None
+) -> Transformed:
     kws = {a.keyword.value: a.value for a in args if a.keyword is not None}
     positional = [a for a in args if a.keyword is None and not a.star]
-    return Transformed(api, target, node, positional, kws, any(a.star == "**" for a in args), decorator,
-                       target_node)
+    return Transformed(api, target, node, positional, kws, any(a.star == "**" for a in args), decorator, target_node)
 
 
 def is_transform(v: object) -> bool:

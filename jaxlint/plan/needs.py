@@ -84,8 +84,10 @@ def derive(cls) -> None:
     own = cls.__dict__
     by_hand = [k for k in DERIVED_ONLY if k in own]
     if by_hand:
-        raise TypeError(f"{cls.__name__} sets {', '.join(by_hand)} by hand: declare `about` and `reads` instead "
-                        "(docs/writing-rules.md, \"What a rule may read\")")
+        raise TypeError(
+            f"{cls.__name__} sets {', '.join(by_hand)} by hand: declare `about` and `reads` instead "
+            '(docs/writing-rules.md, "What a rule may read")'
+        )
     if "about" in own or "context_words" in own:
         about = cls.about
         if about is not None:

@@ -34,7 +34,9 @@ def _blank_literal(m: re.Match) -> str:
     return " "
 
 
-IMPORT = re.compile(r"(?m)^[ \t]*(?:from[ \t]+[\w.]+[ \t]+)?import[ \t(\\]|;[ \t]*(?:from[ \t]+[\w.]+[ \t]+)?import[ \t(\\]")
+IMPORT = re.compile(
+    r"(?m)^[ \t]*(?:from[ \t]+[\w.]+[ \t]+)?import[ \t(\\]|;[ \t]*(?:from[ \t]+[\w.]+[ \t]+)?import[ \t(\\]"
+)
 DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
@@ -243,8 +245,18 @@ def _unit(stmt: ast.stmt, lines: list[str], owner: int | None, header_only: bool
             idents.update(w.split("."))
         else:
             idents.add(w)
-    return Unit(start, end, name, owner, frozenset(idents), tuple(chains), bool(IMPORT.search(text)), assigns, header_of,
-                forwards=name is not None and "(*" in text and _forwards(stmt))
+    return Unit(
+        start,
+        end,
+        name,
+        owner,
+        frozenset(idents),
+        tuple(chains),
+        bool(IMPORT.search(text)),
+        assigns,
+        header_of,
+        forwards=name is not None and "(*" in text and _forwards(stmt),
+    )
 
 
 def _forwards(fn: ast.stmt) -> bool:
@@ -253,9 +265,16 @@ def _forwards(fn: ast.stmt) -> bool:
         return False
     star = fn.args.vararg.arg
     params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args)}
-    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in params and n.args
-               and isinstance(n.args[0], ast.Starred) and isinstance(n.args[0].value, ast.Name)
-               and n.args[0].value.id == star for n in ast.walk(fn))
+    return any(
+        isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Name)
+        and n.func.id in params
+        and n.args
+        and isinstance(n.args[0], ast.Starred)
+        and isinstance(n.args[0].value, ast.Name)
+        and n.args[0].value.id == star
+        for n in ast.walk(fn)
+    )
 
 
 CONFLICT = "?"  # a name bound to two different things: any use may be anything

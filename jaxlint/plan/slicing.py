@@ -51,7 +51,16 @@ from jaxlint.plan.outline import CONFLICT, Outline, Unit, outline, split_lines
 SUPPRESSION = re.compile(r"#\s*jaxlint\s*:\s*ignore", re.IGNORECASE)
 
 # flags of a planned unit
-ALWAYS, SEED, CALLER_SEED, DIRECT_CALLER_SEED, TARGET_SEED, TRANSFORM, BINDS_TRANSFORM, FOLLOW = 1, 2, 4, 8, 16, 32, 64, 128
+ALWAYS, SEED, CALLER_SEED, DIRECT_CALLER_SEED, TARGET_SEED, TRANSFORM, BINDS_TRANSFORM, FOLLOW = (
+    1,
+    2,
+    4,
+    8,
+    16,
+    32,
+    64,
+    128,
+)
 
 # calls whose arguments a rule may take for the function it checks, besides the anchors
 WRAPPERS = frozenset({"partial", "defvjp", "defjvp", "defjvps"})
@@ -62,8 +71,24 @@ WRAPPERS = frozenset({"partial", "defvjp", "defjvp", "defjvps"})
 # ``step = jit(train)`` at module level is followed to ``train``
 TRANSFORM_NAMES = frozenset(
     {
-        "vmap", "pmap", "shard_map", "smap", "grad", "value_and_grad", "jacrev", "jacfwd", "jacobian",
-        "hessian", "custom_vjp", "custom_jvp", "jit", "checkpoint", "remat", "named_call", "pjit", "xmap",
+        "vmap",
+        "pmap",
+        "shard_map",
+        "smap",
+        "grad",
+        "value_and_grad",
+        "jacrev",
+        "jacfwd",
+        "jacobian",
+        "hessian",
+        "custom_vjp",
+        "custom_jvp",
+        "jit",
+        "checkpoint",
+        "remat",
+        "named_call",
+        "pjit",
+        "xmap",
     }
 )
 
@@ -117,7 +142,9 @@ def plan_file(path: str, source: str, rules, module: str, is_package: bool) -> F
     transforms = anchor_names(ol, wanted_transforms) if wanted_transforms else frozenset()
     binders = anchor_names(ol, TRANSFORM_NAMES)
     wrappers = anchor_names(ol, TRANSFORM_NAMES | WRAPPERS | frozenset().union(*(r.anchors or () for r in rules)))
-    local = {u.name or u.header_of for u in ol.units if u.name or u.header_of} | {a for u in ol.units for a in u.assigns}
+    local = {u.name or u.header_of for u in ol.units if u.name or u.header_of} | {
+        a for u in ol.units for a in u.assigns
+    }
     resolvable = local | ol.imports.keys()
     units = []
     for i, u in enumerate(ol.units):
@@ -136,8 +163,11 @@ def plan_file(path: str, source: str, rules, module: str, is_package: bool) -> F
                 names, dotted = names | u.idents, dotted | set(u.chains)
             passed = tuple(resolvable & names)
             passed_chains = tuple(c for c in dotted if c.partition(".")[0] in ol.imports)
-        units.append(PlanUnit(u.start, u.end, u.name, u.owner, refs, chains, tuple(u.assigns), f, u.header_of,
-                              passed, passed_chains))
+        units.append(
+            PlanUnit(
+                u.start, u.end, u.name, u.owner, refs, chains, tuple(u.assigns), f, u.header_of, passed, passed_chains
+            )
+        )
     return FilePlan(path, module, units, dict(ol.imports))
 
 
@@ -305,12 +335,12 @@ class _Index:
         """What a unit refers to; ``passed``: only what it uses other than by calling it."""
         plan = self.plans[p]
         out: list[tuple[int, int]] = []
-        for name in (u.passed if passed else u.refs):
+        for name in u.passed if passed else u.refs:
             out += self.local(p, name)
             target = plan.imports.get(name)
             if target is not None:
                 out += self.qualified(target, p)
-        for chain in (u.passed_chains if passed else u.chains):
+        for chain in u.passed_chains if passed else u.chains:
             head, _, rest = chain.partition(".")
             target = plan.imports.get(head)
             if target is not None and target != CONFLICT:
@@ -391,8 +421,13 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
         closure_names.update(n for n in (u.name, u.header_of) if n)
         closure_names.update(u.assigns)
     # 5. transforms applied to what a target_transforms seed names, in the def's module
-    targets = {ref for p, plan in enumerate(plans) for i, u in enumerate(plan.units) if u.flags & TARGET_SEED
-               for ref in index.refs_of(p, u, passed=True)}
+    targets = {
+        ref
+        for p, plan in enumerate(plans)
+        for i, u in enumerate(plan.units)
+        if u.flags & TARGET_SEED
+        for ref in index.refs_of(p, u, passed=True)
+    }
     for ref in targets:
         for who in referrers.get(ref, ()):
             if who[0] == ref[0] and plans[who[0]].units[who[1]].flags & TRANSFORM:

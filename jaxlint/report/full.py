@@ -101,7 +101,7 @@ def _note(label: str, text: str, width: int, style: str = "cyan") -> Text:
         text, width=width, initial_indent=prefix, subsequent_indent=" " * len(prefix), break_on_hyphens=False
     )
     t = Text(prefix, style=style)
-    t.append(body[len(prefix):])
+    t.append(body[len(prefix) :])
     return t
 
 
@@ -147,7 +147,9 @@ def render(
         if d.fix is not None:
             if d.fix.applicability == "unsafe":
                 how = "applied with --unsafe-fixes" if unsafe_fixes else "apply with --fix --unsafe-fixes"
-                console.print(_note("unsafe fix", f"{d.fix.message} (changes behaviour: review it; {how})", width, "yellow"))
+                console.print(
+                    _note("unsafe fix", f"{d.fix.message} (changes behaviour: review it; {how})", width, "yellow")
+                )
             else:
                 console.print(_note("fix", d.fix.message, width))
         console.print()

@@ -19,7 +19,8 @@ def as_dict(d: Diagnostic) -> dict:
             "applicability": d.fix.applicability,
             "message": d.fix.message,
             "edits": [
-                {"content": e.content, "location": _pos(e.start), "end_location": _pos(e.end), **_cell(e)} for e in d.fix.edits
+                {"content": e.content, "location": _pos(e.start), "end_location": _pos(e.end), **_cell(e)}
+                for e in d.fix.edits
             ],
         }
     return {

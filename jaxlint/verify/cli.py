@@ -43,9 +43,13 @@ def select_rules(codes: Sequence[str], rules: Sequence[type[Rule]]) -> list[type
         for r in usable:
             chosen[r.code] = r
     if unknown:
-        raise SelectionError(f"unknown rule code{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))} (see `jaxlint rules`)")
+        raise SelectionError(
+            f"unknown rule code{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))} (see `jaxlint rules`)"
+        )
     if engine:
-        raise SelectionError(f"{', '.join(map(repr, engine))} selects only engine rules, which have no runtime reference")
+        raise SelectionError(
+            f"{', '.join(map(repr, engine))} selects only engine rules, which have no runtime reference"
+        )
     return sorted(chosen.values(), key=lambda r: r.code)
 
 
@@ -93,7 +97,9 @@ def render_table(reports, color: bool, width: int | None) -> str:
         style = "green" if r.confirmed else "red"
         table.add_row(
             f"[{style}]{'✓' if r.confirmed else '✗'} {r.code}[/{style}]",
-            _cell_bad(r), _cell_fixed(r), _cell_autofix(r),
+            _cell_bad(r),
+            _cell_fixed(r),
+            _cell_autofix(r),
             f"{r.seconds:.1f}s" if r.seconds else "",
         )
     console.print(table)

@@ -134,7 +134,9 @@ def main() -> int:
                         value = jax.block_until_ready(value)
         except SystemExit as e:
             if e.code in (None, 0):
-                record.update(status="completed", result=None, result_error=f"the program exited before assigning {var}")
+                record.update(
+                    status="completed", result=None, result_error=f"the program exited before assigning {var}"
+                )
             else:
                 record.update(_describe(e))
         except BaseException as e:  # the program's failure is the data

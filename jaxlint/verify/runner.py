@@ -143,10 +143,12 @@ def _autofix(rule: type[Rule], spec: Spec, workdir: Path, plan: _Plan) -> None:
     report, code, auto = plan.report, rule.code, spec.autofix
     if rule.fix_availability == "none":
         if spec.autofix_declared:
-            report.reasons.append(f"spec.toml has an [autofix] table but {code} has no fix (fix_availability = \"none\")")
+            report.reasons.append(f'spec.toml has an [autofix] table but {code} has no fix (fix_availability = "none")')
         return
     if not auto.expected and rule.fix_availability != "sometimes":
-        report.reasons.append(f"[autofix] expected = false, but {code}'s fix is {rule.fix_availability!r}, not \"sometimes\"")
+        report.reasons.append(
+            f'[autofix] expected = false, but {code}\'s fix is {rule.fix_availability!r}, not "sometimes"'
+        )
     source = _read(spec.program(auto.source))
     settings = settings_for(code)
     try:
@@ -189,7 +191,9 @@ def _tail(path: Path, n: int = 600) -> str:
     return text[-n:].strip()
 
 
-def run_programs(programs: list[dict[str, Any]], devices: int, timeout: float, cwd: Path, python: str = sys.executable) -> dict[str, dict]:
+def run_programs(
+    programs: list[dict[str, Any]], devices: int, timeout: float, cwd: Path, python: str = sys.executable
+) -> dict[str, dict]:
     """Run the programs in one harness process; one outcome per program id, whatever happens."""
     outcomes: dict[str, dict] = {}
     env = dict(os.environ, JAX_PLATFORMS="cpu", TF_CPP_MIN_LOG_LEVEL="2", PYTHONUNBUFFERED="1")
@@ -199,8 +203,14 @@ def run_programs(programs: list[dict[str, Any]], devices: int, timeout: float, c
     try:
         with open(err_path, "w") as err:
             proc = subprocess.Popen(
-                [python, str(HARNESS)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
-                cwd=str(cwd), env=env, text=True, encoding="utf-8",
+                [python, str(HARNESS)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=err,
+                cwd=str(cwd),
+                env=env,
+                text=True,
+                encoding="utf-8",
             )
         q: queue.Queue = queue.Queue()
         threading.Thread(target=_reader, args=(proc.stdout, q), daemon=True).start()

@@ -96,15 +96,15 @@ def _bad(path: Path, i: int, table: Any) -> BadProgram:
     file = _file(path, table, "file", where)
     outcome = table.get("outcome")
     if outcome not in OUTCOMES:
-        raise _err(path, f"{where}.outcome", f"must be \"raises\" or \"wrong\", got {outcome!r}")
+        raise _err(path, f"{where}.outcome", f'must be "raises" or "wrong", got {outcome!r}')
     exception = table.get("exception")
     match = table.get("match", "")
     if outcome == "raises":
         if not isinstance(exception, str) or not re.fullmatch(r"[A-Za-z_][\w.]*", exception):
-            raise _err(path, f"{where}.exception", f"outcome \"raises\" needs an exception class name, got {exception!r}")
+            raise _err(path, f"{where}.exception", f'outcome "raises" needs an exception class name, got {exception!r}')
     elif exception is not None or "match" in table:
         key = "exception" if exception is not None else "match"
-        raise _err(path, f"{where}.{key}", "only meaningful with outcome = \"raises\"")
+        raise _err(path, f"{where}.{key}", 'only meaningful with outcome = "raises"')
     if not isinstance(match, str):
         raise _err(path, f"{where}.match", f"must be a string, got {match!r}")
     try:

@@ -60,14 +60,52 @@ ARITY_PRESERVING = RETURN_PRESERVING | {"jax.vmap", "jax.pmap"} | set(GRAD_APIS)
 
 REDUCTIONS = frozenset(
     f"jax.numpy.{n}"
-    for n in ("sum", "mean", "max", "min", "prod", "std", "var", "average", "nansum", "nanmean", "amax", "amin", "median")
+    for n in (
+        "sum",
+        "mean",
+        "max",
+        "min",
+        "prod",
+        "std",
+        "var",
+        "average",
+        "nansum",
+        "nanmean",
+        "amax",
+        "amin",
+        "median",
+    )
 )
 ELEMENTWISE_OR_SCALAR = frozenset(
-    {f"jax.numpy.{n}" for n in ("vdot", "square", "sqrt", "exp", "log", "abs", "tanh", "sin", "cos", "dot", "matmul", "einsum", "where", "maximum", "minimum", "log1p", "expm1", "power", "clip")}
+    {
+        f"jax.numpy.{n}"
+        for n in (
+            "vdot",
+            "square",
+            "sqrt",
+            "exp",
+            "log",
+            "abs",
+            "tanh",
+            "sin",
+            "cos",
+            "dot",
+            "matmul",
+            "einsum",
+            "where",
+            "maximum",
+            "minimum",
+            "log1p",
+            "expm1",
+            "power",
+            "clip",
+        )
+    }
     | {"jax.numpy.linalg.norm", "jax.numpy.trace", "jax.nn.logsumexp", "jax.scipy.special.logsumexp"}
 )
 NONSCALAR_CONSTRUCTORS = frozenset(
-    f"jax.numpy.{n}" for n in ("stack", "hstack", "vstack", "column_stack", "concatenate", "outer", "atleast_1d", "ravel")
+    f"jax.numpy.{n}"
+    for n in ("stack", "hstack", "vstack", "column_stack", "concatenate", "outer", "atleast_1d", "ravel")
 )
 ARRAY_FROM_LIST = frozenset({"jax.numpy.array", "jax.numpy.asarray"})
 SHAPE_FUNCS = frozenset(
@@ -76,6 +114,7 @@ SHAPE_FUNCS = frozenset(
 METHOD_REDUCTIONS = frozenset({"sum", "mean", "max", "min", "prod", "std", "var"})
 
 AUX_WORDS = re.compile(r"(aux|metric|stat|info|log|extra|summar|state|acc|output|pred|logit|updates)", re.IGNORECASE)
+
 
 def short(text: str, limit: int = 60) -> str:
     text = " ".join(text.split())
@@ -129,8 +168,12 @@ class Summarizer:
             if any(isinstance(e, cst.StarredElement) for e in expr.elements):
                 return ["unknown"]
             kinds = [self.kind(e.value, scope)[0] for e in expr.elements]
-            return ["tuple" if isinstance(expr, cst.Tuple) else "list", len(expr.elements),
-                    [self.code(e.value) for e in expr.elements], kinds]
+            return [
+                "tuple" if isinstance(expr, cst.Tuple) else "list",
+                len(expr.elements),
+                [self.code(e.value) for e in expr.elements],
+                kinds,
+            ]
         if isinstance(expr, cst.Dict):
             return ["dict"]
         if isinstance(expr, (cst.Integer, cst.Float)):
@@ -159,7 +202,9 @@ class Summarizer:
         if name in NONSCALAR_CONSTRUCTORS:
             return ["nonscalar", text]
         if name in ARRAY_FROM_LIST and call.args and isinstance(call.args[0].value, (cst.List, cst.Tuple)):
-            if call.args[0].value.elements and not any(isinstance(e, cst.StarredElement) for e in call.args[0].value.elements):
+            if call.args[0].value.elements and not any(
+                isinstance(e, cst.StarredElement) for e in call.args[0].value.elements
+            ):
                 return ["nonscalar", text]
             return ["unknown"]
         if name in REDUCTIONS:
@@ -179,8 +224,12 @@ class Summarizer:
         # ``jax.vmap(f)(xs)`` or ``batched(xs)`` with ``batched = jax.vmap(f)``: one value per example
         if isinstance(call.func, (cst.Call, cst.Name)):
             v = program(ctx).value(call.func)
-            if type(v) is Transformed and v.api == "jax.vmap" and "out_axes" not in v.keywords \
-                    and type(v.target) is not Transformed:
+            if (
+                type(v) is Transformed
+                and v.api == "jax.vmap"
+                and "out_axes" not in v.keywords
+                and type(v.target) is not Transformed
+            ):
                 return ["nonscalar", text]
         return ["unknown"]
 
@@ -196,8 +245,9 @@ class Summarizer:
             body_nodes = ctx.descendants(node.body)
             found = return_statements(ctx, node)
             if found is not None:
-                returns = [[*self.kind(n.value, scope), self.code(n.value) if n.value is not None else "None"]
-                           for n in found]
+                returns = [
+                    [*self.kind(n.value, scope), self.code(n.value) if n.value is not None else "None"] for n in found
+                ]
                 out["returns"] = [_materialise(r, keep=(i == 0 or r[0] != "unknown")) for i, r in enumerate(returns)]
                 out["complete"] = always_returns(node)
             out["decorators"] = [self._decorator(d.decorator) for d in node.decorators]
@@ -261,7 +311,9 @@ class Summarizer:
         shape_args: list[cst.BaseExpression] = []
         qual = ctx.resolve(func)
         if qual in SHAPE_FUNCS and positional:
-            shape_args = positional[:2] if qual in ("jax.numpy.arange", "jax.numpy.eye", "jax.numpy.tri") else positional[:1]
+            shape_args = (
+                positional[:2] if qual in ("jax.numpy.arange", "jax.numpy.eye", "jax.numpy.tri") else positional[:1]
+            )
         elif qual is None and isinstance(func, cst.Attribute) and func.attr.value == "reshape":
             shape_args = positional
         for a in shape_args:
@@ -306,11 +358,17 @@ class Summarizer:
 
     def module(self) -> dict[str, Any]:
         ctx = self.ctx
-        functions = {fact.qualname: self.function(fact, node) for fact, node in ctx.collector.function_nodes
-                     if self._may_be_looked_up(node)}
+        functions = {
+            fact.qualname: self.function(fact, node)
+            for fact, node in ctx.collector.function_nodes
+            if self._may_be_looked_up(node)
+        }
         # a def whose name is also bound otherwise in its scope may not be the function called
-        rebound = [fact.qualname for fact, node in ctx.collector.function_nodes
-                   if isinstance(node, cst.FunctionDef) and fact.class_name is None and self._rebound(node)]
+        rebound = [
+            fact.qualname
+            for fact, node in ctx.collector.function_nodes
+            if isinstance(node, cst.FunctionDef) and fact.class_name is None and self._rebound(node)
+        ]
         return {"functions": functions, "rebound": sorted(set(rebound))}
 
 
@@ -428,7 +486,7 @@ def sites(ctx) -> list[Site]:
             if idx is None:
                 continue
             s = Summarizer(ctx)
-            below = [s._decorator(d.decorator) for d in fn.decorators[idx + 1:]]
+            below = [s._decorator(d.decorator) for d in fn.decorators[idx + 1 :]]
             chain = []  # the decorators below are judged through ``below``
             shown = ctx.code(node)
             shown_target = fn.name.value
@@ -541,8 +599,7 @@ class Target:
         note = ""
         if bound:
             note = " after functools.partial binds " + ", ".join(f"`{b.rstrip('=')}`" for b in bound)
-        return cls(f.name, names, summary, f, m, f"{m.module}.{f.qualname}",
-                   returns_visible, note)
+        return cls(f.name, names, summary, f, m, f"{m.module}.{f.qualname}", returns_visible, note)
 
     @property
     def label(self) -> str:

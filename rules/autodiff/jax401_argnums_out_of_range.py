@@ -60,12 +60,18 @@ class ArgnumsOutOfRange(GradRule):
             Invalid("JAX401", line=4, message="`f` takes 2 positional parameters (`x`, `y`)"),
         ),
         ("import jax\ndef f(x, y):\n    return x * y\ng = jax.grad(f, argnums=-3)\n", Invalid("JAX401", line=4)),
-        ("import jax\ng = jax.jacfwd(lambda x: x * 2, argnums=(0, 1))\n", Invalid("JAX401", line=2, message="the lambda")),
+        (
+            "import jax\ng = jax.jacfwd(lambda x: x * 2, argnums=(0, 1))\n",
+            Invalid("JAX401", line=2, message="the lambda"),
+        ),
         (
             "import jax, functools\ndef f(a, b, c):\n    return a * b * c\ng = jax.grad(functools.partial(f, 1.0), argnums=2)\n",
             Invalid("JAX401", line=4, message="after functools.partial binds `a`"),
         ),
-        ("import jax\ndef f(x):\n    return x\ng = jax.grad(f, argnums=())\n", Invalid("JAX401", line=4, message="selects no parameter")),
+        (
+            "import jax\ndef f(x):\n    return x\ng = jax.grad(f, argnums=())\n",
+            Invalid("JAX401", line=4, message="selects no parameter"),
+        ),
     ]
 
     @classmethod

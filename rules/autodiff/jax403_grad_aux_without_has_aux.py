@@ -114,7 +114,14 @@ class GradAuxWithoutHasAux(GradRule):
             message = cls.verdict(p.data, project)
             if message:
                 # has_aux=True fixes only a pair; other shapes need the function rewritten
-                yield (p if "a pair (output, aux)" in message or "silently" in message else dataclasses.replace(p, fix=None)), message
+                yield (
+                    (
+                        p
+                        if "a pair (output, aux)" in message or "silently" in message
+                        else dataclasses.replace(p, fix=None)
+                    ),
+                    message,
+                )
 
     @classmethod
     def verdict(cls, data: dict[str, Any], project) -> str | None:

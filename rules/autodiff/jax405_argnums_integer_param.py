@@ -112,7 +112,11 @@ class ArgnumsIntegerParam(GradRule):
                 )
             else:
                 err = "a static argument is a Python value that cannot be traced or differentiated"
-            hint = " (or pass allow_int=True if a float0 gradient is really wanted)" if data["api"] in ALLOW_INT_APIS else ""
+            hint = (
+                " (or pass allow_int=True if a float0 gradient is really wanted)"
+                if data["api"] in ALLOW_INT_APIS
+                else ""
+            )
             return (
                 f"`{data['shown']}` argnums={options.get('argnums', 0)!r} differentiates `{name}`, which is {why}; "
                 f"{err}. Differentiate only floating-point parameters{hint}"

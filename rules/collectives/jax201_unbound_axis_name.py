@@ -86,9 +86,7 @@ class UnboundAxisName(Rule):
     code = "JAX201"
     quiet_where_expected = True  # silent where the code expects the error (model/expected.py)
     name = "unbound-axis-name"
-    summary = (
-        "Collective over an axis name that no enclosing pmap, vmap or shard_map binds"
-    )
+    summary = "Collective over an axis name that no enclosing pmap, vmap or shard_map binds"
     help = "Run the collective inside a pmap/vmap/shard_map that binds its axis name, or reduce on the host"
     # map words too: files that only map or call a function hold the paths to judge it
     about = tuple(f"jax.lax.{c}" for c in COLLECTIVES)
@@ -102,6 +100,7 @@ class UnboundAxisName(Rule):
         from .seeds import collective_seeds
 
         return collective_seeds(outline)
+
     VALID = [
         # the seed, corrected: pmean inside the pmapped step
         (
@@ -133,12 +132,7 @@ class UnboundAxisName(Rule):
     ]
     INVALID = [
         (
-            (
-                "import jax\n"
-                "def train_step(g):\n"
-                "    return jax.lax.pmean(g, axis_name='devices')\n"
-                "g = train_step(g)\n"
-            ),
+            ("import jax\ndef train_step(g):\n    return jax.lax.pmean(g, axis_name='devices')\ng = train_step(g)\n"),
             Invalid(
                 "JAX201",
                 line=3,
@@ -146,18 +140,11 @@ class UnboundAxisName(Rule):
             ),
         ),
         (
-            (
-                "import jax\nfrom jax import lax\n"
-                "f = jax.pmap(lambda x: lax.psum(x, 'devices'))\n"
-                "f(xs)\n"
-            ),
+            ("import jax\nfrom jax import lax\nf = jax.pmap(lambda x: lax.psum(x, 'devices'))\nf(xs)\n"),
             Invalid("JAX201", line=3, message="the pmap at line 3 binds no axis name"),
         ),
         (
-            (
-                "import jax\nfrom jax import lax\n"
-                "f = jax.pmap(lambda x: lax.psum(x, 'devices'), axis_name='batch')\n"
-            ),
+            ("import jax\nfrom jax import lax\nf = jax.pmap(lambda x: lax.psum(x, 'devices'), axis_name='batch')\n"),
             Invalid("JAX201", line=3, message="binds 'batch', not 'devices'"),
         ),
         (
@@ -219,9 +206,7 @@ class UnboundAxisName(Rule):
             d = p.data
             if d["guarded"]:
                 continue
-            if d["scope"] is not None and project.modules.get(
-                d["module"]
-            ) is not project.by_path.get(p.path):
+            if d["scope"] is not None and project.modules.get(d["module"]) is not project.by_path.get(p.path):
                 continue
             found = _first_unbound(paths, d, p)
             if found is not None:
@@ -251,11 +236,7 @@ def _quote(names) -> str:
 
 def _message(api: str, short: str, name: str, path: Path, here: str) -> str:
     head = f"`{api}` uses axis name '{name}'"
-    host = (
-        "or reduce on the host (e.g. `jnp.mean(x, axis=0)`)"
-        if short in REDUCTIONS
-        else "or drop the collective"
-    )
+    host = "or reduce on the host (e.g. `jnp.mean(x, axis=0)`)" if short in REDUCTIONS else "or drop the collective"
     if path.root is not None and path.root.get("module_level"):
         return (
             f"{head} at module level, where no pmap/vmap/shard_map binds it; move it into a function "

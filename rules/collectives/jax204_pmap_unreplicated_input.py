@@ -112,11 +112,7 @@ class PmapUnreplicatedInput(Rule):
             ),
         ),
         (
-            (
-                "import jax\n"
-                "params = model.init(jax.random.PRNGKey(0), x)\n"
-                "jax.pmap(model.apply)(params, xs)\n"
-            ),
+            ("import jax\nparams = model.init(jax.random.PRNGKey(0), x)\njax.pmap(model.apply)(params, xs)\n"),
             Invalid("JAX204", line=3, message="one copy of the parameters from `model.init`"),
         ),
     ]

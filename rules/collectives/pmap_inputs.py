@@ -57,8 +57,20 @@ PER_DEVICE = frozenset(
 # (index, keyword) of the shape argument (the sizes themselves come from the model)
 SHAPED = {
     **{f"{m}.{f}": (0, "shape") for m in ("jax.numpy", "numpy") for f in ("ones", "zeros", "empty", "full")},
-    **{f"jax.random.{f}": (1, "shape") for f in ("normal", "uniform", "randint", "gumbel", "laplace",
-                                                  "logistic", "cauchy", "exponential", "rademacher")},
+    **{
+        f"jax.random.{f}": (1, "shape")
+        for f in (
+            "normal",
+            "uniform",
+            "randint",
+            "gumbel",
+            "laplace",
+            "logistic",
+            "cauchy",
+            "exponential",
+            "rademacher",
+        )
+    },
     "jax.random.bernoulli": (2, "shape"),
     "jax.random.truncated_normal": (3, "shape"),
     "numpy.random.normal": (2, "size"),
@@ -260,8 +272,11 @@ class Origins:
             if first is not None:
                 return None
             inner = self.p.unpacked(b.value, b.unpack)
-            o = self.origin(inner, depth + 1) if inner is not None else (
-                self._element(b.value) if len(b.unpack) == 1 else None)
+            o = (
+                self.origin(inner, depth + 1)
+                if inner is not None
+                else (self._element(b.value) if len(b.unpack) == 1 else None)
+            )
             if not isinstance(o, Origin) or o.kind != "params":
                 return None
             first = o
@@ -422,8 +437,10 @@ class Origins:
     def mentions_device_count(self, expr: cst.BaseExpression) -> bool:
         if self.device_count(expr):
             return True
-        return any(isinstance(n, (cst.Name, cst.Call)) and self.device_count(n)  # type: ignore[arg-type]
-                   for n in self.ctx.descendants(expr))
+        return any(
+            isinstance(n, (cst.Name, cst.Call)) and self.device_count(n)  # type: ignore[arg-type]
+            for n in self.ctx.descendants(expr)
+        )
 
     # -- fixed sizes, read from the model's shapes ------------------------------------
     def _fixed(self, expr: cst.Call, what: str, data: bool = False) -> Origin | None:

@@ -39,15 +39,78 @@ ARRAY_TYPES = {
 # jax.numpy / lax functions that return one array (never a tuple or list)
 _ARRAY_FUNCS = frozenset(
     {
-        "abs", "absolute", "add", "arccos", "arcsin", "arctan", "arctan2", "array", "asarray",
-        "broadcast_to", "ceil", "clip", "conj", "conjugate", "cos", "cosh", "cumsum", "diag",
-        "divide", "dot", "einsum", "exp", "expm1", "floor", "full", "full_like", "log", "log1p",
-        "logaddexp", "matmul", "max", "maximum", "mean", "min", "minimum", "multiply",
-        "negative", "ones", "ones_like", "outer", "power", "prod", "real", "reciprocal",
-        "reshape", "select", "sign", "sin", "sinh", "sqrt", "square", "squeeze", "stack",
-        "subtract", "sum", "tan", "tanh", "transpose", "true_divide", "where", "zeros",
-        "zeros_like", "concatenate", "expand_dims", "mul", "sub", "div", "neg", "dot_general",
-        "convert_element_type", "stop_gradient", "rsqrt",
+        "abs",
+        "absolute",
+        "add",
+        "arccos",
+        "arcsin",
+        "arctan",
+        "arctan2",
+        "array",
+        "asarray",
+        "broadcast_to",
+        "ceil",
+        "clip",
+        "conj",
+        "conjugate",
+        "cos",
+        "cosh",
+        "cumsum",
+        "diag",
+        "divide",
+        "dot",
+        "einsum",
+        "exp",
+        "expm1",
+        "floor",
+        "full",
+        "full_like",
+        "log",
+        "log1p",
+        "logaddexp",
+        "matmul",
+        "max",
+        "maximum",
+        "mean",
+        "min",
+        "minimum",
+        "multiply",
+        "negative",
+        "ones",
+        "ones_like",
+        "outer",
+        "power",
+        "prod",
+        "real",
+        "reciprocal",
+        "reshape",
+        "select",
+        "sign",
+        "sin",
+        "sinh",
+        "sqrt",
+        "square",
+        "squeeze",
+        "stack",
+        "subtract",
+        "sum",
+        "tan",
+        "tanh",
+        "transpose",
+        "true_divide",
+        "where",
+        "zeros",
+        "zeros_like",
+        "concatenate",
+        "expand_dims",
+        "mul",
+        "sub",
+        "div",
+        "neg",
+        "dot_general",
+        "convert_element_type",
+        "stop_gradient",
+        "rsqrt",
     }
 )
 
@@ -135,8 +198,15 @@ class Sig:
     @classmethod
     def from_data(cls, d: dict[str, Any]) -> Sig:
         rets = [Ret(s, n, t) for s, n, t in d["returns"]]
-        return cls(d["name"], d["params"], d["required"], d["varargs"], rets, opened=d.get("opened"),
-                   computed=d.get("computed"))
+        return cls(
+            d["name"],
+            d["params"],
+            d["required"],
+            d["varargs"],
+            rets,
+            opened=d.get("opened"),
+            computed=d.get("computed"),
+        )
 
 
 @dataclass
@@ -180,9 +250,11 @@ def check(code: str, role: str, p: Primal, s: Sig) -> list[tuple[Any, str]]:
                 out.append(
                     (
                         i,
-                        (f"{s.display} returns {r.length} cotangent(s) but `{p.name}` has {m} differentiable "
-                        f"argument(s) ({_names(diff)}{_nondiff_note(p)}); return a tuple with one entry per "
-                        f"argument, `None` where there is no gradient"),
+                        (
+                            f"{s.display} returns {r.length} cotangent(s) but `{p.name}` has {m} differentiable "
+                            f"argument(s) ({_names(diff)}{_nondiff_note(p)}); return a tuple with one entry per "
+                            f"argument, `None` where there is no gradient"
+                        ),
                     )
                 )
             elif r.shape == "bare":
@@ -190,8 +262,10 @@ def check(code: str, role: str, p: Primal, s: Sig) -> list[tuple[Any, str]]:
                 out.append(
                     (
                         i,
-                        (f"{s.display} returns `{r.text}`, not a tuple; JAX requires a tuple with one cotangent "
-                        f"per differentiable argument of `{p.name}` ({_names(diff)}): return {want}"),
+                        (
+                            f"{s.display} returns `{r.text}`, not a tuple; JAX requires a tuple with one cotangent "
+                            f"per differentiable argument of `{p.name}` ({_names(diff)}): return {want}"
+                        ),
                     )
                 )
     elif code == "JAX302" and role == "fwd":
@@ -202,18 +276,22 @@ def check(code: str, role: str, p: Primal, s: Sig) -> list[tuple[Any, str]]:
             out.append(
                 (
                     "def",
-                    (f"{s.display} takes {len(s.params)} positional parameter(s) ({_names(s.params)}) but JAX "
-                    f"calls it with the {n} argument(s) of `{p.name}` ({_names(p.params)}); give it the "
-                    f"primal's signature"),
+                    (
+                        f"{s.display} takes {len(s.params)} positional parameter(s) ({_names(s.params)}) but JAX "
+                        f"calls it with the {n} argument(s) of `{p.name}` ({_names(p.params)}); give it the "
+                        f"primal's signature"
+                    ),
                 )
             )
         elif len(s.params) == n and s.params != p.params and sorted(s.params) == sorted(p.params):
             out.append(
                 (
                     "def",
-                    (f"{s.call_form(s.params)} orders its parameters differently from "
-                    f"`{p.name}({_names(p.params)})`; JAX passes the arguments by position, so the "
-                    f"gradients come back silently swapped: use the primal's order"),
+                    (
+                        f"{s.call_form(s.params)} orders its parameters differently from "
+                        f"`{p.name}({_names(p.params)})`; JAX passes the arguments by position, so the "
+                        f"gradients come back silently swapped: use the primal's order"
+                    ),
                 )
             )
     elif code == "JAX303" and role == "fwd":
@@ -222,16 +300,20 @@ def check(code: str, role: str, p: Primal, s: Sig) -> list[tuple[Any, str]]:
                 out.append(
                     (
                         i,
-                        (f"{s.display} returns a {r.length}-element {'tuple' if r.length != 1 else 'sequence'}, "
-                        f"not an `(output, residuals)` pair; return `(out, (res1, res2, ...))`"),
+                        (
+                            f"{s.display} returns a {r.length}-element {'tuple' if r.length != 1 else 'sequence'}, "
+                            f"not an `(output, residuals)` pair; return `(out, (res1, res2, ...))`"
+                        ),
                     )
                 )
             elif r.shape == "bare":
                 out.append(
                     (
                         i,
-                        (f"{s.display} returns `{r.text}`, not an `(output, residuals)` pair; return "
-                        f"`({r.text}, residuals)` with the values `bwd` needs"),
+                        (
+                            f"{s.display} returns `{r.text}`, not an `(output, residuals)` pair; return "
+                            f"`({r.text}, residuals)` with the values `bwd` needs"
+                        ),
                     )
                 )
     elif code == "JAX304" and role == "bwd":
@@ -246,8 +328,10 @@ def check(code: str, role: str, p: Primal, s: Sig) -> list[tuple[Any, str]]:
         out.append(
             (
                 "def",
-                (f"{s.display} takes {len(s.params)} positional parameter(s) ({_names(s.params)}) but JAX calls "
-                f"it with {n}{why}: write it as {how}"),
+                (
+                    f"{s.display} takes {len(s.params)} positional parameter(s) ({_names(s.params)}) but JAX calls "
+                    f"it with {n}{why}: write it as {how}"
+                ),
             )
         )
     elif code == "JAX305" and role == "jvp":
@@ -259,13 +343,14 @@ def check(code: str, role: str, p: Primal, s: Sig) -> list[tuple[Any, str]]:
                 out.append(
                     (
                         "def",
-                        (f"{s.display} takes {len(s.params)} positional parameter(s) ({_names(s.params)}) but JAX "
-                        f"calls it with {n}{why}: write it as {s.call_form(want)}, where `primals` and "
-                        f"`tangents` are tuples"),
+                        (
+                            f"{s.display} takes {len(s.params)} positional parameter(s) ({_names(s.params)}) but JAX "
+                            f"calls it with {n}{why}: write it as {s.call_form(want)}, where `primals` and "
+                            f"`tangents` are tuples"
+                        ),
                     )
                 )
-        if p.params is not None and p.nondiff == () and len(s.params) == 2 and not s.varargs \
-                and s.opened is not None:
+        if p.params is not None and p.nondiff == () and len(s.params) == 2 and not s.varargs and s.opened is not None:
             first = s.params[0]
             if first in p.params and first not in s.opened and first in (s.computed or ()):
                 primals = ", ".join(p.params) + ("," if len(p.params) == 1 else "")
@@ -273,18 +358,18 @@ def check(code: str, role: str, p: Primal, s: Sig) -> list[tuple[Any, str]]:
                 out.append(
                     (
                         "def",
-                        (f"{s.display} takes `({first}, {tangents})` as if `{first}` were the primal's argument, "
-                        f"but JAX passes `primals` and `tangents` as tuples (`({primals})`), and array code fails "
-                        f"on them (`TypeError: ... requires ndarray or scalar arguments, got <class 'tuple'>`); "
-                        f"unpack them first: `{primals} = primals`"),
+                        (
+                            f"{s.display} takes `({first}, {tangents})` as if `{first}` were the primal's argument, "
+                            f"but JAX passes `primals` and `tangents` as tuples (`({primals})`), and array code fails "
+                            f"on them (`TypeError: ... requires ndarray or scalar arguments, got <class 'tuple'>`); "
+                            f"unpack them first: `{primals} = primals`"
+                        ),
                     )
                 )
         for i, r in enumerate(s.returns):
             if (r.shape == "seq" and r.length != 2) or r.shape == "bare":
                 what = f"a {r.length}-element sequence" if r.shape == "seq" else f"`{r.text}`"
-                out.append(
-                    (i, f"{s.display} returns {what}, not a `(primal_out, tangent_out)` pair; return both")
-                )
+                out.append((i, f"{s.display} returns {what}, not a `(primal_out, tangent_out)` pair; return both"))
     return out
 
 
@@ -457,7 +542,9 @@ class FileAnalysis:
         if fn in self._sigs:
             return self._sigs[fn]
         s = None
-        if not self._in_class(fn) and (not isinstance(fn, cst.FunctionDef) or not fn.decorators or self._only_defjvp(fn)):
+        if not self._in_class(fn) and (
+            not isinstance(fn, cst.FunctionDef) or not fn.decorators or self._only_defjvp(fn)
+        ):
             s = self._sig(fn, name)
         self._sigs[fn] = s
         return s
@@ -490,7 +577,9 @@ class FileAnalysis:
         for n in nodes:
             t = type(n)
             if t is cst.BinaryOperation or t is cst.Comparison:
-                operands = [n.left, n.right] if t is cst.BinaryOperation else [n.left] + [c.comparator for c in n.comparisons]
+                operands = (
+                    [n.left, n.right] if t is cst.BinaryOperation else [n.left] + [c.comparator for c in n.comparisons]
+                )
                 computed.update(o.value for o in operands if type(o) is cst.Name)
             elif t is cst.UnaryOperation and type(n.expression) is cst.Name:
                 computed.add(n.expression.value)
@@ -503,8 +592,9 @@ class FileAnalysis:
                 out.update(v.value for v in (getattr(e, "value", e) for e in values) if type(v) is cst.Name)
             elif t is cst.Subscript and type(n.value) is cst.Name:
                 out.add(n.value.value)
-            elif t in (cst.StarredElement, cst.Arg) and type(n.value) is cst.Name and (
-                    t is cst.StarredElement or n.star):
+            elif (
+                t in (cst.StarredElement, cst.Arg) and type(n.value) is cst.Name and (t is cst.StarredElement or n.star)
+            ):
                 out.add(n.value.value)
             elif t is cst.For and type(n.iter) is cst.Name:
                 out.add(n.iter.value)
@@ -552,8 +642,9 @@ class FileAnalysis:
 
     # -- registrations ----------------------------------------------------------------
     def _find_registrations(self) -> None:
-        stmts = [n for n, entering in self.ctx._events
-                 if entering and type(n) in (cst.FunctionDef, cst.SimpleStatementLine)]
+        stmts = [
+            n for n, entering in self.ctx._events if entering and type(n) in (cst.FunctionDef, cst.SimpleStatementLine)
+        ]
         for stmt in stmts:
             if isinstance(stmt, cst.FunctionDef):
                 for dec in stmt.decorators:
@@ -586,8 +677,13 @@ class FileAnalysis:
                         a = positional[i] if i < len(positional) else by_kw.get(role)
                         if a is not None:
                             chosen[role] = a
-                    self._register("vjp" if method == "defvjp" else "jvp", call, call.func.value,
-                                   {r: a.value for r, a in chosen.items()}, chosen)
+                    self._register(
+                        "vjp" if method == "defvjp" else "jvp",
+                        call,
+                        call.func.value,
+                        {r: a.value for r, a in chosen.items()},
+                        chosen,
+                    )
 
     def _register(self, kind, node, primal_expr, rule_exprs: dict, args: dict) -> None:
         primal: Primal | None = None
@@ -672,14 +768,38 @@ def _method_name(expr) -> str | None:
     return None
 
 
-_NONSEQ_OPS = (cst.Subtract, cst.Divide, cst.FloorDivide, cst.Power, cst.MatrixMultiply, cst.Modulo,
-               cst.BitAnd, cst.BitOr, cst.BitXor, cst.LeftShift, cst.RightShift)
+_NONSEQ_OPS = (
+    cst.Subtract,
+    cst.Divide,
+    cst.FloorDivide,
+    cst.Power,
+    cst.MatrixMultiply,
+    cst.Modulo,
+    cst.BitAnd,
+    cst.BitOr,
+    cst.BitXor,
+    cst.LeftShift,
+    cst.RightShift,
+)
 
 
 def _bare(expr: cst.BaseExpression, ctx) -> bool:
     """Visibly not a tuple or list: arithmetic, numbers, comparisons, array constructors."""
-    if isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary, cst.Comparison, cst.Dict, cst.Set,
-                         cst.DictComp, cst.SetComp, cst.SimpleString, cst.FormattedString)):
+    if isinstance(
+        expr,
+        (
+            cst.Integer,
+            cst.Float,
+            cst.Imaginary,
+            cst.Comparison,
+            cst.Dict,
+            cst.Set,
+            cst.DictComp,
+            cst.SetComp,
+            cst.SimpleString,
+            cst.FormattedString,
+        ),
+    ):
         return True
     if isinstance(expr, cst.Name) and expr.value == "None":
         return True
@@ -745,8 +865,13 @@ class CustomDerivativeRule(Rule):
                         self._defer_local(reg, role, sig)
                 elif role in reg.remote:
                     ref, arg = reg.remote[role]
-                    data = {"role": role, "rule_ref": ref, "primal_ref": reg.primal_ref,
-                            "primal": reg.primal.as_data() if reg.primal else None, "kind": reg.kind}
+                    data = {
+                        "role": role,
+                        "rule_ref": ref,
+                        "primal_ref": reg.primal_ref,
+                        "primal": reg.primal.as_data() if reg.primal else None,
+                        "kind": reg.kind,
+                    }
                     self.pending(arg, data)
 
     def _defer_local(self, reg: Registration, role: str, sig: Sig) -> None:
@@ -755,8 +880,10 @@ class CustomDerivativeRule(Rule):
         for where, node in nodes:
             if node is None:
                 continue
-            self.pending(node, {"role": role, "where": where, "sig": sig.as_data(),
-                                "primal_ref": reg.primal_ref, "kind": reg.kind})
+            self.pending(
+                node,
+                {"role": role, "where": where, "sig": sig.as_data(), "primal_ref": reg.primal_ref, "kind": reg.kind},
+            )
 
     def fix_for(self, sig: Sig, where, primal: Primal) -> RuleFix | None:
         """A fix for a finding in this file (rules with fixes override this)."""

@@ -78,17 +78,26 @@ class CustomVjpBwdArity(CustomDerivativeRule):
         _CLIP.format(ret="(grad_x, None, None)"),
         _CLIP.format(ret="[grad_x, None, None]"),
         "import jax\n\n@jax.custom_vjp\ndef f(x):\n    return x\n\nf.defvjp(lambda x: (x, None), lambda r, g: helper(g))\n",
-        ("import jax\nfrom functools import partial\n\n@partial(jax.custom_vjp, nondiff_argnums=(0,))\n"
-        "def f(fn, x):\n    return fn(x)\n\ndef fwd(fn, x):\n    return fn(x), x\n\n"
-        "def bwd(fn, x, g):\n    return (g * 2.0,)\n\nf.defvjp(fwd, bwd)\n"),
-        ("import jax\n\n@jax.custom_vjp\ndef f(*args):\n    return args[0]\n\n"
-        "f.defvjp(lambda *a: (a[0], a), lambda r, g: (g,))\n"),
+        (
+            "import jax\nfrom functools import partial\n\n@partial(jax.custom_vjp, nondiff_argnums=(0,))\n"
+            "def f(fn, x):\n    return fn(x)\n\ndef fwd(fn, x):\n    return fn(x), x\n\n"
+            "def bwd(fn, x, g):\n    return (g * 2.0,)\n\nf.defvjp(fwd, bwd)\n"
+        ),
+        (
+            "import jax\n\n@jax.custom_vjp\ndef f(*args):\n    return args[0]\n\n"
+            "f.defvjp(lambda *a: (a[0], a), lambda r, g: (g,))\n"
+        ),
     ]
     INVALID = [
-        (_CLIP.format(ret="(grad_x,)"), Invalid("JAX301", line=14, message="returns 1 cotangent(s) but `my_clip` has 3")),
         (
-            ("import jax\n\n@jax.custom_vjp\ndef f(x):\n    return x * 2.0\n\n"
-            "def f_bwd(res, g):\n    return g * 2.0\n\nf.defvjp(lambda x: (f(x), None), f_bwd)\n"),
+            _CLIP.format(ret="(grad_x,)"),
+            Invalid("JAX301", line=14, message="returns 1 cotangent(s) but `my_clip` has 3"),
+        ),
+        (
+            (
+                "import jax\n\n@jax.custom_vjp\ndef f(x):\n    return x * 2.0\n\n"
+                "def f_bwd(res, g):\n    return g * 2.0\n\nf.defvjp(lambda x: (f(x), None), f_bwd)\n"
+            ),
             Invalid(
                 "JAX301",
                 line=8,

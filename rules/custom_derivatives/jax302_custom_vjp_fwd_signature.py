@@ -70,5 +70,8 @@ class CustomVjpFwdSignature(CustomDerivativeRule):
     ]
     INVALID = [
         (_F.format(params="y, x"), Invalid("JAX302", line=7, message="gradients come back silently swapped")),
-        (_F.format(params="x"), Invalid("JAX302", line=7, message="takes 1 positional parameter(s) (x) but JAX calls it with the 2")),
+        (
+            _F.format(params="x"),
+            Invalid("JAX302", line=7, message="takes 1 positional parameter(s) (x) but JAX calls it with the 2"),
+        ),
     ]

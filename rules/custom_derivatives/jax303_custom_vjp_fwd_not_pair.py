@@ -60,5 +60,8 @@ class CustomVjpFwdNotPair(CustomDerivativeRule):
     ]
     INVALID = [
         (_F.format(ret="f(x, y), x, y"), Invalid("JAX303", line=8, message="returns a 3-element tuple")),
-        (_F.format(ret="x * y"), Invalid("JAX303", line=8, message="returns `x * y`, not an `(output, residuals)` pair")),
+        (
+            _F.format(ret="x * y"),
+            Invalid("JAX303", line=8, message="returns `x * y`, not an `(output, residuals)` pair"),
+        ),
     ]

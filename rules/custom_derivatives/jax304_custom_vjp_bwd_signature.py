@@ -67,6 +67,9 @@ class CustomVjpBwdSignature(CustomDerivativeRule):
         _F.format(nd="(0,)", params="*args"),
     ]
     INVALID = [
-        (_F.format(nd="(0,)", params="res, g"), Invalid("JAX304", line=11, message="write it as `f_bwd(fn, residuals, g)`")),
+        (
+            _F.format(nd="(0,)", params="res, g"),
+            Invalid("JAX304", line=11, message="write it as `f_bwd(fn, residuals, g)`"),
+        ),
         (_F.format(nd="()", params="fn, x, g"), Invalid("JAX304", line=11, message="takes 3 positional parameter(s)")),
     ]

@@ -2,7 +2,8 @@ from jaxlint.lint.rule import Invalid, Rule
 
 # nested deeper than the rules' recursive helpers go, not deeper than the parser goes
 _DEEP = (
-    "import jax\n\ndef loss(w, x):\n    return " + " + ".join(["w"] * 2000)
+    "import jax\n\ndef loss(w, x):\n    return "
+    + " + ".join(["w"] * 2000)
     + "\n\ng = jax.grad(loss, argnums=5)  # JAX401 cannot read a return value this deep\n"
 )
 

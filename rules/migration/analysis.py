@@ -30,13 +30,40 @@ from .table import (
     Entry,
 )
 
-_SHIM_EXCEPTIONS = {"AttributeError", "ImportError", "ModuleNotFoundError", "Exception", "BaseException", "TypeError", "NameError"}
+_SHIM_EXCEPTIONS = {
+    "AttributeError",
+    "ImportError",
+    "ModuleNotFoundError",
+    "Exception",
+    "BaseException",
+    "TypeError",
+    "NameError",
+}
 _VERSION_TEST = re.compile(r"hasattr|getattr|__version__|version|_jax_version|jax_version|jaxlib")
 # ``with pytest.raises(...)``, ``@jtu.ignore_warning(category=DeprecationWarning)``: the old API is exercised on purpose
-_DELIBERATE = re.compile(r"assertRaises|assertWarns|raises|warns|ignore_warning|catch_warnings|filterwarnings|deprecat", re.IGNORECASE)
-_ATOMIC = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.Imaginary,
-           cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.List, cst.Tuple, cst.Dict, cst.Set,
-           cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+_DELIBERATE = re.compile(
+    r"assertRaises|assertWarns|raises|warns|ignore_warning|catch_warnings|filterwarnings|deprecat", re.IGNORECASE
+)
+_ATOMIC = (
+    cst.Name,
+    cst.Attribute,
+    cst.Call,
+    cst.Subscript,
+    cst.Integer,
+    cst.Float,
+    cst.Imaginary,
+    cst.SimpleString,
+    cst.ConcatenatedString,
+    cst.FormattedString,
+    cst.List,
+    cst.Tuple,
+    cst.Dict,
+    cst.Set,
+    cst.ListComp,
+    cst.SetComp,
+    cst.DictComp,
+    cst.GeneratorExp,
+)
 _SIMPLE = (cst.Name, cst.Attribute, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)
 _MESH_MAKERS = {"jax.sharding.Mesh", "jax.make_mesh", "jax.experimental.maps.Mesh", "jax.interpreters.pxla.Mesh"}
 
@@ -161,7 +188,11 @@ class MigrationRule(Rule):
                 for h in a.handlers:
                     if h.type is None or any(n in _SHIM_EXCEPTIONS for n in re.findall(r"\w+", self.ctx.code(h.type))):
                         return True
-            elif isinstance(a, (cst.If, cst.IfExp)) and child is not a.test and _VERSION_TEST.search(self.ctx.code(a.test)):
+            elif (
+                isinstance(a, (cst.If, cst.IfExp))
+                and child is not a.test
+                and _VERSION_TEST.search(self.ctx.code(a.test))
+            ):
                 return True
             elif isinstance(a, (cst.AssignTarget, cst.Del)):
                 return True  # ``jax.tree_map = ...`` patches the name back in
@@ -194,11 +225,20 @@ class MigrationRule(Rule):
                                 out[a.asname.name.value] = full
                             else:
                                 out.setdefault(full.split(".")[0], full.split(".")[0])
-                    elif isinstance(small, cst.ImportFrom) and not small.relative and small.module is not None and not isinstance(small.names, cst.ImportStar):
+                    elif (
+                        isinstance(small, cst.ImportFrom)
+                        and not small.relative
+                        and small.module is not None
+                        and not isinstance(small.names, cst.ImportStar)
+                    ):
                         base = dotted(small.module) or ""
                         for a in small.names:
                             name = dotted(a.name) or ""
-                            local = a.asname.name.value if a.asname is not None and isinstance(a.asname.name, cst.Name) else name
+                            local = (
+                                a.asname.name.value
+                                if a.asname is not None and isinstance(a.asname.name, cst.Name)
+                                else name
+                            )
                             out[local] = f"{base}.{name}"
             self._module_imports = {k: v for k, v in out.items() if self.ctx.names.lookup(k) == v}
         return self._module_imports
@@ -230,11 +270,11 @@ class MigrationRule(Rule):
                 head = text.split(".")[0]
                 q = self.ctx.names.lookup(head)
                 if q is not None and (qualified == q or qualified.startswith(q + ".")):
-                    return head + qualified[len(q):], [], q
+                    return head + qualified[len(q) :], [], q
         candidates = []
         for local, q in self.module_imports().items():
             if qualified == q or qualified.startswith(q + "."):
-                candidates.append((len(local + qualified[len(q):]), local + qualified[len(q):], q))
+                candidates.append((len(local + qualified[len(q) :]), local + qualified[len(q) :], q))
         if candidates:
             _, text, q = min(candidates)
             return text, [], q
@@ -249,14 +289,19 @@ class MigrationRule(Rule):
         for node in self.ctx.parents:
             if isinstance(node, cst.Import):
                 out.update(dotted(a.name) or "" for a in node.names)
-            elif isinstance(node, cst.ImportFrom) and node.module is not None and not node.relative and not isinstance(node.names, cst.ImportStar):
+            elif (
+                isinstance(node, cst.ImportFrom)
+                and node.module is not None
+                and not node.relative
+                and not isinstance(node.names, cst.ImportStar)
+            ):
                 base = dotted(node.module) or ""
                 out.add(base)
                 out.update(f"{base}.{dotted(a.name)}" for a in node.names)
         for name in list(out):
             entry = self._module_entry(name)
             if entry is not None and entry.kind == "module" and entry.replacement:
-                out.add(entry.replacement + name[len(entry.old):])
+                out.add(entry.replacement + name[len(entry.old) :])
         return out
 
     def import_line(self) -> int:
@@ -264,8 +309,14 @@ class MigrationRule(Rule):
         line = 1 + sum(self.ctx.code(e).count("\n") for e in self.ctx.module.header)
         for i, stmt in enumerate(self.ctx.module.body):
             first = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) else None
-            docstring = i == 0 and isinstance(first, cst.Expr) and isinstance(first.value, (cst.SimpleString, cst.ConcatenatedString))
-            future = isinstance(first, cst.ImportFrom) and first.module is not None and dotted(first.module) == "__future__"
+            docstring = (
+                i == 0
+                and isinstance(first, cst.Expr)
+                and isinstance(first.value, (cst.SimpleString, cst.ConcatenatedString))
+            )
+            future = (
+                isinstance(first, cst.ImportFrom) and first.module is not None and dotted(first.module) == "__future__"
+            )
             if not (docstring or future):
                 return line + sum(self.ctx.code(e).count("\n") for e in stmt.leading_lines)
             line += self.ctx.code(stmt).count("\n")
@@ -311,7 +362,9 @@ class MigrationRule(Rule):
                 return None
             if entry.only == "with":
                 call = self.ctx.parent(node)
-                if not (isinstance(call, cst.Call) and call.func is node and isinstance(self.ctx.parent(call), cst.WithItem)):
+                if not (
+                    isinstance(call, cst.Call) and call.func is node and isinstance(self.ctx.parent(call), cst.WithItem)
+                ):
                     return None
             new = self.replacement(entry)
             if not new:
@@ -344,7 +397,7 @@ class MigrationRule(Rule):
             return None
         x, idx, y = (a.value for a in call.args)
         if isinstance(idx, cst.Subscript) and self.resolve(idx.value) == "jax.ops.index":
-            index = self.ctx.code(idx).strip()[len(self.ctx.code(idx.value).strip()):].strip()[1:-1].strip()
+            index = self.ctx.code(idx).strip()[len(self.ctx.code(idx.value).strip()) :].strip()[1:-1].strip()
         else:
             index = self._code(idx, atomic=False)
         method = AT_METHOD[entry.old]
@@ -367,7 +420,11 @@ class MigrationRule(Rule):
         if spelled is None:
             return None
         text, inserts = spelled
-        return RuleFix(f"Rewrite as `{text}(a, axis=0)`", [NodeEdit(call, f"{text}({self._code(call.args[0].value, atomic=False)}, axis=0)"), *inserts], "safe")
+        return RuleFix(
+            f"Rewrite as `{text}(a, axis=0)`",
+            [NodeEdit(call, f"{text}({self._code(call.args[0].value, atomic=False)}, axis=0)"), *inserts],
+            "safe",
+        )
 
     def _rewrite_prng_impl(self, node: cst.Attribute, entry: Entry) -> RuleFix | None:
         call = self._call_of(node)
@@ -378,8 +435,11 @@ class MigrationRule(Rule):
             return None
         text, inserts = spelled
         impl = PRNG_IMPL[entry.old]
-        return RuleFix(f"Rewrite as `{text}(seed, impl='{impl}')`",
-                       [NodeEdit(call, f"{text}({self._code(call.args[0].value, atomic=False)}, impl='{impl}')"), *inserts], "safe")
+        return RuleFix(
+            f"Rewrite as `{text}(seed, impl='{impl}')`",
+            [NodeEdit(call, f"{text}({self._code(call.args[0].value, atomic=False)}, impl='{impl}')"), *inserts],
+            "safe",
+        )
 
     def _rewrite_pvary(self, node: cst.Attribute, entry: Entry) -> RuleFix | None:
         call = self._call_of(node)
@@ -390,7 +450,11 @@ class MigrationRule(Rule):
             return None
         text, inserts = spelled
         args = ", ".join(self._code(a.value, atomic=False) for a in call.args)
-        return RuleFix(f"Rewrite as `{text}(..., to='varying')`", [NodeEdit(call, f"{text}({args}, to='varying')"), *inserts], "safe")
+        return RuleFix(
+            f"Rewrite as `{text}(..., to='varying')`",
+            [NodeEdit(call, f"{text}({args}, to='varying')"), *inserts],
+            "safe",
+        )
 
     def _rewrite_xla_computation(self, node: cst.Attribute, entry: Entry) -> RuleFix | None:
         inner = self._call_of(node)
@@ -403,9 +467,16 @@ class MigrationRule(Rule):
         if spelled is None:
             return None
         text, inserts = spelled
-        args = ", ".join(self.ctx.code(a.value).strip() if a.star == "" else a.star + self.ctx.code(a.value).strip() for a in outer.args)
+        args = ", ".join(
+            self.ctx.code(a.value).strip() if a.star == "" else a.star + self.ctx.code(a.value).strip()
+            for a in outer.args
+        )
         new = f"{text}({self._code(inner.args[0].value, atomic=False)}).lower({args}).compiler_ir('hlo')"
-        return RuleFix("Rewrite with `jax.jit(...).lower(...).compiler_ir('hlo')`", [NodeEdit(outer, new), *inserts], entry.fix or "unsafe")  # type: ignore[arg-type]
+        return RuleFix(
+            "Rewrite with `jax.jit(...).lower(...).compiler_ir('hlo')`",
+            [NodeEdit(outer, new), *inserts],
+            entry.fix or "unsafe",
+        )  # type: ignore[arg-type]
 
     def _rewrite_constant(self, node: cst.Attribute, entry: Entry) -> RuleFix | None:
         value = entry.replacement or ""
@@ -417,7 +488,9 @@ class MigrationRule(Rule):
         else:
             text, inserts = value, []
         parent = self.ctx.parent(node)
-        if text.startswith("-") and not isinstance(parent, (cst.Arg, cst.Element, cst.Assign, cst.AnnAssign, cst.Return, cst.Comparison, cst.ComparisonTarget)):
+        if text.startswith("-") and not isinstance(
+            parent, (cst.Arg, cst.Element, cst.Assign, cst.AnnAssign, cst.Return, cst.Comparison, cst.ComparisonTarget)
+        ):
             text = f"({text})"
         return RuleFix(f"Replace with `{text}`", [NodeEdit(node, text), *inserts], "safe")
 
@@ -472,13 +545,19 @@ class MigrationRule(Rule):
                 msg += f" ({entry.note})"
             self.report(arg, msg, fix=self._keyword_fix(node, arg, entry, present, partial))
 
-    def _keyword_fix(self, node: cst.Call, arg: cst.Arg, entry: Entry, present: set[str], partial: bool) -> RuleFix | None:
+    def _keyword_fix(
+        self, node: cst.Call, arg: cst.Arg, entry: Entry, present: set[str], partial: bool
+    ) -> RuleFix | None:
         if entry.fix is None:
             return None
         if entry.new_keyword:
             if entry.new_keyword in present:
                 return None
-            return RuleFix(f"Rename `{entry.keyword}=` to `{entry.new_keyword}=`", [NodeEdit(arg.keyword, entry.new_keyword)], entry.fix)  # type: ignore[arg-type, arg-type]
+            return RuleFix(
+                f"Rename `{entry.keyword}=` to `{entry.new_keyword}=`",
+                [NodeEdit(arg.keyword, entry.new_keyword)],
+                entry.fix,
+            )  # type: ignore[arg-type, arg-type]
         if entry.position is not None:
             return None if partial else self._to_positional(node, entry.old)
         # drop the argument
@@ -494,13 +573,18 @@ class MigrationRule(Rule):
         if any(a.star for a in args):
             return None
         positional = [a for a in args if a.keyword is None]
-        moved = sorted((a for a in args if a.keyword is not None and a.keyword.value in moving), key=lambda a: moving[a.keyword.value])  # type: ignore[union-attr]
+        moved = sorted(
+            (a for a in args if a.keyword is not None and a.keyword.value in moving),
+            key=lambda a: moving[a.keyword.value],
+        )  # type: ignore[union-attr]
         if [moving[a.keyword.value] for a in moved] != list(range(len(positional), len(positional) + len(moved))):  # type: ignore[union-attr]
             return None
         rest = [a for a in args if a.keyword is not None and a.keyword.value not in moving]
         new_order = positional + moved + rest
         safety = "safe" if new_order == args or all(is_simple(a.value) for a in args) else "unsafe"
-        new_args = [a.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT) if a in moved else a for a in new_order]
+        new_args = [
+            a.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT) if a in moved else a for a in new_order
+        ]
         return RuleFix("Pass the arguments positionally", [NodeEdit(node, self._call_text(node, new_args))], safety)
 
     def _check_positional(self, node: cst.Call, qualified: str) -> None:
@@ -508,7 +592,7 @@ class MigrationRule(Rule):
         if any(a.star for a in node.args):
             return
         for entry in POSITIONAL[qualified]:
-            extra = positional[entry.max_positional or 0:]
+            extra = positional[entry.max_positional or 0 :]
             if not extra or not self.wants(entry) or self.in_shim(node):
                 continue
             name = self.ctx.code(node.func).strip()
@@ -520,12 +604,22 @@ class MigrationRule(Rule):
                 msg += f"; {entry.note}"
             fix = None
             present = {a.keyword.value for a in node.args if a.keyword is not None}
-            if entry.then_keywords and len(extra) <= len(entry.then_keywords) and not present & set(entry.then_keywords[: len(extra)]):
+            if (
+                entry.then_keywords
+                and len(extra) <= len(entry.then_keywords)
+                and not present & set(entry.then_keywords[: len(extra)])
+            ):
                 new_args = list(node.args)
                 for a, kw in zip(extra, entry.then_keywords):
                     i = new_args.index(a)
-                    new_args[i] = a.with_changes(keyword=cst.Name(kw), equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
-                fix = RuleFix("Pass the extra arguments by keyword", [NodeEdit(node, self._call_text(node, new_args))], entry.fix or "safe")  # type: ignore[arg-type]
+                    new_args[i] = a.with_changes(
+                        keyword=cst.Name(kw), equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
+                    )
+                fix = RuleFix(
+                    "Pass the extra arguments by keyword",
+                    [NodeEdit(node, self._call_text(node, new_args))],
+                    entry.fix or "safe",
+                )  # type: ignore[arg-type]
             self.report(node, msg, fix=fix)
 
     def _call_text(self, node: cst.Call, args: list[cst.Arg]) -> str:
@@ -560,12 +654,16 @@ class MigrationRule(Rule):
         if not base.startswith("jax"):
             return
         base_entry = self._module_entry(base)
-        own = any(e.kind != "module" and not e.imports_only for a in node.names for e in BY_OLD.get(f"{base}.{dotted(a.name)}", ()))
+        own = any(
+            e.kind != "module" and not e.imports_only
+            for a in node.names
+            for e in BY_OLD.get(f"{base}.{dotted(a.name)}", ())
+        )
         if base_entry is not None and not base_entry.imports_only and not own:
             if self.wants(base_entry) and not self.in_shim(node):
                 fix = None
                 if base_entry.kind == "module" and base_entry.fix == "safe":
-                    new = base_entry.replacement + base[len(base_entry.old):]  # type: ignore[operator]
+                    new = base_entry.replacement + base[len(base_entry.old) :]  # type: ignore[operator]
                     fix = RuleFix(f"Import from `{new}`", [NodeEdit(node.module, new)], "safe")
                 self.report(node, self.message(base, base_entry), fix=fix)
             return
@@ -587,14 +685,25 @@ class MigrationRule(Rule):
         new = entry.alt or entry.replacement
         if not new or not new.startswith("jax.") and not new.startswith(("functools.", "math.")):
             return None
-        new = new + qualified[len(entry.old):]
+        new = new + qualified[len(entry.old) :]
         if "." not in new:
             return None
         new_base, new_name = new.rsplit(".", 1)
-        local = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else name
+        local = (
+            alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else name
+        )
         spelled_alias = new_name if new_name == local else f"{new_name} as {local}"
         if new_base == base:
-            return RuleFix(f"Import `{spelled_alias}`", [NodeEdit(alias, spelled_alias + (self.ctx.code(alias.comma) if isinstance(alias.comma, cst.Comma) else ""))], "safe")
+            return RuleFix(
+                f"Import `{spelled_alias}`",
+                [
+                    NodeEdit(
+                        alias,
+                        spelled_alias + (self.ctx.code(alias.comma) if isinstance(alias.comma, cst.Comma) else ""),
+                    )
+                ],
+                "safe",
+            )
         statement = f"from {new_base} import {spelled_alias}"
         if len(node.names) == 1:  # type: ignore[arg-type]
             return RuleFix(f"Replace with `{statement}`", [NodeEdit(node, statement)], "safe")
@@ -605,7 +714,9 @@ class MigrationRule(Rule):
         if not node.lpar:
             rest[-1] = rest[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         kept = self.ctx.code(node.with_changes(names=rest))
-        return RuleFix(f"Move `{name}` to `{statement}`", [NodeEdit(node, f"{kept}\n{self.indent_of(node)}{statement}")], "safe")
+        return RuleFix(
+            f"Move `{name}` to `{statement}`", [NodeEdit(node, f"{kept}\n{self.indent_of(node)}{statement}")], "safe"
+        )
 
     def indent_of(self, node: cst.CSTNode) -> str:
         indent = ""
@@ -628,7 +739,7 @@ class MigrationRule(Rule):
                     if alias.asname is None:
                         fix = RuleFix("Import `jax`", [NodeEdit(alias.name, "jax")], "safe")
                 else:
-                    new = entry.replacement + name[len(entry.old):]  # type: ignore[operator]
+                    new = entry.replacement + name[len(entry.old) :]  # type: ignore[operator]
                     fix = RuleFix(f"Import `{new}`", [NodeEdit(alias.name, new)], "safe")
             self.report(alias, self.message(name, entry), fix=fix)
 
@@ -655,7 +766,10 @@ class MigrationRule(Rule):
         entry = WITH_MESH
         if self.wants(entry) and not self.in_shim(node):
             code = self.ctx.code(node.item).strip()
-            self.report(node, f"`with {code}:` is deprecated since JAX {entry.deprecated}; use `with jax.set_mesh({code}):` ({entry.note})")
+            self.report(
+                node,
+                f"`with {code}:` is deprecated since JAX {entry.deprecated}; use `with jax.set_mesh({code}):` ({entry.note})",
+            )
 
     def finish(self) -> None:
         for node, name, scope in self._with_names:
@@ -663,5 +777,12 @@ class MigrationRule(Rule):
                 self._report_with(node)
 
 
-WITH_MESH = Entry("with mesh", "jax.set_mesh", "0.10.2", None, "manual",
-                  "`set_mesh` also sets the abstract mesh used by sharding-in-types", fix=None)
+WITH_MESH = Entry(
+    "with mesh",
+    "jax.set_mesh",
+    "0.10.2",
+    None,
+    "manual",
+    "`set_mesh` also sets the abstract mesh used by sharding-in-types",
+    fix=None,
+)

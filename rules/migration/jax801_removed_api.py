@@ -1,4 +1,5 @@
 """JAX801: a JAX API that the target version no longer has (data in ``table.py``)."""
+
 from __future__ import annotations
 
 from jaxlint.lint.rule import Invalid
@@ -76,15 +77,30 @@ class RemovedApi(MigrationRule):
         "from jax import config\nconfig.update('jax_enable_x64', True)\n",
     ]
     INVALID = [
-        ("import jax\nparams = jax.tree_map(lambda p: p * 2, params)\n",
-         Invalid("JAX801", line=2, message="jax.tree.map", fixed="import jax\nparams = jax.tree.map(lambda p: p * 2, params)\n")),
-        ("import jax as J\nJ.tree_util.tree_multimap(f, a, b)\n",
-         Invalid("JAX801", line=2, fixed="import jax as J\nJ.tree_util.tree_map(f, a, b)\n")),
+        (
+            "import jax\nparams = jax.tree_map(lambda p: p * 2, params)\n",
+            Invalid(
+                "JAX801",
+                line=2,
+                message="jax.tree.map",
+                fixed="import jax\nparams = jax.tree.map(lambda p: p * 2, params)\n",
+            ),
+        ),
+        (
+            "import jax as J\nJ.tree_util.tree_multimap(f, a, b)\n",
+            Invalid("JAX801", line=2, fixed="import jax as J\nJ.tree_util.tree_map(f, a, b)\n"),
+        ),
         ("from jax import tree_map\n", Invalid("JAX801", line=1, fixed="from jax.tree_util import tree_map\n")),
         ("from jax.experimental.maps import xmap\n", Invalid("JAX801", line=1)),
         ("import jax.experimental.host_callback as hcb\n", Invalid("JAX801", line=1)),
-        ("import jax\nx = jax.ops.index_update(x, jax.ops.index[0], 1.0)\n",
-         Invalid("JAX801", line=2, fixed="import jax\nx = x.at[0].set(1.0)\n")),
-        ("import jax.numpy as jnp\ny = jnp.reshape(x, newshape=(2, 3))\n",
-         Invalid("JAX801", line=2, message="shape=", fixed="import jax.numpy as jnp\ny = jnp.reshape(x, shape=(2, 3))\n")),
+        (
+            "import jax\nx = jax.ops.index_update(x, jax.ops.index[0], 1.0)\n",
+            Invalid("JAX801", line=2, fixed="import jax\nx = x.at[0].set(1.0)\n"),
+        ),
+        (
+            "import jax.numpy as jnp\ny = jnp.reshape(x, newshape=(2, 3))\n",
+            Invalid(
+                "JAX801", line=2, message="shape=", fixed="import jax.numpy as jnp\ny = jnp.reshape(x, shape=(2, 3))\n"
+            ),
+        ),
     ]

@@ -1,4 +1,5 @@
 """JAX802: a JAX API that is deprecated but still present in the target version."""
+
 from __future__ import annotations
 
 from jaxlint.lint.rule import Invalid
@@ -69,10 +70,17 @@ class DeprecatedApi(MigrationRule):
         "import jax\ntry:\n    from jax import shard_map\nexcept ImportError:\n    from jax.experimental.shard_map import shard_map\n",
     ]
     INVALID = [
-        ("import jax\nindex = jax.host_id()\n",
-         Invalid("JAX802", line=2, message="jax.process_index", fixed="import jax\nindex = jax.process_index()\n")),
+        (
+            "import jax\nindex = jax.host_id()\n",
+            Invalid("JAX802", line=2, message="jax.process_index", fixed="import jax\nindex = jax.process_index()\n"),
+        ),
         ("from jax.experimental.shard_map import shard_map\n", Invalid("JAX802", line=1, message="jax.shard_map")),
-        ("from jax.core import DebugInfo\n",
-         Invalid("JAX802", line=1, fixed="from jax.extend.core import DebugInfo\n")),
-        ("import jax\nmesh = jax.make_mesh((1,), ('x',))\nwith mesh:\n    pass\n", Invalid("JAX802", line=3, message="jax.set_mesh")),
+        (
+            "from jax.core import DebugInfo\n",
+            Invalid("JAX802", line=1, fixed="from jax.extend.core import DebugInfo\n"),
+        ),
+        (
+            "import jax\nmesh = jax.make_mesh((1,), ('x',))\nwith mesh:\n    pass\n",
+            Invalid("JAX802", line=3, message="jax.set_mesh"),
+        ),
     ]

@@ -30,8 +30,16 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from jaxlint.base.names import last_name
-from jaxlint.model.arrays import (AT_METHODS, ARRAY_ATTRS, ARRAY_METHODS, NOT_ARRAY, TAKES_SEQUENCES, annotated_array,
-                                  call_kind, public_name)
+from jaxlint.model.arrays import (
+    AT_METHODS,
+    ARRAY_ATTRS,
+    ARRAY_METHODS,
+    NOT_ARRAY,
+    TAKES_SEQUENCES,
+    annotated_array,
+    call_kind,
+    public_name,
+)
 from jaxlint.model import Function, program
 from jaxlint.model.expected import expects_error, raises_context
 from jaxlint.model.flow import Flow, bound_names, terminates
@@ -108,8 +116,12 @@ def _catches_type_error(ctx, t: cst.Try) -> bool:
         for el in types:
             v = el.value if isinstance(el, cst.Element) else el
             name = last_name(v) or ""
-            if name in ("TypeError", "Exception", "BaseException") or "Error" in name and "Tracer" in name \
-                    or name == "ConcretizationTypeError":
+            if (
+                name in ("TypeError", "Exception", "BaseException")
+                or "Error" in name
+                and "Tracer" in name
+                or name == "ConcretizationTypeError"
+            ):
                 return True
     return False
 
@@ -134,8 +146,16 @@ class BoolUse:
 class ValueFlow(Flow):
     """The facts of one function (or module) body along the walk: array kinds and traced values."""
 
-    def __init__(self, ctx, fn, trace: Trace | None, closure: dict | None, evidence: set[str],
-                 containers: set[str] = frozenset(), updated: set[str] = frozenset()):
+    def __init__(
+        self,
+        ctx,
+        fn,
+        trace: Trace | None,
+        closure: dict | None,
+        evidence: set[str],
+        containers: set[str] = frozenset(),
+        updated: set[str] = frozenset(),
+    ):
         super().__init__(ctx)
         self.fn = fn
         self.trace = trace
@@ -150,8 +170,11 @@ class ValueFlow(Flow):
             params = list(fn.params.posonly_params) + list(fn.params.params) + list(fn.params.kwonly_params)
             for p in params + [s for s in (fn.params.star_arg, fn.params.star_kwarg) if isinstance(s, cst.Param)]:
                 env.pop(p.name.value, None)
-            annotated = {p.name.value for p in params
-                         if p.annotation is not None and annotated_array(ctx, p.annotation.annotation)}
+            annotated = {
+                p.name.value
+                for p in params
+                if p.annotation is not None and annotated_array(ctx, p.annotation.annotation)
+            }
             refs = whole_accessed(ctx, fn) if annotated else set()  # read or written whole: Pallas refs
             for p in params:
                 n = p.name.value
@@ -186,8 +209,12 @@ class ValueFlow(Flow):
             if (a[0] | b[0]) & TRACED:
                 return (ARRAY | TRACED, a[1] or b[1])
             # a JAX array's operators return JAX arrays (NumPy defers to them too)
-            if (a[0] | b[0]) & ARRAY and not isinstance(e.operator, (cst.BitOr, cst.BitAnd)) or \
-                    a[0] & ARRAY and b[0] & ARRAY:
+            if (
+                (a[0] | b[0]) & ARRAY
+                and not isinstance(e.operator, (cst.BitOr, cst.BitAnd))
+                or a[0] & ARRAY
+                and b[0] & ARRAY
+            ):
                 return (ARRAY, None)
             return NONE
         if t is cst.Comparison:
@@ -240,8 +267,12 @@ class ValueFlow(Flow):
             return NONE
         if isinstance(func, cst.Attribute):
             name = func.attr.value
-            if name in AT_METHODS and isinstance(func.value, cst.Subscript) \
-                    and isinstance(func.value.value, cst.Attribute) and func.value.value.attr.value == "at":
+            if (
+                name in AT_METHODS
+                and isinstance(func.value, cst.Subscript)
+                and isinstance(func.value.value, cst.Attribute)
+                and func.value.value.attr.value == "at"
+            ):
                 base = self.fact(func.value.value.value)
                 origin = base[1] or self._traced_arg(e)
                 return (ARRAY | (TRACED if origin else 0), origin) if base[0] & ARRAY else NONE
@@ -390,9 +421,15 @@ class ValueFlow(Flow):
                 self.check_bool(n.left, kind, n.left, nested=False)
             elif t is cst.UnaryOperation and isinstance(n.operator, cst.Not):
                 self.check_bool(n.expression, "not", n, nested=False)
-            elif t is cst.Call and isinstance(n.func, cst.Name) and n.func.value in ("bool", "int", "float") \
-                    and self.ctx.resolve(n.func) is None and len(n.args) == 1 and n.args[0].keyword is None \
-                    and not n.args[0].star:
+            elif (
+                t is cst.Call
+                and isinstance(n.func, cst.Name)
+                and n.func.value in ("bool", "int", "float")
+                and self.ctx.resolve(n.func) is None
+                and len(n.args) == 1
+                and n.args[0].keyword is None
+                and not n.args[0].star
+            ):
                 self.check_bool(n.args[0].value, n.func.value, n)
 
     def check_bool(self, test, kind, report_at, nested=True) -> None:
@@ -404,7 +441,11 @@ class ValueFlow(Flow):
             self.check_bool(test.left, kind, test.left, nested=False)
             self.check_bool(test.right, kind, test.right, nested=False)
             return
-        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and kind in ("if", "while", "ifexp"):
+        if (
+            isinstance(test, cst.UnaryOperation)
+            and isinstance(test.operator, cst.Not)
+            and kind in ("if", "while", "ifexp")
+        ):
             self.check_bool(test.expression, kind, test.expression, nested=False)
             return
         f = self.fact(test)
@@ -446,8 +487,11 @@ def container_evidence(ctx, fn) -> set[str]:
     params = list(fn.params.posonly_params) + list(fn.params.params) + list(fn.params.kwonly_params)
     for p in params:
         ann = p.annotation
-        if ann is not None and not annotated_array(ctx, ann.annotation) and not (
-                isinstance(ann.annotation, cst.Name) and ann.annotation.value in SCALAR_ANNOTATIONS):
+        if (
+            ann is not None
+            and not annotated_array(ctx, ann.annotation)
+            and not (isinstance(ann.annotation, cst.Name) and ann.annotation.value in SCALAR_ANNOTATIONS)
+        ):
             out.add(p.name.value)
     names = {p.name.value for p in params}
     body = fn.body
@@ -476,8 +520,11 @@ def container_evidence(ctx, fn) -> set[str]:
             for c in n.comparisons:
                 if isinstance(c.operator, (cst.In, cst.NotIn)) and type(c.comparator) is cst.Name:
                     out.add(c.comparator.value)
-        elif t is cst.Assign and type(n.value) is cst.Name and any(
-                isinstance(a.target, (cst.Tuple, cst.List)) for a in n.targets):
+        elif (
+            t is cst.Assign
+            and type(n.value) is cst.Name
+            and any(isinstance(a.target, (cst.Tuple, cst.List)) for a in n.targets)
+        ):
             out.add(n.value.value)
     return out & names
 
@@ -490,8 +537,11 @@ def array_evidence(ctx, fn) -> set[str]:
     attributes are no evidence. Indexing is none either (lists, dicts and Refs index)."""
     attrs, whole, calls = set(), set(), set()
     body = fn.body
-    for n in ctx.descendants(body, prune=(cst.ClassDef,)) if not isinstance(body, cst.BaseExpression) else \
-            [body] + ctx.descendants(body, prune=(cst.ClassDef,)):
+    for n in (
+        ctx.descendants(body, prune=(cst.ClassDef,))
+        if not isinstance(body, cst.BaseExpression)
+        else [body] + ctx.descendants(body, prune=(cst.ClassDef,))
+    ):
         t = type(n)
         if t is cst.Attribute and type(n.value) is cst.Name and n.attr.value in EVIDENCE_ATTRS:
             attrs.add(n.value.value)
@@ -500,31 +550,49 @@ def array_evidence(ctx, fn) -> set[str]:
         elif t is cst.Call:
             q = public_name(ctx.resolve(n.func)) or ""
             last = q.rsplit(".", 1)[-1]
-            if q.startswith("jax.numpy.") and q.count(".") == 2 and last not in NOT_ARRAY | TAKES_SEQUENCES \
-                    and not last.endswith("_like"):
-                calls.update(a.value.value for a in n.args if type(a.value) is cst.Name and not a.keyword and not a.star)
+            if (
+                q.startswith("jax.numpy.")
+                and q.count(".") == 2
+                and last not in NOT_ARRAY | TAKES_SEQUENCES
+                and not last.endswith("_like")
+            ):
+                calls.update(
+                    a.value.value for a in n.args if type(a.value) is cst.Name and not a.keyword and not a.star
+                )
     return (attrs - whole) | calls
 
 
 def whole_accessed(ctx, fn) -> set[str]:
     """Names the body reads or writes whole as ``x[...]``: how a ``jax.Ref`` (a Pallas
     kernel's ``out_ref``) is used, even where the code annotates it ``jax.Array``."""
-    return {n.value.value for n in ctx.descendants(fn.body, prune=(cst.ClassDef,)) if type(n) is cst.Subscript and _whole(n)}
+    return {
+        n.value.value for n in ctx.descendants(fn.body, prune=(cst.ClassDef,)) if type(n) is cst.Subscript and _whole(n)
+    }
 
 
 def _whole(sub: cst.Subscript) -> bool:
     """``x[...]``: a name subscripted by a lone Ellipsis."""
-    return type(sub.value) is cst.Name and len(sub.slice) == 1 and isinstance(sub.slice[0].slice, cst.Index) \
+    return (
+        type(sub.value) is cst.Name
+        and len(sub.slice) == 1
+        and isinstance(sub.slice[0].slice, cst.Index)
         and isinstance(sub.slice[0].slice.value, cst.Ellipsis)
+    )
 
 
 def at_evidence(ctx, fn) -> set[str]:
     """Parameters the body updates with ``x.at[i].set(v)`` (``.add``, ...): only a JAX array has these."""
     out = set()
     for n in ctx.descendants(fn.body, prune=(cst.ClassDef,)):
-        if type(n) is cst.Call and isinstance(n.func, cst.Attribute) and n.func.attr.value in AT_METHODS - {"get"} \
-                and isinstance(n.func.value, cst.Subscript) and isinstance(n.func.value.value, cst.Attribute) \
-                and n.func.value.value.attr.value == "at" and type(n.func.value.value.value) is cst.Name:
+        if (
+            type(n) is cst.Call
+            and isinstance(n.func, cst.Attribute)
+            and n.func.attr.value in AT_METHODS - {"get"}
+            and isinstance(n.func.value, cst.Subscript)
+            and isinstance(n.func.value.value, cst.Attribute)
+            and n.func.value.value.attr.value == "at"
+            and type(n.func.value.value.value) is cst.Name
+        ):
             out.add(n.func.value.value.value.value)
     return out
 
@@ -790,10 +858,19 @@ class FileAnalysis:
             params = {q.name.value for q in _callable_params(fn) + list(fn.params.kwonly_params) if q.default is None}
             if not params:
                 continue
-            flow = ValueFlow(ctx, fn, Trace(params, "", fn, False), None, array_evidence(ctx, fn),
-                             container_evidence(ctx, fn), at_evidence(ctx, fn))
+            flow = ValueFlow(
+                ctx,
+                fn,
+                Trace(params, "", fn, False),
+                None,
+                array_evidence(ctx, fn),
+                container_evidence(ctx, fn),
+                at_evidence(ctx, fn),
+            )
             flow.run(fn.body)
-            optional = {q.name.value for q in _callable_params(fn) + list(fn.params.kwonly_params) if q.default is not None}
+            optional = {
+                q.name.value for q in _callable_params(fn) + list(fn.params.kwonly_params) if q.default is not None
+            }
             bools = [u for u in flow.bools.values() if not _under_option(ctx, u.node, fn, optional)]
             if bools:
                 out.append((fn, sorted(bools, key=lambda u: ctx.text_order(u.node))))
@@ -804,7 +881,9 @@ class FileAnalysis:
             ctx = self.ctx
             consumers = key_consumers(ctx)
             found: dict[cst.CSTNode, Reuse] = {}
-            bodies = [ctx.module] + [fn.body for _, fn in ctx.collector.function_nodes if isinstance(fn, cst.FunctionDef)]
+            bodies = [ctx.module] + [
+                fn.body for _, fn in ctx.collector.function_nodes if isinstance(fn, cst.FunctionDef)
+            ]
             for body in bodies:
                 flow = KeyFlow(ctx, consumers)
                 flow.run(body)

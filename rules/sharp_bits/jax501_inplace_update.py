@@ -85,13 +85,23 @@ class InplaceUpdate(Rule):
         "import jax\n@jax.jit\ndef f(params, x):\n    params['b'] = x\n    return params\n",
     ]
     INVALID = [
-        ("import jax.numpy as jnp\nx = jnp.zeros(3)\nx[0] = 1.0\n",
-         Invalid("JAX501", line=3, message="`x`, a JAX array (made by `jnp.zeros(3)`)",
-                 fixed="import jax.numpy as jnp\nx = jnp.zeros(3)\nx = x.at[0].set(1.0)\n")),
-        ("import jax.numpy as jnp\nx = jnp.arange(4.0)\nx[1:3] += 2.0\n",
-         Invalid("JAX501", line=3, fixed="import jax.numpy as jnp\nx = jnp.arange(4.0)\nx = x.at[1:3].add(2.0)\n")),
-        ("import jax\n@jax.jit\ndef f(x):\n    x[0] = x.sum()\n    return x\n",
-         Invalid("JAX501", line=4, message="traced argument of `f`")),
+        (
+            "import jax.numpy as jnp\nx = jnp.zeros(3)\nx[0] = 1.0\n",
+            Invalid(
+                "JAX501",
+                line=3,
+                message="`x`, a JAX array (made by `jnp.zeros(3)`)",
+                fixed="import jax.numpy as jnp\nx = jnp.zeros(3)\nx = x.at[0].set(1.0)\n",
+            ),
+        ),
+        (
+            "import jax.numpy as jnp\nx = jnp.arange(4.0)\nx[1:3] += 2.0\n",
+            Invalid("JAX501", line=3, fixed="import jax.numpy as jnp\nx = jnp.arange(4.0)\nx = x.at[1:3].add(2.0)\n"),
+        ),
+        (
+            "import jax\n@jax.jit\ndef f(x):\n    x[0] = x.sum()\n    return x\n",
+            Invalid("JAX501", line=4, message="traced argument of `f`"),
+        ),
     ]
 
     @classmethod
@@ -108,7 +118,7 @@ class InplaceUpdate(Rule):
         shown = ctx.code(item.target)
         what = f"`{item.name}`" if item.name else f"`{ctx.code(item.target.value)}`"
         origin = f" ({item.origin})" if item.origin else ""
-        index = shown[len(item.name):] if item.name and shown.startswith(item.name) else "[...]"
+        index = shown[len(item.name) :] if item.name and shown.startswith(item.name) else "[...]"
         method = "set"
         if isinstance(item.stmt, cst.AugAssign):
             method = AT_METHOD.get(type(item.stmt.operator), "set")
@@ -127,7 +137,7 @@ class InplaceUpdate(Rule):
         shown = ctx.code(item.target)
         if not shown.startswith(name + "["):
             return None
-        index = shown[len(name):]
+        index = shown[len(name) :]
         if isinstance(stmt, cst.Assign):
             if len(stmt.targets) != 1:
                 return None

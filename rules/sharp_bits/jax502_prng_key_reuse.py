@@ -67,12 +67,18 @@ class PrngKeyReuse(Rule):
         "import jax\nkeys = jax.random.split(jax.random.key(0), 2)\na = jax.random.normal(keys[0])\nb = jax.random.normal(keys[1])\n",
     ]
     INVALID = [
-        ("import jax\nkey = jax.random.key(0)\na = jax.random.normal(key)\nb = jax.random.uniform(key)\n",
-         Invalid("JAX502", line=4, message="already consumed by `jax.random.normal` at line 3")),
-        ("import jax\nkey = jax.random.key(0)\nfor i in range(3):\n    x = jax.random.normal(key)\n",
-         Invalid("JAX502", line=4, message="in every iteration of the loop at line 3")),
-        ("import jax\ndef noise(key):\n    return jax.random.normal(key, (3,))\nk = jax.random.key(0)\na = noise(k)\nb = noise(k)\n",
-         Invalid("JAX502", line=6, message="`noise` reuses the PRNG key `k`")),
+        (
+            "import jax\nkey = jax.random.key(0)\na = jax.random.normal(key)\nb = jax.random.uniform(key)\n",
+            Invalid("JAX502", line=4, message="already consumed by `jax.random.normal` at line 3"),
+        ),
+        (
+            "import jax\nkey = jax.random.key(0)\nfor i in range(3):\n    x = jax.random.normal(key)\n",
+            Invalid("JAX502", line=4, message="in every iteration of the loop at line 3"),
+        ),
+        (
+            "import jax\ndef noise(key):\n    return jax.random.normal(key, (3,))\nk = jax.random.key(0)\na = noise(k)\nb = noise(k)\n",
+            Invalid("JAX502", line=6, message="`noise` reuses the PRNG key `k`"),
+        ),
     ]
 
     def finish(self) -> None:
@@ -80,8 +86,10 @@ class PrngKeyReuse(Rule):
         reuses = analysis(ctx).keys()
         if not reuses:
             return
-        lines = exact_lines(ctx, [r.first.node for r in reuses] + [r.node for r in reuses]
-                            + [r.loop for r in reuses if r.loop is not None])
+        lines = exact_lines(
+            ctx,
+            [r.first.node for r in reuses] + [r.node for r in reuses] + [r.loop for r in reuses if r.loop is not None],
+        )
         for r in reuses:
             self.report(r.node, self.message(r, lines))
 
@@ -92,12 +100,17 @@ class PrngKeyReuse(Rule):
         fn = self.ctx.enclosing_function(loop)
         scope = p.scope_of_node.get(fn) if fn is not None else p.module_scope
         return scope is not None and any(
-            any(a is loop for a in self.ctx.ancestors(b.node)) for b in scope.bindings.get(key, ()))
+            any(a is loop for a in self.ctx.ancestors(b.node)) for b in scope.bindings.get(key, ())
+        )
 
     def message(self, r, lines) -> str:
         api = f"`{r.api}`"
         sub = "subkey" if r.key != "subkey" else "k"
-        split = f"`{r.key}, {sub} = jax.random.split({r.key})`" if "[" not in r.key else "a fresh key from `jax.random.split`"
+        split = (
+            f"`{r.key}, {sub} = jax.random.split({r.key})`"
+            if "[" not in r.key
+            else "a fresh key from `jax.random.split`"
+        )
         if r.loop is not None:
             line = lines.get(r.loop)
             if type(r.loop).__name__ in ("ListComp", "SetComp", "GeneratorExp", "DictComp"):

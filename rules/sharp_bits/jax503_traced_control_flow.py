@@ -82,14 +82,22 @@ class TracedControlFlow(Rule):
         "import jax\n@jax.jit\ndef f(params, x):\n    if params:\n        return x + params['b']\n    return -x\n",
     ]
     INVALID = [
-        ("import jax\n@jax.jit\ndef f(x):\n    if x > 0:\n        return x\n    return 0.0\n",
-         Invalid("JAX503", line=4, message="TracerBoolConversionError")),
-        ("import jax\n@jax.jit\ndef f(x, neg):\n    return -x if neg else x\n",
-         Invalid("JAX503", line=4, message="`neg` is the traced argument `neg`")),
-        ("import jax\ndef f(x, n):\n    return x * int(n)\ng = jax.jit(f)\n",
-         Invalid("JAX503", line=3, message="static_argnames='n'")),
-        ("import jax\ndef body(i, x):\n    while x < 10:\n        x = x * 2\n    return x\ny = jax.lax.fori_loop(0, 3, body, 1.0)\n",
-         Invalid("JAX503", line=3, message="lax.while_loop")),
+        (
+            "import jax\n@jax.jit\ndef f(x):\n    if x > 0:\n        return x\n    return 0.0\n",
+            Invalid("JAX503", line=4, message="TracerBoolConversionError"),
+        ),
+        (
+            "import jax\n@jax.jit\ndef f(x, neg):\n    return -x if neg else x\n",
+            Invalid("JAX503", line=4, message="`neg` is the traced argument `neg`"),
+        ),
+        (
+            "import jax\ndef f(x, n):\n    return x * int(n)\ng = jax.jit(f)\n",
+            Invalid("JAX503", line=3, message="static_argnames='n'"),
+        ),
+        (
+            "import jax\ndef body(i, x):\n    while x < 10:\n        x = x * 2\n    return x\ny = jax.lax.fori_loop(0, 3, body, 1.0)\n",
+            Invalid("JAX503", line=3, message="lax.while_loop"),
+        ),
     ]
 
     def finish(self) -> None:
@@ -103,8 +111,14 @@ class TracedControlFlow(Rule):
         for fn, bools in analysis(ctx).elsewhere():
             ref = ctx.facts.ref(ctx.qualname(fn))
             for u in bools:
-                data = {"ref": ref, "module": ctx.facts.module, "kind": u.kind, "expr": _short(ctx.code(u.expr)),
-                        "origin": u.origin, "on_argument": _on_argument(u)}
+                data = {
+                    "ref": ref,
+                    "module": ctx.facts.module,
+                    "kind": u.kind,
+                    "expr": _short(ctx.code(u.expr)),
+                    "origin": u.origin,
+                    "on_argument": _on_argument(u),
+                }
                 self.pending(u.node, data)
 
     def message(self, u, lines) -> str:
@@ -157,10 +171,16 @@ def _where(layer: dict, here: str) -> str:
 
 
 def _message(kind: str, expr: str, origin: str, where: str, static_hint: bool) -> str:
-    origin_text = (f"`{expr}` is the traced argument `{origin}`" if expr == origin
-                   else f"`{expr}` depends on the traced argument `{origin}`")
-    static = (f", or mark `{origin}` static (`static_argnames='{origin}'`) if it selects the program's structure"
-              if static_hint else "")
+    origin_text = (
+        f"`{expr}` is the traced argument `{origin}`"
+        if expr == origin
+        else f"`{expr}` depends on the traced argument `{origin}`"
+    )
+    static = (
+        f", or mark `{origin}` static (`static_argnames='{origin}'`) if it selects the program's structure"
+        if static_hint
+        else ""
+    )
     if kind in ("int", "float"):
         return (
             f"`{kind}()` needs a concrete value, but {origin_text} (traced by {where}): raises "
@@ -194,7 +214,9 @@ def _on_argument(u) -> bool:
         return True
     if isinstance(e, cst.Comparison):
         parts = [e.left] + [c.comparator for c in e.comparisons]
-        return all(isinstance(p, cst.Name) and p.value == u.origin or isinstance(p, (cst.Integer, cst.Float)) for p in parts)
+        return all(
+            isinstance(p, cst.Name) and p.value == u.origin or isinstance(p, (cst.Integer, cst.Float)) for p in parts
+        )
     return False
 
 

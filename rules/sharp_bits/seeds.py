@@ -12,7 +12,10 @@ def jax_units(ol: Outline) -> set[int]:
     hit = ol._cache.get("jax_units")
     if hit is None:
         jaxy = {local for local, q in ol.imports.items() if q == CONFLICT or q == "jax" or q.startswith("jax.")}
-        hit = {i for i, u in enumerate(ol.units) if not jaxy.isdisjoint(u.idents)
-               or "at" in u.idents and any(c.endswith(".at") for c in u.chains)}
+        hit = {
+            i
+            for i, u in enumerate(ol.units)
+            if not jaxy.isdisjoint(u.idents) or "at" in u.idents and any(c.endswith(".at") for c in u.chains)
+        }
         ol._cache["jax_units"] = hit
     return hit

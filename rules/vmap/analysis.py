@@ -24,26 +24,78 @@ CONTRACTIONS = frozenset(
     f"{m}.{f}"
     for m in ("jax.numpy", "numpy", "jax.numpy.linalg")
     for f in ("dot", "matmul", "einsum", "tensordot", "inner", "vdot", "multi_dot")
-) | frozenset({"jax.lax.dot", "jax.lax.dot_general", "jax.lax.conv", "jax.lax.conv_general_dilated",
-               "jax.lax.batch_matmul"})
+) | frozenset(
+    {"jax.lax.dot", "jax.lax.dot_general", "jax.lax.conv", "jax.lax.conv_general_dilated", "jax.lax.batch_matmul"}
+)
 
 # Names people give shared parameters. The weakest signal: it never decides alone.
 PARAM_NAMES = frozenset(
-    {"params", "param", "parameters", "weights", "weight", "w", "W", "b", "bias", "biases",
-     "theta", "kernel", "variables", "net_params", "model_params", "w1", "w2", "w3", "b1", "b2",
-     "b3", "W1", "W2", "W3", "Wx", "Wh", "wx", "wh", "kernels", "params_tree"}
+    {
+        "params",
+        "param",
+        "parameters",
+        "weights",
+        "weight",
+        "w",
+        "W",
+        "b",
+        "bias",
+        "biases",
+        "theta",
+        "kernel",
+        "variables",
+        "net_params",
+        "model_params",
+        "w1",
+        "w2",
+        "w3",
+        "b1",
+        "b2",
+        "b3",
+        "W1",
+        "W2",
+        "W3",
+        "Wx",
+        "Wh",
+        "wx",
+        "wh",
+        "kernels",
+        "params_tree",
+    }
 )
 # Names of a bias: they say "parameter" only for a value added as one, not for a plain
 # contraction operand (`def projection(a, b): return jnp.tensordot(a, b) * b` in jax-md
 # maps two batches of vectors; `a, b` are just the first two letters).
 BIAS_NAMES = frozenset({"b", "bias", "biases", "b1", "b2", "b3"})
 # Argument names that say "already batched on purpose" (ensembles, per-example values).
-BATCHED_HINTS = ("stack", "ensemble", "batch", "per_example", "per_sample", "all_", "population",
-                 "replicated", "vmapped", "many", "multi")
+BATCHED_HINTS = (
+    "stack",
+    "ensemble",
+    "batch",
+    "per_example",
+    "per_sample",
+    "all_",
+    "population",
+    "replicated",
+    "vmapped",
+    "many",
+    "multi",
+)
 # Calls that build stacked (batched) parameters.
-STACKERS = frozenset({"jax.numpy.stack", "numpy.stack", "jax.numpy.broadcast_to", "jax.numpy.tile",
-                      "jax.numpy.repeat", "numpy.tile", "numpy.repeat", "jax.numpy.vstack",
-                      "jax.numpy.concatenate", "jax.random.split"})
+STACKERS = frozenset(
+    {
+        "jax.numpy.stack",
+        "numpy.stack",
+        "jax.numpy.broadcast_to",
+        "jax.numpy.tile",
+        "jax.numpy.repeat",
+        "numpy.tile",
+        "numpy.repeat",
+        "jax.numpy.vstack",
+        "jax.numpy.concatenate",
+        "jax.random.split",
+    }
+)
 
 
 def is_param_name(name: str) -> bool:
@@ -189,8 +241,9 @@ def target_params(fact: FunctionFact, bound: int, keywords: list[str], decorated
     return out
 
 
-def positional_range(fact: FunctionFact, bound: int, bound_keywords: list[str],
-                     call: cst.Call) -> tuple[int, int | None] | None:
+def positional_range(
+    fact: FunctionFact, bound: int, bound_keywords: list[str], call: cst.Call
+) -> tuple[int, int | None] | None:
     """How many positional arguments a call passing ``*args`` can give the vmapped function
     so that the function's own call can succeed: ``(least, most)``, most None for no limit.
 
@@ -204,8 +257,9 @@ def positional_range(fact: FunctionFact, bound: int, bound_keywords: list[str],
         return None
     star_kwargs = any(a.star == "**" for a in call.args)
     keywords = set(bound_keywords) | {a.keyword.value for a in call.args if a.keyword is not None}
-    if not star_kwargs and any(p.kind == "kwonly" and p.default is None and p.name not in keywords
-                               for p in fact.params):
+    if not star_kwargs and any(
+        p.kind == "kwonly" and p.default is None and p.name not in keywords for p in fact.params
+    ):
         return None
     params = fact.positional[bound:]
     most = None if fact.has_varargs else len(params)
@@ -317,8 +371,11 @@ def is_contraction(ctx, expr: cst.BaseExpression) -> bool:
     if isinstance(expr, cst.Call):
         if ctx.resolve(expr.func) in CONTRACTIONS:
             return True
-        if isinstance(expr.func, cst.Attribute) and expr.func.attr.value in ("dot", "matmul") and \
-                ctx.resolve(expr.func) is None:
+        if (
+            isinstance(expr.func, cst.Attribute)
+            and expr.func.attr.value in ("dot", "matmul")
+            and ctx.resolve(expr.func) is None
+        ):
             return True
     return False
 
@@ -357,8 +414,9 @@ def static_operands(ctx, node: cst.Call) -> list[cst.BaseExpression]:
         if ctx.resolve(func) is not None:  # ``jnp.reshape(a, shape)``: the shape comes second
             args = args[1:2]
         first = args[0] if args else None
-        operands = [e.value for e in first.elements] if len(args) == 1 and isinstance(first, (cst.Tuple, cst.List)) \
-            else args
+        operands = (
+            [e.value for e in first.elements] if len(args) == 1 and isinstance(first, (cst.Tuple, cst.List)) else args
+        )
     else:
         return []
     return [n for e in operands for n in _arithmetic_names(e)]
@@ -376,8 +434,7 @@ def _arithmetic_names(expr: cst.BaseExpression) -> list[cst.Name]:
     return []
 
 
-NUMERIC_COMPARISONS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.GreaterThan,
-                       cst.GreaterThanEqual)
+NUMERIC_COMPARISONS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
 
 
 class Evidence:
@@ -387,8 +444,9 @@ class Evidence:
         self.ctx = ctx
         self.by_function: dict[str, dict[str, dict[str, str]]] = {}
 
-    def add(self, at: cst.CSTNode, expr: cst.BaseExpression, kind: str, shown: cst.CSTNode,
-            text: str | None = None) -> None:
+    def add(
+        self, at: cst.CSTNode, expr: cst.BaseExpression, kind: str, shown: cst.CSTNode, text: str | None = None
+    ) -> None:
         base = param_base(expr)
         if base is None:
             return
@@ -482,8 +540,11 @@ def differentiated(ctx, call: cst.Call) -> list[cst.BaseExpression]:
 # what callers pass
 # ----------------------------------------------------------------------------------
 # Calls that keep a batch axis of their first argument (a transposed stack is still a stack).
-SHAPE_OPS = frozenset(f"{m}.{f}" for m in ("jax.numpy", "numpy") for f in (
-    "transpose", "reshape", "swapaxes", "moveaxis", "asarray", "array", "squeeze", "expand_dims"))
+SHAPE_OPS = frozenset(
+    f"{m}.{f}"
+    for m in ("jax.numpy", "numpy")
+    for f in ("transpose", "reshape", "swapaxes", "moveaxis", "asarray", "array", "squeeze", "expand_dims")
+)
 
 
 def _names_along(p, expr: cst.BaseExpression) -> tuple[list[str], cst.BaseExpression, tuple[int, ...]]:
@@ -592,8 +653,9 @@ _KIND_TEXT = {
 }
 
 
-def shared_params(params: list[str], mapped: list[int], evidence: dict[str, dict[str, str]],
-                  args: list[dict[str, Any]]) -> list[tuple[int, str, str]]:
+def shared_params(
+    params: list[str], mapped: list[int], evidence: dict[str, dict[str, str]], args: list[dict[str, Any]]
+) -> list[tuple[int, str, str]]:
     """(position, parameter, evidence text) for each mapped parameter used as shared.
 
     Needs a use inside the function (contraction weight, bias, string keys, ``.apply``)

@@ -101,16 +101,24 @@ class VmapMapsSharedParam(Rule):
     INVALID = [
         (
             "import jax, jax.numpy as jnp\ndef linear(x, w, b):\n    return jnp.dot(w, x) + b\nf = jax.vmap(linear)\n",
-            Invalid("JAX101", line=4, message="`w` is the weight operand of `jnp.dot(w, x)`",
-                    fixed="import jax, jax.numpy as jnp\ndef linear(x, w, b):\n    return jnp.dot(w, x) + b\n"
-                    "f = jax.vmap(linear, in_axes=(0, None, None))\n"),
+            Invalid(
+                "JAX101",
+                line=4,
+                message="`w` is the weight operand of `jnp.dot(w, x)`",
+                fixed="import jax, jax.numpy as jnp\ndef linear(x, w, b):\n    return jnp.dot(w, x) + b\n"
+                "f = jax.vmap(linear, in_axes=(0, None, None))\n",
+            ),
         ),
         (
             "from jax import vmap\ndef loss(params, x):\n    return x @ params['w']\n"
             "batched = vmap(loss, in_axes=[0, 0])\n",
-            Invalid("JAX101", line=4, message="`params`",
-                    fixed="from jax import vmap\ndef loss(params, x):\n    return x @ params['w']\n"
-                    "batched = vmap(loss, in_axes=[None, 0])\n"),
+            Invalid(
+                "JAX101",
+                line=4,
+                message="`params`",
+                fixed="from jax import vmap\ndef loss(params, x):\n    return x @ params['w']\n"
+                "batched = vmap(loss, in_axes=[None, 0])\n",
+            ),
         ),
     ]
 
@@ -174,8 +182,11 @@ class VmapMapsSharedParam(Rule):
         n_guess = call_n if call_n is not None else (len(data["entries"]) if "entries" in data else None)
         positions = n_guess if n_guess is not None else 64
         data["args"] = [argument_info(ctx, site, i) for i in range(positions)] if site.calls else []
-        fix = self._fix_template(site) if site.in_axes_node is None or literal_node or \
-            isinstance(site.in_axes_node, cst.Integer) else None
+        fix = (
+            self._fix_template(site)
+            if site.in_axes_node is None or literal_node or isinstance(site.in_axes_node, cst.Integer)
+            else None
+        )
         data["parens"] = isinstance(site.in_axes_node, cst.Tuple) and bool(site.in_axes_node.lpar)
         if site.function is None:
             self.pending(site.node, data, fix=fix)
@@ -208,7 +219,9 @@ class VmapMapsSharedParam(Rule):
             n = data["call_n"] if data["call_n"] is not None else len(params)
             mapped = list(range(min(n, len(where))))
         landed = {where[i]: i for i in mapped if where[i] is not None}
-        args = [data["args"][i] if i < len(data["args"]) else {"shared": None, "batched": False} for i in range(len(where))]
+        args = [
+            data["args"][i] if i < len(data["args"]) else {"shared": None, "batched": False} for i in range(len(where))
+        ]
         callee_args = [{"shared": None, "batched": False} for _ in range(len(inner.positional))]
         for k, i in landed.items():
             if k < len(callee_args):
@@ -231,7 +244,8 @@ class VmapMapsSharedParam(Rule):
         message = (
             f"`{data['label']}` maps {who} over a batch axis ({data['described']}), and {wrapper} passes "
             f"{them} on to `{inner.name}`, which uses {them} as shared parameters: "
-            + "; ".join(e for _, _, e in found) + f". Each example gets its own slice of {them}: a size error, or "
+            + "; ".join(e for _, _, e in found)
+            + f". Each example gets its own slice of {them}: a size error, or "
             f"silently wrong results when the batch size equals the leading dimension; {advice}"
         )
         return message, text

@@ -4,8 +4,15 @@ from jaxlint.model import forwarding, program
 from jaxlint.model.facts import FunctionFact
 from jaxlint.lint.rule import Invalid
 
-from .analysis import (ThroughForwarders, has_keywords, positional_count, positional_range, short, target_params,
-                       vmap_sites)
+from .analysis import (
+    ThroughForwarders,
+    has_keywords,
+    positional_count,
+    positional_range,
+    short,
+    target_params,
+    vmap_sites,
+)
 
 
 class VmapInAxesArity(ThroughForwarders):
@@ -95,8 +102,10 @@ class VmapInAxesArity(ThroughForwarders):
                 written = p.written_call(call)
                 note = " (keyword arguments never count: vmap maps them over axis 0)" if has_keywords(call) else ""
                 if forwarding.made_here(p, call):
-                    note += (f" (`{short(self.ctx, written.func, 40)}` passes its trailing argument"
-                             f"{'s' if k != 1 else ''} on with `*args`)")
+                    note += (
+                        f" (`{short(self.ctx, written.func, 40)}` passes its trailing argument"
+                        f"{'s' if k != 1 else ''} on with `*args`)"
+                    )
                 self.verdict(
                     site.node,
                     f"{shown}, but `{label}` is called with {k} positional argument{'s' if k != 1 else ''} "
@@ -142,13 +151,16 @@ class VmapInAxesArity(ThroughForwarders):
             least, most = found
             if (most is not None and most < least) or least <= n and (most is None or n <= most):
                 continue  # the call fails for another reason, or may pass n arguments
-            count = f"exactly {least}" if least == most else f"at least {least}" if most is None \
-                else f"{least} to {most}"
+            count = (
+                f"exactly {least}" if least == most else f"at least {least}" if most is None else f"{least} to {most}"
+            )
             name = "the lambda" if fact.is_lambda else f"`{fact.name}`"
             if site.bound:
                 name += f" (after the {site.bound} argument{'s' if site.bound != 1 else ''} bound by `partial`)"
-            args = ", ".join(a.star + self.ctx.code(a.value) if a.keyword is None else self.ctx.code(a).rstrip(", ")
-                             for a in call.args)
+            args = ", ".join(
+                a.star + self.ctx.code(a.value) if a.keyword is None else self.ctx.code(a).rstrip(", ")
+                for a in call.args
+            )
             stars = [f"`*{self.ctx.code(a.value)}`" for a in call.args if a.star == "*"]
             holds = f"{' and '.join(stars)} hold{'s' if len(stars) == 1 else ''}"
             self.report(

@@ -49,9 +49,14 @@ class VmapNothingMapped(Rule):
         "import jax\nf = jax.vmap(g, in_axes=AXES)\n",
     ]
     INVALID = [
-        ("import jax\nf = jax.vmap(g, in_axes=(None, None))\n", Invalid("JAX103", line=2, message="`in_axes=(None, None)`")),
-        ("from functools import partial\nimport jax\n\n@partial(jax.vmap, in_axes=None)\ndef f(x):\n    return x\n",
-         Invalid("JAX103", line=4)),
+        (
+            "import jax\nf = jax.vmap(g, in_axes=(None, None))\n",
+            Invalid("JAX103", line=2, message="`in_axes=(None, None)`"),
+        ),
+        (
+            "from functools import partial\nimport jax\n\n@partial(jax.vmap, in_axes=None)\ndef f(x):\n    return x\n",
+            Invalid("JAX103", line=4),
+        ),
     ]
 
     def finish(self) -> None:

@@ -71,10 +71,14 @@ class VmapAxisBeyondRank(ThroughForwarders):
         "import jax\nout = jax.vmap(f)(xs, n)\n",
     ]
     INVALID = [
-        ("import jax\nimport jax.numpy as jnp\nout = jax.vmap(f)(jnp.ones((8, 3)), len(names))\n",
-         Invalid("JAX104", line=3, message="`len(names)` is a scalar (rank 0)")),
-        ("import jax\nimport jax.numpy as jnp\nx = jnp.ones((3, 4))\nout = jax.vmap(f, in_axes=2)(x)\n",
-         Invalid("JAX104", line=4, message="axis 2 of `x`, whose shape is (3, 4)")),
+        (
+            "import jax\nimport jax.numpy as jnp\nout = jax.vmap(f)(jnp.ones((8, 3)), len(names))\n",
+            Invalid("JAX104", line=3, message="`len(names)` is a scalar (rank 0)"),
+        ),
+        (
+            "import jax\nimport jax.numpy as jnp\nx = jnp.ones((3, 4))\nout = jax.vmap(f, in_axes=2)(x)\n",
+            Invalid("JAX104", line=4, message="axis 2 of `x`, whose shape is (3, 4)"),
+        ),
     ]
 
     def finish(self) -> None:
@@ -88,13 +92,17 @@ class VmapAxisBeyondRank(ThroughForwarders):
                 name = arg_text(ctx, m)
                 if m.leaf is not None:
                     what = "a scalar (rank 0)" if m.shape.rank == 0 else f"of shape {shape_text(m.shape)}"
-                    why = (f"{mc.site.label} maps argument {m.position} along axis {m.axis}, but {name} is a pytree "
-                           f"and one of its leaves, {m.leaf}, is {what}; vmap maps every leaf")
+                    why = (
+                        f"{mc.site.label} maps argument {m.position} along axis {m.axis}, but {name} is a pytree "
+                        f"and one of its leaves, {m.leaf}, is {what}; vmap maps every leaf"
+                    )
                 elif m.shape.rank == 0:
                     why = f"{mc.site.label} maps argument {m.position} along axis {m.axis}, but {name} is a scalar (rank 0)"
                 else:
-                    why = (f"{mc.site.label} maps argument {m.position} along axis {m.axis} of {name}, whose shape "
-                           f"is {shape_text(m.shape)}")
+                    why = (
+                        f"{mc.site.label} maps argument {m.position} along axis {m.axis} of {name}, whose shape "
+                        f"is {shape_text(m.shape)}"
+                    )
                 self.verdict(
                     m.arg.value,
                     f"{mc.case_text(ctx)}{why}{mc.via_text(ctx)}: JAX raises `ValueError: vmap was requested to map its argument along axis {m.axis}, "
@@ -111,4 +119,3 @@ class VmapAxisBeyondRank(ThroughForwarders):
                 f"no axis to map, and JAX raises `ValueError: vmap was requested to map its argument along axis "
                 f"{sm.axis}, ...`. Use `None` in `in_axes` for a static argument",
             )
-

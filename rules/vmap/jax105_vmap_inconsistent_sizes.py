@@ -70,10 +70,14 @@ class VmapInconsistentSizes(ThroughForwarders):
         "import jax\nimport jax.numpy as jnp\nout = jax.vmap(f)(jnp.ones((4, 3)), ys)\n",
     ]
     INVALID = [
-        ("import jax\nimport jax.numpy as jnp\nout = jax.vmap(f)(jnp.ones((4, 3)), jnp.ones(3))\n",
-         Invalid("JAX105", line=3, message="axis 0 of `jnp.ones(3)` (size 3")),
-        ("import jax\nimport jax.numpy as jnp\nout = jax.vmap(f, axis_size=2)(jnp.ones((4, 3)))\n",
-         Invalid("JAX105", line=3, message="`axis_size=2`")),
+        (
+            "import jax\nimport jax.numpy as jnp\nout = jax.vmap(f)(jnp.ones((4, 3)), jnp.ones(3))\n",
+            Invalid("JAX105", line=3, message="axis 0 of `jnp.ones(3)` (size 3"),
+        ),
+        (
+            "import jax\nimport jax.numpy as jnp\nout = jax.vmap(f, axis_size=2)(jnp.ones((4, 3)))\n",
+            Invalid("JAX105", line=3, message="`axis_size=2`"),
+        ),
     ]
 
     def finish(self) -> None:
@@ -88,9 +92,13 @@ class VmapInconsistentSizes(ThroughForwarders):
                 for m, n in sized:
                     if n != mc.axis_size:
                         done.add(id(mc.call))
-                        self.verdict(m.arg.value, f"{mc.case_text(ctx)}{mc.site.label} is given `axis_size={mc.axis_size}`, "
-                                     f"but axis {m.axis} of {arg_text(ctx, m)} has size {n} (shape "
-                                     f"{shape_text(m.shape)}){mc.via_text(ctx)}: {_RAISES}", mc.assumed)
+                        self.verdict(
+                            m.arg.value,
+                            f"{mc.case_text(ctx)}{mc.site.label} is given `axis_size={mc.axis_size}`, "
+                            f"but axis {m.axis} of {arg_text(ctx, m)} has size {n} (shape "
+                            f"{shape_text(m.shape)}){mc.via_text(ctx)}: {_RAISES}",
+                            mc.assumed,
+                        )
                         break
                 continue
             if not sized:
@@ -109,5 +117,7 @@ class VmapInconsistentSizes(ThroughForwarders):
                     break
 
 
-_RAISES = ("JAX raises `ValueError: vmap got inconsistent sizes for array axes to be mapped`. Map each argument "
-           "along its batch axis, or use `None` for a shared one")
+_RAISES = (
+    "JAX raises `ValueError: vmap got inconsistent sizes for array axes to be mapped`. Map each argument "
+    "along its batch axis, or use `None` for a shared one"
+)

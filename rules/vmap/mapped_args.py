@@ -37,7 +37,9 @@ class MappedCall:
     mapped: list[Mapped]  # the mapped arguments whose shape is known, in order
     axis_size: int | None  # ``axis_size=`` as an int, when given as one
     case: cases.Case | None = None  # the test case these values are of (a parameterized test)
-    via: cst.Call | None = None  # the call of ``partial(d, fn=vmapped)``, or of the def around the vmap, whose arguments these are
+    via: cst.Call | None = (
+        None  # the call of ``partial(d, fn=vmapped)``, or of the def around the vmap, whose arguments these are
+    )
     assumed: list = field(default_factory=list)  # what the call and the shapes rest on (model/forwarding.py)
 
     def via_text(self, ctx) -> str:
@@ -114,11 +116,16 @@ def _site_calls(ctx, site: VmapSite, sites: list[VmapSite], case: cases.Case | N
         if axes is None:
             unknown.append(call)
             continue
-        mapped = [Mapped(a, i, axis, _leaf(s)[0], sliced, _leaf(s)[1])
-                  for i, ((a, s, sliced), axis) in enumerate(zip(given_args, axes))
-                  if axis is not None and s is not None]
-        if len(mapped) < sum(axis is not None for axis in axes) or (site.in_axes is UNKNOWN and None in axes) \
-                or any(m.shape.axis(m.axis) is None for m in mapped):
+        mapped = [
+            Mapped(a, i, axis, _leaf(s)[0], sliced, _leaf(s)[1])
+            for i, ((a, s, sliced), axis) in enumerate(zip(given_args, axes))
+            if axis is not None and s is not None
+        ]
+        if (
+            len(mapped) < sum(axis is not None for axis in axes)
+            or (site.in_axes is UNKNOWN and None in axes)
+            or any(m.shape.axis(m.axis) is None for m in mapped)
+        ):
             unknown.append(call)
         out.append(MappedCall(site, call, mapped, axis_size, case, via, assumed))
     return out, unknown
@@ -257,9 +264,15 @@ def _leaves(ctx, expr: cst.BaseExpression, call: cst.Call, depth: int) -> list[t
         return []
     if type(expr) in (cst.Integer, cst.Float):
         return [(Shape(()), f"`{short(ctx, expr, 20)}`")]
-    if type(expr) is cst.Call and type(expr.func) is cst.Name and expr.func.value in ("list", "tuple") \
-            and len(expr.args) == 1 and not expr.args[0].keyword and not expr.args[0].star \
-            and not p.reaching(expr.func):
+    if (
+        type(expr) is cst.Call
+        and type(expr.func) is cst.Name
+        and expr.func.value in ("list", "tuple")
+        and len(expr.args) == 1
+        and not expr.args[0].keyword
+        and not expr.args[0].star
+        and not p.reaching(expr.func)
+    ):
         s = shape(p, expr.args[0].value)  # ``list(x)``: the slices of x along axis 0
         if s is None or not s.exact or not s.dims or not s.dims[0]:
             return None
@@ -312,7 +325,9 @@ def _unmutated_value(ctx, name: cst.Name, call: cst.Call) -> cst.BaseExpression 
 
 def _plain_calls(ctx, site: VmapSite) -> list[cst.Call]:
     p = program(ctx)
-    calls, _ = p.invocations(site.node, callees=True, forwarders=True)  # direct calls only: an outer map slices the values
+    calls, _ = p.invocations(
+        site.node, callees=True, forwarders=True
+    )  # direct calls only: an outer map slices the values
     return [c for c in calls if not any(a.star for a in c.args) and keeps_shapes(p, c) and not expects_error(ctx, c)]
 
 
@@ -324,7 +339,7 @@ def _without(s: Shape, k: int) -> Shape | None:
         k += len(s.dims)
     if k >= len(s.dims):
         return None
-    return Shape(s.dims[:k] + s.dims[k + 1:], s.exact)
+    return Shape(s.dims[:k] + s.dims[k + 1 :], s.exact)
 
 
 def arg_text(ctx, m: Mapped) -> str:

@@ -81,7 +81,15 @@ def measure(name: str, cmd: list[str], cwd: str | None = None, timeout: float | 
     wall = time.perf_counter() - t0
     after = os.times()
     cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
-    return {"name": name, "wall": wall, "cpu": cpu, "peak_mib": peak / 1024, "rc": proc.returncode, "timed_out": timed_out, "err": err.decode(errors="replace")[-300:]}
+    return {
+        "name": name,
+        "wall": wall,
+        "cpu": cpu,
+        "peak_mib": peak / 1024,
+        "rc": proc.returncode,
+        "timed_out": timed_out,
+        "err": err.decode(errors="replace")[-300:],
+    }
 
 
 # Users' Pythons cache bytecode; some sandboxes turn that off, which would time the
@@ -107,7 +115,9 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=os.cpu_count())
     ap.add_argument("--ruff", action="store_true", default=True, help="also time ruff (if installed)")
     ap.add_argument("--fixit-timeout", type=float, default=0, help="run fixit with this timeout (0: skip)")
-    ap.add_argument("--small-file", help="file for the pre-commit case (default: the tree's smallest file with a trigger)")
+    ap.add_argument(
+        "--small-file", help="file for the pre-commit case (default: the tree's smallest file with a trigger)"
+    )
     args = ap.parse_args()
 
     tree = os.path.abspath(args.tree)
@@ -119,7 +129,18 @@ def main() -> int:
     print(f"tree: {tree}\nfiles: {len(files)}  lines: {lines}  cores: {os.cpu_count()}  jobs: {args.jobs}\n")
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as lst:
         lst.write("\n".join(files) + "\n")
-    jaxlint = [sys.executable, "-m", "jaxlint", "check", "--exit-zero", "--quiet", "--output-format", "concise", "--jobs", str(args.jobs)]
+    jaxlint = [
+        sys.executable,
+        "-m",
+        "jaxlint",
+        "check",
+        "--exit-zero",
+        "--quiet",
+        "--output-format",
+        "concise",
+        "--jobs",
+        str(args.jobs),
+    ]
     cache = os.path.join(tree, ".jaxlint_cache")
     shutil.rmtree(cache, ignore_errors=True)
     rows = []
@@ -140,22 +161,42 @@ def main() -> int:
             f.write(original)
     ruff = shutil.which("ruff") or shutil.which("ruff", path=os.path.dirname(sys.executable))
     if args.ruff and ruff:
-        rows.append(measure("ruff check --no-cache", [ruff, "check", "--no-cache", "--exit-zero", "--quiet", "--isolated", tree], cwd=tree))
+        rows.append(
+            measure(
+                "ruff check --no-cache",
+                [ruff, "check", "--no-cache", "--exit-zero", "--quiet", "--isolated", tree],
+                cwd=tree,
+            )
+        )
     fixit = shutil.which("fixit") or shutil.which("fixit", path=os.path.dirname(sys.executable))
     if args.fixit_timeout and fixit:
         rows.append(measure("fixit lint", [fixit, "lint", tree], cwd=tree, timeout=args.fixit_timeout))
-    small = args.small_file or min((p for p in files if b"grad" in open(p, "rb").read()), key=os.path.getsize, default=files[0])
+    small = args.small_file or min(
+        (p for p in files if b"grad" in open(p, "rb").read()), key=os.path.getsize, default=files[0]
+    )
     rows.append(measure("python -c 'import libcst, click, rich'", [sys.executable, "-c", "import libcst, click, rich"]))
-    rows.append(measure(f"jaxlint one small file ({os.path.basename(small)})", jaxlint[:-2] + ["--jobs", "1", "--no-cache", small], cwd=tree))
+    rows.append(
+        measure(
+            f"jaxlint one small file ({os.path.basename(small)})",
+            jaxlint[:-2] + ["--jobs", "1", "--no-cache", small],
+            cwd=tree,
+        )
+    )
     shutil.rmtree(cache, ignore_errors=True)
     os.unlink(lst.name)
 
     print(f"{'what':<48} {'wall s':>8} {'cpu s':>8} {'files/s':>9} {'lines/s':>10} {'peak MiB':>9}")
     for r in rows:
-        note = " (timed out)" if r["timed_out"] else ("" if r["rc"] in (0, 1) else f" (exit {r['rc']}: {r['err'].strip()[-120:]})")
+        note = (
+            " (timed out)"
+            if r["timed_out"]
+            else ("" if r["rc"] in (0, 1) else f" (exit {r['rc']}: {r['err'].strip()[-120:]})")
+        )
         n = 1 if "one small file" in r["name"] or "import" in r["name"] else len(files)
         ln = lines if n == len(files) else 0
-        print(f"{r['name']:<48} {r['wall']:>8.2f} {r['cpu']:>8.2f} {n / r['wall']:>9.0f} {ln / r['wall']:>10.0f} {r['peak_mib']:>9.0f}{note}")
+        print(
+            f"{r['name']:<48} {r['wall']:>8.2f} {r['cpu']:>8.2f} {n / r['wall']:>9.0f} {ln / r['wall']:>10.0f} {r['peak_mib']:>9.0f}{note}"
+        )
     by = {r["name"].split(" (")[0] if not r["name"].startswith("jaxlint one") else "small": r for r in rows}
     parse = rows[0]["wall"]
     cold = rows[1]["wall"]
@@ -173,7 +214,9 @@ def main() -> int:
     print(f"peak memory, cold:        {rows[1]['peak_mib']:.0f} MiB   (target < 400)")
     fixit = next((r for r in rows if r["name"].startswith("fixit")), None)
     if fixit:
-        print(f"fixit / jaxlint cold:     {fixit['wall'] / cold:.1f}{' (fixit timed out)' if fixit['timed_out'] else ''}")
+        print(
+            f"fixit / jaxlint cold:     {fixit['wall'] / cold:.1f}{' (fixit timed out)' if fixit['timed_out'] else ''}"
+        )
     return 0
 
 

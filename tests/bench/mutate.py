@@ -102,7 +102,7 @@ class Source:
         return self.text[:a] + new + self.text[b:]
 
     def segment(self, node: ast.AST) -> str:
-        return self.text[self.offset(node.lineno, node.col_offset):self.offset(node.end_lineno, node.end_col_offset)]
+        return self.text[self.offset(node.lineno, node.col_offset) : self.offset(node.end_lineno, node.end_col_offset)]
 
 
 def defs_by_name(tree: ast.Module) -> dict[str, list[ast.FunctionDef]]:
@@ -138,12 +138,14 @@ def expecting(tree: ast.Module) -> set[ast.AST]:
     roots: list[ast.AST] = []
     for n in ast.walk(tree):
         if isinstance(n, (ast.With, ast.AsyncWith)):
-            if any(isinstance(i.context_expr, ast.Call) and last_name(i.context_expr.func) in RAISES_CONTEXTS
-                   for i in n.items):
+            if any(
+                isinstance(i.context_expr, ast.Call) and last_name(i.context_expr.func) in RAISES_CONTEXTS
+                for i in n.items
+            ):
                 roots += n.body
         elif isinstance(n, ast.Call) and last_name(n.func) in CALLABLE_AT:
             at = CALLABLE_AT[last_name(n.func)]
-            if at < len(n.args) and not any(isinstance(a, ast.Starred) for a in n.args[:at + 1]):
+            if at < len(n.args) and not any(isinstance(a, ast.Starred) for a in n.args[: at + 1]):
                 roots.append(n.args[at])
     return {c for r in roots for c in ast.walk(r) if isinstance(c, ast.Call)}
 
@@ -175,15 +177,27 @@ def mutants(path: str, text: str):
                 if len(axes.elts) >= 2:
                     open_, close = ("[", "]") if isinstance(axes, ast.List) else ("(", ")")
                     kept = [src.segment(e) for e in axes.elts[:-1]]
-                    yield "vmap-drop-entry", "vmap", src.replace(
-                        axes, open_ + ", ".join(kept) + ("," if len(kept) == 1 and open_ == "(" else "") + close)
+                    yield (
+                        "vmap-drop-entry",
+                        "vmap",
+                        src.replace(
+                            axes, open_ + ", ".join(kept) + ("," if len(kept) == 1 and open_ == "(" else "") + close
+                        ),
+                    )
         elif api == "pmap" and fn is not None:
             kw = keyword(call, "axis_name")
             if kw is None or not isinstance(kw.value, ast.Constant) or not isinstance(kw.value.value, str):
                 continue
             axis = kw.value.value
-            uses = [c for c in ast.walk(fn) if isinstance(c, ast.Call) and last_name(c.func) in COLLECTIVES
-                    and any(isinstance(a, ast.Constant) and a.value == axis for a in [*c.args, *(k.value for k in c.keywords)])]
+            uses = [
+                c
+                for c in ast.walk(fn)
+                if isinstance(c, ast.Call)
+                and last_name(c.func) in COLLECTIVES
+                and any(
+                    isinstance(a, ast.Constant) and a.value == axis for a in [*c.args, *(k.value for k in c.keywords)]
+                )
+            ]
             if uses:
                 yield "pmap-misspell", "pmap", src.replace(kw.value, repr(axis + "_typo"))
                 yield "pmap-drop", "pmap", _drop_keyword(src, call, kw)
@@ -199,8 +213,12 @@ def mutants(path: str, text: str):
             if aux is not None and isinstance(aux.value, ast.Constant) and aux.value.value is True:
                 yield "grad-drop-has-aux", "grad", _drop_keyword(src, call, aux)
     for call in ast.walk(tree):
-        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "defvjp" \
-                and len(call.args) >= 2:
+        if (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr == "defvjp"
+            and len(call.args) >= 2
+        ):
             bwd = only_def(defs, call.args[1])
             if bwd is None:
                 continue
@@ -211,7 +229,11 @@ def mutants(path: str, text: str):
             items = [src.segment(e) for e in tup.elts]
             yield "vjp-add-cotangent", "vjp", src.replace(tup, "(" + ", ".join(items + ["None"]) + ")")
             fewer = items[:-1]
-            yield "vjp-drop-cotangent", "vjp", src.replace(tup, "(" + ", ".join(fewer) + ("," if len(fewer) == 1 else "") + ")")
+            yield (
+                "vjp-drop-cotangent",
+                "vjp",
+                src.replace(tup, "(" + ", ".join(fewer) + ("," if len(fewer) == 1 else "") + ")"),
+            )
 
 
 def _is_int_param(fn: ast.FunctionDef, i: int) -> bool:
@@ -226,7 +248,11 @@ def _is_int_param(fn: ast.FunctionDef, i: int) -> bool:
 def _drop_keyword(src: Source, call: ast.Call, kw: ast.keyword) -> str:
     """The call without one keyword argument (rewritten from its parts)."""
     args = [src.segment(a) for a in call.args]
-    kws = [f"{k.arg}={src.segment(k.value)}" if k.arg else f"**{src.segment(k.value)}" for k in call.keywords if k is not kw]
+    kws = [
+        f"{k.arg}={src.segment(k.value)}" if k.arg else f"**{src.segment(k.value)}"
+        for k in call.keywords
+        if k is not kw
+    ]
     return src.replace(call, f"{src.segment(call.func)}({', '.join(args + kws)})")
 
 

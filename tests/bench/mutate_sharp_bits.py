@@ -74,12 +74,21 @@ def inplace_mutants(source: str, tree, lines):
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
             continue
         call = node.value
-        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in AT_OPS
-                and len(call.args) == 1 and not call.keywords):
+        if not (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr in AT_OPS
+            and len(call.args) == 1
+            and not call.keywords
+        ):
             continue
         sub = call.func.value
-        if not (isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Attribute) and sub.value.attr == "at"
-                and isinstance(sub.value.value, ast.Name)):
+        if not (
+            isinstance(sub, ast.Subscript)
+            and isinstance(sub.value, ast.Attribute)
+            and sub.value.attr == "at"
+            and isinstance(sub.value.value, ast.Name)
+        ):
             continue
         if node.lineno != node.end_lineno:
             continue
@@ -114,15 +123,21 @@ def _function_bodies(tree):
 def drop_split_mutants(source: str, tree, lines):
     for body in _function_bodies(tree):
         for i, stmt in enumerate(body):
-            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple)
-                    and _is_split(stmt.value) and stmt.value.args and isinstance(stmt.value.args[0], ast.Name)):
+            if not (
+                isinstance(stmt, ast.Assign)
+                and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Tuple)
+                and _is_split(stmt.value)
+                and stmt.value.args
+                and isinstance(stmt.value.args[0], ast.Name)
+            ):
                 continue
             names = [e.id for e in stmt.targets[0].elts if isinstance(e, ast.Name)]
             if len(names) != len(stmt.targets[0].elts) or stmt.lineno != stmt.end_lineno:
                 continue
             key = stmt.value.args[0].id
             subs = [n for n in names if n != key]
-            rest = body[i + 1:]
+            rest = body[i + 1 :]
             edits = []  # (line, col, end_col, new text)
             uses = 0
             for later in rest:
@@ -130,9 +145,14 @@ def drop_split_mutants(source: str, tree, lines):
                 for n in ast.walk(later):
                     if isinstance(n, ast.Name) and n.id in subs and isinstance(n.ctx, ast.Load):
                         edits.append((n.lineno, n.col_offset, n.end_col_offset, key))
-                    if isinstance(n, ast.Call) and "random." in dotted(n.func) and n.args \
-                            and isinstance(n.args[0], ast.Name) and n.args[0].id in subs + [key] \
-                            and isinstance(n.args[0].ctx, ast.Load):
+                    if (
+                        isinstance(n, ast.Call)
+                        and "random." in dotted(n.func)
+                        and n.args
+                        and isinstance(n.args[0], ast.Name)
+                        and n.args[0].id in subs + [key]
+                        and isinstance(n.args[0].ctx, ast.Load)
+                    ):
                         uses += 1
                     if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Store):
                         rebinds = True
@@ -155,8 +175,16 @@ def drop_split_mutants(source: str, tree, lines):
 
 
 # transforms whose function argument is traced: position of that argument (``None``: a decorator's target)
-TRACERS = {"jax.jit": (0,), "jax.vmap": (0,), "jax.pmap": (0,), "jax.lax.scan": (0,), "jax.lax.map": (0,),
-           "jax.lax.fori_loop": (2,), "jax.lax.while_loop": (0, 1), "jax.lax.cond": (1, 2)}
+TRACERS = {
+    "jax.jit": (0,),
+    "jax.vmap": (0,),
+    "jax.pmap": (0,),
+    "jax.lax.scan": (0,),
+    "jax.lax.map": (0,),
+    "jax.lax.fori_loop": (2,),
+    "jax.lax.while_loop": (0, 1),
+    "jax.lax.cond": (1, 2),
+}
 # options that leave some arguments untraced: a function given any of them is not used
 UNTRACED_OPTIONS = {"static_argnums", "static_broadcasted_argnums", "in_axes", "donate_argnums"}
 
@@ -304,17 +332,23 @@ def if_mutants(source: str, tree, lines):
                 continue
             s = lines[n.lineno - 1]
             new = list(lines)
-            new[n.lineno - 1] = s[: n.col_offset] + new_expr + s[n.end_col_offset:]
+            new[n.lineno - 1] = s[: n.col_offset] + new_expr + s[n.end_col_offset :]
             yield n.lineno, {n.lineno}, new
 
 
-KINDS = {"JAX501": ("inplace", inplace_mutants), "JAX502": ("drop-split", drop_split_mutants),
-         "JAX503": ("if-for-where", if_mutants)}
+KINDS = {
+    "JAX501": ("inplace", inplace_mutants),
+    "JAX502": ("drop-split", drop_split_mutants),
+    "JAX503": ("if-for-where", if_mutants),
+}
 
 
 def reported_lines(source: str, path: str, code: str) -> set[int]:
-    return {d.start.line for d in lint_source(source, path, testing.settings_for(code), module_name="mutant")
-            if d.code == code}
+    return {
+        d.start.line
+        for d in lint_source(source, path, testing.settings_for(code), module_name="mutant")
+        if d.code == code
+    }
 
 
 def main(argv=None) -> int:

@@ -8,7 +8,7 @@ from jaxlint.model.attributes import assigned_value, instance_attribute
 
 from .helpers import line_of, model_of
 
-SOURCE = '''
+SOURCE = """
 import jax
 
 class Trainer:
@@ -29,12 +29,15 @@ class Trainer:
 class Other:
     def run(self):
         return self.step
-'''
+"""
 
 
 def _attrs(p, name: str) -> list[cst.Attribute]:
-    return [n for n, e in p.ctx._events if e and type(n) is cst.Attribute and n.attr.value == name
-            and type(n.value) is cst.Name]
+    return [
+        n
+        for n, e in p.ctx._events
+        if e and type(n) is cst.Attribute and n.attr.value == name and type(n.value) is cst.Name
+    ]
 
 
 def test_an_attribute_assigned_once_reads_as_its_value_in_every_method():

@@ -30,7 +30,8 @@ def test_names_of_literals():
 
 
 def test_pmap_axis_name_by_keyword_position_constant_and_absent():
-    assert _bound('''
+    assert _bound(
+        """
     import jax
     AXIS = "batch"
     a = jax.pmap(f, axis_name="i")
@@ -39,32 +40,42 @@ def test_pmap_axis_name_by_keyword_position_constant_and_absent():
     d = jax.pmap(f)
     e = jax.pmap(f, **opts)
     g = jax.pmap(f, axis_name=name_from_elsewhere)
-    ''', "jax.pmap") == [("i",), ("j",), ("batch",), (), None, None]
+    """,
+        "jax.pmap",
+    ) == [("i",), ("j",), ("batch",), (), None, None]
 
 
 def test_pmap_in_decorator_form_has_no_function_argument():
-    p = model_of('''
+    p = model_of("""
     import jax
     from functools import partial
     @partial(jax.pmap, axis_name="i")
     def f(x): return x
-    ''')
-    call = next(n for n, e in p.ctx._events if e and type(n) is cst.Call and n.args and p.ctx.resolve(n.args[0].value) == "jax.pmap")
+    """)
+    call = next(
+        n
+        for n, e in p.ctx._events
+        if e and type(n) is cst.Call and n.args and p.ctx.resolve(n.args[0].value) == "jax.pmap"
+    )
     assert bound_names(p, "jax.pmap", list(call.args[1:]), False) == ("i",)
 
 
 def test_vmap_joins_axis_name_and_spmd_axis_name():
-    assert _bound('''
+    assert _bound(
+        """
     import jax
     a = jax.vmap(f, axis_name="i", spmd_axis_name="d")
     b = jax.vmap(f, 0, 0, "k")
     c = jax.vmap(f)
     d = jax.vmap(f, axis_name=unknown)
-    ''', "jax.vmap") == [("i", "d"), ("k",), (), None]
+    """,
+        "jax.vmap",
+    ) == [("i", "d"), ("k",), (), None]
 
 
 def test_shard_map_reads_the_mesh_through_names_bound_once():
-    assert _bound('''
+    assert _bound(
+        """
     import jax
     from jax.sharding import Mesh
     mesh = Mesh(devices, ("data", "model"))
@@ -74,25 +85,30 @@ def test_shard_map_reads_the_mesh_through_names_bound_once():
     c = jax.shard_map(f, mesh=jax.make_mesh((2,), ("x",)), in_specs=P(), out_specs=P())
     d = jax.shard_map(f, mesh=mesh, axis_names={"data"}, in_specs=P(), out_specs=P())
     e = jax.shard_map(f, mesh=get_mesh(), in_specs=P(), out_specs=P())
-    ''', "jax.shard_map") == [("data", "model"), ("data", "model"), ("x",), None, None]
+    """,
+        "jax.shard_map",
+    ) == [("data", "model"), ("data", "model"), ("x",), None, None]
 
 
 def test_mesh_bound_in_two_branches_is_unknown():
-    p = model_of('''
+    p = model_of("""
     from jax.sharding import Mesh
     if cond:
         mesh = Mesh(devices, ("a",))
     else:
         mesh = Mesh(devices, ("b",))
     use(mesh)
-    ''')
+    """)
     read = [n for n, e in p.ctx._events if e and type(n) is cst.Name and n.value == "mesh"][-1]
     assert mesh_names(p, read) is None
 
 
 def test_smap_needs_an_explicit_axis_name():
-    assert _bound('''
+    assert _bound(
+        """
     import jax
     a = jax.smap(f, axis_name="i", in_axes=0, out_axes=0)
     b = jax.smap(f, in_axes=0, out_axes=0)
-    ''', "jax.smap") == [("i",), None]
+    """,
+        "jax.smap",
+    ) == [("i",), None]

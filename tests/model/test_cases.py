@@ -72,25 +72,34 @@ def test(n, m, k):
 
 
 def test_unknown_where_the_decorator_does_not_say():
-    assert _values("""
+    assert (
+        _values("""
 class T:
   @parameterized.parameters(*CASES)
   def test(self, n):
     pass
-""") is None
-    assert _values("""
+""")
+        is None
+    )
+    assert (
+        _values("""
 class T:
   @parameterized.parameters([(n,) for n in range(4) if n % 2])
   def test(self, n):
     pass
-""") is None  # a filter
-    assert _values("""
+""")
+        is None
+    )  # a filter
+    assert (
+        _values("""
 class T:
   @parameterized.named_parameters(("a", 1), ("b", 2))
   @parameterized.parameters((1,), (2,))
   def test(self, n):
     pass
-""") is None  # stacked absl decorators
+""")
+        is None
+    )  # stacked absl decorators
     assert _values("""
 class T:
   @parameterized.parameters([(n, n * 2) for n in range(2)])
@@ -100,7 +109,9 @@ class T:
 
 
 def test_shapes_in_a_case_and_skipping_guards():
-    p = model_of(HEADER + """
+    p = model_of(
+        HEADER
+        + """
 class T:
   @parameterized.parameters(((3, 5),), ((2,),))
   def test(self, shape):
@@ -113,7 +124,8 @@ class T:
   def test_skips(self, n):
     if n > 1:
       self.skipTest("no")
-""")
+"""
+    )
     fn = _def(p, "test")
     x, y = reads(p, "x")[-1], reads(p, "y")[-1]
     assert shape(p, x) is None and shape(p, y) == Shape((3, 2))

@@ -42,7 +42,11 @@ def test_calls_inside_assert_raises_and_pytest_raises_expect_an_error():
     p = model_of(SOURCE)
     calls = _calls(p)
     assert {name: expects_error(p.ctx, c) for name, c in calls.items()} == {
-        "f": True, "g": True, "x": False, "h": False, "k": False,
+        "f": True,
+        "g": True,
+        "x": False,
+        "h": False,
+        "k": False,
     }
 
 
@@ -76,8 +80,16 @@ def test_the_callable_of_a_callable_form_expects_an_error_and_nothing_else_does(
     p = model_of(CALLABLE_FORMS)
     calls = _calls(p)
     assert {name: expects_error(p.ctx, c) for name, c in calls.items()} == {
-        "a": True, "b": True, "c": False, "d": True, "e": True, "f": True,
-        "g": False, "h": False, "i": False, "j": False,
+        "a": True,
+        "b": True,
+        "c": False,
+        "d": True,
+        "e": True,
+        "f": True,
+        "g": False,
+        "h": False,
+        "i": False,
+        "j": False,
     }
 
 

@@ -110,8 +110,11 @@ def test_which_defs_forward_which_parameter():
 
 def _calls_in_run(p):
     run = _defs(p)["run"]
-    return [n for n in p.ctx.descendants(run) if isinstance(n, cst.Call) and p.ctx.code(n).split("(")[0] in (
-        "plain", "apply", "sharded")]
+    return [
+        n
+        for n in p.ctx.descendants(run)
+        if isinstance(n, cst.Call) and p.ctx.code(n).split("(")[0] in ("plain", "apply", "sharded")
+    ]
 
 
 def test_a_call_through_a_forwarder_gets_the_trailing_arguments():

@@ -9,7 +9,7 @@ from jaxlint.model import External, Function, Parameter, Partial, Transformed
 
 from .helpers import binding_lines, line_of, model_of, read_at, reads
 
-REBOUND = '''
+REBOUND = """
 import jax
 
 def train_step(x):
@@ -19,7 +19,7 @@ train_step = jax.pmap(train_step, axis_name="i")
 
 def main(xs):
     return train_step(xs)
-'''
+"""
 
 
 def test_rebinding_inner_name_is_the_earlier_def_and_later_reads_the_transformed_value():
@@ -33,19 +33,19 @@ def test_rebinding_inner_name_is_the_earlier_def_and_later_reads_the_transformed
 
 
 def test_if_else_arms_merge_and_disagree():
-    p = model_of('''
+    p = model_of("""
     if cond:
         def f(x): return x
     else:
         f = lambda x: x + 1
     f(1)
-    ''')
+    """)
     assert binding_lines(p, "f", 6) == [3, 5]
     assert p.value(read_at(p, "f", 6)) is UNKNOWN
 
 
 def test_both_arms_hide_an_earlier_binding_but_one_arm_does_not():
-    p = model_of('''
+    p = model_of("""
     f = 0
     if c:
         f = 1
@@ -55,37 +55,37 @@ def test_both_arms_hide_an_earlier_binding_but_one_arm_does_not():
     if c:
         g = 1
     print(f, g)
-    ''')
+    """)
     assert binding_lines(p, "f", 10) == [4, 6]
     assert binding_lines(p, "g", 10) == [7, 9]
 
 
 def test_loop_carries_later_bindings_back_to_the_top():
-    p = model_of('''
+    p = model_of("""
     x = 0
     for i in range(3):
         print(x)
         x = i
     print(x)
-    ''')
+    """)
     assert binding_lines(p, "x", 4) == [2, 5]
     assert binding_lines(p, "x", 6) == [2, 5]
     assert binding_lines(p, "i", 5) == [3]
 
 
 def test_try_body_never_hides_what_came_before():
-    p = model_of('''
+    p = model_of("""
     try:
         import numpy as np
     except ImportError:
         np = None
     np.zeros(3)
-    ''')
+    """)
     assert binding_lines(p, "np", 6) == [3, 5]
 
 
 def test_local_lambda_is_not_a_later_def_of_the_same_name():
-    p = model_of('''
+    p = model_of("""
     import jax
 
     def cookbook(x, y):
@@ -94,20 +94,20 @@ def test_local_lambda_is_not_a_later_def_of_the_same_name():
 
     def g(x, y):
         return x, y
-    ''')
+    """)
     assert binding_lines(p, "g", 6) == [5]
     v = p.value(read_at(p, "g", 6))
     assert type(v) is Function and type(v.node) is cst.Lambda
 
 
 def test_a_parameter_shadows_a_module_level_name():
-    p = model_of('''
+    p = model_of("""
     import jax
     f = lambda x: x
 
     def all_pairs(f):
         return jax.vmap(jax.vmap(f, in_axes=(None, 0)), in_axes=(0, None))
-    ''')
+    """)
     v = p.value(read_at(p, "f", 6))
     assert type(v) is Parameter and v.binding.kind == "param"
     outer, inner = p.applications("jax.vmap")
@@ -116,7 +116,7 @@ def test_a_parameter_shadows_a_module_level_name():
 
 
 def test_scopes_comprehension_class_global_nonlocal_walrus():
-    p = model_of('''
+    p = model_of("""
     x = 1
     class C:
         x = 2
@@ -134,7 +134,7 @@ def test_scopes_comprehension_class_global_nonlocal_walrus():
         return y
     if (n := 10) > 5:
         print(n)
-    ''')
+    """)
     assert binding_lines(p, "x", 6) == [2, 10]
     assert binding_lines(p, "x", 7) == [7]
     assert binding_lines(p, "y", 16) == [12, 15]
@@ -142,7 +142,7 @@ def test_scopes_comprehension_class_global_nonlocal_walrus():
 
 
 def test_imports_and_aliases_are_external_names():
-    p = model_of('''
+    p = model_of("""
     import jax
     import jax.numpy as jnp
     from jax import vmap as vm
@@ -150,14 +150,14 @@ def test_imports_and_aliases_are_external_names():
     a = vm
     b = vmap
     c = jnp.stack
-    ''')
+    """)
     assert p.value(read_at(p, "vm", 6)) == External("jax.vmap")
     assert p.value(read_at(p, "vmap", 7)) == External("jax.vmap")
     assert p.value(p.parents[reads(p, "jnp")[0]]) == External("jax.numpy.stack")
 
 
 def test_literals_through_constants_class_constants_unpacking_and_indexing():
-    p = model_of('''
+    p = model_of("""
     AXES = (None, 0)
     class Cfg:
         AXIS = 1
@@ -168,14 +168,14 @@ def test_literals_through_constants_class_constants_unpacking_and_indexing():
     def f():
         local = [0, None]
         return AXES, Cfg.AXIS, b, c, spec["x"], local, filled, AXES[1]
-    ''')
+    """)
     ret = [n for n in p.ctx.descendants(p.ctx.module, prune=()) if type(n) is cst.Return][0]
     values = [p.literal(e.value) for e in ret.value.elements]
     assert values == [(None, 0), 1, 4, "i", 0, [0, None], UNKNOWN, 0]
 
 
 def test_decorators_partial_and_stacked():
-    p = model_of('''
+    p = model_of("""
     import jax
     from functools import partial
 
@@ -189,7 +189,7 @@ def test_decorators_partial_and_stacked():
         return x
 
     bound = partial(predict, 1)
-    ''')
+    """)
     v = p.value(read_at(p, "predict", 14))
     assert type(v) is Transformed and v.api == "jax.jit" and v.decorator
     inner = v.target
@@ -204,13 +204,13 @@ def test_decorators_partial_and_stacked():
 
 
 def test_partial_vmap_called_on_a_function_and_keywords_bound_by_partial():
-    p = model_of('''
+    p = model_of("""
     import jax, functools
     def f(x, w, b):
         return w @ x + b
     g = functools.partial(jax.vmap, in_axes=0)(f)
     h = jax.vmap(functools.partial(f, b=1))
-    ''')
+    """)
     g, h = p.applications("jax.vmap")
     assert p.literal(g.keywords["in_axes"]) == 0 and g.target.name == "f"
     fn, n, kws = p.target_function(h.target)
@@ -218,7 +218,7 @@ def test_partial_vmap_called_on_a_function_and_keywords_bound_by_partial():
 
 
 def test_factory_closure_and_self_method():
-    p = model_of('''
+    p = model_of("""
     import jax
     def make_step(lr):
         def step(x):
@@ -231,14 +231,14 @@ def test_factory_closure_and_self_method():
             return x
         def batched(self, xs):
             return jax.vmap(self.apply)(xs)
-    ''')
+    """)
     pm, vm = p.applications()
     assert type(pm.target) is Function and pm.target.name == "step"
     assert type(vm.target) is Function and vm.target.name == "apply"
 
 
 def test_invocations_through_names_jit_and_trace():
-    p = model_of('''
+    p = model_of("""
     import jax
     def convolve(x, w):
         return x * w
@@ -247,7 +247,7 @@ def test_invocations_through_names_jit_and_trace():
     jax.jit(jax.vmap(convolve)).trace(3, 4)
     escaped = jax.vmap(convolve)
     store = [escaped]
-    ''')
+    """)
     a, b, c = p.applications("jax.vmap")
     calls, complete = p.invocations(a.node)
     assert [line_of(p, x) for x in calls] == [6] and complete
@@ -258,23 +258,23 @@ def test_invocations_through_names_jit_and_trace():
 
 
 def test_origin_follows_unpacking_and_names():
-    p = model_of('''
+    p = model_of("""
     w, b = init_layer(key)
     weights = w
     use(weights)
-    ''')
+    """)
     origin, path = p.origin_path(read_at(p, "weights", 4))
     assert p.ctx.code(origin) == "init_layer(key)" and path == (0,)
 
 
 def test_forwarding_wrapper_maps_parameters():
-    p = model_of('''
+    p = model_of("""
     def linear(x, w):
         return w @ x
     f = lambda w, x: linear(x, w)
     def g(x, scale):
         return linear(x, 2)
-    ''')
+    """)
     fn = p.value(p.module_scope.bindings["f"][0].value)
     callee, where = p.forwarded(fn)
     assert callee.name == "linear" and where == [1, 0]
@@ -284,7 +284,7 @@ def test_forwarding_wrapper_maps_parameters():
 
 
 def test_invocations_into_a_helper_def_of_another_unit_only_with_callees():
-    p = model_of('''
+    p = model_of("""
     import jax
     def run(step, xs):
         return step(xs, xs)
@@ -295,7 +295,7 @@ def test_invocations_into_a_helper_def_of_another_unit_only_with_callees():
             return self.helper(jax.vmap(f), 1)
     def main():
         return run(step=jax.vmap(f), xs=1)
-    ''')
+    """)
     method, helper = p.applications("jax.vmap")
     assert p.invocations(helper.node) == ([], False)
     calls, complete = p.invocations(helper.node, callees=True)
@@ -304,7 +304,7 @@ def test_invocations_into_a_helper_def_of_another_unit_only_with_callees():
 
 
 def test_invocations_through_a_name_rebound_to_a_transform_of_itself():
-    p = model_of('''
+    p = model_of("""
     import jax
     def pool(x, size, op):
         for i in range(3):
@@ -321,7 +321,7 @@ def test_invocations_through_a_name_rebound_to_a_transform_of_itself():
             h = wrap(h) if k else jax.vmap(h)
         h(x)
         return x
-    ''')
+    """)
     inner, outer, g, h, h2 = p.applications("jax.vmap")
     b = p.binding_of_value(inner.node)
     assert [line_of(p, x.node) for x in p.rewrapped(b, frozenset({"jax.vmap"}))] == [5, 7]

@@ -36,7 +36,8 @@ def layers(path) -> list[tuple[str, str, object]]:
 
 
 def test_scan_body_inside_a_pmap():
-    p = project(m="""
+    p = project(
+        m="""
         import jax
         from jax import lax
 
@@ -48,7 +49,8 @@ def test_scan_body_inside_a_pmap():
 
         pstep = jax.pmap(step, axis_name="i")
         pstep(0, 1)
-    """)
+    """
+    )
     found = call_paths(p).paths("m.step.body")
     assert found.complete
     assert len(found.paths) == 1
@@ -61,7 +63,8 @@ def test_scan_body_inside_a_pmap():
 
 
 def test_cond_branches_and_a_direct_call():
-    p = project(m="""
+    p = project(
+        m="""
         import jax
         from jax import lax
 
@@ -74,7 +77,8 @@ def test_cond_branches_and_a_direct_call():
 
         pick(True, 1.0)
         jax.jit(pick)(True, 1.0)
-    """)
+    """
+    )
     cp = call_paths(p)
     for branch in ("m.yes", "m.no"):
         found = cp.paths(branch)
@@ -89,7 +93,8 @@ def test_cond_branches_and_a_direct_call():
 
 
 def test_decorated_def_and_bound_names():
-    p = project(m="""
+    p = project(
+        m="""
         import jax
         from functools import partial
 
@@ -98,13 +103,15 @@ def test_decorated_def_and_bound_names():
             return x
 
         f(1)
-    """)
+    """
+    )
     (path,) = call_paths(p).paths("m.f").paths
     assert layers(path) == [("pmap", "map", ("devices",))]
 
 
 def test_rebound_name_is_a_path_of_its_own():
-    p = project(m="""
+    p = project(
+        m="""
         import jax
 
         def main():
@@ -114,7 +121,8 @@ def test_rebound_name_is_a_path_of_its_own():
             return step(1)
 
         main()
-    """)
+    """
+    )
     (path,) = call_paths(p).paths("m.main.step").paths
     assert path.trail == ["m.main.step", "m.main.step@bound", "m.main"]
     assert layers(path) == [("pmap", "map", ("i",))]
@@ -137,7 +145,8 @@ def test_re_export_across_two_modules():
 
 
 def test_an_escaping_use_makes_the_set_incomplete():
-    p = project(m="""
+    p = project(
+        m="""
         import jax
 
         def f(x):
@@ -145,14 +154,16 @@ def test_an_escaping_use_makes_the_set_incomplete():
 
         registry = {"f": f}
         jax.jit(f)(1)
-    """)
+    """
+    )
     found = call_paths(p).paths("m.f")
     assert not found.complete
     assert [layers(x) for x in found.paths] == [[("jit", "trace", ())]]
 
 
 def test_an_unknown_decorator_and_an_unknown_caller():
-    p = project(m="""
+    p = project(
+        m="""
         import mylib
 
         @mylib.magic
@@ -161,7 +172,8 @@ def test_an_unknown_decorator_and_an_unknown_caller():
 
         def g(x):
             return x
-    """)
+    """
+    )
     cp = call_paths(p)
     assert cp.paths("m.f").paths == [] and not cp.paths("m.f").complete
     (path,) = cp.paths("m.g").paths  # nothing here calls it: an unknown caller
@@ -174,7 +186,8 @@ def test_use_facts_survive_the_cache_encoding():
 
 
 def test_follow_through_bound_transforms():
-    p = project(m="""
+    p = project(
+        m="""
         import jax
         from functools import partial
 
@@ -182,7 +195,8 @@ def test_follow_through_bound_transforms():
             return w
         g = jax.jit(partial(loss, 1.0))
         h = jax.grad(g)
-    """)
+    """
+    )
     (module, fn), steps = follow(p, "m.h")
     assert fn.qualname == "loss"
     assert steps == [(1, [], "jax.jit"), (0, [], "jax.grad")]
@@ -190,7 +204,8 @@ def test_follow_through_bound_transforms():
 
 
 def test_a_factory_closure_goes_where_the_factory_result_goes():
-    p = project(m="""
+    p = project(
+        m="""
         import jax
 
         def make(scale):
@@ -202,7 +217,8 @@ def test_a_factory_closure_goes_where_the_factory_result_goes():
         run(1)
         make(3.0)(1)
         kept = [make(4.0)]
-    """)
+    """
+    )
     found = call_paths(p).paths("m.make.inner")
     assert not found.complete  # the closure kept in a list escapes
     assert [layers(x) for x in found.paths] == [
@@ -241,7 +257,8 @@ def test_self_method_and_module_level_rebinding_across_modules():
 
 
 def test_a_decorated_factory_hides_its_closure():
-    p = project(m="""
+    p = project(
+        m="""
         import jax
         import mylib
 
@@ -252,13 +269,15 @@ def test_a_decorated_factory_hides_its_closure():
             return inner
 
         jax.pmap(make(), axis_name="d")(1)
-    """)
+    """
+    )
     found = call_paths(p).paths("m.make.inner")
     assert found.paths == [] and not found.complete
 
 
 def test_entry_points_main_guard_and_app_run():
-    p = project(m="""
+    p = project(
+        m="""
         import jax
         from absl import app
 
@@ -270,7 +289,8 @@ def test_entry_points_main_guard_and_app_run():
         if __name__ == "__main__":
             app.run(main)
             jax.vmap(train, axis_name="b")()
-    """)
+    """
+    )
     found = call_paths(p).paths("m.train")
     assert found.complete
     assert [(x.trail, layers(x), x.root["line"]) for x in found.paths] == [

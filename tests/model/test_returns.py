@@ -48,7 +48,12 @@ def test_return_statements_of_the_def_itself_in_text_order():
     defs = _defs(p)
     found = return_statements(p.ctx, defs["outer"])
     assert [line_of(p, r) for r in found] == [9, 12, 14, 15]
-    assert [p.ctx.code(r.value) if r.value is not None else None for r in found] == ["x, 1", "i", None, "(lambda z: z)(x)"]
+    assert [p.ctx.code(r.value) if r.value is not None else None for r in found] == [
+        "x, 1",
+        "i",
+        None,
+        "(lambda z: z)(x)",
+    ]
     assert [p.ctx.code(r.value) for r in return_statements(p.ctx, defs["one_line"])] == ["x, 2"]
     assert return_statements(p.ctx, defs["no_return"]) == []
     assert [line_of(p, r) for r in return_statements(p.ctx, defs["inner"])] == [4]
@@ -69,7 +74,9 @@ def _always(source: str) -> bool:
 def test_always_returns():
     assert _always("def f(x):\n    return x\n")
     assert _always("def f(x): return x\n")
-    assert _always("def f(x):\n    if x:\n        return 1\n    elif x > 1:\n        raise ValueError\n    else:\n        return 2\n")
+    assert _always(
+        "def f(x):\n    if x:\n        return 1\n    elif x > 1:\n        raise ValueError\n    else:\n        return 2\n"
+    )
     assert _always("def f(x):\n    with open(x) as h:\n        return h.read()\n")
     assert not _always("def f(x):\n    if x:\n        return 1\n")
     assert not _always("def f(x):\n    if x:\n        return 1\n    elif x > 1:\n        return 2\n")

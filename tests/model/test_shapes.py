@@ -22,7 +22,8 @@ def _shapes(body: str, *names: str) -> list:
 
 
 def test_constructors():
-    assert _shapes("""
+    assert _shapes(
+        """
 a = jnp.ones((32, 100))
 b = np.zeros(5)
 c = jnp.full((2, 3), 1.0)
@@ -33,12 +34,25 @@ g = jnp.eye(3)
 h = jnp.eye(3, 4)
 i = jnp.linspace(0.0, 1.0, 7)
 j = jnp.linspace(0.0, 1.0)
-""", *"abcdefghij") == [Shape((32, 100)), Shape((5,)), Shape((2, 3)), Shape((4, 1)), Shape((10,)), Shape((3,)),
-                        Shape((3, 3)), Shape((3, 4)), Shape((7,)), Shape((50,))]
+""",
+        *"abcdefghij",
+    ) == [
+        Shape((32, 100)),
+        Shape((5,)),
+        Shape((2, 3)),
+        Shape((4, 1)),
+        Shape((10,)),
+        Shape((3,)),
+        Shape((3, 3)),
+        Shape((3, 4)),
+        Shape((7,)),
+        Shape((50,)),
+    ]
 
 
 def test_random_keys_and_samples():
-    assert _shapes("""
+    assert _shapes(
+        """
 a = random.split(key, 16)
 b = random.split(random.key(1), 4)
 c = random.split(unknown_key, 4)
@@ -55,13 +69,42 @@ j = rng.randn(6)
 k = rng.uniform(size=(5, 2))
 l = np.random.normal(0.0, 1.0, size=4)
 m = rng.uniform()
-""", "a", "b", "c", "d", "e", "f", "k1", "g", "h", "i", "j", "k", "l", "m") == [
-        Shape((16, 2)), Shape((4,)), Shape((4,), exact=False), Shape((5, 2)), SCALAR, Shape((3,)), Shape((2,)),
-        Shape((2,)), Shape((2, 3)), Shape((3, 4, 5)), Shape((6,)), Shape((5, 2)), Shape((4,)), None]
+""",
+        "a",
+        "b",
+        "c",
+        "d",
+        "e",
+        "f",
+        "k1",
+        "g",
+        "h",
+        "i",
+        "j",
+        "k",
+        "l",
+        "m",
+    ) == [
+        Shape((16, 2)),
+        Shape((4,)),
+        Shape((4,), exact=False),
+        Shape((5, 2)),
+        SCALAR,
+        Shape((3,)),
+        Shape((2,)),
+        Shape((2,)),
+        Shape((2, 3)),
+        Shape((3, 4, 5)),
+        Shape((6,)),
+        Shape((5, 2)),
+        Shape((4,)),
+        None,
+    ]
 
 
 def test_like_reshape_stack_concatenate_index_arithmetic():
-    assert _shapes("""
+    assert _shapes(
+        """
 x = jnp.ones((32, 100))
 a = jnp.zeros_like(x)
 b = x.reshape(4, -1, 10)
@@ -78,14 +121,31 @@ l = jnp.ones((x.shape[0], 2))
 m = x.reshape(unknown, -1)
 n = x.T
 o = jnp.arange(4, dtype=jnp.int32)
-""", *"abcdefghijklmno") == [Shape((32, 100)), Shape((4, 80, 10)), Shape((100, 32)), Shape((2, 32, 100)),
-                           Shape((32, 3, 100)), Shape((32, 200)), Shape((100,)), SCALAR, Shape((32, 100)),
-                           Shape((32, 100)), Shape((32, 100)), Shape((32, 2)), Shape((None, None)),
-                           Shape((100, 32)), Shape((4,))]
+""",
+        *"abcdefghijklmno",
+    ) == [
+        Shape((32, 100)),
+        Shape((4, 80, 10)),
+        Shape((100, 32)),
+        Shape((2, 32, 100)),
+        Shape((32, 3, 100)),
+        Shape((32, 200)),
+        Shape((100,)),
+        SCALAR,
+        Shape((32, 100)),
+        Shape((32, 100)),
+        Shape((32, 100)),
+        Shape((32, 2)),
+        Shape((None, None)),
+        Shape((100, 32)),
+        Shape((4,)),
+    ]
 
 
 def test_python_scalars():
-    assert _shapes("""
+    assert (
+        _shapes(
+            """
 x = jnp.ones((3, 4))
 a = 3
 b = 2.5
@@ -97,11 +157,17 @@ g = x.ndim
 h = x.size
 z = load()
 i = z.shape[0]
-""", *"abcdefghi") == [SCALAR] * 9
+""",
+            *"abcdefghi",
+        )
+        == [SCALAR] * 9
+    )
 
 
 def test_sizes():
-    p = model_of(HEADER + """
+    p = model_of(
+        HEADER
+        + """
 x = jnp.ones((3, 4))
 N = 8
 a = x.shape[1]
@@ -113,12 +179,14 @@ f = x.shape[-1] + 1
 while True:
     n = n + 1
 print(a, b, c, d, e, f, n)
-""")
+"""
+    )
     assert [size(p, reads(p, v)[-1]) for v in "abcdefn"] == [4, 2, 12, 3, 16, 5, None]
 
 
 def test_unknown_means_none():
-    assert _shapes("""
+    assert _shapes(
+        """
 def f(param):
     return param
 
@@ -137,11 +205,22 @@ g = x.size
 h = jnp.ones((3,)) + jnp.ones((4,))
 for i in range(3):
     pass
-""", "a", "b", "c", "d", "e", "g", "h", "i") == [None, None, Shape((3,)), None, None, None, None, None]
+""",
+        "a",
+        "b",
+        "c",
+        "d",
+        "e",
+        "g",
+        "h",
+        "i",
+    ) == [None, None, Shape((3,)), None, None, None, None, None]
 
 
 def test_parameters_of_a_nested_def_take_the_shape_all_its_calls_pass():
-    p = model_of(HEADER + '''
+    p = model_of(
+        HEADER
+        + """
 def test():
     @jax.jit
     def f(a, b):
@@ -156,7 +235,8 @@ def test():
         return d
     h(jnp.ones(2))
     return h
-''')
+"""
+    )
     assert shape(p, reads(p, "a")[-1]) == Shape((2, 3))
     assert shape(p, reads(p, "b")[-1]) == Shape((4,))
     assert shape(p, reads(p, "c")[-1]) is None  # the calls disagree
@@ -164,7 +244,9 @@ def test():
 
 
 def test_a_helper_def_gives_its_shape_parameter_only_when_asked_from_the_calling_unit():
-    p = model_of(HEADER + '''
+    p = model_of(
+        HEADER
+        + """
 def _normal(shape):
     key = jax.random.key(0)
     return jax.random.normal(key, shape).astype(jnp.float16)
@@ -175,7 +257,8 @@ def test():
     b = _normal(shape=(3,))
     c = _twice((2, 2))
     return a, b, c
-''')
+"""
+    )
     a, b, c = (reads(p, n)[-1] for n in "abc")
     unit = p.ctx.unit_of(a)
     assert shape(p, a) is None  # the slicer may blank the helper for other rules
@@ -187,7 +270,8 @@ def test():
 
 
 def test_expand_dims_and_literal_arrays():
-    assert _shapes("""
+    assert _shapes(
+        """
 x = jnp.ones((3, 4))
 a = jnp.expand_dims(x, axis=1)
 b = jnp.expand_dims(x, (0, -1))
@@ -196,11 +280,14 @@ d = jnp.expand_dims(x, axis=3)
 e = np.array([[0, 1], [2, -3], [4, 5]])
 f = np.array([[0, 1], [2]])
 g = np.array([x, x])
-""", *"abcdefg") == [Shape((3, 1, 4)), Shape((1, 3, 4, 1)), Shape((3, 4, 1)), None, Shape((3, 2)), None, None]
+""",
+        *"abcdefg",
+    ) == [Shape((3, 1, 4)), Shape((1, 3, 4, 1)), Shape((3, 4, 1)), None, Shape((3, 2)), None, None]
 
 
 def test_norm_permutation_and_indexing_with_none_and_ellipsis():
-    assert _shapes("""
+    assert _shapes(
+        """
 x = jnp.ones((2, 3, 4))
 a = jnp.linalg.norm(x, axis=-1)
 b = jnp.linalg.norm(x, axis=0, keepdims=True)
@@ -212,12 +299,26 @@ g = x[None, :, 0]
 h = x[0, ..., None]
 i = x[..., 1:]
 j = jnp.linalg.norm(x, axis=3)
-""", *"abcdefghij") == [Shape((2, 3)), Shape((1, 3, 4)), SCALAR, Shape((2, 3, 4)), Shape((6,)), Shape((5,)),
-                        Shape((1, 2, 4)), Shape((3, 4, 1)), None, None]
+""",
+        *"abcdefghij",
+    ) == [
+        Shape((2, 3)),
+        Shape((1, 3, 4)),
+        SCALAR,
+        Shape((2, 3, 4)),
+        Shape((6,)),
+        Shape((5,)),
+        Shape((1, 2, 4)),
+        Shape((3, 4, 1)),
+        None,
+        None,
+    ]
 
 
 def test_a_name_unpacked_from_a_helper_call_reads_its_returned_tuple_with_the_call_arguments():
-    p = model_of(HEADER + '''
+    p = model_of(
+        HEADER
+        + """
 def _make(batch, pages, width=4):
     total = batch * (pages // 2)
     a = jax.random.normal(key, (total, width))
@@ -236,7 +337,8 @@ def test():
 def elsewhere():
     e, f = _make(2, 4, width=3)
     return e, f
-''')
+"""
+    )
     a, b, c, d, e = (reads(p, n)[-1] for n in "abcde")
     used = p.ctx.module.body[-3]  # ``def _uses``: the unit a vmap rule asks from
     assert shape(p, a) is None  # the slicer may blank the helper for other rules

@@ -97,7 +97,8 @@ def test_inner_transforms_and_lax_bodies():
 
 
 def test_unknown_options_or_decorators_leave_the_function_out():
-    assert traced("""
+    assert (
+        traced("""
     import jax
     import mylib
 
@@ -121,4 +122,6 @@ def test_unknown_options_or_decorators_leave_the_function_out():
 
     step = jax.jit(w)
     other = jax.jit(w, static_argnums=mylib.N)
-    """) == {}
+    """)
+        == {}
+    )

@@ -28,9 +28,11 @@ def test_out_of_range_message():
         (
             "JAX401",
             10,
-            ("`grad` argnums=3: index 3 is out of range because `loss` takes 3 positional parameters "
-            "(`params`, `inputs`, `targets`); JAX raises an error only when the gradient is called; "
-            "use indices 0..2 (or -3..-1)"),
+            (
+                "`grad` argnums=3: index 3 is out of range because `loss` takes 3 positional parameters "
+                "(`params`, `inputs`, `targets`); JAX raises an error only when the gradient is called; "
+                "use indices 0..2 (or -3..-1)"
+            ),
         )
     ]
 
@@ -42,7 +44,7 @@ def test_negative_and_list_argnums_are_clean():
 
 def test_partial_keyword_cuts_positional_parameters():
     src = LOSS + "import functools\ng = jax.grad(functools.partial(loss, inputs=1.0), argnums=1)\n"
-    (code, line, message), = found(src, "JAX401")
+    ((code, line, message),) = found(src, "JAX401")
     assert (code, line) == ("JAX401", 11)
     assert "`loss` takes 1 positional parameter (`params`) after functools.partial binds `inputs`" in message
 
@@ -53,10 +55,12 @@ def test_duplicate_negative_alias():
         (
             "JAX402",
             10,
-            ("`jax.grad` argnums=(2, -1) names parameter `targets` twice: -1 is parameter `targets` because "
-            "`loss` takes 3 positional parameters (`params`, `inputs`, `targets`); JAX then calls the function "
-            "with None for the repeated argument and fails with an unrelated `TypeError: unsupported operand "
-            "type(s) ... 'NoneType'`. List each position once"),
+            (
+                "`jax.grad` argnums=(2, -1) names parameter `targets` twice: -1 is parameter `targets` because "
+                "`loss` takes 3 positional parameters (`params`, `inputs`, `targets`); JAX then calls the function "
+                "with None for the repeated argument and fails with an unrelated `TypeError: unsupported operand "
+                "type(s) ... 'NoneType'`. List each position once"
+            ),
         )
     ]
 
@@ -67,9 +71,11 @@ def test_aux_without_has_aux_and_fix():
         (
             "JAX403",
             5,
-            ("`f` returns `(jnp.sum(p), {'p': p})` on every path, a pair (output, aux), but `jax.value_and_grad` "
-            "has no has_aux=True; it fails with `TypeError: Gradient only defined for scalar-output functions`. "
-            "Pass has_aux=True and unpack `((value, aux), grads)`"),
+            (
+                "`f` returns `(jnp.sum(p), {'p': p})` on every path, a pair (output, aux), but `jax.value_and_grad` "
+                "has no has_aux=True; it fails with `TypeError: Gradient only defined for scalar-output functions`. "
+                "Pass has_aux=True and unpack `((value, aux), grads)`"
+            ),
         )
     ]
     assert testing.fix(src, "JAX403").endswith("g = jax.value_and_grad(f, has_aux=True)\n")
@@ -86,9 +92,11 @@ def test_has_aux_single_return():
         (
             "JAX404",
             5,
-            ("`jax.grad` has has_aux=True, but `f` returns a single value (`jnp.sum(p ** 2)`), not a pair "
-            "(output, aux); JAX fails with `TypeError: expected function with aux output to return a two-element "
-            "tuple`. Remove has_aux=True, or return `(output, aux)`"),
+            (
+                "`jax.grad` has has_aux=True, but `f` returns a single value (`jnp.sum(p ** 2)`), not a pair "
+                "(output, aux); JAX fails with `TypeError: expected function with aux output to return a two-element "
+                "tuple`. Remove has_aux=True, or return `(output, aux)`"
+            ),
         )
     ]
 
@@ -99,9 +107,11 @@ def test_integer_param_and_allow_int():
         (
             "JAX405",
             4,
-            ("`jax.grad` argnums=1 differentiates `n`, which is annotated `int`; `grad` fails with `TypeError: "
-            "grad requires real- or complex-valued inputs`. Differentiate only floating-point parameters "
-            "(or pass allow_int=True if a float0 gradient is really wanted)"),
+            (
+                "`jax.grad` argnums=1 differentiates `n`, which is annotated `int`; `grad` fails with `TypeError: "
+                "grad requires real- or complex-valued inputs`. Differentiate only floating-point parameters "
+                "(or pass allow_int=True if a float0 gradient is really wanted)"
+            ),
         )
     ]
 
@@ -112,9 +122,11 @@ def test_seed_grad_argnums_w_b_is_flagged_in_preview():
         (
             "JAX406",
             11,
-            ("`grad` argnums=(0, 1) differentiates the input data `inputs` as well as `params` of `loss`; argnums "
-            "counts positional parameters, and argnums=0 alone already gives the gradient of every leaf of "
-            "`params` (e.g. both `params['w']` and `params['b']`). Use argnums=0"),
+            (
+                "`grad` argnums=(0, 1) differentiates the input data `inputs` as well as `params` of `loss`; argnums "
+                "counts positional parameters, and argnums=0 alone already gives the gradient of every leaf of "
+                "`params` (e.g. both `params['w']` and `params['b']`). Use argnums=0"
+            ),
         )
     ]
 
@@ -138,10 +150,13 @@ def _lint_project(tmp_path, files: dict[str, str]) -> list[tuple[str, int, str]]
 
 
 def test_cross_module(tmp_path):
-    assert _lint_project(tmp_path, {
-        "losses.py": "import jax.numpy as jnp\n\ndef loss(params, x):\n    return jnp.sum(params * x), x\n",
-        "train.py": "import jax\nfrom losses import loss\n\ng = jax.grad(loss, argnums=2)\nh = jax.grad(loss)\n",
-    }) == [
+    assert _lint_project(
+        tmp_path,
+        {
+            "losses.py": "import jax.numpy as jnp\n\ndef loss(params, x):\n    return jnp.sum(params * x), x\n",
+            "train.py": "import jax\nfrom losses import loss\n\ng = jax.grad(loss, argnums=2)\nh = jax.grad(loss)\n",
+        },
+    ) == [
         ("train.py", 4, "JAX403"),
         ("train.py", 4, "JAX401"),
         ("train.py", 5, "JAX403"),

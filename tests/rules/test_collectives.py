@@ -6,9 +6,7 @@ from pathlib import Path
 from jaxlint import testing
 from jaxlint.api import lint_paths
 
-SEED = os.path.join(
-    os.path.dirname(__file__), "..", "..", "fixtures", "seeds", "c4_4_training_loop.py"
-)
+SEED = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "seeds", "c4_4_training_loop.py")
 
 
 def _found(source):
@@ -123,10 +121,7 @@ def test_jit_binds_nothing_and_transitive_message():
         "y = step(1.0)\n"
     )
     assert [(c, line) for c, line, _ in _found(src)] == [("JAX201", 4)]
-    assert (
-        "`helper` runs from `step`, which is called directly at line 8"
-        in _found(src)[0][2]
-    )
+    assert "`helper` runs from `step`, which is called directly at line 8" in _found(src)[0][2]
 
 
 def test_unknown_is_silent():
@@ -156,14 +151,7 @@ def test_cross_module(tmp_path, monkeypatch):
     settings = testing.settings_for("JAX201")
     settings.root = str(tmp_path)
     assert lint_paths(["."], settings, jobs=1).diagnostics == []
-    (tmp_path / "train.py").write_text(
-        "import jax\nimport sync\ny = sync.train_step(x)  # direct\nz = jax.vmap(f)\n"
-    )
+    (tmp_path / "train.py").write_text("import jax\nimport sync\ny = sync.train_step(x)  # direct\nz = jax.vmap(f)\n")
     diags = lint_paths(["."], settings, jobs=1).diagnostics
-    assert [(os.path.basename(d.path), d.start.line, d.code) for d in diags] == [
-        ("sync.py", 4, "JAX201")
-    ]
-    assert (
-        "`train_step` is called directly at train.py:3, outside any pmap/vmap/shard_map"
-        in diags[0].message
-    )
+    assert [(os.path.basename(d.path), d.start.line, d.code) for d in diags] == [("sync.py", 4, "JAX201")]
+    assert "`train_step` is called directly at train.py:3, outside any pmap/vmap/shard_map" in diags[0].message

@@ -27,8 +27,10 @@ def test_seed_my_clip_one_tuple_variant():
         (
             "JAX301",
             15,
-            ("`my_clip_bwd` returns 1 cotangent(s) but `my_clip` has 3 differentiable argument(s) (x, low, high); "
-            "return a tuple with one entry per argument, `None` where there is no gradient"),
+            (
+                "`my_clip_bwd` returns 1 cotangent(s) but `my_clip` has 3 differentiable argument(s) (x, low, high); "
+                "return a tuple with one entry per argument, `None` where there is no gradient"
+            ),
         )
     ]
 
@@ -43,8 +45,10 @@ def test_bare_value_for_one_argument_and_its_fix():
         (
             "JAX301",
             9,
-            ("`f_bwd` returns `grad`, not a tuple; JAX requires a tuple with one cotangent per differentiable "
-            "argument of `f` (x): return `(grad,)`"),
+            (
+                "`f_bwd` returns `grad`, not a tuple; JAX requires a tuple with one cotangent per differentiable "
+                "argument of `f` (x): return `(grad,)`"
+            ),
         )
     ]
     assert "    return (grad,)\n" in testing.fix(src, "JAX301")
@@ -62,14 +66,18 @@ def test_nondiff_argnums_excluded_from_count_and_bwd_signature():
         (
             "JAX304",
             11,
-            ("`f_bwd` takes 2 positional parameter(s) (res, g) but JAX calls it with 3 because of "
-            "`nondiff_argnums=(0,)`: write it as `f_bwd(fn, residuals, g)`"),
+            (
+                "`f_bwd` takes 2 positional parameter(s) (res, g) but JAX calls it with 3 because of "
+                "`nondiff_argnums=(0,)`: write it as `f_bwd(fn, residuals, g)`"
+            ),
         ),
         (
             "JAX301",
             12,
-            ("`f_bwd` returns 2 cotangent(s) but `f` has 1 differentiable argument(s) (x; `nondiff_argnums=(0,)` "
-            "excludes fn); return a tuple with one entry per argument, `None` where there is no gradient"),
+            (
+                "`f_bwd` returns 2 cotangent(s) but `f` has 1 differentiable argument(s) (x; `nondiff_argnums=(0,)` "
+                "excludes fn); return a tuple with one entry per argument, `None` where there is no gradient"
+            ),
         ),
     ]
 
@@ -84,8 +92,10 @@ def test_swapped_fwd_parameters():
         (
             "JAX302",
             7,
-            ("`f_fwd(y, x)` orders its parameters differently from `f(x, y)`; JAX passes the arguments by "
-            "position, so the gradients come back silently swapped: use the primal's order"),
+            (
+                "`f_fwd(y, x)` orders its parameters differently from `f(x, y)`; JAX passes the arguments by "
+                "position, so the gradients come back silently swapped: use the primal's order"
+            ),
         )
     ]
 
@@ -98,8 +108,14 @@ def test_fwd_not_pair_and_jvp_shape():
         "@h.defjvp\ndef h_jvp(primals, tangents):\n    t = tangents[0] * 2.0\n    return t\n"
     )
     assert _lint(src) == [
-        ("JAX303", 8, ("the fwd lambda returns `jnp.sin(x)`, not an `(output, residuals)` pair; return "
-                      "`(jnp.sin(x), residuals)` with the values `bwd` needs")),
+        (
+            "JAX303",
+            8,
+            (
+                "the fwd lambda returns `jnp.sin(x)`, not an `(output, residuals)` pair; return "
+                "`(jnp.sin(x), residuals)` with the values `bwd` needs"
+            ),
+        ),
         ("JAX305", 17, "`h_jvp` returns `t`, not a `(primal_out, tangent_out)` pair; return both"),
     ]
 
@@ -136,9 +152,11 @@ def test_nondiff_array_annotation():
         (
             "JAX306",
             5,
-            ("`nondiff_argnums=(0,)` marks `scale` of `f` as non-differentiable, but it is annotated `jax.Array`: "
-            "under jit or vmap an array there is a tracer and JAX raises UnexpectedTracerError; make it an "
-            "ordinary argument and return `None` as its cotangent"),
+            (
+                "`nondiff_argnums=(0,)` marks `scale` of `f` as non-differentiable, but it is annotated `jax.Array`: "
+                "under jit or vmap an array there is a tracer and JAX raises UnexpectedTracerError; make it an "
+                "ordinary argument and return `None` as its cotangent"
+            ),
         )
     ]
 

@@ -26,7 +26,9 @@ def _lint(source, target=None):
 
 def test_tree_map_message_and_fix():
     src = "import jax\nparams = jax.tree_map(f, params)\n"
-    assert _lint(src) == [("JAX801", 2, "`jax.tree_map` was removed in JAX 0.6.0 (deprecated since 0.4.26); use `jax.tree.map`")]
+    assert _lint(src) == [
+        ("JAX801", 2, "`jax.tree_map` was removed in JAX 0.6.0 (deprecated since 0.4.26); use `jax.tree.map`")
+    ]
     assert testing.fix(src, "JAX801") == "import jax\nparams = jax.tree.map(f, params)\n"
 
 
@@ -36,24 +38,38 @@ def test_alias_is_reused():
 
 def test_import_is_added_after_docstring_and_future():
     src = '"""Doc."""\nfrom __future__ import annotations\nimport jax.numpy as jnp\ny = jnp.trapz(x)\n'
-    want = ('"""Doc."""\nfrom __future__ import annotations\nimport jax\nimport jax.scipy.integrate\n'
-            "import jax.numpy as jnp\ny = jax.scipy.integrate.trapezoid(x)\n")
+    want = (
+        '"""Doc."""\nfrom __future__ import annotations\nimport jax\nimport jax.scipy.integrate\n'
+        "import jax.numpy as jnp\ny = jax.scipy.integrate.trapezoid(x)\n"
+    )
     assert testing.fix(src, "JAX801") == want
 
 
 def test_from_import_keeps_local_names():
     src = "from jax import grad, tree_map\ny = tree_map(f, grad(g))\n"
-    assert _lint(src) == [("JAX801", 1, "`jax.tree_map` was removed in JAX 0.6.0 (deprecated since 0.4.26); use `jax.tree.map`")]
-    assert testing.fix(src, "JAX801") == "from jax import grad\nfrom jax.tree_util import tree_map\ny = tree_map(f, grad(g))\n"
+    assert _lint(src) == [
+        ("JAX801", 1, "`jax.tree_map` was removed in JAX 0.6.0 (deprecated since 0.4.26); use `jax.tree.map`")
+    ]
+    assert (
+        testing.fix(src, "JAX801")
+        == "from jax import grad\nfrom jax.tree_util import tree_map\ny = tree_map(f, grad(g))\n"
+    )
 
 
 def test_old_target_suggests_only_existing_replacements():
     src = "import jax\nleaves = jax.tree_flatten(t)\nm = jax.tree_map(f, t)\n"
     # 0.4.20: tree_flatten is deprecated (0.3.15), jax.tree does not exist yet, tree_map is not deprecated
     assert _lint(src, "0.4.20") == [
-        ("JAX802", 2, "`jax.tree_flatten` is deprecated since JAX 0.3.15 and removed in 0.6.0; use `jax.tree_util.tree_flatten`")
+        (
+            "JAX802",
+            2,
+            "`jax.tree_flatten` is deprecated since JAX 0.3.15 and removed in 0.6.0; use `jax.tree_util.tree_flatten`",
+        )
     ]
-    assert testing.fix(src, "JAX802", target="0.4.20") == "import jax\nleaves = jax.tree_util.tree_flatten(t)\nm = jax.tree_map(f, t)\n"
+    assert (
+        testing.fix(src, "JAX802", target="0.4.20")
+        == "import jax\nleaves = jax.tree_util.tree_flatten(t)\nm = jax.tree_map(f, t)\n"
+    )
     # 0.5.0: both deprecated, jax.tree exists
     assert [c for c, _, _ in _lint(src, "0.5.0")] == ["JAX802", "JAX802"]
     assert "use `jax.tree.map`" in _lint(src, "0.5.0")[1][2]
@@ -69,15 +85,27 @@ def test_not_yet_removed_keyword_is_silent_for_old_targets():
 
 def test_deprecated_messages():
     assert _lint("from jax.experimental.shard_map import shard_map\n") == [
-        ("JAX802", 1, ("`jax.experimental.shard_map.shard_map` is deprecated since JAX 0.8.0; use `jax.shard_map` "
-                       "(the signature changed: `mesh`, `in_specs` and `out_specs` are keyword-only and `check_rep` is now `check_vma`)"))
+        (
+            "JAX802",
+            1,
+            (
+                "`jax.experimental.shard_map.shard_map` is deprecated since JAX 0.8.0; use `jax.shard_map` "
+                "(the signature changed: `mesh`, `in_specs` and `out_specs` are keyword-only and `check_rep` is now `check_vma`)"
+            ),
+        )
     ]
     assert testing.fix("import jax\ni = jax.host_id()\n", "JAX802") == "import jax\ni = jax.process_index()\n"
 
 
 def test_call_rewrites():
-    assert testing.fix("import jax\ny = jax.ops.index_update(x, jax.ops.index[0, 1:], v)\n", "JAX801") == "import jax\ny = x.at[0, 1:].set(v)\n"
-    assert testing.fix("from jax import lax\ny = lax.tie_in(x, a + b) * 2\n", "JAX801") == "from jax import lax\ny = (a + b) * 2\n"
+    assert (
+        testing.fix("import jax\ny = jax.ops.index_update(x, jax.ops.index[0, 1:], v)\n", "JAX801")
+        == "import jax\ny = x.at[0, 1:].set(v)\n"
+    )
+    assert (
+        testing.fix("from jax import lax\ny = lax.tie_in(x, a + b) * 2\n", "JAX801")
+        == "from jax import lax\ny = (a + b) * 2\n"
+    )
     # dropping a call could drop a side effect: unsafe only
     src = "from jax import lax\ny = lax.tie_in(g(), b)\n"
     assert testing.fix(src, "JAX801", unsafe=False) == src
@@ -102,8 +130,9 @@ def test_with_mesh_needs_a_known_mesh():
 
 
 def _fixable(entry):
-    return entry.fix is not None and (entry.kind in ("rename", "module", "call", "keyword")
-                                      or (entry.kind == "positional" and entry.then_keywords))
+    return entry.fix is not None and (
+        entry.kind in ("rename", "module", "call", "keyword") or (entry.kind == "positional" and entry.then_keywords)
+    )
 
 
 def test_every_fixable_entry_has_a_fixture_pair():
@@ -189,8 +218,11 @@ def test_runtime_reference(code, tmp_path):
     ns_oracle = runpy.run_path(os.path.join(folder, "oracle.py"))
     for label, src in (("fixed", fixed_src), ("autofix", autofixed)):
         prog = tmp_path / f"{label}.py"
-        prog.write_text(src + "\nimport numpy as _np, jax as _jax\n"
-                        "print(repr(_jax.tree.map(lambda a: _np.asarray(a).tolist(), RESULT)))\n", encoding="utf-8")
+        prog.write_text(
+            src + "\nimport numpy as _np, jax as _jax\n"
+            "print(repr(_jax.tree.map(lambda a: _np.asarray(a).tolist(), RESULT)))\n",
+            encoding="utf-8",
+        )
         p = _run(str(prog))
         assert p.returncode == 0, p.stderr[-500:]
         got = eval(p.stdout.strip().splitlines()[-1])

@@ -181,10 +181,7 @@ def test_key_fix_needs_the_jax_module_name():
 
 
 def test_unreplicated_params_message():
-    src = (
-        "import jax\nkey = jax.random.PRNGKey(0)\nparams = net.init(key, x)\n"
-        "jax.pmap(net.apply)(params, xs)\n"
-    )
+    src = "import jax\nkey = jax.random.PRNGKey(0)\nparams = net.init(key, x)\njax.pmap(net.apply)(params, xs)\n"
     assert _lint(src, "JAX204") == [
         (
             "JAX204",

@@ -4,7 +4,10 @@ from jaxlint import testing
 
 
 def found(source, *codes):
-    return [(d.code, d.start.line, d.start.column, d.message) for d in testing.lint(source, *(codes or ("JAX501", "JAX502", "JAX503")))]
+    return [
+        (d.code, d.start.line, d.start.column, d.message)
+        for d in testing.lint(source, *(codes or ("JAX501", "JAX502", "JAX503")))
+    ]
 
 
 # --- JAX501 -----------------------------------------------------------------------------------
@@ -13,9 +16,13 @@ def found(source, *codes):
 def test_inplace_update_message_and_fix():
     src = "import jax.numpy as jnp\nx = jnp.zeros(3)\nx[0] += 1.0\n"
     assert found(src, "JAX501") == [
-        ("JAX501", 3, 1,
-         "`x[0]` assigns in place into `x`, a JAX array (made by `jnp.zeros(3)`); JAX arrays are immutable and "
-         "this raises `TypeError`. Use `x = x.at[0].add(...)`"),
+        (
+            "JAX501",
+            3,
+            1,
+            "`x[0]` assigns in place into `x`, a JAX array (made by `jnp.zeros(3)`); JAX arrays are immutable and "
+            "this raises `TypeError`. Use `x = x.at[0].add(...)`",
+        ),
     ]
     assert testing.fix(src, "JAX501") == "import jax.numpy as jnp\nx = jnp.zeros(3)\nx = x.at[0].add(1.0)\n"
     assert testing.fix(src, "JAX501", unsafe=False) == src
@@ -24,27 +31,39 @@ def test_inplace_update_message_and_fix():
 def test_inplace_update_of_a_traced_argument_used_as_an_array():
     src = "import jax\n\n@jax.jit\ndef f(x, d):\n    d['k'] = x\n    x[0] = x.mean()\n    return x, d\n"
     assert found(src, "JAX501") == [
-        ("JAX501", 6, 5,
-         "`x[0]` assigns in place into `x`, a JAX array (a traced argument of `f` (jax.jit)); JAX arrays are "
-         "immutable and this raises `TypeError`. Use `x = x.at[0].set(...)`"),
+        (
+            "JAX501",
+            6,
+            5,
+            "`x[0]` assigns in place into `x`, a JAX array (a traced argument of `f` (jax.jit)); JAX arrays are "
+            "immutable and this raises `TypeError`. Use `x = x.at[0].set(...)`",
+        ),
     ]
 
 
 def test_inplace_update_through_jax_private_numpy_alias():
     src = "from jax._src import numpy as jnp\nx = jnp.zeros(3)\nx[0] = 1.0\nw = jnp._private(3)\nw[0] = 1.0\n"
     assert found(src, "JAX501") == [
-        ("JAX501", 3, 1,
-         "`x[0]` assigns in place into `x`, a JAX array (made by `jnp.zeros(3)`); JAX arrays are immutable and "
-         "this raises `TypeError`. Use `x = x.at[0].set(...)`"),
+        (
+            "JAX501",
+            3,
+            1,
+            "`x[0]` assigns in place into `x`, a JAX array (made by `jnp.zeros(3)`); JAX arrays are immutable and "
+            "this raises `TypeError`. Use `x = x.at[0].set(...)`",
+        ),
     ]
 
 
 def test_parameter_updated_with_at_elsewhere_is_a_jax_array():
     src = "def f(x, i, df):\n    x[i] = 0.0\n    df.at[i, 'c'] = 1\n    df[i] = 2\n    return x.at[i].add(1.0)\n"
     assert found("import jax\n" + src, "JAX501") == [
-        ("JAX501", 3, 5,
-         "`x[i]` assigns in place into `x`, a JAX array (`f` updates it with `x.at[...]`); JAX arrays are "
-         "immutable and this raises `TypeError`. Use `x = x.at[i].set(...)`"),
+        (
+            "JAX501",
+            3,
+            5,
+            "`x[i]` assigns in place into `x`, a JAX array (`f` updates it with `x.at[...]`); JAX arrays are "
+            "immutable and this raises `TypeError`. Use `x = x.at[i].set(...)`",
+        ),
     ]
 
 
@@ -55,9 +74,13 @@ def test_traced_argument_passed_to_jnp_is_an_array_lists_dicts_and_refs_are_not(
         "    return jnp.sum(x) + g[:, 0] + jnp.stack(lst) + lst[1:] + d['b']\n"
     )
     assert found(src, "JAX501") == [
-        ("JAX501", 6, 5,
-         "`x[0]` assigns in place into `x`, a JAX array (a traced argument of `f` (jax.jit)); JAX arrays are "
-         "immutable and this raises `TypeError`. Use `x = x.at[0].set(...)`"),
+        (
+            "JAX501",
+            6,
+            5,
+            "`x[0]` assigns in place into `x`, a JAX array (a traced argument of `f` (jax.jit)); JAX arrays are "
+            "immutable and this raises `TypeError`. Use `x = x.at[0].set(...)`",
+        ),
     ]
 
 
@@ -82,10 +105,14 @@ def test_numpy_rebinding_and_unknown_values_are_silent():
 def test_key_reuse_message():
     src = "import jax\nkey = jax.random.key(0)\na = jax.random.normal(key, (3,))\nb = jax.random.split(key)\n"
     assert found(src, "JAX502") == [
-        ("JAX502", 4, 5,
-         "`jax.random.split` reuses the PRNG key `key`, already consumed by `jax.random.normal` at line 3: the two "
-         "draws are not independent (same key, same random bits). Split it first "
-         "(`k1, k2 = jax.random.split(key)`) and give each draw its own key"),
+        (
+            "JAX502",
+            4,
+            5,
+            "`jax.random.split` reuses the PRNG key `key`, already consumed by `jax.random.normal` at line 3: the two "
+            "draws are not independent (same key, same random bits). Split it first "
+            "(`k1, k2 = jax.random.split(key)`) and give each draw its own key",
+        ),
     ]
 
 
@@ -105,10 +132,14 @@ def test_reuse_on_one_line_and_a_key_named_subkey():
 def test_key_consumed_in_a_loop():
     src = "from jax import random\n\ndef f(key, n):\n    for i in range(n):\n        x = random.normal(key)\n    return x\n"
     assert found(src, "JAX502") == [
-        ("JAX502", 5, 13,
-         "`jax.random.normal` consumes the PRNG key `key` in every iteration of the loop at line 4 without splitting "
-         "it again: every iteration draws the same random numbers. Split it in the loop "
-         "(`key, subkey = jax.random.split(key)`, then use `subkey`) or use `jax.random.fold_in(key, i)`"),
+        (
+            "JAX502",
+            5,
+            13,
+            "`jax.random.normal` consumes the PRNG key `key` in every iteration of the loop at line 4 without splitting "
+            "it again: every iteration draws the same random numbers. Split it in the loop "
+            "(`key, subkey = jax.random.split(key)`, then use `subkey`) or use `jax.random.fold_in(key, i)`",
+        ),
     ]
 
 
@@ -118,10 +149,14 @@ def test_key_split_in_a_loop_then_consumed_names_the_consuming_call():
         "        x = random.normal(sub) * random.uniform(key)\n    return x\n"
     )
     assert found(src, "JAX502") == [
-        ("JAX502", 5, 20,
-         "`jax.random.split` consumes the PRNG key `key` that `jax.random.uniform` at line 6 already consumed in the "
-         "previous iteration of the loop at line 4: the two draws are not independent (same key, same random bits). "
-         "Give `jax.random.uniform` a fresh key (`key, subkey = jax.random.split(key)`, then use `subkey`)"),
+        (
+            "JAX502",
+            5,
+            20,
+            "`jax.random.split` consumes the PRNG key `key` that `jax.random.uniform` at line 6 already consumed in the "
+            "previous iteration of the loop at line 4: the two draws are not independent (same key, same random bits). "
+            "Give `jax.random.uniform` a fresh key (`key, subkey = jax.random.split(key)`, then use `subkey`)",
+        ),
     ]
 
 
@@ -161,10 +196,14 @@ def test_numpy_random_is_not_a_key():
 def test_traced_if_message():
     src = "import jax\n\n@jax.jit\ndef f(x, n):\n    if n > 0:\n        return x\n    return -x\n"
     assert found(src, "JAX503") == [
-        ("JAX503", 5, 8,
-         "an `if` test needs a Python bool, but `n > 0` depends on the traced argument `n` (traced by jax.jit at "
-         "line 3): raises `TracerBoolConversionError`; use `jnp.where(...)` or `lax.cond(...)`, or mark `n` static "
-         "(`static_argnames='n'`) if it selects the program's structure"),
+        (
+            "JAX503",
+            5,
+            8,
+            "an `if` test needs a Python bool, but `n > 0` depends on the traced argument `n` (traced by jax.jit at "
+            "line 3): raises `TracerBoolConversionError`; use `jnp.where(...)` or `lax.cond(...)`, or mark `n` static "
+            "(`static_argnames='n'`) if it selects the program's structure",
+        ),
     ]
 
 
@@ -175,9 +214,13 @@ def test_traced_or_default_and_vmap_in_axes():
         "g = jax.vmap(f, in_axes=(0, 0, None))\n"
     )
     assert found(src, "JAX503") == [
-        ("JAX503", 5, 9,
-         "the left side of `or` needs a Python bool, but `jnp.abs(x)` depends on the traced argument `x` (traced by "
-         "jax.vmap at line 10): raises `TracerBoolConversionError`; test `is None` explicitly or use `jnp.where`"),
+        (
+            "JAX503",
+            5,
+            9,
+            "the left side of `or` needs a Python bool, but `jnp.abs(x)` depends on the traced argument `x` (traced by "
+            "jax.vmap at line 10): raises `TracerBoolConversionError`; test `is None` explicitly or use `jnp.where`",
+        ),
     ]
 
 
@@ -194,9 +237,13 @@ def test_static_arguments_shapes_and_grad_only_are_silent():
 def test_int_in_a_scan_body():
     src = "from jax import lax\n\ndef body(c, x):\n    return c + int(x), None\n\nout = lax.scan(body, 0, xs)\n"
     assert found(src, "JAX503") == [
-        ("JAX503", 4, 16,
-         "`int()` needs a concrete value, but `x` is the traced argument `x` (traced by lax.scan at line 6): raises "
-         "`ConcretizationTypeError`. Keep it an array (`x.astype(...)`, `jnp` operations)"),
+        (
+            "JAX503",
+            4,
+            16,
+            "`int()` needs a concrete value, but `x` is the traced argument `x` (traced by lax.scan at line 6): raises "
+            "`ConcretizationTypeError`. Keep it an array (`x.astype(...)`, `jnp` operations)",
+        ),
     ]
 
 

@@ -58,14 +58,8 @@ def test_seed_variants_explicit_tuple():
 
 
 def test_caller_evidence_from_init():
-    src = (
-        "import jax\n"
-        "def apply(p, x):\n"
-        "    return x @ p\n"
-        "p0 = model.init(key, x0)\n"
-        "out = jax.vmap(apply)(p0, xs)\n"
-    )
-    (code, line, msg), = _lint(src, "JAX101")
+    src = "import jax\ndef apply(p, x):\n    return x @ p\np0 = model.init(key, x0)\nout = jax.vmap(apply)(p0, xs)\n"
+    ((code, line, msg),) = _lint(src, "JAX101")
     assert (code, line) == ("JAX101", 5)
     assert "`p` is the weight operand of `x @ p`, and the caller's `p0` comes from `model.init(...)`" in msg
 
@@ -100,12 +94,7 @@ def test_arity_call_site():
 
 
 def test_arity_through_vjp_names_the_vjp_call():
-    src = (
-        "import jax\n"
-        "def f(x, c):\n    return x * c\n"
-        "g = jax.vmap(f, in_axes=(0,))\n"
-        "out, back = jax.vjp(g, xs, c)\n"
-    )
+    src = "import jax\ndef f(x, c):\n    return x * c\ng = jax.vmap(f, in_axes=(0,))\nout, back = jax.vjp(g, xs, c)\n"
     assert _lint(src, "JAX102") == [
         (
             "JAX102",
@@ -153,8 +142,10 @@ def test_keywords_at_call_are_mapped():
 
 
 def test_arity_in_the_helper_def_the_vmap_is_passed_to():
-    src = "import jax\nimport jax.numpy as jnp\ndef run(step, xs):\n    return step(xs, xs, xs)\ndef main():\n" \
-          "    run(jax.vmap(f, in_axes=(0, None)), jnp.ones(3))\n"
+    src = (
+        "import jax\nimport jax.numpy as jnp\ndef run(step, xs):\n    return step(xs, xs, xs)\ndef main():\n"
+        "    run(jax.vmap(f, in_axes=(0, None)), jnp.ones(3))\n"
+    )
     assert [(d.code, d.start.line, d.start.column, d.message) for d in testing.lint(src, "JAX102")] == [
         (
             "JAX102",
@@ -196,12 +187,7 @@ def test_arity_star_args_bounded_by_the_signature():
 
 
 def test_arity_star_args_of_a_visible_tuple_count_its_entries():
-    src = (
-        "import jax\n"
-        "def f(x, *rest):\n    return x\n"
-        "ws = (1, 2)\n"
-        "out = jax.vmap(f, in_axes=(0, None))(xs, *ws)\n"
-    )
+    src = "import jax\ndef f(x, *rest):\n    return x\nws = (1, 2)\nout = jax.vmap(f, in_axes=(0, None))(xs, *ws)\n"
     assert _lint(src, "JAX102") == [
         (
             "JAX102",

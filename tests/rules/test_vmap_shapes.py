@@ -52,7 +52,10 @@ def test_inconsistent_with_axis_size_and_unknown_is_silent():
 
 
 def test_outer_vmap_slices_what_it_maps_exact_message():
-    src = HEAD + "xs = jnp.arange(4)\nys = jnp.arange(5)\njax.vmap(jax.vmap(f, in_axes=(0, 0)), in_axes=(None, 0))(xs, ys)\n"
+    src = (
+        HEAD
+        + "xs = jnp.arange(4)\nys = jnp.arange(5)\njax.vmap(jax.vmap(f, in_axes=(0, 0)), in_axes=(None, 0))(xs, ys)\n"
+    )
     assert _lint(src, "JAX104") == [
         (
             "JAX104",
@@ -63,7 +66,10 @@ def test_outer_vmap_slices_what_it_maps_exact_message():
             "its rank should be at least 1`. Use `None` in `in_axes` for a shared argument, or an axis the argument has",
         )
     ]
-    fine = HEAD + "xs = jnp.arange(4)\nys = jnp.ones((5, 4))\njax.vmap(jax.vmap(f, in_axes=(0, 0)), in_axes=(None, 0))(xs, ys)\n"
+    fine = (
+        HEAD
+        + "xs = jnp.arange(4)\nys = jnp.ones((5, 4))\njax.vmap(jax.vmap(f, in_axes=(0, 0)), in_axes=(None, 0))(xs, ys)\n"
+    )
     assert _lint(fine, "JAX104") == []
     assert _lint(fine, "JAX105") == []
 
@@ -90,14 +96,26 @@ def test_pytree_leaves_exact_messages():
         "import numpy as np\ndef g():\n    b = list(np.random.randn(3))\n    mat = [1.0, None]\n"
         "    jax.vmap(f, in_axes=(0, None))(mat, b)\n    jax.vmap(f, in_axes=(None, 0))(mat, b)\n"
     )
-    tail = ("; vmap maps every leaf: JAX raises `ValueError: vmap was requested to map its argument along axis 0, "
-            "which implies that its rank should be at least 1`. Use `None` in `in_axes` for a shared argument, or an "
-            "axis the argument has")
+    tail = (
+        "; vmap maps every leaf: JAX raises `ValueError: vmap was requested to map its argument along axis 0, "
+        "which implies that its rank should be at least 1`. Use `None` in `in_axes` for a shared argument, or an "
+        "axis the argument has"
+    )
     assert _lint(src, "JAX104") == [
-        ("JAX104", 8, 36, "vmap(f) maps argument 0 along axis 0, but `mat` is a pytree and one of its leaves, `1.0`, "
-         "is a scalar (rank 0)" + tail),
-        ("JAX104", 9, 41, "vmap(f) maps argument 1 along axis 0, but `b` is a pytree and one of its leaves, an element "
-         "of `list(np.random.randn(3))`, is a scalar (rank 0)" + tail),
+        (
+            "JAX104",
+            8,
+            36,
+            "vmap(f) maps argument 0 along axis 0, but `mat` is a pytree and one of its leaves, `1.0`, "
+            "is a scalar (rank 0)" + tail,
+        ),
+        (
+            "JAX104",
+            9,
+            41,
+            "vmap(f) maps argument 1 along axis 0, but `b` is a pytree and one of its leaves, an element "
+            "of `list(np.random.randn(3))`, is a scalar (rank 0)" + tail,
+        ),
     ]
     mutated = HEAD + "def g():\n    mat = [1.0, None]\n    mat.append(jnp.ones(3))\n    jax.vmap(f)(mat)\n"
     assert _lint(mutated, "JAX104") == []
@@ -121,8 +139,10 @@ def test_nested_def_parameters_and_two_outer_levels_exact_message():
             "Map each argument along its batch axis, or use `None` for a shared one",
         )
     ]
-    twice = src.replace("    h(jnp.ones((2, 3, 4)), jnp.ones(5))\n",
-                        "    h(jnp.ones((2, 3, 4)), jnp.ones(5))\n    h(jnp.ones((2, 3, 5)), jnp.ones(5))\n")
+    twice = src.replace(
+        "    h(jnp.ones((2, 3, 4)), jnp.ones(5))\n",
+        "    h(jnp.ones((2, 3, 4)), jnp.ones(5))\n    h(jnp.ones((2, 3, 5)), jnp.ones(5))\n",
+    )
     assert _lint(twice, "JAX105") == []  # the calls disagree on `a`: unknown
 
 
@@ -143,8 +163,10 @@ def test_array_made_by_a_helper_def_exact_message():
         )
     ]
     assert _lint(src.replace("in_axes=(0, 0)", "in_axes=(0, None)"), "JAX105") == []
-    outside = src.replace("    lhs = _e4m3fn((4, 8))\n    rhs = _e4m3fn((8, 2))\n", "") + \
-        "lhs = _e4m3fn((4, 8))\nrhs = _e4m3fn((8, 2))\n"
+    outside = (
+        src.replace("    lhs = _e4m3fn((4, 8))\n    rhs = _e4m3fn((8, 2))\n", "")
+        + "lhs = _e4m3fn((4, 8))\nrhs = _e4m3fn((8, 2))\n"
+    )
     assert _lint(outside, "JAX105") == []  # made in another unit than the vmap's: the slicer may blank the helper
 
 
@@ -205,11 +227,13 @@ def test_module_level_helpers_in_a_parameterized_test_exact_message():
     assert _lint(PAGED.replace("(lambda t, p: p[t], (0, 0))", "(lambda t, p: p[t], (0, None))"), "JAX105") == []
     # the call's text also opens the def (`def _gather(tables, pages):`): the cited line is still the call's
     same_text = PAGED.replace("def _gather(block_tables, pages):", "def _gather(tables, pages):").replace(
-        "(block_tables, pages)\n", "(tables, pages)\n")
+        "(block_tables, pages)\n", "(tables, pages)\n"
+    )
     [(_, _, _, message)] = _lint(same_text, "JAX105")
     assert "`tables` (size 3)" in message and "(as called at line 19)" in message
-    opaque = PAGED.replace("  return pages, tables.reshape(batch, blocks)\n",
-                           "  return load(pages), tables.reshape(batch, blocks)\n")
+    opaque = PAGED.replace(
+        "  return pages, tables.reshape(batch, blocks)\n", "  return load(pages), tables.reshape(batch, blocks)\n"
+    )
     assert _lint(opaque, "JAX105") == []  # the helper's shapes are not visible
 
 
@@ -233,10 +257,13 @@ def test_module_level_def_parameters_take_what_its_calls_pass_exact_message():
             "be mapped`. Map each argument along its batch axis, or use `None` for a shared one",
         )
     ]
-    per_call = src.replace("(2, 40, 8)))\n  _gather(tables, jnp.ones((2, 40, 8)))",
-                           "(2, 5, 8)))\n  _gather(tables, jnp.ones((2, 40, 8)))")
-    assert [(c, line, m[m.index("(size 40"):m.index(":")]) for c, line, _, m in _lint(per_call, "JAX105")] == [
-        ("JAX105", 6, "(size 40, shape (40, 8)) (as called at line 10)")]
-    agreeing = src.replace("(2, 40, 8)))\n  _gather(tables, jnp.ones((2, 40, 8)))",
-                           "(2, 5, 8)))\n  _gather(tables, jnp.ones((3, 5, 8)))")
+    per_call = src.replace(
+        "(2, 40, 8)))\n  _gather(tables, jnp.ones((2, 40, 8)))", "(2, 5, 8)))\n  _gather(tables, jnp.ones((2, 40, 8)))"
+    )
+    assert [(c, line, m[m.index("(size 40") : m.index(":")]) for c, line, _, m in _lint(per_call, "JAX105")] == [
+        ("JAX105", 6, "(size 40, shape (40, 8)) (as called at line 10)")
+    ]
+    agreeing = src.replace(
+        "(2, 40, 8)))\n  _gather(tables, jnp.ones((2, 40, 8)))", "(2, 5, 8)))\n  _gather(tables, jnp.ones((3, 5, 8)))"
+    )
     assert _lint(agreeing, "JAX105") == []

@@ -6,29 +6,29 @@ per-file ignores and suppressions -> sorted diagnostics.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import re
 import stat
 import tokenize
 from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
 
 import libcst as cst
 
+from jaxlint.base.crash import describe
+from jaxlint.base.modules import module_name_for
+from jaxlint.base.types import Diagnostic, FileResult, Position, RunResult
+from jaxlint.files.discover import discover
 from jaxlint.lint import suppress
 from jaxlint.lint.config import Settings
-from jaxlint.files.discover import discover
-from jaxlint.base.crash import describe
-from jaxlint.lint.engine import FileLinter, python_source, not_checked, release_memory, syntax_check
-from jaxlint.plan.slicing import Blanks, FilePlan, blanks_for, decide, job_digest
-from jaxlint.base.modules import module_name_for
-from jaxlint.model.project import Project
+from jaxlint.lint.engine import FileLinter, not_checked, python_source, release_memory, syntax_check
 from jaxlint.lint.registry import all_rules, enabled_rules
 from jaxlint.lint.rule import Rule
-from jaxlint.base.types import Diagnostic, FileResult, Position, RunResult  # noqa: F401
+from jaxlint.model.project import Project
+from jaxlint.plan.slicing import Blanks, FilePlan, blanks_for, decide, job_digest
 
 MAX_FIX_PASSES = 10
 MAX_FILE_BYTES = 16 * 1024 * 1024  # larger files are reported (JAX003), not read
@@ -37,9 +37,9 @@ MAX_FILE_BYTES = 16 * 1024 * 1024  # larger files are reported (JAX003), not rea
 class ReadError(Exception):
     """A file that cannot be read or decoded: ``reason`` says why, at ``position``."""
 
-    def __init__(self, path: str, reason: str, position: Position = Position(1, 1)) -> None:
+    def __init__(self, path: str, reason: str, position: Position | None = None) -> None:
         super().__init__(f"{path}: {reason}")
-        self.path, self.reason, self.position = path, reason, position
+        self.path, self.reason, self.position = path, reason, position or Position(1, 1)
 
 
 _KINDS = (
@@ -171,7 +171,7 @@ def _plan_file(path: str) -> tuple[str, object, str | None]:
         return "done", unreadable(e), None
     try:
         kind, value = _WORKER.plan(path, text)
-    except Exception as exc:  # noqa: BLE001 - a bug planning one file: report it, go on
+    except Exception as exc:
         return "done", FileResult(path=path, internal_error=f"while planning: {describe(exc)}"), None
     release_memory()
     return kind, value, None
@@ -190,7 +190,7 @@ def _lint_file(job: Job) -> tuple[FileResult, str | None]:
         return unreadable(e), None
     try:
         result = _WORKER.lint(path, text, blanks=blanks, looked_up=looked_up, callers_of_seeds=callers)
-    except Exception as exc:  # noqa: BLE001 - a bug outside the rules' guard: report it, go on
+    except Exception as exc:
         return FileResult(path=path, internal_error=describe(exc)), None
     _collect()
     release_memory()  # the file's tree is gone: keep the worker small for the next one
@@ -248,7 +248,7 @@ class Runner:
                 else:
                     todo.append(job)
             del plans, decided
-            for job, (res, err) in zip(todo, run(_lint_file, todo, lambda job: (_died(job[0]), None))):
+            for job, (res, err) in zip(todo, run(_lint_file, todo, lambda job: (_died(job[0]), None)), strict=True):
                 path = job[0]
                 self._tick()
                 if err is not None:
@@ -276,7 +276,9 @@ class Runner:
                 plans[path] = hit[1]
             else:
                 todo.append(path)
-        for path, (kind, value, err) in zip(todo, run(_plan_file, todo, lambda path: ("done", _died(path), None))):
+        for path, (kind, value, err) in zip(
+            todo, run(_plan_file, todo, lambda path: ("done", _died(path), None)), strict=True
+        ):
             if err is not None:
                 errors.append(err)
                 continue
@@ -368,7 +370,7 @@ class Runner:
                 continue
             try:
                 verdicts = list(rule.resolve(items, projects[island]))
-            except Exception as exc:  # noqa: BLE001 - a rule bug is reported, not raised
+            except Exception as exc:
                 files = sorted({p.path for p in items})
                 where = files[0] + (f" and {len(files) - 1} more files" if len(files) > 1 else "")
                 errors.append(f"{where}: internal error in {code} (project phase): {describe(exc)}")
@@ -460,10 +462,8 @@ def module_lines(path: str, text: str) -> list[str]:
     if path.endswith(".ipynb"):
         from jaxlint.files.notebook import NotebookError, python_text
 
-        try:
+        with contextlib.suppress(NotebookError):  # not a notebook after all: its lines as they are
             text = python_text(text)
-        except NotebookError:
-            pass
     return source_lines(text)
 
 
@@ -660,7 +660,7 @@ def fix_paths(
             res = linter.lint(path, text, module_name, is_pkg)
             rest = [r for p, r in others.items() if p != path]
             d, _ = runner.finish(
-                rest + [res], lambda p, text=text: module_lines(path, text) if p == path else _lines(p)
+                [*rest, res], lambda p, text=text: module_lines(path, text) if p == path else _lines(p)
             )
             return [x for x in d if x.path == path]
 
@@ -678,7 +678,7 @@ def fix_paths(
             run.warnings.append(f"{path}: {e}; not overwritten, run again to fix it")
             final.extend(mine)
             continue
-        except Exception as exc:  # noqa: BLE001 - a bug while fixing one file: it stays as it was
+        except Exception as exc:
             run.errors.append(f"{path}: internal error while fixing (the file was not changed): {describe(exc)}")
             final.extend(mine)
             continue

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections import Counter
+from typing import NoReturn
 
 import click
 
@@ -14,7 +15,7 @@ EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
 FORMATS = ("full", "concise", "json", "github", "sarif")
 
 
-def fail(message: str) -> "NoReturn":  # type: ignore[name-defined]
+def fail(message: str) -> NoReturn:
     click.echo(f"jaxlint: error: {message}", err=True)
     sys.exit(EXIT_ERROR)
 
@@ -36,7 +37,7 @@ class DefaultGroup(click.Group):
         except KeyboardInterrupt:
             click.echo("jaxlint: interrupted", err=True)
             sys.exit(130)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             from jaxlint.base.crash import internal_error_line
 
             fail(internal_error_line(exc))
@@ -98,9 +99,9 @@ def check(
     quiet,
 ) -> None:
     """Lint PATHS (files or folders; default: the current folder; `-` reads stdin)."""
-    from jaxlint.lint.config import ConfigError, load_settings, parse_version, validate_settings
-    from jaxlint.files.discover import DiscoveryError, discover
     from jaxlint.base.types import RunResult
+    from jaxlint.files.discover import DiscoveryError, discover
+    from jaxlint.lint.config import ConfigError, load_settings, parse_version, validate_settings
 
     paths = list(paths) or ["."]
     start = stdin_filename if "-" in paths and stdin_filename else paths[0]

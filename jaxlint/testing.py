@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from jaxlint.lint.config import Settings
 from jaxlint.base.types import Diagnostic
+from jaxlint.lint.config import Settings
 
 _ERROR = re.compile(r"#\s*error:\s*\[([A-Z0-9,\s]+)\]")
 _OK = re.compile(r"#\s*ok:\s*([A-Z0-9,\s]+?)\s*(?:#|$)")

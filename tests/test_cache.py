@@ -26,7 +26,7 @@ def test_warm_run_matches_cold_and_sees_edits(tmp_path):
     warm = run_cli("--output-format", "json", ".", cwd=str(tmp_path))
     assert warm == cold and cold[0] == 1
     a.write_text("import jax\n\nparams = jax.tree.map(lambda p: p, params)\n")
-    code, out, _ = run_cli("--output-format", "concise", ".", cwd=str(tmp_path))
+    _code, out, _ = run_cli("--output-format", "concise", ".", cwd=str(tmp_path))
     assert (
         out
         == "b.py:2:25: JAX002 [*] Unused `# noqa` for JAX801: nothing on the suppressed lines is reported with this code\n"
@@ -86,8 +86,8 @@ def test_a_change_in_the_pmapping_module_rechecks_the_pmean_module(tmp_path):
 def test_a_run_that_writes_keeps_the_newest_entries_and_drops_stale_namespaces(tmp_path):
     import time
 
-    from jaxlint.cache.store import Cache
     from jaxlint.base.types import FileResult
+    from jaxlint.cache.store import Cache
 
     files = []
     for i in range(12):

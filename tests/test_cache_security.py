@@ -14,14 +14,15 @@ import stat
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 from conftest import FIXTURES, run_cli
 
-from jaxlint.cache.store import CACHE_DIR, MAGIC, Cache
-from jaxlint.cache.key import key_path, load_secret
-from jaxlint.lint.config import Settings
 from jaxlint.base.records import RecordError, dumps, loads
+from jaxlint.cache.key import key_path, load_secret
+from jaxlint.cache.store import CACHE_DIR, MAGIC, Cache
+from jaxlint.lint.config import Settings
 
 TREE_MAP = "import jax\n\nparams = jax.tree_map(lambda p: p, params)\n"
 EXPECTED = (
@@ -74,7 +75,7 @@ def test_a_planted_pickle_runs_nothing_and_changes_nothing(tmp_path):
 
 def _forge(path, secret, mutate):
     """Rewrite a sealed entry with ``mutate`` applied to its JSON, sealed with ``secret``."""
-    data = open(path, "rb").read()
+    data = Path(path).read_bytes()
     payload = data[len(MAGIC) + 65 :]
     new = json.dumps(mutate(json.loads(payload)), separators=(",", ":")).encode()
     namespace = os.path.basename(os.path.dirname(os.path.dirname(path)))
@@ -99,7 +100,7 @@ def test_entries_need_this_users_key(tmp_path):
     home_a, home_b = str(tmp_path / "home-a"), str(tmp_path / "home-b")
     cold = _lint(root, env={"XDG_CACHE_HOME": home_a})
     assert cold[:2] == (1, EXPECTED)
-    secret_a = open(os.path.join(home_a, "jaxlint", "cache.key"), "rb").read()
+    secret_a = Path(os.path.join(home_a, "jaxlint", "cache.key")).read_bytes()
     run_entries = [e for e in _entries(root) if os.path.basename(e).startswith("run-")]
     assert len(run_entries) == 1
     # sealed with the right key: jaxlint believes it (this is what the cache is for) ...
@@ -117,7 +118,7 @@ def test_damaged_entries_are_misses(tmp_path):
     root = _project(tmp_path / "p")
     cold = _lint(root)
     for i, entry in enumerate(sorted(_entries(root))):
-        data = open(entry, "rb").read()
+        data = Path(entry).read_bytes()
         damaged = [data[: len(data) // 2], data[:-1] + b"X", b"", MAGIC + b"0" * 64 + b"\n{}"][i % 4]
         with open(entry, "wb") as f:
             f.write(damaged)
@@ -216,9 +217,9 @@ def test_a_key_others_can_read_disables_the_cache(tmp_path, monkeypatch):
 def test_cachedir_tag_and_gitignore(tmp_path):
     root = _project(tmp_path / "p")
     _lint(root)
-    tag = open(os.path.join(root, CACHE_DIR, "CACHEDIR.TAG")).read()
+    tag = Path(os.path.join(root, CACHE_DIR, "CACHEDIR.TAG")).read_text(encoding="utf-8")
     assert tag.startswith("Signature: 8a477f597d28d172789f06886806bc55\n")
-    assert open(os.path.join(root, CACHE_DIR, ".gitignore")).read() == "# created by jaxlint\n*\n"
+    assert Path(os.path.join(root, CACHE_DIR, ".gitignore")).read_text(encoding="utf-8") == "# created by jaxlint\n*\n"
 
 
 def _api_run(root, cache):
@@ -244,7 +245,7 @@ def test_unwritable_or_full_cache_still_lints(tmp_path, monkeypatch):
 
     monkeypatch.setattr(tempfile, "mkstemp", full)
     assert _api_run(root, Cache(os.path.join(root, CACHE_DIR), "ns", b"k" * 32)) == expected
-    assert [e for e in _entries(root)] == []
+    assert list(_entries(root)) == []
 
 
 def test_a_run_killed_while_writing_leaves_only_misses(tmp_path):
@@ -252,7 +253,7 @@ def test_a_run_killed_while_writing_leaves_only_misses(tmp_path):
     cold = _lint(root)
     # what a kill leaves: temporary files beside half-written entries
     for entry in _entries(root):
-        data = open(entry, "rb").read()
+        data = Path(entry).read_bytes()
         with open(os.path.join(os.path.dirname(entry), ".tmp-killed"), "wb") as f:
             f.write(data[:10])
         with open(entry, "wb") as f:

@@ -6,9 +6,7 @@ import stat
 import sys
 import textwrap
 
-import pytest
-
-from conftest import FIXTURES, ROOT, run_cli
+from conftest import FIXTURES, run_cli
 
 TREE_MAP = "import jax\n\nparams = jax.tree_map(lambda p: p, params)\n"
 CLEAN = "import jax\n\nparams = jax.tree.map(lambda p: p, params)\n"
@@ -22,7 +20,7 @@ def write(tmp_path, name, text):
 
 
 def test_seed_training_loop_reports_tree_map_with_exact_position():
-    code, out, err = run_cli(
+    code, out, _err = run_cli(
         "--no-cache", "--output-format", "concise", "--select", "JAX801", os.path.join(FIXTURES, "seeds")
     )
     assert code == 1
@@ -56,7 +54,7 @@ def test_unknown_select_code_is_one_clear_line(tmp_path):
 
 
 def test_missing_path_is_one_clear_line(tmp_path):
-    code, out, err = run_cli(str(tmp_path / "nope.py"))
+    code, _out, err = run_cli(str(tmp_path / "nope.py"))
     assert code == 2
     assert err.strip().endswith("nope.py: no such file or directory") and err.count("\n") == 1
 
@@ -64,7 +62,7 @@ def test_missing_path_is_one_clear_line(tmp_path):
 def test_syntax_error_does_not_stop_other_files(tmp_path):
     write(tmp_path, "a_broken.py", "import jax\ndef f(x)\n    return jax.tree_map(f, x)\n")
     write(tmp_path, "b_bad.py", TREE_MAP)
-    code, out, err = run_cli("--output-format", "concise", "--select", "JAX001,JAX801", str(tmp_path))
+    code, out, _err = run_cli("--output-format", "concise", "--select", "JAX001,JAX801", str(tmp_path))
     assert code == 1
     lines = out.splitlines()
     assert lines[0].startswith(f"{tmp_path}/a_broken.py:2:9: JAX001 SyntaxError:")
@@ -93,7 +91,7 @@ def test_exit_zero_statistics_and_quiet(tmp_path):
 
 
 def test_stdin_with_filename():
-    code, out, err = run_cli(
+    code, out, _err = run_cli(
         "--output-format", "concise", "--select", "JAX801", "-", "--stdin-filename", "pkg/mod.py", stdin=TREE_MAP
     )
     assert code == 1
@@ -101,7 +99,7 @@ def test_stdin_with_filename():
 
 
 def test_stdin_fix_with_filename_prints_the_fixed_text():
-    code, out, err = run_cli("--fix", "-", "--stdin-filename", "pkg/mod.py", stdin=TREE_MAP)
+    code, out, _err = run_cli("--fix", "-", "--stdin-filename", "pkg/mod.py", stdin=TREE_MAP)
     assert (code, out) == (0, CLEAN)
 
 
@@ -114,7 +112,7 @@ def test_output_is_identical_across_hash_seeds(tmp_path):
         )
     outs = set()
     for seed in ("0", "1", "12345"):
-        code, out, err = run_cli(
+        code, out, _err = run_cli(
             "--output-format", "json", "--jobs", "2", "--no-cache", str(tmp_path), env={"PYTHONHASHSEED": seed}
         )
         assert code == 1
@@ -151,7 +149,7 @@ def test_version():
 def test_config_unknown_key_is_an_error(tmp_path):
     write(tmp_path, "pyproject.toml", "[tool.jaxlint]\nselcet = ['JAX8']\n")
     write(tmp_path, "a.py", CLEAN)
-    code, out, err = run_cli(str(tmp_path))
+    code, _out, err = run_cli(str(tmp_path))
     assert code == 2
     assert err == f"jaxlint: error: {tmp_path}/pyproject.toml: unknown key `selcet` in [tool.jaxlint]\n"
 
@@ -167,7 +165,7 @@ def test_config_select_ignore_and_cli_override(tmp_path):
     write(tmp_path, "pyproject.toml", "[tool.jaxlint]\nignore = ['JAX801']\n")
     write(tmp_path, "a.py", TREE_MAP)
     assert run_cli("--output-format", "concise", str(tmp_path))[0] == 0
-    code, out, _ = run_cli(
+    code, _out, _ = run_cli(
         "--output-format",
         "concise",
         "--config",
@@ -198,7 +196,7 @@ def test_config_per_file_ignores_and_exclude(tmp_path):
     write(tmp_path, "generated/g.py", TREE_MAP)
     code, out, _ = run_cli("--output-format", "concise", "--no-cache", ".", cwd=str(tmp_path))
     assert code == 1
-    assert [l.split(":")[0] for l in out.splitlines()] == ["src/a.py"]
+    assert [line.split(":")[0] for line in out.splitlines()] == ["src/a.py"]
 
 
 def test_target_jax_version(tmp_path):
@@ -221,7 +219,7 @@ def test_discovery_skips_venvs_build_and_gitignored(tmp_path):
     write(tmp_path, "myenv/lib/e.py", TREE_MAP)
     write(tmp_path, "__pycache__/f.py", TREE_MAP)
     code, out, _ = run_cli("--output-format", "concise", "--no-cache", ".", cwd=str(tmp_path))
-    assert [l.split(":")[0] for l in out.splitlines()] == ["pkg/a.py"]
+    assert [line.split(":")[0] for line in out.splitlines()] == ["pkg/a.py"]
     # a file named explicitly is always linted
     code, out, _ = run_cli("--output-format", "concise", "--no-cache", "pkg/b_gen.py", cwd=str(tmp_path))
     assert code == 1 and out.startswith("pkg/b_gen.py:3:10")
@@ -243,7 +241,7 @@ def test_noqa_ignore_next_statement_and_file_level(tmp_path):
     """)
     p = write(tmp_path, "s.py", src)
     code, out, _ = run_cli("--output-format", "concise", "--no-cache", "--select", "JAX801,JAX002", str(p))
-    lines = [l.split(": ", 1)[0] + " " + l.split(": ", 1)[1].split()[0] for l in out.splitlines()]
+    lines = [line.split(": ", 1)[0] + " " + line.split(": ", 1)[1].split()[0] for line in out.splitlines()]
     assert lines == [f"{p}:9:5 JAX801", f"{p}:10:5 JAX801"]
     p2 = write(tmp_path, "t.py", "# jaxlint: noqa: JAX801\n" + src)
     code, out, _ = run_cli("--output-format", "concise", "--no-cache", "--select", "JAX801,JAX002", str(p2))
@@ -257,7 +255,7 @@ def test_unused_suppression_is_jax002_with_safe_fix(tmp_path):
         out
         == f"{p}:2:25: JAX002 [*] Unused `# noqa` for JAX801: nothing on the suppressed lines is reported with this code\n"
     )
-    code, out, err = run_cli("--fix", "--no-cache", str(p))
+    code, out, _err = run_cli("--fix", "--no-cache", str(p))
     assert code == 0
     assert p.read_text() == "import jax\nx = jax.tree.map(f, t)\n"
 
@@ -381,14 +379,14 @@ def test_undecodable_file_is_one_finding_among_the_others(tmp_path):
 
 def test_nul_bytes_are_a_syntax_error_at_the_nul(tmp_path):
     (tmp_path / "n.py").write_bytes(b"import jax\nx = jax.grad(f)\n\x00\n")
-    code, out, err = run_cli("--no-cache", "--output-format", "concise", str(tmp_path / "n.py"))
+    code, out, _err = run_cli("--no-cache", "--output-format", "concise", str(tmp_path / "n.py"))
     assert code == 1
     assert out == f"{tmp_path}/n.py:3:1: JAX001 SyntaxError: source code cannot contain null bytes\n"
 
 
 def test_deeply_nested_code_does_not_crash(tmp_path):
     p = write(tmp_path, "d.py", "import jax\nx = " + "(" * 300 + "1" + ")" * 300 + "\njax.grad(f)\n")
-    code, out, err = run_cli("--no-cache", "--output-format", "concise", str(p))
+    code, _out, err = run_cli("--no-cache", "--output-format", "concise", str(p))
     assert code in (0, 1) and "Traceback" not in err
 
 

@@ -11,7 +11,6 @@ import sys
 import textwrap
 
 import pytest
-
 from conftest import run_cli
 
 TREE_MAP = "import jax\n\nparams = jax.tree_map(lambda p: p, params)\n"
@@ -80,7 +79,7 @@ def test_a_fifo_named_or_found_is_one_finding_and_never_read(tmp_path):
 
 
 def test_a_device_named_on_the_command_line_is_one_finding():
-    code, out, err = run_cli("--no-cache", "--output-format", "concise", "/dev/null")
+    code, out, _err = run_cli("--no-cache", "--output-format", "concise", "/dev/null")
     assert (code, out) == (1, f"/dev/null:1:1: {NOT_REGULAR.format('a character device')}\n")
 
 
@@ -124,7 +123,6 @@ def test_unreadable_vanished_and_too_large_files_are_findings(tmp_path, monkeypa
 
 def test_an_unreadable_folder_is_a_finding_not_the_end_of_the_run(tmp_path, monkeypatch):
     from jaxlint import api
-    from jaxlint.files import discover
     from jaxlint.lint.config import Settings
 
     write(tmp_path / "a.py", TREE_MAP)
@@ -422,7 +420,6 @@ def test_a_fix_keeps_bom_line_endings_mode_and_symlinks(tmp_path):
 def test_a_fix_the_encoding_cannot_hold_is_not_written(tmp_path, monkeypatch):
     from jaxlint import api
     from jaxlint.lint.config import Settings
-    from jaxlint.base.types import Diagnostic, Edit, Fix, Position
 
     p = tmp_path / "s.py"
     p.write_bytes(b"# -*- coding: ascii -*-\nimport jax\nx = jax.tree_map(f, t)\n")
@@ -442,7 +439,7 @@ def test_a_fix_the_encoding_cannot_hold_is_not_written(tmp_path, monkeypatch):
 
 def test_brackets_nested_too_deeply_for_the_parser_are_a_syntax_error_not_a_segfault(tmp_path):
     p = write(tmp_path / "deep.py", "import jax\ny = jax.grad(" + "(" * 3000 + "f" + ")" * 3000 + ")\n")
-    code, out, err = run_cli("--no-cache", "--output-format", "concise", "--jobs", "1", str(p))
+    code, out, _err = run_cli("--no-cache", "--output-format", "concise", "--jobs", "1", str(p))
     assert (code, out) == (1, f"{p}:1:1: JAX001 The file is nested too deeply to be parsed\n")
 
 
@@ -451,7 +448,7 @@ def test_a_chain_of_thousands_of_operators_in_a_broken_file_is_a_syntax_error_no
     # through the chain of 12,000 `+` and crash the process
     chain = "y = jax.numpy.stack([" + "a + " * 12_000 + "b])\n"
     p = write(tmp_path / "chain.py", "import jax\n" + chain + "x = jax.grad(" + "f(" * 250 + ")" * 250 + ")\n")
-    code, out, err = run_cli("--no-cache", "--output-format", "concise", "--jobs", "1", str(p))
+    code, out, _err = run_cli("--no-cache", "--output-format", "concise", "--jobs", "1", str(p))
     assert (code, out) == (1, f"{p}:1:1: JAX001 The file is nested too deeply to be parsed\n")
 
 
@@ -459,6 +456,6 @@ def test_an_unparsed_file_gets_no_unused_suppression_findings_and_no_fix(tmp_pat
     # JAX002 needs the file's findings; a fix of it would have LibCST parse the file after all
     source = "import jax\nt = jax.tree_map(f, t)  # noqa: JAX801\nx = jax.grad(" + "f(" * 3000 + ")" * 3000 + ")\n"
     p = write(tmp_path / "deep.py", source)
-    code, out, err = run_cli("--no-cache", "--fix", "--output-format", "concise", "--jobs", "1", str(p))
+    code, out, _err = run_cli("--no-cache", "--fix", "--output-format", "concise", "--jobs", "1", str(p))
     assert (code, out) == (1, f"{p}:1:1: JAX001 The file is nested too deeply to be parsed\n")
     assert p.read_text() == source

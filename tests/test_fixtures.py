@@ -9,13 +9,13 @@ must still be reported, so fixing one forces the annotation to change), and
 import glob
 import os
 import shutil
+from pathlib import Path
 
 import pytest
+from conftest import FIXTURES
 
 from jaxlint import testing
 from jaxlint.api import fix_paths, lint_paths
-
-from conftest import FIXTURES
 
 
 def _cases():
@@ -47,7 +47,7 @@ def test_fixture(code, path, tmp_path):
         shutil.copy(path, work / os.path.basename(path))
     expected, todo, codes = set(), set(), {code}
     for f in _files(str(work)):
-        ann = testing.annotations(open(f, encoding="utf-8").read())
+        ann = testing.annotations(Path(f).read_text(encoding="utf-8"))
         rel = os.path.relpath(f, work)
         expected |= {(rel, line, c) for line, c in ann.errors}
         todo |= {(rel, line, c) for line, c in ann.todo_ok}
@@ -69,7 +69,7 @@ def test_fixture(code, path, tmp_path):
             fix_paths(["."], settings, unsafe=True, jobs=1)
             for f in fixed:
                 rel = os.path.relpath(f, path) if os.path.isdir(path) else os.path.basename(f)
-                want = open(f[:-3] + ".fixed.py", encoding="utf-8").read()
-                assert open(rel, encoding="utf-8").read() == want, f"fixed output of {rel} differs"
+                want = Path(f[:-3] + ".fixed.py").read_text(encoding="utf-8")
+                assert Path(rel).read_text(encoding="utf-8") == want, f"fixed output of {rel} differs"
     finally:
         os.chdir(cwd)

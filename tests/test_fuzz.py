@@ -14,11 +14,12 @@ mutated files, default 3000, and ``FUZZ_PROGRAMS`` generated programs, default 1
 import glob
 import os
 import random
+from pathlib import Path
 
 import libcst as cst
 import pytest
-
 from conftest import FIXTURES
+
 from jaxlint import api
 from jaxlint.lint.config import Settings
 from jaxlint.report import MODULES, render
@@ -97,7 +98,7 @@ class Checker:
         again = api.lint_paths([str(path)], settings, jobs=1)
         assert again.diagnostics == first.diagnostics, data[:2000]
         for fmt in MODULES:
-            kw = dict(color=False, source=api._lines, unsafe_fixes=True)
+            kw = {"color": False, "source": api._lines, "unsafe_fixes": True}
             assert render(fmt, first.diagnostics, **kw) == render(fmt, again.diagnostics, **kw), fmt
         fix = api.fix_paths([str(path)], settings, unsafe=True, jobs=1)
         assert fix.errors == [], (fix.errors, data[:2000])
@@ -113,7 +114,7 @@ class Checker:
 def _mutated(tmp_path, cases: int, seed: int) -> Checker:
     rng = random.Random(seed)
     check = Checker(tmp_path)
-    originals = [open(p, "rb").read() for p in SAMPLES]
+    originals = [Path(p).read_bytes() for p in SAMPLES]
     for _ in range(cases):
         data = rng.choice(originals)
         for _ in range(rng.randint(1, 3)):
@@ -123,8 +124,8 @@ def _mutated(tmp_path, cases: int, seed: int) -> Checker:
 
 
 def _generated(tmp_path, programs: int) -> Checker:
-    from hypothesis import HealthCheck, given, settings
     import hypothesmith
+    from hypothesis import HealthCheck, given, settings
 
     check = Checker(tmp_path)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import os
+from pathlib import Path
 
 import pytest
 
@@ -51,7 +52,7 @@ def _stage(module: str) -> str:
 
 
 def _imports(path: str, module: str) -> list[tuple[int, str]]:
-    tree = ast.parse(open(path, encoding="utf-8").read())
+    tree = ast.parse(Path(path).read_text(encoding="utf-8"))
     package = module.rsplit(".", 1)[0] if "." in module else ""
     out = []
     for node in ast.walk(tree):
@@ -115,5 +116,7 @@ def test_the_check_catches_an_upward_import(tmp_path):
 
 @pytest.mark.parametrize("package", sorted(p for p in STAGE_OF if os.path.isdir(os.path.join(ROOT, "jaxlint", p))))
 def test_every_stage_package_says_what_it_owns_and_may_import(package):
-    doc = ast.get_docstring(ast.parse(open(os.path.join(ROOT, "jaxlint", package, "__init__.py")).read()))
+    doc = ast.get_docstring(
+        ast.parse(Path(os.path.join(ROOT, "jaxlint", package, "__init__.py")).read_text(encoding="utf-8"))
+    )
     assert doc and "May import:" in doc, f"jaxlint/{package}/__init__.py needs a docstring ending in 'May import: ...'"

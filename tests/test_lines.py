@@ -3,9 +3,9 @@
 import libcst as cst
 
 from jaxlint import testing
-from jaxlint.lint.engine import collect_facts, walk_events
 from jaxlint.base.lines import node_lines
 from jaxlint.base.positions import node_ranges
+from jaxlint.lint.engine import collect_facts, walk_events
 
 SOURCE = """import functools
 import jax

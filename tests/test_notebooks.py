@@ -11,15 +11,16 @@ import os
 
 import nbformat
 import pytest
-from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
-
 from conftest import run_cli
-from test_output_formats import _validate, sarif_schema  # noqa: F401  (a fixture)
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+from test_output_formats import _validate
+from test_output_formats import sarif_schema as sarif_schema  # a fixture: pytest finds it by this name
+
 from jaxlint import api
 from jaxlint.cache.store import Cache
-from jaxlint.lint.config import Settings
 from jaxlint.files.magics import cell_code
 from jaxlint.files.notebook import parse
+from jaxlint.lint.config import Settings
 from jaxlint.report import render
 
 PMEAN_CELL = (
@@ -140,8 +141,9 @@ def test_a_cell_with_an_indented_first_line_runs_dedented_as_ipython_runs_it():
 
 
 def test_a_fix_in_a_dedented_cell_keeps_its_indentation():
+    from jaxlint.base.types import Edit, Fix
+    from jaxlint.base.types import Position as P
     from jaxlint.fix.notebook import apply_fixes
-    from jaxlint.base.types import Edit, Fix, Position as P
 
     nb = notebook_json([code("import jax", 1), code("  y = jax.tree_map(g, x)\n  z = 1", 2)])
     [d] = api.lint_source(nb, "indented.ipynb", Settings(select=["JAX801"]))
@@ -240,7 +242,7 @@ def test_a_file_level_suppression_in_the_first_code_cell_covers_every_cell():
 
 def test_fix_removes_an_unused_suppression_from_its_cell(tmp_path):
     p = write(tmp_path, "u.ipynb", notebook_json([code("import jax\nx = 1  # noqa: JAX801", 1), code("y = 2", 2)]))
-    code_, out, _ = run_cli("--no-cache", "--fix", "--select", "JAX002,JAX801", str(p))
+    code_, _out, _ = run_cli("--no-cache", "--fix", "--select", "JAX002,JAX801", str(p))
     assert code_ == 0
     data = json.loads(p.read_text())
     assert [c["source"] for c in data["cells"]] == [["import jax\n", "x = 1"], ["y = 2"]]
@@ -300,7 +302,7 @@ def test_fix_changes_only_the_fixed_cells_sources_and_the_notebook_stays_valid(t
     assert (code_, out) == (0, ""), err
     after = p.read_text(encoding="utf-8")
     # only the two source lines changed, byte for byte; the rest of the file is as it was
-    changed = [(a, b) for a, b in zip(before.splitlines(True), after.splitlines(True)) if a != b]
+    changed = [(a, b) for a, b in zip(before.splitlines(True), after.splitlines(True), strict=False) if a != b]
     assert changed == [
         (
             '    "params = jax.tree_map(lambda p: 0.9 * p, params)\\n",\n',
@@ -312,7 +314,7 @@ def test_fix_changes_only_the_fixed_cells_sources_and_the_notebook_stays_valid(t
     nb = nbformat.reads(after, as_version=nbformat.NO_CONVERT)
     nbformat.validate(nb)
     old = nbformat.reads(before, as_version=nbformat.NO_CONVERT)
-    for c_old, c_new in zip(old.cells, nb.cells):
+    for c_old, c_new in zip(old.cells, nb.cells, strict=False):
         assert {k: v for k, v in c_old.items() if k != "source"} == {k: v for k, v in c_new.items() if k != "source"}
     assert [c.source for c in nb.cells][2:] == [
         "%%time\nparams = jax.tree.map(lambda p: 0.9 * p, params)\nparams",
@@ -353,8 +355,9 @@ def test_diff_shows_cells_and_writes_nothing(tmp_path):
 
 
 def test_fixes_never_touch_ipython_lines_or_cross_cells():
+    from jaxlint.base.types import Edit, Fix
+    from jaxlint.base.types import Position as P
     from jaxlint.fix.notebook import apply_fixes
-    from jaxlint.base.types import Edit, Fix, Position as P
 
     nb = notebook_json([code("%%time\nx = 1", 1), code("%matplotlib inline\ny = 2", 2)])
 

@@ -20,9 +20,9 @@ import jsonschema
 import pytest
 
 from jaxlint import __version__
+from jaxlint.base.types import Diagnostic, Edit, Fix, Position
 from jaxlint.report import full, github, sarif
 from jaxlint.report.paths import relative, uri
-from jaxlint.base.types import Diagnostic, Edit, Fix, Position
 
 needs_pty = pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
 DATA = Path(__file__).parent / "data" / "output"
@@ -258,7 +258,7 @@ def test_sarif_rules_come_from_the_rule_docs(project: Path) -> None:
         assert "helpUri" not in desc
         assert desc["defaultConfiguration"]["level"] == ("warning" if rule.is_preview() else "error")
     assert len(run["results"]) == len(plain) == 6
-    for res, d in zip(run["results"], plain):
+    for res, d in zip(run["results"], plain, strict=False):
         assert driver["rules"][res["ruleIndex"]]["id"] == res["ruleId"] == d["code"]
         region = res["locations"][0]["physicalLocation"]["region"]
         assert (region["startLine"], region["startColumn"]) == (d["location"]["row"], d["location"]["column"])
@@ -269,7 +269,7 @@ def test_sarif_rules_come_from_the_rule_docs(project: Path) -> None:
 # -- full --------------------------------------------------------------------------------
 def test_full_fits_80_columns() -> None:
     text = (DATA / "full.txt").read_text(encoding="utf-8")
-    heads = {line for line in (DATA / "concise.txt").read_text(encoding="utf-8").splitlines()}
+    heads = set((DATA / "concise.txt").read_text(encoding="utf-8").splitlines())
     body = [line for line in text.splitlines() if line not in heads]
     assert body and all(len(line) <= 80 for line in body), [line for line in body if len(line) > 80]
     assert sum(1 for line in text.splitlines() if line in heads) == len(heads)  # every concise line is there
@@ -373,7 +373,7 @@ def test_full_underline_counts_wide_characters_as_two_cells(tmp_path):
     p.write_text('import jax\nx = "数据"; y = jax.tree_map(f, t)  # 中文\n', encoding="utf-8")
     out = _run(tmp_path, "--no-cache", "--output-format", "full", str(p)).stdout.decode()
     lines = out.splitlines()
-    src = next(i for i, l in enumerate(lines) if l.startswith("2 | "))
+    src = next(i for i, line in enumerate(lines) if line.startswith("2 | "))
     carets = lines[src + 1]
     # `x = "数据"; y = ` is 14 characters but 16 terminal cells
     assert carets == "  | " + " " * 16 + "^" * 12 + " JAX801"

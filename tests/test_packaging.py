@@ -7,7 +7,6 @@ import sys
 import zipfile
 
 import pytest
-
 from conftest import ROOT
 
 
@@ -22,7 +21,7 @@ def shell_blocks(text):
 
 def test_ci_runs_the_readme_test_command():
     blocks = shell_blocks(readme())
-    test_cmd = [b for b in blocks if "pytest" in b][0]
+    test_cmd = next(b for b in blocks if "pytest" in b)
     with open(os.path.join(ROOT, ".ci", "run"), encoding="utf-8") as f:
         ci = f.read()
     assert test_cmd in ci.splitlines()

@@ -2,6 +2,7 @@
 one a single ``libcst.parse_module`` gives, node for node, and findings do not change."""
 
 import json
+from pathlib import Path
 
 import libcst as cst
 import pytest
@@ -122,7 +123,7 @@ def test_the_pieces_themselves_stitch_without_falling_back(name):
 
 
 def test_a_large_class_is_cut_between_its_members():
-    lines, _, pieces, _ = parse._plan(CLASS, 40)
+    _lines, _, pieces, _ = parse._plan(CLASS, 40)
     continued = [p for p in pieces if p[2]]  # pieces that start inside ``Model``
     assert continued and all(p[3] == 0 for p in continued[:-1])
 
@@ -206,9 +207,9 @@ def test_fixture_findings_are_the_same_in_pieces(monkeypatch):
     assert files
     settings = Settings(preview=True)
     key = lambda ds: [(d.code, d.start, d.end, d.message, d.fix) for d in ds]  # noqa: E731
-    before = {f: key(lint_source(open(f, encoding="utf-8").read(), f, settings)) for f in files}
+    before = {f: key(lint_source(Path(f).read_text(encoding="utf-8"), f, settings)) for f in files}
     monkeypatch.setattr(parse, "PIECE", 50)
-    after = {f: key(lint_source(open(f, encoding="utf-8").read(), f, settings)) for f in files}
+    after = {f: key(lint_source(Path(f).read_text(encoding="utf-8"), f, settings)) for f in files}
     assert after == before
 
 

@@ -53,7 +53,7 @@ def test_rule_identity_and_docs(rule):
         assert sections.get(s), f"{rule.code} docstring lacks '## {s}'"
     if rule.fix_availability != "none":
         assert sections.get("Fix safety"), f"{rule.code} has a fix but no '## Fix safety'"
-    keys = [k for k in sections]
+    keys = list(sections)
     from jaxlint.lint.rule import DOC_SECTIONS
 
     assert keys == [k for k in DOC_SECTIONS if k in keys], f"{rule.code}: sections out of order: {keys}"

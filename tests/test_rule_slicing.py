@@ -11,12 +11,11 @@ import glob
 import os
 
 import pytest
+from conftest import FIXTURES
 
 from jaxlint.api import lint_paths
 from jaxlint.lint.config import Settings
 from jaxlint.lint.registry import all_rules, rule_by_code
-
-from conftest import FIXTURES
 
 RULES = sorted(all_rules(), key=lambda r: r.code)
 
@@ -31,9 +30,9 @@ def _projects(code: str) -> list[str]:
             p = os.path.join(lint_dir, entry)
             if entry.endswith(".fixed.py") or entry.startswith(("_", ".")):
                 continue
-            if entry.endswith(".py") or os.path.isdir(p) and glob.glob(os.path.join(p, "**", "*.py"), recursive=True):
+            if entry.endswith(".py") or (os.path.isdir(p) and glob.glob(os.path.join(p, "**", "*.py"), recursive=True)):
                 out.append(p)
-    return out + [os.path.join(FIXTURES, "seeds")]
+    return [*out, os.path.join(FIXTURES, "seeds")]
 
 
 def _findings(code: str, path: str, monkeypatch, slicing: bool) -> list[tuple]:

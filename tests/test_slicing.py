@@ -5,6 +5,7 @@ import os
 import shutil
 
 import pytest
+from conftest import FIXTURES
 
 from jaxlint import testing
 from jaxlint.api import Runner, _make_linter
@@ -12,8 +13,6 @@ from jaxlint.lint.config import Settings
 from jaxlint.plan.outline import outline, split_lines
 from jaxlint.plan.slicing import apply_blanks, blanks_for, decide
 from jaxlint.rules.migration.seeds import _positional_arguments
-
-from conftest import FIXTURES
 
 
 def _lint(path, monkeypatch, slicing: bool):
@@ -168,8 +167,8 @@ TRICKY = (
 def test_positions_generated_statement_by_statement_equal_a_whole_module_codegen():
     import libcst as cst
 
-    from jaxlint.lint.engine import walk_events
     from jaxlint.base.positions import node_ranges
+    from jaxlint.lint.engine import walk_events
 
     module = cst.parse_module(TRICKY)
     events, parents = walk_events(module)
@@ -202,4 +201,4 @@ def test_slicer_transform_names_are_the_last_names_of_the_models_transforms():
     from jaxlint.model.facts import TRANSFORMS
     from jaxlint.plan.slicing import TRANSFORM_NAMES
 
-    assert TRANSFORM_NAMES == {q.rsplit(".", 1)[-1] for q in TRANSFORMS}
+    assert {q.rsplit(".", 1)[-1] for q in TRANSFORMS} == TRANSFORM_NAMES

@@ -6,6 +6,7 @@ line and how to get the rest.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import traceback
 from contextlib import contextmanager
@@ -34,10 +35,8 @@ def doing(what: str):
         yield
     except Exception as exc:
         if not hasattr(exc, "jaxlint_doing"):
-            try:
+            with contextlib.suppress(AttributeError):  # an exception type with __slots__
                 exc.jaxlint_doing = what  # type: ignore[attr-defined]
-            except AttributeError:
-                pass
         raise
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from typing import Iterable
+from collections.abc import Iterable
 
 import libcst as cst
 
@@ -54,10 +54,7 @@ def _occurrences(source: str, text: str, decorator: bool, whole_name: bool) -> l
         while decorator and j >= 0 and source[j] in " \t":
             j -= 1
         before = source[j] if j >= 0 else "\n"
-        if decorator:
-            ok = before == "@"
-        else:
-            ok = before != "@" and not (ident and (before.isalnum() or before in "_."))
+        ok = before == "@" if decorator else before != "@" and not (ident and (before.isalnum() or before in "_."))
         if ok and whole_name:
             # ``jax.jit`` must not match ``jax.jitted`` or ``jax.jit.lower``; a decorator
             # ``@jax.jit`` must not match ``@jax.jit(...)`` either
@@ -97,7 +94,7 @@ def node_lines(
     occurrences: dict[object, list[int]] = {}
     defs: dict[str, list[int]] | None = None
     members: dict[object, list[int]] = defaultdict(list)
-    for i, (n, k) in enumerate(zip(nodes, keys)):
+    for i, (n, k) in enumerate(zip(nodes, keys, strict=True)):
         group = ("def", n.name.value) if k is None else k  # type: ignore[union-attr]
         members[group].append(i)
         if group in occurrences:
@@ -114,7 +111,7 @@ def node_lines(
     for group, idx in members.items():
         occ = occurrences[group]
         if len(occ) == len(idx):
-            for i, o in zip(idx, occ):
+            for i, o in zip(idx, occ, strict=False):
                 offset[i] = o
     # the rest: between resolved neighbours, first free occurrence
     group_of = {i: g for g, idx in members.items() for i in idx}
@@ -129,8 +126,8 @@ def node_lines(
             offset[i] = cand[0]
             prev = cand[0]
     starts = _line_starts(source)
-    out = {n: _line_at(starts, o) for n, o in zip(nodes, offset) if o is not None}
-    missing = [n for n, o in zip(nodes, offset) if o is None]
+    out = {n: _line_at(starts, o) for n, o in zip(nodes, offset, strict=True) if o is not None}
+    missing = [n for n, o in zip(nodes, offset, strict=True) if o is None]
     if missing and exact_fallback:
         for n, r in node_ranges(module, missing).items():
             out[n] = r[0][0]

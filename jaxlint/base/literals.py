@@ -8,7 +8,8 @@ the caller (the program model follows them to their bindings: ``lookup``).
 from __future__ import annotations
 
 import ast
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import libcst as cst
 
@@ -16,7 +17,7 @@ import libcst as cst
 class _Unknown:
     _instance = None
 
-    def __new__(cls) -> "_Unknown":
+    def __new__(cls) -> _Unknown:
         if cls._instance is None:
             cls._instance = super().__new__(cls)
         return cls._instance

@@ -7,8 +7,8 @@ of the parse) and gives identical results.
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, suppress
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
@@ -106,10 +106,8 @@ def node_ranges(
         if found is not None:
             return found
     state = _TargetedState(module, set(targets))
-    try:
+    with suppress(_AllFound):
         module._codegen(state)
-    except _AllFound:
-        pass
     return {n: r for n, r in state.found.items() if n in targets}
 
 
@@ -139,10 +137,8 @@ def _by_statement(module, targets, parents, source, memo: dict) -> dict[cst.CSTN
         parent = parents.get(stmt)
         if isinstance(parent, cst.IndentedBlock):
             state.indent_tokens = [parent.indent if parent.indent is not None else module.default_indent]
-        try:
+        with suppress(_AllFound):
             stmt._codegen(state)
-        except _AllFound:
-            pass
         out.update((n, r) for n, r in state.found.items() if n in wanted)
     return out
 
@@ -157,9 +153,13 @@ def _unit(module, node, parents):
     if p is not module:
         return None
     top = chain[-1]
-    if isinstance(top, cst.ClassDef) and isinstance(top.body, cst.IndentedBlock) and len(chain) >= 3:
-        if chain[-2] is top.body:
-            return chain[-3]
+    if (
+        isinstance(top, cst.ClassDef)
+        and isinstance(top.body, cst.IndentedBlock)
+        and len(chain) >= 3
+        and chain[-2] is top.body
+    ):
+        return chain[-3]
     return top
 
 
@@ -177,10 +177,13 @@ def _first_lines(module: cst.Module, source: str) -> dict[cst.CSTNode, int] | No
     out: dict[cst.CSTNode, int] = {}
     if not _pair(module.body, tree.body, out):
         return None
-    for stmt, node in zip(module.body, _groups(tree.body)):
-        if isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
-            if not _pair(stmt.body.body, node[0].body, out):  # type: ignore[attr-defined]
-                return None
+    for stmt, node in zip(module.body, _groups(tree.body), strict=False):
+        if (
+            isinstance(stmt, cst.ClassDef)
+            and isinstance(stmt.body, cst.IndentedBlock)
+            and not _pair(stmt.body.body, node[0].body, out)  # type: ignore[attr-defined]
+        ):
+            return None
     return out
 
 
@@ -202,7 +205,7 @@ def _pair(cst_body, ast_body, out) -> bool:
     groups = _groups(ast_body)
     if len(groups) != len(cst_body):
         return False
-    for stmt, group in zip(cst_body, groups):
+    for stmt, group in zip(cst_body, groups, strict=False):
         first = group[0]
         if isinstance(stmt, cst.SimpleStatementLine) == isinstance(first, _COMPOUND):
             return False

@@ -150,6 +150,6 @@ def _build(name: str, values: list) -> Any:
     if plain:
         return cls(*values)
     obj = object.__new__(cls)
-    for f, x in zip(fields, values):
+    for f, x in zip(fields, values, strict=False):
         object.__setattr__(obj, f, x)
     return obj

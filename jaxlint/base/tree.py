@@ -7,7 +7,7 @@ cost about as much as the parse; rules and the engine walk only the syntax field
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterator
+from collections.abc import Iterator
 
 import libcst as cst
 

@@ -19,6 +19,7 @@ concurrent runs never see half an entry.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import os
@@ -91,7 +92,7 @@ class Cache:
         self._written = 0
 
     @classmethod
-    def for_settings(cls, settings) -> "Cache | None":
+    def for_settings(cls, settings) -> Cache | None:
         """The project's cache, or None when this user has no usable secret key."""
         from jaxlint.cache.key import load_secret
 
@@ -253,10 +254,8 @@ class Cache:
                     f.write(MAGIC + self._mac(name, payload) + b"\n" + payload)
                 os.replace(tmp, os.path.join(folder, name))  # replaces a symlink, never follows it
             except BaseException:
-                try:
+                with contextlib.suppress(OSError):
                     os.unlink(tmp)
-                except OSError:
-                    pass
                 raise
             self._written += 1
         except OSError:
@@ -283,10 +282,8 @@ class Cache:
         if len(entries) > self.MAX_ENTRIES:
             entries.sort()
             for _, path in entries[: len(entries) - self.MAX_ENTRIES * 4 // 5]:
-                try:
+                with contextlib.suppress(FileNotFoundError):
                     os.unlink(path)
-                except FileNotFoundError:
-                    pass
         import shutil
         import time
 
@@ -316,10 +313,8 @@ class Cache:
         value = self._read(os.path.join(self.dir, key), key)
         if not (isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], list)):
             return None
-        try:
-            os.utime(self.dir, follow_symlinks=False)  # a namespace that only answers warm runs is in use too
-        except OSError:
-            pass
+        with contextlib.suppress(OSError):  # a namespace that only answers warm runs is in use too
+            os.utime(self.dir, follow_symlinks=False)
         return value
 
     def put_run(self, key: str | None, value: tuple) -> None:
@@ -342,10 +337,8 @@ class Cache:
 def _own_dir(path: str) -> bool:
     """``path`` is (now) a real folder owned by this user: created if missing, never
     world-writable, and never a symlink (which could send writes anywhere)."""
-    try:
+    with contextlib.suppress(FileExistsError):
         os.mkdir(path, 0o777 & ~(_umask() | 0o002))
-    except FileExistsError:
-        pass
     st = os.lstat(path)
     if not stat.S_ISDIR(st.st_mode) or (hasattr(os, "getuid") and st.st_uid != os.getuid()):
         return False

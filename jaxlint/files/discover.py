@@ -47,7 +47,7 @@ class DiscoveryError(Exception):
 @dataclass
 class _Ignore:
     base: str
-    spec: "pathspec.PathSpec"  # noqa: F821 (imported lazily)
+    spec: pathspec.PathSpec  # noqa: F821 (imported lazily)
 
     def matches(self, path: str, is_dir: bool) -> bool:
         rel = os.path.relpath(path, self.base).replace(os.sep, "/")
@@ -99,9 +99,7 @@ def discover(paths: list[str], root: str, exclude: list[str], extend_exclude: li
         if user is None:
             return False
         rel = os.path.relpath(path, root).replace(os.sep, "/")
-        if not rel.startswith("..") and user.match_file(rel + "/" if is_dir else rel):
-            return True
-        return False
+        return bool(not rel.startswith("..") and user.match_file(rel + "/" if is_dir else rel))
 
     for given in paths:
         ap = os.path.abspath(given)
@@ -150,7 +148,7 @@ def _walk(abs_dir: str, shown_dir: str, ignores: list[_Ignore], excluded, out: s
         pass  # listing it fails below and says why
     gi = _gitignore(abs_dir)
     if gi is not None:
-        ignores = ignores + [gi]
+        ignores = [*ignores, gi]
     try:
         entries = sorted(os.scandir(abs_dir), key=lambda e: e.name)
     except OSError:  # unreadable, or gone: reading it says why (JAX003)

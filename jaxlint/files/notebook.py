@@ -24,8 +24,8 @@ import re
 from dataclasses import dataclass
 from json.decoder import scanstring
 
-from jaxlint.files.magics import cell_code
 from jaxlint.base.types import Position
+from jaxlint.files.magics import cell_code
 
 SUFFIX = ".ipynb"
 

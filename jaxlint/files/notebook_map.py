@@ -14,10 +14,10 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
-from jaxlint.files.notebook import Cell, Notebook, NotebookError, is_notebook, parse
 from jaxlint.base.types import Diagnostic, Edit, Fix, Position
+from jaxlint.files.notebook import Cell, Notebook, NotebookError, is_notebook, parse
 
 _OWN_LINE = re.compile(r"\bline (\d+)\b")
 _NOTEBOOK_LINE = re.compile(r"(?<![\w.-])([\w.-]+\.ipynb):(\d+)\b")

@@ -6,12 +6,13 @@ caller loops to a fixed point and never writes text that does not parse.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import tempfile
-from typing import Iterable
+from collections.abc import Iterable
 
-from jaxlint.base.types import Diagnostic, Edit, Fix, Position
+from jaxlint.base.types import Diagnostic, Fix, Position
 
 
 def _offsets(text: str) -> list[int]:
@@ -96,18 +97,14 @@ def atomic_write(path: str, text: str, encoding: str = "utf-8", expected: bytes 
             os.fsync(f.fileno())
         os.chmod(tmp, stat.S_IMODE(st.st_mode))
         if hasattr(os, "chown") and (st.st_uid, st.st_gid) != (os.getuid(), os.getgid()):
-            try:
+            with contextlib.suppress(OSError):  # not allowed to give the file away: it keeps its mode, and is ours
                 os.chown(tmp, st.st_uid, st.st_gid)
-            except OSError:
-                pass  # not allowed to give the file away: it keeps its mode, and is ours
         if expected is not None:
             with open(target, "rb") as f:
                 if f.read() != expected:
                     raise FileChanged("it changed on disk while jaxlint was fixing it")
         os.replace(tmp, target)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise

@@ -16,11 +16,11 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
-from jaxlint.fix import edits as textfix
-from jaxlint.files.notebook import Cell, Notebook, NotebookError, parse
 from jaxlint.base.types import Edit, Fix, Position
+from jaxlint.files.notebook import Cell, Notebook, NotebookError, parse
+from jaxlint.fix import edits as textfix
 
 
 def apply_fixes(text: str, fixes: Iterable[Fix]) -> tuple[str, list[Fix]]:
@@ -74,7 +74,7 @@ def _in_cell(nb: Notebook, e: Edit) -> tuple[Cell, Edit] | None:
     end = Position(e.end.line - cell.first + 1, e.end.column)
     if start == end:  # an insertion: before a line, never inside IPython syntax or above a cell magic
         if start.line in cell.masked and (
-            start.column > 1 or cell.source.lstrip(" \t").startswith("%%") and start.line == 1
+            start.column > 1 or (cell.source.lstrip(" \t").startswith("%%") and start.line == 1)
         ):
             return None
     else:

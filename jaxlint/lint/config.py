@@ -14,7 +14,6 @@ import tomllib
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-
 OUTPUT_FORMATS = ("full", "concise", "json", "github", "sarif")
 DEFAULT_TARGET = "0.10.2"
 

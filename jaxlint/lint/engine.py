@@ -8,25 +8,26 @@ than LibCST's visitor. Positions are computed only for reported nodes.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import libcst as cst
 
+from jaxlint.base.crash import describe
+from jaxlint.base.lines import node_lines
+from jaxlint.base.literals import UNKNOWN, literal
+from jaxlint.base.names import ImportTable
+from jaxlint.base.positions import node_ranges
+from jaxlint.base.tree import NODE_TYPES, _fields
+from jaxlint.base.types import Diagnostic, Edit, FileResult, Fix, Pending, Position
+from jaxlint.lint.parse import parse_module
+from jaxlint.lint.rule import LineInsert, NodeEdit, Report, Rule, RuleFix
+from jaxlint.lint.suppress import scan_suppressions
 from jaxlint.model import forwarding
 from jaxlint.model.calls import record_for
 from jaxlint.model.context import FileContext
-from jaxlint.base.crash import describe
 from jaxlint.model.facts import FactCollector, ModuleFacts, module_name_for
-from jaxlint.base.literals import UNKNOWN, literal
-from jaxlint.base.names import ImportTable
-from jaxlint.base.lines import node_lines
 from jaxlint.plan.slicing import Blanks, apply_blanks, plan_file
-from jaxlint.base.positions import node_ranges
-from jaxlint.lint.rule import LineInsert, NodeEdit, Report, Rule, RuleFix
-from jaxlint.lint.parse import parse_module
-from jaxlint.lint.suppress import scan_suppressions
-from jaxlint.base.tree import NODE_TYPES, _fields
-from jaxlint.base.types import Diagnostic, Edit, FileResult, Fix, Pending, Position
 
 
 def _malloc_trim():
@@ -179,7 +180,7 @@ def collect_facts(
             for arg in call.args:
                 if isinstance(arg.value, (cst.Name, cst.Lambda)):
                     r = collector.ref_for_expr(arg.value, scope)
-                    if r and r.startswith(facts.module + ".") or (r and not facts.module):
+                    if (r and r.startswith(facts.module + ".")) or (r and not facts.module):
                         refs.append(r)
         target = facts.functions[scope].calls if scope in facts.functions else facts.module_calls
         for r in refs:
@@ -295,7 +296,7 @@ class FileLinter:
         for r in wanted:
             try:
                 instances.append(r(ctx, self.options.get(r.code)))
-            except Exception as exc:  # noqa: BLE001 - reported, see _rule_failed
+            except Exception as exc:
                 _rule_failed(result, r, exc)
         visit, leave = self._dispatch(instances)
         for node, entering in events:
@@ -304,7 +305,7 @@ class FileLinter:
                 for h in handlers:
                     try:
                         h(node)
-                    except Exception as exc:  # noqa: BLE001
+                    except Exception as exc:
                         inst = h.__self__
                         _rule_failed(result, type(inst), exc)
                         instances.remove(inst)
@@ -312,7 +313,7 @@ class FileLinter:
         for inst in list(instances):
             try:
                 inst.finish()
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 _rule_failed(result, type(inst), exc)
                 instances.remove(inst)
         return instances
@@ -386,7 +387,6 @@ class FileLinter:
             n for _, n in collector.function_nodes if isinstance(n, cst.FunctionDef)
         ]
         if fact_nodes:
-            order = ctx.document_order()
             fact_nodes.sort(key=ctx.text_order)
             decorators = frozenset(n for n in fact_nodes if isinstance(ctx.parents.get(n), cst.Decorator))
             lines = node_lines(module, ctx.source, fact_nodes, decorators)
@@ -561,7 +561,7 @@ def ast_too_deep(source: str) -> bool:
             ast.parse(source)
     except (RecursionError, MemoryError):
         return True
-    except Exception:  # noqa: BLE001 - a syntax error: LibCST reports it, unless it cannot
+    except Exception:
         return any(
             len(_OPERATOR.findall(line)) > MAX_OPERATORS_PER_LINE
             for line in source.splitlines()
@@ -579,8 +579,9 @@ def _too_deep(path: str) -> Diagnostic:
 NOT_CHECKED = ("JAX003", "not-checked", "Fix what the message names (or exclude the file); jaxlint skipped it")
 
 
-def not_checked(path: str, message: str, pos: Position = Position(1, 1)) -> Diagnostic:
+def not_checked(path: str, message: str, pos: Position | None = None) -> Diagnostic:
     """JAX003: the file (or one rule on it) could not be checked, and the message says why."""
+    pos = pos or Position(1, 1)
     code, name, help = NOT_CHECKED
     return Diagnostic(path, code, name, message, pos, pos, None, False, help)
 

@@ -64,12 +64,12 @@ def parse_module(text: str, piece: int | None = None, first_lines: dict | None =
 
 def _first_lines(module: cst.Module, tops) -> dict[cst.CSTNode, int]:
     out: dict[cst.CSTNode, int] = {}
-    for stmt, (first, _, _, members) in zip(module.body, tops):
+    for stmt, (first, _, _, members) in zip(module.body, tops, strict=False):
         out[stmt] = first
         if isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
             if len(members) != len(stmt.body.body):
                 return {}
-            out.update((m, line) for m, (line, _) in zip(stmt.body.body, members))
+            out.update((m, line) for m, (line, _) in zip(stmt.body.body, members, strict=False))
     return out
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections.abc import Iterable
 from functools import lru_cache
-from typing import Iterable
 
 from jaxlint.lint.rule import Rule
 

@@ -10,19 +10,20 @@ from __future__ import annotations
 
 import inspect
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import libcst as cst
 
-from jaxlint.plan.needs import derive
-from jaxlint.model.expected import runs_where_expected
 from jaxlint.base.types import Applicability, Pending
+from jaxlint.model.expected import runs_where_expected
+from jaxlint.plan.needs import derive
 
 if TYPE_CHECKING:
     from jaxlint.model.context import FileContext
-    from jaxlint.plan.outline import Outline
     from jaxlint.model.project import Project
+    from jaxlint.plan.outline import Outline
 
 DOC_SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix safety", "Options", "References")
 REQUIRED_SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "References")
@@ -84,8 +85,8 @@ class Rule:
     summary: ClassVar[str] = ""
     status: ClassVar[Literal["stable", "preview"]] = "stable"
     fix_availability: ClassVar[Literal["none", "safe", "unsafe", "sometimes"]] = "none"
-    VALID: ClassVar[list[str]] = []
-    INVALID: ClassVar[list[tuple[str, Invalid]]] = []
+    VALID: ClassVar[tuple[str, ...]] = ()
+    INVALID: ClassVar[tuple[tuple[str, Invalid], ...]] = ()
     default_options: ClassVar[dict[str, Any]] = {}
     help: ClassVar[str] = ""  # one line: what to do about it
     # What the rule declares for the pre-filter and the slicer (jaxlint/plan/needs.py):
@@ -122,7 +123,7 @@ class Rule:
         super().__init_subclass__(**kwargs)
         derive(cls)
 
-    def __init__(self, ctx: "FileContext", options: dict[str, Any] | None = None) -> None:
+    def __init__(self, ctx: FileContext, options: dict[str, Any] | None = None) -> None:
         self.ctx = ctx
         self.options = {**self.default_options, **(options or {})}
         self.reports: list[Report] = []
@@ -152,12 +153,12 @@ class Rule:
         """Called after the walk; two-phase rules decide here."""
 
     @classmethod
-    def resolve(cls, items: list[Pending], project: "Project") -> Iterable[tuple[Pending, str]]:
+    def resolve(cls, items: list[Pending], project: Project) -> Iterable[tuple[Pending, str]]:
         """Decide pending candidates with project facts: yield (candidate, message)."""
         return ()
 
     @classmethod
-    def seeds(cls, outline: "Outline") -> set[int] | None:
+    def seeds(cls, outline: Outline) -> set[int] | None:
         """Units of a file this rule must see (indices into ``outline.units``); None: all."""
         if cls.anchors is None:
             return None
@@ -197,4 +198,4 @@ def replace(node: cst.CSTNode, content: str) -> NodeEdit:
     return NodeEdit(node, content)
 
 
-__all__ = ["Rule", "Invalid", "RuleFix", "NodeEdit", "LineInsert", "replace", "line_insert", "field"]
+__all__ = ["Invalid", "LineInsert", "NodeEdit", "Rule", "RuleFix", "field", "line_insert", "replace"]

@@ -14,30 +14,127 @@ import libcst as cst
 
 # jax.numpy functions that return Python values or dtypes, not arrays
 NOT_ARRAY = frozenset(
-    "shape ndim size dtype result_type issubdtype isdtype iscomplexobj isrealobj isscalar finfo iinfo promote_types "
-    "can_cast broadcast_shapes get_printoptions printoptions set_printoptions save savez load axis_size".split()
+    [
+        "shape",
+        "ndim",
+        "size",
+        "dtype",
+        "result_type",
+        "issubdtype",
+        "isdtype",
+        "iscomplexobj",
+        "isrealobj",
+        "isscalar",
+        "finfo",
+        "iinfo",
+        "promote_types",
+        "can_cast",
+        "broadcast_shapes",
+        "get_printoptions",
+        "printoptions",
+        "set_printoptions",
+        "save",
+        "savez",
+        "load",
+        "axis_size",
+    ]
 )
 # jax.numpy functions that return a list or tuple of arrays: ``parts = jnp.split(x, 3)``
 # then ``parts[0] = ...`` edits a Python list
 SEQUENCE_RESULTS = frozenset(
-    "split array_split hsplit vsplit dsplit meshgrid broadcast_arrays unstack nonzero divmod frexp "
-    "modf histogram histogram2d histogramdd gradient unravel_index tril_indices triu_indices diag_indices "
-    "tril_indices_from triu_indices_from diag_indices_from mask_indices".split()
+    [
+        "split",
+        "array_split",
+        "hsplit",
+        "vsplit",
+        "dsplit",
+        "meshgrid",
+        "broadcast_arrays",
+        "unstack",
+        "nonzero",
+        "divmod",
+        "frexp",
+        "modf",
+        "histogram",
+        "histogram2d",
+        "histogramdd",
+        "gradient",
+        "unravel_index",
+        "tril_indices",
+        "triu_indices",
+        "diag_indices",
+        "tril_indices_from",
+        "triu_indices_from",
+        "diag_indices_from",
+        "mask_indices",
+    ]
 )
 LAX_CONTROL = frozenset(
-    "scan cond switch while_loop fori_loop map associative_scan custom_root custom_linear_solve".split()
+    [
+        "scan",
+        "cond",
+        "switch",
+        "while_loop",
+        "fori_loop",
+        "map",
+        "associative_scan",
+        "custom_root",
+        "custom_linear_solve",
+    ]
 )
 # jax.lax functions that take and return whole pytrees (a dict stays a dict)
 LAX_PYTREE = frozenset(
-    "stop_gradient with_sharding_constraint psum pmean pmax pmin all_gather ppermute all_to_all psum_scatter "
-    "optimization_barrier pcast pvary reduce tie_in".split()
+    [
+        "stop_gradient",
+        "with_sharding_constraint",
+        "psum",
+        "pmean",
+        "pmax",
+        "pmin",
+        "all_gather",
+        "ppermute",
+        "all_to_all",
+        "psum_scatter",
+        "optimization_barrier",
+        "pcast",
+        "pvary",
+        "reduce",
+        "tie_in",
+    ]
 )
 # modules whose functions return JAX arrays (but for the lists above)
 ARRAY_MODULES = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.", "jax.random.")
 # methods and attributes of an array that return an array
 ARRAY_METHODS = frozenset(
-    "sum mean max min prod std var any all argmax argmin astype reshape ravel flatten squeeze transpose clip round "
-    "cumsum cumprod dot copy conj swapaxes take repeat".split()
+    [
+        "sum",
+        "mean",
+        "max",
+        "min",
+        "prod",
+        "std",
+        "var",
+        "any",
+        "all",
+        "argmax",
+        "argmin",
+        "astype",
+        "reshape",
+        "ravel",
+        "flatten",
+        "squeeze",
+        "transpose",
+        "clip",
+        "round",
+        "cumsum",
+        "cumprod",
+        "dot",
+        "copy",
+        "conj",
+        "swapaxes",
+        "take",
+        "repeat",
+    ]
 )
 ARRAY_ATTRS = frozenset({"T", "real", "imag", "mT"})
 # ``x.at[i].<method>(...)``: the functional updates
@@ -106,6 +203,27 @@ def call_kind(q: str) -> str | None:
 # jax.numpy functions that accept a list or tuple of arrays (every other one raises on a list);
 # the ``*_like`` ones read only ``.shape``/``.dtype`` and accept lists and Refs too
 TAKES_SEQUENCES = frozenset(
-    "array asarray stack concatenate hstack vstack dstack column_stack row_stack block einsum meshgrid "
-    "broadcast_arrays ix_ select piecewise concat unstack from_dlpack frombuffer fromiter".split()
+    [
+        "array",
+        "asarray",
+        "stack",
+        "concatenate",
+        "hstack",
+        "vstack",
+        "dstack",
+        "column_stack",
+        "row_stack",
+        "block",
+        "einsum",
+        "meshgrid",
+        "broadcast_arrays",
+        "ix_",
+        "select",
+        "piecewise",
+        "concat",
+        "unstack",
+        "from_dlpack",
+        "frombuffer",
+        "fromiter",
+    ]
 )

@@ -32,7 +32,7 @@ def names_of(value: Any) -> tuple[str, ...] | None:
     return None
 
 
-def option(args: list[cst.Arg], keyword: str, index: int | None) -> cst.Arg | None | Any:
+def option(args: list[cst.Arg], keyword: str, index: int | None) -> cst.Arg | Any | None:
     """The argument for a parameter: by keyword, else by position; UNKNOWN behind * / **."""
     for a in args:
         if a.keyword is not None and a.keyword.value == keyword:

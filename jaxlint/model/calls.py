@@ -25,8 +25,8 @@ from typing import Any
 
 import libcst as cst
 
-from jaxlint.model import expected
 from jaxlint.base.names import dotted
+from jaxlint.model import expected
 
 from . import program
 from .attributes import assigned_value, instance_attribute
@@ -105,7 +105,7 @@ def layer_kind(api: str) -> str | None:
     return None
 
 
-def uses(ctx) -> "Uses":
+def uses(ctx) -> Uses:
     """The file's use collector (one per file, shared by every rule that reads call paths)."""
     u = ctx.shared.get(KEY)
     if u is None:
@@ -168,7 +168,7 @@ class Uses:
     def collect(self) -> None:
         self.done = True
         ctx = self.ctx
-        refs: list[tuple[str, cst.BaseExpression, bool]] = list((r, e, False) for r, e in self._tracked)
+        refs: list[tuple[str, cst.BaseExpression, bool]] = [(r, e, False) for r, e in self._tracked]
         known = self._candidates()
         for node, entering in ctx._events:
             if not entering:

@@ -62,7 +62,7 @@ class Case:
     function: cst.FunctionDef
     values: dict[str, cst.BaseExpression]
     used: list[str] = field(default_factory=list)  # the parameters read while evaluating it
-    outer: "Case | None" = None  # for a call's arguments bound to a def's parameters: the case around
+    outer: Case | None = None  # for a call's arguments bound to a def's parameters: the case around
     via: cst.Call | None = None  # ... and that call
 
     def label(self, ctx) -> str:
@@ -78,7 +78,7 @@ def arguments(fn: cst.FunctionDef, call: cst.Call) -> dict[str, cst.BaseExpressi
     """The parameters of ``fn`` that ``call`` (without star arguments) gives, and what it
     gives them: positional arguments in order, then keywords."""
     positional = [x.name.value for x in (*fn.params.posonly_params, *fn.params.params)]
-    values = dict(zip(positional, [a.value for a in call.args if a.keyword is None]))
+    values = dict(zip(positional, [a.value for a in call.args if a.keyword is None], strict=False))
     values.update({a.keyword.value: a.value for a in call.args if a.keyword is not None})
     return values
 
@@ -270,7 +270,7 @@ def _one_case(p, expr, env, names: list[str], named: bool):
         values = [_resolved(p, expr, env)]
     if len(values) > len(names):
         return None
-    return dict(zip(names, values))
+    return dict(zip(names, values, strict=False))
 
 
 def _is_dict_call(expr) -> bool:
@@ -338,7 +338,7 @@ def _parametrize(p, args):
             return None
         if len(values) != len(names):
             return None
-        out.append(dict(zip(names, values)))
+        out.append(dict(zip(names, values, strict=False)))
         if len(out) >= CAP:
             break
     return out
@@ -416,7 +416,7 @@ def _bind(p, target, item, item_env: dict, env: dict) -> bool:
         display = value if type(value) in (cst.Tuple, cst.List) else p.display(value)
         if display is None or len(display.elements) != len(target.elements):
             return False
-        for t, e in zip(target.elements, display.elements):
+        for t, e in zip(target.elements, display.elements, strict=False):
             if type(t) is cst.StarredElement or type(e) is cst.StarredElement:
                 return False
             if not _bind(p, t.value, e.value, item_env, env):
@@ -444,7 +444,7 @@ def _resolved(p, expr, env: dict):
             if v is None:
                 return None
             parts.append(v)
-        if all(v is e.value for v, e in zip(parts, expr.elements)):
+        if all(v is e.value for v, e in zip(parts, expr.elements, strict=False)):
             return expr
         return cst.Tuple([cst.Element(v) for v in parts])
     if expr not in p.ctx.parents:

@@ -6,8 +6,8 @@ from typing import Any
 
 import libcst as cst
 
-from jaxlint.model.facts import FactCollector, FunctionFact, ModuleFacts, Transform
 from jaxlint.base.names import ImportTable
+from jaxlint.model.facts import FactCollector, FunctionFact, ModuleFacts, Transform
 
 FunctionNode = cst.FunctionDef | cst.Lambda
 
@@ -88,7 +88,7 @@ class FileContext:
 
     def descendants(
         self, node: cst.CSTNode, prune: tuple[type, ...] = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
-    ) -> list[cst.CSTNode]:  # noqa: E501
+    ) -> list[cst.CSTNode]:
         """Syntax nodes under ``node`` in text order; ``prune`` nodes are listed, not entered.
 
         Reads the engine's event list: no attribute walking, so a function body costs

@@ -12,7 +12,7 @@ from typing import Any
 
 import libcst as cst
 
-from jaxlint.base.literals import UNKNOWN, literal
+from jaxlint.base.literals import literal
 from jaxlint.base.modules import module_name_for  # noqa: F401  (re-exported)
 from jaxlint.base.names import ImportTable, dotted
 

@@ -161,7 +161,7 @@ class Flow:
                 self.env = dict(before)
                 self.run(case.body)
                 ends.append(self.env)
-            self.env = self.join(ends + [before])
+            self.env = self.join([*ends, before])
 
     def branch_if(self, s: cst.If) -> None:
         before = dict(self.env)

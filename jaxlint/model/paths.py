@@ -111,7 +111,7 @@ class CallPaths:
                 out.complete = False
                 return
             layers = layers + dec
-        trail = trail + [ref]
+        trail = [*trail, ref]
         uses = self.uses.get(ref, [])
         if not uses:
             if self._under_foreign_transforms(ref):
@@ -223,4 +223,4 @@ def follow(project, ref: str | None, through: frozenset[str] | None = None, dept
     if inner is None:
         return None
     fn, layers = inner
-    return fn, layers + [(t.partial_args, list(t.partial_keywords), t.api)]
+    return fn, [*layers, (t.partial_args, list(t.partial_keywords), t.api)]

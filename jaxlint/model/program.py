@@ -7,7 +7,8 @@ from typing import Any
 
 import libcst as cst
 
-from jaxlint.base.literals import UNKNOWN, literal as leaf_literal
+from jaxlint.base.literals import UNKNOWN
+from jaxlint.base.literals import literal as leaf_literal
 from jaxlint.base.names import ALIASES
 
 from .forwarding import forwarded_call
@@ -222,9 +223,7 @@ class Program:
             elif type(d) is Partial and is_transform(d.func):
                 cur = apply_transform(d.func.qualified, cur, dec.decorator, d.arg_nodes, decorator=True)
                 made.append(cur)
-            elif type(d) is External and d.qualified in TRANSPARENT_DECORATORS:
-                continue
-            elif (
+            elif (type(d) is External and d.qualified in TRANSPARENT_DECORATORS) or (
                 type(dec.decorator) is cst.Name
                 and dec.decorator.value in ("staticmethod", "classmethod")
                 and not self.reaching(dec.decorator)

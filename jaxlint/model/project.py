@@ -8,8 +8,8 @@ function re-checks the module with its pmean.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from functools import cached_property
-from typing import Iterable
 
 from jaxlint.model.facts import FunctionFact, ModuleFacts, Transform
 

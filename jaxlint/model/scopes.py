@@ -27,7 +27,7 @@ class Binding:
     name: str
     kind: str  # param, assign, augassign, walrus, def, class, import, for, with, except, match, global
     node: cst.CSTNode  # the statement, def, Param, alias or target that binds
-    scope: "Scope"
+    scope: Scope
     index: int  # position in the event list: the binding happens here
     path: tuple[Arm, ...]
     value: cst.BaseExpression | None = None  # the assigned expression (assign, walrus, annotated)
@@ -40,7 +40,7 @@ class Binding:
 class Scope:
     kind: str  # module, class, function, lambda, comprehension
     node: cst.CSTNode
-    parent: "Scope | None"
+    parent: Scope | None
     bindings: dict[str, list[Binding]] = field(default_factory=dict)
     globals: set[str] = field(default_factory=set)
     nonlocals: set[str] = field(default_factory=set)
@@ -170,7 +170,7 @@ class ScopeBuilder:
                 if node.orelse is not None:
                     self._mark_arm(node.orelse, node, 1)
                 if t is cst.For:
-                    self._targets(node.target, scope, path + [(node, 0)], node, None, (), None, kind="for", index=i)
+                    self._targets(node.target, scope, [*path, (node, 0)], node, None, (), None, kind="for", index=i)
                 continue
             if t is cst.CompFor:
                 # the element is read before the ``for`` in the text, but runs after it
@@ -232,7 +232,7 @@ class ScopeBuilder:
                 if type(el) is cst.StarredElement:
                     self._targets(el.value, scope, path, node, None, (), pending, kind, index)
                 else:
-                    self._targets(el.value, scope, path, node, value, unpack + (k,), pending, kind, index)
+                    self._targets(el.value, scope, path, node, value, (*unpack, k), pending, kind, index)
         elif t is cst.StarredElement:
             self._targets(target.value, scope, path, node, None, (), pending, kind, index)
         # attributes and subscripts bind no name

@@ -31,7 +31,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from .cases import TEST_RANDS, current, evaluating, given as case_value, given_expr
+from .cases import TEST_RANDS, current, evaluating, given_expr
+from .cases import given as case_value
 from .helper_calls import module_def, returned
 from .values import External, Function, Transformed
 
@@ -471,7 +472,7 @@ def _broadcast(a: Shape | None, b: Shape | None) -> Shape | None:
     x = (1,) * (n - len(a.dims)) + a.dims
     y = (1,) * (n - len(b.dims)) + b.dims
     out: list[int | None] = []
-    for i, j in zip(x, y):
+    for i, j in zip(x, y, strict=False):
         if i == 1:
             out.append(j)
         elif j == 1 or i == j:
@@ -818,10 +819,7 @@ def _random_state(p, expr) -> bool:
 def _reshape(p, base_expr, dims_args) -> Shape | None:
     if not dims_args:
         return None
-    if len(dims_args) == 1:
-        dims = _dims(p, dims_args[0])
-    else:
-        dims = tuple(size(p, a) for a in dims_args)
+    dims = _dims(p, dims_args[0]) if len(dims_args) == 1 else tuple(size(p, a) for a in dims_args)
     if dims is None:
         return None
     if -1 not in dims:

@@ -175,7 +175,7 @@ def _trace_of(p: Program, fn, app: Transformed, bound: int, bound_keywords: list
         if isinstance(axes, (tuple, list)):
             if len(axes) != len(free):
                 return UNKNOWN
-            concrete |= {n for n, a in zip(free, axes) if a is None}
+            concrete |= {n for n, a in zip(free, axes, strict=False) if a is None}
         elif axes is None:
             concrete |= set(free)
         elif not isinstance(axes, int):
@@ -186,7 +186,7 @@ def _trace_of(p: Program, fn, app: Transformed, bound: int, bound_keywords: list
         passed = _passed_as_is(p, app.keywords["in_specs"], len(free))
         if passed is UNKNOWN:
             return UNKNOWN
-        concrete |= {n for n, as_is in zip(free, passed) if as_is}
+        concrete |= {n for n, as_is in zip(free, passed, strict=False) if as_is}
     params = {n for n in free + kwonly if n not in concrete and n not in with_default}
     return Trace(params, TRACING[app.api], app.node, app.api in STATIC_OPTIONS and TABLE[app.api].kind != "map")
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from jaxlint.model.facts import PARTIAL, TRANSFORMS
 from jaxlint.base.literals import UNKNOWN
+from jaxlint.model.facts import PARTIAL, TRANSFORMS
 
 # Decorators that leave the function callable the same way.
 TRANSPARENT_DECORATORS = frozenset({"functools.wraps", "staticmethod", "classmethod"})

@@ -13,7 +13,7 @@ import re
 import warnings
 from dataclasses import dataclass, field
 
-from jaxlint.base.statements import split_lines  # noqa: F401 - the plan's line splitting
+from jaxlint.base.statements import split_lines
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # a name or a dotted name: one pass gives both the words and the dotted names of a unit
@@ -190,11 +190,15 @@ def outline(source: str, lines: list[str] | None = None, module: str = "", is_pa
             nodes.append([stmt])
             if isinstance(stmt, (ast.Import, ast.ImportFrom)):
                 _imports(stmt, imports, package)
-            elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-                if _alias(stmt.targets[0].id, stmt.value, imports):
-                    units[-1].alias = True
+            elif (
+                isinstance(stmt, ast.Assign)
+                and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)
+                and _alias(stmt.targets[0].id, stmt.value, imports)
+            ):
+                units[-1].alias = True
     # like jaxlint.base.names.ImportTable, an import inside a def binds its name file-wide
-    for u, stmt in _nested_import_units(tree, units):
+    for _, stmt in _nested_import_units(tree, units):
         for node in ast.walk(stmt):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 _imports(node, imports, package)

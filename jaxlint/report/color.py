@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from typing import Mapping, TextIO
+from collections.abc import Mapping
+from typing import TextIO
 
 
 def use_color(stream: TextIO, environ: Mapping[str, str] = os.environ) -> bool:

@@ -9,16 +9,15 @@ marks a cut) and help text wraps, so the output stays readable in an 80-column t
 from __future__ import annotations
 
 import io
-import os
 import textwrap
-from typing import Callable, Mapping, TextIO
+from collections.abc import Callable
 
-from jaxlint.report.color import use_color  # noqa: F401  (re-exported)
 from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
 from jaxlint.base.types import Diagnostic
+from jaxlint.report.color import use_color  # noqa: F401  (re-exported)
 
 CONTEXT = 1  # lines shown around the span
 MAX_SPAN_LINES = 6  # a longer span shows its first lines only

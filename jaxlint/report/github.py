@@ -6,8 +6,8 @@ or newline in a message, or a ``,``/``:`` in a path, would cut the command short
 
 from __future__ import annotations
 
-from jaxlint.report.paths import relative
 from jaxlint.base.types import Diagnostic
+from jaxlint.report.paths import relative
 
 
 def escape_data(s: str) -> str:

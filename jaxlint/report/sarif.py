@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 
 from jaxlint import __version__
+from jaxlint.base.types import Diagnostic, Position
 from jaxlint.report import links
 from jaxlint.report.paths import uri
-from jaxlint.base.types import Diagnostic, Position
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 

@@ -48,11 +48,11 @@ def difference(result: dict, oracle: dict, rtol: float, atol: float) -> str | No
     rl, ol = result["leaves"], oracle["leaves"]
     if len(rl) != len(ol):
         return f"structure differs: {len(rl)} leaves vs {len(ol)} in ORACLE ({_short(result['structure'], 40)} vs {_short(oracle['structure'], 40)})"
-    for i, (r, o) in enumerate(zip(rl, ol)):
+    for i, (r, o) in enumerate(zip(rl, ol, strict=False)):
         where = f" at leaf {i}" if len(rl) > 1 else ""
         if list(r["shape"]) != list(o["shape"]):
             return f"shape {_shape(r['shape'])} vs {_shape(o['shape'])} in ORACLE{where}"
-        bad = [(a, b) for a, b in zip(r["data"], o["data"]) if not _close(a, b, rtol, atol)]
+        bad = [(a, b) for a, b in zip(r["data"], o["data"], strict=False) if not _close(a, b, rtol, atol)]
         if bad:
             a, b = max(bad, key=lambda t: math.inf if math.isnan(t[0]) or math.isnan(t[1]) else abs(t[0] - t[1]))
             return f"values differ{where}: {len(bad)} of {len(r['data'])} not close, e.g. {a:.6g} vs {b:.6g} in ORACLE"
@@ -85,7 +85,7 @@ def exception_matches(outcome: Outcome, exception: str, pattern: str) -> bool:
         return False
     if not pattern:
         return True
-    texts = [outcome.get("message", "")] + list(outcome.get("chain", []))
+    texts = [outcome.get("message", ""), *list(outcome.get("chain", []))]
     return any(re.search(pattern, t) for t in texts)
 
 

@@ -107,7 +107,7 @@ def main() -> int:
         import numpy as np
 
         have = jax.device_count()
-    except BaseException as e:  # noqa: BLE001 - reported to the parent
+    except BaseException as e:
         emit({"event": "error", "message": f"cannot start jax: {type(e).__name__}: {e}"})
         return 1
     if have < devices:
@@ -149,7 +149,7 @@ def main() -> int:
             if found:
                 try:
                     record["result"] = _flatten(value, jax, np)
-                except Exception as e:  # noqa: BLE001
+                except Exception as e:
                     record["result_error"] = f"{var} cannot be compared: {type(e).__name__}: {e}"
             else:
                 record["result_error"] = f"the program assigns no module-level {var}"

@@ -9,6 +9,7 @@ The fixtures root and the rule classes are parameters so tests can use a fake tr
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -25,11 +26,11 @@ from pathlib import Path
 from typing import Any
 
 from jaxlint.api import Runner, decode, fix_text
+from jaxlint.base.types import Diagnostic
 from jaxlint.lint.config import Settings
 from jaxlint.lint.engine import FileLinter
 from jaxlint.lint.rule import Rule
 from jaxlint.testing import settings_for
-from jaxlint.base.types import Diagnostic
 from jaxlint.verify.compare import judge_bad, judge_good, oracle_value
 from jaxlint.verify.spec import Spec, SpecError, load_spec
 
@@ -268,10 +269,8 @@ def run_programs(
             proc.kill()
             proc.wait()
     finally:
-        try:
+        with contextlib.suppress(OSError):
             err_path.unlink()
-        except OSError:
-            pass
     return outcomes
 
 
@@ -286,7 +285,7 @@ def _judge(plan: _Plan, outcomes: dict[str, dict]) -> None:
     oracle, why = oracle_value(outcomes["oracle"])
     if why:
         report.reasons.append(why)
-    for check, b in zip(report.bad, spec.bad):
+    for check, b in zip(report.bad, spec.bad, strict=True):
         v = judge_bad(b, outcomes[f"bad:{b.file}"], oracle, spec.rtol, spec.atol)
         check.ok, check.detail = v.ok and check.flagged is True, v.detail
         if not v.ok:

@@ -21,10 +21,10 @@ from typing import Any
 import libcst as cst
 
 from jaxlint.base.literals import UNKNOWN
+from jaxlint.lint.rule import Rule
 from jaxlint.model import External, Function, Parameter, Partial, Transformed, program
 from jaxlint.model.paths import follow
 from jaxlint.model.returns import always_returns, return_statements
-from jaxlint.lint.rule import Rule
 
 KEY = "JAX4xx"
 UNKNOWN_OPT = "<unknown>"
@@ -154,14 +154,13 @@ class Summarizer:
         self.ctx = ctx
         self._site_units: set | None = None
 
-    def code(self, node: cst.CSTNode) -> "_Lazy":
+    def code(self, node: cst.CSTNode) -> _Lazy:
         """Source text, generated only if the summary keeps it (codegen is the cost)."""
         return _Lazy(self.ctx, node)
 
     def kind(self, expr: cst.BaseExpression | None, scope: str) -> list[Any]:
         """What a returned expression visibly is: ["tuple"|"list", n, [element texts]],
         ["dict"], ["scalar"|"nonscalar"|"value", evidence], ["none"] or ["unknown"]."""
-        ctx = self.ctx
         if expr is None or (isinstance(expr, cst.Name) and expr.value == "None"):
             return ["none"]
         if isinstance(expr, (cst.Tuple, cst.List)):
@@ -240,7 +239,7 @@ class Summarizer:
         if isinstance(node, cst.Lambda):
             out["returns"] = [_materialise([*self.kind(node.body, scope), self.code(node.body)], keep=True)]
             out["complete"] = True
-            body_nodes = ctx.descendants(node.body) + [node.body]
+            body_nodes = [*ctx.descendants(node.body), node.body]
         else:
             body_nodes = ctx.descendants(node.body)
             found = return_statements(ctx, node)
@@ -462,7 +461,7 @@ def sites(ctx) -> list[Site]:
             continue
         options: dict[str, Any] = {}
         option_nodes: dict[str, cst.CSTNode] = {}
-        for name, arg in zip(OPTION_ORDER, app.args):
+        for name, arg in zip(OPTION_ORDER, app.args, strict=False):
             options[name] = _plain(p.literal(arg.value))
             option_nodes[name] = arg
         for key, value in app.keywords.items():
@@ -582,7 +581,7 @@ class Target:
             c in RETURN_PRESERVING for c in data["chain"]
         )
         bound: list[str] = []
-        for partial_args, partial_keywords, api in layers + [(data["partial_args"], data["partial_keywords"], None)]:
+        for partial_args, partial_keywords, api in [*layers, (data["partial_args"], data["partial_keywords"], None)]:
             if api is not None and api not in RETURN_PRESERVING:
                 returns_visible = False
             if partial_args:
@@ -668,10 +667,7 @@ def first_is_loss(texts: list[str], kinds: list[str]) -> bool:
 
 
 def used_with_aux(target: Target, project) -> bool:
-    for _, t in project.transforms_of(target.ref):
-        if t.api in GRAD_APIS and t.keywords.get("has_aux") is True:
-            return True
-    return False
+    return any(t.api in GRAD_APIS and t.keywords.get("has_aux") is True for _, t in project.transforms_of(target.ref))
 
 
 class GradRule(Rule):

@@ -46,15 +46,15 @@ class ArgnumsOutOfRange(GradRule):
     name = "argnums-out-of-range"
     summary = "`argnums` does not name a positional parameter of the differentiated function"
     help = "Use indices between 0 and the number of positional parameters minus one"
-    VALID = [
+    VALID = (
         "import jax\ndef f(x, y):\n    return x * y\ng = jax.grad(f, argnums=1)\n",
         "import jax\ndef f(x, y):\n    return x * y\ng = jax.grad(f, argnums=-2)\n",
         "import jax\ndef f(x, y):\n    return x * y\ng = jax.jacrev(f, argnums=[0, 1])\n",
         "import jax\ndef f(*args):\n    return args[0]\ng = jax.grad(f, argnums=3)\n",
         "import jax, functools\ndef f(a, b, c):\n    return a * b * c\ng = jax.grad(functools.partial(f, 1.0), argnums=1)\n",
         "import jax\nclass M:\n    def loss(self, p, x):\n        return p * x\n    def step(self, p, x):\n        return jax.grad(self.loss, argnums=1)(p, x)\n",
-    ]
-    INVALID = [
+    )
+    INVALID = (
         (
             "import jax\ndef f(x, y):\n    return x * y\ng = jax.grad(f, argnums=2)\n",
             Invalid("JAX401", line=4, message="`f` takes 2 positional parameters (`x`, `y`)"),
@@ -72,7 +72,7 @@ class ArgnumsOutOfRange(GradRule):
             "import jax\ndef f(x):\n    return x\ng = jax.grad(f, argnums=())\n",
             Invalid("JAX401", line=4, message="selects no parameter"),
         ),
-    ]
+    )
 
     @classmethod
     def verdict(cls, data: dict[str, Any], project) -> str | None:

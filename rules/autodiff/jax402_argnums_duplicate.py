@@ -42,19 +42,19 @@ class ArgnumsDuplicate(GradRule):
     name = "argnums-duplicate"
     summary = "`argnums` names the same parameter twice"
     help = "List each parameter position once"
-    VALID = [
+    VALID = (
         "import jax\ndef f(x, y):\n    return x * y\ng = jax.grad(f, argnums=(0, 1))\n",
         "import jax\ndef f(x, y):\n    return x * y\ng = jax.grad(f, argnums=(0, -1))\n",
         "import jax\ng = jax.grad(h, argnums=[0, 1])\n",
-    ]
-    INVALID = [
+    )
+    INVALID = (
         ("import jax\ng = jax.grad(h, argnums=(0, 0))\n", Invalid("JAX402", line=2, message="position 0 twice")),
         (
             "import jax\ndef f(x, y):\n    return x * y\ng = jax.grad(f, argnums=(0, -2))\n",
             Invalid("JAX402", line=4, message="-2 is parameter `x`"),
         ),
         ("import jax\ng = jax.jacrev(h, argnums=[1, 1])\n", Invalid("JAX402", line=2)),
-    ]
+    )
 
     @classmethod
     def verdict(cls, data: dict[str, Any], project) -> str | None:

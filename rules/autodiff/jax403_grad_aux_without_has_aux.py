@@ -68,13 +68,13 @@ class GradAuxWithoutHasAux(GradRule):
     summary = "The differentiated function returns `(loss, aux)` but `has_aux` is not set"
     help = "Pass has_aux=True and unpack the auxiliary output"
     fix_availability = "sometimes"
-    VALID = [
+    VALID = (
         "import jax\nimport jax.numpy as jnp\ndef f(p, x):\n    l = jnp.sum(p * x)\n    return l, {'l': l}\ng = jax.grad(f, has_aux=True)\n",
         "import jax\ndef f(x):\n    return x * 2, x * 3\nj = jax.jacrev(f)\n",
         "import jax\nimport jax.numpy as jnp\ndef f(x):\n    return jnp.sum(x ** 2)\ng = jax.grad(f)\n",
         "import jax\ndef f(x):\n    if x > 0:\n        return x, 1\ng = jax.grad(f)\n",
-    ]
-    INVALID = [
+    )
+    INVALID = (
         (
             "import jax\nimport jax.numpy as jnp\ndef f(p, x):\n    l = jnp.sum(p * x)\n    return l, {'l': l}\ng = jax.grad(f)\n",
             Invalid(
@@ -88,7 +88,7 @@ class GradAuxWithoutHasAux(GradRule):
             "import jax\nimport jax.numpy as jnp\ndef f(x):\n    loss = jnp.sum(x ** 2)\n    return loss, metrics\nj = jax.jacrev(f)\n",
             Invalid("JAX403", line=6, message="silently"),
         ),
-    ]
+    )
 
     def check(self, site: Site) -> None:
         fix = None

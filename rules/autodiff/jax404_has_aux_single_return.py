@@ -43,12 +43,12 @@ class HasAuxSingleReturn(GradRule):
     name = "has-aux-single-return"
     summary = "`has_aux=True`, but the differentiated function does not return an `(output, aux)` pair"
     help = "Remove has_aux=True, or return `(output, aux)`"
-    VALID = [
+    VALID = (
         "import jax\nimport jax.numpy as jnp\ndef f(x):\n    return jnp.sum(x), x\ng = jax.grad(f, has_aux=True)\n",
         "import jax\nimport jax.numpy as jnp\ndef f(x):\n    return [jnp.sum(x), x]\ng = jax.grad(f, has_aux=True)\n",
         "import jax\ndef f(x):\n    return helper(x)\ng = jax.grad(f, has_aux=True)\n",
-    ]
-    INVALID = [
+    )
+    INVALID = (
         (
             "import jax\nimport jax.numpy as jnp\ndef f(x):\n    return jnp.sum(x ** 2)\ng = jax.grad(f, has_aux=True)\n",
             Invalid("JAX404", line=5, message="returns a single value (`jnp.sum(x ** 2)`)"),
@@ -57,7 +57,7 @@ class HasAuxSingleReturn(GradRule):
             "import jax\nimport jax.numpy as jnp\ndef f(x):\n    return jnp.sum(x), x, x\ng = jax.jacrev(f, has_aux=True)\n",
             Invalid("JAX404", line=5, message="3 values"),
         ),
-    ]
+    )
 
     def check(self, site: Site) -> None:
         node = site.option_nodes.get("has_aux")

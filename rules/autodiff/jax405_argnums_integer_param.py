@@ -55,13 +55,13 @@ class ArgnumsIntegerParam(GradRule):
     name = "argnums-integer-param"
     summary = "`argnums` selects a parameter that is visibly an integer or static value"
     help = "Differentiate only floating-point parameters (or pass allow_int=True for a float0 gradient)"
-    VALID = [
+    VALID = (
         "import jax\ndef f(x, n: int):\n    return x * n\ng = jax.grad(f, argnums=0)\n",
         "import jax\ndef f(x, n: int):\n    return x * n\ng = jax.grad(f, argnums=1, allow_int=True)\n",
         "import jax\ndef f(x, scale=1.0):\n    return x * scale\ng = jax.grad(f, argnums=1)\n",
         "import jax\ndef f(w, n):\n    return w ** n\ng = jax.grad(f, argnums=0)(1.0, 2)\n",
-    ]
-    INVALID = [
+    )
+    INVALID = (
         (
             "import jax\ndef f(x, n: int):\n    return x * n\ng = jax.grad(f, argnums=1)\n",
             Invalid("JAX405", line=4, message="`n`, which is annotated `int`"),
@@ -78,7 +78,7 @@ class ArgnumsIntegerParam(GradRule):
             "import jax\ndef f(w, n):\n    return w ** n\ng = jax.grad(f, argnums=1)(1.0, 2)\n",
             Invalid("JAX405", line=4, message="given the Python int `2` in `jax.grad(f, argnums=1)(1.0, 2)`"),
         ),
-    ]
+    )
 
     @classmethod
     def verdict(cls, data: dict[str, Any], project) -> str | None:

@@ -53,12 +53,12 @@ class GradWrtData(GradRule):
     summary = "`argnums` differentiates the data (inputs, targets) of a loss with model parameters"
     status = "preview"
     help = "Differentiate only the parameters: argnums=0 covers every leaf of a params pytree"
-    VALID = [
+    VALID = (
         "import jax\ndef loss(params, inputs, targets):\n    return params * inputs - targets\ng = jax.grad(loss, argnums=0)\n",
         "import jax\ndef loss(params, inputs, targets):\n    return params * inputs - targets\ng = jax.grad(loss, argnums=1)\n",
         "import jax\ndef f(x, y):\n    return x * y\ng = jax.grad(f, argnums=(0, 1))\n",
-    ]
-    INVALID = [
+    )
+    INVALID = (
         (
             "import jax\ndef loss(params, inputs, targets):\n    return params * inputs - targets\ng = jax.grad(loss, argnums=(0, 1))\n",
             Invalid("JAX406", line=4, message="`inputs`"),
@@ -67,7 +67,7 @@ class GradWrtData(GradRule):
             "import jax\ndef loss(params, x, labels):\n    return params * x - labels\ng = jax.grad(loss, argnums=2)\n",
             Invalid("JAX406", line=4, message="`labels`"),
         ),
-    ]
+    )
 
     @classmethod
     def verdict(cls, data: dict[str, Any], project) -> str | None:

@@ -45,11 +45,11 @@ class GradNonScalarOutput(GradRule):
     name = "grad-non-scalar-output"
     summary = "`grad` of a function that visibly returns a non-scalar array"
     help = "Reduce the output to a scalar (jnp.sum / jnp.mean), or use jax.jacrev"
-    VALID = [
+    VALID = (
         "import jax\nimport jax.numpy as jnp\ndef f(x):\n    return jnp.sum(jnp.stack([x, x]))\ng = jax.grad(f)\n",
         "import jax\nimport jax.numpy as jnp\ndef f(x):\n    return jnp.stack([x, x])\ng = jax.jacrev(f)\n",
-    ]
-    INVALID = [
+    )
+    INVALID = (
         (
             "import jax\nimport jax.numpy as jnp\ndef f(x):\n    return jnp.stack([x, x ** 2])\ng = jax.grad(f)\n",
             Invalid("JAX407", line=5, message="`jnp.stack([x, x ** 2])`"),
@@ -58,7 +58,7 @@ class GradNonScalarOutput(GradRule):
             "import jax\nimport jax.numpy as jnp\ndef loss(p, xs):\n    return jax.vmap(lambda x: jnp.sum(x * p))(xs)\ng = jax.value_and_grad(loss)\n",
             Invalid("JAX407", line=5),
         ),
-    ]
+    )
 
     def check(self, site: Site) -> None:
         if site.data["api"] in SCALAR_APIS:

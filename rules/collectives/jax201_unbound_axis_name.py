@@ -5,11 +5,9 @@ from typing import Any
 
 import libcst as cst
 
-from jaxlint.lint.rule import Invalid, Rule
 from jaxlint.base.types import Pending
-
+from jaxlint.lint.rule import Invalid, Rule
 from jaxlint.model.axes import names_of, option
-
 from jaxlint.model.calls import expects_error, scope_ref, uses
 from jaxlint.model.paths import Path, call_paths
 
@@ -101,7 +99,7 @@ class UnboundAxisName(Rule):
 
         return collective_seeds(outline)
 
-    VALID = [
+    VALID = (
         # the seed, corrected: pmean inside the pmapped step
         (
             "import jax\n"
@@ -129,8 +127,8 @@ class UnboundAxisName(Rule):
             "f = jax.shard_map(lambda v: jax.lax.psum(v, 'x'), mesh=mesh, in_specs=P('x'), out_specs=P())\n"
             "f(v)\n"
         ),
-    ]
-    INVALID = [
+    )
+    INVALID = (
         (
             ("import jax\ndef train_step(g):\n    return jax.lax.pmean(g, axis_name='devices')\ng = train_step(g)\n"),
             Invalid(
@@ -151,7 +149,7 @@ class UnboundAxisName(Rule):
             "from jax import lax\nidx = lax.axis_index('i')\n",
             Invalid("JAX201", line=2, message="at module level"),
         ),
-    ]
+    )
 
     def __init__(self, ctx, options=None) -> None:
         super().__init__(ctx, options)

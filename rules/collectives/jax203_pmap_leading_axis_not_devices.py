@@ -77,7 +77,7 @@ class PmapLeadingAxisNotDevices(Rule):
     about = ("jax.pmap",)
     reads = "call graph"  # the calls of a function that passes its parameter on to a pmapped call
 
-    VALID = [
+    VALID = (
         # the batch is reshaped to (devices, per-device batch, ...)
         (
             "import jax, jax.numpy as jnp\n"
@@ -96,8 +96,8 @@ class PmapLeadingAxisNotDevices(Rule):
         "import jax, jax.numpy as jnp\njax.pmap(lambda p, x: x * p.sum(), in_axes=(None, 0))(jnp.ones((10,)), xs)\n",
         # unknown shape: silent
         "import jax\njax.pmap(lambda x: x * 2)(load_batch())\n",
-    ]
-    INVALID = [
+    )
+    INVALID = (
         (
             (
                 "import jax\nimport jax.numpy as jnp\n"
@@ -128,7 +128,7 @@ class PmapLeadingAxisNotDevices(Rule):
             ),
             Invalid("JAX203", line=4, message="puts the device count on axis 1"),
         ),
-    ]
+    )
 
     def finish(self) -> None:
         for f in findings(self.ctx):

@@ -75,7 +75,7 @@ class PmapUnreplicatedInput(Rule):
     about = ("jax.pmap",)
     reads = "call graph"  # the calls of a function that passes its parameter on to a pmapped call
 
-    VALID = [
+    VALID = (
         (
             "import jax\n"
             "keys = jax.random.split(jax.random.PRNGKey(0), jax.local_device_count())\n"
@@ -90,8 +90,8 @@ class PmapUnreplicatedInput(Rule):
             "params = jax.pmap(model.init)(keys, xs)\n"
             "jax.pmap(model.apply)(params, xs)\n"
         ),
-    ]
-    INVALID = [
+    )
+    INVALID = (
         (
             (
                 "import jax\n"
@@ -115,7 +115,7 @@ class PmapUnreplicatedInput(Rule):
             ("import jax\nparams = model.init(jax.random.PRNGKey(0), x)\njax.pmap(model.apply)(params, xs)\n"),
             Invalid("JAX204", line=3, message="one copy of the parameters from `model.init`"),
         ),
-    ]
+    )
 
     def finish(self) -> None:
         for f in findings(self.ctx):

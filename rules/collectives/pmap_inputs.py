@@ -33,9 +33,9 @@ from typing import Any
 import libcst as cst
 
 from jaxlint.base.literals import UNKNOWN
+from jaxlint.base.names import dotted
 from jaxlint.model import External, Function, Partial, Transformed, program
 from jaxlint.model.shapes import shape, size
-from jaxlint.base.names import dotted
 
 PMAP = "jax.pmap"
 DEFAULT = object()  # in_axes not given: 0 for every positional argument

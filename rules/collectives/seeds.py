@@ -73,6 +73,4 @@ def _readable(v: ast.AST, constants: set[str]) -> bool:
         return any(_readable(e, constants) for e in v.elts)
     if isinstance(v, ast.Name):
         return v.id in constants
-    if isinstance(v, ast.Starred):
-        return True
-    return False
+    return bool(isinstance(v, ast.Starred))

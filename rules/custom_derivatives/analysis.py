@@ -16,10 +16,10 @@ from typing import Any
 
 import libcst as cst
 
+from jaxlint.lint.rule import Rule, RuleFix
 from jaxlint.model import Transformed, program
 from jaxlint.model.arrays import TAKES_SEQUENCES, call_kind, public_name
 from jaxlint.model.returns import return_statements
-from jaxlint.lint.rule import Rule, RuleFix
 
 EXTRA = "JAX3xx"
 
@@ -590,9 +590,7 @@ class FileAnalysis:
             if t is cst.Assign and any(type(x.target) in (cst.Tuple, cst.List) for x in n.targets):
                 values = n.value.elements if type(n.value) in (cst.Tuple, cst.List) else [n.value]
                 out.update(v.value for v in (getattr(e, "value", e) for e in values) if type(v) is cst.Name)
-            elif t is cst.Subscript and type(n.value) is cst.Name:
-                out.add(n.value.value)
-            elif (
+            elif (t is cst.Subscript and type(n.value) is cst.Name) or (
                 t in (cst.StarredElement, cst.Arg) and type(n.value) is cst.Name and (t is cst.StarredElement or n.star)
             ):
                 out.add(n.value.value)
@@ -667,7 +665,7 @@ class FileAnalysis:
                     if method not in ("defvjp", "defjvp"):
                         continue
                     roles = ("fwd", "bwd") if method == "defvjp" else ("jvp",)
-                    args = [a for a in call.args]
+                    args = list(call.args)
                     if any(a.star for a in args):
                         continue
                     positional = [a for a in args if a.keyword is None]
@@ -913,7 +911,7 @@ class CustomDerivativeRule(Rule):
                     continue
                 sig = Sig.from_data(raw)
                 seen = set()
-                for where, msg in check(cls.code, d["role"], primal, sig):
+                for _where, msg in check(cls.code, d["role"], primal, sig):
                     if msg not in seen:
                         seen.add(msg)
                         yield item, f"{msg} (`{sig.name}` is `{d['rule_ref']}`)"

@@ -74,7 +74,7 @@ class CustomVjpBwdArity(CustomDerivativeRule):
     help = "Return a tuple with one cotangent (or None) per differentiable primal argument"
     fix_availability = "sometimes"
     roles = ("bwd",)
-    VALID = [
+    VALID = (
         _CLIP.format(ret="(grad_x, None, None)"),
         _CLIP.format(ret="[grad_x, None, None]"),
         "import jax\n\n@jax.custom_vjp\ndef f(x):\n    return x\n\nf.defvjp(lambda x: (x, None), lambda r, g: helper(g))\n",
@@ -87,8 +87,8 @@ class CustomVjpBwdArity(CustomDerivativeRule):
             "import jax\n\n@jax.custom_vjp\ndef f(*args):\n    return args[0]\n\n"
             "f.defvjp(lambda *a: (a[0], a), lambda r, g: (g,))\n"
         ),
-    ]
-    INVALID = [
+    )
+    INVALID = (
         (
             _CLIP.format(ret="(grad_x,)"),
             Invalid("JAX301", line=14, message="returns 1 cotangent(s) but `my_clip` has 3"),
@@ -106,7 +106,7 @@ class CustomVjpBwdArity(CustomDerivativeRule):
                 "def f_bwd(res, g):\n    return (g * 2.0,)\n\nf.defvjp(lambda x: (f(x), None), f_bwd)\n",
             ),
         ),
-    ]
+    )
 
     def fix_for(self, sig: Sig, where, primal: Primal) -> RuleFix | None:
         diff = primal.diff_names

@@ -62,16 +62,16 @@ class CustomVjpFwdSignature(CustomDerivativeRule):
     summary = "A custom_vjp fwd rule does not take the primal's arguments in the primal's order"
     help = "Give the fwd rule exactly the primal function's positional parameters, in the same order"
     roles = ("fwd",)
-    VALID = [
+    VALID = (
         _F.format(params="x, y"),
         _F.format(params="a, b"),
         _F.format(params="*args"),
         _F.format(params="x, y, z=None"),
-    ]
-    INVALID = [
+    )
+    INVALID = (
         (_F.format(params="y, x"), Invalid("JAX302", line=7, message="gradients come back silently swapped")),
         (
             _F.format(params="x"),
             Invalid("JAX302", line=7, message="takes 1 positional parameter(s) (x) but JAX calls it with the 2"),
         ),
-    ]
+    )

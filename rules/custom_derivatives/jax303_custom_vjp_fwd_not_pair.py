@@ -52,16 +52,16 @@ class CustomVjpFwdNotPair(CustomDerivativeRule):
     summary = "A custom_vjp fwd rule does not return an (output, residuals) pair"
     help = "Return `(primal_out, residuals)`, with all residuals packed in one pytree"
     roles = ("fwd",)
-    VALID = [
+    VALID = (
         _F.format(ret="f(x, y), (x, y)"),
         _F.format(ret="[f(x, y), (x, y)]"),
         _F.format(ret="f(x, y), None"),
         _F.format(ret="helper(x, y)"),
-    ]
-    INVALID = [
+    )
+    INVALID = (
         (_F.format(ret="f(x, y), x, y"), Invalid("JAX303", line=8, message="returns a 3-element tuple")),
         (
             _F.format(ret="x * y"),
             Invalid("JAX303", line=8, message="returns `x * y`, not an `(output, residuals)` pair"),
         ),
-    ]
+    )

@@ -61,15 +61,15 @@ class CustomVjpBwdSignature(CustomDerivativeRule):
     summary = "A custom_vjp bwd rule does not take (nondiff args..., residuals, cotangent)"
     help = "Write the bwd rule as bwd(residuals, g), preceded by the nondiff_argnums arguments if any"
     roles = ("bwd",)
-    VALID = [
+    VALID = (
         _F.format(nd="(0,)", params="fn, res, g"),
         _F.format(nd="()", params="res, g"),
         _F.format(nd="(0,)", params="*args"),
-    ]
-    INVALID = [
+    )
+    INVALID = (
         (
             _F.format(nd="(0,)", params="res, g"),
             Invalid("JAX304", line=11, message="write it as `f_bwd(fn, residuals, g)`"),
         ),
         (_F.format(nd="()", params="fn, x, g"), Invalid("JAX304", line=11, message="takes 3 positional parameter(s)")),
-    ]
+    )

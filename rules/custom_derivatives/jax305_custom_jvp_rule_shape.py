@@ -66,12 +66,12 @@ class CustomJvpRuleShape(CustomDerivativeRule):
     summary = "A custom_jvp rule does not take (primals, tangents) or does not return a pair"
     help = "Write the rule as jvp(primals, tangents) returning (primal_out, tangent_out)"
     roles = ("jvp",)
-    VALID = [
+    VALID = (
         _F.format(params="primals, tangents", ret="f(x, y), jnp.cos(x) * x_dot * y + jnp.sin(x) * y_dot"),
         _F.format(params="primals, tangents", ret="[f(x, y), x_dot * y]"),
         _F.format(params="primals, tangents", ret="helper(x, y, x_dot, y_dot)"),
-    ]
-    INVALID = [
+    )
+    INVALID = (
         (
             _F.format(params="primals, tangents", ret="jnp.cos(x) * x_dot * y + jnp.sin(x) * y_dot"),
             Invalid("JAX305", line=12, message="not a `(primal_out, tangent_out)` pair"),
@@ -80,4 +80,4 @@ class CustomJvpRuleShape(CustomDerivativeRule):
             _F.format(params="x, y, x_dot, y_dot", ret="f(x, y), x_dot"),
             Invalid("JAX305", line=9, message="write it as `f_jvp(primals, tangents)`"),
         ),
-    ]
+    )

@@ -76,14 +76,12 @@ class NondiffArgnumsArray(Rule):
     status = "preview"
     about = ("jax.custom_vjp", "jax.custom_jvp")
     triggers = ("nondiff_argn",)  # narrower than derived: it reports only where these options are given
-    VALID = [
+    VALID = (
         _F.format(param="scale"),
         _F.format(param="scale: float"),
         _F.format(param="scale: Callable"),
-    ]
-    INVALID = [
-        (_F.format(param="scale: jax.Array"), Invalid("JAX306", line=5, message="`scale` of `f`")),
-    ]
+    )
+    INVALID = ((_F.format(param="scale: jax.Array"), Invalid("JAX306", line=5, message="`scale` of `f`")),)
 
     def finish(self) -> None:
         a = analysis(self.ctx)

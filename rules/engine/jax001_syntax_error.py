@@ -34,5 +34,5 @@ class SyntaxErrorRule(Rule):
     summary = "The file could not be parsed"
     help = "Fix the syntax error; jaxlint checks nothing else in this file until then"
     engine_rule = True
-    VALID = ["import jax\nx = jax.numpy.ones(3)\n"]
-    INVALID = [("import jax\ndef f(x)\n    return jax.grad(x)\n", Invalid("JAX001", line=2))]
+    VALID = ("import jax\nx = jax.numpy.ones(3)\n",)
+    INVALID = (("import jax\ndef f(x)\n    return jax.grad(x)\n", Invalid("JAX001", line=2)),)

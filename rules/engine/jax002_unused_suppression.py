@@ -36,10 +36,10 @@ class UnusedSuppression(Rule):
     help = "Remove the suppression comment"
     fix_availability = "safe"
     engine_rule = True
-    VALID = ["import jax\nf = jax.tree_map  # noqa: JAX801\n"]
-    INVALID = [
+    VALID = ("import jax\nf = jax.tree_map  # noqa: JAX801\n",)
+    INVALID = (
         (
             "import jax\nf = jax.tree.map  # noqa: JAX801\n",
             Invalid("JAX002", line=2, fixed="import jax\nf = jax.tree.map\n"),
-        )
-    ]
+        ),
+    )

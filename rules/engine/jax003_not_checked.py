@@ -44,5 +44,5 @@ class NotChecked(Rule):
     summary = "The file, or a rule on it, could not be checked"
     help = "Fix what the message names (or exclude the file); jaxlint skipped it"
     engine_rule = True
-    VALID = ["import jax\n\ndef loss(w, x):\n    return w + x\n\ng = jax.grad(loss)\n"]
-    INVALID = [(_DEEP, Invalid("JAX003", line=1, message="did not check this file: the code is nested too deeply"))]
+    VALID = ("import jax\n\ndef loss(w, x):\n    return w + x\n\ng = jax.grad(loss)\n",)
+    INVALID = ((_DEEP, Invalid("JAX003", line=1, message="did not check this file: the code is nested too deeply")),)

@@ -12,8 +12,8 @@ import re
 
 import libcst as cst
 
-from jaxlint.lint.config import parse_version
 from jaxlint.base.names import dotted, last_name
+from jaxlint.lint.config import parse_version
 from jaxlint.lint.rule import LineInsert, NodeEdit, Rule, RuleFix
 
 from .table import (
@@ -88,9 +88,7 @@ def names_outside_imports(source: str) -> set[str]:
             used.add(n.attr)
         elif t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
             used.add(n.name)
-        elif t is ast.arg:
-            used.add(n.arg)
-        elif t is ast.keyword and n.arg:
+        elif t is ast.arg or (t is ast.keyword and n.arg):
             used.add(n.arg)
         elif t is ast.ExceptHandler and n.name:
             used.add(n.name)
@@ -610,7 +608,7 @@ class MigrationRule(Rule):
                 and not present & set(entry.then_keywords[: len(extra)])
             ):
                 new_args = list(node.args)
-                for a, kw in zip(extra, entry.then_keywords):
+                for a, kw in zip(extra, entry.then_keywords, strict=False):
                     i = new_args.index(a)
                     new_args[i] = a.with_changes(
                         keyword=cst.Name(kw), equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
@@ -683,7 +681,7 @@ class MigrationRule(Rule):
         name = dotted(alias.name) or ""
         qualified = f"{base}.{name}"
         new = entry.alt or entry.replacement
-        if not new or not new.startswith("jax.") and not new.startswith(("functools.", "math.")):
+        if not new or (not new.startswith("jax.") and not new.startswith(("functools.", "math."))):
             return None
         new = new + qualified[len(entry.old) :]
         if "." not in new:

@@ -66,7 +66,7 @@ class RemovedApi(MigrationRule):
     fix_availability = "sometimes"
     category = "removed"
     triggers = TRIGGERS
-    VALID = [
+    VALID = (
         "import jax\nparams = jax.tree.map(lambda p: p * 2, params)\n",
         "import jax\nparams = jax.tree_util.tree_map(lambda p: p * 2, params)\n",
         "from jax import tree_util\nx = tree_util.tree_map(f, t)\n",
@@ -75,8 +75,8 @@ class RemovedApi(MigrationRule):
         "import jax\nif hasattr(jax, 'tree'):\n    tm = jax.tree.map\nelse:\n    tm = jax.tree_map\n",
         "import jax.numpy as jnp\ny = jnp.reshape(x, shape=(2, 3))\n",
         "from jax import config\nconfig.update('jax_enable_x64', True)\n",
-    ]
-    INVALID = [
+    )
+    INVALID = (
         (
             "import jax\nparams = jax.tree_map(lambda p: p * 2, params)\n",
             Invalid(
@@ -103,4 +103,4 @@ class RemovedApi(MigrationRule):
                 "JAX801", line=2, message="shape=", fixed="import jax.numpy as jnp\ny = jnp.reshape(x, shape=(2, 3))\n"
             ),
         ),
-    ]
+    )

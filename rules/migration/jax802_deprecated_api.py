@@ -62,14 +62,14 @@ class DeprecatedApi(MigrationRule):
     fix_availability = "sometimes"
     category = "deprecated"
     triggers = TRIGGERS
-    VALID = [
+    VALID = (
         "import jax\nindex = jax.process_index()\n",
         "from jax import shard_map\n",
         "import jax\nf = jax.jit(g)\n",
         "import jax\nmesh = jax.make_mesh((1,), ('x',))\nwith jax.set_mesh(mesh):\n    pass\n",
         "import jax\ntry:\n    from jax import shard_map\nexcept ImportError:\n    from jax.experimental.shard_map import shard_map\n",
-    ]
-    INVALID = [
+    )
+    INVALID = (
         (
             "import jax\nindex = jax.host_id()\n",
             Invalid("JAX802", line=2, message="jax.process_index", fixed="import jax\nindex = jax.process_index()\n"),
@@ -83,4 +83,4 @@ class DeprecatedApi(MigrationRule):
             "import jax\nmesh = jax.make_mesh((1,), ('x',))\nwith mesh:\n    pass\n",
             Invalid("JAX802", line=3, message="jax.set_mesh"),
         ),
-    ]
+    )

@@ -30,17 +30,17 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from jaxlint.base.names import last_name
+from jaxlint.model import Function, program
 from jaxlint.model.arrays import (
-    AT_METHODS,
     ARRAY_ATTRS,
     ARRAY_METHODS,
+    AT_METHODS,
     NOT_ARRAY,
     TAKES_SEQUENCES,
     annotated_array,
     call_kind,
     public_name,
 )
-from jaxlint.model import Function, program
 from jaxlint.model.expected import expects_error, raises_context
 from jaxlint.model.flow import Flow, bound_names, terminates
 from jaxlint.model.traced import LAX_BODIES, TRACING, Trace, traced_functions
@@ -59,10 +59,47 @@ EVIDENCE_ATTRS = (ARRAY_METHODS - {"copy"}) | ARRAY_ATTRS | {"shape", "dtype", "
 
 # jax.random functions that consume their key (KeyReuseError when it is used again)
 KEY_CONSUMERS = frozenset(
-    "split normal uniform bernoulli randint categorical permutation choice truncated_normal gumbel bits beta gamma "
-    "dirichlet exponential laplace logistic multivariate_normal poisson rademacher orthogonal ball cauchy chisquare "
-    "double_sided_maxwell f generalized_normal geometric loggamma lognormal maxwell pareto t triangular weibull_min "
-    "binomial multinomial rayleigh wald".split()
+    [
+        "split",
+        "normal",
+        "uniform",
+        "bernoulli",
+        "randint",
+        "categorical",
+        "permutation",
+        "choice",
+        "truncated_normal",
+        "gumbel",
+        "bits",
+        "beta",
+        "gamma",
+        "dirichlet",
+        "exponential",
+        "laplace",
+        "logistic",
+        "multivariate_normal",
+        "poisson",
+        "rademacher",
+        "orthogonal",
+        "ball",
+        "cauchy",
+        "chisquare",
+        "double_sided_maxwell",
+        "f",
+        "generalized_normal",
+        "geometric",
+        "loggamma",
+        "lognormal",
+        "maxwell",
+        "pareto",
+        "t",
+        "triangular",
+        "weibull_min",
+        "binomial",
+        "multinomial",
+        "rayleigh",
+        "wald",
+    ]
 )
 LOOP_COMPS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 
@@ -74,7 +111,7 @@ def exact_lines(ctx, nodes) -> dict:
     return ctx.exact_lines(nodes)
 
 
-def analysis(ctx) -> "FileAnalysis":
+def analysis(ctx) -> FileAnalysis:
     a = ctx.shared.get(KEY)
     if a is None:
         a = ctx.shared[KEY] = FileAnalysis(ctx)
@@ -118,8 +155,7 @@ def _catches_type_error(ctx, t: cst.Try) -> bool:
             name = last_name(v) or ""
             if (
                 name in ("TypeError", "Exception", "BaseException")
-                or "Error" in name
-                and "Tracer" in name
+                or ("Error" in name and "Tracer" in name)
                 or name == "ConcretizationTypeError"
             ):
                 return True
@@ -209,11 +245,8 @@ class ValueFlow(Flow):
             if (a[0] | b[0]) & TRACED:
                 return (ARRAY | TRACED, a[1] or b[1])
             # a JAX array's operators return JAX arrays (NumPy defers to them too)
-            if (
-                (a[0] | b[0]) & ARRAY
-                and not isinstance(e.operator, (cst.BitOr, cst.BitAnd))
-                or a[0] & ARRAY
-                and b[0] & ARRAY
+            if ((a[0] | b[0]) & ARRAY and not isinstance(e.operator, (cst.BitOr, cst.BitAnd))) or (
+                a[0] & ARRAY and b[0] & ARRAY
             ):
                 return (ARRAY, None)
             return NONE
@@ -349,9 +382,7 @@ class ValueFlow(Flow):
                     self.env[s.target.value] = (flags | ARRAY | TRACED, cur[1] or other[1])
                 else:
                     self.env[s.target.value] = (flags, None)
-        elif t is cst.Expr:
-            self.expressions(s.value)
-        elif t is cst.Return and s.value is not None:
+        elif t is cst.Expr or (t is cst.Return and s.value is not None):
             self.expressions(s.value)
         elif t is cst.Assert:
             self.expressions(s.test)
@@ -409,9 +440,9 @@ class ValueFlow(Flow):
     # -- boolean contexts -----------------------------------------------------------
     def expressions(self, e) -> None:
         """Check the boolean uses inside an expression (not inside lambdas or comprehensions)."""
-        if self.trace is None and not any(v[0] & TRACED for v in self.env.values()) or isinstance(e, cst.Lambda):
+        if (self.trace is None and not any(v[0] & TRACED for v in self.env.values())) or isinstance(e, cst.Lambda):
             return  # a lambda's body is checked on its own, with its own parameters
-        nodes = [e] + self.ctx.descendants(e, prune=(cst.Lambda, cst.FunctionDef, cst.ClassDef) + LOOP_COMPS)
+        nodes = [e, *self.ctx.descendants(e, prune=(cst.Lambda, cst.FunctionDef, cst.ClassDef, *LOOP_COMPS))]
         for n in nodes:
             t = type(n)
             if t is cst.IfExp:
@@ -495,16 +526,14 @@ def container_evidence(ctx, fn) -> set[str]:
             out.add(p.name.value)
     names = {p.name.value for p in params}
     body = fn.body
-    nodes = [body] + ctx.descendants(body, prune=(cst.ClassDef,))
+    nodes = [body, *ctx.descendants(body, prune=(cst.ClassDef,))]
     for n in nodes:
         t = type(n)
-        if t is cst.Subscript and type(n.value) is cst.Name:
+        if (t is cst.Subscript and type(n.value) is cst.Name) or (
+            t is cst.Attribute and type(n.value) is cst.Name and n.attr.value not in EVIDENCE_ATTRS
+        ):
             out.add(n.value.value)
-        elif t is cst.Attribute and type(n.value) is cst.Name and n.attr.value not in EVIDENCE_ATTRS:
-            out.add(n.value.value)
-        elif t is cst.For and type(n.iter) is cst.Name:
-            out.add(n.iter.value)
-        elif t is cst.CompFor and type(n.iter) is cst.Name:
+        elif (t is cst.For and type(n.iter) is cst.Name) or (t is cst.CompFor and type(n.iter) is cst.Name):
             out.add(n.iter.value)
         elif t is cst.Arg and n.star and type(n.value) is cst.Name:
             out.add(n.value.value)
@@ -540,7 +569,7 @@ def array_evidence(ctx, fn) -> set[str]:
     for n in (
         ctx.descendants(body, prune=(cst.ClassDef,))
         if not isinstance(body, cst.BaseExpression)
-        else [body] + ctx.descendants(body, prune=(cst.ClassDef,))
+        else [body, *ctx.descendants(body, prune=(cst.ClassDef,))]
     ):
         t = type(n)
         if t is cst.Attribute and type(n.value) is cst.Name and n.attr.value in EVIDENCE_ATTRS:
@@ -675,7 +704,7 @@ class KeyFlow(Flow):
     def expression(self, e) -> None:
         if isinstance(e, cst.Lambda):
             return  # its body runs when it is called, with its own parameters
-        nodes = [e] + self.ctx.descendants(e, prune=(cst.Lambda, cst.FunctionDef, cst.ClassDef))
+        nodes = [e, *self.ctx.descendants(e, prune=(cst.Lambda, cst.FunctionDef, cst.ClassDef))]
         comps = []
         for n in nodes:
             t = type(n)
@@ -728,7 +757,7 @@ class KeyFlow(Flow):
 
     def comprehensions(self, e) -> None:
         """A key consumed inside a comprehension is consumed once per element."""
-        for c in [e] + self.ctx.descendants(e, prune=(cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+        for c in [e, *self.ctx.descendants(e, prune=(cst.Lambda, cst.FunctionDef, cst.ClassDef))]:
             if type(c) not in LOOP_COMPS:
                 continue
             bound: set[str] = set()
@@ -738,7 +767,7 @@ class KeyFlow(Flow):
                 f = f.inner_for_in
             elts = [c.key, c.value] if isinstance(c, cst.DictComp) else [c.elt]
             for el in elts:
-                for n in [el] + self.ctx.descendants(el, prune=(cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+                for n in [el, *self.ctx.descendants(el, prune=(cst.Lambda, cst.FunctionDef, cst.ClassDef))]:
                     if type(n) is cst.Call:
                         self.call(n, comp=c, comp_bound=bound)
 
@@ -813,7 +842,7 @@ class FileAnalysis:
             top = ValueFlow(ctx, ctx.module, None, None, set())
             top.run(ctx.module)
             flows[ctx.module] = top
-            for fact, fn in ctx.collector.function_nodes:
+            for _fact, fn in ctx.collector.function_nodes:
                 enclosing = ctx.enclosing_function(fn)
                 closure = None
                 if enclosing is not None and enclosing in flows:
@@ -906,7 +935,7 @@ def _under_option(ctx, node, fn, optional: set[str]) -> bool:
         if a is fn:
             return False
         if type(a) in (cst.If, cst.While) and a.test is not inner:
-            names = [a.test] + ctx.descendants(a.test)
+            names = [a.test, *ctx.descendants(a.test)]
             if any(type(n) is cst.Name and n.value in optional for n in names):
                 return True
         inner = a

@@ -76,15 +76,15 @@ class InplaceUpdate(Rule):
     # hand on a function whose arguments are traced (its def must be kept too)
     about = ("jax.*", *TRACING_APIS)
 
-    VALID = [
+    VALID = (
         "import jax.numpy as jnp\nx = jnp.zeros(3)\nx = x.at[0].set(1.0)\n",
         "import numpy as np\nx = np.zeros(3)\nx[0] = 1.0\n",
         "import jax.numpy as jnp\nimport numpy as np\nx = np.array(jnp.zeros(3))\nx[0] = 1.0\n",
         "import jax.numpy as jnp\nd = {'w': jnp.zeros(3)}\nd['w'] = jnp.ones(3)\n",
         "import jax.numpy as jnp\nx = jnp.zeros(3)\nx *= 2\n",
         "import jax\n@jax.jit\ndef f(params, x):\n    params['b'] = x\n    return params\n",
-    ]
-    INVALID = [
+    )
+    INVALID = (
         (
             "import jax.numpy as jnp\nx = jnp.zeros(3)\nx[0] = 1.0\n",
             Invalid(
@@ -102,7 +102,7 @@ class InplaceUpdate(Rule):
             "import jax\n@jax.jit\ndef f(x):\n    x[0] = x.sum()\n    return x\n",
             Invalid("JAX501", line=4, message="traced argument of `f`"),
         ),
-    ]
+    )
 
     @classmethod
     def seeds(cls, outline):

@@ -59,14 +59,14 @@ class PrngKeyReuse(Rule):
     about = ("jax.random.*", *(f"jax.random.{n}" for n in sorted(KEY_CONSUMERS | {"key", "PRNGKey", "fold_in"})))
     reads = "calls"  # a helper that consumes its key argument, called twice from the same module
 
-    VALID = [
+    VALID = (
         "import jax\nkey = jax.random.key(0)\nkey, sub = jax.random.split(key)\nx = jax.random.normal(sub)\ny = jax.random.normal(key)\n",
         "import jax\ndef f(key, c):\n    if c:\n        return jax.random.normal(key)\n    else:\n        return jax.random.uniform(key)\n",
         "import jax\nkey = jax.random.key(0)\nfor i in range(3):\n    x = jax.random.normal(jax.random.fold_in(key, i))\n",
         "import jax\nkey = jax.random.key(0)\nfor i in range(3):\n    key, sub = jax.random.split(key)\n    x = jax.random.normal(sub)\n",
         "import jax\nkeys = jax.random.split(jax.random.key(0), 2)\na = jax.random.normal(keys[0])\nb = jax.random.normal(keys[1])\n",
-    ]
-    INVALID = [
+    )
+    INVALID = (
         (
             "import jax\nkey = jax.random.key(0)\na = jax.random.normal(key)\nb = jax.random.uniform(key)\n",
             Invalid("JAX502", line=4, message="already consumed by `jax.random.normal` at line 3"),
@@ -79,7 +79,7 @@ class PrngKeyReuse(Rule):
             "import jax\ndef noise(key):\n    return jax.random.normal(key, (3,))\nk = jax.random.key(0)\na = noise(k)\nb = noise(k)\n",
             Invalid("JAX502", line=6, message="`noise` reuses the PRNG key `k`"),
         ),
-    ]
+    )
 
     def finish(self) -> None:
         ctx = self.ctx

@@ -73,15 +73,15 @@ class TracedControlFlow(Rule):
     reads = ("targets", "call paths")  # a def here that a transform of another module traces
     context_words = ("jax",)  # the module of such a def may name none of the transforms
 
-    VALID = [
+    VALID = (
         "import jax\nimport jax.numpy as jnp\n@jax.jit\ndef f(x):\n    return jnp.where(x > 0, x, 0.0)\n",
         "import jax\nfrom functools import partial\n@partial(jax.jit, static_argnames='n')\ndef f(x, n):\n    if n > 0:\n        return x * n\n    return x\n",
         "import jax\n@jax.jit\ndef f(x, mask=None):\n    if mask is None:\n        return x\n    return x * mask\n",
         "import jax\n@jax.jit\ndef f(x):\n    if x.ndim == 2 and x.shape[0] > 1:\n        return x.sum(0)\n    return x\n",
         "import jax\ndef f(x):\n    if x > 0:\n        return x ** 2\n    return -x\ng = jax.grad(f)\n",
         "import jax\n@jax.jit\ndef f(params, x):\n    if params:\n        return x + params['b']\n    return -x\n",
-    ]
-    INVALID = [
+    )
+    INVALID = (
         (
             "import jax\n@jax.jit\ndef f(x):\n    if x > 0:\n        return x\n    return 0.0\n",
             Invalid("JAX503", line=4, message="TracerBoolConversionError"),
@@ -98,7 +98,7 @@ class TracedControlFlow(Rule):
             "import jax\ndef body(i, x):\n    while x < 10:\n        x = x * 2\n    return x\ny = jax.lax.fori_loop(0, 3, body, 1.0)\n",
             Invalid("JAX503", line=3, message="lax.while_loop"),
         ),
-    ]
+    )
 
     def finish(self) -> None:
         ctx = self.ctx
@@ -215,7 +215,7 @@ def _on_argument(u) -> bool:
     if isinstance(e, cst.Comparison):
         parts = [e.left] + [c.comparator for c in e.comparisons]
         return all(
-            isinstance(p, cst.Name) and p.value == u.origin or isinstance(p, (cst.Integer, cst.Float)) for p in parts
+            (isinstance(p, cst.Name) and p.value == u.origin) or isinstance(p, (cst.Integer, cst.Float)) for p in parts
         )
     return False
 

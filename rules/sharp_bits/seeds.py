@@ -15,7 +15,7 @@ def jax_units(ol: Outline) -> set[int]:
         hit = {
             i
             for i, u in enumerate(ol.units)
-            if not jaxy.isdisjoint(u.idents) or "at" in u.idents and any(c.endswith(".at") for c in u.chains)
+            if not jaxy.isdisjoint(u.idents) or ("at" in u.idents and any(c.endswith(".at") for c in u.chains))
         }
         ol._cache["jax_units"] = hit
     return hit

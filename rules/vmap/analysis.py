@@ -11,10 +11,10 @@ from typing import Any
 
 import libcst as cst
 
-from jaxlint.model.facts import FunctionFact, Param
 from jaxlint.base.literals import UNKNOWN, literal
 from jaxlint.lint.rule import Rule
 from jaxlint.model import External, Function, Partial, Transformed, forwarding, program
+from jaxlint.model.facts import FunctionFact, Param
 
 VMAP = "jax.vmap"
 DEFAULT = object()  # in_axes not given: 0 for every positional argument

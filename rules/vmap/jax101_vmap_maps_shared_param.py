@@ -6,9 +6,9 @@ from typing import Any
 
 import libcst as cst
 
-from jaxlint.model import Function, forwarding, program
-from jaxlint.lint.rule import Invalid, NodeEdit, Rule, RuleFix
 from jaxlint.base.types import Edit, Fix
+from jaxlint.lint.rule import Invalid, NodeEdit, Rule, RuleFix
+from jaxlint.model import Function, forwarding, program
 
 from .analysis import (
     DEFAULT,
@@ -16,13 +16,13 @@ from .analysis import (
     VmapSite,
     argument_info,
     describe_in_axes,
-    with_annotations,
     entry_mapped,
     fixed_in_axes,
     positional_count,
     shared_params,
     target_params,
     vmap_sites,
+    with_annotations,
 )
 
 FIX_TITLE = "Put `None` in `in_axes` for the shared parameters"
@@ -91,14 +91,14 @@ class VmapMapsSharedParam(Rule):
     # files that may define the function another module vmaps (its body says what it contracts)
     context_words = ("dot", "matmul", "einsum", " @ ", ".apply(", "params")
 
-    VALID = [
+    VALID = (
         "import jax, jax.numpy as jnp\ndef linear(x, w, b):\n    return jnp.dot(w, x) + b\n"
         "f = jax.vmap(linear, in_axes=(0, None, None))\n",
         "import jax, jax.numpy as jnp\ndef f(x, y):\n    return jnp.dot(x, y)\ng = jax.vmap(f)\n",
         "import jax, jax.numpy as jnp\ndef apply(params, x):\n    return x @ params['w']\n"
         "stacked = jnp.stack([p1, p2])\nout = jax.vmap(apply)(stacked, xs)\n",
-    ]
-    INVALID = [
+    )
+    INVALID = (
         (
             "import jax, jax.numpy as jnp\ndef linear(x, w, b):\n    return jnp.dot(w, x) + b\nf = jax.vmap(linear)\n",
             Invalid(
@@ -120,7 +120,7 @@ class VmapMapsSharedParam(Rule):
                 "batched = vmap(loss, in_axes=[None, 0])\n",
             ),
         ),
-    ]
+    )
 
     def __init__(self, ctx, options=None) -> None:
         super().__init__(ctx, options)

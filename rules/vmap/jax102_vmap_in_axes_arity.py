@@ -1,8 +1,8 @@
 from __future__ import annotations
 
+from jaxlint.lint.rule import Invalid
 from jaxlint.model import forwarding, program
 from jaxlint.model.facts import FunctionFact
-from jaxlint.lint.rule import Invalid
 
 from .analysis import (
     ThroughForwarders,
@@ -64,14 +64,14 @@ class VmapInAxesArity(ThroughForwarders):
     # through a def that calls it with its ``*args`` (in any module)
     reads = ("calls", "forwarders")
 
-    VALID = [
+    VALID = (
         "import jax\ndef f(x, w, b):\n    return w @ x + b\nout = jax.vmap(f, in_axes=(0, None, None))(xs, w, b)\n",
         "import jax\ndef f(x, w, b=0):\n    return w @ x + b\ng = jax.vmap(f, in_axes=(0, None))\n",
         "import jax\ndef f(*args):\n    return args\ng = jax.vmap(f, in_axes=(0, None, 0, 0))\n",
         "import jax\nout = jax.vmap(f, in_axes=(0, None))(x, w, b=b)\n",
         "import jax\ndef f(x, w, b):\n    return w @ x + b\nout = jax.vmap(f, in_axes=(0, None))(xs, *ws, b=b)\n",
-    ]
-    INVALID = [
+    )
+    INVALID = (
         (
             "import jax\ndef f(x, w, b):\n    return w @ x + b\nout = jax.vmap(f, in_axes=(0, None))(xs, w, b)\n",
             Invalid("JAX102", line=4, message="`in_axes=(0, None)` has 2 entries"),
@@ -84,7 +84,7 @@ class VmapInAxesArity(ThroughForwarders):
             "import jax\ndef f(x, w, b):\n    return w @ x + b\nout = jax.vmap(f, in_axes=(0, None))(xs, *wb)\n",
             Invalid("JAX102", line=4, message="whatever `*wb` holds, `f` takes exactly 3 positional arguments"),
         ),
-    ]
+    )
 
     def finish(self) -> None:
         for site in vmap_sites(self.ctx):
@@ -149,7 +149,7 @@ class VmapInAxesArity(ThroughForwarders):
             if found is None:
                 continue
             least, most = found
-            if (most is not None and most < least) or least <= n and (most is None or n <= most):
+            if (most is not None and most < least) or (least <= n and (most is None or n <= most)):
                 continue  # the call fails for another reason, or may pass n arguments
             count = (
                 f"exactly {least}" if least == most else f"at least {least}" if most is None else f"{least} to {most}"

@@ -42,13 +42,13 @@ class VmapNothingMapped(Rule):
     # through a def that calls it with its ``*args`` (in any module)
     reads = ("calls", "forwarders")
 
-    VALID = [
+    VALID = (
         "import jax\nf = jax.vmap(g, in_axes=(None, 0))\n",
         "import jax\nf = jax.vmap(g, in_axes=None, axis_size=4)\n",
         "import jax\nout = jax.vmap(g, in_axes=(None,))(w, x=xs)\n",
         "import jax\nf = jax.vmap(g, in_axes=AXES)\n",
-    ]
-    INVALID = [
+    )
+    INVALID = (
         (
             "import jax\nf = jax.vmap(g, in_axes=(None, None))\n",
             Invalid("JAX103", line=2, message="`in_axes=(None, None)`"),
@@ -57,7 +57,7 @@ class VmapNothingMapped(Rule):
             "from functools import partial\nimport jax\n\n@partial(jax.vmap, in_axes=None)\ndef f(x):\n    return x\n",
             Invalid("JAX103", line=4),
         ),
-    ]
+    )
 
     def finish(self) -> None:
         for site in vmap_sites(self.ctx):

@@ -64,13 +64,13 @@ class VmapAxisBeyondRank(ThroughForwarders):
     # through a def that calls it with its ``*args`` (in any module)
     reads = ("calls", "forwarders")
 
-    VALID = [
+    VALID = (
         "import jax\nimport jax.numpy as jnp\nout = jax.vmap(f, in_axes=(0, None))(jnp.ones((8, 3)), 4)\n",
         "import jax\nimport jax.numpy as jnp\nout = jax.vmap(f, in_axes=1)(jnp.ones((8, 3)))\n",
         "import jax\nimport jax.numpy as jnp\nout = jax.vmap(f, in_axes=-1)(jnp.ones((8, 3)))\n",
         "import jax\nout = jax.vmap(f)(xs, n)\n",
-    ]
-    INVALID = [
+    )
+    INVALID = (
         (
             "import jax\nimport jax.numpy as jnp\nout = jax.vmap(f)(jnp.ones((8, 3)), len(names))\n",
             Invalid("JAX104", line=3, message="`len(names)` is a scalar (rank 0)"),
@@ -79,7 +79,7 @@ class VmapAxisBeyondRank(ThroughForwarders):
             "import jax\nimport jax.numpy as jnp\nx = jnp.ones((3, 4))\nout = jax.vmap(f, in_axes=2)(x)\n",
             Invalid("JAX104", line=4, message="axis 2 of `x`, whose shape is (3, 4)"),
         ),
-    ]
+    )
 
     def finish(self) -> None:
         ctx = self.ctx

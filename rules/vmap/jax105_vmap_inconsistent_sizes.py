@@ -63,13 +63,13 @@ class VmapInconsistentSizes(ThroughForwarders):
     # through a def that calls it with its ``*args`` (in any module)
     reads = ("calls", "forwarders")
 
-    VALID = [
+    VALID = (
         "import jax\nimport jax.numpy as jnp\nout = jax.vmap(f, in_axes=(1, 0))(jnp.ones((4, 3)), jnp.ones(3))\n",
         "import jax\nimport jax.numpy as jnp\nout = jax.vmap(f, in_axes=(0, None))(jnp.ones((4, 3)), jnp.ones(3))\n",
         "import jax\nimport jax.numpy as jnp\nout = jax.vmap(f, axis_size=4)(jnp.ones((4, 3)))\n",
         "import jax\nimport jax.numpy as jnp\nout = jax.vmap(f)(jnp.ones((4, 3)), ys)\n",
-    ]
-    INVALID = [
+    )
+    INVALID = (
         (
             "import jax\nimport jax.numpy as jnp\nout = jax.vmap(f)(jnp.ones((4, 3)), jnp.ones(3))\n",
             Invalid("JAX105", line=3, message="axis 0 of `jnp.ones(3)` (size 3"),
@@ -78,7 +78,7 @@ class VmapInconsistentSizes(ThroughForwarders):
             "import jax\nimport jax.numpy as jnp\nout = jax.vmap(f, axis_size=2)(jnp.ones((4, 3)))\n",
             Invalid("JAX105", line=3, message="`axis_size=2`"),
         ),
-    ]
+    )
 
     def finish(self) -> None:
         ctx = self.ctx

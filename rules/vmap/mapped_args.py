@@ -8,12 +8,11 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from jaxlint.base.literals import UNKNOWN
-from jaxlint.model import cases, helper_calls, program
-from jaxlint.model.values import is_partial
+from jaxlint.model import cases, forwarding, helper_calls, program
 from jaxlint.model.expected import expects_error
-from jaxlint.model import forwarding
 from jaxlint.model.forwarding import keeps_shapes
 from jaxlint.model.shapes import Shape, assumptions, shape, shape_with_helpers, size
+from jaxlint.model.values import is_partial
 
 from .analysis import DEFAULT, VmapSite, short, vmap_sites
 
@@ -118,7 +117,7 @@ def _site_calls(ctx, site: VmapSite, sites: list[VmapSite], case: cases.Case | N
             continue
         mapped = [
             Mapped(a, i, axis, _leaf(s)[0], sliced, _leaf(s)[1])
-            for i, ((a, s, sliced), axis) in enumerate(zip(given_args, axes))
+            for i, ((a, s, sliced), axis) in enumerate(zip(given_args, axes, strict=False))
             if axis is not None and s is not None
         ]
         if (
@@ -140,7 +139,7 @@ def _parameterized(ctx, calls: list[cst.Call]) -> list[cst.FunctionDef]:
         around = [call]  # the call, or the calls of the module-level def it sits in
         if d is not None and _test_of(ctx, call) is None:
             around += [c.via for c in helper_calls.caller_cases(p, d) or ()]
-        for a in map(lambda c: _test_of(ctx, c), around):
+        for a in (_test_of(ctx, c) for c in around):
             if a is not None and a not in out and cases.cases(p, a) and not cases.skips_some(p, a):
                 out.append(a)
     return out
@@ -170,7 +169,7 @@ def _given(ctx, site: VmapSite, sites: list[VmapSite], depth: int = 0):
             if axes is None:
                 continue
             given = []
-            for (a, s, before), k in zip(outer_given, axes):
+            for (a, s, before), k in zip(outer_given, axes, strict=False):
                 if isinstance(s, tuple):
                     s = None  # a pytree's leaves: not followed through another level
                 sliced = before if k is None else (k, *(before or ()))
@@ -317,9 +316,10 @@ def _unmutated_value(ctx, name: cst.Name, call: cst.Call) -> cst.BaseExpression 
             return None
     at = ctx.text_order(written)
     for r in reads:
-        if type(p.parents.get(r)) in (cst.Subscript, cst.Attribute):
-            if ctx.enclosing_function(r) is not home or ctx.text_order(r) < at:
-                return None
+        if type(p.parents.get(r)) in (cst.Subscript, cst.Attribute) and (
+            ctx.enclosing_function(r) is not home or ctx.text_order(r) < at
+        ):
+            return None
     return value
 
 

@@ -18,6 +18,7 @@ import sys
 import tempfile
 import threading
 import time
+from pathlib import Path
 
 
 def py_files(root: str) -> list[str]:
@@ -146,16 +147,16 @@ def main() -> int:
     rows = []
     measure("warm-up (bytecode caches)", [sys.executable, "-m", "jaxlint", "--version"])
     rows.append(measure("libcst.parse_module loop (sequential)", [sys.executable, "-c", PARSE_LOOP, lst.name]))
-    rows.append(measure("jaxlint cold (--no-cache)", jaxlint + ["--no-cache", tree], cwd=tree))
-    rows.append(measure("jaxlint fill cache", jaxlint + [tree], cwd=tree))
-    rows.append(measure("jaxlint warm (nothing changed)", jaxlint + [tree], cwd=tree))
+    rows.append(measure("jaxlint cold (--no-cache)", [*jaxlint, "--no-cache", tree], cwd=tree))
+    rows.append(measure("jaxlint fill cache", [*jaxlint, tree], cwd=tree))
+    rows.append(measure("jaxlint warm (nothing changed)", [*jaxlint, tree], cwd=tree))
     touched = max(files, key=os.path.getsize)
     with open(touched, "rb") as f:
         original = f.read()
     try:
         with open(touched, "ab") as f:
             f.write(b"\n# touched by bench.py\n")
-        rows.append(measure("jaxlint after touching one file", jaxlint + [tree], cwd=tree))
+        rows.append(measure("jaxlint after touching one file", [*jaxlint, tree], cwd=tree))
     finally:
         with open(touched, "wb") as f:
             f.write(original)
@@ -172,13 +173,13 @@ def main() -> int:
     if args.fixit_timeout and fixit:
         rows.append(measure("fixit lint", [fixit, "lint", tree], cwd=tree, timeout=args.fixit_timeout))
     small = args.small_file or min(
-        (p for p in files if b"grad" in open(p, "rb").read()), key=os.path.getsize, default=files[0]
+        (p for p in files if b"grad" in Path(p).read_bytes()), key=os.path.getsize, default=files[0]
     )
     rows.append(measure("python -c 'import libcst, click, rich'", [sys.executable, "-c", "import libcst, click, rich"]))
     rows.append(
         measure(
             f"jaxlint one small file ({os.path.basename(small)})",
-            jaxlint[:-2] + ["--jobs", "1", "--no-cache", small],
+            [*jaxlint[:-2], "--jobs", "1", "--no-cache", small],
             cwd=tree,
         )
     )
@@ -197,7 +198,6 @@ def main() -> int:
         print(
             f"{r['name']:<48} {r['wall']:>8.2f} {r['cpu']:>8.2f} {n / r['wall']:>9.0f} {ln / r['wall']:>10.0f} {r['peak_mib']:>9.0f}{note}"
         )
-    by = {r["name"].split(" (")[0] if not r["name"].startswith("jaxlint one") else "small": r for r in rows}
     parse = rows[0]["wall"]
     cold = rows[1]["wall"]
     warm = rows[3]["wall"]

@@ -227,7 +227,7 @@ def mutants(path: str, text: str):
                 continue
             tup = rets[0].value
             items = [src.segment(e) for e in tup.elts]
-            yield "vjp-add-cotangent", "vjp", src.replace(tup, "(" + ", ".join(items + ["None"]) + ")")
+            yield "vjp-add-cotangent", "vjp", src.replace(tup, "(" + ", ".join([*items, "None"]) + ")")
             fewer = items[:-1]
             yield (
                 "vjp-drop-cotangent",
@@ -396,7 +396,7 @@ def main() -> int:
 
 def _first_changed_line(original: str, mutated: str) -> int:
     """The 1-based line of the mutation (the first line that differs)."""
-    for i, (a, b) in enumerate(zip(original.splitlines(), mutated.splitlines()), start=1):
+    for i, (a, b) in enumerate(zip(original.splitlines(), mutated.splitlines(), strict=False), start=1):
         if a != b:
             return i
     return min(original.count("\n"), mutated.count("\n")) + 1

@@ -29,6 +29,7 @@ import os
 import random
 import re
 import sys
+from pathlib import Path
 
 from jaxlint import testing
 from jaxlint.api import lint_source
@@ -150,7 +151,7 @@ def drop_split_mutants(source: str, tree, lines):
                         and "random." in dotted(n.func)
                         and n.args
                         and isinstance(n.args[0], ast.Name)
-                        and n.args[0].id in subs + [key]
+                        and n.args[0].id in [*subs, key]
                         and isinstance(n.args[0].ctx, ast.Load)
                     ):
                         uses += 1
@@ -362,13 +363,13 @@ def main(argv=None) -> int:
     for root in args.roots:
         for path in python_files(root):
             try:
-                source = open(path, encoding="utf-8").read()
+                source = Path(path).read_text(encoding="utf-8")
                 tree = ast.parse(source)
             except (SyntaxError, UnicodeDecodeError, ValueError):
                 continue
             lines = source.splitlines(keepends=True)
             for code, (_, make) in KINDS.items():
-                for line, touched, _ in make(source, tree, lines):
+                for line, _touched, _ in make(source, tree, lines):
                     sites[code].append((path, line))
     rng = random.Random(args.seed)
     total = 0
@@ -377,7 +378,7 @@ def main(argv=None) -> int:
         detected, valid, missed = 0, 0, []
         originals: dict[str, set[int]] = {}
         for path, line in chosen:
-            source = open(path, encoding="utf-8").read()
+            source = Path(path).read_text(encoding="utf-8")
             tree = ast.parse(source)
             lines = source.splitlines(keepends=True)
             mutant = next(((t, m) for ln, t, m in make(source, tree, lines) if ln == line), None)

@@ -6,9 +6,9 @@ import textwrap
 
 import libcst as cst
 
-from jaxlint.model.context import FileContext
 from jaxlint.lint.engine import collect_facts, walk_events
 from jaxlint.model import Program, program
+from jaxlint.model.context import FileContext
 
 
 def model_of(source: str) -> Program:

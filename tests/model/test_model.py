@@ -169,7 +169,7 @@ def test_literals_through_constants_class_constants_unpacking_and_indexing():
         local = [0, None]
         return AXES, Cfg.AXIS, b, c, spec["x"], local, filled, AXES[1]
     """)
-    ret = [n for n in p.ctx.descendants(p.ctx.module, prune=()) if type(n) is cst.Return][0]
+    ret = next(n for n in p.ctx.descendants(p.ctx.module, prune=()) if type(n) is cst.Return)
     values = [p.literal(e.value) for e in ret.value.elements]
     assert values == [(None, 0), 1, 4, "i", 0, [0, None], UNKNOWN, 0]
 
@@ -322,7 +322,7 @@ def test_invocations_through_a_name_rebound_to_a_transform_of_itself():
         h(x)
         return x
     """)
-    inner, outer, g, h, h2 = p.applications("jax.vmap")
+    inner, outer, g, h, _h2 = p.applications("jax.vmap")
     b = p.binding_of_value(inner.node)
     assert [line_of(p, x.node) for x in p.rewrapped(b, frozenset({"jax.vmap"}))] == [5, 7]
     assert p.rewrapped(b, frozenset({"jax.jit"})) == [b]

@@ -8,12 +8,12 @@ import textwrap
 
 import libcst as cst
 
-from jaxlint.model.context import FileContext
+from jaxlint.base.records import dumps, loads
 from jaxlint.lint.engine import collect_facts, walk_events
 from jaxlint.model.calls import record
+from jaxlint.model.context import FileContext
 from jaxlint.model.paths import call_paths, follow
 from jaxlint.model.project import Project
-from jaxlint.base.records import dumps, loads
 
 
 def module_facts(name: str, source: str, is_package: bool = False):
@@ -197,7 +197,7 @@ def test_follow_through_bound_transforms():
         h = jax.grad(g)
     """
     )
-    (module, fn), steps = follow(p, "m.h")
+    (_module, fn), steps = follow(p, "m.h")
     assert fn.qualname == "loss"
     assert steps == [(1, [], "jax.jit"), (0, [], "jax.grad")]
     assert follow(p, "m.h", through=frozenset({"jax.grad"})) is None

@@ -339,7 +339,7 @@ def elsewhere():
     return e, f
 """
     )
-    a, b, c, d, e = (reads(p, n)[-1] for n in "abcde")
+    a, b, c, _d, e = (reads(p, n)[-1] for n in "abcde")
     used = p.ctx.module.body[-3]  # ``def _uses``: the unit a vmap rule asks from
     assert shape(p, a) is None  # the slicer may blank the helper for other rules
     assert shape_with_helpers(p, a, used) == Shape((12, 4))

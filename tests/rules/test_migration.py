@@ -9,10 +9,10 @@ import sys
 import libcst as cst
 import pytest
 from conftest import FIXTURES
-from jaxlint.rules.migration.table import ENTRIES
 
 from jaxlint import testing
 from jaxlint.api import fix_paths
+from jaxlint.rules.migration.table import ENTRIES
 
 
 def _read(path):

@@ -113,8 +113,6 @@ SHAPE_FUNCS = frozenset(
 )
 METHOD_REDUCTIONS = frozenset({"sum", "mean", "max", "min", "prod", "std", "var"})
 
-AUX_WORDS = re.compile(r"(aux|metric|stat|info|log|extra|summar|state|acc|output|pred|logit|updates)", re.IGNORECASE)
-
 
 def short(text: str, limit: int = 60) -> str:
     text = " ".join(text.split())
@@ -529,11 +527,6 @@ def argnums_list(options: dict[str, Any]) -> list[int] | None:
     if isinstance(v, (tuple, list)) and all(isinstance(x, int) and not isinstance(x, bool) for x in v):
         return list(v)
     return None
-
-
-def show_argnums(options: dict[str, Any]) -> str:
-    v = options.get("argnums", 0)
-    return repr(v) if "argnums" in options else "0 (the default)"
 
 
 # -- project phase -----------------------------------------------------------------------

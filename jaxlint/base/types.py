@@ -98,7 +98,7 @@ class RunResult:
     warnings: list[str] = field(default_factory=list)  # "path: message": e.g. a fix not written
 
     @classmethod
-    def from_cache(cls, hit: tuple, files: int) -> RunResult:
+    def from_cache(cls, hit: tuple[list[Diagnostic], object], files: int) -> RunResult:
         """A whole run's cached answer: (diagnostics, files the pre-filter skipped)."""
         diags, prefiltered = hit
         return cls(diags, files, [], prefiltered=prefiltered if isinstance(prefiltered, int) else 0)

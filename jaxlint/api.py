@@ -13,8 +13,9 @@ import re
 import stat
 import tokenize
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
@@ -29,6 +30,9 @@ from jaxlint.lint.registry import all_rules, enabled_rules
 from jaxlint.lint.rule import Rule
 from jaxlint.model.project import Project
 from jaxlint.plan.slicing import Blanks, FilePlan, blanks_for, decide, job_digest
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor  # imported when a run uses worker processes
 
 MAX_FIX_PASSES = 10
 MAX_FILE_BYTES = 16 * 1024 * 1024  # larger files are reported (JAX003), not read
@@ -292,11 +296,11 @@ class Runner:
             self.progress(1)
 
     @contextmanager
-    def _pool(self):
+    def _pool(self) -> Iterator[Callable[..., Iterable[Any]]]:
         """``run(fn, items, on_death)``: results in order, from worker processes when it pays
         off. An item whose worker process dies (killed, or a crash in native code) gets
         ``on_death(item)`` instead, and the other items are still linted."""
-        pools: dict[int, object] = {}  # worker count -> live pool
+        pools: dict[int, ProcessPoolExecutor] = {}  # worker count -> live pool
 
         def pool(workers: int):
             if workers not in pools:
@@ -572,12 +576,12 @@ def fix_text(
     A ``notebook`` is fixed in its cells' sources and checked through its virtual module."""
     from jaxlint.fix.edits import apply_fixes, fixes_to_apply
 
-    python = lambda t: t  # noqa: E731
+    to_python: Callable[[str], str] | None = None  # a notebook's JSON -> its virtual module
     if notebook:
         from jaxlint.files.notebook import python_text
         from jaxlint.fix.notebook import apply_fixes
 
-        python = python_text
+        to_python = python_text
     text = source
     applied_total = 0
     diags = lint(text)
@@ -589,7 +593,7 @@ def fix_text(
         if not applied or new == text:
             break
         try:
-            cst.parse_module(python(new))
+            cst.parse_module(to_python(new) if to_python is not None else new)
         except cst.ParserSyntaxError:
             return text, applied_total, diags, True
         text = new
@@ -659,9 +663,11 @@ def fix_paths(
         def relint(text: str, path=path, module_name=module_name, is_pkg=is_pkg) -> list[Diagnostic]:
             res = linter.lint(path, text, module_name, is_pkg)
             rest = [r for p, r in others.items() if p != path]
-            d, _ = runner.finish(
-                [*rest, res], lambda p, text=text: module_lines(path, text) if p == path else _lines(p)
-            )
+
+            def lines_of(p: str) -> list[str] | None:
+                return module_lines(path, text) if p == path else _lines(p)
+
+            d, _ = runner.finish([*rest, res], lines_of)
             return [x for x in d if x.path == path]
 
         try:

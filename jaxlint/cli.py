@@ -5,11 +5,15 @@ from __future__ import annotations
 import os
 import sys
 from collections import Counter
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
 from jaxlint import __version__
+
+if TYPE_CHECKING:  # rich is imported when a progress bar is shown: a quick run never needs it
+    from rich.console import Console
+    from rich.progress import Progress, TaskID
 
 EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
 FORMATS = ("full", "concise", "json", "github", "sarif")
@@ -284,10 +288,11 @@ class _Progress:
 
     DELAY = 0.5
 
-    def __init__(self, delay: float | None = None, console=None) -> None:
+    def __init__(self, delay: float | None = None, console: Console | None = None) -> None:
         self.delay = self.DELAY if delay is None else delay
         self.console = console
-        self.p = None
+        self.p: Progress | None = None
+        self.task: TaskID  # set with ``p``
         self.done = 0
 
     def __enter__(self):

@@ -14,6 +14,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pathspec  # imported when a .gitignore is read: most runs never need it
 
 DEFAULT_EXCLUDE = (
     ".git",
@@ -47,7 +51,7 @@ class DiscoveryError(Exception):
 @dataclass
 class _Ignore:
     base: str
-    spec: pathspec.PathSpec  # noqa: F821 (imported lazily)
+    spec: pathspec.PathSpec
 
     def matches(self, path: str, is_dir: bool) -> bool:
         rel = os.path.relpath(path, self.base).replace(os.sep, "/")

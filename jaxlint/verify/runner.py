@@ -23,7 +23,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from jaxlint.api import Runner, decode, fix_text
 from jaxlint.base.types import Diagnostic
@@ -105,7 +105,7 @@ class _Plan:
     static_seconds: float = 0.0
 
 
-STARTUP = "__startup__"  # outcomes key: why the harness never ran a program
+STARTUP = "__startup__"  # outcomes key: why the harness never ran a program (its "message")
 
 
 def _static(rule: type[Rule], spec: Spec, workdir: Path, report: RuleReport) -> _Plan:
@@ -178,7 +178,7 @@ def _autofix(rule: type[Rule], spec: Spec, workdir: Path, plan: _Plan) -> None:
 
 
 # -- runtime side --------------------------------------------------------------------
-def _reader(stream, q: queue.Queue) -> None:
+def _reader(stream: IO[str], q: queue.Queue[str | None]) -> None:
     for line in stream:
         q.put(line)
     q.put(None)
@@ -213,7 +213,8 @@ def run_programs(
                 text=True,
                 encoding="utf-8",
             )
-        q: queue.Queue = queue.Queue()
+        assert proc.stdin is not None and proc.stdout is not None  # both are pipes (above)
+        q: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=_reader, args=(proc.stdout, q), daemon=True).start()
         try:
             proc.stdin.write(job)
@@ -234,7 +235,7 @@ def run_programs(
                     outcomes[what] = {"status": "timeout", "seconds": timeout}
                 why = f"{what} timed out" if what else f"jax did not start within {wait:.0f}s"
                 if what is None:
-                    outcomes[STARTUP] = why
+                    outcomes[STARTUP] = {"status": "not started", "message": why}
                 for pid in pending:
                     outcomes[pid] = {"status": "not run", "why": why}
                 break
@@ -244,7 +245,7 @@ def run_programs(
                 if started:
                     outcomes[pending.pop(0)] = {"status": "crashed", "message": msg}
                 else:
-                    outcomes[STARTUP] = msg
+                    outcomes[STARTUP] = {"status": "not started", "message": msg}
                 for pid in pending:
                     outcomes[pid] = {"status": "not run", "why": "the harness crashed"}
                 break
@@ -255,7 +256,7 @@ def run_programs(
             if rec.get("event") == "ready":
                 started, wait = True, timeout
             elif rec.get("event") == "error":
-                outcomes[STARTUP] = rec.get("message", "")
+                outcomes[STARTUP] = {"status": "not started", "message": rec.get("message", "")}
                 for pid in pending:
                     outcomes[pid] = {"status": "not run", "why": "the harness did not start"}
                 pending = []
@@ -277,7 +278,7 @@ def run_programs(
 def _judge(plan: _Plan, outcomes: dict[str, dict]) -> None:
     report, spec = plan.report, plan.spec
     if STARTUP in outcomes:
-        report.reasons.append(f"the harness did not start: {outcomes[STARTUP]}")
+        report.reasons.append(f"the harness did not start: {outcomes[STARTUP]['message']}")
         for check in [*report.bad, report.fixed, report.autofix]:
             if check is not None and not check.detail.startswith("not offered"):
                 check.ok, check.detail = False, "not run"

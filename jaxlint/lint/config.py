@@ -58,7 +58,7 @@ def parse_version(text: str) -> tuple[int, ...]:
     return parts + (0,) * (3 - len(parts))
 
 
-_KEYS: dict[str, type | tuple[type, ...]] = {
+_KEYS: dict[str, type] = {
     "select": list,
     "extend-select": list,
     "ignore": list,
@@ -148,7 +148,7 @@ def apply_table(s: Settings, table: dict[str, Any], path: str, validate: bool = 
         if key not in _KEYS:
             raise ConfigError(f"{path}: unknown key `{key}` in [tool.jaxlint]")
         if not isinstance(value, _KEYS[key]):
-            raise ConfigError(f"{path}: `{key}` must be a {_KEYS[key].__name__}")  # type: ignore[union-attr]
+            raise ConfigError(f"{path}: `{key}` must be a {_KEYS[key].__name__}")
     if "select" in table:
         s.select = _codes(table["select"], "select", path, validate)
     if "extend-select" in table:

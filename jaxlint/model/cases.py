@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from jaxlint.base.names import last_name
 from jaxlint.base.tree import walk
 
 from .values import External
@@ -174,7 +175,7 @@ def _kind(p, deco: cst.BaseExpression) -> str | None:
 
 def _cases(p, fn: cst.FunctionDef) -> list[Case] | None:
     kinds = [(d.decorator, _kind(p, d.decorator)) for d in fn.decorators]
-    found = [(d, k) for d, k in kinds if k is not None]
+    found = [(d, k) for d, k in kinds if k is not None and isinstance(d, cst.Call)]  # a kind: a call
     if not found:
         return None
     if len(found) > 1 and any(k != "parametrize" for _, k in found):
@@ -362,9 +363,10 @@ def _items(p, expr, env: dict, count: list[int]):
             return _items(p, expr.args[0].value, env, count)
     if t is cst.Call and type(expr.func) is cst.Name and expr.func.value == "range" and not p.reaching(expr.func):
         bounds = [p.literal(a.value) if not a.keyword and not a.star else None for a in expr.args]
-        if not 1 <= len(bounds) <= 3 or not all(type(b) is int for b in bounds):
+        ints = [b for b in bounds if type(b) is int]
+        if not 1 <= len(bounds) <= 3 or len(ints) != len(bounds):
             return None
-        r = range(*bounds)
+        r = range(*ints)
         if len(r) > _ITEMS:
             return None
         count[0] += len(r)
@@ -388,7 +390,7 @@ def _comprehension(p, elt, clause: cst.CompFor, env: dict, count: list[int]):
     items = _items(p, clause.iter, env, count)
     if items is None:
         return None
-    out = []
+    out: list[tuple[cst.BaseExpression, dict]] = []
     for item, item_env in items:
         inner = dict(env)
         if not _bind(p, clause.target, item, item_env, inner):
@@ -469,12 +471,8 @@ def skips_some(p, fn: cst.FunctionDef) -> bool:
         if not any(type(n) is cst.Name and n.value in names for n in walk(node.test, ())):
             continue
         for inner in walk(node, nested):
-            t = type(inner)
-            if t in (cst.Return, cst.Raise, cst.Continue, cst.Break) or (
-                t is cst.Call
-                and type(inner.func) in (cst.Attribute, cst.Name)
-                and (inner.func.attr.value if type(inner.func) is cst.Attribute else inner.func.value)
-                in ("skipTest", "skip", "skipIf", "xfail")
+            if type(inner) in (cst.Return, cst.Raise, cst.Continue, cst.Break) or (
+                type(inner) is cst.Call and last_name(inner.func) in ("skipTest", "skip", "skipIf", "xfail")
             ):
                 found = True
                 break

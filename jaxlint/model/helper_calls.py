@@ -69,7 +69,9 @@ def returned(p, call: cst.Call, k: int) -> tuple[cst.BaseExpression, Case] | Non
         return None
     v = p.value(call.func)
     fn = v.node if type(v) is Function else None
-    if not module_def(p, fn) or type(fn.body) is not cst.IndentedBlock or not fn.body.body:
+    if not isinstance(fn, cst.FunctionDef) or not module_def(p, fn) or type(fn.body) is not cst.IndentedBlock:
+        return None
+    if not fn.body.body:
         return None
     returns = return_statements(p.ctx, fn)
     if returns is None or len(returns) != 1:
@@ -79,7 +81,7 @@ def returned(p, call: cst.Call, k: int) -> tuple[cst.BaseExpression, Case] | Non
         return None
     display = returns[0].value
     if (
-        type(display) not in (cst.Tuple, cst.List)
+        not isinstance(display, (cst.Tuple, cst.List))
         or k >= len(display.elements)
         or any(type(e) is cst.StarredElement for e in display.elements)
     ):
@@ -112,5 +114,5 @@ def caller_cases(p, fn) -> list[Case] | None:
     calls, complete = p.invocations(fn)
     if not complete or not calls or len(calls) > _CALLS:
         return None
-    out = [bound(p, fn, c) for c in calls]
-    return out if all(c is not None for c in out) else None
+    out = [case for c in calls if (case := bound(p, fn, c)) is not None]
+    return out if len(out) == len(calls) else None

@@ -52,7 +52,7 @@ class Program:
         self._values: dict[cst.CSTNode, Any] = {}
         self._literals: dict[cst.CSTNode, Any] = {}
         self._depth = 0
-        self._by_value: dict[cst.CSTNode, Binding] | None = None
+        self._by_value: dict[cst.CSTNode, Binding | None] | None = None
         self._applications: list[Transformed] | None = None
         # the transforms each def's decorators apply, innermost first (also below an
         # unknown decorator that makes the def's own value UNKNOWN)
@@ -160,13 +160,12 @@ class Program:
         return v
 
     def _value(self, expr: cst.CSTNode) -> Any:
-        t = type(expr)
-        if t is cst.Name:
+        if type(expr) is cst.Name:
             found = self.reaching(expr)
             if not found:
                 return UNKNOWN
             return same([self.value_of_binding(b) for b in found])
-        if t is cst.Attribute:
+        if type(expr) is cst.Attribute:
             base = self.value(expr.value)
             if type(base) is External:
                 q = f"{base.qualified}.{expr.attr.value}"
@@ -174,13 +173,13 @@ class Program:
             if type(base) is Parameter:
                 return self._method(base, expr.attr.value)
             return UNKNOWN
-        if t is cst.Lambda:
+        if type(expr) is cst.Lambda:
             return Function(expr)
-        if t is cst.FunctionDef:
+        if type(expr) is cst.FunctionDef:
             return self._decorated(expr)
-        if t is cst.Call:
+        if type(expr) is cst.Call:
             return self._call(expr)
-        if t is cst.Subscript:
+        if type(expr) is cst.Subscript:
             inner = self.element(expr)
             return self.value(inner) if inner is not None else UNKNOWN
         return UNKNOWN
@@ -203,7 +202,7 @@ class Program:
         b = receiver.binding
         fn_scope = b.scope
         cls = fn_scope.parent
-        if cls is None or cls.kind != "class" or fn_scope.kind != "function":
+        if cls is None or cls.kind != "class" or not isinstance(fn_scope.node, cst.FunctionDef):
             return UNKNOWN
         params = fn_scope.node.params
         first = (params.posonly_params or params.params or (None,))[0]
@@ -270,10 +269,10 @@ class Program:
     def unpacked(self, expr: cst.BaseExpression, unpack: tuple[int, ...]) -> cst.BaseExpression | None:
         """The element of a tuple/list display that ``a, (b, c) = expr`` gives one name."""
         for k in unpack:
-            expr = self.display(expr)
-            if expr is None:
+            display = self.display(expr)
+            if display is None:
                 return None
-            els = expr.elements
+            els = display.elements
             if k >= len(els) or any(type(e) is cst.StarredElement for e in els[: k + 1]):
                 return None
             expr = els[k].value
@@ -281,7 +280,8 @@ class Program:
 
     def display(self, expr: cst.BaseExpression) -> cst.Tuple | cst.List | None:
         """A tuple/list display, also through a name bound once to one."""
-        return self._through_names(expr, (cst.Tuple, cst.List))
+        found = self._through_names(expr, (cst.Tuple, cst.List))
+        return found if isinstance(found, (cst.Tuple, cst.List)) else None
 
     def _through_names(self, expr: cst.BaseExpression, kinds: tuple[type, ...]) -> cst.BaseExpression | None:
         """``expr`` if it is one of ``kinds``, or what a name bound once by assignment (also
@@ -294,9 +294,10 @@ class Program:
             b = self.binding(expr)
             if b is None or b.kind != "assign" or b.value is None:
                 return None
-            expr = self.unpacked(b.value, b.unpack)
-            if expr is None:
+            inner = self.unpacked(b.value, b.unpack)
+            if inner is None:
                 return None
+            expr = inner
         return None
 
     def element(self, sub: cst.Subscript) -> cst.BaseExpression | None:
@@ -312,16 +313,16 @@ class Program:
                 return None
             return d.elements[key].value if -len(d.elements) <= key < len(d.elements) else None
         if isinstance(key, str):
-            d = self._dict_display(sub.value)
-            if d is None:
+            mapping = self._dict_display(sub.value)
+            if mapping is None:
                 return None
-            found = [e.value for e in d.elements if type(e) is cst.DictElement and self.literal(e.key) == key]
+            found = [e.value for e in mapping.elements if type(e) is cst.DictElement and self.literal(e.key) == key]
             return found[-1] if found else None
         return None
 
     def _dict_display(self, expr) -> cst.Dict | None:
         d = self._through_names(expr, (cst.Dict,))
-        return d if d is not None and all(type(e) is cst.DictElement for e in d.elements) else None
+        return d if isinstance(d, cst.Dict) and all(type(e) is cst.DictElement for e in d.elements) else None
 
     def origin(self, expr: cst.BaseExpression) -> cst.BaseExpression:
         """Where a name's value was built: follows names bound once, unpacking and literal
@@ -541,7 +542,7 @@ class Program:
             args = rest
         elif api in PRIMALS_TUPLE and rest and not rest[0].star:
             display = rest[0].value
-            if type(display) in (cst.Tuple, cst.List):
+            if isinstance(display, (cst.Tuple, cst.List)):
                 args = [
                     cst.Arg(value=e.value, star="*" if type(e) is cst.StarredElement else "") for e in display.elements
                 ]
@@ -622,12 +623,13 @@ class Program:
             for x in b.scope.bindings.get(b.name, ())
             if x is not b and x.kind == "assign" and not x.unpack and type(x.value) is cst.Call and not x.anywhere
         }
-        family = [b] + [x for x, name in inner.items() if name is not None]
+        named = {x: name for x, name in inner.items() if name is not None}
+        family = [b, *named]
         shrunk = True
         while shrunk and len(family) > 1:  # the largest family closed under "wraps only its members"
             shrunk = False
             for x in family[1:]:
-                seen = self.reaching(inner[x])
+                seen = self.reaching(named[x])
                 if not seen or not all(y in family for y in seen):
                     family.remove(x)
                     shrunk = True
@@ -665,7 +667,8 @@ class Program:
     def target_function(v: Any) -> tuple[Function, int, list[str]] | None:
         """The function a transformed/partial value finally calls, with the positional
         arguments and keywords ``partial`` binds on the way: ``(Function, n, keywords)``."""
-        bound, keywords = 0, []
+        bound = 0
+        keywords: list[str] = []
         for _ in range(_DEPTH):
             if type(v) is Function:
                 return v, bound, keywords
@@ -687,6 +690,7 @@ class Program:
         a def whose body is ``return g(...)``. Gives (what it calls, for each of the wrapper's
         positional parameters the callee's positional index it lands on, or None)."""
         node = fn.node
+        body: cst.BaseExpression | None
         if type(node) is cst.Lambda:
             body = node.body
         else:

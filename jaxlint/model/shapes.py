@@ -187,8 +187,8 @@ def _helper(p, call: cst.Call) -> Shape | None:
     owner = p.binding_of_value(fn)
     if owner is None or owner.scope.kind != "module" or not fn.body.body:
         return None
-    stmts = fn.body.body
-    if any(type(x) is not cst.SimpleStatementLine for x in stmts):
+    stmts = [x for x in fn.body.body if type(x) is cst.SimpleStatementLine]
+    if len(stmts) != len(fn.body.body):
         return None
     returns = [x for line in stmts for x in line.body if type(x) is cst.Return]
     if len(returns) != 1 or stmts[-1].body[-1] is not returns[0]:
@@ -196,9 +196,12 @@ def _helper(p, call: cst.Call) -> Shape | None:
     made = returns[0].value
     while type(made) is cst.Call and type(made.func) is cst.Attribute and made.func.attr.value == "astype":
         made = made.func.value
-    if type(made) is not cst.Call or _qualified(p, made.func) not in SHAPED:
+    if type(made) is not cst.Call:
         return None
-    index, keyword = SHAPED[_qualified(p, made.func)]
+    q = _qualified(p, made.func)
+    if q is None or q not in SHAPED:
+        return None
+    index, keyword = SHAPED[q]
     given = _arg(made, index, keyword)
     if type(given) is not cst.Name:
         return None
@@ -221,19 +224,23 @@ def size(p, expr: cst.BaseExpression | None) -> int | None:
     v = p.literal(expr)
     if type(v) is int:
         return v
-    t = type(expr)
-    if t is cst.Subscript and type(expr.value) is cst.Attribute and expr.value.attr.value == "shape":
+    if type(expr) is cst.Subscript and type(expr.value) is cst.Attribute and expr.value.attr.value == "shape":
         i = _index(p, expr)
         s = shape(p, expr.value.value)
         return s.axis(i) if s is not None and i is not None else None
-    if t is cst.Attribute and expr.attr.value in ("ndim", "size"):
+    if type(expr) is cst.Attribute and expr.attr.value in ("ndim", "size"):
         s = shape(p, expr.value)
         if s is None or s.rank is None:
             return None
         if expr.attr.value == "ndim":
             return s.rank
         return _product(s.dims)
-    if t is cst.BinaryOperation and type(expr.operator) in (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide):
+    if type(expr) is cst.BinaryOperation and type(expr.operator) in (
+        cst.Add,
+        cst.Subtract,
+        cst.Multiply,
+        cst.FloorDivide,
+    ):
         a, b = size(p, expr.left), size(p, expr.right)
         if a is None or b is None:
             return None
@@ -241,7 +248,7 @@ def size(p, expr: cst.BaseExpression | None) -> int | None:
         if op is cst.FloorDivide:
             return a // b if b else None
         return a + b if op is cst.Add else a - b if op is cst.Subtract else a * b
-    if t is cst.Name:
+    if type(expr) is cst.Name:
         found = p.reaching(expr)
         guard = p.ctx.shared.setdefault("model.sizes.open", set())
         if expr in guard:
@@ -255,7 +262,7 @@ def size(p, expr: cst.BaseExpression | None) -> int | None:
             return sizes[0]
         return None
     if (
-        t is cst.Call
+        type(expr) is cst.Call
         and type(expr.func) is cst.Name
         and expr.func.value == "len"
         and len(expr.args) == 1
@@ -299,10 +306,9 @@ def _qualified(p, func: cst.BaseExpression) -> str | None:
 
 
 def _shape(p, expr: cst.BaseExpression) -> Shape | None:
-    t = type(expr)
-    if t in (cst.Integer, cst.Float, cst.Imaginary):
+    if type(expr) in (cst.Integer, cst.Float, cst.Imaginary):
         return SCALAR
-    if t is cst.Name:
+    if type(expr) is cst.Name:
         if expr.value in ("True", "False") and not p.reaching(expr):
             return SCALAR
         found = p.reaching(expr)
@@ -310,18 +316,18 @@ def _shape(p, expr: cst.BaseExpression) -> Shape | None:
         if shapes and all(s is not None and s == shapes[0] for s in shapes):
             return shapes[0]
         return None
-    if t is cst.UnaryOperation and type(expr.operator) in (cst.Minus, cst.Plus):
+    if type(expr) is cst.UnaryOperation and type(expr.operator) in (cst.Minus, cst.Plus):
         return shape(p, expr.expression)
-    if t is cst.BinaryOperation and type(expr.operator) in ELEMENTWISE:
+    if type(expr) is cst.BinaryOperation and type(expr.operator) in ELEMENTWISE:
         return _broadcast(shape(p, expr.left), shape(p, expr.right))
-    if t is cst.Attribute and expr.attr.value in ("ndim", "size"):
+    if type(expr) is cst.Attribute and expr.attr.value in ("ndim", "size"):
         return SCALAR if shape(p, expr.value) is not None else None
-    if t is cst.Attribute and expr.attr.value == "T":
+    if type(expr) is cst.Attribute and expr.attr.value == "T":
         s = shape(p, expr.value)
         return Shape(s.dims[::-1]) if s is not None and s.exact else None
-    if t is cst.Subscript:
+    if type(expr) is cst.Subscript:
         return _subscript(p, expr)
-    if t is cst.Call:
+    if type(expr) is cst.Call:
         return _call(p, expr)
     return None
 
@@ -498,8 +504,9 @@ def _subscript(p, sub: cst.Subscript) -> Shape | None:
     s = shape(p, base)
     if s is None:
         return None
-    kinds = [_index_kind(p, el) for el in sub.slice]
-    if None in kinds or kinds.count("...") > 1:
+    found = [_index_kind(p, el) for el in sub.slice]
+    kinds = [k for k in found if k is not None]
+    if len(kinds) != len(found) or kinds.count("...") > 1:
         return None
     if "..." in kinds:  # ``x[..., None]``: the entries after it index the last axes
         if not s.exact:
@@ -637,11 +644,11 @@ def _call(p, call: cst.Call) -> Shape | None:
     if q.endswith(".arange") and q.rsplit(".", 1)[0] in _NP:
         return _arange(p, call, pos)
     if q.endswith(".eye") and q.rsplit(".", 1)[0] in _NP:
-        n = _arg(call, 0, "N")
-        if n is None:
+        rows = _arg(call, 0, "N")
+        if rows is None:
             return None
-        m = _arg(call, 1, "M")
-        return Shape((size(p, n), size(p, n) if m is None or _is_none(m) else size(p, m)))
+        columns = _arg(call, 1, "M")
+        return Shape((size(p, rows), size(p, rows) if columns is None or _is_none(columns) else size(p, columns)))
     if q.endswith(".linspace") and q.rsplit(".", 1)[0] in _NP:
         if len(pos) < 2 or shape(p, pos[0]) != SCALAR or shape(p, pos[1]) != SCALAR:
             return None
@@ -709,7 +716,7 @@ def _nested(display) -> Shape | None:
         if t is cst.UnaryOperation and type(display.operator) in (cst.Minus, cst.Plus):
             t = type(display.expression)
         return SCALAR if t in (cst.Integer, cst.Float) else None
-    parts = []
+    parts: list[Shape] = []
     for e in display.elements:
         if type(e) is cst.StarredElement:
             return None
@@ -751,9 +758,10 @@ def _arange(p, call: cst.Call, pos) -> Shape | None:
     values = [size(p, a) for a in pos]
     if len(pos) == 1:
         return Shape((values[0] if values[0] is None or values[0] >= 0 else 0,))
-    if all(v is not None for v in values):
-        start, stop = values[0], values[1]
-        step = values[2] if len(values) == 3 else 1
+    known = [v for v in values if v is not None]
+    if len(known) == len(values):
+        start, stop = known[0], known[1]
+        step = known[2] if len(known) == 3 else 1
         if step == 0:
             return None
         return Shape((max(0, -(-(stop - start) // step)),))
@@ -848,15 +856,16 @@ def _join(p, call: cst.Call, pos, stack: bool) -> Shape | None:
     known = [s for s in parts if s is not None and s.exact]
     if not known or any(s.rank != known[0].rank for s in known):
         return None
-    rank = known[0].rank
+    rank = len(known[0].dims)  # exact: all its axes
     merged: list[int | None] = []
     for i in range(rank):
         sizes = {s.dims[i] for s in known} - {None}
         if stack or i != (axis % rank if rank else 0):
             merged.append(sizes.pop() if len(sizes) == 1 and len(known) == len(parts) else None)
         else:
-            total = [s.dims[i] for s in parts] if len(known) == len(parts) else [None]
-            merged.append(None if None in total else sum(total))
+            total = [s.dims[i] for s in known] if len(known) == len(parts) else [None]
+            sizes_known = [n for n in total if n is not None]
+            merged.append(sum(sizes_known) if len(sizes_known) == len(total) else None)
     if stack:
         if not -rank - 1 <= axis <= rank:
             return None

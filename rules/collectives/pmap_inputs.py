@@ -437,10 +437,7 @@ class Origins:
     def mentions_device_count(self, expr: cst.BaseExpression) -> bool:
         if self.device_count(expr):
             return True
-        return any(
-            isinstance(n, (cst.Name, cst.Call)) and self.device_count(n)  # type: ignore[arg-type]
-            for n in self.ctx.descendants(expr)
-        )
+        return any(isinstance(n, (cst.Name, cst.Call)) and self.device_count(n) for n in self.ctx.descendants(expr))
 
     # -- fixed sizes, read from the model's shapes ------------------------------------
     def _fixed(self, expr: cst.Call, what: str, data: bool = False) -> Origin | None:
@@ -459,9 +456,10 @@ class Origins:
             return Origin("device", expr)
         s = shape(self.p, expr)
         n = s.axis(0) if s is not None else None
-        if n is None or n <= 0:
+        if s is None or n is None or n <= 0:
             return None
-        dims = s.dims if s.exact and all(d is not None for d in s.dims) else None
+        known = tuple(d for d in s.dims if d is not None)
+        dims = known if s.exact and len(known) == len(s.dims) else None
         named = first.value if isinstance(first, cst.Name) and _batch_name(first.value) else None
         return Origin("fixed", expr, n, dims, why=f"leading axis {n}", data=True, batch_name=named)
 
@@ -484,7 +482,8 @@ class Origins:
         if n is None or n <= 0:
             return None
         given = [size(self.p, d) if not isinstance(d, cst.StarredElement) else None for d in dims]
-        shown = tuple(given) if all(x is not None and x > 0 for x in given) else None
+        positive = tuple(x for x in given if x is not None and x > 0)
+        shown = positive if len(positive) == len(given) else None
         return Origin("fixed", expr, n, shown, why=f"leading axis {n}", data=True)
 
 

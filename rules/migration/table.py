@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from jaxlint.base.types import Applicability
+
 CHANGELOG = "https://docs.jax.dev/en/latest/changelog.html"
 
 
@@ -32,7 +34,7 @@ class Entry:
     removed: str | None
     kind: str  # rename | module | call | keyword | positional | config | manual
     note: str = ""
-    fix: str | None = "safe"  # applicability of the fix; None = message only
+    fix: Applicability | None = "safe"  # of the fix; None = message only
     since: str | None = None  # first jax version that has ``replacement``
     alt: str | None = None  # replacement before ``since``, and for ``from`` imports
     keyword: str | None = None  # kind "keyword": the old keyword

@@ -413,9 +413,11 @@ def static_operands(ctx, node: cst.Call) -> list[cst.BaseExpression]:
     elif type(func) is cst.Attribute and func.attr.value == "reshape" and args:
         if ctx.resolve(func) is not None:  # ``jnp.reshape(a, shape)``: the shape comes second
             args = args[1:2]
-        first = args[0] if args else None
+        shape_arg = args[0] if args else None
         operands = (
-            [e.value for e in first.elements] if len(args) == 1 and isinstance(first, (cst.Tuple, cst.List)) else args
+            [e.value for e in shape_arg.elements]
+            if len(args) == 1 and isinstance(shape_arg, (cst.Tuple, cst.List))
+            else args
         )
     else:
         return []
@@ -424,12 +426,11 @@ def static_operands(ctx, node: cst.Call) -> list[cst.BaseExpression]:
 
 def _arithmetic_names(expr: cst.BaseExpression) -> list[cst.Name]:
     """The plain names an integer expression is computed from (``dims // n``: dims, n)."""
-    t = type(expr)
-    if t is cst.Name:
+    if type(expr) is cst.Name:
         return [expr]
-    if t is cst.BinaryOperation:
+    if type(expr) is cst.BinaryOperation:
         return _arithmetic_names(expr.left) + _arithmetic_names(expr.right)
-    if t is cst.UnaryOperation:
+    if type(expr) is cst.UnaryOperation:
         return _arithmetic_names(expr.expression)
     return []
 
@@ -670,7 +671,7 @@ def shared_params(
         uses = evidence.get(name) or {}
         if not uses:
             continue
-        info = args[i] if i < len(args) else {"shared": None, "batched": False}
+        info: dict[str, Any] = args[i] if i < len(args) else {"shared": None, "batched": False}
         if info["batched"] or info.get("names", set()) & {name + "s", name + "es"}:
             continue  # stacked on purpose, or one per example: `bs` passed for `b`
         named = is_param_name(name) and not (name in BIAS_NAMES and set(uses) <= {"dot"})

@@ -169,8 +169,8 @@ class VmapMapsSharedParam(Rule):
         }
         literal_node = isinstance(site.in_axes_node, (cst.Tuple, cst.List))
         if isinstance(site.in_axes, (tuple, list)):
-            if literal_node:
-                data["entries"] = [ctx.code(e.value) for e in site.in_axes_node.elements]  # type: ignore[union-attr]
+            if isinstance(site.in_axes_node, (cst.Tuple, cst.List)):
+                data["entries"] = [ctx.code(e.value) for e in site.in_axes_node.elements]
             else:  # a constant: name the entries by their values
                 data["entries"] = [repr(v) for v in site.in_axes]
             data["mapped"] = [i for i, v in enumerate(site.in_axes) if entry_mapped(v) is True]
@@ -203,7 +203,7 @@ class VmapMapsSharedParam(Rule):
     def _forwarded(self, site: VmapSite, data: dict[str, Any], fact, evidence):
         """``vmap(lambda x, w: linear(x, w))``: judge the function the wrapper forwards to,
         each mapped argument at the position it lands on."""
-        if fact is None or site.bound or site.bound_keywords or site.chain:
+        if fact is None or site.function is None or site.bound or site.bound_keywords or site.chain:
             return None
         fwd = program(self.ctx).forwarded(site.function)
         if fwd is None or type(fwd[0]) is not Function:
@@ -262,8 +262,10 @@ class VmapMapsSharedParam(Rule):
         if fix is None or text is None:
             return None
         e = fix.edits[0]
-        content = text if e.where == "replace" else f", in_axes={text}"  # type: ignore[union-attr]
-        return RuleFix(fix.message, [NodeEdit(e.node, content, where=e.where)], "unsafe")  # type: ignore[union-attr]
+        if not isinstance(e, NodeEdit):  # this rule's fixes edit nodes
+            return None
+        content = text if e.where == "replace" else f", in_axes={text}"
+        return RuleFix(fix.message, [NodeEdit(e.node, content, where=e.where)], "unsafe")
 
     @staticmethod
     def _edit_text(data: dict[str, Any], text: str | None) -> str | None:
@@ -340,7 +342,7 @@ class VmapMapsSharedParam(Rule):
             fix = None
             if p.fix is not None and text is not None:
                 e = p.fix.edits[0]
-                text = cls._edit_text(p.data, text)
-                content = text if e.start != e.end else f", in_axes={text}"
+                edit_text = cls._edit_text(p.data, text) or ""
+                content = edit_text if e.start != e.end else f", in_axes={edit_text}"
                 fix = Fix(p.fix.message, (Edit(e.start, e.end, content),), p.fix.applicability)
             yield dc_replace(p, fix=fix), message

@@ -89,7 +89,7 @@ class VmapInAxesArity(ThroughForwarders):
     def finish(self) -> None:
         for site in vmap_sites(self.ctx):
             n = site.in_axes_len
-            if n is None or site.kwargs_unknown:
+            if n is None or site.in_axes_node is None or site.kwargs_unknown:
                 continue
             shown = f"`in_axes={short(self.ctx, site.in_axes_node, 60)}` has {n} entr{'y' if n == 1 else 'ies'}"
             label = site.label

@@ -138,7 +138,7 @@ def _parameterized(ctx, calls: list[cst.Call]) -> list[cst.FunctionDef]:
         d = ctx.enclosing_function(p.written_call(call))
         around = [call]  # the call, or the calls of the module-level def it sits in
         if d is not None and _test_of(ctx, call) is None:
-            around += [c.via for c in helper_calls.caller_cases(p, d) or ()]
+            around += [c.via for c in helper_calls.caller_cases(p, d) or () if c.via is not None]
         for a in (_test_of(ctx, c) for c in around):
             if a is not None and a not in out and cases.cases(p, a) and not cases.skips_some(p, a):
                 out.append(a)
@@ -168,13 +168,13 @@ def _given(ctx, site: VmapSite, sites: list[VmapSite], depth: int = 0):
             axes = _axes(outer, len(outer_given), p)
             if axes is None:
                 continue
-            given = []
+            sliced_given = []
             for (a, s, before), k in zip(outer_given, axes, strict=False):
                 if isinstance(s, tuple):
                     s = None  # a pytree's leaves: not followed through another level
                 sliced = before if k is None else (k, *(before or ()))
-                given.append((a, s if k is None or s is None else _without(s, k), sliced))
-            yield call, given, via, assumed
+                sliced_given.append((a, s if k is None or s is None else _without(s, k), sliced))
+            yield call, sliced_given, via, assumed
 
 
 def _bound_by_partial(ctx, site: VmapSite, call: cst.Call) -> list[cases.Case]:
@@ -185,7 +185,9 @@ def _bound_by_partial(ctx, site: VmapSite, call: cst.Call) -> list[cases.Case]:
     if type(call.func) is not cst.Name:
         return []
     b = p.binding(call.func)
-    d = b.scope.node if b is not None and b.kind == "param" else None
+    if b is None or b.kind != "param":
+        return []
+    d = b.scope.node
     if type(d) is not cst.FunctionDef or d.params.star_arg is not cst.MaybeSentinel.DEFAULT:
         return []
     owner = p.binding_of_value(d)
@@ -198,7 +200,7 @@ def _bound_by_partial(ctx, site: VmapSite, call: cst.Call) -> list[cases.Case]:
             continue
         if not is_partial(p.value(bound.func)) or any(a.star or a.keyword is None for a in bound.args[1:]):
             continue
-        fn = next((a.value for a in bound.args[1:] if a.keyword.value == b.name), None)
+        fn = next((a.value for a in bound.args[1:] if a.keyword is not None and a.keyword.value == b.name), None)
         if fn is None or p.value(fn) is not site.app:
             continue
         outer_calls, _ = p.invocations(bound)
@@ -221,7 +223,8 @@ def _bound_by_caller(ctx, call: cst.Call) -> list[cases.Case]:
     if not found:
         return []
     test = cases.current(p)
-    return [c for c in found if _test_of(ctx, c.via) is (test.function if test is not None else None)]
+    function = test.function if test is not None else None
+    return [c for c in found if c.via is not None and _test_of(ctx, c.via) is function]
 
 
 def _test_of(ctx, call: cst.Call) -> cst.FunctionDef | None:
@@ -279,7 +282,7 @@ def _leaves(ctx, expr: cst.BaseExpression, call: cst.Call, depth: int) -> list[t
     if type(expr) is cst.Name:
         value = _unmutated_value(ctx, expr, call)
         return _leaves(ctx, value, call, depth + 1) if value is not None else None
-    if type(expr) not in (cst.Tuple, cst.List):
+    if not isinstance(expr, (cst.Tuple, cst.List)):
         s = shape(p, expr)
         return [(s, f"`{short(ctx, expr, 30)}`")] if s is not None else None
     out: list[tuple[Shape, str]] = []

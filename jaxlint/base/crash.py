@@ -37,7 +37,7 @@ def doing(what: str) -> Iterator[None]:
     except Exception as exc:
         if not hasattr(exc, "jaxlint_doing"):
             with contextlib.suppress(AttributeError):  # an exception type with __slots__
-                exc.jaxlint_doing = what  # type: ignore[attr-defined]  # our own mark on any exception
+                exc.jaxlint_doing = what  # type: ignore[attr-defined]  # jaxlint's own mark, on an exception of any class
         raise
 
 

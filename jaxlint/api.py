@@ -210,6 +210,7 @@ class Runner:
         self.jobs = jobs or os.cpu_count() or 1
         self.cache = cache
         self.progress = progress
+        self.warnings: list[str] = []  # of the last ``finish``: malformed suppression directives
         self._pfi = []
         if settings.per_file_ignores:
             import pathspec
@@ -397,6 +398,7 @@ class Runner:
                 out.extend(suppress.apply([], r.suppressions, r.path, self.codes, lines))
         out = list({(d.sort_key(), d.end): d for d in out}.values())
         out.sort(key=Diagnostic.sort_key)
+        self.warnings = directive_warnings(results)
         return out, errors
 
     def _per_file_ignored(self, path: str) -> set[str]:
@@ -408,6 +410,30 @@ class Runner:
             if spec.match_file(rel) or spec.match_file(os.path.basename(path)):
                 out |= codes
         return out
+
+
+def directive_warnings(results: Iterable[FileResult]) -> list[str]:
+    """One warning per malformed suppression directive (jaxlint.lint.suppress.Malformed)."""
+    if not any(r.suppressions is not None and r.suppressions.malformed for r in results):
+        return []
+    names = {r.name: r.code for r in all_rules()}
+    out: list[str] = []
+    for r in results:
+        out.extend(suppress.warnings_for(r.suppressions, r.path, names, _place))
+    return out
+
+
+def _place(path: str, line: int) -> str:
+    """``path:line``; in a notebook ``path:cell N:line`` (the virtual module's line moved)."""
+    if path.endswith(".ipynb"):
+        from jaxlint.files.notebook import NotebookError, parse
+
+        try:
+            cell, in_cell = parse(read_source(path)[0]).locate(line)
+            return f"{path}:cell {cell.number}:{in_cell}"
+        except (ReadError, NotebookError, IndexError, ValueError):
+            pass
+    return f"{path}:{line}"
 
 
 def islands(modules: list) -> tuple[dict[str, Project], Callable[[str], str]]:
@@ -500,8 +526,8 @@ def lint_paths(paths: list[str], settings: Settings, jobs: int | None = None, ca
     diags = _in_cells(diags, files)
     prefiltered = sum(1 for r in results if r.prefilter)
     if cache is not None and not errors and not internal and not any(d.code == "JAX003" for d in diags):
-        cache.put_run(run_key, (diags, prefiltered))
-    return RunResult(diags, len(files), errors + internal, prefiltered=prefiltered)
+        cache.put_run(run_key, (diags, prefiltered, runner.warnings))
+    return RunResult(diags, len(files), errors + internal, prefiltered=prefiltered, warnings=runner.warnings)
 
 
 def _check_named(results: list[FileResult], paths: list[str]) -> None:
@@ -636,6 +662,7 @@ def fix_paths(
     _check_named(results, paths)
     diags, internal = runner.finish(results, _lines)
     run = RunResult([], len(files), errors + internal, prefiltered=sum(1 for r in results if r.prefilter))
+    run.warnings.extend(runner.warnings)
     by_path: dict[str, list[Diagnostic]] = defaultdict(list)
     for d in diags:
         by_path[d.path].append(d)

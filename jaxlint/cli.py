@@ -255,7 +255,7 @@ def _lint_stdin(text: str, name: str, settings, fix: bool, unsafe: bool, diff: b
 
     path = name
     diags = api.lint_source(text, path, settings)
-    run = RunResult(diags, 1)
+    run = RunResult(diags, 1, warnings=_stdin_directive_warnings(text, path))
     if fix:
         new, count, remaining, gave_up = api.fix_source(text, path, settings, unsafe)
         if gave_up:
@@ -265,6 +265,19 @@ def _lint_stdin(text: str, name: str, settings, fix: bool, unsafe: bool, diff: b
             run.diffs[path] = (text, new)
         run.diagnostics = remaining
     return run
+
+
+def _stdin_directive_warnings(text: str, path: str) -> list[str]:
+    """Malformed suppression directives of the text read from stdin (see jaxlint.lint.suppress)."""
+    from jaxlint.base.types import FileResult
+    from jaxlint.lint.engine import python_source
+    from jaxlint.lint.registry import all_rules
+    from jaxlint.lint.suppress import scan_suppressions, warnings_for
+
+    source = python_source(path, text, FileResult(path=path))
+    if source is None:
+        return []
+    return warnings_for(scan_suppressions(source), path, {r.name: r.code for r in all_rules()})
 
 
 class _NoProgress:

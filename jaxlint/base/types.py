@@ -99,6 +99,13 @@ class RunResult:
 
     @classmethod
     def from_cache(cls, hit: tuple, files: int) -> RunResult:
-        """A whole run's cached answer: (diagnostics, files the pre-filter skipped)."""
-        diags, prefiltered = hit
-        return cls(diags, files, [], prefiltered=prefiltered if isinstance(prefiltered, int) else 0)
+        """A whole run's cached answer: (diagnostics, files the pre-filter skipped[, warnings])."""
+        diags, prefiltered = hit[0], hit[1]
+        warnings = hit[2] if len(hit) > 2 and isinstance(hit[2], list) else []
+        return cls(
+            diags,
+            files,
+            [],
+            prefiltered=prefiltered if isinstance(prefiltered, int) else 0,
+            warnings=[w for w in warnings if isinstance(w, str)],
+        )

@@ -311,7 +311,7 @@ class Cache:
         if key is None:
             return None
         value = self._read(os.path.join(self.dir, key), key)
-        if not (isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], list)):
+        if not (isinstance(value, tuple) and len(value) in (2, 3) and isinstance(value[0], list)):
             return None
         with contextlib.suppress(OSError):  # a namespace that only answers warm runs is in use too
             os.utime(self.dir, follow_symlinks=False)

@@ -7,6 +7,7 @@ per-file ignores and suppressions -> sorted diagnostics.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import os
 import re
@@ -382,6 +383,14 @@ class Runner:
                 )
         out: list[Diagnostic] = []
         supp_by_path = {r.path: r.suppressions for r in results}
+        if self.settings.unfixable:  # `unfixable`: never offered, never applied
+            for path, diags in per_file.items():
+                per_file[path] = [
+                    dataclasses.replace(d, fix=None)
+                    if d.fix is not None and any(c == "ALL" or d.code.startswith(c) for c in self.settings.unfixable)
+                    else d
+                    for d in diags
+                ]
         for path, diags in per_file.items():
             diags = [d for d in diags if d.code in self.codes or d.code in ("JAX001", "JAX003")]
             ignored = self._per_file_ignored(path)
@@ -398,7 +407,7 @@ class Runner:
                 out.extend(suppress.apply([], r.suppressions, r.path, self.codes, lines))
         out = list({(d.sort_key(), d.end): d for d in out}.values())
         out.sort(key=Diagnostic.sort_key)
-        self.warnings = directive_warnings(results)
+        self.warnings = selection_warnings(self.settings) + directive_warnings(results)
         return out, errors
 
     def _per_file_ignored(self, path: str) -> set[str]:
@@ -410,6 +419,24 @@ class Runner:
             if spec.match_file(rel) or spec.match_file(os.path.basename(path)):
                 out |= codes
         return out
+
+
+def selection_warnings(settings: Settings) -> list[str]:
+    """A selector that enables only preview rules while preview is off has no effect (ruff warns)."""
+    if settings.preview or not settings.selections:
+        return []
+    out = []
+    rules = all_rules()
+    for where, selectors in settings.selections:
+        for sel in selectors:
+            matched = [r for r in rules if sel == "ALL" or r.code.startswith(sel)]
+            if matched and all(r.is_preview() for r in matched):
+                prefix = f"{where}: " if where and where not in ("--select", "--extend-select") else ""
+                out.append(
+                    f"{prefix}Selection `{sel}` has no effect because preview is not enabled"
+                    " (use --preview, or `preview = true`)"
+                )
+    return out
 
 
 def directive_warnings(results: Iterable[FileResult]) -> list[str]:
@@ -511,8 +538,17 @@ def _in_cells(diags: list[Diagnostic], files: Iterable[str], texts: dict[str, st
     return to_cells(diags, files, text_of)
 
 
-def lint_paths(paths: list[str], settings: Settings, jobs: int | None = None, cache=None, progress=None) -> RunResult:
-    files = discover(paths, settings.root, settings.exclude, settings.extend_exclude)
+def lint_paths(
+    paths: list[str],
+    settings: Settings,
+    jobs: int | None = None,
+    cache=None,
+    progress=None,
+    files: list[str] | None = None,
+) -> RunResult:
+    """Lint ``files`` (default: what ``paths`` discover) as one project with ``settings``."""
+    if files is None:
+        files = discover(paths, settings.root, settings.exclude, settings.extend_exclude)
     run_key = cache.run_key(files) if cache is not None else None  # None when a file is not regular
     hit = cache.get_run(run_key) if cache is not None else None
     if hit is not None:
@@ -652,11 +688,13 @@ def fix_paths(
     jobs: int | None = None,
     cache=None,
     progress=None,
+    files: list[str] | None = None,
 ) -> RunResult:
     """Lint, then fix every file with applicable fixes to a fixed point (atomically written)."""
     from jaxlint.fix.edits import FileChanged, atomic_write, fixes_to_apply
 
-    files = discover(paths, settings.root, settings.exclude, settings.extend_exclude)
+    if files is None:
+        files = discover(paths, settings.root, settings.exclude, settings.extend_exclude)
     runner = Runner(settings, jobs, cache, progress)
     results, errors = runner.lint_files(files)
     _check_named(results, paths)

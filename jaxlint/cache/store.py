@@ -92,8 +92,9 @@ class Cache:
         self._written = 0
 
     @classmethod
-    def for_settings(cls, settings) -> Cache | None:
-        """The project's cache, or None when this user has no usable secret key."""
+    def for_settings(cls, settings, directory: str | None = None) -> Cache | None:
+        """The project's cache (in ``directory`` if given: ``--cache-dir``), or None when this
+        user has no usable secret key."""
         from jaxlint.cache.key import load_secret
 
         secret = load_secret()
@@ -101,7 +102,7 @@ class Cache:
             return None
         # the enabled rules follow from the settings and jaxlint's code: no rule import here
         ns = hashlib.sha256(f"{__version__}|{code_fingerprint()}|{settings.fingerprint()}".encode()).hexdigest()[:20]
-        return cls(os.path.join(settings.root, CACHE_DIR), ns, secret)
+        return cls(os.path.abspath(directory) if directory else os.path.join(settings.root, CACHE_DIR), ns, secret)
 
     # keys ----------------------------------------------------------------------------
     def _key(self, path: str) -> str | None:

@@ -48,6 +48,8 @@ def _grouped(ctx: click.Context, command: click.Command, formatter: click.HelpFo
     sections: dict[str, list[tuple[str, str]]] = {"Options": []}
     sections.update({name: [] for name in OPTION_GROUPS})
     for param in command.get_params(ctx):
+        if not isinstance(param, click.Option):
+            continue
         record = param.get_help_record(ctx)
         if record is None:
             continue
@@ -92,7 +94,7 @@ class DefaultGroup(click.Group):
         with formatter.section("Global options"):
             formatter.write_dl([("-V, --version", "Print the version and exit."), ("-h, --help", "Print help.")])
         formatter.write_paragraph()
-        formatter.write_text("`jaxlint [PATHS]...` is `jaxlint check [PATHS]...`, with these options:")
+        formatter.write_text("`jaxlint [PATHS]...` is `jaxlint check [PATHS]...`, with these options.")
         check_cmd = self.commands["check"]
         _grouped(click.Context(check_cmd, info_name="check", parent=ctx), check_cmd, formatter)
         formatter.write_paragraph()
@@ -184,7 +186,10 @@ def main() -> None:
 @click.option(
     "--config", "config_path", type=click.Path(), help="A pyproject.toml or jaxlint.toml to use for every file."
 )
-@click.option("--target-jax-version", help="The JAX version the code must run on (default: inferred, else 0.10.2).")
+@click.option(
+    "--target-jax-version",
+    help="The one JAX version the code must run on (default: 0.10.2, with fixes that also work on the lowest jax the project declares).",
+)
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
 @click.option(
     "--cache-dir",

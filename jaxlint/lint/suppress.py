@@ -75,6 +75,37 @@ def comment_tokens(source: str) -> list[tokenize.TokenInfo]:
     return out
 
 
+def noqa_spans(source: str) -> dict[int, int]:
+    """Last line -> first line of each run of lines that one trailing comment must cover,
+    as ruff maps them: a multi-line string (a comment can only follow its last line) and
+    lines joined by a backslash. Other lines cover themselves."""
+    intervals: list[list[int]] = []
+    prev: tokenize.TokenInfo | None = None  # the token before, on the same logical line
+    skip = (tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER)
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type in (tokenize.NL, tokenize.NEWLINE):
+                prev = None
+                continue
+            if tok.type in skip:
+                continue
+            if tok.type == tokenize.STRING and tok.end[0] > tok.start[0]:
+                intervals.append([tok.start[0], tok.end[0]])
+            if prev is not None and tok.start[0] > prev.end[0]:
+                intervals.append([prev.end[0], tok.start[0]])  # no NL between: a backslash joined them
+            prev = tok
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    intervals.sort()
+    merged: list[list[int]] = []
+    for a, b in intervals:
+        if merged and a <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    return {b: a for a, b in merged}
+
+
 def scan_suppressions(source: str) -> Suppressions:
     out = Suppressions()
     if "noqa" not in source.lower() and "jaxlint" not in source:
@@ -100,6 +131,11 @@ def scan_suppressions(source: str) -> Suppressions:
                 continue
         end = col + len(text) - len(_trailing(text[m.end() :]))
         out.comments.append(Comment(line, start + 1, end + 1, codes, "noqa", line, line))
+    if any(c.kind == "noqa" for c in out.comments):
+        spans = noqa_spans(source)
+        for c in out.comments:
+            if c.kind == "noqa":
+                c.first = spans.get(c.line, c.line)
     return out
 
 

@@ -14,6 +14,7 @@ import stat
 import subprocess
 import sys
 import threading
+import zlib
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ from conftest import FIXTURES, run_cli
 
 from jaxlint.base.records import RecordError, dumps, loads
 from jaxlint.cache.key import key_path, load_secret
-from jaxlint.cache.store import CACHE_DIR, MAGIC, Cache
+from jaxlint.cache.store import CACHE_DIR, MAGIC, PACK_MAGIC, Cache
 from jaxlint.lint.config import Settings
 
 TREE_MAP = "import jax\n\nparams = jax.tree_map(lambda p: p, params)\n"
@@ -61,7 +62,8 @@ def test_a_planted_pickle_runs_nothing_and_changes_nothing(tmp_path):
     assert cold[:2] == (1, EXPECTED)
     marker = tmp_path / "pwned"
     entries = _entries(root)
-    assert len(entries) == 3  # the run entry, a plan entry and a result entry for a.py
+    assert len(entries) == 2  # the run entry, and the pack of a plan entry and a result entry for a.py
+    assert len(_packed(root)) == 2
     for entry in entries:
         with open(entry, "wb") as f:
             pickle.dump(Payload(marker), f)
@@ -73,20 +75,34 @@ def test_a_planted_pickle_runs_nothing_and_changes_nothing(tmp_path):
     assert _lint(root, "--no-cache")[:2] == cold[:2]
 
 
-def _forge(path, secret, mutate):
-    """Rewrite a sealed entry with ``mutate`` applied to its JSON, sealed with ``secret``."""
-    data = Path(path).read_bytes()
-    payload = data[len(MAGIC) + 65 :]
-    new = json.dumps(mutate(json.loads(payload)), separators=(",", ":")).encode()
-    namespace = os.path.basename(os.path.dirname(os.path.dirname(path)))
-    name = os.path.basename(path)
-    if name.startswith("run-"):
-        namespace = os.path.basename(os.path.dirname(path))
+def _packed(root):
+    """The per-file entries (name -> sealed bytes) in the namespace's pack."""
+    (ns,) = [d for d in os.listdir(os.path.join(root, CACHE_DIR)) if os.path.isdir(os.path.join(root, CACHE_DIR, d))]
+    return Cache(os.path.join(root, CACHE_DIR), ns)._load_pack()
+
+
+def _reseal(data, namespace, name, secret, mutate):
+    payload = zlib.decompress(data[len(MAGIC) + 65 :])
+    new = zlib.compress(json.dumps(mutate(json.loads(payload)), separators=(",", ":")).encode())
     m = hmac.new(secret, digestmod=hashlib.sha256)
     m.update(f"{namespace}/{name}\0".encode())
     m.update(new)
-    with open(path, "wb") as f:
-        f.write(MAGIC + m.hexdigest().encode() + b"\n" + new)
+    return MAGIC + m.hexdigest().encode() + b"\n" + new
+
+
+def _forge(path, secret, mutate):
+    """Rewrite a sealed entry (or every entry of a pack) with ``mutate`` applied to its JSON,
+    sealed with ``secret``."""
+    namespace = os.path.basename(os.path.dirname(path))
+    name = os.path.basename(path)
+    if name != "pack":
+        Path(path).write_bytes(_reseal(Path(path).read_bytes(), namespace, name, secret, mutate))
+        return
+    parts = [PACK_MAGIC]
+    for key, blob in Cache(os.path.dirname(os.path.dirname(path)), namespace)._load_pack().items():
+        sealed = _reseal(blob, namespace, key, secret, mutate)
+        parts += [key.encode(), b"\n", str(len(sealed)).encode(), b"\n", sealed]
+    Path(path).write_bytes(b"".join(parts))
 
 
 def _replace_message(obj):

@@ -141,6 +141,7 @@ def _setup_py(path: str) -> list[tuple[str, str]]:
     return out
 
 
+@functools.lru_cache(maxsize=1024)
 def _declared(directory: str) -> list[tuple[str, str]] | None:
     """Every requirement the folder declares; None when it declares no Python project."""
     found: list[tuple[str, str]] | None = None
@@ -160,7 +161,7 @@ def _declared(directory: str) -> list[tuple[str, str]] | None:
     return found
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=4096)
 def project_requirement(start: str) -> JaxRequirement | None:
     """The lowest jax the nearest project above ``start`` (a folder) allows, or None."""
     d = os.path.abspath(start)

@@ -325,3 +325,24 @@ def test_every_fixture_result_is_a_cacheable_record(tmp_path, monkeypatch):
         [FIXTURES], Settings(root=FIXTURES, preview=True), jobs=1, cache=Cache(str(tmp_path / "c"), "ns", b"k" * 32)
     )
     assert again.diagnostics == run.diagnostics
+
+
+def test_swapped_or_forged_pack_framing_is_a_miss(tmp_path):
+    """The pack's names and lengths are not sealed; every entry in it is, under its name."""
+    root = _project(tmp_path / "p")
+    cold = _lint(root)
+    (pack,) = [e for e in _entries(root) if os.path.basename(e) == "pack"]
+    entries = _packed(root)
+    assert len(entries) == 2
+    (a, blob_a), (b, blob_b) = entries.items()
+    parts = [PACK_MAGIC]
+    for name, blob in ((a, blob_b), (b, blob_a)):  # each entry filed under the other's name
+        parts += [name.encode(), b"\n", str(len(blob)).encode(), b"\n", blob]
+    parts += [b"../../escape\n5\nhello", b"x" * 10]  # a bad name ends the list
+    Path(pack).write_bytes(b"".join(parts))
+    cache = Cache(os.path.dirname(os.path.dirname(pack)), os.path.basename(os.path.dirname(pack)), load_secret())
+    assert sorted(cache._load_pack()) == sorted([a, b])
+    assert cache._load(a) is None and cache._load(b) is None
+    for run_entry in [e for e in _entries(root) if os.path.basename(e).startswith("run-")]:
+        os.unlink(run_entry)  # so the per-file entries are read
+    assert _lint(root) == cold

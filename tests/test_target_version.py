@@ -61,3 +61,14 @@ def test_end_to_end_from_the_projects_declared_requirement(tmp_path):
     (tmp_path / "a.py").write_text("import jax\nt = jax.tree_map(f, t)\n")
     run_cli("--no-cache", "--fix", "--target-jax-version", "0.10.2", "a.py", cwd=str(tmp_path))
     assert (tmp_path / "a.py").read_text() == "import jax\nt = jax.tree.map(f, t)\n"
+
+
+def test_device_put_replicated_advice_keeps_the_leading_device_axis():
+    """Checked against jax: `device_put_replicated(x, devices)` has shape (len(devices), *x.shape);
+    `device_put(x, NamedSharding(mesh, P()))` has x's shape, which the pmap after it cannot map."""
+    (d,) = lint_source("import jax\nb = jax.device_put_replicated(x, jax.devices())\n", "a.py", _settings(None))
+    assert "jnp.stack([x] * len(devices))" in d.message and "P('x')" in d.message
+    assert "P())" not in d.message
+    assert "keeps the leading device axis" in d.message
+    (d,) = lint_source("import jax\nb = jax.device_put_sharded(shards, jax.devices())\n", "a.py", _settings(None))
+    assert "jnp.stack(shards)" in d.message and "P('x')" in d.message

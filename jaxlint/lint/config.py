@@ -183,8 +183,12 @@ def infer_jax(s: Settings, start: str) -> None:
     folder = start if os.path.isdir(start) else os.path.dirname(start) or "."
     found = project_requirement(os.path.abspath(folder))
     if found is not None:
+        where = found.where
+        rel = os.path.relpath(where.split(" ")[0])
+        if not rel.startswith(".."):
+            where = rel + where[len(where.split(" ")[0]) :]
         s.minimum_jax_version = found.lower
-        s.jax_requirement = f"`{found.spec}` in {found.where}"
+        s.jax_requirement = f"`{found.spec}` in {where}"
 
 
 def validate_settings(s: Settings) -> None:

@@ -292,6 +292,8 @@ def check(
         settings = resolver.for_path(start if start != "-" else ".")
     except ConfigError as e:
         fail(str(e))
+    if add_noqa and (do_fix or diff):
+        fail("--add-noqa cannot be combined with --fix, --fix-only or --diff")
     if show_settings:
         if len(paths) != 1 or paths == ["-"] or os.path.isdir(paths[0]):
             fail("--show-settings takes one file")

@@ -103,7 +103,7 @@ def line(report) -> str:
         n = len(report.bad)
         fix = "" if report.autofix is None else "; its autofix matches the oracle"
         return (
-            f"✓ {report.code} {report.name}: confirmed: {n} bad program{'s' if n != 1 else ''} fail as expected,"
+            f"✓ {report.code} {report.name}: confirmed: {n} bad program{'s fail' if n != 1 else ' fails'} as expected,"
             f" the fixed one matches the oracle{fix}{took}"
         )
     return f"✗ {report.code} {report.name}: not confirmed: {'; '.join(report.reasons)}{took}"

@@ -140,3 +140,35 @@ def test_no_configuration_anywhere_shows_the_defaults(tmp_path):
     assert 'minimum-jax-version = "0.4.30"  # inferred from `jax[cpu]>=0.4.30` in requirements.txt' in out
     code, out, _ = run_cli("--show-settings", "--target-jax-version", "0.5.0", "c.py", cwd=str(tmp_path))
     assert 'target-jax-version = "0.5.0"  # set by --target-jax-version' in out and "minimum-jax-version" not in out
+
+
+def test_a_folder_that_declares_no_jax_takes_the_jax_of_the_project_around_it(tmp_path):
+    write(tmp_path, "pyproject.toml", "[project]\nname = 'p'\ndependencies = ['jax>=0.4.30']\n")
+    write(tmp_path, "docs/requirements.txt", "sphinx\n")
+    write(tmp_path, "docs/conf.py", TREE_MAP)
+    code, out, _ = run_cli("--show-settings", "docs/conf.py", cwd=str(tmp_path))
+    assert code == 0
+    assert 'minimum-jax-version = "0.4.30"  # inferred from `jax>=0.4.30` in pyproject.toml' in out
+
+
+def test_setup_py_and_setup_cfg_are_read_never_run(tmp_path):
+    marker = tmp_path / "ran"
+    write(
+        tmp_path,
+        "setup.py",
+        f"import pathlib\npathlib.Path({str(marker)!r}).touch()\n"
+        "REQUIRES = ['numpy', 'jax>=0.4.26']\n"
+        "setup(name='p', install_requires=REQUIRES, extras_require={'tpu': ['jax[tpu]>=0.4.31']})\n",
+    )
+    write(tmp_path, "a.py", TREE_MAP)
+    _, out, _ = run_cli("--show-settings", "a.py", cwd=str(tmp_path))
+    assert (
+        'minimum-jax-version = "0.4.26"  # inferred from `jax>=0.4.26` in setup.py setup(install_requires=...)' in out
+    )
+    assert not marker.exists()
+    (tmp_path / "setup.py").unlink()
+    write(tmp_path, "setup.cfg", "[options]\ninstall_requires =\n    numpy\n    jax >= 0.4.21\n")
+    _, out, _ = run_cli("--show-settings", "a.py", cwd=str(tmp_path))
+    assert (
+        'minimum-jax-version = "0.4.21"  # inferred from `jax >= 0.4.21` in setup.cfg [options] install_requires' in out
+    )

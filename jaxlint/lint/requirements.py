@@ -2,7 +2,7 @@
 
 Why: a fix to `jax.tree.map` is safe only if every jax the project allows has it; ruff
 infers its target from ``requires-python`` the same way. Read, in the project folder (the
-nearest folder above a file that declares a Python project): ``[project] dependencies``
+nearest folder above a file that declares a lower bound for jax): ``[project] dependencies``
 and ``[project.optional-dependencies]`` of ``pyproject.toml``, ``requirements*.txt``,
 ``install_requires``/``extras_require`` of ``setup.cfg``, and the literal
 ``install_requires``/``extras_require`` of ``setup.py``, read with ``ast`` (never run).
@@ -163,16 +163,18 @@ def _declared(directory: str) -> list[tuple[str, str]] | None:
 
 @functools.lru_cache(maxsize=4096)
 def project_requirement(start: str) -> JaxRequirement | None:
-    """The lowest jax the nearest project above ``start`` (a folder) allows, or None."""
+    """The lowest jax allowed by the nearest project above ``start`` (a folder) that
+    declares a lower bound for jax, or None. A folder whose declarations say nothing about
+    jax (``docs/requirements.txt`` of sphinx packages) is passed over: its code runs with
+    the jax of the project around it."""
     d = os.path.abspath(start)
     while True:
-        declared = _declared(d)
-        if declared is not None:
-            best: JaxRequirement | None = None
-            for spec, where in declared:
-                low = lower_bound(spec)
-                if low is not None and (best is None or _key(low) < _key(best.lower)):
-                    best = JaxRequirement(low, spec.split(";")[0].strip(), where)
+        best: JaxRequirement | None = None
+        for spec, where in _declared(d) or ():
+            low = lower_bound(spec)
+            if low is not None and (best is None or _key(low) < _key(best.lower)):
+                best = JaxRequirement(low, spec.split(";")[0].strip(), where)
+        if best is not None:
             return best
         parent = os.path.dirname(d)
         if parent == d:

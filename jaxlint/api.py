@@ -7,6 +7,7 @@ per-file ignores and suppressions -> sorted diagnostics.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import os
 import re
@@ -214,6 +215,7 @@ class Runner:
         self.jobs = jobs or os.cpu_count() or 1
         self.cache = cache
         self.progress = progress
+        self.warnings: list[str] = []  # of the last ``finish``: malformed suppression directives
         self._pfi = []
         if settings.per_file_ignores:
             import pathspec
@@ -385,6 +387,14 @@ class Runner:
                 )
         out: list[Diagnostic] = []
         supp_by_path = {r.path: r.suppressions for r in results}
+        if self.settings.unfixable:  # `unfixable`: never offered, never applied
+            for path, diags in per_file.items():
+                per_file[path] = [
+                    dataclasses.replace(d, fix=None)
+                    if d.fix is not None and any(c == "ALL" or d.code.startswith(c) for c in self.settings.unfixable)
+                    else d
+                    for d in diags
+                ]
         for path, diags in per_file.items():
             diags = [d for d in diags if d.code in self.codes or d.code in ("JAX001", "JAX003")]
             ignored = self._per_file_ignored(path)
@@ -401,6 +411,7 @@ class Runner:
                 out.extend(suppress.apply([], r.suppressions, r.path, self.codes, lines))
         out = list({(d.sort_key(), d.end): d for d in out}.values())
         out.sort(key=Diagnostic.sort_key)
+        self.warnings = selection_warnings(self.settings) + directive_warnings(results)
         return out, errors
 
     def _per_file_ignored(self, path: str) -> set[str]:
@@ -412,6 +423,48 @@ class Runner:
             if spec.match_file(rel) or spec.match_file(os.path.basename(path)):
                 out |= codes
         return out
+
+
+def selection_warnings(settings: Settings) -> list[str]:
+    """A selector that enables only preview rules while preview is off has no effect (ruff warns)."""
+    if settings.preview or not settings.selections:
+        return []
+    out = []
+    rules = all_rules()
+    for where, selectors in settings.selections:
+        for sel in selectors:
+            matched = [r for r in rules if sel == "ALL" or r.code.startswith(sel)]
+            if matched and all(r.is_preview() for r in matched):
+                prefix = f"{where}: " if where and where not in ("--select", "--extend-select") else ""
+                out.append(
+                    f"{prefix}Selection `{sel}` has no effect because preview is not enabled"
+                    " (use --preview, or `preview = true`)"
+                )
+    return out
+
+
+def directive_warnings(results: Iterable[FileResult]) -> list[str]:
+    """One warning per malformed suppression directive (jaxlint.lint.suppress.Malformed)."""
+    if not any(r.suppressions is not None and r.suppressions.malformed for r in results):
+        return []
+    names = {r.name: r.code for r in all_rules()}
+    out: list[str] = []
+    for r in results:
+        out.extend(suppress.warnings_for(r.suppressions, r.path, names, _place))
+    return out
+
+
+def _place(path: str, line: int) -> str:
+    """``path:line``; in a notebook ``path:cell N:line`` (the virtual module's line moved)."""
+    if path.endswith(".ipynb"):
+        from jaxlint.files.notebook import NotebookError, parse
+
+        try:
+            cell, in_cell = parse(read_source(path)[0]).locate(line)
+            return f"{path}:cell {cell.number}:{in_cell}"
+        except (ReadError, NotebookError, IndexError, ValueError):
+            pass
+    return f"{path}:{line}"
 
 
 def islands(modules: list) -> tuple[dict[str, Project], Callable[[str], str]]:
@@ -489,8 +542,17 @@ def _in_cells(diags: list[Diagnostic], files: Iterable[str], texts: dict[str, st
     return to_cells(diags, files, text_of)
 
 
-def lint_paths(paths: list[str], settings: Settings, jobs: int | None = None, cache=None, progress=None) -> RunResult:
-    files = discover(paths, settings.root, settings.exclude, settings.extend_exclude)
+def lint_paths(
+    paths: list[str],
+    settings: Settings,
+    jobs: int | None = None,
+    cache=None,
+    progress=None,
+    files: list[str] | None = None,
+) -> RunResult:
+    """Lint ``files`` (default: what ``paths`` discover) as one project with ``settings``."""
+    if files is None:
+        files = discover(paths, settings.root, settings.exclude, settings.extend_exclude)
     run_key = cache.run_key(files) if cache is not None else None  # None when a file is not regular
     hit = cache.get_run(run_key) if cache is not None else None
     if hit is not None:
@@ -504,8 +566,8 @@ def lint_paths(paths: list[str], settings: Settings, jobs: int | None = None, ca
     diags = _in_cells(diags, files)
     prefiltered = sum(1 for r in results if r.prefilter)
     if cache is not None and not errors and not internal and not any(d.code == "JAX003" for d in diags):
-        cache.put_run(run_key, (diags, prefiltered))
-    return RunResult(diags, len(files), errors + internal, prefiltered=prefiltered)
+        cache.put_run(run_key, (diags, prefiltered, runner.warnings))
+    return RunResult(diags, len(files), errors + internal, prefiltered=prefiltered, warnings=runner.warnings)
 
 
 def _check_named(results: list[FileResult], paths: list[str]) -> None:
@@ -630,16 +692,19 @@ def fix_paths(
     jobs: int | None = None,
     cache=None,
     progress=None,
+    files: list[str] | None = None,
 ) -> RunResult:
     """Lint, then fix every file with applicable fixes to a fixed point (atomically written)."""
     from jaxlint.fix.edits import FileChanged, atomic_write, fixes_to_apply
 
-    files = discover(paths, settings.root, settings.exclude, settings.extend_exclude)
+    if files is None:
+        files = discover(paths, settings.root, settings.exclude, settings.extend_exclude)
     runner = Runner(settings, jobs, cache, progress)
     results, errors = runner.lint_files(files)
     _check_named(results, paths)
     diags, internal = runner.finish(results, _lines)
     run = RunResult([], len(files), errors + internal, prefiltered=sum(1 for r in results if r.prefilter))
+    run.warnings.extend(runner.warnings)
     by_path: dict[str, list[Diagnostic]] = defaultdict(list)
     for d in diags:
         by_path[d.path].append(d)

@@ -18,7 +18,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from importlib.resources import files
@@ -63,6 +63,7 @@ class RuleReport:
     fixed: Check | None = None
     autofix: Check | None = None  # None: the rule has no fix
     seconds: float = 0.0
+    skipped: str = ""  # why the programs were not run (the installed jax is too old for them)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -319,18 +320,54 @@ def _timed(*args) -> tuple[dict[str, dict], float]:
     return outcomes, time.perf_counter() - start
 
 
+def installed_jax() -> tuple[str | None, str | None]:
+    """The installed jax and jaxlib versions, read from their metadata (jax is not imported)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out: list[str | None] = []
+    for name in ("jax", "jaxlib"):
+        try:
+            out.append(version(name))
+        except PackageNotFoundError:
+            out.append(None)
+    return out[0], out[1]
+
+
+def _version_key(text: str) -> tuple[int, ...]:
+    import re
+
+    m = re.match(r"\d+(?:\.\d+)*", text)
+    parts = tuple(int(p) for p in m.group(0).split(".")[:3]) if m else (0,)
+    return parts + (0,) * (3 - len(parts))
+
+
+def too_old(spec: Spec, jax_version: str | None) -> str:
+    """Why this jax cannot run the spec's programs as written, or ""."""
+    if spec.requires_jax is None or jax_version is None:
+        return ""
+    if _version_key(jax_version) >= _version_key(spec.requires_jax):
+        return ""
+    return f"needs jax >= {spec.requires_jax} (installed: {jax_version}): {spec.requires_jax_why}"
+
+
 def verify_rules(
     rules: Sequence[type[Rule]],
     root: Path | None = None,
     jobs: int | None = None,
     timeout: float = 120.0,
     python: str = sys.executable,
+    on_report: Callable[[RuleReport], None] | None = None,
+    jax_version: str | None = None,
 ) -> list[RuleReport]:
-    """Verify each rule against ``root/<CODE>/``; reports in the order of ``rules``."""
+    """Verify each rule against ``root/<CODE>/``; reports in the order of ``rules``, each
+    also handed to ``on_report`` as soon as it and every rule before it are done. A rule
+    whose spec needs a newer jax than ``jax_version`` (default: the installed one) is
+    skipped, saying why."""
     root = Path(root) if root is not None else fixtures_root()
     jobs = jobs or os.cpu_count() or 1
+    jax_version = jax_version or installed_jax()[0]
     reports: list[RuleReport] = []
-    futures: list[tuple[_Plan, Future]] = []
+    futures: list[tuple[_Plan | RuleReport, Future[tuple[dict[str, dict[str, Any]], float]] | None]] = []
     with tempfile.TemporaryDirectory(prefix="jaxlint-verify-") as tmp, ThreadPoolExecutor(max_workers=jobs) as pool:
         for rule in rules:
             start = time.perf_counter()
@@ -340,18 +377,30 @@ def verify_rules(
             if not spec_path.is_file():
                 where = f"fixtures/{rule.code}/spec.toml" if root == fixtures_root() else str(spec_path)
                 report.reasons.append(f"no runtime reference ({where} is missing)")
+                futures.append((report, None))
                 continue
             try:
                 spec = load_spec(spec_path)
             except SpecError as e:
                 report.reasons.append(str(e))
+                futures.append((report, None))
+                continue
+            report.skipped = too_old(spec, jax_version)
+            if report.skipped:
+                futures.append((report, None))
                 continue
             plan = _static(rule, spec, Path(tmp), report)
             plan.static_seconds = time.perf_counter() - start
             fut = pool.submit(_timed, plan.programs, spec.devices, timeout, spec.directory, python)
             futures.append((plan, fut))
-        for plan, fut in futures:
-            _finish(plan, *fut.result())
+        for item, pending in futures:
+            if isinstance(item, _Plan):
+                assert pending is not None  # a plan is always submitted
+                done = _finish(item, *pending.result())
+            else:
+                done = item
+            if on_report is not None:
+                on_report(done)
     return reports
 
 

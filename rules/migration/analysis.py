@@ -131,6 +131,9 @@ class MigrationRule(Rule):
         super().__init__(ctx, options)
         s = ctx.settings
         self.target = s.target_version if s is not None else parse_version("0.10.2")
+        # the lowest jax the project declares (jaxlint.lint.requirements): replacements must exist there
+        self.minimum_text = s.minimum_jax_version if s is not None else None
+        self.minimum = s.minimum_version if s is not None else self.target
         self._module_imports: dict[str, str] | None = None
         self._names_used: set[str] | None = None
         self._mesh_names: dict[cst.CSTNode | None, dict[str, int]] = {}
@@ -160,7 +163,63 @@ class MigrationRule(Rule):
             msg += f"; use `{replacement}`"
         if entry.note:
             msg += f" ({entry.note})"
-        return msg
+        return msg + self.project_clause(entry)
+
+    # the lowest jax the project allows ---------------------------------------------------
+    def _known_from(self, entry: Entry) -> tuple[str, bool] | None:
+        """The first jax known to have ``entry.replacement``: ``since`` (exact) or, failing
+        that, the deprecation of the old name (the replacement existed by then)."""
+        if entry.since:
+            return entry.since, True
+        if entry.deprecated:
+            return entry.deprecated, False
+        return None
+
+    def missing_replacement(self, entry: Entry) -> tuple[str, bool] | None:
+        """(version, exact) when the replacement a fix would use may not exist in the lowest
+        jax the project allows; None when it does (or no requirement was inferred)."""
+        if self.minimum_text is None or entry.kind not in ("rename", "module") or not entry.replacement:
+            return None
+        known = self._known_from(entry)
+        if known is None or version(known[0]) <= self.minimum:  # type: ignore[operator]
+            return None
+        return known
+
+    def project_clause(self, entry: Entry) -> str:
+        """What the project's declared jax requirement adds to the message."""
+        if self.minimum_text is None:
+            return ""
+        removed = version(entry.removed)
+        if self.category == "removed" and removed is not None and removed <= self.minimum:
+            return f"; your project allows jax {self.minimum_text} and later, none of which has it"
+        missing = self.missing_replacement(entry)
+        if missing is None:
+            return ""
+        if missing[1]:
+            return (
+                f" (your project allows jax {self.minimum_text}, where `{entry.replacement}` does not exist yet:"
+                f" it was added in {missing[0]})"
+            )
+        return (
+            f" (your project allows jax {self.minimum_text}, where `{entry.replacement}` may not exist yet:"
+            f" jaxlint knows it only from {missing[0]})"
+        )
+
+    def gated(self, fix: RuleFix | None, entry: Entry, new: str | None) -> RuleFix | None:
+        """A fix to a replacement the lowest allowed jax may lack is offered only as unsafe."""
+        if fix is None or new != entry.replacement:
+            return fix
+        missing = self.missing_replacement(entry)
+        if missing is None:
+            return fix
+        why = (
+            f"`{new}` was added in jax {missing[0]}"
+            if missing[1]
+            else f"jaxlint knows `{new}` only from jax {missing[0]}"
+        )
+        return RuleFix(
+            f"{fix.message} (unsafe: {why}, and your project allows jax {self.minimum_text})", fix.edits, "unsafe"
+        )
 
     def _when(self, subject: str, entry: Entry) -> str:
         """``<subject> was removed in JAX x`` / ``<subject> is deprecated since JAX y``."""
@@ -171,8 +230,8 @@ class MigrationRule(Rule):
         return text + (f" and removed in {entry.removed}" if entry.removed else "")
 
     def replacement(self, entry: Entry) -> str | None:
-        """The replacement that exists in the target version (``alt`` for older targets)."""
-        if entry.since and entry.alt and parse_version(entry.since) > self.target:
+        """The replacement that exists in the lowest jax the code must run on (``alt`` for older ones)."""
+        if entry.since and entry.alt and parse_version(entry.since) > self.minimum:
             return entry.alt
         return entry.replacement
 
@@ -370,7 +429,8 @@ class MigrationRule(Rule):
             if spelled is None:
                 return None
             text, inserts = spelled
-            return RuleFix(f"Replace with `{text}`", [NodeEdit(node, text), *inserts], entry.fix)
+            fix = RuleFix(f"Replace with `{text}`", [NodeEdit(node, text), *inserts], entry.fix)
+            return self.gated(fix, entry, new)
         if entry.kind == "call" and entry.rewrite:
             return getattr(self, f"_rewrite_{entry.rewrite}")(node, entry)
         return None
@@ -663,6 +723,7 @@ class MigrationRule(Rule):
                 if base_entry.kind == "module" and base_entry.fix == "safe" and base_entry.replacement:
                     new = base_entry.replacement + base[len(base_entry.old) :]
                     fix = RuleFix(f"Import from `{new}`", [NodeEdit(node.module, new)], "safe")
+                fix = self.gated(fix, base_entry, base_entry.replacement)
                 self.report(node, self.message(base, base_entry), fix=fix)
             return
         for alias in node.names:
@@ -672,7 +733,8 @@ class MigrationRule(Rule):
             if entry is None or not self.wants(entry) or self.in_shim(node):
                 continue
             shown = qualified if entry is not base_entry else base
-            self.report(alias, self.message(shown, entry), fix=self._from_import_fix(node, alias, entry))
+            fix = self.gated(self._from_import_fix(node, alias, entry), entry, entry.alt or entry.replacement)
+            self.report(alias, self.message(shown, entry), fix=fix)
 
     def _from_import_fix(self, node: cst.ImportFrom, alias: cst.ImportAlias | None, entry: Entry) -> RuleFix | None:
         if entry.fix != "safe" or entry.only or entry.kind not in ("rename", "module") or alias is None:
@@ -740,7 +802,9 @@ class MigrationRule(Rule):
                         fix = RuleFix("Import `jax`", [NodeEdit(alias.name, "jax")], "safe")
                 elif entry.replacement:
                     new = entry.replacement + name[len(entry.old) :]
-                    fix = RuleFix(f"Import `{new}`", [NodeEdit(alias.name, new)], "safe")
+                    fix = self.gated(
+                        RuleFix(f"Import `{new}`", [NodeEdit(alias.name, new)], "safe"), entry, entry.replacement
+                    )
             self.report(alias, self.message(name, entry), fix=fix)
 
     # ``with mesh:`` --------------------------------------------------------------------------

@@ -54,7 +54,9 @@ __all__ = [
     "Opaque",
     "Partial",
     "Scalar",
+    "Seq",
     "Shape",
+    "Slice",
     "Struct",
     "Transformed",
     "Tuple",
@@ -107,6 +109,8 @@ FLOAT = DType("float")
 INT = DType("int")
 BOOL = DType("bool")
 UINT32 = DType("uint", "uint32")
+# a legacy PRNG key (``jax.random.PRNGKey(0)``): uint32 data that jax.random takes as a key
+RAW_KEY = DType("uint", "raw key")
 KEY = DType("key", "key<fry>")
 
 
@@ -175,6 +179,24 @@ class List:
 
 
 @dataclass(frozen=True, slots=True)
+class Seq:
+    """A sequence whose items are not known one by one: ``length`` (a size, maybe a
+    symbol: ``jax.devices()`` has the device count) and what every item is."""
+
+    length: Dim
+    item: Any = UNKNOWN
+
+
+@dataclass(frozen=True, slots=True)
+class Slice:
+    """A slice in an index (``x[1:n]``): its bounds as values (``Const(None)`` when absent)."""
+
+    start: Any
+    stop: Any
+    step: Any
+
+
+@dataclass(frozen=True, slots=True)
 class Dict:
     """A dict display or ``dict(...)``; keys are constants."""
 
@@ -221,6 +243,9 @@ class Function:
     def name(self) -> str:
         return "<lambda>" if isinstance(self.node, cst.Lambda) else self.node.name.value
 
+    def __repr__(self) -> str:
+        return f"Function({self.name})"
+
 
 @dataclass(frozen=True, slots=True)
 class Bound:
@@ -238,7 +263,7 @@ class Partial:
     args: tuple[Any, ...] = ()
     keywords: tuple[tuple[str, Any], ...] = ()
     star: bool = False
-    node: cst.CSTNode | None = field(default=None, compare=False)
+    node: cst.CSTNode | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,7 +275,7 @@ class Transformed:
     api: str
     target: Any
     options: tuple[tuple[str, Any], ...] = ()
-    node: cst.CSTNode | None = field(default=None, compare=False)
+    node: cst.CSTNode | None = field(default=None, compare=False, repr=False)
     unknown_options: bool = False
 
     def option(self, name: str, default: Any = None) -> Any:
@@ -280,6 +305,9 @@ class Class:
     @property
     def name(self) -> str:
         return self.node.name.value
+
+    def __repr__(self) -> str:
+        return f"Class({self.name})"
 
 
 CALLABLES = (Function, Bound, Partial, Transformed, External, Class)
@@ -402,11 +430,14 @@ def as_array(v: Any) -> Array | None:
 
 
 def as_dim(v: Any) -> Dim:
-    """The size a Python int value holds (a constant, or a symbol), else None."""
+    """The size a Python int value holds (a constant, or a symbol), else None. An
+    ``Opaque`` value used as a size is a symbol of its own (``cfg.n_heads``)."""
     if type(v) is Const and isinstance(v.value, int) and not isinstance(v.value, bool):
         return v.value
     if type(v) is Scalar and v.kind == "int":
         return v.dim
+    if type(v) is Opaque:
+        return dims.sym(v.key, v.label)
     return None
 
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
@@ -37,6 +37,9 @@ PRIMALS_SPREAD = frozenset({"jax.vjp", "jax.linearize"})
 PRIMALS_TUPLE = frozenset({"jax.jvp", "jax.test_util.check_grads", "jax._src.test_util.check_grads"})
 _DEPTH = 40
 
+if TYPE_CHECKING:
+    from .evaluate import Evaluator
+
 
 class Program:
     """Bindings, values and call sites of one file, read through a few methods."""
@@ -58,6 +61,16 @@ class Program:
         # unknown decorator that makes the def's own value UNKNOWN)
         self._decorator_apps: dict[cst.FunctionDef, list[Transformed]] = {}
         self._primal_calls: dict[cst.Call, cst.Call | None] = {}
+
+    @property
+    def evaluator(self) -> Evaluator:
+        """The semantic model's evaluator of this file (see jaxlint.model.evaluate)."""
+        ev = self.__dict__.get("_evaluator")
+        if ev is None:
+            from .evaluate import Evaluator
+
+            ev = self.__dict__["_evaluator"] = Evaluator(self)
+        return ev
 
     # ------------------------------------------------------------------------------
     # bindings

@@ -4,7 +4,7 @@ import libcst as cst
 
 from jaxlint.lint.rule import Invalid, NodeEdit, Rule, RuleFix
 
-from .pmap_inputs import Finding, clip, describe, findings, jax_name
+from .pmap import Finding, built, clip, findings, head, jax_name
 
 FIX_TITLE = "Split one key per device"
 
@@ -12,20 +12,20 @@ FIX_TITLE = "Split one key per device"
 class PmapUnreplicatedInput(Rule):
     """
     ## What it does
-    Reports a value with no device axis at all passed at a position a `pmap` maps (its
-    `in_axes` entry is 0, the default):
-    - a single PRNG key: `jax.random.PRNGKey(0)`, `jax.random.key(0)`, `fold_in(...)`,
-      one half of `key, subkey = jax.random.split(key)`, `jax.random.split(key)[0]`;
-    - parameters that were never replicated: the output of an `init` function called
-      with a single key (`params = model.init(jax.random.PRNGKey(0), x)`), also when a
-      training loop then rebinds them to the pmapped step's output
-      (`params, loss = p_step(params, batch)`): the first step still gets one copy.
+    Reports a value with no device axis passed at a position a `pmap` maps (its
+    `in_axes` entry is 0, the default), as the program builds it:
+    - a single PRNG key: `jax.random.PRNGKey(0)` (two uint32 words, not one key per
+      device), `jax.random.key(0)` (rank 0), `fold_in(...)`, one key of `split(key)`;
+    - parameters or optimizer state that were never replicated: a pytree whose leaves'
+      leading sizes are certainly not the device count (their sizes differ from one
+      another, or another mapped argument has the device count).
 
-    The value is followed through plain assignments and through a parameter of the
-    function that makes the pmapped call (undecorated, or under `jax.jit`) to the calls
-    of that function in the same file. Keys split per device, replicated parameters (`flax.jax_utils.replicate`,
-    `jax.device_put_replicated`), the output of a pmapped `init`, and positions with
-    `in_axes=None` are not reported; neither is anything whose origin is unknown.
+    The values are what the program computes: the key functions, array constructors,
+    the values a function returns (an `init` that builds the parameters), the
+    arguments callers pass, followed through the parameters of the functions that pass
+    a value on (then the argument of the outermost call is reported). Keys split per
+    device, replicated parameters, the output of a pmapped `init`, positions with
+    `in_axes=None`, and values the code does not show are not reported.
 
     ## Why is this bad?
     `pmap` gives each device the slice of every mapped argument at its own index along
@@ -73,7 +73,8 @@ class PmapUnreplicatedInput(Rule):
     fix_availability = "sometimes"
     help = "Split one key per device, replicate the parameters, or pass `in_axes=None` at that position"
     about = ("jax.pmap",)
-    reads = "call graph"  # the calls of a function that passes its parameter on to a pmapped call
+    # the calls of the function making the pmapped call, and theirs: where its arguments come from
+    reads = ("calls", "forwarders")
 
     VALID = (
         (
@@ -112,44 +113,52 @@ class PmapUnreplicatedInput(Rule):
             ),
         ),
         (
-            ("import jax\nparams = model.init(jax.random.PRNGKey(0), x)\njax.pmap(model.apply)(params, xs)\n"),
-            Invalid("JAX204", line=3, message="one copy of the parameters from `model.init`"),
+            (
+                "import jax, jax.numpy as jnp\n"
+                "def init(key):\n    return {'w': jax.random.normal(key, (784, 10)), 'b': jnp.zeros(10)}\n"
+                "params = init(jax.random.PRNGKey(0))\n"
+                "jax.pmap(lambda p, x: x @ p['w'] + p['b'])(params, jnp.ones((jax.local_device_count(), 784)))\n"
+            ),
+            Invalid("JAX204", line=5, message="one copy of the parameters"),
         ),
     )
 
     def finish(self) -> None:
         for f in findings(self.ctx):
-            if f.origin.kind == "key":
-                self.report(f.arg.value, self._key_message(f), fix=self._key_fix(f))
-            elif f.origin.kind == "params":
-                self.report(f.arg.value, self._params_message(f))
+            if f.node is None:
+                continue
+            if f.kind == "key":
+                self.report(f.node, self._key_message(f), fix=self._key_fix(f))
+            elif f.kind == "params":
+                self.report(f.node, self._params_message(f))
 
     def _key_message(self, f: Finding) -> str:
-        head, built = describe(self.ctx, f)
-        shown = clip(self.ctx, f.arg.value, 30)
-        if built and "split" in f.origin.why:
-            built = f"one key of {built}"
-        it = f"it is {built}," if built else "it is"
+        assert f.node is not None
+        start = head(self.ctx, f)
+        where = built(self.ctx, f)
+        shown = clip(self.ctx, f.node, 30)
+        it = f"it is {where}," if where else "it is"
         return (
-            f"{head}, but {it} a single PRNG key with no device axis: pmap would slice the key "
+            f"{start}, but {it} a single PRNG key with no device axis: pmap would slice the key "
             "itself (a typed `jax.random.key` fails with `IndexError`, a legacy `PRNGKey` is taken as 2 "
             f"devices' keys); pass one key per device, `jax.random.split({shown}, jax.local_device_count())`, "
             "or `in_axes=None` at this position if every device should draw the same numbers"
         )
 
     def _params_message(self, f: Finding) -> str:
-        head, built = describe(self.ctx, f)
+        start = head(self.ctx, f)
+        where = built(self.ctx, f)
         return (
-            f"{head}, but it is {built or 'the result'}: one copy of the parameters from {f.origin.why}, never "
-            "replicated, so "
-            "each device gets one slice of every weight (an `IndivisibleError`, or silently wrong results when "
-            "a weight's first dimension equals the device count); pass `in_axes=None` at this position, or "
-            "replicate them first (`flax.jax_utils.replicate`, or a pmapped init over one key per device)"
+            f"{start}, but it is {where or 'a pytree'}: one copy of the parameters ({f.leaves} leaves, none with a "
+            "device axis), never replicated, so each device gets one slice of every weight (an `IndivisibleError`, "
+            "or silently wrong results when a weight's first dimension equals the device count); pass "
+            "`in_axes=None` at this position, or replicate them first (`flax.jax_utils.replicate`, or a pmapped "
+            "init over one key per device)"
         )
 
     def _key_fix(self, f: Finding) -> RuleFix | None:
         jax = jax_name(self.ctx)
-        value = f.arg.value
+        value = f.node
         if jax is None or not isinstance(value, (cst.Name, cst.Call, cst.Subscript)):
             return None
         text = f"{jax}.random.split({self.ctx.code(value)}, {jax}.local_device_count())"

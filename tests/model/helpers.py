@@ -46,3 +46,18 @@ def binding_lines(p: Program, name: str, line: int) -> list[int]:
             node = node.name
         out.append(line_of(p, node))
     return sorted(out)
+
+
+def value_of(source: str, name: str = "result"):
+    """The abstract value of module-level ``name`` (its last assignment)."""
+    p = model_of(source)
+    b = p.module_scope.bindings[name][-1]
+    return p.evaluator.value(b.value, None)
+
+
+def map_records(source: str, api: str = "jax.vmap"):
+    """Every evaluated call of each ``api`` application, in text order: [[MapCall, ...], ...]."""
+    from jaxlint.model.mapsites import map_sites
+
+    p = model_of(source)
+    return [[e.record for e in site.calls] for site in map_sites(p, api)]

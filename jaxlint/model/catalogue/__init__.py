@@ -40,7 +40,7 @@ class Problem:
 
     kind: str
     message: str
-    node: cst.CSTNode | None = field(default=None, compare=False)
+    node: cst.CSTNode | None = field(default=None, compare=False, repr=False)
 
 
 class Call:

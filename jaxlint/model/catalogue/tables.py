@@ -6,7 +6,11 @@ from functools import partial
 
 from ..abstract import Const
 from ..signature import Signature
-from . import Op, register
+from . import (
+    Op,
+    _bootstrap,  # noqa: F401  (registers its entries; temporary, until the full catalogue lands)
+    register,
+)
 from .rules import create, elementwise, nary
 
 NONE = Const(None)

@@ -1,0 +1,1258 @@
+"""What an expression evaluates to: the semantic model's evaluator.
+
+``Evaluator.value(expr, env)`` gives the abstract value (``jaxlint.model.abstract``) of an
+expression in an *environment*: ``env`` binds the parameters of the function the
+expression is in (and, through ``Env.parent``, of the functions around it) to what one
+call passes. ``env=None`` evaluates with no call in view: a parameter is then what its
+annotation says, or an ``Opaque`` value known only by identity.
+
+It is demand-driven and memoised per (expression, environment): names go to their
+reaching bindings (the binder, ``jaxlint.model.scopes``, through ``Program.reaching``),
+several candidates are joined; a call of a def evaluates its returned expressions with
+the call's arguments bound (``signature.bind``; defaults count), a call of a catalogue
+function applies its result rule (``jaxlint.model.catalogue``), a call of a transformed
+function applies the transform's transfer function (``jaxlint.model.transfer``), a class
+call builds an instance (``jaxlint.model.classes``). Depth and work are bounded: past the
+bound a value is UNKNOWN, and unknown means silent.
+
+*Problems*: a call that certainly fails (shapes that do not fit, a vmap over a rank-0
+value) is recorded as a ``Problem`` where it is evaluated; ``collect()`` gathers those
+met while computing a value (also inside the functions it calls).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from jaxlint.base.literals import UNKNOWN
+from jaxlint.base.names import ALIASES
+
+from . import dims
+from .abstract import (
+    BOOL as _BOOL,
+)
+from .abstract import (
+    Array,
+    Bound,
+    Class,
+    Const,
+    Dict,
+    External,
+    Function,
+    List,
+    Opaque,
+    Partial,
+    Scalar,
+    Seq,
+    Shape,
+    Slice,
+    Struct,
+    Transformed,
+    Tuple,
+    as_array,
+    as_dim,
+    int_value,
+    join,
+    join_all,
+)
+from .catalogue import Call, Problem, lookup
+from .scopes import Binding, Scope
+from .signature import REQUIRED, Argument, Param, Signature, bind
+
+if TYPE_CHECKING:
+    from .program import Program
+
+MAX_CALL_DEPTH = 6  # nested calls evaluated through
+COMPREHENSION_ITEMS = 256  # items a comprehension may give before it is not evaluated
+FUEL = 40_000  # evaluation steps per query (``Evaluator.query``)
+
+
+class Env:
+    """The parameters of one activation of ``function``: what one call passes.
+
+    Made only by ``Evaluator.frame`` (interned: equal frames are the same object, so a
+    frame is a cheap memo key). ``parent``: the frame of the function ``function`` is
+    defined in (its closure); ``site`` and ``caller``: the call that made it and the
+    frame that call was evaluated in (for messages: "as called at line N")."""
+
+    __slots__ = ("caller", "depth", "function", "params", "parent", "site")
+
+    def __init__(
+        self,
+        function: cst.FunctionDef | cst.Lambda,
+        params: tuple[tuple[str, Any], ...],
+        parent: Env | None,
+        site: cst.CSTNode | None,
+        caller: Env | None,
+        depth: int,
+    ) -> None:
+        self.function = function
+        self.params = params
+        self.parent = parent
+        self.site = site
+        self.caller = caller
+        self.depth = depth
+
+    def get(self, name: str) -> Any:
+        for k, v in self.params:
+            if k == name:
+                return v
+        return _MISSING
+
+    def __repr__(self) -> str:
+        fn = "<lambda>" if isinstance(self.function, cst.Lambda) else self.function.name.value
+        return f"Env({fn}, {dict(self.params)})"
+
+
+_MISSING: Any = object()
+
+# Calls of these give a Python int that is the device count.
+DEVICE_COUNTS = frozenset({"jax.local_device_count", "jax.device_count"})
+DEVICE_LISTS = frozenset({"jax.devices", "jax.local_devices"})
+PARTIAL = frozenset({"functools.partial"})
+# Decorators that leave the function as it is, as far as calling it goes.
+TRANSPARENT = frozenset(
+    {"functools.wraps", "staticmethod", "classmethod", "builtins.staticmethod", "builtins.classmethod"}
+)
+# Decorators that keep the signature and run the function (a context-manager decorator).
+TRANSPARENT_CALLS = frozenset({"jax.named_scope", "jax.profiler.annotate_function", "jax.ensure_compile_time_eval"})
+
+
+@dataclass(slots=True)
+class _Budget:
+    fuel: int = FUEL
+
+
+@dataclass(slots=True)
+class Collected:
+    problems: list[Problem] = field(default_factory=list)
+
+
+class Evaluator:
+    """The evaluator of one file's program (``Program.evaluator``)."""
+
+    def __init__(self, program: Program) -> None:
+        self.p = program
+        self.ctx = program.ctx
+        self._memo: dict[tuple[cst.CSTNode, Env | None], tuple[Any, tuple[Problem, ...]]] = {}
+        self._frames: dict[tuple[Any, ...], Env] = {}
+        self._calls: dict[tuple[Any, ...], tuple[Any, tuple[Problem, ...]]] = {}
+        self._stack: list[list[Problem]] = []
+        self._active: set[tuple[cst.CSTNode, Env | None]] = set()
+        self._budget = _Budget()
+        self._depth = 0
+        # facts transfer functions record per (application node, call node, frame)
+        self.records: dict[tuple[Any, ...], list[Any]] = {}
+        from .transfer import Transfer
+
+        self.transfer = Transfer(self)
+
+    # ------------------------------------------------------------------------------
+    # frames
+    # ------------------------------------------------------------------------------
+    def frame(
+        self,
+        function: cst.FunctionDef | cst.Lambda,
+        params: dict[str, Any],
+        parent: Env | None,
+        site: cst.CSTNode | None = None,
+        caller: Env | None = None,
+    ) -> Env:
+        items = tuple(params.items())
+        key = (function, items, parent, site)
+        f = self._frames.get(key)
+        if f is None:
+            depth = (caller.depth + 1) if caller is not None else 0
+            f = self._frames[key] = Env(function, items, parent, site, caller, depth)
+        return f
+
+    def frame_of(self, scope: Scope, env: Env | None) -> Env | None:
+        """The frame, along ``env``'s closures, of the function whose scope is ``scope``."""
+        node = scope.node
+        e = env
+        while e is not None:
+            if e.function is node:
+                return e
+            e = e.parent
+        return None
+
+    # ------------------------------------------------------------------------------
+    # queries and problems
+    # ------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def query(self, fuel: int = FUEL) -> Iterator[None]:
+        """Bound the work of one rule's question: past ``fuel`` steps values are UNKNOWN."""
+        before = self._budget.fuel
+        self._budget.fuel = fuel
+        try:
+            yield
+        finally:
+            self._budget.fuel = before
+
+    @contextlib.contextmanager
+    def collect(self) -> Iterator[Collected]:
+        """Gather the problems met while evaluating inside the block."""
+        got = Collected()
+        self._stack.append(got.problems)
+        try:
+            yield got
+        finally:
+            self._stack.pop()
+            if self._stack:
+                self._stack[-1].extend(got.problems)
+
+    def report(self, problem: Problem) -> None:
+        if self._stack and problem not in self._stack[-1]:
+            self._stack[-1].append(problem)
+
+    # ------------------------------------------------------------------------------
+    # expressions
+    # ------------------------------------------------------------------------------
+    def value(self, expr: cst.CSTNode | None, env: Env | None = None) -> Any:
+        """The abstract value of ``expr`` in ``env``."""
+        if expr is None:
+            return UNKNOWN
+        key = (expr, env)
+        hit = self._memo.get(key)
+        if hit is not None:
+            v, probs = hit
+            if probs and self._stack:
+                top = self._stack[-1]
+                top.extend(x for x in probs if x not in top)
+            return v
+        if key in self._active or self._budget.fuel <= 0:
+            return UNKNOWN  # a cycle (a loop-carried name), or out of fuel
+        self._budget.fuel -= 1
+        self._active.add(key)
+        mine: list[Problem] = []
+        self._stack.append(mine)
+        try:
+            v = self._expr(expr, env)
+        except RecursionError:
+            v = UNKNOWN
+        finally:
+            self._stack.pop()
+            self._active.discard(key)
+        self._memo[key] = (v, tuple(mine))
+        if mine and self._stack:
+            top = self._stack[-1]
+            top.extend(x for x in mine if x not in top)
+        return v
+
+    def _expr(self, e: cst.CSTNode, env: Env | None) -> Any:
+        t = type(e)
+        if t is cst.Name:
+            return self._name(e, env)
+        if t is cst.Integer or t is cst.Float or t is cst.Imaginary:
+            return _number(e)
+        if t is cst.SimpleString:
+            try:
+                return Const(e.evaluated_value)
+            except Exception:
+                return UNKNOWN
+        if t is cst.ConcatenatedString:
+            return self._concatenated(e, env)
+        if t is cst.FormattedString:
+            return self._fstring(e, env)
+        if t is cst.Attribute:
+            return self.attribute(self.value(e.value, env), e.attr.value, e)
+        if t is cst.Call:
+            return self._call_expr(e, env)
+        if t is cst.Subscript:
+            return self._subscript(e, env)
+        if t is cst.BinaryOperation:
+            return self._binary(e, env)
+        if t is cst.UnaryOperation:
+            return self._unary(e, env)
+        if t is cst.Tuple or t is cst.List:
+            items = self._elements(e.elements, env)
+            if items is None:
+                return UNKNOWN
+            return Tuple(items) if t is cst.Tuple else List(items)
+        if t is cst.Dict:
+            return self._dict(e, env)
+        if t is cst.Lambda:
+            return Function(e, env, self.p)
+        if t is cst.FunctionDef:
+            return self._decorated(e, env)
+        if t is cst.ClassDef:
+            return Class(e, self.p)
+        if t is cst.IfExp:
+            test = self.value(e.test, env)
+            truth = _truth(test)
+            if truth is True:
+                return self.value(e.body, env)
+            if truth is False:
+                return self.value(e.orelse, env)
+            return join(self.value(e.body, env), self.value(e.orelse, env))
+        if t is cst.BooleanOperation:
+            return self._boolean(e, env)
+        if t is cst.Comparison:
+            return self._comparison(e, env)
+        if t is cst.ListComp or t is cst.GeneratorExp or t is cst.DictComp:
+            return self._comprehension(e, env)
+        if t is cst.Ellipsis:
+            return Const(...)
+        if t is cst.NamedExpr:
+            return self.value(e.value, env)
+        return UNKNOWN
+
+    # names ---------------------------------------------------------------------------
+    def _name(self, name: cst.Name, env: Env | None) -> Any:
+        found = self.p.reaching(name)
+        if not found:
+            v = name.value
+            if v == "True":
+                return Const(True)
+            if v == "False":
+                return Const(False)
+            if v == "None":
+                return Const(None)
+            if v in _BUILTINS and name in self.p._reads:
+                return External(f"builtins.{v}")
+            return UNKNOWN
+        return join_all([self.binding_value(b, env) for b in found])
+
+    def binding_value(self, b: Binding, env: Env | None) -> Any:
+        """What binding ``b`` gives its name, in the frame of ``env`` for its scope."""
+        kind = b.kind
+        frame = self.frame_of(b.scope, env) if b.scope.kind in ("function", "lambda", "comprehension") else None
+        if kind == "import":
+            q = b.imported or ""
+            return External(ALIASES.get(q, q))
+        if kind == "def":
+            return self.value(b.node, frame)
+        if kind == "class":
+            return Class(b.node, self.p)  # type: ignore[arg-type]  # a class binding's node is its ClassDef
+        if kind == "param":
+            if frame is not None:
+                v = frame.get(b.name)
+                if v is not _MISSING:
+                    return v
+            return self.unbound_param(b, frame)
+        if kind in ("assign", "walrus") and b.value is not None:
+            v = self.value(b.value, frame)
+            return unpack(v, b.unpack)
+        if kind == "for":
+            loop = b.node
+            if type(loop) is cst.For:
+                return unpack(self.element(self.value(loop.iter, frame)), b.unpack)
+            if type(loop) is cst.CompFor:
+                if frame is not None:
+                    v = frame.get(b.name)
+                    if v is not _MISSING:
+                        return v
+                outer = frame.parent if frame is not None else env
+                return unpack(self.element(self.value(loop.iter, outer)), b.unpack)
+        return UNKNOWN
+
+    def unbound_param(self, b: Binding, frame: Env | None) -> Any:
+        """A parameter no visible call gives a value: its annotation's meaning, or an
+        ``Opaque`` value of its own."""
+        from .annotations import annotated_value
+
+        fn = b.scope.node
+        param = b.node
+        qual = self._qualname(fn)
+        me = self._receiver(b)
+        if me is not None:
+            return me
+        if type(param) is cst.Param:
+            if param.star == "*":
+                return UNKNOWN
+            if param.star == "**":
+                return UNKNOWN
+            if param.annotation is not None:
+                v = annotated_value(self, param.annotation.annotation, f"{qual}.{b.name}", b.name, fn)
+                if v is not UNKNOWN:
+                    return v
+            if param.default is not None and self._is_none(param.default):
+                return UNKNOWN  # ``x=None``: may be None, may be anything
+        return Opaque(f"{qual}.{b.name}", b.name)
+
+    def _receiver(self, b: Binding) -> Any:
+        """The first parameter of a method written in a class body, when no call binds it:
+        an instance of that class (its methods and the attributes its methods store)."""
+        fn = b.scope.node
+        cls_scope = b.scope.parent
+        if type(fn) is not cst.FunctionDef or cls_scope is None or cls_scope.kind != "class":
+            return None
+        params = [*fn.params.posonly_params, *fn.params.params]
+        if not params or params[0] is not b.node:
+            return None
+        for dec in fn.decorators:
+            d = self.value(dec.decorator, None)
+            if type(d) is External and d.qualified in ("builtins.staticmethod", "builtins.classmethod"):
+                return None
+        assert isinstance(cls_scope.node, cst.ClassDef)
+        return Struct(Class(cls_scope.node, self.p), (), "object")
+
+    def _qualname(self, fn: cst.CSTNode) -> str:
+        if isinstance(fn, cst.FunctionDef):
+            return self.ctx.qualname(fn) or fn.name.value
+        if isinstance(fn, cst.Lambda):
+            return self.ctx.qualname(fn) or "<lambda>"
+        return "?"
+
+    @staticmethod
+    def _is_none(e: cst.BaseExpression) -> bool:
+        return type(e) is cst.Name and e.value == "None"
+
+    # attributes ----------------------------------------------------------------------
+    def attribute(self, base: Any, attr: str, node: cst.CSTNode | None = None) -> Any:
+        t = type(base)
+        if t is External:
+            q = f"{base.qualified}.{attr}"
+            return External(ALIASES.get(q, q))
+        if t is Array:
+            return self._array_attribute(base, attr)
+        if t is Struct:
+            v = base.get(attr)
+            if v is not None:
+                return v
+            from .classes import bound_method, stored_attribute
+
+            m = bound_method(self, base.cls, attr, base)
+            if m is UNKNOWN and base.kind == "object":
+                return stored_attribute(self, base.cls, attr)
+            return m
+        if t is Class:
+            from .classes import class_attribute
+
+            return class_attribute(self, base, attr)
+        if t is Opaque:
+            return Opaque(f"{base.key}.{attr}", f"{base.label or base.key}.{attr}")
+        if t is Dict and attr in ("get", "items", "keys", "values"):
+            return Bound(External(f"builtins.dict.{attr}"), base)
+        if t is _At:
+            return UNKNOWN
+        if t is _AtItem:
+            return _AtMethod(base.array)
+        if t is Transformed and attr in ("trace", "lower", "eval_shape"):
+            return base  # ``jax.jit(f).lower(x)`` passes its arguments as a call
+        if t is Transformed and attr in ("defvjp", "defjvp", "defjvps", "defjvp_fwd"):
+            return UNKNOWN
+        return UNKNOWN
+
+    def _array_attribute(self, a: Array, attr: str) -> Any:
+        s = a.shape
+        if attr == "shape":
+            if s is not None and s.rank is not None:
+                return Tuple(tuple(int_value(d) if d is not None else Scalar("int") for d in s.dims))
+            return _ShapeOf(a)
+        if attr == "ndim":
+            return Const(s.rank) if s is not None and s.rank is not None else Scalar("int")
+        if attr == "size":
+            if s is not None and s.rank is not None:
+                return int_value(dims.product(s.dims))
+            return Scalar("int")
+        if attr == "dtype":
+            return External(f"jax.numpy.{a.dtype.name}") if a.dtype is not None and a.dtype.name else UNKNOWN
+        if attr in ("T", "mT"):
+            op = lookup(f"jax.Array.{attr}")
+            if op is not None:
+                return self._apply_op(f"jax.Array.{attr}", op, [(a, None, "")], None)
+            if s is not None and s.rank is not None and attr == "T":
+                return Array(Shape(tuple(reversed(s.dims))), a.dtype, a.host)
+            return Array(None, a.dtype, a.host)
+        if attr == "at":
+            return _At(a)
+        if attr in ("real", "imag"):
+            return Array(s, None, a.host)
+        return Bound(External(f"jax.Array.{attr}"), a)
+
+    # subscripts ----------------------------------------------------------------------
+    def _subscript(self, e: cst.Subscript, env: Env | None) -> Any:
+        base = self.value(e.value, env)
+        index = self._index(e.slice, env)
+        return self.item(base, index, e)
+
+    def _index(self, elements: Any, env: Env | None) -> Any:
+        parts = []
+        for el in elements:
+            s = el.slice
+            if type(s) is cst.Index:
+                if s.star is not None:
+                    return UNKNOWN
+                parts.append(self.value(s.value, env))
+            else:
+                parts.append(
+                    Slice(
+                        self.value(s.lower, env) if s.lower is not None else Const(None),
+                        self.value(s.upper, env) if s.upper is not None else Const(None),
+                        self.value(s.step, env) if s.step is not None else Const(None),
+                    )
+                )
+        if len(parts) == 1 and not _has_tuple_comma(elements):
+            return parts[0]
+        return Tuple(tuple(parts))
+
+    def item(self, base: Any, index: Any, node: cst.CSTNode | None = None) -> Any:
+        """``base[index]``."""
+        t = type(base)
+        if t is Tuple or t is List:
+            return _sequence_item(base, index)
+        if t is Dict:
+            if type(index) is Const:
+                v = base.get(index.value)
+                return v if v is not None else UNKNOWN
+            return UNKNOWN
+        if t is Seq:
+            if type(index) is Slice:
+                return _slice_seq(base, index)
+            return base.item
+        if t is _ShapeOf:
+            i = index.value if type(index) is Const else None
+            if isinstance(i, int) and not isinstance(i, bool):
+                return _shape_symbol(base.array, i)
+            return Scalar("int") if type(index) is not Slice else UNKNOWN
+        if t is _At:
+            return _AtItem(base.array)
+        if t is Struct and base.kind == "pytree" and type(index) is Const and isinstance(index.value, int):
+            fields = [v for k, v in base.fields]
+            i = index.value
+            return fields[i] if -len(fields) <= i < len(fields) else UNKNOWN
+        if t is Array:
+            op = lookup("jax.Array.__getitem__")
+            if op is not None:
+                return self._apply_op("jax.Array.__getitem__", op, [(base, None, ""), (index, None, "")], node)
+            return _index_array(base, index)
+        return UNKNOWN
+
+    def element(self, iterable: Any) -> Any:
+        """What ``for x in iterable`` gives ``x`` (the join of every item)."""
+        t = type(iterable)
+        if t is Tuple or t is List:
+            return join_all(list(iterable.items)) if iterable.items else UNKNOWN
+        if t is Seq:
+            return iterable.item
+        if t is Array:
+            return self.item(iterable, Const(0))
+        if t is _Range:
+            return Scalar("int")
+        if t is _Zip:
+            return Tuple(tuple(self.element(x) for x in iterable.parts))
+        if t is _Enumerate:
+            return Tuple((Scalar("int"), self.element(iterable.inner)))
+        if t is Dict:
+            keys = [Const(k) for k, _ in iterable.items]
+            return join_all(keys) if keys else UNKNOWN
+        return UNKNOWN
+
+    # operators -----------------------------------------------------------------------
+    def _binary(self, e: cst.BinaryOperation, env: Env | None) -> Any:
+        left = self.value(e.left, env)
+        right = self.value(e.right, env)
+        return self.binary(type(e.operator).__name__, left, right, e)
+
+    def binary(self, op: str, left: Any, right: Any, node: cst.CSTNode | None = None) -> Any:
+        tl, tr = type(left), type(right)
+        if left is UNKNOWN or right is UNKNOWN:
+            return UNKNOWN
+        if tl is Array or tr is Array:
+            q = _ARRAY_OPS.get(op)
+            if q is None:
+                return UNKNOWN
+            entry = lookup(q)
+            if entry is None:
+                return UNKNOWN
+            return self._apply_op(q, entry, [(left, None, ""), (right, None, "")], node)
+        if tl in (Tuple, List) and tr is tl and op == "Add":
+            return tl(left.items + right.items)
+        if tl in (Tuple, List) and op == "Multiply" and type(right) is Const and isinstance(right.value, int):
+            return tl(left.items * max(right.value, 0)) if right.value <= 64 else UNKNOWN
+        if tl is List and op == "Multiply":
+            n = as_dim(right)
+            if n is not None and len(left.items) == 1:
+                return Seq(n, left.items[0])
+        if tl is Const and tr is Const:
+            return _const_arithmetic(op, left.value, right.value)
+        if _int_like(left) and _int_like(right):
+            return _int_arithmetic(op, left, right)
+        if (tl in (Const, Scalar)) and (tr in (Const, Scalar)):
+            kinds = {_kind(left), _kind(right)}
+            if "str" in kinds:
+                return Scalar("str") if op in ("Add", "Modulo") else UNKNOWN
+            if op == "Divide" or "float" in kinds:
+                return Scalar("float")
+            return Scalar("int") if kinds <= {"int", "bool"} else UNKNOWN
+        return UNKNOWN
+
+    def _unary(self, e: cst.UnaryOperation, env: Env | None) -> Any:
+        v = self.value(e.expression, env)
+        op = type(e.operator).__name__
+        if op == "Not":
+            truth = _truth(v)
+            return Const(not truth) if truth is not None else Scalar("bool")
+        if type(v) is Const and isinstance(v.value, (int, float, complex)) and not isinstance(v.value, bool):
+            if op == "Minus":
+                return Const(-v.value)
+            if op == "Plus":
+                return v
+        if type(v) is Scalar and op in ("Minus", "Plus"):
+            return Scalar(v.kind, dims.neg(v.dim) if op == "Minus" else v.dim)
+        if type(v) is Array:
+            return Array(v.shape, v.dtype, v.host)
+        return UNKNOWN
+
+    def _comparison(self, e: cst.Comparison, env: Env | None) -> Any:
+        left = self.value(e.left, env)
+        values = [left] + [self.value(c.comparator, env) for c in e.comparisons]
+        arrays = [as_array(v) for v in values if type(v) is Array]
+        if arrays:
+            from .catalogue.rules import broadcast_shapes
+
+            ok, shape = broadcast_shapes([a.shape for a in arrays])
+            return Array(shape if ok else None, _BOOL, all(a.host for a in arrays))
+        if len(values) == 2 and all(type(v) is Const for v in values) and len(e.comparisons) == 1:
+            return _const_compare(type(e.comparisons[0].operator).__name__, values[0].value, values[1].value)
+        return Scalar("bool")
+
+    def _boolean(self, e: cst.BooleanOperation, env: Env | None) -> Any:
+        left = self.value(e.left, env)
+        truth = _truth(left)
+        is_and = type(e.operator) is cst.And
+        if truth is not None:
+            if is_and:
+                return self.value(e.right, env) if truth else left
+            return left if truth else self.value(e.right, env)
+        return join(left, self.value(e.right, env))
+
+    # displays ------------------------------------------------------------------------
+    def _elements(self, elements: Any, env: Env | None) -> tuple[Any, ...] | None:
+        out: list[Any] = []
+        for el in elements:
+            if type(el) is cst.StarredElement:
+                v = self.value(el.value, env)
+                if type(v) in (Tuple, List):
+                    out.extend(v.items)
+                    continue
+                return None
+            out.append(self.value(el.value, env))
+        return tuple(out)
+
+    def _dict(self, e: cst.Dict, env: Env | None) -> Any:
+        items: list[tuple[Any, Any]] = []
+        for el in e.elements:
+            if type(el) is cst.StarredDictElement:
+                v = self.value(el.value, env)
+                if type(v) is not Dict:
+                    return UNKNOWN
+                for k, x in v.items:
+                    items = [(a, b) for a, b in items if a != k]
+                    items.append((k, x))
+                continue
+            k = self.value(el.key, env)
+            if type(k) is not Const:
+                return UNKNOWN
+            items = [(a, b) for a, b in items if a != k.value]
+            items.append((k.value, self.value(el.value, env)))
+        return Dict(tuple(items))
+
+    def _concatenated(self, e: cst.ConcatenatedString, env: Env | None) -> Any:
+        left = self.value(e.left, env)
+        right = self.value(e.right, env)
+        if type(left) is Const and type(right) is Const and isinstance(left.value, str):
+            return Const(left.value + str(right.value))
+        return Scalar("str")
+
+    def _fstring(self, e: cst.FormattedString, env: Env | None) -> Any:
+        out = ""
+        for part in e.parts:
+            if type(part) is cst.FormattedStringText:
+                out += part.value
+                continue
+            assert isinstance(part, cst.FormattedStringExpression)
+            if part.conversion is not None or part.format_spec is not None:
+                return Scalar("str")
+            v = self.value(part.expression, env)
+            if type(v) is not Const or not isinstance(v.value, (str, int)) or isinstance(v.value, bool):
+                return Scalar("str")
+            out += str(v.value)
+        return Const(out)
+
+    def _comprehension(self, e: Any, env: Env | None) -> Any:
+        """A list/generator/dict comprehension over items the model knows one by one: each
+        element evaluated with the loop variables bound (``if`` clauses must be decided)."""
+        frames = self._comprehension_frames(e, e.for_in, env, {}, [0])
+        if frames is None:
+            return UNKNOWN
+        if type(e) is cst.DictComp:
+            items: list[tuple[Any, Any]] = []
+            for f in frames:
+                k = self.value(e.key, f)
+                if type(k) is not Const:
+                    return UNKNOWN
+                items = [(a, b) for a, b in items if a != k.value]
+                items.append((k.value, self.value(e.value, f)))
+            return Dict(tuple(items))
+        return List(tuple(self.value(e.elt, f) for f in frames))
+
+    def _comprehension_frames(
+        self, comp: Any, clause: cst.CompFor, env: Env | None, bound: dict[str, Any], count: list[int]
+    ) -> list[Env] | None:
+        if clause.asynchronous is not None:
+            return None
+        here = self.frame(comp, dict(bound), env) if bound else env
+        items = self.items(self.value(clause.iter, here))
+        if items is None:
+            return None
+        out: list[Env] = []
+        for item in items:
+            count[0] += 1
+            if count[0] > COMPREHENSION_ITEMS:
+                return None
+            names = dict(bound)
+            if not _bind_target(clause.target, item, names):
+                return None
+            frame = self.frame(comp, names, env)
+            keep = True
+            for cond in clause.ifs:
+                truth = _truth(self.value(cond.test, frame))
+                if truth is None:
+                    return None
+                keep = keep and truth
+            if not keep:
+                continue
+            if clause.inner_for_in is not None:
+                more = self._comprehension_frames(comp, clause.inner_for_in, env, names, count)
+                if more is None:
+                    return None
+                out += more
+            else:
+                out.append(frame)
+        return out
+
+    def items(self, iterable: Any) -> list[Any] | None:
+        """The items a ``for`` over ``iterable`` gives one by one, when they are known."""
+        t = type(iterable)
+        if t is Tuple or t is List:
+            return list(iterable.items)
+        if t is Dict:
+            return [Const(k) for k, _ in iterable.items]
+        if t is _Range and iterable.values is not None:
+            return [Const(i) for i in iterable.values]
+        if t is _Zip:
+            parts = [self.items(x) for x in iterable.parts]
+            if any(p is None for p in parts):
+                return None
+            return [Tuple(tuple(row)) for row in zip(*parts, strict=False)]  # type: ignore[arg-type]  # checked above
+        if t is _Enumerate:
+            inner = self.items(iterable.inner)
+            return None if inner is None else [Tuple((Const(i), x)) for i, x in enumerate(inner)]
+        if t is Seq and dims.as_int(iterable.length) is not None and (dims.as_int(iterable.length) or 0) <= 64:
+            return [iterable.item] * (dims.as_int(iterable.length) or 0)
+        return None
+
+    # calls ---------------------------------------------------------------------------
+    def _call_expr(self, e: cst.Call, env: Env | None) -> Any:
+        fn = self.value(e.func, env)
+        args: list[Argument] = []
+        for a in e.args:
+            v = self.value(a.value, env)
+            if a.star == "*":
+                if type(v) in (Tuple, List):
+                    args.extend((x, None, "") for x in v.items)
+                    continue
+                args.append((v, None, "*"))
+                continue
+            if a.star == "**":
+                if type(v) is Dict and all(isinstance(k, str) for k, _ in v.items):
+                    args.extend((x, str(k), "") for k, x in v.items)
+                    continue
+                args.append((v, None, "**"))
+                continue
+            args.append((v, a.keyword.value if a.keyword is not None else None, ""))
+        return self.call(fn, args, env, e)
+
+    def call(self, fn: Any, args: list[Argument], env: Env | None, node: cst.CSTNode | None) -> Any:
+        """What calling ``fn`` with ``args`` gives; ``env`` is the caller's frame."""
+        t = type(fn)
+        if t is External:
+            return self._call_external(fn.qualified, args, env, node)
+        if t is Function:
+            return self.call_function(fn, args, env, node)
+        if t is Bound:
+            return self.call(fn.func, [(fn.receiver, None, ""), *args], env, node)
+        if t is Partial:
+            if fn.star:
+                return UNKNOWN
+            merged = [(v, None, "") for v in fn.args]
+            given = {k for _, k, _ in args if k is not None}
+            merged += [(v, k, "") for k, v in fn.keywords if k not in given]
+            return self.call(fn.func, merged + args, env, node)
+        if t is Transformed:
+            return self.transfer.call(fn, args, env, node)
+        if t is Class:
+            from .classes import instantiate
+
+            return instantiate(self, fn, args, env, node)
+        if t is _AtMethod:
+            return Array(fn.array.shape, fn.array.dtype, fn.array.host)
+        if t is Struct:
+            from .classes import bound_method
+
+            m = bound_method(self, fn.cls, "__call__", fn)
+            return self.call(m, args, env, node) if m is not UNKNOWN else UNKNOWN
+        return UNKNOWN
+
+    def _call_external(self, q: str, args: list[Argument], env: Env | None, node: cst.CSTNode | None) -> Any:
+        from .pybuiltins import BUILTIN_CALLS, not_handled
+
+        if q in BUILTIN_CALLS:
+            v = BUILTIN_CALLS[q](self, args)
+            if not not_handled(v):
+                return v
+        if q in DEVICE_COUNTS:
+            return Scalar("int", dims.DEVICES)
+        if q in DEVICE_LISTS:
+            return Seq(dims.DEVICES, External("jax.Device"))
+        if q in PARTIAL:
+            if not args or args[0][1] is not None or args[0][2]:
+                return UNKNOWN
+            rest = args[1:]
+            star = any(s for _, _, s in rest)
+            return Partial(
+                args[0][0],
+                tuple(v for v, k, s in rest if k is None and not s),
+                tuple((k, v) for v, k, s in rest if k is not None),
+                star,
+                node,
+            )
+        if self.transfer.is_transform(q):
+            return self.transfer.make(q, args, node)
+        if self.transfer.runs_functions(q):
+            return self.transfer.run_external(q, args, env, node)
+        op = lookup(q)
+        if op is None:
+            return UNKNOWN
+        return self._apply_op(q, op, args, node)
+
+    def _apply_op(self, q: str, op: Any, args: list[Argument], node: cst.CSTNode | None) -> Any:
+        b = bind(op.signature, args)
+        if b.error is not None:
+            return UNKNOWN
+        call = Call(
+            q, op.signature, b, node, self.report, lambda f, xs: self.call(f, [(x, None, "") for x in xs], None, node)
+        )
+        try:
+            return op.result(call)
+        except (ValueError, TypeError, IndexError, KeyError, ZeroDivisionError, OverflowError):
+            return UNKNOWN  # a rule that cannot read its arguments: unknown, never a crash
+
+    def signature(self, fn: Any) -> Signature | None:
+        """The signature of a callable value (see ``jaxlint.model.signature``)."""
+        from .callables import signature_of
+
+        return signature_of(self, fn)
+
+    def call_function(self, fn: Function, args: list[Argument], env: Env | None, node: cst.CSTNode | None) -> Any:
+        """Call a def or lambda: bind the arguments, evaluate what it returns."""
+        sig = self.signature(fn)
+        if sig is None:
+            return UNKNOWN
+        b = bind(sig, args)
+        if b.error is not None:
+            return UNKNOWN
+        if (env.depth if env is not None else 0) >= MAX_CALL_DEPTH or self._depth >= MAX_CALL_DEPTH:
+            return UNKNOWN
+        params = self.bound_params(fn, sig, b)
+        frame = self.frame(fn.node, params, fn.env, node, env)
+        key = (fn.node, frame)
+        hit = self._calls.get(key)
+        if hit is not None:
+            v, probs = hit
+            for x in probs:
+                self.report(x)
+            return v
+        self._calls[key] = (UNKNOWN, ())  # a recursive call gives UNKNOWN
+        self._depth += 1
+        try:
+            with self.collect() as got:
+                v = self.returned(fn, frame)
+        finally:
+            self._depth -= 1
+        self._calls[key] = (v, tuple(got.problems))
+        return v
+
+    def bound_params(self, fn: Function, sig: Signature, b: Any) -> dict[str, Any]:
+        """Every parameter's value for one call: the argument, else the default (as
+        evaluated where the def is), else UNKNOWN (a spread argument may give it)."""
+        out: dict[str, Any] = {}
+        for p in sig.params:
+            if p.name in b.arguments:
+                v = b.arguments[p.name]
+                if p.kind == "var":
+                    v = Tuple(tuple(v))
+                elif p.kind == "varkw":
+                    v = Dict(tuple(v.items()))
+                out[p.name] = v
+            elif p.kind == "var":
+                out[p.name] = UNKNOWN if b.partial else Tuple(())
+            elif p.kind == "varkw":
+                out[p.name] = UNKNOWN if b.partial else Dict(())
+            elif p.default is not REQUIRED:
+                out[p.name] = p.default
+            else:
+                out[p.name] = UNKNOWN
+        return out
+
+    def returned(self, fn: Function, frame: Env | None) -> Any:
+        """What ``fn`` returns when its parameters are ``frame``'s."""
+        node = fn.node
+        if isinstance(node, cst.Lambda):
+            return self.value(node.body, frame)
+        from .flow import terminates
+        from .returns import return_statements
+
+        rets = return_statements(self.ctx, node) if fn.program is None or fn.program is self.p else None
+        if rets is None:
+            return UNKNOWN
+        values = [self.value(r.value, frame) if r.value is not None else Const(None) for r in rets]
+        if not terminates(node.body, enter_with=True):
+            values.append(Const(None))
+        return join_all(values)
+
+    # decorators ----------------------------------------------------------------------
+    def _decorated(self, node: cst.FunctionDef, env: Env | None) -> Any:
+        cur: Any = Function(node, env, self.p)
+        for dec in reversed(node.decorators):
+            d = self.value(dec.decorator, env)
+            cur = self.decorate(d, cur, dec.decorator)
+            if cur is UNKNOWN:
+                return UNKNOWN
+        return cur
+
+    def decorate(self, d: Any, fn: Any, node: cst.CSTNode | None) -> Any:
+        """The value ``@d`` makes of ``fn``."""
+        if type(d) is External:
+            q = d.qualified
+            if q in TRANSPARENT or q in TRANSPARENT_CALLS:
+                return fn
+            if self.transfer.is_transform(q):
+                return self.transfer.make(q, [(fn, None, "")], node)
+            if q.startswith("builtins.") and q[9:] in ("staticmethod", "classmethod", "property"):
+                return fn if q != "builtins.property" else UNKNOWN
+        if type(d) is Partial and type(d.func) is External and self.transfer.is_transform(d.func.qualified):
+            args: list[Argument] = [(fn, None, ""), *((v, None, "") for v in d.args)]
+            args += [(v, k, "") for k, v in d.keywords]
+            return self.transfer.make(d.func.qualified, args, node)
+        if type(d) is Transformed and d.target is _NO_TARGET:
+            # ``jax.jit(static_argnums=0)`` used as a decorator factory
+            return Transformed(d.api, fn, d.options, node, d.unknown_options)
+        if type(d) in (Function, Bound, Partial):
+            v = self.call(d, [(fn, None, "")], None, node)
+            if type(v) in (Function, Bound, Partial, Transformed):
+                return v
+        return UNKNOWN
+
+
+_NO_TARGET: Any = Opaque("<no function yet>")
+
+
+# ----------------------------------------------------------------------------------
+# helper values of the evaluator (not part of the lattice: they never leave it)
+# ----------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class _ShapeOf:
+    """``x.shape`` of an array whose rank is not known: ``x.shape[i]`` is still a size."""
+
+    array: Array
+
+
+@dataclass(frozen=True, slots=True)
+class _At:
+    array: Array
+
+
+@dataclass(frozen=True, slots=True)
+class _AtItem:
+    array: Array
+
+
+@dataclass(frozen=True, slots=True)
+class _AtMethod:
+    array: Array
+
+
+@dataclass(frozen=True, slots=True)
+class _Range:
+    length: dims.Dim
+    values: tuple[int, ...] | None = None  # the ints it gives, when its bounds are constants
+
+
+@dataclass(frozen=True, slots=True)
+class _Zip:
+    parts: tuple[Any, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Enumerate:
+    inner: Any
+
+
+_ARRAY_OPS = {
+    "Add": "jax.numpy.add",
+    "Subtract": "jax.numpy.subtract",
+    "Multiply": "jax.numpy.multiply",
+    "Divide": "jax.numpy.true_divide",
+    "FloorDivide": "jax.numpy.floor_divide",
+    "Modulo": "jax.numpy.remainder",
+    "Power": "jax.numpy.power",
+    "MatrixMultiply": "jax.numpy.matmul",
+    "BitAnd": "jax.numpy.bitwise_and",
+    "BitOr": "jax.numpy.bitwise_or",
+    "BitXor": "jax.numpy.bitwise_xor",
+}
+
+_BUILTINS = frozenset(
+    {
+        "len",
+        "range",
+        "zip",
+        "enumerate",
+        "int",
+        "float",
+        "bool",
+        "str",
+        "tuple",
+        "list",
+        "dict",
+        "min",
+        "max",
+        "abs",
+        "sum",
+        "isinstance",
+        "print",
+        "staticmethod",
+        "classmethod",
+        "property",
+        "reversed",
+        "sorted",
+        "round",
+        "pow",
+        "divmod",
+    }
+)
+
+
+def _number(e: cst.BaseNumber) -> Any:
+    try:
+        return Const(e.evaluated_value)  # type: ignore[attr-defined]  # Integer/Float/Imaginary all have it
+    except Exception:
+        return UNKNOWN
+
+
+def _truth(v: Any) -> bool | None:
+    if type(v) is Const:
+        try:
+            return bool(v.value)
+        except Exception:
+            return None
+    if type(v) in (Tuple, List, Dict):
+        return bool(v.items)
+    if type(v) in (Function, Class, Bound, Partial, Transformed):
+        return True
+    return None
+
+
+def _has_tuple_comma(elements: Any) -> bool:
+    """``x[0,]`` is a tuple index even with one element."""
+    return len(elements) == 1 and elements[0].comma not in (cst.MaybeSentinel.DEFAULT, None)
+
+
+def _kind(v: Any) -> str:
+    if type(v) is Scalar:
+        return v.kind
+    x = v.value
+    if isinstance(x, bool):
+        return "bool"
+    return type(x).__name__
+
+
+def _int_like(v: Any) -> bool:
+    return (type(v) is Const and isinstance(v.value, int) and not isinstance(v.value, bool)) or (
+        type(v) is Scalar and v.kind == "int"
+    )
+
+
+def _int_arithmetic(op: str, left: Any, right: Any) -> Any:
+    a, b = as_dim(left), as_dim(right)
+    if op == "Add":
+        d = dims.add(a, b)
+    elif op == "Subtract":
+        d = dims.sub(a, b)
+    elif op == "Multiply":
+        d = dims.mul(a, b)
+    elif op == "FloorDivide":
+        d = dims.floordiv(a, b)
+    elif op == "Divide":
+        return Scalar("float")
+    else:
+        return Scalar("int")
+    return int_value(d) if d is not None else Scalar("int")
+
+
+_SAFE_CONST_OPS = {
+    "Add": lambda a, b: a + b,
+    "Subtract": lambda a, b: a - b,
+    "Multiply": lambda a, b: a * b,
+    "Divide": lambda a, b: a / b,
+    "FloorDivide": lambda a, b: a // b,
+    "Modulo": lambda a, b: a % b,
+}
+
+
+def _const_arithmetic(op: str, a: Any, b: Any) -> Any:
+    if op == "Power":
+        if isinstance(a, (int, float)) and isinstance(b, int) and abs(b) <= 64 and abs(a) < 1e6:
+            try:
+                return Const(a**b)
+            except (OverflowError, ZeroDivisionError):
+                return UNKNOWN
+        return UNKNOWN
+    f = _SAFE_CONST_OPS.get(op)
+    if f is None:
+        return UNKNOWN
+    if isinstance(a, str) or isinstance(b, str):
+        if op == "Add" and isinstance(a, str) and isinstance(b, str):
+            return Const(a + b) if len(a) + len(b) < 10_000 else Scalar("str")
+        return Scalar("str") if op in ("Modulo", "Multiply") else UNKNOWN
+    if not isinstance(a, (int, float, complex)) or not isinstance(b, (int, float, complex)):
+        return UNKNOWN
+    try:
+        out = f(a, b)
+    except (ZeroDivisionError, OverflowError, TypeError):
+        return UNKNOWN
+    if isinstance(out, int) and abs(out) > 1 << 62:
+        return Scalar("int")
+    return Const(out)
+
+
+def _const_compare(op: str, a: Any, b: Any) -> Any:
+    try:
+        if op == "Equal":
+            return Const(a == b)
+        if op == "NotEqual":
+            return Const(a != b)
+        if op == "Is":
+            return Const(a is b) if a is None or b is None else Scalar("bool")
+        if op == "IsNot":
+            return Const(a is not b) if a is None or b is None else Scalar("bool")
+        if op in ("LessThan", "GreaterThan", "LessThanEqual", "GreaterThanEqual") and all(
+            isinstance(x, (int, float)) for x in (a, b)
+        ):
+            return Const(
+                {"LessThan": a < b, "GreaterThan": a > b, "LessThanEqual": a <= b, "GreaterThanEqual": a >= b}[op]
+            )
+    except Exception:
+        return Scalar("bool")
+    return Scalar("bool")
+
+
+def _bind_target(target: cst.BaseExpression, value: Any, out: dict[str, Any]) -> bool:
+    """Bind a ``for`` target (a name, or a tuple/list of them) to one item."""
+    if type(target) is cst.Name:
+        out[target.value] = value
+        return True
+    if type(target) in (cst.Tuple, cst.List):
+        elements = target.elements  # type: ignore[attr-defined]  # Tuple and List both have them
+        if any(type(el) is cst.StarredElement for el in elements):
+            return False
+        for k, el in enumerate(elements):
+            if not _bind_target(el.value, unpack(value, (k,)), out):
+                return False
+        return True
+    return False
+
+
+def unpack(v: Any, path: tuple[int, ...]) -> Any:
+    """The element ``a, (b, c) = v`` gives the name at ``path``."""
+    for k in path:
+        t = type(v)
+        if t is Tuple or t is List:
+            if k >= len(v.items):
+                return UNKNOWN
+            v = v.items[k]
+        elif t is Struct and v.kind == "pytree":
+            fields = [x for _, x in v.fields]
+            v = fields[k] if k < len(fields) else UNKNOWN
+        elif t is Array:
+            s = v.shape
+            if s is None or not s.dims:
+                return Array(None, v.dtype, v.host) if s is None else UNKNOWN
+            v = Array(Shape(s.dims[1:], s.rest), v.dtype, v.host)
+        elif t is Seq:
+            v = v.item
+        elif t is _ShapeOf:
+            v = _shape_symbol(v.array, k)
+        else:
+            return UNKNOWN
+    return v
+
+
+def _sequence_item(base: Tuple | List, index: Any) -> Any:
+    items = base.items
+    if type(index) is Const and isinstance(index.value, int) and not isinstance(index.value, bool):
+        i = index.value
+        return items[i] if -len(items) <= i < len(items) else UNKNOWN
+    if type(index) is Slice:
+        bounds = [x.value if type(x) is Const else UNKNOWN for x in (index.start, index.stop, index.step)]
+        if any(x is UNKNOWN or (x is not None and not isinstance(x, int)) for x in bounds):
+            return UNKNOWN
+        return type(base)(items[slice(*bounds)])
+    return UNKNOWN
+
+
+def _slice_seq(base: Seq, index: Slice) -> Any:
+    start, stop, step = index.start, index.stop, index.step
+    if type(step) is Const and step.value not in (None, 1):
+        return UNKNOWN
+    if type(start) is Const and start.value in (None, 0) and type(stop) is Const and isinstance(stop.value, int):
+        n = stop.value
+        if n >= 0:
+            length = base.length
+            if dims.as_int(length) is not None:
+                return Seq(min(dims.as_int(length) or 0, n), base.item)
+            return Seq(dims.sym(f"min({dims.key_text(length)},{n})", f"min({dims.text(length)}, {n})"), base.item)
+    return Seq(None, base.item)
+
+
+def _shape_symbol(a: Array, i: int) -> Any:
+    if a.shape is not None:
+        d = a.shape.axis(i)
+        if d is not None:
+            return int_value(d)
+    if a.origin is not None:
+        return Scalar("int", dims.sym(f"{a.origin}.shape[{i}]", f"{a.origin.rsplit('.', 1)[-1]}.shape[{i}]"))
+    return Scalar("int")
+
+
+def _index_array(a: Array, index: Any) -> Any:
+    """Basic indexing when the catalogue has no indexing rule: ints drop leading axes."""
+    parts = index.items if type(index) is Tuple else (index,)
+    s = a.shape
+    if s is None:
+        return Array(None, a.dtype, a.host)
+    out = list(s.dims)
+    k = 0
+    for part in parts:
+        if type(part) is Const and isinstance(part.value, int) and not isinstance(part.value, bool):
+            if k >= len(out):
+                return Array(None, a.dtype, a.host)
+            out.pop(k)
+        elif type(part) is Slice:
+            if k < len(out):
+                out[k] = None
+            k += 1
+        else:
+            return Array(None, a.dtype, a.host)
+    return Array(Shape(tuple(out), s.rest), a.dtype, a.host)
+
+
+__all__ = ["Env", "Evaluator", "Param", "unpack"]

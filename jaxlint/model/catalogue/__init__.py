@@ -72,7 +72,15 @@ class Call:
         return self.qualified.startswith("numpy.")
 
     def arg(self, name: str) -> Any:
-        """The argument bound to ``name``, else its default, else UNKNOWN."""
+        """The argument bound to ``name``, else its default, else UNKNOWN; a ``*args``
+        (``**kwargs``) parameter that got nothing is ``()`` (``{}``) unless spread
+        arguments of unknown length may have filled it."""
+        if name not in self.binding.arguments and not self.binding.partial:
+            var, varkw = self.sig.var_positional, self.sig.var_keyword
+            if var is not None and var.name == name:
+                return ()
+            if varkw is not None and varkw.name == name:
+                return {}
         return self.binding.value(self.sig, name)
 
     def given(self, name: str) -> bool:
@@ -116,6 +124,7 @@ class Catalogue(Mapping[str, Op]):
         self._entries: dict[str, Op | Callable[[], Op]] = {}
 
     def __getitem__(self, q: str) -> Op:
+        _load()
         e = self._entries[q]
         if isinstance(e, Op):
             return e
@@ -123,12 +132,15 @@ class Catalogue(Mapping[str, Op]):
         return op
 
     def __iter__(self) -> Iterator[str]:
+        _load()
         return iter(self._entries)
 
     def __len__(self) -> int:
+        _load()
         return len(self._entries)
 
     def __contains__(self, q: object) -> bool:
+        _load()
         return q in self._entries
 
     def add(self, q: str, entry: Op | Callable[[], Op]) -> None:
@@ -147,7 +159,6 @@ def register(table: Mapping[str, Op | Callable[[], Op]]) -> None:
 
 
 def lookup(qualified: str) -> Op | None:
-    _load()
     return TABLE.get(qualified)
 
 

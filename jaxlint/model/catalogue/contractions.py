@@ -27,6 +27,7 @@ from .rules import (
     promote,
     rule,
     shape_text,
+    type_text,
 )
 
 
@@ -75,7 +76,7 @@ def matmul(call: Call, a: str = "a", b: str = "b") -> Any:
     contract([lx[-1]], [ly[-2]])
     ok, batch = broadcast_shapes([Shape(tuple(lx[:-2])), Shape(tuple(ly[:-2]))])
     if not ok:
-        raise Fails("shape", f"Incompatible types for matmul arguments: {x.shape} and {y.shape}")
+        raise Fails("shape", f"Incompatible types for matmul arguments: {type_text(x)} and {type_text(y)}")
     assert batch is not None
     out = list(batch.dims)
     if not vec_x:
@@ -307,8 +308,9 @@ def einsum(call: Call) -> Any:
             if size == 1 or dims.equal(prev, size):
                 continue
             if dims.as_int(prev) is not None and dims.as_int(size) is not None:
+                # (jax's message shows the earlier size first)
                 raise Fails(
-                    "shape", f"Size of label '{label}' for operand {i} ({size}) does not match previous terms ({prev})."
+                    "shape", f"Size of label '{label}' for operand {i} ({prev}) does not match previous terms ({size})."
                 )
             sizes[label] = None
     ok, ell_shape = broadcast_shapes(ellipses) if ellipses else (True, Shape(()))

@@ -22,13 +22,16 @@ from .rules import (
     int_const,
     is_none,
     normalize,
+    positional,
     real_of,
     rule,
 )
 
 
 def _matrix(call: Call, param: str) -> tuple[Array, tuple[Dim, ...]] | None:
-    a = as_array(call.arg(param))
+    """The stack of matrices the first operand is (``a``, NumPy's ``A``, jax's ``M``)."""
+    values = positional(call)
+    a = as_array(values[0]) if values else None
     if a is None:
         return None
     d = full_dims(a)
@@ -88,11 +91,13 @@ def eigvalsh(call: Call, param: str = "a") -> Any:
 
 
 def eig(call: Call, param: str = "a") -> Any:
+    """``eig``: complex in jax; in NumPy real when every eigenvalue is (the data decides)."""
     m = _matrix(call, param)
     if m is None:
         return UNKNOWN
     _, d = m
-    return Tuple((array_of(call, Shape(d[:-1]), COMPLEX), array_of(call, Shape(d), COMPLEX)))
+    dt = None if call.host else COMPLEX
+    return Tuple((array_of(call, Shape(d[:-1]), dt), array_of(call, Shape(d), dt)))
 
 
 def eigvals(call: Call, param: str = "a") -> Any:
@@ -100,7 +105,7 @@ def eigvals(call: Call, param: str = "a") -> Any:
     if m is None:
         return UNKNOWN
     _, d = m
-    return array_of(call, Shape(d[:-1]), COMPLEX)
+    return array_of(call, Shape(d[:-1]), None if call.host else COMPLEX)
 
 
 def _min(a: Dim, b: Dim) -> Dim:

@@ -113,6 +113,12 @@ def getitem(call: Call, param: str = "self", index: str = "item") -> Any:
 def indexed(call: Call, a: Array, index: Any) -> Any:
     """The array ``a[index]`` gives; raises ``Fails`` for too many indices or a constant
     index past a known size."""
+    if type(index) is List and not call.host:
+        raise Fails(
+            "type",
+            "Using a non-tuple sequence for multidimensional indexing is not allowed; use `arr[array(seq)]` "
+            "instead of `arr[seq]`. See https://github.com/jax-ml/jax/issues/4564 for more information.",
+        )
     items = _items(index)
     d = full_dims(a)
     if d is None:
@@ -168,11 +174,7 @@ def indexed(call: Call, a: Array, index: Any) -> Any:
             axis += 1
             continue
         if k == "int":
-            i = int_const(it)
-            if i is not None:
-                si = dims.as_int(d[axis])
-                if si is not None and not -si <= i < si:
-                    raise Fails("rank", f"index {i} is out of bounds for axis {axis} with size {si}")
+            # a constant index past the size does not raise in jax (it is clamped)
             if advanced:
                 adv_at.append(len(out))
                 adv_shapes.append(Array(Shape(())))

@@ -279,7 +279,7 @@ def meshgrid(call: Call) -> Any:
         return UNKNOWN
     if idx == "xy" and len(sizes) >= 2:
         sizes[0], sizes[1] = sizes[1], sizes[0]
-    return List(tuple(array_of(call, Shape(tuple(sizes)), a.dtype) for a in values))
+    return _sequence(call)(tuple(array_of(call, Shape(tuple(sizes)), a.dtype) for a in values))
 
 
 @rule
@@ -288,13 +288,19 @@ def broadcast_arrays(call: Call) -> Any:
     if values is None:
         return UNKNOWN
     shape = broadcast(values)
-    return List(tuple(array_of(call, shape, a.dtype) for a in values))
+    return _sequence(call)(tuple(array_of(call, shape, a.dtype) for a in values))
+
+
+def _sequence(call: Call) -> type[Tuple] | type[List]:
+    """NumPy 2 gives a tuple of arrays where jax gives a list (``meshgrid``, ``atleast_1d``)."""
+    return Tuple if call.host else List
 
 
 @rule
 def broadcast_shapes_value(call: Call) -> Any:
     """``broadcast_shapes(*shapes)``: the Python tuple of the broadcast shape."""
-    shapes = call.arg("shapes")
+    var = call.sig.var_positional
+    shapes = call.arg(var.name) if var is not None else UNKNOWN
     if not isinstance(shapes, tuple):
         return UNKNOWN
     parsed = [shape_of(s) for s in shapes]

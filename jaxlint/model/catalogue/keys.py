@@ -48,7 +48,7 @@ def single_key(call: Call, param: str = "key") -> Array | None:
     if batch:
         raise Fails(
             "shape",
-            f"{call.name} accepts a single key, but was given a key array of shape {Shape(batch)} != (). "
+            f"{call.name} accepts a single key, but was given a key array of shape {k.shape} != (). "
             "Use jax.vmap for batching.",
         )
     return k
@@ -144,15 +144,19 @@ def draw(
         if d is None or not d:
             return array_of(call, None, dt)
         tail += (d[-1],)
-    if sv is not None and not is_none(sv):
-        s = shape_of(sv)
-        if s is None:
-            return array_of(call, None, dt)
-        return array_of(call, Shape((*s.dims, *tail)), dt)
     values = [as_array(call.arg(p)) for p in params]
     if any(v is None for v in values):
         return array_of(call, None, dt)
     known = [v for v in values if v is not None]
+    if sv is not None and not is_none(sv):
+        if not call.given(shape) and any(v.rank != 0 for v in known):
+            # ``shape=()`` by default with array parameters: jax's samplers disagree on
+            # what that gives (a broadcast, a larger shape, an error): not modelled
+            return array_of(call, None, dt)
+        s = shape_of(sv)
+        if s is None:
+            return array_of(call, None, dt)
+        return array_of(call, Shape((*s.dims, *tail)), dt)
     if suffix:
         known = [Array(Shape(v.shape.dims[:-1]) if v.shape is not None and v.shape.dims else None) for v in known]
     base = broadcast(known) if known else Shape(())
@@ -232,8 +236,8 @@ def ball(call: Call) -> Any:
 
 @rule
 def multinomial(call: Call) -> Any:
-    """``multinomial(key, n, p, shape=None)``: ``shape`` or the broadcast of ``n`` with
-    ``p``'s batch axes, then ``p``'s last axis."""
+    """``multinomial(key, n, p, shape=None)``: ``shape`` (the whole result's), or the
+    broadcast of ``n`` with ``p``'s batch axes, then ``p``'s last axis."""
     single_key(call)
     p = as_array(call.arg("p"))
     d = full_dims(p) if p is not None else None
@@ -242,8 +246,7 @@ def multinomial(call: Call) -> Any:
         return array_of(call, None, dt)
     sv = call.arg("shape")
     if not is_none(sv):
-        s = shape_of(sv)
-        return array_of(call, Shape((*s.dims, d[-1])) if s is not None else None, dt)
+        return array_of(call, shape_of(sv), dt)
     n = as_array(call.arg("n"))
     if n is None:
         return array_of(call, None, dt)

@@ -10,7 +10,7 @@ from . import reductions as red
 from . import register
 from .build import Entries, family
 from .joining import broadcast_shapes_value
-from .rules import boolean, create, full, identity, inexact, like, opaque, real_of, ufunc
+from .rules import COMPLEX, boolean, create, full, identity, inexact, like, opaque, real_of, ufunc
 
 LAX = ("jax.lax",)
 
@@ -86,10 +86,11 @@ TABLE: Entries = {
     **family(LAX, UNARY_INEXACT, ufunc, nin=1, result=inexact),
     **family(LAX, ["real", "imag"], ufunc, nin=1, result=real_of),
     **family(LAX, ["is_finite"], ufunc, nin=1, result=boolean),
+    **family(LAX, ["conj"], ufunc, nin=1, result=lambda d: COMPLEX),
     **family(LAX, ["integer_pow"], ufunc, nin=1, static=("y",)),
     **family(LAX, BINARY, pr.lax_binary),
     **family(LAX, COMPARE, pr.lax_binary, result="bool"),
-    **family(LAX, ["complex"], pr.lax_binary),
+    **family(LAX, ["complex"], pr.lax_binary, result="complex"),
     **family(LAX, ["select"], pr.select),
     **family(LAX, ["clamp"], pr.clamp),
     **family(LAX, ["convert_element_type", "bitcast_convert_type"], pr.convert, static=("new_dtype",)),

@@ -9,7 +9,7 @@ from typing import Any
 
 from jaxlint.base.literals import UNKNOWN
 
-from ..abstract import INT, Scalar, as_array
+from ..abstract import INT, Const, Scalar, as_array
 from . import Call, register
 from . import contractions as c
 from . import indexing as ix
@@ -17,7 +17,7 @@ from . import reductions as red
 from . import shaping as sh
 from .build import Entries, family
 from .numpy import astype, clip, ndim, searchsorted, shape, size
-from .rules import opaque, real_of, ufunc
+from .rules import constant_result, opaque, real_of, ufunc
 
 BOTH = ("jax.Array", "numpy.ndarray")
 JAX = ("jax.Array",)
@@ -45,7 +45,8 @@ TABLE: Entries = {
     **family(BOTH, ["all", "any"], red.reduction, param="self", static=AXIS, result=red.to_bool),
     **family(BOTH, ["argmax", "argmin"], red.argreduction, param="self", static=("axis", "keepdims")),
     **family(BOTH, ["cumsum", "cumprod"], red.cumulative, param="self", static=("axis", "dtype")),
-    **family(BOTH, ["sort"], red.cumulative, param="self", static=("axis",)),
+    **family(JAX, ["sort"], red.cumulative, param="self", static=("axis",)),
+    **family(HOST, ["sort"], constant_result(Const(None))),  # in place
     **family(BOTH, ["argsort"], red.cumulative, param="self", static=("axis",), result=lambda d: INT),
     **family(JAX, ["reshape"], sh.reshape, param="self", shape="args", static=("args", "order")),
     **family(HOST, ["reshape"], sh.reshape, param="self"),

@@ -76,6 +76,13 @@ def clip(call: Call) -> Any:
     return array_of(call, broadcast(known), known[0].dtype)
 
 
+@rule
+def divmod_(call: Call) -> Any:
+    """``divmod(x1, x2)``: (the quotient, the remainder), both broadcast."""
+    out = ufunc(call, nin=2)
+    return Tuple((out, out)) if out is not UNKNOWN else UNKNOWN
+
+
 def shape(call: Call, param: str = "a") -> Any:
     """``shape(a)``: the Python tuple of its sizes."""
     a = as_array(call.arg(param))
@@ -277,8 +284,6 @@ UNARY_SAME = [
     "bitwise_not",
     "bitwise_invert",
     "spacing",
-    "rot90",
-    "sort_complex",
 ]
 UNARY_INEXACT = [
     "exp",
@@ -370,6 +375,7 @@ TABLE: Entries = {
     **family(BOTH, BINARY_INEXACT, ufunc, nin=2, result=inexact),
     **family(BOTH, BINARY_BOOL, ufunc, nin=2, result=boolean),
     **family(BOTH, ["clip"], clip),
+    **family(BOTH, ["divmod"], divmod_),
     **family(BOTH, ["where"], ix.where, static=("size",)),
     # reductions
     **family(BOTH, ["sum", "nansum", "nanprod"], red.reduction, static=AXIS, result=red.summed),
@@ -439,7 +445,8 @@ TABLE: Entries = {
     # creation
     **family(BOTH, ["zeros", "ones", "empty"], create, static=("shape", "dtype")),
     **family(BOTH, ["full"], full, static=("shape", "dtype")),
-    **family(BOTH, ["zeros_like", "ones_like", "empty_like", "full_like"], like, static=("shape", "dtype")),
+    **family(BOTH, ["zeros_like", "ones_like", "full_like"], like, static=("shape", "dtype")),
+    **family(BOTH, ["empty_like"], like, param="prototype", static=("shape", "dtype")),
     **family(BOTH, ["eye"], eye, static=("N", "M", "k", "dtype")),
     **family(BOTH, ["identity"], eye, n="n", static=("n", "dtype")),
     **family(BOTH, ["arange"], arange, static=("start", "stop", "step", "dtype")),

@@ -17,6 +17,7 @@ from . import Call
 from .indexing import make_slice, slice_size
 from .joining import joined, sequence
 from .rules import (
+    COMPLEX,
     Fails,
     array_of,
     dims_of_value,
@@ -26,6 +27,7 @@ from .rules import (
     ints,
     normalize,
     normalize_all,
+    positional,
     promote,
     rule,
     shape_of,
@@ -34,16 +36,19 @@ from .shaping import expand_dims, squeeze, transpose
 
 
 @rule
-def lax_binary(call: Call, params: tuple[str, ...] = ("x", "y"), result: str | None = None) -> Any:
+def lax_binary(call: Call, params: tuple[str, ...] | None = None, result: str | None = None) -> Any:
     """``lax.add(x, y)``: arrays of one shape (a Python scalar goes with anything);
-    ``result`` "bool" for comparisons."""
-    values = [call.arg(p) for p in params]
+    ``params`` (default: the first two positional ones); ``result`` "bool" for
+    comparisons, "complex" for ``complex``."""
+    values = [call.arg(p) for p in params] if params is not None else positional(call)[:2]
+    if len(values) != len(params or (0, 0)):
+        return UNKNOWN
     arrays = [as_array(v) for v in values]
     if any(a is None for a in arrays):
         return UNKNOWN
     shaped = [a for v, a in zip(values, arrays, strict=True) if a is not None and not is_number(v)]
     known = [a for a in arrays if a is not None]
-    dt = BOOL if result == "bool" else promote([a.dtype for a in known])
+    dt = BOOL if result == "bool" else COMPLEX if result == "complex" else promote([a.dtype for a in known])
     if not shaped:
         return array_of(call, Shape(()), dt)
     all_dims = [full_dims(a) for a in shaped]
@@ -259,19 +264,19 @@ def lax_argmax(call: Call) -> Any:
 
 @rule
 def top_k(call: Call, param: str = "operand", k: str = "k") -> Any:
-    """``top_k(operand, k)``: (values, int indices), the last axis cut to ``k``."""
+    """``top_k(operand, k)``: [values, int indices] (a list), the axis cut to ``k``."""
     a = as_array(call.arg(param))
     if a is None:
         return UNKNOWN
     d, n = full_dims(a), as_dim(call.arg(k))
     ax = int_const(call.arg("axis")) if call.sig.param("axis") is not None else -1
     if d is None or ax is None:
-        return Tuple((array_of(call, None, a.dtype), array_of(call, None, INT)))
+        return List((array_of(call, None, a.dtype), array_of(call, None, INT)))
     j = normalize(ax, len(d))
     out = list(d)
     out[j] = n
     s = Shape(tuple(out))
-    return Tuple((array_of(call, s, a.dtype), array_of(call, s, INT)))
+    return List((array_of(call, s, a.dtype), array_of(call, s, INT)))
 
 
 def lax_sort(call: Call) -> Any:

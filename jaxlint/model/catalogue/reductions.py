@@ -130,7 +130,11 @@ def norm(call: Call, param: str = "x") -> Any:
         if d is None:
             return array_of(call, None, dt)
         if not is_none(call.arg("ord")) and len(d) not in (1, 2):
-            raise Fails("rank", "Improper number of dimensions to norm.")
+            raise Fails(
+                "rank",
+                f"Improper number of axes for norm: axis={tuple(range(len(d)))}. Pass one axis to compute a "
+                "vector-norm, or two axes to compute a matrix-norm.",
+            )
     return array_of(call, reduced_shape(a, axis, keep), dt)
 
 

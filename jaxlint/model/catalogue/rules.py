@@ -73,7 +73,14 @@ def rule(fn: Callable[..., Any]) -> Callable[..., Any]:
 # ----------------------------------------------------------------------------------
 # reading arguments
 # ----------------------------------------------------------------------------------
+WIDE = frozenset({"float64", "int64", "uint64", "complex128"})
+
+
 def array_of(call: Call, shape: Shape | None, dtype: DType | None) -> Array:
+    """The result array (a NumPy one for a NumPy function). A 64-bit dtype name is kept
+    only on the host: in jax it is 32-bit unless x64 is enabled, which the code does not show."""
+    if dtype is not None and dtype.name in WIDE and not call.host:
+        dtype = DType(dtype.kind)
     return Array(shape, dtype, host=call.host)
 
 
@@ -310,13 +317,23 @@ def broadcast_shapes(shapes: Sequence[Shape | None]) -> tuple[bool, Shape | None
     return True, Shape(tuple(out))
 
 
-def broadcast(values: Sequence[Array]) -> Shape | None:
-    """The broadcast shape of arrays; raises ``Fails`` with JAX's message when they cannot."""
+def broadcast(values: Sequence[Array], name: str | None = None) -> Shape | None:
+    """The broadcast shape of arrays; raises ``Fails`` with JAX's message when they cannot
+    (a ufunc's message names it: ``add got incompatible shapes ...``)."""
     ok, shape = broadcast_shapes([a.shape for a in values])
     if not ok:
         shown = ", ".join(str(a.shape) for a in values)
+        if name is not None:
+            raise Fails("shape", f"{name} got incompatible shapes for broadcasting: {shown}.")
         raise Fails("shape", f"Incompatible shapes for broadcasting: shapes=[{shown}]")
     return shape
+
+
+def type_text(a: Array, shape: Sequence[Dim] | None = None) -> str:
+    """``float32[2,3]``: how JAX names an array's type in messages."""
+    d = a.shape.dims if shape is None and a.shape is not None else (shape or ())
+    kind = a.dtype.name or a.dtype.kind if a.dtype is not None else "?"
+    return f"{kind}[{','.join(dims.text(x) for x in d)}]"
 
 
 # ----------------------------------------------------------------------------------
@@ -389,7 +406,7 @@ def ufunc(call: Call, nin: int = 2, result: Callable[[DType | None], DType | Non
     if any(a is None for a in values):
         return UNKNOWN
     known = [a for a in values if a is not None]
-    shape = broadcast(known)
+    shape = known[0].shape if nin == 1 else broadcast(known, call.name)
     dt = promote([a.dtype for a in known])
     return array_of(call, shape, result(dt) if result is not None else dt)
 
@@ -457,7 +474,10 @@ def full(call: Call, shape: str = "shape", fill: str = "fill_value", dtype: str 
     if s is not None and f is not None and f.shape is not None:
         ok, _ = broadcast_shapes([f.shape, s])
         if not ok or (f.shape.rank is not None and f.shape.rank > len(s.dims)):
-            raise Fails("shape", f"Incompatible shapes for broadcasting: {f.shape} and requested shape {s}")
+            raise Fails(
+                "shape",
+                f"Incompatible types for broadcasting: input type={type_text(f)} and requested type={type_text(f, s.dims)}",
+            )
     return array_of(call, s, dt)
 
 

@@ -28,6 +28,7 @@ from .rules import (
     rule,
     shape_of,
     shape_text,
+    type_text,
 )
 
 
@@ -220,7 +221,8 @@ def check_broadcast_to(a: Array, target: tuple[Dim, ...]) -> None:
         ok, _ = broadcast_dims(x, t)
         if not ok or (x != 1 and dims.as_int(x) is not None and dims.as_int(t) is not None and x != t):
             raise Fails(
-                "shape", f"Incompatible shapes for broadcasting: {a.shape} and requested shape {shape_text(target)}"
+                "shape",
+                f"Incompatible types for broadcasting: input type={type_text(a)} and requested type={type_text(a, target)}",
             )
 
 
@@ -405,4 +407,6 @@ def atleast(call: Call, n: int) -> Any:
         else:
             shape3 = {0: (1, 1, 1), 1: (1, d[0], 1) if d else (1, 1, 1), 2: (*d, 1)}[len(d)]
             out.append(array_of(call, Shape(tuple(shape3)), a.dtype))
-    return out[0] if len(out) == 1 else List(tuple(out))
+    if len(out) == 1:
+        return out[0]
+    return Tuple(tuple(out)) if call.host else List(tuple(out))

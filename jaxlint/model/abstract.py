@@ -51,9 +51,11 @@ __all__ = [
     "External",
     "Function",
     "List",
+    "OneOf",
     "Opaque",
     "Partial",
     "Scalar",
+    "Seq",
     "Shape",
     "Struct",
     "Transformed",
@@ -107,6 +109,8 @@ FLOAT = DType("float")
 INT = DType("int")
 BOOL = DType("bool")
 UINT32 = DType("uint", "uint32")
+# a legacy PRNG key (``jax.random.PRNGKey(0)``): uint32 data that jax.random takes as a key
+RAW_KEY = DType("uint", "raw key")
 KEY = DType("key", "key<fry>")
 
 
@@ -158,6 +162,9 @@ class Array:
     dtype: DType | None = None
     host: bool = False
     origin: str | None = None
+    # an abstract tracer: a value a transform traces (a vmapped slice, a jitted argument)
+    # or one computed from one; it has no concrete value for Python to branch on or count
+    traced: bool = False
 
     @property
     def rank(self) -> int | None:
@@ -172,6 +179,15 @@ class Tuple:
 @dataclass(frozen=True, slots=True)
 class List:
     items: tuple[Any, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Seq:
+    """A sequence whose items are not known one by one: ``length`` (a size, maybe a
+    symbol: ``jax.devices()`` has the device count) and what every item is."""
+
+    length: Dim
+    item: Any = UNKNOWN
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,6 +237,9 @@ class Function:
     def name(self) -> str:
         return "<lambda>" if isinstance(self.node, cst.Lambda) else self.node.name.value
 
+    def __repr__(self) -> str:
+        return f"Function({self.name})"
+
 
 @dataclass(frozen=True, slots=True)
 class Bound:
@@ -238,7 +257,7 @@ class Partial:
     args: tuple[Any, ...] = ()
     keywords: tuple[tuple[str, Any], ...] = ()
     star: bool = False
-    node: cst.CSTNode | None = field(default=None, compare=False)
+    node: cst.CSTNode | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,7 +269,7 @@ class Transformed:
     api: str
     target: Any
     options: tuple[tuple[str, Any], ...] = ()
-    node: cst.CSTNode | None = field(default=None, compare=False)
+    node: cst.CSTNode | None = field(default=None, compare=False, repr=False)
     unknown_options: bool = False
 
     def option(self, name: str, default: Any = None) -> Any:
@@ -281,8 +300,20 @@ class Class:
     def name(self) -> str:
         return self.node.name.value
 
+    def __repr__(self) -> str:
+        return f"Class({self.name})"
 
-CALLABLES = (Function, Bound, Partial, Transformed, External, Class)
+
+@dataclass(frozen=True, slots=True)
+class OneOf:
+    """A callable that is one of a few known ones (``fn`` rebound in one arm of an
+    ``if``): a call calls each, and gives what they agree on."""
+
+    options: tuple[Any, ...]
+
+
+CALLABLES = (Function, Bound, Partial, Transformed, External, Class, OneOf)
+MAX_OPTIONS = 4
 
 
 # ----------------------------------------------------------------------------------
@@ -303,6 +334,7 @@ def join(a: Any, b: Any) -> Any:
             a.dtype if a.dtype == b.dtype else _join_dtypes(a.dtype, b.dtype),
             a.host and b.host,
             a.origin if a.origin == b.origin else None,
+            a.traced or b.traced,
         )
     if ta is tb and ta in (Tuple, List):
         if len(a.items) != len(b.items):
@@ -313,6 +345,12 @@ def join(a: Any, b: Any) -> Any:
         if ka != kb:
             return UNKNOWN
         return Dict(tuple((k, join(x, y)) for (k, x), (_, y) in zip(a.items, b.items, strict=True)))
+    if ta in CALLABLES and tb in CALLABLES and ta is not External and tb is not External:
+        options = list(a.options) if ta is OneOf else [a]
+        for x in b.options if tb is OneOf else (b,):
+            if x not in options:
+                options.append(x)
+        return OneOf(tuple(options)) if len(options) <= MAX_OPTIONS else UNKNOWN
     if ta is Struct and tb is Struct and a.cls == b.cls and [k for k, _ in a.fields] == [k for k, _ in b.fields]:
         return Struct(
             a.cls,
@@ -382,6 +420,28 @@ def join_shapes(a: Shape | None, b: Shape | None) -> Shape | None:
 # ----------------------------------------------------------------------------------
 # reading values
 # ----------------------------------------------------------------------------------
+def traced(v: Any) -> bool:
+    """Is any leaf of ``v`` a tracer?"""
+    if type(v) is Array:
+        return v.traced
+    kids = children(v)
+    return kids is not None and any(traced(x) for _, x in kids)
+
+
+def with_trace(v: Any) -> Any:
+    """``v`` with every array leaf a tracer (what a transform's function receives)."""
+    t = type(v)
+    if t is Array:
+        return v if v.traced else Array(v.shape, v.dtype, v.host, v.origin, True)
+    if t is Tuple or t is List:
+        return t(tuple(with_trace(x) for x in v.items))
+    if t is Dict:
+        return Dict(tuple((k, with_trace(x)) for k, x in v.items))
+    if t is Struct and v.kind == "pytree":
+        return Struct(v.cls, tuple((k, x if k in v.static else with_trace(x)) for k, x in v.fields), v.kind, v.static)
+    return v
+
+
 def is_number(v: Any) -> bool:
     """A Python number (an int, float, bool or complex; not a string)."""
     if type(v) is Const:
@@ -402,11 +462,14 @@ def as_array(v: Any) -> Array | None:
 
 
 def as_dim(v: Any) -> Dim:
-    """The size a Python int value holds (a constant, or a symbol), else None."""
+    """The size a Python int value holds (a constant, or a symbol), else None. An
+    ``Opaque`` value used as a size is a symbol of its own (``cfg.n_heads``)."""
     if type(v) is Const and isinstance(v.value, int) and not isinstance(v.value, bool):
         return v.value
     if type(v) is Scalar and v.kind == "int":
         return v.dim
+    if type(v) is Opaque:
+        return dims.sym(v.key, v.label)
     return None
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 # the device-count symbol: jax.local_device_count(), jax.device_count(), len(jax.devices())
-DEVICES_KEY = "devices"
+DEVICES_KEY = "<devices>"  # not an identifier: no parameter or attribute key contains it
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -88,7 +88,7 @@ def sym(key: str, label: str = "") -> Size:
     return s
 
 
-DEVICES = sym(DEVICES_KEY, "jax.local_device_count()")
+DEVICES = sym(DEVICES_KEY, "n_devices")
 
 
 def _terms(d: int | Size) -> dict[Monomial, int]:
@@ -211,7 +211,18 @@ def is_devices(d: Dim) -> bool:
 
 
 def mentions_devices(d: Dim) -> bool:
-    return isinstance(d, Size) and any(s.key == DEVICES_KEY for s in d.symbols())
+    """The size is computed from the device count (also ``min(devices, 4)``)."""
+    return isinstance(d, Size) and any(DEVICES_KEY in s.key for s in d.symbols())
+
+
+def key_text(d: Dim) -> str:
+    """A size as a symbol key (the symbols' keys, not their labels): for a new symbol
+    derived from it (``min(devices,4)``), so that derived symbols compare by origin."""
+    if d is None:
+        return "?"
+    if isinstance(d, int):
+        return str(d)
+    return " + ".join(f"{c}*{'*'.join(s.key for s in m)}" if m else str(c) for m, c in d.terms)
 
 
 def text(d: Dim) -> str:

@@ -35,8 +35,10 @@ from .rules import (
     is_none,
     like,
     linspace,
+    normalize,
     opaque,
     positional,
+    promote,
     python_bool,
     real_of,
     rule,
@@ -49,6 +51,7 @@ from .rules import (
 BOTH = ("jax.numpy", "numpy")
 LINALG = ("jax.numpy.linalg", "numpy.linalg")
 FFT = ("jax.numpy.fft", "numpy.fft")
+N_ONLY = ("numpy",)
 AXIS = ("axis", "keepdims", "dtype")
 
 
@@ -145,6 +148,41 @@ def unique(call: Call) -> Any:
 def sort(call: Call, result: Any = None) -> Any:
     """``sort(a, axis=-1)``/``argsort``: the shape (flattened for ``axis=None``)."""
     return red.cumulative(call, "a", "axis", result or _same)
+
+
+@rule
+def delete(call: Call) -> Any:
+    """``delete(arr, obj, axis=None)``/``insert``/``append``: the axis gets a size the
+    indices decide (the flattened array without an axis)."""
+    values = positional(call)
+    a = as_array(values[0]) if values else None
+    if a is None:
+        return UNKNOWN
+    d = full_dims(a)
+    ax = call.arg("axis")
+    if is_none(ax) or d is None:
+        return array_of(call, Shape((None,)) if is_none(ax) else None, a.dtype)
+    k = int_const(ax)
+    if k is None:
+        return array_of(call, None, a.dtype)
+    k = normalize(k, len(d))
+    return array_of(call, Shape(tuple(None if i == k else x for i, x in enumerate(d))), a.dtype)
+
+
+@rule
+def append(call: Call) -> Any:
+    """``append(arr, values, axis=None)``: ``concatenate((arr, values), axis)``, flattened
+    without an axis."""
+    a, v = as_array(call.arg("arr")), as_array(call.arg("values"))
+    if a is None or v is None:
+        return UNKNOWN
+    ax = call.arg("axis")
+    if is_none(ax):
+        da, dv = full_dims(a), full_dims(v)
+        total = dims.add(dims.product(da), dims.product(dv)) if da is not None and dv is not None else None
+        return array_of(call, Shape((total,)), promote([a.dtype, v.dtype]))
+    k = int_const(ax)
+    return jn.joined(call, [a, v], k) if k is not None else array_of(call, None, promote([a.dtype, v.dtype]))
 
 
 def searchsorted(call: Call) -> Any:
@@ -471,6 +509,9 @@ TABLE: Entries = {
     **family(BOTH, ["vectorize", "frompyfunc", "einsum_path", "apply_along_axis"], opaque),
     # the rest
     **family(BOTH, ["unique"], unique, static=("size", "axis")),
+    **family(BOTH, ["delete", "insert"], delete, static=("axis",)),
+    **family(BOTH, ["append"], append, static=("axis",)),
+    **family(N_ONLY, ["ndindex"], opaque),
     **family(BOTH, ["bincount"], bincount, static=("length", "minlength")),
     **family(BOTH, ["interp"], interp),
     **family(BOTH, ["polyval"], polyval),

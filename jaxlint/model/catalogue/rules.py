@@ -504,7 +504,8 @@ def _range_length(start: Any, stop: Any, step: Any) -> Dim:
     if all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (start, stop, step)):
         if step == 0:
             return None
-        return max(0, math.ceil((stop - start) / step))
+        length: int = math.ceil((stop - start) / step)
+        return max(0, length)
     return None
 
 

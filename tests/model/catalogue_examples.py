@@ -396,14 +396,14 @@ written("pcast", sharded("invariant", A((3,)), ("i",), to="varying"), prefixes=L
 written("pbroadcast", sharded("varying", A((3,)), ("i",), 0), prefixes=LAX)
 written(
     "all_gather",
-    mapped(A((3,)), "i", partial=True),
-    mapped(A((3, 4)), "i", axis=1, tiled=True, partial=True),
+    mapped(A((3,)), "i"),
+    mapped(A((3, 4)), "i", axis=1, tiled=True),
     prefixes=LAX,
 )
 written(
     "psum_scatter",
     mapped(A((2, 3)), "i"),
-    mapped(A((3, 4)), "i", scatter_dimension=1, tiled=True, partial=True),
+    mapped(A((2, 4)), "i", scatter_dimension=1, tiled=True),
     prefixes=LAX,
 )
 written("all_to_all", mapped(A((2, 4)), "i", 0, 1, partial=True), prefixes=LAX)

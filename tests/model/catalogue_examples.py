@@ -18,9 +18,8 @@ from functools import partial as _partial
 from typing import Any
 
 from jaxlint.model.abstract import Const
-from jaxlint.model.catalogue import Op, nn
+from jaxlint.model.catalogue import Op, nn, singles
 from jaxlint.model.catalogue import keys as k
-from jaxlint.model.catalogue import numpy as npx
 from jaxlint.model.catalogue import primitives as pr
 from jaxlint.model.catalogue import reductions as red
 from jaxlint.model.catalogue import rules as ru
@@ -180,7 +179,7 @@ def default_examples(q: str, op: Op) -> list[Ex]:
         return [ex(Key(), shape=(2, 3), **given), Ex((Key(),), arrays, partial=by_default), ex(Key(), **given)]
     if fn is nn.initializer:
         return [ex()]
-    if fn is npx.host_prod:
+    if fn is singles.host_prod:
         return [ex(F345, axis=1), ex((3, 4))]
     return []
 

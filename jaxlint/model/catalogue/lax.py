@@ -11,8 +11,9 @@ from . import reductions as red
 from . import register
 from . import windows as win
 from .build import Entries, family
+from .creation import full, like
 from .joining import broadcast_shapes_value
-from .rules import COMPLEX, boolean, constant_result, create, full, identity, inexact, like, opaque, real_of, ufunc
+from .rules import COMPLEX, boolean, constant_result, create, identity, inexact, opaque, real_of, ufunc
 
 LAX = ("jax.lax",)
 

@@ -5,8 +5,9 @@ Control flow calls its function arguments through ``Call.call`` on the abstract 
 of the initial carry and one body step, ``scan`` the carry and the per-step outputs
 stacked on a leading axis of the scanned length, ``map`` the stacked outputs.
 Collectives keep the shape of each leaf (``psum`` of a pytree is that pytree), but
-``all_gather`` adds an axis of the mapped size, which the catalogue does not know (the
-evaluator does: the axis is None here), and ``psum_scatter``/``all_to_all`` change one.
+``all_gather`` adds an axis of the mapped size (``Call.axis_size``: known when the
+evaluator knows the map the call runs under, else None), and ``psum_scatter``/
+``all_to_all`` change one.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from typing import Any
 
 from jaxlint.base.literals import UNKNOWN
 
-from ..abstract import INT, Array, List, Scalar, Shape, Tuple, as_array, join, join_all, leaves
+from .. import dims
+from ..abstract import INT, Array, List, Scalar, Shape, Tuple, as_array, int_value, join, join_all, leaves
 from ..dims import Dim
 from . import Call
 from .rules import bool_const, full_dims, int_const, is_none, normalize, rule
@@ -131,6 +133,7 @@ def all_gather(call: Call) -> Any:
     (unknown here) at ``axis``; ``tiled``: that axis multiplied instead."""
     tiled = bool_const(call.arg("tiled"))
     ax = int_const(call.arg("axis"))
+    n = call.axis_size(call.arg("axis_name"))
 
     def one(path: tuple[Any, ...], leaf: Any) -> Any:
         a = as_array(leaf)
@@ -142,9 +145,9 @@ def all_gather(call: Call) -> Any:
         out = list(d)
         if tiled:
             k = normalize(ax, len(d))
-            out[k] = None
+            out[k] = dims.mul(d[k], n)
         else:
-            out.insert(normalize(ax, len(d) + 1), None)
+            out.insert(normalize(ax, len(d) + 1), n)
         return Array(Shape(tuple(out)), a.dtype)
 
     return rebuild(call.arg("x"), one)
@@ -162,7 +165,7 @@ def psum_scatter(call: Call) -> Any:
     k = normalize(ax, len(d))
     out = list(d)
     if tiled:
-        out[k] = None
+        out[k] = dims.exact_div(d[k], call.axis_size(call.arg("axis_name")))
     else:
         del out[k]
     return Array(Shape(tuple(out)), a.dtype)
@@ -187,4 +190,5 @@ def axis_index(call: Call) -> Any:
 
 
 def axis_size(call: Call) -> Any:
-    return Scalar("int")
+    n = call.axis_size(call.arg("axis_name"))
+    return int_value(n) if n is not None else Scalar("int")

@@ -20,6 +20,10 @@ TABLE: Entries = {
     **family(TREE, ["all"], t.python_bool),
     **family(UTIL, ["tree_all", "all_leaves", "treedef_is_leaf"], t.python_bool),
     **family(UTIL, ["Partial"], t.partial),
+    **family(TREE, ["leaves_with_path"], t.leaves_with_path),
+    **family(UTIL, ["tree_leaves_with_path"], t.leaves_with_path),
+    **family(UTIL, ["is_tree_node"], t.python_bool),
+    **family(UTIL, ["treedef_tuple", "flatten_one_level", "tree_broadcast"], opaque),
     **family(TREE, ["structure", "unflatten", "map_with_path", "reduce", "transpose", "flatten_with_path"], opaque),
     **family(
         UTIL,

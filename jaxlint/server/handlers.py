@@ -59,6 +59,7 @@ class JaxlintServer(LanguageServer):
         self.loop: asyncio.AbstractEventLoop | None = None
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._faults_shown = False
+        self.loads = 0  # projects read so far (a progress token each)
 
     # running work on the worker thread -----------------------------------------------------
     def run(self, fn: Callable[..., Any], *args: Any) -> asyncio.Future:
@@ -329,10 +330,11 @@ def create(debounce: float = DEBOUNCE, jobs: int | None = None) -> JaxlintServer
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: JaxlintServer, params: types.InitializedParams) -> None:
-        await _watch_files(ls)
         if ls.state is None:
             return
-        for folder in ls.state.folders:
+        folders = list(ls.state.folders)  # the ones added meanwhile are read by their own event
+        await _watch_files(ls)
+        for folder in folders:
             await _load(ls, folder)
         ls.lint_soon()
 
@@ -458,6 +460,21 @@ def create(debounce: float = DEBOUNCE, jobs: int | None = None) -> JaxlintServer
                 lambda f: ls.redecide_soon() if not f.cancelled() and f.result() else None
             )
 
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    async def folders_changed(ls: JaxlintServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        if ls.state is None:
+            return
+
+        def paths(folders: list[types.WorkspaceFolder]) -> list[str]:
+            return [os.path.abspath(p) for f in folders if (p := to_fs_path(f.uri))]
+
+        added = [f for f in paths(params.event.added) if os.path.isdir(f)]
+        removed = paths(params.event.removed)
+        await ls.run(ls.state.change_folders, added, removed)
+        for folder in added:
+            await _load(ls, folder)
+        ls.lint_soon()
+
     # code actions, commands, hover ----------------------------------------------------------------------
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
@@ -513,7 +530,8 @@ async def _load(ls: JaxlintServer, folder: str) -> None:
     token = None
     caps = ls.client_capabilities.window
     if caps is not None and caps.work_done_progress:
-        token = f"jaxlint-{folder}"
+        ls.loads += 1
+        token = f"jaxlint-{ls.loads}"
         try:
             await ls.work_done_progress.create_async(token)
             ls.work_done_progress.begin(

@@ -209,29 +209,37 @@ class Project:
         buf.result, buf.linted, buf.plan, buf.decision = res, buf.text, plan, decision
         return res
 
+    def _with_buffers(self) -> tuple[dict[str, FileResult], list[str]]:
+        """Every file's result with the open members' buffers standing for their files (a
+        buffer of a file ``check`` does not lint is not part of the project)."""
+        results = dict(self.results)
+        members = [p for p in self.buffers if self.member(p)]
+        for path in members:
+            results[path] = self._result(self.buffers[path])
+        return results, members
+
     def diagnose(self) -> tuple[dict[str, list[Diagnostic]], list[str]]:
         """Every open buffer's diagnostics, decided against the project's facts."""
         if not self.buffers:
             return {}, []
-        results = dict(self.results)
-        for path, buf in self.buffers.items():
-            results[path] = self._result(buf)
-        texts = {p: b.text for p, b in self.buffers.items()}
-        found, errors = decide_files(self.runner, results, list(self.buffers), texts)
-        for path in self.buffers:
+        results, members = self._with_buffers()
+        texts = {p: self.buffers[p].text for p in members}
+        found, errors = decide_files(self.runner, results, members, texts)
+        for path in members:
             faults = _faults(results[path])
             if faults:
                 found[path] = sorted([*found.get(path, []), *faults], key=Diagnostic.sort_key)
+        for path in self.buffers:
+            found.setdefault(path, [])
         return found, errors
 
     def fix_all(self, path: str) -> tuple[str, str] | None:
-        """(text, fixed text) of a buffer with every safe fix applied; None if it is not open."""
+        """(text, fixed text) of a buffer with every safe fix applied; None if it is not open
+        or not a file ``check`` lints."""
         buf = self.buffers.get(path)
-        if buf is None:
+        if buf is None or not self.member(path):
             return None
-        results = dict(self.results)
-        for p, b in self.buffers.items():
-            results[p] = self._result(b)
+        results, _ = self._with_buffers()
         new, _ = fix_buffer(self.runner, results, path, buf.text)
         return buf.text, new
 
@@ -245,7 +253,7 @@ class Project:
         for path in self.stale:
             plans[path] = self._plan_disk(path)
             self.jobs.pop(path, None)
-        edited = {p for p, b in self.buffers.items() if not b.same_as_disk}
+        edited = {p for p, b in self.buffers.items() if not b.same_as_disk and self.member(p)}
         for path in edited:
             buf = self.buffers[path]
             if buf.plan is None or buf.linted != buf.text:
@@ -413,6 +421,27 @@ class Workspace:
     def _new_project(self, folder: str) -> Project:
         return Project(folder, self.settings_for(folder), self.engine_path(folder), self.jobs)
 
+    def change_folders(self, added: list[str], removed: list[str]) -> None:
+        """Workspace folders added or removed: their open buffers move to the project they
+        belong to now (a lone file's own, or the new folder's, read by ``load``)."""
+        moving: list[Buffer] = []
+        for folder in removed:
+            if folder in self.folders:
+                self.folders.remove(folder)
+            project = self.projects.pop(folder, None)
+            if project is not None:
+                moving += project.buffers.values()
+        for folder in added:
+            if folder not in self.folders:
+                self.folders.append(folder)
+        for path, project in list(self.lone.items()):
+            if self.folder_of(path) is not None:
+                moving += project.buffers.values()
+                del self.lone[path]
+        for buf in moving:
+            buf.result = buf.linted = buf.plan = buf.decision = None
+            self.open(buf)
+
     def load(self, folder: str, progress: Callable[[int, int], None] | None = None) -> None:
         project = self.projects.get(folder)
         if project is None:
@@ -529,10 +558,9 @@ class Workspace:
                 buf = project.buffers.get(path)
                 if buf is None:
                     continue
-                member = project.member(path)
                 again = path in self.force
                 self.force.discard(path)
-                for pub in self._documents(project, buf, diags if member else []):
+                for pub in self._documents(project, buf, diags):
                     old = self.shown.get(pub.doc.uri)
                     if again or old is None or old.doc.version != pub.doc.version or old.items != pub.items:
                         self.shown[pub.doc.uri] = pub

@@ -170,3 +170,27 @@ async def test_closing_clears_the_diagnostics(client):
         types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
     assert await published(client, uri, None, after=n) == []
+
+
+async def test_a_folder_added_to_the_workspace_makes_its_files_one_project(client):
+    await initialize(client, {"a/x.py": "import jax\n", "b/lone.py": "def f(:\n"}, folder=False)
+    a, b = client.root / "a", client.root / "b"
+    client.workspace_did_change_workspace_folders(
+        types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(
+                added=[types.WorkspaceFolder(uri=uri_of(client, "a"), name="a")], removed=[]
+            )
+        )
+    )
+    uri = open_file(client, "b/lone.py")  # outside every folder: as `check b/lone.py` sees it
+    assert first_lines(await published(client, uri, 1)) == [("JAX001", "SyntaxError: invalid syntax", (0, 6, 0, 6))]
+    n = len(client.published)
+    client.workspace_did_change_workspace_folders(
+        types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(
+                added=[types.WorkspaceFolder(uri=uri_of(client, "b"), name="b")], removed=[]
+            )
+        )
+    )
+    assert await published(client, uri, 1, after=n) == []  # `check` run in b/ does not parse a file without jax
+    assert a.is_dir() and b.is_dir()

@@ -782,18 +782,16 @@ def edit_decision(plan: FilePlan, before: tuple[FilePlan, Decision] | None = Non
     if before is None:
         return alone
     old_plan, old = before
-    keys = {_unit_key(old_plan, i) for i in old.kept}
-    kept = set(alone.kept) | {i for i in range(len(plan.units)) if _unit_key(plan, i) in keys}
+    old_keys = _unit_keys(old_plan)
+    keys = {old_keys[i] for i in old.kept}
+    kept = set(alone.kept) | {i for i, k in enumerate(_unit_keys(plan)) if k in keys}
     return Decision(frozenset(kept), alone.looked_up | old.looked_up, alone.callers_of_seeds | old.callers_of_seeds)
 
 
-def _unit_key(plan: FilePlan, i: int) -> tuple[str | None, str | None, str | None]:
-    """A unit's name as an edit leaves it: (def or class, class it opens, class it is in)."""
-    u = plan.units[i]
-    owner = None
-    if u.owner is not None:
-        owner = next((w.header_of for w in plan.units if w.header_of is not None and w.start == u.owner), None)
-    return (u.name, u.header_of, owner)
+def _unit_keys(plan: FilePlan) -> list[tuple[str | None, str | None, str | None]]:
+    """Each unit's name as an edit leaves it: (def or class, class it opens, class it is in)."""
+    classes = {u.start: u.header_of for u in plan.units if u.header_of is not None}
+    return [(u.name, u.header_of, classes.get(u.owner) if u.owner is not None else None) for u in plan.units]
 
 
 def redecide(

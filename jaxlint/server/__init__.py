@@ -26,6 +26,7 @@ def serve(debounce: float | None = None, jobs: int | None = None) -> None:
     from jaxlint.server.handlers import DEBOUNCE, create
 
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="jaxlint server: %(message)s")
+    logging.getLogger("pygls").setLevel(logging.ERROR)  # not every unknown notification is worth a line
     protocol_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     _preload()

@@ -200,8 +200,8 @@ async def serve_notebook(client: Client, path: Path) -> Found:
     return out
 
 
-async def repo(name: str, args, work: Path) -> tuple[int, int, list[str]]:
-    """(files compared, diagnostics compared, differences) for one repository."""
+async def repo(name: str, args, work: Path) -> tuple[int, int, int, list[str]]:
+    """(files compared, notebooks among them, check's diagnostics in them, differences)."""
     src = Path(args.corpus) / name
     root = work / name
     shutil.copytree(src, root, ignore=shutil.ignore_patterns(".git", ".jaxlint_cache"), symlinks=True)
@@ -219,7 +219,7 @@ async def repo(name: str, args, work: Path) -> tuple[int, int, list[str]]:
         env=env,
     )
     if run.returncode not in (0, 1):
-        return 0, 0, [f"{name}: check failed ({run.returncode}): {run.stderr.strip()}"]
+        return 0, 0, 0, [f"{name}: check failed ({run.returncode}): {run.stderr.strip()}"]
     by_file: dict[str, Found] = {}
     for d in json.loads(run.stdout):
         by_file.setdefault(os.path.normpath(d["filename"]), []).extend(from_check([d]))
@@ -254,9 +254,9 @@ async def repo(name: str, args, work: Path) -> tuple[int, int, list[str]]:
     compared = 0
     for f in sample:
         expected = sorted(by_file.get(f, []), key=key)
+        compared += len(expected)
         for version, edited in ((1, False), (2, True)):
             got = sorted(await serve_file(client, root / f, version, edited), key=key)
-            compared += len(expected)
             if got != expected:
                 what = "edited" if edited else "opened"
                 differences.append(f"{name}/{f} ({what}):\n    check:  {expected}\n    server: {got}")
@@ -270,7 +270,7 @@ async def repo(name: str, args, work: Path) -> tuple[int, int, list[str]]:
     client.exit(None)
     await client.stop()
     shutil.rmtree(root, ignore_errors=True)
-    return len(sample) + len(nb_sample), compared, differences
+    return len(sample) + len(nb_sample), len(nb_sample), compared, differences
 
 
 async def main() -> int:
@@ -286,10 +286,11 @@ async def main() -> int:
     total_diff = 0
     try:
         for name in args.repos.split(","):
-            files, compared, differences = await repo(name, args, work)
+            files, notebooks, compared, differences = await repo(name, args, work)
             total_diff += len(differences)
             print(
-                f"{name}: {files} files, {compared} diagnostics of check compared: {len(differences)} differences",
+                f"{name}: {files} files ({notebooks} notebooks), {compared} diagnostics of check in them, "
+                f"each file opened and edited: {len(differences)} differences",
                 flush=True,
             )
             for d in differences:

@@ -208,7 +208,7 @@ async def test_hover_on_a_diagnostic_shows_the_rules_documentation(client):
     assert nothing is None
 
 
-slow = server_fixture([*SERVER[:-2], "--debounce-ms", "60000"])  # a change is not linted during the test
+slow = server_fixture([*SERVER[:-2], "--stdio", "--debounce-ms", "60000"])  # a change is not linted during the test
 
 
 async def test_no_fix_is_offered_for_a_text_not_linted_yet(slow):

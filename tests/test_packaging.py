@@ -74,7 +74,7 @@ def test_wheel_installs_into_a_fresh_venv_and_lints(tmp_path):
     )
     v = subprocess.run([str(venv / "bin" / "jaxlint"), "verify"], cwd=work, capture_output=True, text=True)
     assert v.returncode == 2 and v.stdout == ""
-    assert "pip install 'jaxlint[runtime]'" in v.stderr and v.stderr.count("\n") == 1
+    assert "pip install -e '.[runtime]'" in v.stderr and v.stderr.count("\n") == 1
     site = subprocess.run(
         [
             str(venv / "bin" / "python"),

@@ -20,10 +20,11 @@ LibCST must see it. Kept are:
    ``f = lax.dot``, what that names;
 4. for rules with ``callers = "all"`` (JAX201), every unit that refers to one of their
    seeds, transitively, in any module (the callers of the function with the ``pmean``);
-   with ``callers = "direct"`` (the vmap rules), the units of the same module that refer
-   to a seed (the calls of a ``@vmap`` function), the defs of the module a seed
-   refers to (where a vmapped value it passes on is called), and those such a caller
-   refers to (the helpers that build the arguments it passes);
+   with ``callers = "direct"`` (the vmap and pmap rules), the units of the same module
+   that refer to a seed, transitively (the calls of a ``@vmap`` function, and the calls
+   of the function making them: the contexts its arguments come from), and the defs of
+   the module any of those refers to, transitively (where a vmapped value passed on is
+   called, the helpers that build the arguments), ``MODULE_DEPTH`` steps at most;
 5. for rules with ``target_transforms`` (JAX405), every unit of the same module that
    refers to a def a seed names and mentions one of those transforms
    (``jit(loss_fn, static_argnums=...)``);
@@ -61,6 +62,9 @@ ALWAYS, SEED, CALLER_SEED, DIRECT_CALLER_SEED, TARGET_SEED, TRANSFORM, BINDS_TRA
     64,
     128,
 )
+
+# how many steps of callers and callees a ``direct`` seed keeps in its module
+MODULE_DEPTH = 4
 
 # calls whose arguments a rule may take for the function it checks, besides the anchors
 WRAPPERS = frozenset({"partial", "defvjp", "defjvp", "defjvps"})
@@ -142,9 +146,7 @@ def plan_file(path: str, source: str, rules, module: str, is_package: bool) -> F
     transforms = anchor_names(ol, wanted_transforms) if wanted_transforms else frozenset()
     binders = anchor_names(ol, TRANSFORM_NAMES)
     wrappers = anchor_names(ol, TRANSFORM_NAMES | WRAPPERS | frozenset().union(*(r.anchors or () for r in rules)))
-    local = {u.name or u.header_of for u in ol.units if u.name or u.header_of} | {
-        a for u in ol.units for a in u.assigns
-    }
+    local = {n for u in ol.units if (n := u.name or u.header_of)} | {a for u in ol.units for a in u.assigns}
     resolvable = local | ol.imports.keys()
     units = []
     for i, u in enumerate(ol.units):
@@ -391,20 +393,27 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
             for ref in index.refs_of(p, u):
                 if ref != (p, i):
                     referrers[ref].append((p, i))
-    for ref in direct:
+    # the callers of a ``direct`` seed in its module, transitively (the frames its calls are
+    # evaluated in: jaxlint/model/contexts.py), and the defs of the module those units refer
+    # to, transitively (the helpers that build what a caller passes, the defs a transformed
+    # value is handed to)
+    frontier = [(ref, 0) for ref in direct]
+    reached_direct = set(direct)
+    while frontier:
+        ref, depth = frontier.pop()
+        kept.add(ref)
+        if depth >= MODULE_DEPTH:
+            continue
         for who in referrers.get(ref, ()):
-            if who[0] == ref[0]:
-                kept.add(who)
-                # and the defs of the module that caller refers to: the helpers that build
-                # what it passes (``q, k = _make(n)`` then ``_uses_vmap(q, k)``)
-                for callee in index.refs_of(who[0], plans[who[0]].units[who[1]]):
-                    if callee[0] == who[0] and plans[callee[0]].units[callee[1]].name is not None:
-                        kept.add(callee)
-        # and the defs of its module it refers to: a transformed value it passes to one is
-        # called there (``generate(step=jax.jit(jax.vmap(f)))``)
+            if who[0] == ref[0] and who not in reached_direct:
+                reached_direct.add(who)
+                frontier.append((who, depth + 1))
         for callee in index.refs_of(ref[0], plans[ref[0]].units[ref[1]]):
-            if callee[0] == ref[0] and plans[callee[0]].units[callee[1]].name is not None:
-                kept.add(callee)
+            # a def, or the module-level statement that binds a name the unit reads
+            # (``params = init(key)``: what ``init`` is matters too)
+            if callee[0] == ref[0] and callee not in reached_direct:
+                reached_direct.add(callee)
+                frontier.append((callee, depth + 1))
     seen = set(callers)
     while callers:
         ref = callers.pop()

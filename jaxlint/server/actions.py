@@ -4,12 +4,11 @@ Nothing else is offered (no organising, no refactoring):
 
 - each fix a diagnostic carries, safe ones preferred, unsafe ones titled as such (they
   change behaviour; ``check`` applies them only with ``--unsafe-fixes``);
-- ``# noqa: JAXnnn`` at the end of the reported line, merged into a ``# noqa: ...``
-  already there. The line's comment is found with the tokenizer, so the text goes into a
-  real comment, never into a string, and the new line is read back the way
-  ``jaxlint.lint.suppress`` reads it: if that would not suppress the code (the line ends
-  inside a string or after a backslash, or a ``# noqa`` look-alike earlier on the line
-  would be read first) the action is not offered;
+- ``# noqa: JAXnnn`` where ``jaxlint check --add-noqa`` writes it: at the end of the
+  reported line (or of the line a multi-line string or a backslash continuation on it
+  ends on), merged into a ``# noqa: ...`` already there; always in a comment, never in a
+  string, and read back as ``jaxlint.lint.suppress`` reads it (not offered where the
+  result would not suppress the code);
 - ``source.fixAll.jaxlint``: every safe fix of the file applied to a fixed point, as
   ``jaxlint check --fix`` does; its edit is computed when the client resolves the action
   (or runs the ``jaxlint.applyFixAll`` command), not on every request.
@@ -20,22 +19,20 @@ Edits are versioned: a client applies them only to the text they were computed f
 from __future__ import annotations
 
 import difflib
-import io
 import re
-import tokenize
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from lsprotocol import types
 
 from jaxlint.base.types import Diagnostic, Edit, Position
-from jaxlint.lint.suppress import _NOQA, scan_suppressions
+from jaxlint.fix.noqa import add_to_text
+from jaxlint.lint.suppress import scan_suppressions
 from jaxlint.server.diagnostics import lsp_position, units
 
 FIX_ALL = "source.fixAll.jaxlint"
 FIX_ALL_COMMAND = "jaxlint.applyFixAll"
 NOT_SUPPRESSIBLE = ("JAX001", "JAX002", "JAX003")  # the file's state, or JAX002 itself (never suppressed)
-NOQA = "  #" + " noqa: "  # (split so that linters reading this file do not take it for a directive)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,61 +133,51 @@ def suppress_action(
 
 
 def noqa_edit(lines: list[str], python: list[str], line: int, code: str, encoding: str) -> types.TextEdit | None:
-    """The edit that makes 1-based ``line`` end in a ``# noqa`` covering ``code``, or None."""
-    if not 1 <= line <= len(lines) or len(python) != len(lines):
+    """The edit that suppresses ``code`` reported at 1-based ``line``, as ``--add-noqa`` writes
+    it (``jaxlint.fix.noqa``): ``# noqa: CODE`` after the line, or after the line a
+    multi-line string or a backslash continuation ends on, merged into the ``# noqa`` there.
+    ``python``: the lines jaxlint read (a notebook cell's, IPython syntax masked), each the
+    end of the document's line. None when the result would not suppress it."""
+    if not 1 <= line <= len(python) or len(python) != len(lines):
         return None
-    comment = _comment(python, line)
-    if comment is False:
+    source = "\n".join(python) + "\n"
+    new, changed = add_to_text(source, {line: {code}})
+    if not changed:
+        return None  # already suppressed (a bare noqa, or the code is listed)
+    if not any(
+        c.kind == "noqa" and c.first <= line <= c.last and c.codes is not None and code in c.codes
+        for c in scan_suppressions(new).comments
+    ):
         return None
-    text = lines[line - 1]
-    if comment is None:  # no comment: append one after the code
-        body = text.rstrip()
-        if body.endswith("\\"):
-            return None
-        start, new_line, insert = len(body), body + NOQA + code, NOQA + code
-        end = len(text)
-    else:
-        at = len(text.rstrip()) - len(comment.rstrip())  # the comment runs to the end of the line
-        m = _NOQA.search(comment)
-        if m is not None and m.group("codes") is None:
-            return None  # a bare noqa (no codes) already suppresses every code
-        if m is not None:
-            start = end = at + m.end("codes")
-            insert = f", {code}"
-        else:
-            start = end = len(text.rstrip())
-            insert = NOQA + code
-        new_line = text[:start] + insert + text[end:]
-    found = scan_suppressions(new_line).comments
-    noqa = next((c for c in found if c.kind == "noqa"), None)
-    if noqa is None or noqa.codes is None or code not in noqa.codes:
+    old_lines, new_lines = python, new.split("\n")[:-1]
+    rows = [i for i, (a, b) in enumerate(zip(old_lines, new_lines, strict=False)) if a != b]
+    if len(new_lines) != len(old_lines) or len(rows) != 1:
         return None
-    row = line - 1
+    row = rows[0]
+    a, b = old_lines[row], new_lines[row]
+    if not lines[row].endswith(a):
+        return None
+    prefix = _common(a, b)
+    suffix = _common(a[prefix:][::-1], b[prefix:][::-1])
+    shift = len(lines[row]) - len(a)  # a cell IPython runs dedented keeps its indentation
+    text = lines[row]
     return types.TextEdit(
         range=types.Range(
-            start=types.Position(line=row, character=units(text[:start], encoding)),
-            end=types.Position(line=row, character=units(text[:end], encoding)),
+            start=types.Position(line=row, character=units(text[: shift + prefix], encoding)),
+            end=types.Position(line=row, character=units(text[: shift + len(a) - suffix], encoding)),
         ),
-        new_text=insert,
+        new_text=b[prefix : len(b) - suffix],
     )
 
 
-def _comment(lines: list[str], line: int) -> str | bool | None:
-    """The comment ending 1-based ``line`` (None: none; False: the line ends inside a
-    string, or the text does not tokenize)."""
-    source = "\n".join(lines) + "\n"
-    found: str | None = None
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-            if tok.start[0] > line:
-                break
-            if tok.start[0] <= line < tok.end[0] and tok.type != tokenize.NL and tok.type != tokenize.NEWLINE:
-                return False  # a string (or f-string part) runs on past this line
-            if tok.type == tokenize.COMMENT and tok.start[0] == line:
-                found = tok.string
-    except (tokenize.TokenError, SyntaxError):
-        return False
-    return found
+def _common(a: str, b: str) -> int:
+    """The length of the longest common prefix."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
 
 
 def fix_all_action(uri: str, version: int | None) -> types.CodeAction:

@@ -4,7 +4,8 @@
   and columns in the position encoding agreed at ``initialize`` (UTF-16 unless the client
   offers UTF-8 or UTF-32). In a notebook the positions are already in the cell.
 - ``code`` is the rule code (``JAX201``), ``source`` is ``jaxlint``; the message is
-  jaxlint's message, then a line with the rule's name and what it catches (the link-free
+  jaxlint's message (and its note, on the next line, if it has one), then a line with the
+  rule's name and what it catches (the link-free
   stand-in for ``codeDescription``, which must be a web address; one is set only when the
   installed package declares its repository, see ``jaxlint.report.links``).
 - severity: Error for the syntax error (JAX001) and the stable rules of the JAX1xx to JAX5xx
@@ -118,15 +119,16 @@ def description(code: str, name: str, preview: bool) -> str:
 def to_lsp(d: Diagnostic, lines: list[str], client: ClientFeatures, locate: Locate | None = None) -> types.Diagnostic:
     """One jaxlint diagnostic, its positions counted in ``lines`` (the file's or the cell's)."""
     url = rule_url(d.code) if client.code_description else None
+    note = f"\n{d.note}" if d.note else ""
     return types.Diagnostic(
         range=lsp_range(d.start, d.end, lines, client.encoding),
-        message=f"{d.message}\n{description(d.code, d.name, d.preview)}",
+        message=f"{d.message}{note}\n{description(d.code, d.name, d.preview)}",
         severity=severity(d),
         code=d.code,
         code_description=types.CodeDescription(href=url) if url else None,
         source=SOURCE,
         tags=_tags(d, client.tags),
-        related_information=(related(d.message, locate) or None) if client.related and locate else None,
+        related_information=(related(d.message + note, locate) or None) if client.related and locate else None,
     )
 
 
@@ -143,9 +145,10 @@ MAX_CLAUSE = 90
 
 def places(message: str) -> list[tuple[str | None, int | None, int, str]]:
     """(file name or None, cell or None, line, the clause naming it) for each place in ``message``."""
-    out = []
+    out: list[tuple[str | None, int | None, int, str]] = []
     bound = 0  # a clause never reaches back into the place before it
     for m in _PLACE.finditer(message):
+        where: tuple[str | None, int | None, int]
         if m.group("nb"):
             where = (m.group("nb"), int(m.group("nb_cell")), int(m.group("nb_line")))
         elif m.group("file"):

@@ -16,7 +16,7 @@ import asyncio
 import logging
 import os
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -28,14 +28,24 @@ from jaxlint import __version__
 from jaxlint.server import actions
 from jaxlint.server.diagnostics import ClientFeatures, rule_page
 from jaxlint.server.notebooks import NotebookText, cell_sources, notebook_text
-from jaxlint.server.state import Buffer, Publication, Workspace
+from jaxlint.server.publish import Publication
+from jaxlint.server.state import Buffer
+from jaxlint.server.workspace import Workspace, decides_settings
 
 log = logging.getLogger("jaxlint.server")
 
 DEBOUNCE = 0.1  # seconds after the last change before a buffer is linted
 SOON = 0.2  # seconds after a save, a close or a change on disk before the project is decided again
-CONFIG = ("pyproject.toml",)
-WATCHED = ("**/*.py", "**/*.ipynb", "**/pyproject.toml", "**/.gitignore")
+WATCHED = (
+    "**/*.py",
+    "**/*.ipynb",
+    "**/pyproject.toml",
+    "**/jaxlint.toml",
+    "**/.jaxlint.toml",
+    "**/setup.cfg",
+    "**/requirements*.txt",
+    "**/.gitignore",
+)
 
 
 class JaxlintServer(LanguageServer):
@@ -203,7 +213,8 @@ class JaxlintServer(LanguageServer):
         versioned = self.client_capabilities_documents()
         out: list[types.CodeAction] = []
         if actions.wanted(types.CodeActionKind.QuickFix, only):
-            fixes, suppressions = [], []
+            fixes: list[types.CodeAction] = []
+            suppressions: list[types.CodeAction] = []
             for d, lsp in pub.items:
                 if not actions.overlaps(lsp.range, params.range):
                     continue
@@ -289,7 +300,7 @@ class JaxlintServer(LanguageServer):
         kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
         return types.Hover(contents=types.MarkupContent(kind=kind, value="\n\n---\n\n".join(pages)), range=first)
 
-    def hover_formats(self) -> list[types.MarkupKind] | None:
+    def hover_formats(self) -> Sequence[types.MarkupKind] | None:
         td = self.client_capabilities.text_document
         return td.hover.content_format if td and td.hover else None
 
@@ -319,10 +330,10 @@ def create(debounce: float = DEBOUNCE, jobs: int | None = None) -> JaxlintServer
     def initialize(ls: JaxlintServer, params: types.InitializeParams) -> None:
         ls.loop = asyncio.get_running_loop()
         ls.client = client_features(params.capabilities, _encoding(ls))
-        folders = [to_fs_path(f.uri) for f in params.workspace_folders or []]
-        if not folders and (params.root_uri or params.root_path):
-            folders = [to_fs_path(params.root_uri) if params.root_uri else params.root_path]
-        folders = [os.path.abspath(f) for f in folders if f and os.path.isdir(f)]
+        given = [to_fs_path(f.uri) for f in params.workspace_folders or []]
+        if not given and (params.root_uri or params.root_path):
+            given = [to_fs_path(params.root_uri) if params.root_uri else params.root_path]
+        folders = [os.path.abspath(f) for f in given if f and os.path.isdir(f)]
         home = folders[0] if folders else None
         if home is not None:
             os.chdir(home)  # paths relative to it, as `jaxlint check` run there names them
@@ -371,9 +382,11 @@ def create(debounce: float = DEBOUNCE, jobs: int | None = None) -> JaxlintServer
         path = to_fs_path(uri) if uri.startswith("file:") else None
         if ls.state is None:
             return
-        if path is not None and os.path.basename(path) in CONFIG:
-            ls.lint_soon()  # each publication first checks the configuration (Workspace.refresh_config)
-            return
+        if path is not None and decides_settings(os.path.basename(path)):
+            ls.run(ls.state.refresh_config, True)
+            ls.lint_soon()
+            if not path.endswith(".py"):
+                return
         engine = ls.path_of(uri)
         if engine is None:
             return
@@ -447,14 +460,15 @@ def create(debounce: float = DEBOUNCE, jobs: int | None = None) -> JaxlintServer
             if path is None:
                 continue
             name = os.path.basename(path)
-            if name in CONFIG:
+            if decides_settings(name):
                 config = True
-            elif name == ".gitignore":
+            if name == ".gitignore":
                 events.append((os.path.join(os.path.dirname(path), "_"), "created"))  # what is discovered may change
-            elif name.endswith((".py", ".ipynb")):
+            if name.endswith((".py", ".ipynb")):
                 events.append((path, kinds.get(change.type, "changed")))
         if config:
-            ls.lint_soon()  # each publication first checks the configuration (Workspace.refresh_config)
+            ls.run(ls.state.refresh_config, True)
+            ls.lint_soon()
         if events:
             ls.run(ls.state.disk_changed, events).add_done_callback(
                 lambda f: ls.redecide_soon() if not f.cancelled() and f.result() else None
@@ -465,7 +479,7 @@ def create(debounce: float = DEBOUNCE, jobs: int | None = None) -> JaxlintServer
         if ls.state is None:
             return
 
-        def paths(folders: list[types.WorkspaceFolder]) -> list[str]:
+        def paths(folders: Sequence[types.WorkspaceFolder]) -> list[str]:
             return [os.path.abspath(p) for f in folders if (p := to_fs_path(f.uri))]
 
         added = [f for f in paths(params.event.added) if os.path.isdir(f)]

@@ -91,14 +91,15 @@ async def test_a_suppression_is_a_new_comment_where_there_is_none(client):
     assert edits(quiet) == [(uri, 1, (9, 32, 9, 32), "  # noqa: JAX801")]
 
 
-async def test_no_suppression_where_the_line_ends_in_a_string_or_a_noqa_look_alike_comes_first(client):
+async def test_a_suppression_goes_where_a_multi_line_string_ends_and_a_noqa_in_a_string_is_data(client):
     await initialize(client, {"train.py": TRAIN})
     uri = open_file(client, "train.py")
     await published(client, uri, 1)
-    in_string = await actions(client, uri, at(10, 8), only=["quickfix"])
-    assert [a.title for a in in_string] == ["jaxlint (JAX801): Replace with `jax.tree.map`"]
-    look_alike = await actions(client, uri, at(12, 30), only=["quickfix"])
-    assert [a.title for a in look_alike] == ["jaxlint (JAX801): Replace with `jax.tree.map`"]
+    _, after_string = await actions(client, uri, at(10, 8), only=["quickfix"])
+    assert edits(after_string) == [(uri, 1, (11, 5, 11, 5), "  # noqa: JAX801")]  # as --add-noqa places it
+    _, look_alike = await actions(client, uri, at(12, 30), only=["quickfix"])
+    end = len(TRAIN.splitlines()[12])
+    assert edits(look_alike) == [(uri, 1, (12, end, 12, end), "  # noqa: JAX801")]
 
 
 async def test_an_unsafe_fix_says_so_and_is_not_preferred(client):

@@ -4,6 +4,8 @@ file watchers); a broken one is one message and the defaults; files changed on d
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 
 import pytest
 from lsprotocol import types
@@ -44,6 +46,10 @@ async def test_the_server_asks_to_watch_python_files_notebooks_and_configuration
         "**/*.py",
         "**/*.ipynb",
         "**/pyproject.toml",
+        "**/jaxlint.toml",
+        "**/.jaxlint.toml",
+        "**/setup.cfg",
+        "**/requirements*.txt",
         "**/.gitignore",
     ]
 
@@ -76,15 +82,17 @@ async def test_a_broken_configuration_is_one_message_and_the_server_serves_with_
     assert first_lines(await published(client, uri, 1)) == FOUND  # the defaults
     [message] = await messages(client, 1)
     assert client.messages[0].type == types.MessageType.Error
-    assert message.startswith(f"jaxlint: {client.root / 'pyproject.toml'}: ")
-    assert "JAX9999" in message and message.endswith("; using the default settings until it is fixed")
+    assert message == (
+        f"jaxlint: {client.root / 'pyproject.toml'}:2: `select`: unknown rule selector 'JAX9999' (see `jaxlint rules`); "
+        "using the default settings until it is fixed"
+    )
     change(client, uri, 2, "# edited\n", rng(0, 0, 0, 0))
     await published(client, uri, 2)
     (client.root / "pyproject.toml").write_text('[tool.jaxlint]\nselect = "JAX8"\n')  # still broken, differently
     watched(client, ("pyproject.toml", types.FileChangeType.Changed))
     second = (await messages(client, 2))[1]
     assert second == (
-        f"jaxlint: {client.root / 'pyproject.toml'}: `select` must be a list; "
+        f"jaxlint: {client.root / 'pyproject.toml'}:2: `select` must be a list; "
         "using the default settings until it is fixed"
     )
     (client.root / "pyproject.toml").write_text('[tool.jaxlint]\nignore = ["JAX801"]\n')  # fixed
@@ -110,3 +118,17 @@ async def test_a_module_changed_on_disk_re_decides_the_open_files(client):
     watched(client, ("train.py", types.FileChangeType.Deleted), ("train2.py", types.FileChangeType.Created))
     [d] = await published(client, uri, 1, after=n)
     assert "the pmap at train2.py:5 binds 'batch'" in d.message
+
+
+async def test_each_file_has_the_configuration_nearest_above_it_as_check_gives_it(client):
+    await initialize(client, {"a.py": BAD, "sub/jaxlint.toml": 'ignore = ["JAX801"]\n', "sub/b.py": BAD})
+    top, sub = open_file(client, "a.py"), open_file(client, "sub/b.py")
+    assert first_lines(await published(client, top, 1)) == FOUND
+    assert await published(client, sub, 1) == []
+    check = subprocess.run(
+        [sys.executable, "-m", "jaxlint", "check", "--no-cache", "--output-format", "concise", "."],
+        cwd=client.root,
+        capture_output=True,
+        text=True,
+    )
+    assert check.stdout.splitlines() == [f"a.py:2:10: JAX801 [*] {TREE_MAP}"]

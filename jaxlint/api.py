@@ -587,7 +587,8 @@ def lint_paths(
     diags = _in_cells(diags, files)
     prefiltered = sum(1 for r in results if r.prefilter)
     if cache is not None and not errors and not internal and not any(d.code == "JAX003" for d in diags):
-        cache.put_run(run_key, (diags, prefiltered, runner.warnings))
+        deps = sorted({(d[0], d[1]) for r in results for d in r.deps})
+        cache.put_run(run_key, (diags, prefiltered, runner.warnings, deps))
     return RunResult(diags, len(files), errors + internal, prefiltered=prefiltered, warnings=runner.warnings)
 
 

@@ -87,6 +87,8 @@ class FileResult:
     internal_error: str | None = None
     rule_errors: list[str] = field(default_factory=list)  # "JAX101 (name): Type: message": a rule's bug
     prefilter: str = ""  # no rule wanted the file: "syntax" (only parsed) or "skipped" (not even that)
+    # the project modules the semantic model read for this file: (path, digest), see jaxlint.lint.imports
+    deps: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass

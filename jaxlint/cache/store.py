@@ -250,7 +250,7 @@ class Cache:
     def get(self, path: str, variant: str = "") -> FileResult | None:
         """The file's result when LibCST saw it with the blanks ``variant`` names."""
         res = self._load(self._entry_key(path, variant))
-        if not isinstance(res, FileResult) or res.path != path:
+        if not isinstance(res, FileResult) or res.path != path or not deps_current(res.deps):
             return None
         return res
 
@@ -393,8 +393,10 @@ class Cache:
         if key is None:
             return None
         value = self._read(os.path.join(self.dir, key), key)
-        if not (isinstance(value, tuple) and len(value) in (2, 3) and isinstance(value[0], list)):
+        if not (isinstance(value, tuple) and len(value) == 4 and isinstance(value[0], list)):
             return None
+        if not (isinstance(value[3], list) and deps_current(value[3])):
+            return None  # a module the run's files import changed
         with contextlib.suppress(OSError):  # a namespace that only answers warm runs is in use too
             os.utime(self.dir, follow_symlinks=False)
         return value
@@ -414,6 +416,19 @@ class Cache:
                 os.unlink(old.path)
         except OSError:
             pass
+
+
+def deps_current(deps: list[tuple[str, str]]) -> bool:
+    """Are the imported modules a result was computed from (path, digest) unchanged?"""
+    from jaxlint.lint.imports import digest, read_module_bytes
+
+    for dep in deps:
+        if not (type(dep) is tuple and len(dep) == 2 and type(dep[0]) is str and type(dep[1]) is str):
+            return False
+        data = read_module_bytes(dep[0])
+        if data is None or digest(data) != dep[1]:
+            return False
+    return True
 
 
 def _own_dir(path: str) -> bool:

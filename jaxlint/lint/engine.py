@@ -21,6 +21,7 @@ from jaxlint.base.names import ImportTable
 from jaxlint.base.positions import node_ranges
 from jaxlint.base.tree import NODE_TYPES, _fields
 from jaxlint.base.types import Diagnostic, Edit, FileResult, Fix, Pending, Position
+from jaxlint.lint.imports import Imports, ModuleReader
 from jaxlint.lint.parse import parse_module
 from jaxlint.lint.rule import LineInsert, NodeEdit, Report, Rule, RuleFix
 from jaxlint.lint.suppress import scan_suppressions
@@ -200,6 +201,7 @@ class FileLinter:
         self.slicing = slicing
         self.options = options or {}
         self.settings = settings
+        self.reader = ModuleReader(settings)  # the project modules files import (jaxlint.lint.imports)
         self._methods: dict[type[Rule], list[tuple[str, str]]] = {}
         for r in self.rules:
             self._methods[r] = [
@@ -272,6 +274,8 @@ class FileLinter:
             ctx.original_source = source
             ctx.looked_up = looked_up
             ctx.callers_of_seeds = callers_of_seeds
+            imports = Imports(self.reader, path, module_name, bool(is_package))
+            ctx.load_module = imports.load
             instances = self._run_rules(result, ctx, wanted, events)
             record_for(ctx, wanted)  # the call paths' uses, for the rules that read them (reads = "call paths")
             forwarding.record_for(ctx, wanted)  # the defs that forward ``*args`` (reads = "forwarders")
@@ -280,6 +284,7 @@ class FileLinter:
             if result.suppressions.needs_statement_ranges:
                 _statement_ranges(module, events, result.suppressions)
             result.facts = facts
+            result.deps = sorted(imports.deps.items())
         except (RecursionError, MemoryError) as exc:  # the engine's own walk over extreme code
             result.diagnostics = [not_checked(path, _resource(exc))]
         except Exception as exc:  # a bug in the engine must not lose the other files' results

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
 from jaxlint.base.names import ImportTable
 from jaxlint.model.facts import FactCollector, FunctionFact, ModuleFacts, Transform
+
+if TYPE_CHECKING:
+    from jaxlint.model.evaluate import World
+    from jaxlint.model.program import Program
 
 FunctionNode = cst.FunctionDef | cst.Lambda
 
@@ -50,6 +55,8 @@ class FileContext:
         self.collector = collector
         self.parents = parents
         self.settings = settings
+        # the project modules this file imports, read on demand (World's loader; jaxlint.lint.imports)
+        self.load_module: Callable[[str, World], Program | None] | None = None
         self._transform_by_node: dict[cst.CSTNode, Transform] = {n: t for t, n in collector.transform_nodes}
 
     # names -------------------------------------------------------------------------

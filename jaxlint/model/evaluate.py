@@ -194,9 +194,10 @@ class Collected:
 class World:
     """What the evaluators of one lint share: the memos, the frames, the problems being
     collected, the work budget, the transfer functions' records, and the programs of the
-    project modules it reads values from (``load``: module name -> Program, on demand)."""
+    project modules it reads values from (``load(module, world)``: the module's Program
+    in this world, on demand; see jaxlint.lint.imports)."""
 
-    def __init__(self, load: Callable[[str], Program | None] | None = None) -> None:
+    def __init__(self, load: Callable[[str, World], Program | None] | None = None) -> None:
         self.memo: dict[tuple[cst.CSTNode, Env | None], tuple[Any, tuple[Problem, ...]]] = {}
         self.frames: dict[tuple[Any, ...], Env] = {}
         self.calls: dict[tuple[Any, ...], tuple[Any, tuple[Problem, ...]]] = {}
@@ -217,7 +218,7 @@ class World:
             return None
         if module not in self._programs:
             self._programs[module] = None  # a module importing itself: nothing
-            self._programs[module] = self._load(module)
+            self._programs[module] = self._load(module, self)
         return self._programs[module]
 
     def resolve(self, qualified: str) -> Any:

@@ -89,7 +89,7 @@ class Program:
             from .evaluate import Evaluator, World
 
             if self._world is None:
-                self._world = World(getattr(self.ctx, "load_module", None))
+                self._world = World(self.ctx.load_module)
             ev = self.__dict__["_evaluator"] = Evaluator(self, self._world)
         return ev
 

@@ -795,9 +795,16 @@ def fix_paths(
 # (``lint_text``, sliced by ``edit_decision``), and its findings are decided against every
 # other file's cached facts (``decide_files``). When the plans change, ``redecide``
 # re-lints the files whose slicing changed, so their facts are those ``jaxlint check`` reads.
-def file_linter(runner: Runner) -> FileLinter:
-    """A linter of the run's rules and settings that works in this process (on buffers)."""
-    return _make_linter(runner.rules, runner.settings)
+def file_linter(runner: Runner, read: Callable[[str], bytes | None] | None = None) -> FileLinter:
+    """A linter of the run's rules and settings that works in this process (on buffers);
+    ``read`` gives the bytes of a module a file imports (``jaxlint.lint.imports``: an
+    editor's buffer stands for its file), from disk by default."""
+    linter = _make_linter(runner.rules, runner.settings)
+    if read is not None:
+        from jaxlint.lint.imports import ModuleReader
+
+        linter.reader = ModuleReader(runner.settings, read)
+    return linter
 
 
 def plan_text(linter: FileLinter, path: str, text: str, named: bool = False) -> tuple[str, object]:

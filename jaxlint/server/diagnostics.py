@@ -195,7 +195,7 @@ def _clause_start(message: str, before: int) -> int:
             depth += 1
         elif c == "(" and depth:
             depth -= 1
-        elif depth == 0 and c in ",;:(":
+        elif c == "\n" or (depth == 0 and c in ",;:("):  # a note is on a line of its own
             return i + 1
     return 0
 

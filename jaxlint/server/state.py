@@ -42,6 +42,7 @@ from jaxlint.base.crash import HINT, describe
 from jaxlint.base.types import Diagnostic, FileResult
 from jaxlint.lint.config import Settings
 from jaxlint.lint.engine import not_checked
+from jaxlint.lint.imports import MAX_MODULE_BYTES, digest, read_module_bytes
 from jaxlint.plan.slicing import Decision, FilePlan
 from jaxlint.server.notebooks import NotebookText
 
@@ -76,7 +77,7 @@ class Project:
         self.lone = lone
         self.runner = Runner(settings, jobs=jobs)
         self.runner.start_method = "forkserver"  # the server has threads: never fork it
-        self.linter = file_linter(self.runner)
+        self.linter = file_linter(self.runner, self.module_bytes)
         self.files: set[str] = set()
         self.plans: dict[str, object] = {}
         self.decided: dict[str, Decision] = {}
@@ -165,15 +166,41 @@ class Project:
     def saved(self, path: str) -> None:
         if path in self.files:
             self.stale.add(path)
+        self.stale |= self.dependents([path])  # they read it: they are read again with it
         self.dirty = True
+
+    def module_bytes(self, path: str) -> bytes | None:
+        """A module a file imports, as the model reads it (``jaxlint.lint.imports``): an open
+        buffer's text, else the file's bytes."""
+        absolute = os.path.abspath(path)
+        for buf in self.buffers.values():
+            if buf.notebook is None and os.path.abspath(buf.path) == absolute:
+                data = buf.text.encode("utf-8", "surrogatepass")
+                return data if len(data) <= MAX_MODULE_BYTES else None
+        return read_module_bytes(path)
+
+    def _current(self, res: FileResult) -> bool:
+        """Are the modules the result's file imported (``deps``) as they were then?"""
+        for path, was in res.deps:
+            data = self.module_bytes(path)
+            if data is None or digest(data) != was:
+                return False
+        return True
+
+    def dependents(self, paths: Iterable[str]) -> set[str]:
+        """The files whose results read one of ``paths`` (their imported modules)."""
+        wanted = {os.path.abspath(p) for p in paths}
+        return {f for f, r in self.results.items() if any(os.path.abspath(d) in wanted for d, _ in r.deps)}
 
     def _result(self, buf: Buffer) -> FileResult:
         """The buffer's result: the project's while it is the file's text; else its text
-        linted, sliced by what its own plan and the project's last decision need of it."""
-        if buf.result is not None and buf.linted == buf.text:
+        linted, sliced by what its own plan and the project's last decision need of it.
+        Linted again when a module it imports changed (an open one as it is typed)."""
+        if buf.result is not None and buf.linted == buf.text and self._current(buf.result):
             return buf.result
-        if buf.same_as_disk and buf.path in self.results and buf.path not in self.stale:
-            return self.results[buf.path]
+        held = self.results.get(buf.path) if buf.same_as_disk and buf.path not in self.stale else None
+        if held is not None and self._current(held):
+            return held
         try:
             plan = plan_text(self.linter, buf.path, buf.text, named=self.lone)
             decision = None
@@ -273,6 +300,7 @@ class Project:
                 table.pop(path, None)
         self._set_files(files)
         touched = (changed & files) | new
+        touched |= self.dependents(changed | new | gone) & files
         self.stale = (self.stale | touched) - gone
         if touched or gone:
             self.dirty = True

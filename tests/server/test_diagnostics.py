@@ -194,3 +194,35 @@ async def test_a_folder_added_to_the_workspace_makes_its_files_one_project(clien
     )
     assert await published(client, uri, 1, after=n) == []  # `check` run in b/ does not parse a file without jax
     assert a.is_dir() and b.is_dir()
+
+
+MODEL = (
+    "import jax\nimport jax.numpy as jnp\n\n\ndef init_params(key, d_in=6, d_hidden=16):\n"
+    '    return {"kernel": jax.random.normal(key, (d_in, d_hidden)), "bias": jnp.zeros(d_hidden)}\n\n\n'
+    'def apply(params, x):\n    return x @ params["kernel"] + params["bias"]\n'
+)
+EVALUATE = (
+    "import jax\n\nimport model\n\n\ndef predict(xs):\n    params = model.init_params(jax.random.key(0))\n"
+    "    return jax.vmap(model.apply)(params, xs)\n\n\npredict(jax.numpy.ones((40, 6)))\n"
+)
+SIZES = "`vmap(model.apply)` maps axes of different sizes: `params['bias']` has {}, `params['kernel']` has 6"
+
+
+async def test_a_module_the_model_reads_is_read_as_it_is_typed(client):
+    config = '[tool.jaxlint]\npreview = true\nselect = ["JAX105"]\n'
+    await initialize(client, {"pyproject.toml": config, "model.py": MODEL, "evaluate.py": EVALUATE})
+    evaluate = open_file(client, "evaluate.py")
+    assert first_lines(await published(client, evaluate, 1)) == [("JAX105", SIZES.format(16), (7, 11, 7, 32))]
+    model = open_file(client, "model.py")
+    await published(client, model, 1)
+    n = len(client.published)
+    change(client, model, 2, "6", rng(4, 38, 4, 40))  # d_hidden=16 -> 6, not saved
+    [d] = await published(client, evaluate, 1, after=n)
+    assert d.message.split("\n")[:2] == [
+        "`vmap(model.apply)` maps axes of different sizes: `params['bias']` has 6, `xs` has 40",
+        "with the arguments from line 11: JAX raises `ValueError: vmap got inconsistent sizes for array axes to be"
+        " mapped`. Mapped sizes: `params['bias']` has 6, `xs` has 40",
+    ]
+    assert [(r.location.range.start.line, r.message) for r in d.related_information or ()] == [
+        (10, "with the arguments from line 11")
+    ]

@@ -1,99 +1,133 @@
-"""The axis names a map binds: ``pmap``/``vmap`` options, ``smap``, ``shard_map`` meshes.
+"""Axis names as values: what a map binds, what a mesh names, what a collective uses.
 
-Collectives (``lax.psum(x, 'i')``) need an axis name bound by a map on every path by which
-they run; this reads, from a map's arguments, which names it binds. ``()`` means it binds
-none (``jax.pmap(f)``), ``None`` that they cannot be read (a name from a parameter, a mesh
-built elsewhere): unknown, and unknown means silent.
+Collectives (``lax.psum(x, 'i')``) need an axis name bound by a map on every path by
+which they run. Every name here is read from the abstract values of the evaluator
+(``jaxlint.model.evaluate``), so a literal, a module or class constant, a local
+``ax = "devices"``, a frozen config field, a default, a ``partial``-bound argument and an
+f-string of constants are all the same string.
+
+- ``names_of(value)``: the axis names a value is — a string, a tuple/list of strings, or
+  ``None`` (none: ``()``); None when the value is not known to be such.
+- ``map_names(ev, t)``: the names a ``Transformed`` map value binds: ``pmap``/``vmap``
+  ``axis_name`` (and vmap's ``spmd_axis_name``), ``smap``'s ``axis_name``, the axes of a
+  ``shard_map``'s mesh. ``()``: it binds none; None: they cannot be read (unknown means
+  silent).
+- A mesh built by ``Mesh(devices, axis_names)``, ``jax.make_mesh(shape, axis_names)`` or
+  ``AbstractMesh(sizes, axis_names)`` evaluates to ``mesh_value``: an instance of that
+  class whose ``axis_names`` field holds the names (``mesh.axis_names`` reads it too), so
+  a mesh passed through names, attributes and parameters keeps its axes.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-import libcst as cst
+from typing import TYPE_CHECKING, Any
 
 from jaxlint.base.literals import UNKNOWN
 
+from .abstract import Const, External, List, Struct, Transformed, Tuple
+from .signature import Argument, Signature, bind
 from .transforms import named
 
+if TYPE_CHECKING:
+    from .evaluate import Env, Evaluator
+
 MAPS = named("map")  # what binds axis names (model/transforms.py)
-MESH_CONSTRUCTORS = frozenset({"jax.sharding.Mesh", "jax.make_mesh", "jax.sharding.AbstractMesh"})
-_MESH_DEPTH = 3
+
+# the mesh constructors, with their signatures in jax 0.10.2 (``axis_names`` second)
+MESH_CONSTRUCTORS: dict[str, Signature] = {
+    "jax.sharding.Mesh": Signature.of("devices", "axis_names", "axis_types", axis_types=Const(None)),
+    "jax.sharding.AbstractMesh": Signature.of("axis_sizes", "axis_names", "axis_types", axis_types=Const(None)),
+    "jax.make_mesh": Signature.of(
+        "axis_shapes", "axis_names", "*", "devices", "axis_types", devices=Const(None), axis_types=Const(None)
+    ),
+}
+MESH_CONSTRUCTORS["jax.experimental.maps.Mesh"] = MESH_CONSTRUCTORS["jax.sharding.Mesh"]
+MESH_CONSTRUCTORS["jax.interpreters.pxla.Mesh"] = MESH_CONSTRUCTORS["jax.sharding.Mesh"]
+MESH_CONSTRUCTORS["jax.experimental.mesh_utils.make_mesh"] = MESH_CONSTRUCTORS["jax.make_mesh"]
 
 
 def names_of(value: Any) -> tuple[str, ...] | None:
-    """Axis names from a literal value: a string, a tuple/list of strings, or None (none)."""
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        return (value,)
-    if isinstance(value, (tuple, list)) and all(isinstance(v, str) for v in value):
-        return tuple(value)
-    return None
-
-
-def option(args: list[cst.Arg], keyword: str, index: int | None) -> cst.Arg | Any | None:
-    """The argument for a parameter: by keyword, else by position; UNKNOWN behind * / **."""
-    for a in args:
-        if a.keyword is not None and a.keyword.value == keyword:
-            return a
-    positional = [a for a in args if a.keyword is None]
-    if any(a.star for a in args):
-        return UNKNOWN
-    if index is not None and index < len(positional):
-        return positional[index]
-    return None
-
-
-def bound_names(program, api: str, args: list[cst.Arg], with_fun: bool) -> tuple[str, ...] | None:
-    """The axis names the map ``api`` binds, given its arguments (``with_fun``: the mapped
-    function is the first positional one, as in ``jax.pmap(f, 'i')``; not in decorator or
-    ``partial(jax.pmap, ...)`` form)."""
-    shift = 1 if with_fun else 0
-    if api == "jax.pmap":
-        return _read(program, option(args, "axis_name", shift))
-    if api == "jax.vmap":
-        names: list[str] = []
-        for kw, idx in (("axis_name", 3), ("spmd_axis_name", 5)):
-            got = _read(program, option(args, kw, idx - 1 + shift))
-            if got is None:
-                return None
-            names += got
-        return tuple(names)
-    if api == "jax.smap":
-        a = option(args, "axis_name", None)
-        return None if a is None else _read(program, a)
-    if api == "jax.shard_map":
-        if option(args, "axis_names", None) is not None:
-            return None  # manual over a subset of the mesh's axes
-        m = option(args, "mesh", shift)
-        if m is None or m is UNKNOWN:
-            return None
-        return mesh_names(program, m.value)
-    return None
-
-
-def mesh_names(program, expr: cst.BaseExpression) -> tuple[str, ...] | None:
-    """The axis names of a mesh built by ``Mesh(devices, names)`` / ``jax.make_mesh``, here or
-    through names bound once (the model's reaching definitions)."""
-    for _ in range(_MESH_DEPTH + 1):
-        if type(expr) is cst.Call and program.ctx.resolve(expr.func) in MESH_CONSTRUCTORS:
-            a = option(list(expr.args), "axis_names", 1)
-            if a is None or a is UNKNOWN:
-                return None
-            return _read(program, a) or None
-        if type(expr) is not cst.Name:
-            return None
-        b = program.binding(expr)
-        if b is None or b.kind != "assign" or b.value is None or b.unpack:
-            return None
-        expr = b.value
-    return None
-
-
-def _read(program, a: Any) -> tuple[str, ...] | None:
-    if a is UNKNOWN:
+    """Axis names from an abstract value: a string, a tuple/list of strings, or None."""
+    t = type(value)
+    if t is Const:
+        if value.value is None:
+            return ()
+        if isinstance(value.value, str):
+            return (value.value,)
         return None
-    if a is None:
-        return ()
-    return names_of(program.ctx.literal(a.value))
+    if t is Tuple or t is List:
+        out: list[str] = []
+        for v in value.items:
+            if type(v) is not Const or not isinstance(v.value, str):
+                return None
+            out.append(v.value)
+        return tuple(out)
+    return None
+
+
+def mesh_value(q: str, args: list[Argument]) -> Any:
+    """What a mesh constructor call gives: an instance of the mesh class with its axis
+    names (UNKNOWN when the arguments do not bind)."""
+    b = bind(MESH_CONSTRUCTORS[q], args)
+    if b.error is not None or "axis_names" not in b.arguments:
+        return UNKNOWN
+    return Struct(External("jax.sharding.Mesh"), (("axis_names", b.arguments["axis_names"]),), "object")
+
+
+def mesh_names(mesh: Any) -> tuple[str, ...] | None:
+    """The axis names of a mesh value (None: not a mesh the model built, or unreadable)."""
+    if type(mesh) is not Struct or type(mesh.cls) is not External or mesh.cls.qualified != "jax.sharding.Mesh":
+        return None
+    names = names_of(mesh.get("axis_names"))
+    return names or None
+
+
+def map_names(t: Any) -> tuple[str, ...] | None:
+    """The axis names the map value ``t`` binds (see the module docstring)."""
+    if type(t) is not Transformed or t.unknown_options:
+        return None
+    api = t.api
+    if api == "jax.pmap" or api == "jax.smap":
+        return names_of(t.option("axis_name", Const(None)))
+    if api == "jax.vmap":
+        a = names_of(t.option("axis_name", Const(None)))
+        b = names_of(t.option("spmd_axis_name", Const(None)))
+        return None if a is None or b is None else a + b
+    if api == "jax.shard_map":
+        if t.given("axis_names"):
+            return None  # manual over a subset of the mesh's axes
+        return mesh_names(t.option("mesh", Const(None)))
+    return None
+
+
+def agreed(values: list[tuple[str, ...] | None]) -> tuple[str, ...] | None:
+    """The names every context gives, or None when one cannot be read or two differ."""
+    if not values or any(v is None for v in values):
+        return None
+    first = values[0]
+    return first if all(v == first for v in values) else None
+
+
+def in_contexts(ev: Evaluator, read, fn) -> tuple[str, ...] | None:
+    """Axis names ``read(frame)`` gives, first with no call in view, else in every
+    context of ``fn`` (the def the expression is in: its visible calls, and for a def
+    nothing calls, the contexts of the def around it — a factory's closure sees the
+    factory's arguments); they must all agree."""
+    got = read(None)
+    if got is not None or fn is None:
+        return got
+    return agreed([read(f) for f in frames(ev, fn)])
+
+
+def frames(ev: Evaluator, fn) -> list[Env]:
+    """The frames ``fn``'s body runs in (``contexts``); a def no visible call reaches
+    runs in the contexts of the def it is written in (``make_step(axis="i")`` returning
+    ``step``)."""
+    from .contexts import contexts, default_frame
+
+    found = contexts(ev, fn)
+    outer = ev.ctx.enclosing_function(fn)
+    if outer is None or found != [default_frame(ev, fn)]:
+        return found
+    out = [ev.frame(fn, {}, f) for f in frames(ev, outer)]
+    return out or found

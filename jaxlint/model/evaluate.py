@@ -60,6 +60,7 @@ from .abstract import (
     join,
     join_all,
 )
+from .axes import MESH_CONSTRUCTORS, mesh_names, mesh_value
 from .catalogue import Call, Problem, lookup
 from .scopes import Binding, Scope
 from .signature import REQUIRED, Argument, Param, Signature, bind
@@ -338,6 +339,9 @@ class Evaluator:
         if kind in ("assign", "walrus") and b.value is not None:
             v = self.value(b.value, frame)
             return unpack(v, b.unpack)
+        if kind == "with" and type(b.node) is cst.WithItem:
+            v = self.value(b.node.item, frame)
+            return v if mesh_names(v) is not None else UNKNOWN  # ``with Mesh(...) as mesh``: the mesh itself
         if kind == "for":
             loop = b.node
             if type(loop) is cst.For:
@@ -826,6 +830,8 @@ class Evaluator:
             )
         if self.transfer.is_transform(q):
             return self.transfer.make(q, args, node)
+        if q in MESH_CONSTRUCTORS:
+            return mesh_value(q, args)
         if self.transfer.runs_functions(q):
             return self.transfer.run_external(q, args, env, node)
         op = lookup(q)

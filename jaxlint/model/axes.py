@@ -22,9 +22,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import libcst as cst
+
 from jaxlint.base.literals import UNKNOWN
 
-from .abstract import Const, External, List, Struct, Transformed, Tuple
+from .abstract import Const, External, List, Partial, Struct, Transformed, Tuple
 from .signature import Argument, Signature, bind
 from .transforms import named
 
@@ -87,8 +89,10 @@ def map_names(t: Any) -> tuple[str, ...] | None:
     if type(t) is not Transformed or t.unknown_options:
         return None
     api = t.api
-    if api == "jax.pmap" or api == "jax.smap":
+    if api == "jax.pmap":
         return names_of(t.option("axis_name", Const(None)))
+    if api == "jax.smap":
+        return names_of(t.option("axis_name")) if t.given("axis_name") else None
     if api == "jax.vmap":
         a = names_of(t.option("axis_name", Const(None)))
         b = names_of(t.option("spmd_axis_name", Const(None)))
@@ -120,14 +124,47 @@ def in_contexts(ev: Evaluator, read, fn) -> tuple[str, ...] | None:
 
 
 def frames(ev: Evaluator, fn) -> list[Env]:
-    """The frames ``fn``'s body runs in (``contexts``); a def no visible call reaches
-    runs in the contexts of the def it is written in (``make_step(axis="i")`` returning
-    ``step``)."""
+    """The frames ``fn``'s body runs in (``contexts``). A def no visible call reaches
+    runs with what each ``functools.partial`` of it binds (``partial(sync,
+    axis_name="i")``), else in the contexts of the def it is written in
+    (``make_step(axis="i")`` returning ``step``)."""
     from .contexts import contexts, default_frame
 
     found = contexts(ev, fn)
+    base = default_frame(ev, fn)
+    if found != [base]:
+        return found
+    bound = partial_frames(ev, fn, base)
+    if bound:
+        return bound
     outer = ev.ctx.enclosing_function(fn)
-    if outer is None or found != [default_frame(ev, fn)]:
+    if outer is None:
         return found
     out = [ev.frame(fn, {}, f) for f in frames(ev, outer)]
     return out or found
+
+
+def partial_frames(ev: Evaluator, fn, base: Env) -> list[Env]:
+    """One frame per ``functools.partial(fn, ...)`` of the def ``fn`` (read through the
+    names it is bound to): the arguments the partial binds; the others unbound."""
+    p = ev.p
+    b = p.binding_of_value(fn)
+    if b is None or type(fn) is not cst.FunctionDef:
+        return []
+    reads, _ = p.references(b)
+    positional = [x.name.value for x in (*fn.params.posonly_params, *fn.params.params)]
+    out: list[Env] = []
+    for read in reads:
+        arg = p.parents.get(read)
+        call = p.parents.get(arg) if type(arg) is cst.Arg else None
+        if type(call) is not cst.Call or not call.args or call.args[0] is not arg or arg.keyword or arg.star:
+            continue
+        v = ev.value(call, None)
+        if type(v) is not Partial or v.star:
+            continue
+        params = dict(zip(positional, v.args, strict=False))
+        params.update(v.keywords)
+        f = ev.frame(fn, params, base.parent)
+        if f not in out:
+            out.append(f)
+    return out

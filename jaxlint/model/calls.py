@@ -201,7 +201,8 @@ class Uses:
         variables = self._function_variables(refs, reads)
         for node, bs in reads:
             found, shadowed = self._refs_of(bs, variables)
-            refs.extend((ref, node, shadowed) for ref in found if self._matters(ref.removesuffix(REBOUND)))
+            # a function variable matters by construction: a function that matters is bound to it
+            refs.extend((ref, node, shadowed) for ref in found if ref in variables or self._matters(ref))
         fates = [self._use("unknown", [], expr) if unknown else self.fate(expr) for _, expr, unknown in refs]
         self._fill_lines()
         self.uses = [dict(u, ref=ref) for (ref, _, _), u in zip(refs, fates, strict=True)]

@@ -69,7 +69,7 @@ BINDING_CALLS = frozenset(
     }
 )
 # keywords that name axes, of any call
-MENTION_KEYWORDS = frozenset({"in_specs", "out_specs", "mesh_axes", "rules", "logical_axis_rules", "partition_spec"})
+MENTION_KEYWORDS = frozenset({"in_specs", "out_specs", "rules", "logical_axis_rules", "partition_spec"})
 # what config keys that name axes contain (lower case)
 CONFIG_KEY_WORDS = ("axis", "axes", "mesh", "rules", "partition", "sharding", "spec")
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml")
@@ -80,8 +80,8 @@ _FUEL = 400
 
 
 def names_keyword(k: str) -> bool:
-    """Does a keyword of any call name axes?"""
-    return "axis" in k or k in MENTION_KEYWORDS
+    """Does a keyword (or a parameter with a default) name axes?"""
+    return "axis" in k or "axes" in k or k in MENTION_KEYWORDS
 
 
 def strings(v: Any, depth: int = 0) -> Iterator[str]:
@@ -134,9 +134,27 @@ def module_mentions(p: Any, collectives: frozenset[str]) -> list[str]:
         whole = name in BINDING_CALLS
         for a in node.args:
             if whole or (a.keyword is not None and names_keyword(a.keyword.value)):
-                with ev.query(_FUEL):
-                    out.update(strings(ev.value(a.value, None)))
+                out.update(_mentioned(ev, a.value))
+    for node, entering in ctx._events:  # ``def fit(step, mesh_axes=("data", "fsdp"))``
+        if entering and type(node) is cst.Param and node.default is not None and names_keyword(node.name.value):
+            out.update(_mentioned(ev, node.default))
     return sorted(out)
+
+
+def _mentioned(ev: Any, expr: cst.BaseExpression) -> set[str]:
+    """The strings an argument is, with no call in view, else in the contexts of the def
+    it is in (a parameter some visible call gives)."""
+    from .axes import frames
+
+    with ev.query(_FUEL):
+        got = set(strings(ev.value(expr, None)))
+    fn = ev.ctx.enclosing_function(expr)
+    if got or fn is None:
+        return got
+    for f in frames(ev, fn):
+        with ev.query(_FUEL):
+            got.update(strings(ev.value(expr, f)))
+    return got
 
 
 def _api_name(p: Any, func: cst.BaseExpression) -> str | None:

@@ -43,6 +43,13 @@ def collective_seeds(ol: Outline) -> set[int]:
 def _mentions(node: ast.AST, binding: frozenset[str]) -> bool:
     """A call of a binding API, or an axis-naming keyword, with a string or a name in its
     arguments (what the vocabulary reads)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):  # ``mesh_axes=("data",)``
+        a = node.args
+        positional = [*a.posonlyargs, *a.args]
+        named = positional[len(positional) - len(a.defaults) :] + [
+            k for k, d in zip(a.kwonlyargs, a.kw_defaults, strict=True) if d is not None
+        ]
+        return any(names_keyword(x.arg) for x in named)
     if type(node) is not ast.Call:
         return False
     if _last(node.func) in binding:

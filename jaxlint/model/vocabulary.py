@@ -12,9 +12,10 @@ only make JAX201 quieter):
   ``AbstractMesh``, ``make_mesh``), partition specs (``PartitionSpec``/``P``,
   ``NamedSharding``, ``with_sharding_constraint``) and flax's logical partitioning
   (``with_partitioning``, ``logical_axis_rules``, ``axis_rules``, ...) — and every string
-  given to a keyword that names axes (``axis_name``, ``axis_names``, ``spmd_axis_name``,
-  ``axis_env``, ``in_specs``/``out_specs``, ``mesh_axes``, ``rules``, ...) of any call
-  but a collective's. Arguments are read as values (constants, local and module names,
+  given to a keyword about axes, names, meshes, specs, rules or grids (``axis_name``,
+  ``spmd_axis_name``, ``axis_env``, ``in_specs``/``out_specs``, ``mesh_axes``, ``rules``,
+  Pallas's ``grid_names``/``thread_name``/named ``grid``, ...) of any call but a
+  collective's, and to a parameter default of such a name (``mesh_axes=("data",)``). Arguments are read as values (constants, local and module names,
   tuples, dicts), never as spellings.
 - in the project's configuration files (``config_mentions``): YAML, JSON and TOML files
   under the folder that holds every linted module (their common parent), read as data
@@ -80,8 +81,13 @@ _FUEL = 400
 
 
 def names_keyword(k: str) -> bool:
-    """Does a keyword (or a parameter with a default) name axes?"""
-    return "axis" in k or "axes" in k or k in MENTION_KEYWORDS
+    """Does a keyword (or a parameter with a default) name axes? Read generously: any
+    keyword about axes, names, meshes, specs, rules or grids (Pallas names its grid
+    axes: ``grid_names=("m", "n")``, ``grid=(("i", 2),)``, ``thread_name="t"``)."""
+    return any(w in k for w in _MENTION_WORDS) or k in MENTION_KEYWORDS
+
+
+_MENTION_WORDS = ("axis", "axes", "name", "mesh", "spec", "rules", "grid")
 
 
 def strings(v: Any, depth: int = 0) -> Iterator[str]:

@@ -3,6 +3,7 @@
 Not a test: run it by hand on trees of real JAX code, e.g.
 
     python tests/bench/mutate.py /work/corpus/jax /work/corpus/flax --max 40
+    python tests/bench/mutate.py /work/corpus/jax --family pmap   # only the JAX2xx mutations
 
 It finds correct sites whose mistake is decidable from the file itself (the mapped or
 differentiated function is a def of the same file; not code that expects an error, inside
@@ -16,6 +17,8 @@ the mutation's family appears that the unmutated file does not have. Mutations:
 - vmap-drop-entry: the last ``in_axes`` entry is dropped (JAX1xx)
 - pmap-misspell / pmap-drop: the ``axis_name`` a collective of the pmapped def uses is
   misspelled or removed (JAX2xx)
+- collective-misspell: a collective's literal axis name (anywhere: the map that binds it
+  may be out of sight) loses its last letter, or doubles it when short (JAX2xx)
 - vjp-add-cotangent / vjp-drop-cotangent: the tuple the bwd rule returns gets one entry
   more or one fewer (JAX3xx)
 - grad-argnums-past: ``argnums`` moves past the last parameter (JAX4xx)
@@ -201,6 +204,12 @@ def mutants(path: str, text: str):
             if uses:
                 yield "pmap-misspell", "pmap", src.replace(kw.value, repr(axis + "_typo"))
                 yield "pmap-drop", "pmap", _drop_keyword(src, call, kw)
+    for call in ast.walk(tree):
+        if isinstance(call, ast.Call) and call not in skip and last_name(call.func) in COLLECTIVES:
+            axis = _axis_literal(call)
+            if axis is not None and len(axis.value) > 1:
+                typo = axis.value[:-1] if len(axis.value) > 3 else axis.value + axis.value[-1]
+                yield "collective-misspell", "pmap", src.replace(axis, repr(typo))
         elif api in GRADS and fn is not None:
             params = positional(fn)
             kw = keyword(call, "argnums")
@@ -234,6 +243,17 @@ def mutants(path: str, text: str):
                 "vjp",
                 src.replace(tup, "(" + ", ".join(fewer) + ("," if len(fewer) == 1 else "") + ")"),
             )
+
+
+def _axis_literal(call: ast.Call) -> ast.Constant | None:
+    """The string literal a collective is given as its axis name (``axis_index('i')``,
+    ``psum(x, 'i')``, ``axis_name='i'``), or None."""
+    kw = keyword(call, "axis_name")
+    index = 0 if last_name(call.func) == "axis_index" else 1
+    value = kw.value if kw is not None else (call.args[index] if len(call.args) > index else None)
+    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+        return value
+    return None
 
 
 def _is_int_param(fn: ast.FunctionDef, i: int) -> bool:
@@ -338,6 +358,7 @@ def main() -> int:
     ap.add_argument("roots", nargs="+")
     ap.add_argument("--max", type=int, default=50, help="mutants per mutation kind (sampled, seed 0)")
     ap.add_argument("--show-missed", action="store_true")
+    ap.add_argument("--family", choices=sorted(FAMILY), action="append", help="only these mutation families")
     args = ap.parse_args()
     by_kind: dict[str, list[tuple[str, str, str]]] = {}
     originals: dict[str, str] = {}
@@ -351,6 +372,8 @@ def main() -> int:
         if not any(w in text for w in ("vmap", "pmap", "defvjp", "grad", "jac", "hessian")):
             continue
         for kind, family, mutated in mutants(path, text):
+            if args.family and family not in args.family:
+                continue
             by_kind.setdefault(kind, []).append((path, family, mutated))
             roots[path] = next(r for r in args.roots if os.path.abspath(path).startswith(os.path.abspath(r)))
             originals[path] = text

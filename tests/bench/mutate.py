@@ -204,12 +204,6 @@ def mutants(path: str, text: str):
             if uses:
                 yield "pmap-misspell", "pmap", src.replace(kw.value, repr(axis + "_typo"))
                 yield "pmap-drop", "pmap", _drop_keyword(src, call, kw)
-    for call in ast.walk(tree):
-        if isinstance(call, ast.Call) and call not in skip and last_name(call.func) in COLLECTIVES:
-            axis = _axis_literal(call)
-            if axis is not None and len(axis.value) > 1:
-                typo = axis.value[:-1] if len(axis.value) > 3 else axis.value + axis.value[-1]
-                yield "collective-misspell", "pmap", src.replace(axis, repr(typo))
         elif api in GRADS and fn is not None:
             params = positional(fn)
             kw = keyword(call, "argnums")
@@ -243,6 +237,12 @@ def mutants(path: str, text: str):
                 "vjp",
                 src.replace(tup, "(" + ", ".join(fewer) + ("," if len(fewer) == 1 else "") + ")"),
             )
+    for call in ast.walk(tree):
+        if isinstance(call, ast.Call) and call not in skip and last_name(call.func) in COLLECTIVES:
+            axis = _axis_literal(call)
+            if axis is not None and len(axis.value) > 1:
+                typo = axis.value[:-1] if len(axis.value) > 3 else axis.value + axis.value[-1]
+                yield "collective-misspell", "pmap", src.replace(axis, repr(typo))
 
 
 def _axis_literal(call: ast.Call) -> ast.Constant | None:
@@ -369,7 +369,7 @@ def main() -> int:
                 text = f.read()
         except (OSError, UnicodeDecodeError):
             continue
-        if not any(w in text for w in ("vmap", "pmap", "defvjp", "grad", "jac", "hessian")):
+        if not any(w in text for w in ("vmap", "pmap", "defvjp", "grad", "jac", "hessian", *COLLECTIVES)):
             continue
         for kind, family, mutated in mutants(path, text):
             if args.family and family not in args.family:

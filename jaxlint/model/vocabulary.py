@@ -250,10 +250,10 @@ def _collect(data: Any, under: bool, out: set[str], depth: int) -> None:
         return
     if isinstance(data, dict):
         for k, v in data.items():
-            named = under or (isinstance(k, str) and any(w in k.lower() for w in CONFIG_KEY_WORDS))
-            if named and isinstance(k, str) and under:
-                out.add(k)
-            _collect(v, named, out, depth + 1)
+            about = isinstance(k, str) and any(w in k.lower() for w in CONFIG_KEY_WORDS)
+            if under and isinstance(k, str) and not about:
+                out.add(k)  # ``logical_axis_rules: {batch: data}``: a logical axis name
+            _collect(v, under or about, out, depth + 1)
     elif isinstance(data, (list, tuple)):
         for v in data:
             _collect(v, under, out, depth + 1)

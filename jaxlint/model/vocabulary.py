@@ -38,7 +38,7 @@ import libcst as cst
 
 from jaxlint.base.names import last_name
 
-from .abstract import Const, Dict, External, List, Partial, Struct, Transformed, Tuple
+from .abstract import Const, Dict, External, List, Opaque, Partial, Struct, Transformed, Tuple
 
 KEY = "axis_vocabulary"  # ModuleFacts.extra[KEY]: sorted list of the names the module mentions
 
@@ -153,9 +153,10 @@ def _mentioned(ev: Any, expr: cst.BaseExpression) -> set[str]:
     from .axes import frames
 
     with ev.query(_FUEL):
-        got = set(strings(ev.value(expr, None)))
+        v = ev.value(expr, None)
+    got = set(strings(v))
     fn = ev.ctx.enclosing_function(expr)
-    if got or fn is None:
+    if got or fn is None or not _from_parameter(v):
         return got
     for f in frames(ev, fn):
         with ev.query(_FUEL):
@@ -176,6 +177,16 @@ def _api_name(p: Any, func: cst.BaseExpression) -> str | None:
     if type(v) is External:
         return v.qualified.rsplit(".", 1)[-1]
     return name
+
+
+def _from_parameter(v: Any) -> bool:
+    """Is the value a parameter's (or part of one), which a visible call may give?"""
+    t = type(v)
+    if t is Opaque:
+        return True
+    if t is Tuple or t is List:
+        return any(_from_parameter(x) for x in v.items)
+    return False
 
 
 # -- configuration files ------------------------------------------------------------

@@ -20,7 +20,7 @@ shape mismatch, an axis out of range), and a way to call a callable argument (fo
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,7 +72,15 @@ class Call:
         return self.qualified.startswith("numpy.")
 
     def arg(self, name: str) -> Any:
-        """The argument bound to ``name``, else its default, else UNKNOWN."""
+        """The argument bound to ``name``, else its default, else UNKNOWN; a ``*args``
+        (``**kwargs``) parameter that got nothing is ``()`` (``{}``) unless spread
+        arguments of unknown length may have filled it."""
+        if name not in self.binding.arguments and not self.binding.partial:
+            var, varkw = self.sig.var_positional, self.sig.var_keyword
+            if var is not None and var.name == name:
+                return ()
+            if varkw is not None and varkw.name == name:
+                return {}
         return self.binding.value(self.sig, name)
 
     def given(self, name: str) -> bool:
@@ -97,27 +105,60 @@ ResultRule = Callable[[Call], Any]
 
 @dataclass(frozen=True, slots=True)
 class Op:
-    """A catalogue entry."""
+    """A catalogue entry. ``attribute``: an array attribute (``x.T``, ``x.shape``), whose
+    result the evaluator computes when the attribute is read, with the array bound to the
+    signature's one parameter (the others are methods: ``x.reshape`` is called)."""
 
     signature: Signature
     result: ResultRule
     key: str | None = None  # the parameter holding a PRNG key the function consumes
     static: tuple[str, ...] = ()  # parameters that must be Python values when traced
+    attribute: bool = False
 
 
-TABLE: dict[str, Op] = {}
+class Catalogue(Mapping[str, Op]):
+    """The entries by qualified name. An entry may be registered as a function that makes
+    its ``Op``: it runs on first access (reading a signature costs; most files use few)."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, Op | Callable[[], Op]] = {}
+
+    def __getitem__(self, q: str) -> Op:
+        _load()
+        e = self._entries[q]
+        if isinstance(e, Op):
+            return e
+        op = self._entries[q] = e()
+        return op
+
+    def __iter__(self) -> Iterator[str]:
+        _load()
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        _load()
+        return len(self._entries)
+
+    def __contains__(self, q: object) -> bool:
+        _load()
+        return q in self._entries
+
+    def add(self, q: str, entry: Op | Callable[[], Op]) -> None:
+        if q in self._entries:
+            raise ValueError(f"catalogue: {q} is defined twice")
+        self._entries[q] = entry
 
 
-def register(table: dict[str, Op]) -> None:
+TABLE = Catalogue()
+
+
+def register(table: Mapping[str, Op | Callable[[], Op]]) -> None:
     """Add a namespace's entries (each module of this package calls it once)."""
     for q, op in table.items():
-        if q in TABLE:
-            raise ValueError(f"catalogue: {q} is defined twice")
-        TABLE[q] = op
+        TABLE.add(q, op)
 
 
 def lookup(qualified: str) -> Op | None:
-    _load()
     return TABLE.get(qualified)
 
 

@@ -5,25 +5,272 @@ A rule reads its arguments with ``call.arg(name)`` (abstract values: ``Array``, 
 ``jaxlint.model.dims`` (sizes may be symbols), and records with ``call.problem`` a call
 that certainly fails (shapes that cannot broadcast, an axis past the rank). Anything it
 cannot decide gives ``UNKNOWN`` or an ``Array`` with unknown parts: never a guess.
+
+This module holds the helpers every family of rules shares and the elementwise and
+creation rules; the other families live beside it (``reductions``, ``contractions``,
+``shaping``, ``indexing``, ``keys``, ``trees``, ``control``). A helper that finds the call
+fails raises ``Fails``; ``rule`` turns that into ``call.problem``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
+from functools import wraps
 from typing import Any
 
 from jaxlint.base.literals import UNKNOWN
 
 from .. import dims
-from ..abstract import FLOAT, SCALAR_SHAPE, Array, Const, DType, DTypeKind, List, Shape, Tuple, as_array, as_dim
+from ..abstract import (
+    BOOL,
+    FLOAT,
+    INT,
+    SCALAR_SHAPE,
+    Array,
+    Const,
+    DType,
+    DTypeKind,
+    External,
+    List,
+    Scalar,
+    Shape,
+    Tuple,
+    as_array,
+    as_dim,
+    constant,
+    int_value,
+)
 from ..dims import Dim
 from . import Call
 
+COMPLEX = DType("complex")
+SCALAR = SCALAR_SHAPE
+
+
+class Fails(Exception):
+    """The call certainly raises: ``kind`` and ``message`` as ``Call.problem`` takes them."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+def rule(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A result rule whose helpers may raise ``Fails``: the call's problem, result UNKNOWN."""
+
+    @wraps(fn)
+    def run(call: Call, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(call, *args, **kwargs)
+        except Fails as f:
+            return call.problem(f.kind, f.message)
+
+    return run
+
+
+# ----------------------------------------------------------------------------------
+# reading arguments
+# ----------------------------------------------------------------------------------
+WIDE = frozenset({"float64", "int64", "uint64", "complex128"})
+
 
 def array_of(call: Call, shape: Shape | None, dtype: DType | None) -> Array:
+    """The result array (a NumPy one for a NumPy function). A 64-bit dtype name is kept
+    only on the host: in jax it is 32-bit unless x64 is enabled, which the code does not show."""
+    if dtype is not None and dtype.name in WIDE and not call.host:
+        dtype = DType(dtype.kind)
     return Array(shape, dtype, host=call.host)
 
 
+def full_dims(a: Array | None) -> tuple[Dim, ...] | None:
+    """The sizes of an array whose rank is known, else None."""
+    if a is None or a.shape is None or a.shape.rest:
+        return None
+    return a.shape.dims
+
+
+def int_const(v: Any) -> int | None:
+    """A Python int constant (not a bool)."""
+    if type(v) is Const and type(v.value) is int:
+        return v.value
+    return None
+
+
+def bool_const(v: Any) -> bool | None:
+    if type(v) is Const and type(v.value) is bool:
+        return v.value
+    return None
+
+
+def is_none(v: Any) -> bool:
+    return type(v) is Const and v.value is None
+
+
+def ints(v: Any) -> tuple[int, ...] | None:
+    """An int or a tuple/list of int constants, as a tuple; None otherwise."""
+    i = int_const(v)
+    if i is not None:
+        return (i,)
+    c = constant(v)
+    if isinstance(c, (tuple, list)) and all(type(x) is int for x in c):
+        return tuple(c)
+    return None
+
+
+def int_tuple(v: Any) -> tuple[int, ...] | None:
+    """A tuple/list of int constants (not a bare int)."""
+    if int_const(v) is not None:
+        return None
+    return ints(v)
+
+
+ALL = "all"
+
+
+def axes_of(v: Any) -> tuple[int, ...] | str | None:
+    """An ``axis`` argument: ``ALL`` for None, the axes of an int or a tuple, None unknown."""
+    if is_none(v):
+        return ALL
+    return ints(v)
+
+
+def normalize(axis: int, rank: int) -> int:
+    """An axis in ``range(rank)``; raises ``Fails`` past the rank (JAX's message)."""
+    if not -rank <= axis < rank:
+        raise Fails("rank", f"axis {axis} is out of bounds for array of dimension {rank}")
+    return axis % rank
+
+
+def normalize_all(axes: Sequence[int], rank: int) -> tuple[int, ...]:
+    out = tuple(normalize(a, rank) for a in axes)
+    if len(set(out)) != len(out):
+        raise Fails("rank", f"duplicate value in 'axis': {tuple(axes)}")
+    return out
+
+
+def shape_text(d: Sequence[Dim]) -> str:
+    return str(Shape(tuple(d)))
+
+
+def dims_of_value(v: Any) -> tuple[Dim, ...] | None:
+    """The sizes a ``shape`` argument holds (an int, a tuple/list of sizes), unknown ones
+    as None; None when it is not a shape."""
+    d = as_dim(v)
+    if d is not None:
+        return (d,)
+    if type(v) in (Tuple, List):
+        return tuple(as_dim(x) for x in v.items)
+    if type(v) is Scalar and v.kind == "int":
+        return (None,)
+    return None
+
+
+def shape_of(v: Any) -> Shape | None:
+    """The shape a ``shape`` argument gives: an int, a tuple/list of ints or sizes."""
+    d = dims_of_value(v)
+    if d is not None:
+        return Shape(d)
+    if type(v) is Array and v.shape is not None and v.shape.rank == 1:
+        n = dims.as_int(v.shape.dims[0])
+        if n is not None:
+            return Shape(tuple(None for _ in range(n)))
+    return None
+
+
+def dtype_of(v: Any) -> DType | None:
+    """The kind a dtype argument names (``jnp.float32``, ``"int32"``, ``bool``)."""
+    name: str | None = None
+    if type(v) is External:
+        name = v.qualified.rsplit(".", 1)[-1]
+    elif type(v) is Const and isinstance(v.value, str):
+        name = v.value
+    if name is None:
+        return None
+    if name in ("bool", "bool_"):
+        return DType("bool", "bool")
+    if name in ("int_", "intp"):
+        return DType("int")
+    if name in ("float_", "double", "single", "half"):
+        return DType("float")
+    kinds: tuple[DTypeKind, ...] = ("uint", "int", "float", "complex")
+    for kind in kinds:
+        if name.startswith(kind) or (kind == "float" and name == "bfloat16"):
+            return DType(kind, name if name not in ("int", "float", "complex") else None)
+    return None
+
+
+def option(call: Call, name: str, default: Any) -> Any:
+    """An argument that a signature may take by name or through ``**kwargs``
+    (``ndarray.sum(axis, dtype, out, **kwargs)`` takes ``keepdims`` so); ``default`` when absent."""
+    if call.sig.param(name) is not None:
+        return call.arg(name)
+    varkw = call.sig.var_keyword
+    if varkw is not None:
+        extra = call.binding.arguments.get(varkw.name)
+        if isinstance(extra, dict) and name in extra:
+            return extra[name]
+        if call.binding.partial:
+            return UNKNOWN
+    return default
+
+
+def given_dtype(call: Call, param: str = "dtype") -> DType | None:
+    """The dtype a ``dtype`` argument names; None when it is None or not known."""
+    if not call.given(param):
+        return None
+    return dtype_of(call.arg(param))
+
+
+def kind_only(d: DType | None) -> DType | None:
+    return DType(d.kind) if d is not None else None
+
+
+ORDER = ("bool", "uint", "int", "float", "complex")
+
+
+def promote(dtypes: list[DType | None]) -> DType | None:
+    """The kind a mix of operands promotes to (bool < int < float < complex); the name
+    too when every operand has the same one."""
+    best: DType | None = None
+    for d in dtypes:
+        if d is None or d.kind not in ORDER:
+            return None
+        if best is None or ORDER.index(d.kind) > ORDER.index(best.kind):
+            best = d
+    if best is not None and any(d != best for d in dtypes):
+        return DType(best.kind)
+    return best
+
+
+def inexact(d: DType | None) -> DType | None:
+    """What a float-valued function gives for ``d`` (ints and bools become floats)."""
+    if d is None:
+        return None
+    return d if d.kind in ("float", "complex") else FLOAT
+
+
+def real_of(d: DType | None) -> DType | None:
+    """The real kind of ``d`` (``abs`` of complex, ``real``, ``norm``)."""
+    if d is None:
+        return None
+    return FLOAT if d.kind == "complex" else d
+
+
+def arrays(call: Call, params: Sequence[str]) -> list[Array] | None:
+    out = []
+    for p in params:
+        a = as_array(call.arg(p))
+        if a is None:
+            return None
+        out.append(a)
+    return out
+
+
+# ----------------------------------------------------------------------------------
+# broadcasting
+# ----------------------------------------------------------------------------------
 def broadcast_dims(a: Dim, b: Dim) -> tuple[bool, Dim]:
     """(can broadcast, the result size) of two sizes; False only when both are ints that
     differ and neither is 1."""
@@ -53,7 +300,8 @@ def broadcast_shapes(shapes: Sequence[Shape | None]) -> tuple[bool, Shape | None
         ok, _ = broadcast_shapes(known) if len(known) > 1 else (True, None)
         return ok, None
     if any(s.rest for s in known):
-        return True, None
+        ok, _ = broadcast_shapes([s for s in known if not s.rest])
+        return ok, None
     n = max((len(s.dims) for s in known), default=0)
     out: list[Dim] = []
     for i in range(n):
@@ -69,18 +317,28 @@ def broadcast_shapes(shapes: Sequence[Shape | None]) -> tuple[bool, Shape | None
     return True, Shape(tuple(out))
 
 
-def promote(dtypes: list[DType | None]) -> DType | None:
-    """The kind a mix of operands promotes to (bool < int < float < complex)."""
-    order = ["bool", "uint", "int", "float", "complex"]
-    best = None
-    for d in dtypes:
-        if d is None or d.kind not in order:
-            return None
-        if best is None or order.index(d.kind) > order.index(best.kind):
-            best = DType(d.kind)
-    return best
+def broadcast(values: Sequence[Array], name: str | None = None) -> Shape | None:
+    """The broadcast shape of arrays; raises ``Fails`` with JAX's message when they cannot
+    (a ufunc's message names it: ``add got incompatible shapes ...``)."""
+    ok, shape = broadcast_shapes([a.shape for a in values])
+    if not ok:
+        shown = ", ".join(str(a.shape) for a in values)
+        if name is not None:
+            raise Fails("shape", f"{name} got incompatible shapes for broadcasting: {shown}.")
+        raise Fails("shape", f"Incompatible shapes for broadcasting: shapes=[{shown}]")
+    return shape
 
 
+def type_text(a: Array, shape: Sequence[Dim] | None = None) -> str:
+    """``float32[2,3]``: how JAX names an array's type in messages."""
+    d = a.shape.dims if shape is None and a.shape is not None else (shape or ())
+    kind = a.dtype.name or a.dtype.kind if a.dtype is not None else "?"
+    return f"{kind}[{','.join(dims.text(x) for x in d)}]"
+
+
+# ----------------------------------------------------------------------------------
+# elementwise
+# ----------------------------------------------------------------------------------
 def elementwise(call: Call, param: str = "x", dtype: DType | None = None) -> Any:
     """A unary function that keeps the shape (``tanh``, ``exp``, ``relu``); ``dtype``: the
     result's kind when it is not the operand's (``FLOAT`` for ``sqrt`` of ints)."""
@@ -90,59 +348,279 @@ def elementwise(call: Call, param: str = "x", dtype: DType | None = None) -> Any
     return array_of(call, a.shape, dtype or a.dtype)
 
 
+def unary(call: Call, param: str = "x", result: Callable[[DType | None], DType | None] | None = None) -> Any:
+    """Elementwise with a dtype function: ``inexact`` (``sqrt``), ``real_of`` (``abs``),
+    or a fixed kind through ``lambda _: BOOL`` (``isnan``)."""
+    a = as_array(call.arg(param))
+    if a is None:
+        return UNKNOWN
+    return array_of(call, a.shape, result(a.dtype) if result is not None else a.dtype)
+
+
+@rule
 def nary(call: Call, params: tuple[str, ...], dtype: DType | None = None) -> Any:
     """Broadcasting arithmetic over ``params`` (``add``, ``maximum``, ``where``)."""
-    arrays = [as_array(call.arg(p)) for p in params]
-    if any(a is None for a in arrays):
+    values = arrays(call, params)
+    if values is None:
         return UNKNOWN
-    ok, shape = broadcast_shapes([a.shape for a in arrays if a is not None])
-    if not ok:
-        shown = ", ".join(str(a.shape) for a in arrays if a is not None)
-        return call.problem("shape", f"Incompatible shapes for broadcasting: shapes=[{shown}]")
-    dt = dtype or promote([a.dtype for a in arrays if a is not None])
-    return array_of(call, shape, dt)
+    shape = broadcast(values)
+    return array_of(call, shape, dtype or promote([a.dtype for a in values]))
 
 
-def shape_of(v: Any) -> Shape | None:
-    """The shape a ``shape`` argument gives: an int, a tuple/list of ints or sizes."""
-    d = as_dim(v)
-    if d is not None or (type(v) is Const and isinstance(v.value, int) and not isinstance(v.value, bool)):
-        return Shape((d,))
-    if type(v) in (Tuple, List):
-        return Shape(tuple(as_dim(x) for x in v.items))
-    if type(v) is Array and v.shape is not None and v.shape.rank == 1:
-        n = dims.as_int(v.shape.dims[0])
-        if n is not None:
-            return Shape(tuple(None for _ in range(n)))
-    return None
+def operands(call: Call, param: str = "args") -> list[Any] | None:
+    """The operands a ``*args`` parameter holds (``jnp.add(*args)`` as jax declares it)."""
+    v = call.arg(param)
+    if not isinstance(v, tuple):
+        return None
+    return list(v)
 
 
+def positional(call: Call) -> list[Any]:
+    """The values of the positional parameters in order, through a ``*args`` (what the
+    first ``n`` operands are, whether jax declares ``(x, /)``, ``(x1, x2)`` or ``(*args)``);
+    it stops at the first one not given."""
+    out: list[Any] = []
+    for p in call.sig.params:
+        if p.kind in ("posonly", "pos"):
+            if p.name not in call.binding.arguments:
+                break
+            out.append(call.binding.arguments[p.name])
+        elif p.kind == "var":
+            v = call.binding.arguments.get(p.name, ())
+            out.extend(v if isinstance(v, tuple) else ())
+            break
+        else:
+            break
+    return out
+
+
+@rule
+def ufunc(call: Call, nin: int = 2, result: Callable[[DType | None], DType | None] | None = None) -> Any:
+    """An elementwise function of ``nin`` positional operands, broadcast (``add``,
+    ``tanh``, ``isnan``); ``result`` maps the promoted dtype (``inexact`` for ``divide``,
+    ``boolean`` for ``less``)."""
+    args = positional(call)[:nin]
+    if len(args) != nin:
+        return UNKNOWN
+    values = [as_array(v) for v in args]
+    if any(a is None for a in values):
+        return UNKNOWN
+    known = [a for a in values if a is not None]
+    shape = known[0].shape if nin == 1 else broadcast(known, call.name)
+    dt = promote([a.dtype for a in known])
+    return array_of(call, shape, result(dt) if result is not None else dt)
+
+
+def boolean(_: DType | None) -> DType:
+    return BOOL
+
+
+def integer(_: DType | None) -> DType:
+    return INT
+
+
+def float_kind(_: DType | None) -> DType:
+    return FLOAT
+
+
+def same(d: DType | None) -> DType | None:
+    return d
+
+
+def identity(call: Call, param: str = "x") -> Any:
+    """The argument itself (``stop_gradient``, ``psum`` of a pytree)."""
+    return call.arg(param)
+
+
+def opaque(call: Call) -> Any:
+    """An entry whose result the model does not describe (a dtype object, a config)."""
+    return UNKNOWN
+
+
+def constant_result(value: Any) -> Callable[[Call], Any]:
+    """A function whose result is always ``value`` (``numpy.testing.assert_*``: None)."""
+
+    def result(call: Call) -> Any:
+        return value
+
+    return result
+
+
+def python_bool(call: Call) -> Any:
+    return Scalar("bool")
+
+
+# ----------------------------------------------------------------------------------
+# creation
+# ----------------------------------------------------------------------------------
 def create(call: Call, shape: str = "shape", dtype: str = "dtype", default: DType = FLOAT) -> Any:
-    """An array made from a shape argument (``zeros``, ``ones``, ``full``)."""
+    """An array made from a shape argument (``zeros``, ``ones``, ``empty``)."""
     s = shape_of(call.arg(shape))
-    if s is None:
-        return array_of(call, None, None)
     return array_of(call, s, dtype_of(call.arg(dtype)) or default)
 
 
-def dtype_of(v: Any) -> DType | None:
-    """The kind a dtype argument names (``jnp.float32``, ``"int32"``, ``bool``)."""
-    from ..abstract import External
+def scalar_dtype(v: Any) -> DType | None:
+    """The kind a fill value or element has (a Python number or an array)."""
+    a = as_array(v)
+    return a.dtype if a is not None else None
 
-    name: str | None = None
-    if type(v) is External:
-        name = v.qualified.rsplit(".", 1)[-1]
-    elif type(v) is Const and isinstance(v.value, str):
-        name = v.value
-    if name is None:
-        return None
-    if name in ("bool", "bool_"):
-        return DType("bool", "bool")
-    kinds: tuple[DTypeKind, ...] = ("uint", "int", "float", "complex")
-    for kind in kinds:
-        if name.startswith(kind) or (kind == "float" and name == "bfloat16"):
-            return DType(kind, name if name not in ("int", "float", "complex") else None)
+
+@rule
+def full(call: Call, shape: str = "shape", fill: str = "fill_value", dtype: str = "dtype") -> Any:
+    """``full(shape, fill_value)``: the shape; the dtype is the fill value's unless given."""
+    s = shape_of(call.arg(shape))
+    f = as_array(call.arg(fill))
+    dt = given_dtype(call, dtype) or (kind_only(f.dtype) if f is not None else None)
+    if s is not None and f is not None and f.shape is not None:
+        ok, _ = broadcast_shapes([f.shape, s])
+        if not ok or (f.shape.rank is not None and f.shape.rank > len(s.dims)):
+            raise Fails(
+                "shape",
+                f"Incompatible types for broadcasting: input type={type_text(f)} and requested type={type_text(f, s.dims)}",
+            )
+    return array_of(call, s, dt)
+
+
+def like(call: Call, param: str = "a") -> Any:
+    """``zeros_like(a, dtype=None, shape=None)`` and friends: ``a``'s shape and dtype
+    unless ``shape``/``dtype`` say otherwise."""
+    a = as_array(call.arg(param))
+    s = shape_of(call.arg("shape")) if not is_none(call.arg("shape")) else None
+    dt = given_dtype(call)
+    if a is None:
+        return array_of(call, s, dt) if s is not None else UNKNOWN
+    return array_of(call, s if s is not None else a.shape, dt or a.dtype)
+
+
+def eye(call: Call, n: str = "N", m: str = "M") -> Any:
+    """``eye(N, M=None)``; ``identity(n)`` (no ``M``): square."""
+    rows = as_dim(call.arg(n))
+    mv = call.arg(m) if call.sig.param(m) is not None else Const(None)
+    cols = rows if is_none(mv) else as_dim(mv)
+    return array_of(call, Shape((rows, cols)), given_dtype(call) or FLOAT)
+
+
+def _range_length(start: Any, stop: Any, step: Any) -> Dim:
+    if all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (start, stop, step)):
+        if step == 0:
+            return None
+        return max(0, math.ceil((stop - start) / step))
     return None
 
 
-SCALAR = SCALAR_SHAPE
+def arange(call: Call) -> Any:
+    """``arange(start, stop=None, step=None)``: its length from constant or symbolic
+    bounds (``arange(n)``: ``n``; ``arange(a, b)``: ``b - a``, the bounds in order)."""
+    names = [p.name for p in call.sig.positional]
+    start_v = call.arg(names[0])
+    stop_v, step_v = call.arg("stop"), call.arg("step")
+    values = [start_v, stop_v, step_v]
+    if any(type(v) is Array for v in values):
+        return UNKNOWN  # not a static bound: jax raises under a trace, numpy gives a size we do not know
+    dt = given_dtype(call)
+    floats = [
+        v for v in values if (type(v) is Const and type(v.value) is float) or (type(v) is Scalar and v.kind == "float")
+    ]
+    if dt is None:
+        dt = FLOAT if floats else INT
+    lo, hi = (Const(0), start_v) if is_none(stop_v) else (start_v, stop_v)
+    step = Const(1) if is_none(step_v) else step_v
+    cs = [constant(v) for v in (lo, hi, step)]
+    if all(c is not UNKNOWN for c in cs):
+        return array_of(call, Shape((_range_length(*cs),)), dt)
+    if constant(step) == 1 and not floats:
+        return array_of(call, Shape((dims.sub(as_dim(hi), as_dim(lo)),)), dt)
+    return array_of(call, Shape((None,)), dt)
+
+
+@rule
+def linspace(call: Call) -> Any:
+    """``linspace(start, stop, num=50, endpoint, retstep, dtype, axis)``: ``num`` samples
+    along ``axis`` of the broadcast of ``start`` and ``stop``."""
+    num = as_dim(call.arg("num"))
+    ends = arrays(call, ("start", "stop"))
+    dt = given_dtype(call) or FLOAT
+    if ends is None:
+        return UNKNOWN
+    base = broadcast(ends)
+    if base is None:
+        out = array_of(call, None, dt)
+    else:
+        axis = int_const(call.arg("axis")) if call.sig.param("axis") is not None else 0
+        if axis is None:
+            out = array_of(call, None, dt)
+        else:
+            rank = len(base.dims) + 1
+            k = normalize(axis, rank)
+            d = list(base.dims)
+            d.insert(k, num)
+            out = array_of(call, Shape(tuple(d)), dt)
+    if call.sig.param("retstep") is not None and bool_const(call.arg("retstep")) is True:
+        return Tuple((out, array_of(call, base, dt)))
+    return out
+
+
+def nested_shape(v: Any) -> tuple[tuple[Dim, ...], list[Array]] | None:
+    """The shape a nested display of numbers or arrays gives, with its leaves; None when
+    ragged or not known."""
+    if type(v) in (Tuple, List):
+        if not v.items:
+            return (0,), []
+        subs = [nested_shape(x) for x in v.items]
+        if any(s is None for s in subs):
+            return None
+        first = subs[0]
+        assert first is not None
+        leaves: list[Array] = []
+        for s in subs:
+            assert s is not None
+            if len(s[0]) != len(first[0]) or any(not dims.equal(a, b) for a, b in zip(s[0], first[0], strict=True)):
+                return None
+            leaves += s[1]
+        return (len(v.items), *first[0]), leaves
+    a = as_array(v)
+    if a is None:
+        return None
+    d = full_dims(a)
+    if d is None:
+        return None
+    return d, [a]
+
+
+def array(call: Call, param: str = "object") -> Any:
+    """``array(object, dtype=None)``: an array keeps its shape; a nested display of
+    numbers (or of arrays of one shape) gives the nesting's shape."""
+    v = call.arg(param)
+    dt = given_dtype(call)
+    a = as_array(v)
+    if a is not None:
+        dtype = dt or (a.dtype if type(v) is Array else kind_only(a.dtype))
+        return array_of(call, a.shape, dtype)
+    found = nested_shape(v)
+    if found is None:
+        return UNKNOWN
+    shape, leaves = found
+    kinds = [x.dtype for x in leaves]
+    dtype = dt or (kind_only(promote(kinds)) if leaves else FLOAT)
+    return array_of(call, Shape(shape), dtype)
+
+
+def scalar_type(call: Call, name: str) -> Any:
+    """``jnp.float32(x)``: ``x`` as an array of that dtype."""
+    args = [v for p in call.sig.positional for v in [call.arg(p.name)] if v is not UNKNOWN]
+    v = args[0] if args else Const(0)
+    found = nested_shape(v)
+    shape = Shape(found[0]) if found is not None else None
+    return array_of(call, shape, dtype_of(Const(name)))
+
+
+def shape_tuple(d: Sequence[Dim]) -> Tuple:
+    """The Python tuple ``x.shape`` is."""
+    return Tuple(tuple(int_value(x) if x is not None else Scalar("int") for x in d))
+
+
+def size_value(d: Dim) -> Any:
+    return int_value(d) if d is not None else Scalar("int")
+
+
+INT_SCALAR = Array(SCALAR, INT)

@@ -405,7 +405,9 @@ class Uses:
                 )
                 if is_fun and api in MAPS:
                     plain = not bound and _plain(api, options, not partial_form)
-                    layers.append(self._layer(api, call, self._application_names(call), plain))
+                    layer = self._layer(api, call, self._application_names(call), plain)
+                    _mark_ambient(layer, api, options)
+                    layers.append(layer)
                     cur = call
                     continue
                 if is_fun and api in PASS:
@@ -502,7 +504,9 @@ class Uses:
                 api = _qualified(self.api(expr))
             if api in MAPS:
                 names = self._decorator_names(expr, node)
-                layers.append(self._layer(api, expr, names, _plain(api, options, False)))
+                layer = self._layer(api, expr, names, _plain(api, options, False))
+                _mark_ambient(layer, api, options)
+                layers.append(layer)
             elif api in TRACING:
                 layers.append(self._layer(api, expr, (), _plain(api, options, False)))
             elif api not in HARMLESS_DECORATORS and not _test_decorator(expr, api):
@@ -539,6 +543,15 @@ class Uses:
 
 _API_FUEL = 400  # evaluation steps to read what a callee or decorator is
 _NAMES_FUEL = 2_000  # ... and the axis names a map application binds
+
+
+def _mark_ambient(layer: dict[str, Any], api: str, options: list[cst.Arg]) -> None:
+    """A ``shard_map`` given no mesh runs over the ambient one (``jax.set_mesh``, ``with
+    use_mesh(...)``): its axes are some mesh's of the program (``"ambient"``)."""
+    if short(api) == "shard_map" and not any(
+        a.star or (a.keyword is not None and a.keyword.value == "mesh") for a in options
+    ):
+        layer["ambient"] = True
 
 
 def _qualified(v: Any) -> str | None:

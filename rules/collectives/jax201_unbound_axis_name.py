@@ -271,9 +271,15 @@ def _first_unbound(paths, d: dict[str, Any], p: Pending) -> tuple[Path, str] | N
 
 
 def _maybe_bound(paths, d: dict[str, Any]) -> bool:
-    """Does a known path of the collective pass a map whose axis names cannot be read?
-    Then that map may bind the name: the vocabulary does not decide it."""
-    return any(path.bound_names() is None for path in paths.paths(d["scope"], MAX_PATHS).paths)
+    """Does a known path of the collective pass a map whose axis names cannot be read
+    (``axis_name=FLAGS.axis``)? Then that map may bind the name: the vocabulary does not
+    decide it. A ``shard_map`` over the ambient mesh is no such map: its axes are those of
+    some mesh the program builds, which the vocabulary reads."""
+    return any(
+        m["names"] is None and not m.get("ambient")
+        for path in paths.paths(d["scope"], MAX_PATHS).paths
+        for m in path.maps
+    )
 
 
 def _runs_where_expected(paths, ref: str, limit: int = 64) -> bool:

@@ -375,9 +375,13 @@ class Runner:
                 where = files[0] + (f" and {len(files) - 1} more files" if len(files) > 1 else "")
                 errors.append(f"{where}: internal error in {code} (project phase): {describe(exc)}")
                 continue
-            for p, message in verdicts:
+            for verdict in verdicts:
+                p, message = verdict[0], verdict[1]
+                note = verdict[2] if len(verdict) > 2 else ""  # type: ignore[misc]  # (pending, message, note)
                 per_file[p.path].append(
-                    Diagnostic(p.path, code, rule.name, message, p.start, p.end, p.fix, rule.is_preview(), rule.help)
+                    Diagnostic(
+                        p.path, code, rule.name, message, p.start, p.end, p.fix, rule.is_preview(), rule.help, note=note
+                    )
                 )
         out: list[Diagnostic] = []
         supp_by_path = {r.path: r.suppressions for r in results}

@@ -75,7 +75,7 @@ def test_json_fields(tmp_path):
     code, out, _ = run_cli("--output-format", "json", "--select", "JAX801", str(p))
     assert code == 1
     [d] = json.loads(out)
-    assert set(d) == {"code", "name", "message", "filename", "location", "end_location", "url", "fix"}
+    assert set(d) == {"code", "name", "message", "note", "filename", "location", "end_location", "url", "fix"}
     assert d["code"] == "JAX801" and d["name"] == "removed-api"
     assert d["location"] == {"row": 3, "column": 10} and d["end_location"] == {"row": 3, "column": 22}
     assert d["filename"] == str(p)
@@ -356,13 +356,16 @@ def test_a_fix_that_would_not_parse_is_not_applied():
 
 
 def test_unsafe_fixes_need_the_flag(tmp_path):
-    src = "import jax\n\ndef linear(x, w, b):\n    return jax.numpy.dot(w, x) + b\n\nbatched = jax.vmap(linear)\n"
+    src = (
+        "import jax\nimport jax.numpy as jnp\n\ndef project(x, w):\n    return x @ w\n\n"
+        "out = jax.vmap(project)(jnp.ones((10, 10)), jnp.ones((10, 5)))\n"
+    )
     p = write(tmp_path, "v.py", src)
     code, out, _ = run_cli("--fix", "--no-cache", "--select", "JAX101", "--output-format", "concise", str(p))
     assert code == 1 and p.read_text() == src and " JAX101 " in out and "[*]" not in out
     code, out, _ = run_cli("--fix", "--unsafe-fixes", "--no-cache", "--select", "JAX101", str(p))
     assert code == 0, out
-    assert p.read_text() == src.replace("jax.vmap(linear)", "jax.vmap(linear, in_axes=(0, None, None))")
+    assert p.read_text() == src.replace("jax.vmap(project)", "jax.vmap(project, in_axes=(0, None))")
 
 
 def test_undecodable_file_is_one_finding_among_the_others(tmp_path):

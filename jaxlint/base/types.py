@@ -52,6 +52,9 @@ class Diagnostic:
     cell: int | None = None
     file_start: Position | None = None
     file_end: Position | None = None
+    # what the headline (``message``, one short line) rests on: the values, the call, what
+    # JAX raises; shown under it by the full format, and beside it in JSON/SARIF/GitHub
+    note: str = ""
 
     def sort_key(self) -> tuple[Any, ...]:
         return (self.path, self.cell or 0, self.start.line, self.start.column, self.code, self.message)

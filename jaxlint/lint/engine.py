@@ -419,7 +419,16 @@ class FileLinter:
             else:
                 result.diagnostics.append(
                     Diagnostic(
-                        result.path, rep.code, rule.name, rep.message, start, end, fix, rule.is_preview(), rule.help
+                        result.path,
+                        rep.code,
+                        rule.name,
+                        rep.message,
+                        start,
+                        end,
+                        fix,
+                        rule.is_preview(),
+                        rule.help,
+                        note=rep.note,
                     )
                 )
 

@@ -51,12 +51,12 @@ __all__ = [
     "External",
     "Function",
     "List",
+    "OneOf",
     "Opaque",
     "Partial",
     "Scalar",
     "Seq",
     "Shape",
-    "Slice",
     "Struct",
     "Transformed",
     "Tuple",
@@ -162,6 +162,9 @@ class Array:
     dtype: DType | None = None
     host: bool = False
     origin: str | None = None
+    # an abstract tracer: a value a transform traces (a vmapped slice, a jitted argument)
+    # or one computed from one; it has no concrete value for Python to branch on or count
+    traced: bool = False
 
     @property
     def rank(self) -> int | None:
@@ -185,15 +188,6 @@ class Seq:
 
     length: Dim
     item: Any = UNKNOWN
-
-
-@dataclass(frozen=True, slots=True)
-class Slice:
-    """A slice in an index (``x[1:n]``): its bounds as values (``Const(None)`` when absent)."""
-
-    start: Any
-    stop: Any
-    step: Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,7 +304,16 @@ class Class:
         return f"Class({self.name})"
 
 
-CALLABLES = (Function, Bound, Partial, Transformed, External, Class)
+@dataclass(frozen=True, slots=True)
+class OneOf:
+    """A callable that is one of a few known ones (``fn`` rebound in one arm of an
+    ``if``): a call calls each, and gives what they agree on."""
+
+    options: tuple[Any, ...]
+
+
+CALLABLES = (Function, Bound, Partial, Transformed, External, Class, OneOf)
+MAX_OPTIONS = 4
 
 
 # ----------------------------------------------------------------------------------
@@ -331,6 +334,7 @@ def join(a: Any, b: Any) -> Any:
             a.dtype if a.dtype == b.dtype else _join_dtypes(a.dtype, b.dtype),
             a.host and b.host,
             a.origin if a.origin == b.origin else None,
+            a.traced or b.traced,
         )
     if ta is tb and ta in (Tuple, List):
         if len(a.items) != len(b.items):
@@ -341,6 +345,12 @@ def join(a: Any, b: Any) -> Any:
         if ka != kb:
             return UNKNOWN
         return Dict(tuple((k, join(x, y)) for (k, x), (_, y) in zip(a.items, b.items, strict=True)))
+    if ta in CALLABLES and tb in CALLABLES and ta is not External and tb is not External:
+        options = list(a.options) if ta is OneOf else [a]
+        for x in b.options if tb is OneOf else (b,):
+            if x not in options:
+                options.append(x)
+        return OneOf(tuple(options)) if len(options) <= MAX_OPTIONS else UNKNOWN
     if ta is Struct and tb is Struct and a.cls == b.cls and [k for k, _ in a.fields] == [k for k, _ in b.fields]:
         return Struct(
             a.cls,
@@ -410,6 +420,28 @@ def join_shapes(a: Shape | None, b: Shape | None) -> Shape | None:
 # ----------------------------------------------------------------------------------
 # reading values
 # ----------------------------------------------------------------------------------
+def traced(v: Any) -> bool:
+    """Is any leaf of ``v`` a tracer?"""
+    if type(v) is Array:
+        return v.traced
+    kids = children(v)
+    return kids is not None and any(traced(x) for _, x in kids)
+
+
+def with_trace(v: Any) -> Any:
+    """``v`` with every array leaf a tracer (what a transform's function receives)."""
+    t = type(v)
+    if t is Array:
+        return v if v.traced else Array(v.shape, v.dtype, v.host, v.origin, True)
+    if t is Tuple or t is List:
+        return t(tuple(with_trace(x) for x in v.items))
+    if t is Dict:
+        return Dict(tuple((k, with_trace(x)) for k, x in v.items))
+    if t is Struct and v.kind == "pytree":
+        return Struct(v.cls, tuple((k, x if k in v.static else with_trace(x)) for k, x in v.fields), v.kind, v.static)
+    return v
+
+
 def is_number(v: Any) -> bool:
     """A Python number (an int, float, bool or complex; not a string)."""
     if type(v) is Const:

@@ -43,7 +43,13 @@ STATIC_FIELD_CALLS = {
 FIELD_CALLS = frozenset({"dataclasses.field", "flax.struct.field", "equinox.field", "chex.field"})
 
 
+def _owner(ev: Evaluator, cls: Class) -> Evaluator:
+    """The evaluator of the program that defines ``cls`` (a class of another module)."""
+    return cls.program.evaluator if cls.program is not None and cls.program is not ev.p else ev
+
+
 def _decorators(ev: Evaluator, cls: Class) -> list[str]:
+    ev = _owner(ev, cls)
     out = []
     for d in cls.node.decorators:
         expr = d.decorator
@@ -56,6 +62,7 @@ def _decorators(ev: Evaluator, cls: Class) -> list[str]:
 
 
 def bases(ev: Evaluator, cls: Class) -> list[Any]:
+    ev = _owner(ev, cls)
     out = []
     for arg in cls.node.bases:
         if arg.keyword is not None:
@@ -108,6 +115,7 @@ def declared_fields(ev: Evaluator, cls: Class) -> list[tuple[str, Any, bool]] | 
     for c in reversed(mro(ev, cls)):
         if type(c) is not Class:
             continue
+        ev = _owner(ev, c)
         for stmt in _body(c):
             if not isinstance(stmt, cst.SimpleStatementLine):
                 continue
@@ -184,6 +192,7 @@ def _own_or_inherited(ev: Evaluator, cls: Class, name: str) -> Any:
 
 
 def _class_binding(ev: Evaluator, cls: Class, name: str) -> Any:
+    ev = _owner(ev, cls)
     scope = ev.p.scope_of_node.get(cls.node)
     if scope is None:
         return None
@@ -212,6 +221,7 @@ def _method_def(ev: Evaluator, cls: Any, name: str) -> tuple[Any, cst.FunctionDe
     for c in mro(ev, cls):
         if type(c) is not Class:
             return UNKNOWN, None
+        ev = _owner(ev, c)
         scope = ev.p.scope_of_node.get(c.node)
         if scope is None:
             continue

@@ -20,7 +20,7 @@ import libcst as cst
 
 from jaxlint.base.literals import UNKNOWN as UNKNOWN_
 
-from .abstract import Function, Transformed
+from .abstract import Function, Partial, Transformed
 from .signature import Argument, bind
 from .transfer import PASS_THROUGH
 
@@ -141,12 +141,21 @@ def enter_call(ev: Evaluator, fn: FunctionNode, call: cst.Call, env: Env | None)
     """The frame ``call`` (evaluated in ``env``) makes for ``fn``, when it calls it
     directly or through a ``jit``-like wrapper; else None."""
     callee: Any = ev.value(call.func, env)
-    while type(callee) is Transformed and callee.api in PASS_THROUGH:
-        callee = callee.target
-    if type(callee) is not Function or callee.node is not fn:
-        return None
     args = call_arguments(ev, call, env)
     if args is None:
+        return None
+    for _ in range(8):  # through jit-like wrappers and partials, to the def
+        if type(callee) is Transformed and callee.api in PASS_THROUGH:
+            callee = callee.target
+        elif type(callee) is Partial and not callee.star:
+            given = {k for _, k, _ in args if k is not None}
+            args = (
+                [(v, None, "") for v in callee.args] + [(v, k, "") for k, v in callee.keywords if k not in given] + args
+            )
+            callee = callee.func
+        else:
+            break
+    if type(callee) is not Function or callee.node is not fn:
         return None
     sig = ev.signature(callee)
     if sig is None:
@@ -155,7 +164,21 @@ def enter_call(ev: Evaluator, fn: FunctionNode, call: cst.Call, env: Env | None)
     if b.error is not None:
         return None
     params = ev.bound_params(callee, sig, b)
-    return ev.frame(fn, params, callee.env, call, env)
+    frame = ev.frame(fn, params, callee.env, call, env)
+    from .forwarding import assumption
+
+    frame.assumed = assumption(ev.p, call)
+    return frame
+
+
+def assumed_along(frame: Env | None) -> dict[str, Any] | None:
+    """The assumption a frame, or one of the frames it was made from, rests on."""
+    f = frame
+    while f is not None:
+        if f.assumed is not None:
+            return f.assumed
+        f = f.caller if f.caller is not None else f.parent
+    return None
 
 
 def sites(frame: Env | None) -> list[cst.CSTNode]:

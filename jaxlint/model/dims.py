@@ -88,7 +88,7 @@ def sym(key: str, label: str = "") -> Size:
     return s
 
 
-DEVICES = sym(DEVICES_KEY, "jax.local_device_count()")
+DEVICES = sym(DEVICES_KEY, "n_devices")
 
 
 def _terms(d: int | Size) -> dict[Monomial, int]:

@@ -23,7 +23,7 @@ met while computing a value (also inside the functions it calls).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -45,12 +45,12 @@ from .abstract import (
     External,
     Function,
     List,
+    OneOf,
     Opaque,
     Partial,
     Scalar,
     Seq,
     Shape,
-    Slice,
     Struct,
     Transformed,
     Tuple,
@@ -59,9 +59,12 @@ from .abstract import (
     int_value,
     join,
     join_all,
+    traced,
+    with_trace,
 )
 from .axes import MESH_CONSTRUCTORS, mesh_names, mesh_value
 from .catalogue import Call, Problem, lookup
+from .catalogue.indexing import IndexRef, is_slice, make_slice
 from .scopes import Binding, Scope
 from .signature import REQUIRED, Argument, Param, Signature, bind
 
@@ -81,7 +84,7 @@ class Env:
     defined in (its closure); ``site`` and ``caller``: the call that made it and the
     frame that call was evaluated in (for messages: "as called at line N")."""
 
-    __slots__ = ("caller", "depth", "function", "params", "parent", "site")
+    __slots__ = ("assumed", "caller", "depth", "function", "params", "parent", "site")
 
     def __init__(
         self,
@@ -98,6 +101,9 @@ class Env:
         self.site = site
         self.caller = caller
         self.depth = depth
+        # made by a call through a forwarder of another module: what that call assumes of
+        # it (``forwarding.assumption``), checked in the project phase
+        self.assumed: dict[str, Any] | None = None
 
     def get(self, name: str) -> Any:
         for k, v in self.params:
@@ -115,6 +121,58 @@ _MISSING: Any = object()
 # Calls of these give a Python int that is the device count.
 DEVICE_COUNTS = frozenset({"jax.local_device_count", "jax.device_count"})
 DEVICE_LISTS = frozenset({"jax.devices", "jax.local_devices"})
+DEVICE_PUTS = frozenset({"jax.device_put", "jax.device_get", "jax.device_put_replicated", "jax.device_put_sharded"})
+SHAPE_FUNCTIONS = frozenset({"numpy.shape", "jax.numpy.shape"})
+# library calls that make an object whose methods are the library's functions: NumPy's
+# random number generators (``RandomState(0).randn(3, 4)`` is ``numpy.random.randn(3, 4)``)
+LIBRARY_OBJECTS = {
+    "numpy.random.RandomState": "numpy.random.RandomState",
+    "numpy.random.default_rng": "numpy.random.Generator",
+    "numpy.random.Generator": "numpy.random.Generator",
+}
+LIBRARY_METHODS = {
+    "numpy.random.RandomState": {
+        m: f"numpy.random.{m}"
+        for m in (
+            "randn",
+            "rand",
+            "randint",
+            "normal",
+            "uniform",
+            "choice",
+            "permutation",
+            "standard_normal",
+            "random_sample",
+            "random",
+            "binomial",
+            "poisson",
+            "exponential",
+            "gamma",
+            "beta",
+            "shuffle",
+        )
+    },
+    "numpy.random.Generator": {
+        **{
+            m: f"numpy.random.{m}"
+            for m in (
+                "normal",
+                "uniform",
+                "choice",
+                "permutation",
+                "standard_normal",
+                "random",
+                "binomial",
+                "poisson",
+                "exponential",
+                "gamma",
+                "beta",
+                "shuffle",
+            )
+        },
+        "integers": "numpy.random.randint",
+    },
+}
 PARTIAL = frozenset({"functools.partial"})
 # Decorators that leave the function as it is, as far as calling it goes.
 TRANSPARENT = frozenset(
@@ -134,24 +192,94 @@ class Collected:
     problems: list[Problem] = field(default_factory=list)
 
 
-class Evaluator:
-    """The evaluator of one file's program (``Program.evaluator``)."""
+class World:
+    """What the evaluators of one lint share: the memos, the frames, the problems being
+    collected, the work budget, the transfer functions' records, and the programs of the
+    project modules it reads values from (``load``: module name -> Program, on demand)."""
 
-    def __init__(self, program: Program) -> None:
-        self.p = program
-        self.ctx = program.ctx
-        self._memo: dict[tuple[cst.CSTNode, Env | None], tuple[Any, tuple[Problem, ...]]] = {}
-        self._frames: dict[tuple[Any, ...], Env] = {}
-        self._calls: dict[tuple[Any, ...], tuple[Any, tuple[Problem, ...]]] = {}
-        self._stack: list[list[Problem]] = []
-        self._active: set[tuple[cst.CSTNode, Env | None]] = set()
-        self._budget = _Budget()
-        self._depth = 0
+    def __init__(self, load: Callable[[str], Program | None] | None = None) -> None:
+        self.memo: dict[tuple[cst.CSTNode, Env | None], tuple[Any, tuple[Problem, ...]]] = {}
+        self.frames: dict[tuple[Any, ...], Env] = {}
+        self.calls: dict[tuple[Any, ...], tuple[Any, tuple[Problem, ...]]] = {}
+        self.stack: list[list[Problem]] = []
+        self.active: set[tuple[cst.CSTNode, Env | None]] = set()
+        self.budget = _Budget()
+        self.depth = 0
         # facts transfer functions record per (application node, call node, frame)
         self.records: dict[tuple[Any, ...], list[Any]] = {}
+        self.maps: list[Any] = []  # the mapped calls being evaluated, outermost first
+        self.uncertain = 0  # inside a call of one of several callables (``OneOf``)
+        self._load = load
+        self._programs: dict[str, Program | None] = {}
+
+    def program(self, module: str) -> Program | None:
+        """The program of a project module (parsed once), or None."""
+        if self._load is None or module.split(".")[0] in NEVER_LOADED:
+            return None
+        if module not in self._programs:
+            self._programs[module] = None  # a module importing itself: nothing
+            self._programs[module] = self._load(module)
+        return self._programs[module]
+
+    def resolve(self, qualified: str) -> Any:
+        """What a project module defines under ``qualified`` (``pkg.model.init_params``):
+        its value, or None when no module of the project defines it."""
+        if self._load is None:
+            return None
+        parts = qualified.split(".")
+        for k in range(len(parts) - 1, 0, -1):
+            prog = self.program(".".join(parts[:k]))
+            if prog is None:
+                continue
+            found = prog.module_scope.bindings.get(parts[k])
+            if not found:
+                return None
+            from .scopes import reaching_in
+
+            reach = reaching_in(prog.module_scope, parts[k], (), prog.module_scope.end)
+            if not reach:
+                return None
+            ev = prog.evaluator
+            v = join_all([ev.binding_value(b, None) for b in reach])
+            for attr in parts[k + 1 :]:
+                v = ev.attribute(v, attr)
+            return v
+        return None
+
+
+# library packages whose meaning comes from the catalogue, never from their source (also
+# when the linted project is jax itself)
+NEVER_LOADED = frozenset({"jax", "jaxlib", "numpy", "scipy", "builtins", "functools", "typing", "math"})
+
+
+class Evaluator:
+    """The evaluator of one file's program (``Program.evaluator``); evaluators of the
+    programs of one ``World`` share its state, so values pass between modules."""
+
+    def __init__(self, program: Program, world: World | None = None) -> None:
+        self.p = program
+        self.ctx = program.ctx
+        self.world = world if world is not None else World()
+        w = self.world
+        self._memo = w.memo
+        self._frames = w.frames
+        self._calls = w.calls
+        self._stack = w.stack
+        self._active = w.active
+        self._budget = w.budget
+        self.records = w.records
+        self.at: cst.CSTNode | None = None  # the call a builtin is evaluating (for its problems)
         from .transfer import Transfer
 
         self.transfer = Transfer(self)
+
+    @property
+    def _depth(self) -> int:
+        return self.world.depth
+
+    @_depth.setter
+    def _depth(self, value: int) -> None:
+        self.world.depth = value
 
     # ------------------------------------------------------------------------------
     # frames
@@ -285,7 +413,7 @@ class Evaluator:
             return Class(e, self.p)
         if t is cst.IfExp:
             test = self.value(e.test, env)
-            truth = _truth(test)
+            truth = self.test(test, e.test)
             if truth is True:
                 return self.value(e.body, env)
             if truth is False:
@@ -317,7 +445,18 @@ class Evaluator:
             if v in _BUILTINS and name in self.p._reads:
                 return External(f"builtins.{v}")
             return UNKNOWN
-        return join_all([self.binding_value(b, env) for b in found])
+        values = [self.binding_value(b, env) for b in found]
+        if any(type(v) in (List, Dict) for v in values) and self.p.mutated_before(name, found):
+            return UNKNOWN  # ``xs[1] = ...`` / ``xs.append(...)`` may have changed it by now
+        if UNKNOWN in values and len(found) > 1:
+            # a binding later in a loop around the read (``params = step(params)``) whose
+            # value is not known: the first iteration still reads what came before the loop,
+            # and what fails there fails
+            later = self.p.later_in_loop(name, found)
+            kept = [v for b, v in zip(found, values, strict=True) if not (b in later and v is UNKNOWN)]
+            if kept and len(kept) < len(values):
+                return join_all(kept)
+        return join_all(values)
 
     def binding_value(self, b: Binding, env: Env | None) -> Any:
         """What binding ``b`` gives its name, in the frame of ``env`` for its scope."""
@@ -325,7 +464,11 @@ class Evaluator:
         frame = self.frame_of(b.scope, env) if b.scope.kind in ("function", "lambda", "comprehension") else None
         if kind == "import":
             q = b.imported or ""
-            return External(ALIASES.get(q, q))
+            q = ALIASES.get(q, q)
+            found = self.world.resolve(q) if "." in q else None
+            if found is not None and type(found) is not External:
+                return found
+            return External(q)
         if kind == "def":
             return self.value(b.node, frame)
         if kind == "class":
@@ -377,6 +520,12 @@ class Evaluator:
                     return v
             if param.default is not None and self._is_none(param.default):
                 return UNKNOWN  # ``x=None``: may be None, may be anything
+            if isinstance(fn, (cst.FunctionDef, cst.Lambda)):
+                from .uses import uses
+
+                if "shape" in uses(self.p, fn).get(b.name, ()):
+                    # the body reads its ``.shape``: an array, known by identity
+                    return Array(None, None, False, f"{qual}.{b.name}")
         return Opaque(f"{qual}.{b.name}", b.name)
 
     def _receiver(self, b: Binding) -> Any:
@@ -412,9 +561,16 @@ class Evaluator:
         t = type(base)
         if t is External:
             q = f"{base.qualified}.{attr}"
-            return External(ALIASES.get(q, q))
+            q = ALIASES.get(q, q)
+            found = self.world.resolve(q)
+            if found is not None and type(found) is not External:
+                return found
+            return External(q)
         if t is Array:
             return self._array_attribute(base, attr)
+        if t is Struct and type(base.cls) is External:
+            q = LIBRARY_METHODS.get(base.cls.qualified, {}).get(attr)
+            return External(q) if q is not None else UNKNOWN
         if t is Struct:
             v = base.get(attr)
             if v is not None:
@@ -435,8 +591,8 @@ class Evaluator:
             return Bound(External(f"builtins.dict.{attr}"), base)
         if t is _At:
             return UNKNOWN
-        if t is _AtItem:
-            return _AtMethod(base.array)
+        if t is IndexRef:
+            return Bound(External(f"jax.Array.at.{attr}"), base)
         if t is Transformed and attr in ("trace", "lower", "eval_shape"):
             return base  # ``jax.jit(f).lower(x)`` passes its arguments as a call
         if t is Transformed and attr in ("defvjp", "defjvp", "defjvps", "defjvp_fwd"):
@@ -444,31 +600,17 @@ class Evaluator:
         return UNKNOWN
 
     def _array_attribute(self, a: Array, attr: str) -> Any:
+        prefix = "numpy.ndarray" if a.host else "jax.Array"
         s = a.shape
-        if attr == "shape":
-            if s is not None and s.rank is not None:
-                return Tuple(tuple(int_value(d) if d is not None else Scalar("int") for d in s.dims))
-            return _ShapeOf(a)
-        if attr == "ndim":
-            return Const(s.rank) if s is not None and s.rank is not None else Scalar("int")
-        if attr == "size":
-            if s is not None and s.rank is not None:
-                return int_value(dims.product(s.dims))
-            return Scalar("int")
-        if attr == "dtype":
-            return External(f"jax.numpy.{a.dtype.name}") if a.dtype is not None and a.dtype.name else UNKNOWN
-        if attr in ("T", "mT"):
-            op = lookup(f"jax.Array.{attr}")
-            if op is not None:
-                return self._apply_op(f"jax.Array.{attr}", op, [(a, None, "")], None)
-            if s is not None and s.rank is not None and attr == "T":
-                return Array(Shape(tuple(reversed(s.dims))), a.dtype, a.host)
-            return Array(None, a.dtype, a.host)
-        if attr == "at":
+        if attr == "shape" and (s is None or s.rank is None):
+            return _ShapeOf(a)  # ``x.shape[i]`` is still a size of its own
+        if attr == "at" and not a.host:
             return _At(a)
-        if attr in ("real", "imag"):
-            return Array(s, None, a.host)
-        return Bound(External(f"jax.Array.{attr}"), a)
+        q = f"{prefix}.{attr}"
+        op = lookup(q)
+        if op is not None and op.attribute:
+            return self._apply_op(q, op, [(a, None, "")], None)
+        return Bound(External(q), a)
 
     # subscripts ----------------------------------------------------------------------
     def _subscript(self, e: cst.Subscript, env: Env | None) -> Any:
@@ -486,10 +628,10 @@ class Evaluator:
                 parts.append(self.value(s.value, env))
             else:
                 parts.append(
-                    Slice(
-                        self.value(s.lower, env) if s.lower is not None else Const(None),
-                        self.value(s.upper, env) if s.upper is not None else Const(None),
-                        self.value(s.step, env) if s.step is not None else Const(None),
+                    make_slice(
+                        self.value(s.lower, env) if s.lower is not None else None,
+                        self.value(s.upper, env) if s.upper is not None else None,
+                        self.value(s.step, env) if s.step is not None else None,
                     )
                 )
         if len(parts) == 1 and not _has_tuple_comma(elements):
@@ -500,6 +642,12 @@ class Evaluator:
         """``base[index]``."""
         t = type(base)
         if t is Tuple or t is List:
+            if type(index) is Const and type(index.value) is int and not -len(base.items) <= index.value < len(base.items):
+                kind = "tuple" if t is Tuple else "list"
+                self.report(
+                    Problem("index", f"IndexError: {kind} index {index.value} out of range ({len(base.items)} items)", node)
+                )
+                return UNKNOWN
             return _sequence_item(base, index)
         if t is Dict:
             if type(index) is Const:
@@ -507,25 +655,25 @@ class Evaluator:
                 return v if v is not None else UNKNOWN
             return UNKNOWN
         if t is Seq:
-            if type(index) is Slice:
+            if is_slice(index):
                 return _slice_seq(base, index)
             return base.item
         if t is _ShapeOf:
             i = index.value if type(index) is Const else None
             if isinstance(i, int) and not isinstance(i, bool):
                 return _shape_symbol(base.array, i)
-            return Scalar("int") if type(index) is not Slice else UNKNOWN
+            return Scalar("int") if not is_slice(index) else UNKNOWN
         if t is _At:
-            return _AtItem(base.array)
+            return IndexRef(base.array, index)
         if t is Struct and base.kind == "pytree" and type(index) is Const and isinstance(index.value, int):
             fields = [v for k, v in base.fields]
             i = index.value
             return fields[i] if -len(fields) <= i < len(fields) else UNKNOWN
         if t is Array:
-            op = lookup("jax.Array.__getitem__")
+            q = "numpy.ndarray.__getitem__" if base.host else "jax.Array.__getitem__"
+            op = lookup(q)
             if op is not None:
-                return self._apply_op("jax.Array.__getitem__", op, [(base, None, ""), (index, None, "")], node)
-            return _index_array(base, index)
+                return self._apply_op(q, op, [(base, None, ""), (index, None, "")], node)
         return UNKNOWN
 
     def element(self, iterable: Any) -> Any:
@@ -591,7 +739,7 @@ class Evaluator:
         v = self.value(e.expression, env)
         op = type(e.operator).__name__
         if op == "Not":
-            truth = _truth(v)
+            truth = self.test(v, e.expression)
             return Const(not truth) if truth is not None else Scalar("bool")
         if type(v) is Const and isinstance(v.value, (int, float, complex)) and not isinstance(v.value, bool):
             if op == "Minus":
@@ -611,15 +759,16 @@ class Evaluator:
         if arrays:
             from .catalogue.rules import broadcast_shapes
 
-            ok, shape = broadcast_shapes([a.shape for a in arrays])
-            return Array(shape if ok else None, _BOOL, all(a.host for a in arrays))
+            ok, shape = broadcast_shapes([a.shape for a in arrays if a is not None])
+            host = all(a.host for a in arrays if a is not None)
+            return Array(shape if ok else None, _BOOL, host, traced=any(traced(v) for v in values))
         if len(values) == 2 and all(type(v) is Const for v in values) and len(e.comparisons) == 1:
             return _const_compare(type(e.comparisons[0].operator).__name__, values[0].value, values[1].value)
         return Scalar("bool")
 
     def _boolean(self, e: cst.BooleanOperation, env: Env | None) -> Any:
         left = self.value(e.left, env)
-        truth = _truth(left)
+        truth = self.test(left, e.left)
         is_and = type(e.operator) is cst.And
         if truth is not None:
             if is_and:
@@ -780,6 +929,8 @@ class Evaluator:
         if t is External:
             return self._call_external(fn.qualified, args, env, node)
         if t is Function:
+            if fn.program is not None and fn.program is not self.p:
+                return fn.program.evaluator.call_function(fn, args, env, node)
             return self.call_function(fn, args, env, node)
         if t is Bound:
             return self.call(fn.func, [(fn.receiver, None, ""), *args], env, node)
@@ -795,9 +946,15 @@ class Evaluator:
         if t is Class:
             from .classes import instantiate
 
-            return instantiate(self, fn, args, env, node)
-        if t is _AtMethod:
-            return Array(fn.array.shape, fn.array.dtype, fn.array.host)
+            ev = fn.program.evaluator if fn.program is not None else self
+            return instantiate(ev, fn, args, env, node)
+        if t is OneOf:
+            # each may be the one called: what happens in one of them is not certain
+            self.world.uncertain += 1
+            try:
+                return join_all([self.call(x, args, env, node) for x in fn.options])
+            finally:
+                self.world.uncertain -= 1
         if t is Struct:
             from .classes import bound_method
 
@@ -809,11 +966,16 @@ class Evaluator:
         from .pybuiltins import BUILTIN_CALLS, not_handled
 
         if q in BUILTIN_CALLS:
+            self.at = node
             v = BUILTIN_CALLS[q](self, args)
             if not not_handled(v):
                 return v
         if q in DEVICE_COUNTS:
             return Scalar("int", dims.DEVICES)
+        if q in DEVICE_PUTS:
+            return self._device_put(q, args)
+        if q in LIBRARY_OBJECTS:
+            return Struct(External(LIBRARY_OBJECTS[q]), (), "object")
         if q in DEVICE_LISTS:
             return Seq(dims.DEVICES, External("jax.Device"))
         if q in PARTIAL:
@@ -837,19 +999,72 @@ class Evaluator:
         op = lookup(q)
         if op is None:
             return UNKNOWN
-        return self._apply_op(q, op, args, node)
+        out = self._apply_op(q, op, args, node)
+        if out is UNKNOWN and q in SHAPE_FUNCTIONS:
+            return Seq(None, Scalar("int"))  # whatever it is given, a shape is a tuple of ints
+        return out
+
+    def _device_put(self, q: str, args: list[Argument]) -> Any:
+        """``device_put(x)``: x on the device; ``device_put_replicated(x, devices)``: one
+        copy per device stacked on a new leading axis; ``device_put_sharded(shards,
+        devices)``: the shards stacked; ``device_get(x)``: x on the host."""
+        from .transfer import _stack
+
+        if any(s for _, _, s in args) or not args or args[0][1] is not None:
+            return UNKNOWN
+        x = args[0][0]
+        if q == "jax.device_put":
+            return _on_host(x, False)
+        if q == "jax.device_get":
+            return _on_host(x, True)
+        devices = args[1][0] if len(args) > 1 else UNKNOWN
+        n = devices.length if type(devices) is Seq else len(devices.items) if type(devices) in (Tuple, List) else None
+        if q == "jax.device_put_replicated":
+            return _stack(_on_host(x, False), n)
+        if q == "jax.device_put_sharded" and type(x) in (Tuple, List) and x.items:
+            return _stack(_on_host(join_all(list(x.items)), False), len(x.items))
+        return UNKNOWN
 
     def _apply_op(self, q: str, op: Any, args: list[Argument], node: cst.CSTNode | None) -> Any:
         b = bind(op.signature, args)
         if b.error is not None:
             return UNKNOWN
+        for name in op.static:
+            if name in b.arguments and traced(b.arguments[name]):
+                self.report(
+                    Problem(
+                        "tracer",
+                        f"`{q.rsplit('.', 1)[-1]}` needs `{name}` as a Python value, but it is a traced array "
+                        f"(ConcretizationTypeError)",
+                        node,
+                    )
+                )
+                return UNKNOWN
         call = Call(
             q, op.signature, b, node, self.report, lambda f, xs: self.call(f, [(x, None, "") for x in xs], None, node)
         )
         try:
-            return op.result(call)
+            out = op.result(call)
         except (ValueError, TypeError, IndexError, KeyError, ZeroDivisionError, OverflowError):
             return UNKNOWN  # a rule that cannot read its arguments: unknown, never a crash
+        if any(traced(v) for v, _, _ in args):
+            out = with_trace(out)  # computed from a tracer: a tracer
+        return out
+
+    def test(self, value: Any, node: cst.CSTNode | None) -> bool | None:
+        """What Python makes of ``value`` as a condition: True/False when known; a traced
+        array is a problem (a tracer has no truth value)."""
+        if type(value) is Array and value.traced:
+            self.report(
+                Problem(
+                    "tracer",
+                    "a traced array used as a Python bool (TracerBoolConversionError): branch with "
+                    "`jnp.where`/`lax.cond`, or keep the value static",
+                    node,
+                )
+            )
+            return None
+        return _truth(value)
 
     def signature(self, fn: Any) -> Signature | None:
         """The signature of a callable value (see ``jaxlint.model.signature``)."""
@@ -916,13 +1131,81 @@ class Evaluator:
         from .flow import terminates
         from .returns import return_statements
 
-        rets = return_statements(self.ctx, node) if fn.program is None or fn.program is self.p else None
+        if fn.program is not None and fn.program is not self.p:
+            return fn.program.evaluator.returned(fn, frame)
+        rets = return_statements(self.ctx, node)
         if rets is None:
             return UNKNOWN
-        values = [self.value(r.value, frame) if r.value is not None else Const(None) for r in rets]
-        if not terminates(node.body, enter_with=True):
+        self._tests(node, frame)
+        reached, falls_off = self._returns(node.body, frame)
+        values = [self.value(r.value, frame) if r.value is not None else Const(None) for r in reached]
+        if falls_off and not terminates(node.body, enter_with=True):
             values.append(Const(None))
         return join_all(values)
+
+    def _returns(self, block: Any, frame: Env | None) -> tuple[list[cst.Return], bool]:
+        """The ``return`` statements a run with ``frame``'s values can reach: an ``if``
+        whose test the model decides takes one arm; (returns, whether the block may end
+        without returning)."""
+        body = block.body if isinstance(block, (cst.IndentedBlock, cst.SimpleStatementSuite)) else [block]
+        out: list[cst.Return] = []
+        for stmt in body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.Return):
+                        out.append(small)
+                        return out, False
+                    if isinstance(small, cst.Raise):
+                        return out, False
+                continue
+            if isinstance(stmt, cst.If):
+                truth = _truth(self.value(stmt.test, frame))
+                arms: list[Any] = []
+                if truth is not False:
+                    arms.append(stmt.body)
+                if truth is not True:
+                    arms.append(stmt.orelse if stmt.orelse is not None else None)
+                ends = True
+                for arm in arms:
+                    if arm is None:
+                        ends = False
+                        continue
+                    inner = arm.body if isinstance(arm, cst.Else) else arm
+                    got, falls = self._returns(inner, frame)
+                    out += got
+                    ends = ends and not falls
+                if ends:
+                    return out, False
+                continue
+            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                continue
+            # loops, with, try, match: their returns may run (not decided here)
+            from .returns import _SCOPES
+
+            for n in self.ctx.descendants(stmt, _SCOPES):
+                if isinstance(n, cst.Return):
+                    out.append(n)
+        return out, True
+
+    def _tests(self, fn: cst.FunctionDef, frame: Env | None) -> None:
+        """What the body runs for certain before its values matter: the tests of its
+        ``if``/``while`` statements and the iterable of a ``for`` (its own block, up to the
+        first ``return``/``raise``/``for``/``try``/``with``): Python branches and counts on
+        concrete values."""
+        body = fn.body
+        if not isinstance(body, cst.IndentedBlock):
+            return
+        for stmt in body.body:
+            if isinstance(stmt, (cst.If, cst.While)):
+                self.test(self.value(stmt.test, frame), stmt.test)
+            elif isinstance(stmt, cst.For):
+                self.value(stmt.iter, frame)  # ``range(n)`` runs, whatever the loop does
+                return
+            elif isinstance(stmt, (cst.Try, cst.With)) or (
+                isinstance(stmt, cst.SimpleStatementLine)
+                and any(isinstance(x, (cst.Return, cst.Raise)) for x in stmt.body)
+            ):
+                return
 
     # decorators ----------------------------------------------------------------------
     def _decorated(self, node: cst.FunctionDef, env: Env | None) -> Any:
@@ -973,16 +1256,6 @@ class _ShapeOf:
 
 @dataclass(frozen=True, slots=True)
 class _At:
-    array: Array
-
-
-@dataclass(frozen=True, slots=True)
-class _AtItem:
-    array: Array
-
-
-@dataclass(frozen=True, slots=True)
-class _AtMethod:
     array: Array
 
 
@@ -1052,6 +1325,22 @@ def _number(e: cst.BaseNumber) -> Any:
         return Const(e.evaluated_value)  # type: ignore[attr-defined]  # Integer/Float/Imaginary all have it
     except Exception:
         return UNKNOWN
+
+
+def _on_host(v: Any, host: bool) -> Any:
+    """The same pytree with its arrays on the device (or, ``host``, the host)."""
+    t = type(v)
+    if t is Array:
+        return Array(v.shape, v.dtype, host, v.origin)
+    if t is Tuple or t is List:
+        return t(tuple(_on_host(x, host) for x in v.items))
+    if t is Dict:
+        return Dict(tuple((k, _on_host(x, host)) for k, x in v.items))
+    if t is Struct and v.kind == "pytree":
+        return Struct(
+            v.cls, tuple((k, x if k in v.static else _on_host(x, host)) for k, x in v.fields), v.kind, v.static
+        )
+    return v
 
 
 def _truth(v: Any) -> bool | None:
@@ -1170,10 +1459,7 @@ def _bind_target(target: cst.BaseExpression, value: Any, out: dict[str, Any]) ->
         elements = target.elements  # type: ignore[attr-defined]  # Tuple and List both have them
         if any(type(el) is cst.StarredElement for el in elements):
             return False
-        for k, el in enumerate(elements):
-            if not _bind_target(el.value, unpack(value, (k,)), out):
-                return False
-        return True
+        return all(_bind_target(el.value, unpack(value, (k,)), out) for k, el in enumerate(elements))
     return False
 
 
@@ -1207,16 +1493,16 @@ def _sequence_item(base: Tuple | List, index: Any) -> Any:
     if type(index) is Const and isinstance(index.value, int) and not isinstance(index.value, bool):
         i = index.value
         return items[i] if -len(items) <= i < len(items) else UNKNOWN
-    if type(index) is Slice:
-        bounds = [x.value if type(x) is Const else UNKNOWN for x in (index.start, index.stop, index.step)]
+    if is_slice(index):
+        bounds = [x.value if type(x) is Const else UNKNOWN for x in (index.get(k) for k in ("start", "stop", "step"))]
         if any(x is UNKNOWN or (x is not None and not isinstance(x, int)) for x in bounds):
             return UNKNOWN
         return type(base)(items[slice(*bounds)])
     return UNKNOWN
 
 
-def _slice_seq(base: Seq, index: Slice) -> Any:
-    start, stop, step = index.start, index.stop, index.step
+def _slice_seq(base: Seq, index: Struct) -> Any:
+    start, stop, step = (index.get(k) for k in ("start", "stop", "step"))
     if type(step) is Const and step.value not in (None, 1):
         return UNKNOWN
     if type(start) is Const and start.value in (None, 0) and type(stop) is Const and isinstance(stop.value, int):
@@ -1225,6 +1511,10 @@ def _slice_seq(base: Seq, index: Slice) -> Any:
             length = base.length
             if dims.as_int(length) is not None:
                 return Seq(min(dims.as_int(length) or 0, n), base.item)
+            if dims.mentions_devices(length):
+                # the first n devices: the code asks for n of them (with fewer, it fails
+                # where it uses them, not here)
+                return Seq(n, base.item)
             return Seq(dims.sym(f"min({dims.key_text(length)},{n})", f"min({dims.text(length)}, {n})"), base.item)
     return Seq(None, base.item)
 
@@ -1237,28 +1527,6 @@ def _shape_symbol(a: Array, i: int) -> Any:
     if a.origin is not None:
         return Scalar("int", dims.sym(f"{a.origin}.shape[{i}]", f"{a.origin.rsplit('.', 1)[-1]}.shape[{i}]"))
     return Scalar("int")
-
-
-def _index_array(a: Array, index: Any) -> Any:
-    """Basic indexing when the catalogue has no indexing rule: ints drop leading axes."""
-    parts = index.items if type(index) is Tuple else (index,)
-    s = a.shape
-    if s is None:
-        return Array(None, a.dtype, a.host)
-    out = list(s.dims)
-    k = 0
-    for part in parts:
-        if type(part) is Const and isinstance(part.value, int) and not isinstance(part.value, bool):
-            if k >= len(out):
-                return Array(None, a.dtype, a.host)
-            out.pop(k)
-        elif type(part) is Slice:
-            if k < len(out):
-                out[k] = None
-            k += 1
-        else:
-            return Array(None, a.dtype, a.host)
-    return Array(Shape(tuple(out), s.rest), a.dtype, a.host)
 
 
 __all__ = ["Env", "Evaluator", "Param", "unpack"]

@@ -97,6 +97,12 @@ class MapCall:
     issues: list[MapIssue] = field(default_factory=list)
     body: list[Problem] = field(default_factory=list)
     culprits: list[int] = field(default_factory=list)
+    # the mapped call this one runs inside (``vmap(vmap(f))``: the outer one), whose
+    # slices are its arguments; None for a call the program writes
+    inside: Transformed | None = field(default=None, repr=False)
+    # False: made in one of several callables a call may have called (``OneOf``): its
+    # arguments' number holds, what they are may not
+    certain: bool = True
 
     def issues_of(self, kind: str) -> list[MapIssue]:
         return [i for i in self.issues if i.kind == kind]
@@ -175,6 +181,11 @@ def _check_leaf(leaf: MappedLeaf) -> tuple[MappedLeaf, MapIssue | None]:
         return leaf, None
     s = a.shape
     if s is None:
+        if a.origin is not None and leaf.axis is not None and leaf.axis >= 0:
+            # known by identity: its size along the axis is a symbol of its own (``x.shape[0]``)
+            name = a.origin.rsplit(".", 1)[-1]
+            size = dims.sym(f"{a.origin}.shape[{leaf.axis}]", f"{name}.shape[{leaf.axis}]")
+            return MappedLeaf(leaf.arg, leaf.path, v, leaf.axis, size), None
         return leaf, None
     has = s.has_axis(leaf.axis)
     if has is False:
@@ -201,7 +212,10 @@ def call_map(ev: Evaluator, t: Transformed, args: list[Argument], env: Env | Non
         return UNKNOWN
     positional = [v for v, k, _ in args if k is None]
     keywords = [(k, v) for v, k, _ in args if k is not None]
-    rec = MapCall(t, node, env, len(positional), tuple(k for k, _ in keywords))
+    outer = ev.world.maps[-1] if ev.world.maps else None
+    rec = MapCall(
+        t, node, env, len(positional), tuple(k for k, _ in keywords), inside=outer, certain=not ev.world.uncertain
+    )
     ev.records.setdefault(("map", t.node), []).append(rec)
     in_axes = t.option("in_axes", Const(0))
     static: set[int] = set()
@@ -302,18 +316,22 @@ def call_map(ev: Evaluator, t: Transformed, args: list[Argument], env: Env | Non
     # 3. the body on the slices
     sliced = [_slice(v, specs[i] if not positional_static[i] else Const(None)) for i, v in enumerate(positional)]
     kw_sliced = [(_slice(v, Const(0)), k, "") for k, v in keywords]
-    with ev.collect() as got:
-        inner = ev.call(t.target, [(v, None, "") for v in sliced] + kw_sliced, env, node)
-    rec.body = list(got.problems)
-    if rec.body:
-        for i, v in enumerate(positional):
-            if positional_static[i] or not any(x.arg == i and x.axis is not None for x in mapped):
-                continue
-            whole = [v if j == i else s for j, s in enumerate(sliced)]
-            with ev.collect() as again:
-                ev.call(t.target, [(x, None, "") for x in whole] + kw_sliced, env, node)
-            if not again.problems:
-                rec.culprits.append(i)
+    ev.world.maps.append(t)
+    try:
+        with ev.collect() as got:
+            inner = ev.call(t.target, [(v, None, "") for v in sliced] + kw_sliced, env, node)
+        rec.body = list(got.problems)
+        if rec.body:
+            for i, v in enumerate(positional):
+                if positional_static[i] or not any(x.arg == i and x.axis is not None for x in mapped):
+                    continue
+                whole = [v if j == i else s for j, s in enumerate(sliced)]
+                with ev.collect() as again:
+                    ev.call(t.target, [(x, None, "") for x in whole] + kw_sliced, env, node)
+                if not again.problems:
+                    rec.culprits.append(i)
+    finally:
+        ev.world.maps.pop()
     # 4. the batch axis on the result
     out_axes = t.option("out_axes", Const(0))
     if out_axes != Const(0):
@@ -356,16 +374,18 @@ def _slice_all(value: Any, axis: int | None) -> Any:
     if t is Const and value.value is None:
         return value
     a = as_array(value)
-    if a is None or a.shape is None:
-        return Array(None, a.dtype if a is not None else None, a.host if a is not None else False)
+    if a is None:
+        return UNKNOWN  # not known to be an array: what one example gets is not known either
+    if a.shape is None:
+        return Array(None, a.dtype, a.host, traced=True)
     s = a.shape
     if s.rest and axis >= len(s.dims):
-        return Array(None, a.dtype, a.host)
+        return Array(None, a.dtype, a.host, traced=True)
     n = len(s.dims)
     k = axis + n if axis < 0 else axis
     if not 0 <= k < n and not s.rest:
         return UNKNOWN
-    return Array(Shape(s.dims[:k] + s.dims[k + 1 :], s.rest), a.dtype, a.host)
+    return Array(Shape(s.dims[:k] + s.dims[k + 1 :], s.rest), a.dtype, a.host, traced=True)
 
 
 def _batched(value: Any, size: Dim) -> Any:

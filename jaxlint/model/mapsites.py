@@ -22,7 +22,7 @@ import libcst as cst
 
 from . import forwarding
 from .abstract import Transformed
-from .contexts import contexts
+from .contexts import assumed_along, contexts
 from .maps import MapCall
 
 if TYPE_CHECKING:
@@ -63,11 +63,12 @@ def map_sites(p: Program, api: str) -> list[MapSite]:
         return memo[api]
     ev = p.evaluator
     out: list[MapSite] = []
+    # what each record rests on: the root call it was evaluated from
+    rests: dict[int, tuple[dict[str, Any] | None, bool]] = {}
     for app in p.applications(api):
-        site = MapSite(app, _value(p, app))
-        calls, _complete = p.invocations(app.node, callees=True, forwarders=True)
+        site = MapSite(app, application_value(p, app))
+        calls, _complete = p.invocations(app.node, through_maps=True, callees=True, forwarders=True)
         site.called = bool(calls)
-        seen: set[int] = set()
         for call in calls:
             written = p.written_call(call)
             assumed = forwarding.assumption(p, call)
@@ -77,22 +78,31 @@ def map_sites(p: Program, api: str) -> list[MapSite]:
             root = call if (assumed is not None or written is call) else written
             home = p.ctx.enclosing_function(written)
             frames = contexts(ev, home) if home is not None else [None]
-            before = len(ev.records.get(("map", app.node), []))
+            before = {id(r) for recs in ev.records.values() for r in recs}
             for frame in frames:
                 with ev.query(FUEL_PER_CALL):
                     ev.value(root, frame)
-            for rec in ev.records.get(("map", app.node), [])[before:]:
-                if id(rec) in seen:
-                    continue
-                seen.add(id(rec))
-                site.calls.append(Evaluated(rec, assumed, shapes))
+            for recs in ev.records.values():
+                for rec in recs:
+                    if id(rec) not in before and id(rec) not in rests:
+                        rests[id(rec)] = (assumed, shapes)
         out.append(site)
+    # every application's calls, also those made inside another one's evaluation (an
+    # inner vmap of a nested pair gets its sliced arguments from the outer one)
+    for site in out:
+        for rec in ev.records.get(("map", site.node), []):
+            assumed, shapes = rests.get(id(rec), (None, True))
+            if assumed is None:
+                assumed = assumed_along(rec.frame)
+            site.calls.append(Evaluated(rec, assumed, shapes))
+            site.called = True
     memo[api] = out
     return out
 
 
-def _value(p: Program, app: Application) -> Transformed | None:
-    """The abstract value of the application (module-level context)."""
+def application_value(p: Program, app: Application) -> Transformed | None:
+    """The abstract value of a transform application (a call, a decorator, ``partial``),
+    evaluated where it is written with nothing bound."""
     ev = p.evaluator
     node = app.node
     if isinstance(node, cst.FunctionDef):

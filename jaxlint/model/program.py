@@ -36,16 +36,35 @@ TRACING_METHODS = frozenset({"trace", "lower", "eval_shape"})
 PRIMALS_SPREAD = frozenset({"jax.vjp", "jax.linearize"})
 PRIMALS_TUPLE = frozenset({"jax.jvp", "jax.test_util.check_grads", "jax._src.test_util.check_grads"})
 _DEPTH = 40
+# methods that change a list or dict in place
+MUTATORS = frozenset(
+    {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "update", "setdefault", "popitem"}
+)
+
+
+def _is_store(parents: dict[cst.CSTNode, cst.CSTNode], sub: cst.Subscript) -> bool:
+    """Is ``sub`` written to (``x[i] = v``, ``x[i] += v``, ``del x[i]``, a ``for`` target)?"""
+    node: cst.CSTNode = sub
+    parent = parents.get(node)
+    while type(parent) in (cst.Element, cst.Tuple, cst.List, cst.StarredElement):
+        node, parent = parent, parents.get(parent)
+    if type(parent) is cst.AssignTarget:
+        return True
+    if type(parent) in (cst.AugAssign, cst.AnnAssign, cst.For) and parent.target is node:
+        return True
+    return type(parent) is cst.Del
+
 
 if TYPE_CHECKING:
-    from .evaluate import Evaluator
+    from .evaluate import Evaluator, World
 
 
 class Program:
     """Bindings, values and call sites of one file, read through a few methods."""
 
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx, world: World | None = None) -> None:
         self.ctx = ctx
+        self._world = world
         self.parents = ctx.parents
         b = ScopeBuilder(ctx.module, ctx._events, ctx.parents, ctx.names)
         self.module_scope: Scope = b.module_scope
@@ -67,9 +86,11 @@ class Program:
         """The semantic model's evaluator of this file (see jaxlint.model.evaluate)."""
         ev = self.__dict__.get("_evaluator")
         if ev is None:
-            from .evaluate import Evaluator
+            from .evaluate import Evaluator, World
 
-            ev = self.__dict__["_evaluator"] = Evaluator(self)
+            if self._world is None:
+                self._world = World(getattr(self.ctx, "load_module", None))
+            ev = self.__dict__["_evaluator"] = Evaluator(self, self._world)
         return ev
 
     # ------------------------------------------------------------------------------
@@ -112,6 +133,56 @@ class Program:
         while s is not None and s.kind == "class":
             s = s.parent  # class bodies are not seen from the functions inside them
         return s
+
+    def later_in_loop(self, read: cst.Name, bindings: list[Binding]) -> set[Binding]:
+        """Those of ``bindings`` that reach ``read`` only from a later iteration of a loop
+        around it (bound after it in the loop body)."""
+        r = self._reads.get(read)
+        if r is None:
+            return set()
+        return {b for b in bindings if b.scope is r.scope and b.index > r.index}
+
+    def mutated_before(self, read: cst.Name, bindings: list[Binding]) -> bool:
+        """May a list or dict that ``bindings`` give the name have been changed in place
+        (``xs[i] = v``, ``del xs[i]``, ``xs += ...``, ``xs.append(v)`` and the other
+        mutating methods) before ``read`` runs? Yes for a mutation earlier in the scope,
+        or later in a loop around the read (the next iteration sees it)."""
+        r = self._reads.get(read)
+        if r is None:
+            return True
+        for b in bindings:
+            for m in self._mutations(b):
+                mr = self._reads.get(m)
+                if mr is None or mr.scope is not r.scope:
+                    return True  # in a nested function: may run at any time
+                if mr.index < r.index:
+                    return True
+                loops = [arm[0] for arm in r.path if isinstance(arm[0], (cst.For, cst.While)) and arm[1] == 0]
+                if any(arm[0] in loops for arm in mr.path):
+                    return True
+        return False
+
+    def _mutations(self, b: Binding) -> list[cst.Name]:
+        """The reads of ``b``'s name that may be ``b`` and change its value in place."""
+        memo = self.__dict__.setdefault("_mutation_memo", {})
+        if b in memo:
+            return memo[b]
+        out: list[cst.Name] = []
+        for read in self._reads_by_name.get(b.name, ()):
+            if b not in self.reaching(read):
+                continue
+            parent = self.parents.get(read)
+            t = type(parent)
+            if t is cst.Subscript and parent.value is read and _is_store(self.parents, parent):
+                out.append(read)
+            elif t is cst.Attribute and parent.value is read and parent.attr.value in MUTATORS:
+                call = self.parents.get(parent)
+                if type(call) is cst.Call and call.func is parent:
+                    out.append(read)
+            elif t is cst.AugAssign and parent.target is read:
+                out.append(read)
+        memo[b] = out
+        return out
 
     def references(self, b: Binding) -> tuple[list[cst.Name], bool]:
         """(reads that can only be ``b``, True when no other read may also be ``b``)."""
@@ -518,6 +589,10 @@ class Program:
                     and v.node is call
                     and (v.api in FORWARDING_TRANSFORMS or (self._through_maps and v.api in MAPPING_TRANSFORMS))
                 ):
+                    return self._invocations(call, depth + 1)
+                if type(v) is Partial and v.node is call:
+                    # ``partial(f, ...)``: f runs where the partial is called (with the
+                    # bound arguments first: the call contexts splice them in)
                     return self._invocations(call, depth + 1)
                 primal = self._primal_call(call)
                 if primal is not None:

@@ -59,6 +59,8 @@ def _len(ev: Evaluator, args: list[Argument]) -> Any:
 
 
 def _int(ev: Evaluator, args: list[Argument]) -> Any:
+    if _tracer_problem(ev, "int", args):
+        return UNKNOWN
     xs = _positional(args)
     if xs is None or len(xs) != 1:
         return Scalar("int")
@@ -74,6 +76,8 @@ def _int(ev: Evaluator, args: list[Argument]) -> Any:
 
 
 def _float(ev: Evaluator, args: list[Argument]) -> Any:
+    if _tracer_problem(ev, "float", args):
+        return UNKNOWN
     xs = _positional(args)
     if xs and type(xs[0]) is Const and isinstance(xs[0].value, (int, float)):
         return Const(float(xs[0].value))
@@ -81,6 +85,8 @@ def _float(ev: Evaluator, args: list[Argument]) -> Any:
 
 
 def _bool(ev: Evaluator, args: list[Argument]) -> Any:
+    if _tracer_problem(ev, "bool", args):
+        return UNKNOWN
     return Scalar("bool")
 
 
@@ -162,6 +168,8 @@ def _abs(ev: Evaluator, args: list[Argument]) -> Any:
 
 def _prod(ev: Evaluator, args: list[Argument]) -> Any:
     xs = _positional(args)
+    if xs and len(xs) == 1 and type(xs[0]) is Seq and (xs[0].item == Scalar("int") or type(xs[0].item) is Const):
+        return Scalar("int")  # a product of ints is an int
     if not xs or len(xs) != 1 or type(xs[0]) not in (Tuple, List):
         return _NOT_HANDLED
     ds = [as_dim(x) for x in xs[0].items]
@@ -170,9 +178,24 @@ def _prod(ev: Evaluator, args: list[Argument]) -> Any:
     return int_value(dims.product(ds))
 
 
+def _tracer_problem(ev: Evaluator, what: str, args: list[Argument]) -> bool:
+    """Report a traced array given where Python needs a concrete value; True if so."""
+    from .abstract import traced
+    from .catalogue import Problem
+
+    if any(traced(v) for v, _, _ in args):
+        ev.report(
+            Problem("tracer", f"`{what}()` of a traced array needs a concrete value (ConcretizationTypeError)", ev.at)
+        )
+        return True
+    return False
+
+
 def _range(ev: Evaluator, args: list[Argument]) -> Any:
     from .evaluate import _Range
 
+    if _tracer_problem(ev, "range", args):
+        return UNKNOWN
     xs = _positional(args)
     if xs is None or not 1 <= len(xs) <= 3:
         return _Range(None)

@@ -206,6 +206,12 @@ MAPS = frozenset({"jax.vmap", "jax.pmap"})
 # lax calls that run their function arguments now
 RUNS = frozenset(
     {
+        "jax.vjp",
+        "jax.jvp",
+        "jax.linearize",
+        "jax.eval_shape",
+        "jax.test_util.check_grads",
+        "jax._src.test_util.check_grads",
         "jax.lax.scan",
         "jax.lax.fori_loop",
         "jax.lax.while_loop",
@@ -262,6 +268,10 @@ class Transfer:
         if t.api in JACOBIANS:
             ev.call(t.target, args, env, node)  # its problems still happen
             return UNKNOWN
+        if t.api in ("jax.shard_map", "jax.smap"):
+            # the function runs on each device's block: as many arguments, sizes not known
+            ev.call(t.target, [(_blocks(v), k, s) for v, k, s in args], env, node)
+            return UNKNOWN
         return UNKNOWN
 
     def _grad(self, t: Transformed, args: list[Argument], env: Env | None, node: cst.CSTNode | None) -> Any:
@@ -302,10 +312,10 @@ class Transfer:
         ev = self.ev
         if any(s for _, _, s in args):
             return UNKNOWN
-        b = bind(_RUN_SIGNATURES[q], args)
+        sig = _RUN_SIGNATURES[_RUN_SIGNATURES_ALIASES.get(q, q)]
+        b = bind(sig, args)
         if b.error is not None:
             return UNKNOWN
-        sig = _RUN_SIGNATURES[q]
 
         def arg(name: str) -> Any:
             return b.value(sig, name)
@@ -313,6 +323,33 @@ class Transfer:
         def call(fn: Any, *xs: Any) -> Any:
             return ev.call(fn, [(x, None, "") for x in xs], env, node)
 
+        if q in ("jax.vjp", "jax.linearize", "jax.jvp") and isinstance(node, cst.Call):
+            made = ev.p._primal_call(node)  # ``f(x, y)`` as the primals call it, for messages
+            if made is not None:
+                node = made
+        if q in ("jax.vjp", "jax.linearize"):
+            primals = list(b.arguments.get("primals", ()))
+            out = call(arg("fun"), *primals)
+            has_aux = arg("has_aux")
+            if type(has_aux) is Const and has_aux.value is True:
+                if type(out) is Tuple and len(out.items) == 2:
+                    return Tuple((out.items[0], UNKNOWN, out.items[1]))
+                return UNKNOWN
+            return Tuple((out, UNKNOWN))
+        if q == "jax.jvp":
+            primals = arg("primals")
+            if type(primals) not in (Tuple, List):
+                return UNKNOWN
+            out = call(arg("fun"), *primals.items)
+            return Tuple((out, UNKNOWN))
+        if q in ("jax.test_util.check_grads", "jax._src.test_util.check_grads"):
+            primals = arg("args")
+            if type(primals) not in (Tuple, List):
+                return UNKNOWN
+            call(arg("f"), *primals.items)
+            return Const(None)
+        if q == "jax.eval_shape":
+            return call(arg("fun"), *b.arguments.get("args", ()))
         if q == "jax.lax.fori_loop":
             init = arg("init_val")
             out = call(arg("body_fun"), _scalar_int(), init)
@@ -346,6 +383,23 @@ class Transfer:
 
 
 _RUN_SIGNATURES = {
+    "jax.vjp": Signature.of("fun", "*primals", "has_aux", "reduce_axes", has_aux=_FALSE, reduce_axes=_EMPTY),
+    "jax.jvp": Signature.of("fun", "primals", "tangents", "has_aux", has_aux=_FALSE),
+    "jax.linearize": Signature.of("fun", "*primals", "has_aux", has_aux=_FALSE),
+    "jax.eval_shape": Signature.of("fun", "*args", "**kwargs"),
+    "jax.test_util.check_grads": Signature.of(
+        "f",
+        "args",
+        "order",
+        "modes",
+        "atol",
+        "rtol",
+        "eps",
+        modes=Tuple((Const("fwd"), Const("rev"))),
+        atol=_NONE,
+        rtol=_NONE,
+        eps=_NONE,
+    ),
     "jax.lax.scan": Signature.of(
         "f",
         "init",
@@ -366,6 +420,27 @@ _RUN_SIGNATURES = {
     "jax.lax.switch": Signature.of("index", "branches", "*operands", "operand", operand=UNKNOWN),
     "jax.lax.map": Signature.of("f", "xs", "*", "batch_size", batch_size=_NONE),
 }
+
+
+def _blocks(v: Any) -> Any:
+    """What ``shard_map`` gives its function for an argument: a block of each array, of
+    the same rank but sizes not known; other values as they are."""
+    from .abstract import Dict, Struct
+
+    t = type(v)
+    if t is Array:
+        rank = v.shape.rank if v.shape is not None else None
+        return Array(Shape((None,) * rank) if rank is not None else None, v.dtype)
+    if t is Tuple or t is List:
+        return t(tuple(_blocks(x) for x in v.items))
+    if t is Dict:
+        return Dict(tuple((k, _blocks(x)) for k, x in v.items))
+    if t is Struct and v.kind == "pytree":
+        return Struct(v.cls, tuple((k, x if k in v.static else _blocks(x)) for k, x in v.fields), v.kind, v.static)
+    return v
+
+
+_RUN_SIGNATURES_ALIASES = {"jax._src.test_util.check_grads": "jax.test_util.check_grads"}
 
 
 def _scalar_int() -> Any:

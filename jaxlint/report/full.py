@@ -141,6 +141,8 @@ def render(
         lines = cache.get(key)
         if lines:
             console.print(_frame(d, lines, width), end="")
+        if d.note:
+            console.print(_note("note", d.note, width))
         if d.help:
             console.print(_note("help", d.help, width))
         if d.fix is not None:

@@ -10,6 +10,16 @@ from .pmap import Finding, built, clip, constructor_shape, findings, head, jax_n
 FIX_TITLE = "Reshape so that the leading axis is the device count"
 
 
+def _device_axis(f: Finding) -> int | None:
+    """The axis other than the first that holds the device count, if one does."""
+    a = f.leaf.value
+    dims_ = getattr(getattr(a, "shape", None), "dims", ())
+    for i, d in enumerate(dims_[1:], 1):
+        if dims.is_devices(d):
+            return i
+    return None
+
+
 class PmapLeadingAxisNotDevices(Rule):
     """
     ## What it does
@@ -110,7 +120,7 @@ class PmapLeadingAxisNotDevices(Rule):
             Invalid(
                 "JAX203",
                 line=6,
-                message="its leading axis is 32, a fixed size",
+                message="pmap maps `batch` over a leading axis of 32, a fixed size, not the device count",
                 fixed=(
                     "import jax\nimport jax.numpy as jnp\n"
                     "parallel_loss = jax.pmap(lambda p, b: jnp.mean(b ** 2) + jnp.sum(p), in_axes=(None, 0))\n"
@@ -127,7 +137,7 @@ class PmapLeadingAxisNotDevices(Rule):
                 "keys = jax.random.split(jax.random.PRNGKey(0), n_devices + 1)\n"
                 "jax.pmap(lambda k: jax.random.normal(k, (3,)))(keys)\n"
             ),
-            Invalid("JAX203", line=4, message="its leading axis is jax.local_device_count() + 1"),
+            Invalid("JAX203", line=4, message="over a leading axis of n_devices + 1, not the device count"),
         ),
     )
 
@@ -135,43 +145,62 @@ class PmapLeadingAxisNotDevices(Rule):
         for f in findings(self.ctx):
             if f.kind != "data" or f.node is None:
                 continue
-            self.report(f.node, self._message(f), fix=self._fix(f))
+            message, note = self._message(f)
+            self.report(f.node, message, fix=self._fix(f), note=note)
 
-    def _message(self, f: Finding) -> str:
+    def _message(self, f: Finding) -> tuple[str, str]:
+        """(headline, note)."""
         ctx = self.ctx
+        assert f.node is not None
+        name = f"`{clip(ctx, f.node, 40)}`"
         start = head(ctx, f) + ", so that axis must be the device count"
         where = built(ctx, f)
+        it = f"{name} is {where}. " if where else ""
         shape = constructor_shape(f)
         size = f.leaf.size
         if size is None:
-            it = f"it is {where}, which has" if where else "it has"
             return (
-                f"{start}; but {it} no leading axis at all (rank 0): pmap fails (`ValueError: pmap requires at "
-                f"least one argument with a mapped axis`, or a rank error); pass `in_axes=None` at this position "
-                f"so every device sees it whole"
+                f"pmap maps {name} over a leading axis it does not have (rank 0)",
+                f"{it}{start}: pmap fails (`ValueError: pmap requires at least one argument with a mapped axis`, "
+                "or a rank error); pass `in_axes=None` at this position so every device sees it whole",
             )
-        it = f"it is {where}" if where else ""
         text = dims.text(size)
-        if isinstance(size, dims.Size):
-            why = f"its leading axis is {text}, not the device count"
-        elif not dims.equal(f.expected, dims.DEVICES):
-            why = f"its leading axis is {text}, but this pmap runs on {dims.text(f.expected)} devices"
-        else:
-            why = f"its leading axis is {text}, a fixed size, not the device count"
-        but = f"but {it}: {why}" if where else f"but {why}"
-        if f.beside is not None:
+        on = _device_axis(f)
+        if on is not None:
             return (
-                f"{start}; {but}, while another mapped argument has one entry per device: unless there are "
-                f"exactly {text} devices pmap fails (an `IndivisibleError` or `ValueError: cannot select an axis "
-                f"to squeeze out ...`); {self._advice(f, shape)}"
+                f"pmap maps {name} over its leading axis of {text}, but the device count is on axis {on}",
+                f"{it}{start}, and the reshape puts the device count on axis {on}: put it first "
+                "(`reshape(n_devices, -1, ...)`), and reshape every mapped argument the same way",
             )
-        return (
-            f"{start}; {but}. pmap does not split a batch across devices: with fewer than {text} devices it fails "
-            "(`ValueError: cannot select an axis to squeeze out ...` or an `IndivisibleError`), with more it "
-            f"silently uses only {text} of them; {self._advice(f, shape)}"
-        )
+        fails = "pmap fails (an `IndivisibleError` or `ValueError: cannot select an axis to squeeze out ...`)"
+        if not dims.equal(f.expected, dims.DEVICES):
+            expected = dims.text(f.expected)
+            return (
+                f"pmap maps {name} over a leading axis of {text}, but it runs on {expected} devices",
+                f"{it}{start}: given `devices=`/`axis_size=`, this pmap maps over {expected} of them, so that axis "
+                f"must have {expected} entries, and unless it does {fails}; {self._advice(f, shape)}",
+            )
+        if isinstance(size, dims.Size):
+            return (
+                f"pmap maps {name} over a leading axis of {text}, not the device count",
+                f"{it}{start}, and {text} never is: {fails}; {self._advice(f, shape)}",
+            )
+        headline = f"pmap maps {name} over a leading axis of {text}, a fixed size, not the device count"
+        if f.beside is not None:
+            note = (
+                f"{it}{start}, and another mapped argument has one entry per device: unless there are exactly {text} "
+                f"devices pmap fails (an `IndivisibleError` or `ValueError: cannot select an axis to squeeze out "
+                f"...`); {self._advice(f, shape)}"
+            )
+        else:
+            note = (
+                f"{it}{start}. pmap does not split a batch across devices: with fewer than {text} devices it fails "
+                "(`ValueError: cannot select an axis to squeeze out ...` or an `IndivisibleError`), with more it "
+                f"silently uses only {text} of them; {self._advice(f, shape)}"
+            )
+        return headline, note
 
-    def _advice(self, f: Finding, shape) -> str:
+    def _advice(self, f: Finding, shape: tuple[dims.Dim, ...] | None) -> str:
         assert f.node is not None
         shown = clip(self.ctx, f.node, 30)
         if shape is not None:

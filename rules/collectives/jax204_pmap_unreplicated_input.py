@@ -103,7 +103,7 @@ class PmapUnreplicatedInput(Rule):
             Invalid(
                 "JAX204",
                 line=4,
-                message="a single PRNG key with no device axis",
+                message="pmap maps `key`, a single PRNG key with no device axis",
                 fixed=(
                     "import jax\n"
                     "p_sample = jax.pmap(lambda k, x: x + jax.random.normal(k, x.shape))\n"
@@ -119,7 +119,7 @@ class PmapUnreplicatedInput(Rule):
                 "params = init(jax.random.PRNGKey(0))\n"
                 "jax.pmap(lambda p, x: x @ p['w'] + p['b'])(params, jnp.ones((jax.local_device_count(), 784)))\n"
             ),
-            Invalid("JAX204", line=5, message="one copy of the parameters"),
+            Invalid("JAX204", line=5, message="pmap maps `params`, one copy of the parameters with no device axis"),
         ),
     )
 
@@ -128,32 +128,36 @@ class PmapUnreplicatedInput(Rule):
             if f.node is None:
                 continue
             if f.kind == "key":
-                self.report(f.node, self._key_message(f), fix=self._key_fix(f))
+                message, note = self._key_message(f)
+                self.report(f.node, message, fix=self._key_fix(f), note=note)
             elif f.kind == "params":
-                self.report(f.node, self._params_message(f))
+                message, note = self._params_message(f)
+                self.report(f.node, message, note=note)
 
-    def _key_message(self, f: Finding) -> str:
+    def _key_message(self, f: Finding) -> tuple[str, str]:
         assert f.node is not None
-        start = head(self.ctx, f)
-        where = built(self.ctx, f)
         shown = clip(self.ctx, f.node, 30)
-        it = f"it is {where}," if where else "it is"
+        where = built(self.ctx, f)
+        it = f"`{shown}` is {where}, one key. " if where else ""
         return (
-            f"{start}, but {it} a single PRNG key with no device axis: pmap would slice the key "
-            "itself (a typed `jax.random.key` fails with `IndexError`, a legacy `PRNGKey` is taken as 2 "
-            f"devices' keys); pass one key per device, `jax.random.split({shown}, jax.local_device_count())`, "
-            "or `in_axes=None` at this position if every device should draw the same numbers"
+            f"pmap maps `{shown}`, a single PRNG key with no device axis",
+            f"{it}{head(self.ctx, f)}: pmap would slice the key itself (a typed `jax.random.key` fails with "
+            "`IndexError`, a legacy `PRNGKey` is taken as 2 devices' keys); pass one key per device, "
+            f"`jax.random.split({shown}, jax.local_device_count())`, or `in_axes=None` at this position if every "
+            "device should draw the same numbers",
         )
 
-    def _params_message(self, f: Finding) -> str:
-        start = head(self.ctx, f)
+    def _params_message(self, f: Finding) -> tuple[str, str]:
+        assert f.node is not None
+        shown = clip(self.ctx, f.node, 30)
         where = built(self.ctx, f)
+        it = f"`{shown}` is {where}. " if where else ""
         return (
-            f"{start}, but it is {where or 'a pytree'}: one copy of the parameters ({f.leaves} leaves, none with a "
-            "device axis), never replicated, so each device gets one slice of every weight (an `IndivisibleError`, "
-            "or silently wrong results when a weight's first dimension equals the device count); pass "
-            "`in_axes=None` at this position, or replicate them first (`flax.jax_utils.replicate`, or a pmapped "
-            "init over one key per device)"
+            f"pmap maps `{shown}`, one copy of the parameters with no device axis",
+            f"{it}{head(self.ctx, f)}, but none of its {f.leaves} leaves has a device axis: each device gets one "
+            "slice of every weight (an `IndivisibleError`, or silently wrong results when a weight's first "
+            "dimension equals the device count); pass `in_axes=None` at this position, or replicate them first "
+            "(`jax.device_put_replicated`, `flax.jax_utils.replicate`, or a pmapped init over one key per device)",
         )
 
     def _key_fix(self, f: Finding) -> RuleFix | None:

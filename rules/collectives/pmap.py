@@ -25,6 +25,7 @@ import libcst as cst
 
 from jaxlint.model import dims, frameworks, program  # noqa: F401  (frameworks: parameterized tests run per case)
 from jaxlint.model.abstract import KEY, RAW_KEY, Array, Const, External, Scalar, Seq, as_array
+from jaxlint.model.contexts import sites
 from jaxlint.model.maps import MapIssue, MappedLeaf
 from jaxlint.model.mapsites import Evaluated, MapSite, map_sites
 from jaxlint.model.provenance import Origin, origin
@@ -65,7 +66,7 @@ def findings(ctx: Any) -> list[Finding]:
     done: set[tuple[int, int | str]] = set()
     for site in map_sites(p, PMAP):
         for e in site.calls:
-            if not e.shapes:
+            if not e.shapes or not e.record.certain:
                 continue
             rec = e.record
             for issue in rec.issues:
@@ -120,11 +121,22 @@ def _certain(ctx: Any, rec: Any, leaves: list[MappedLeaf], expected: dims.Dim, b
     sizes = [x.size for x in leaves]
     if any(isinstance(s, dims.Size) for s in sizes):
         return True  # an expression of the device count other than itself
+    if any(_misplaced(x) for x in leaves):
+        return True  # built with the device count on another axis: meant to lead
     if not dims.equal(expected, dims.DEVICES):
         return all(dims.as_int(s) is not None for s in sizes) and isinstance(expected, dims.Size)
     if _guarded(ctx, rec):
         return False
-    return any((dims.as_int(s) or 0) > MAX_LOCAL_DEVICES for s in sizes) or len(leaves) > 1
+    # larger than a host's device count, or leaves of one argument whose sizes differ (they
+    # cannot all be the device count)
+    return any((dims.as_int(s) or 0) > MAX_LOCAL_DEVICES for s in sizes) or any(
+        dims.different(a, b) for a in sizes for b in sizes
+    )
+
+
+def _misplaced(leaf: MappedLeaf) -> bool:
+    a = as_array(leaf.value)
+    return a is not None and a.shape is not None and any(dims.is_devices(d) for d in a.shape.dims[1:])
 
 
 def _guarded(ctx: Any, rec: Any) -> bool:
@@ -135,16 +147,20 @@ def _guarded(ctx: Any, rec: Any) -> bool:
         return False
     p = program(ctx)
     ev = p.evaluator
-    funcs = [a for a in ctx.ancestors(p.written_call(node)) if isinstance(a, cst.FunctionDef)]
-    if not funcs:
-        return False
-    outer = funcs[-1]
-    for n in ctx.descendants(outer.body, prune=()):
-        if isinstance(n, cst.Comparison):
-            for part in [n.left, *(c.comparator for c in n.comparisons)]:
-                v = ev.value(part, None)
-                if _mentions_devices(v):
-                    return True
+    # the def making the pmapped call, and those making the calls its arguments come from
+    places = [p.written_call(node), *sites(rec.frame)]
+    seen: set[int] = set()
+    for place in places:
+        funcs = [a for a in ctx.ancestors(place) if isinstance(a, cst.FunctionDef)]
+        if not funcs or id(funcs[-1]) in seen:
+            continue
+        outer = funcs[-1]
+        seen.add(id(outer))
+        for n in ctx.descendants(outer.body, prune=()):
+            if isinstance(n, cst.Comparison):
+                for part in [n.left, *(c.comparator for c in n.comparisons)]:
+                    if _mentions_devices(ev.value(part, None)):
+                        return True
     return False
 
 
@@ -232,11 +248,14 @@ def built(ctx: Any, f: Finding) -> str:
 
 
 def constructor_shape(f: Finding) -> tuple[dims.Dim, ...] | None:
-    """The whole shape of a data argument, when every size is a known int."""
+    """The whole shape of a batch of data (not keys; a leading size larger than a host's
+    device count) whose every size is a known int: what a reshape to a device axis needs."""
     a = as_array(f.leaf.value)
-    if a is None or a.shape is None or a.shape.rest:
+    if a is None or a.shape is None or a.shape.rest or a.dtype in (KEY, RAW_KEY):
         return None
-    if any(dims.as_int(d) is None for d in a.shape.dims):
+    if any(dims.as_int(d) is None for d in a.shape.dims) or not a.shape.dims:
+        return None
+    if (dims.as_int(a.shape.dims[0]) or 0) <= MAX_LOCAL_DEVICES:
         return None
     return a.shape.dims
 

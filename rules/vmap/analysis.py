@@ -102,6 +102,9 @@ def argument_exprs(rec: MapCall) -> tuple[list[cst.BaseExpression | None], dict[
 
 def leaf_text(ctx: Any, rec: MapCall, leaf: MappedLeaf) -> str:
     """``params['w1']``, ``xs``, ``x=`` (keyword), ``argument 2``."""
+    if rec.inside is not None:  # its arguments are the outer map's slices, not what the call spells
+        root = leaf.arg if isinstance(leaf.arg, str) else f"argument {leaf.arg + 1}"
+        return f"{path_text(root, leaf.path)}" if leaf.path else root
     pos, kws = argument_exprs(rec)
     if isinstance(leaf.arg, str):
         root = leaf.arg
@@ -110,9 +113,11 @@ def leaf_text(ctx: Any, rec: MapCall, leaf: MappedLeaf) -> str:
             root = short(ctx, expr, 30)
     else:
         expr = pos[leaf.arg] if leaf.arg < len(pos) else None
-        root = short(ctx, expr, 30) if expr is not None else f"argument {leaf.arg + 1}"
-        if expr is not None and not isinstance(expr, (cst.Name, cst.Attribute, cst.Subscript)) and leaf.path:
-            root = f"argument {leaf.arg + 1}"
+        if expr is None or (leaf.path and not isinstance(expr, (cst.Name, cst.Attribute, cst.Subscript))):
+            if leaf.path:
+                return f"`{path_text('', leaf.path)}` of argument {leaf.arg + 1}"
+            return f"argument {leaf.arg + 1}"
+        root = short(ctx, expr, 30)
     return f"`{path_text(root, leaf.path)}`"
 
 
@@ -138,22 +143,24 @@ def where(ctx: Any, rec: MapCall, site: Site | None = None) -> str:
     lines = ctx.exact_lines([n for n in nodes if n is not None])
     parts = [lines[n] for n in nodes[: len(nodes) - (site is not None)] if n in lines]
     case = case_of(rec.frame)
-    text = f" in the test case with {case.label}" if case is not None else ""
-    if not parts:
-        return text
+    phrases = []
+    if case is not None:
+        phrases.append(f"in the test case with {case.label}")
+    if rec.inside is not None:
+        phrases.append("inside an outer map, on its slices")
     here = lines.get(site.node) if site is not None else None
-    first = parts[0]
-    text += f" in the call at line {first}" if first != here else ""
-    if len(parts) > 1 and parts[1] != first:
-        text += f" (with the arguments from line {parts[1]})"
-    return text
+    if parts and parts[0] != here:
+        phrases.append(f"in the call at line {parts[0]}")
+    if len(parts) > 1 and parts[1] != parts[0]:
+        phrases.append(f"with the arguments from line {parts[1]}")
+    return (" " + ", ".join(phrases)) if phrases else ""
 
 
 def first_with(site: Site, kinds: Iterable[str], shapes: bool = True) -> Iterator[tuple[Evaluated, Any]]:
     """The site's evaluated calls with an issue of one of ``kinds`` (first one each)."""
     wanted = set(kinds)
     for e in site.calls:
-        if shapes and not e.shapes:
+        if shapes and (not e.shapes or not e.record.certain):
             continue
         for issue in e.record.issues:
             if issue.kind in wanted:
@@ -191,17 +198,54 @@ class ThroughForwarders(Rule):
 
     shapes_needed: bool = True  # False: the number of arguments is enough (JAX102)
 
-    def verdict(self, node: cst.CSTNode, message: str, evaluated: Evaluated, fix: RuleFix | None = None) -> None:
+    def verdict(
+        self, node: cst.CSTNode, message: str, evaluated: Evaluated, fix: RuleFix | None = None, note: str = ""
+    ) -> None:
         if evaluated.assumed is not None:
-            self.pending(node, {"message": message, "assumed": [evaluated.assumed]})
+            self.pending(node, {"message": message, "note": note, "assumed": [evaluated.assumed]})
         else:
-            self.report(node, message, fix=fix)
+            self.report(node, message, fix=fix, note=note)
 
     @classmethod
-    def resolve(cls, items: Any, project: Any) -> Iterator[tuple[Any, str]]:
+    def resolve(cls, items: Any, project: Any) -> Iterator[tuple[Any, str, str]]:
         for item in items:
             if all(forwarding.holds(project, a, cls.shapes_needed) for a in item.data["assumed"]):
-                yield item, item.data["message"]
+                yield item, item.data["message"], item.data.get("note", "")
+
+
+def static_but_mapped(ctx: Any, site: Site) -> list[int]:
+    """Positions a ``jit`` around this vmap makes static (``static_argnums``) while the
+    vmap maps them: every call passes a Python value there, which has no axis to map."""
+    from jaxlint.model.abstract import Const, List, Tuple
+    from jaxlint.model.mapsites import application_value
+
+    p = program(ctx)
+    t = site.mapped.value
+    if t is None:
+        return []
+    in_axes = t.option("in_axes", Const(0))
+    for app in p.applications("jax.jit"):
+        jit = application_value(p, app)
+        if jit is None or type(jit.target) is not type(t) or getattr(jit.target, "node", None) is not t.node:
+            continue
+        static = jit.option("static_argnums", Const(None))
+        picked = (
+            [static.value]
+            if type(static) is Const and isinstance(static.value, int)
+            else [x.value for x in static.items if type(x) is Const and isinstance(x.value, int)]
+            if type(static) in (Tuple, List)
+            else []
+        )
+        out = []
+        for i in picked:
+            if type(in_axes) in (Tuple, List):
+                if 0 <= i < len(in_axes.items) and in_axes.items[i] != Const(None):
+                    out.append(i)
+            elif type(in_axes) is Const and isinstance(in_axes.value, int):
+                out.append(i)
+        if out:
+            return out
+    return []
 
 
 def target_name(site: Site) -> str:

@@ -96,7 +96,7 @@ class VmapMapsSharedParam(ThroughForwarders):
         for site in vmap_sites(ctx):
             for e in site.calls:
                 rec = e.record
-                if not e.shapes or rec.issues or not rec.body or not rec.culprits:
+                if not e.shapes or not rec.certain or rec.issues or not rec.body or not rec.culprits:
                     continue
                 from jaxlint.model.maps import MappedLeaf
 
@@ -108,12 +108,13 @@ class VmapMapsSharedParam(ThroughForwarders):
                 what = _WHAT.get(problem.kind, "fails")
                 fn = target_name(site)
                 if len(who) == 1:
-                    head = f"`{site.label}` slices {who[0]} per example, but {fn} needs it whole"
+                    message = f"`{site.label}` slices {who[0]} per example, but {fn} needs it whole"
                     advice = "give it `None` in `in_axes`"
                 else:
-                    head = f"`{site.label}` slices {' and '.join(who)} per example, but {fn} needs one of them whole"
+                    message = f"`{site.label}` slices {' and '.join(who)} per example; {fn} needs one of them whole"
                     advice = "give the shared one `None` in `in_axes`"
-                message = f"{head}: on the slices, {code} {what} ({problem.message}){where(ctx, rec, site)}; {advice}"
+                place = where(ctx, rec, site).strip()
+                note = f"{place + ': ' if place else ''}on one example's slices, {code} {what} ({problem.message}); {advice}"
                 fix = in_axes_fix(ctx, site, set(rec.culprits), rec.positional, FIX_TITLE) if len(who) == 1 else None
-                self.verdict(site.node, message, e, fix)
+                self.verdict(site.node, message, e, fix, note=note)
                 break

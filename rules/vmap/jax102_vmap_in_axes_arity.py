@@ -83,25 +83,32 @@ class VmapInAxesArity(ThroughForwarders):
         (
             "import jax, jax.numpy as jnp\nparams = {'w': jnp.ones(3), 'b': jnp.ones(3)}\n"
             "out = jax.vmap(lambda p, x: x, in_axes=({'w': 0}, 0))(params, jnp.ones(3))\n",
-            Invalid("JAX102", line=3, message="is not a prefix of `params`"),
+            Invalid("JAX102", line=3, message="the `in_axes` entry for `params` is not a prefix of it"),
         ),
     )
 
     def finish(self) -> None:
         for site in vmap_sites(self.ctx):
-            if self._calls(site):
+            # a call in view first, then what the signature alone proves, then a call that
+            # rests on a forwarder of another module (checked in the project phase)
+            if self._calls(site, assumed=False) or self._static(site):
                 continue
-            self._static(site)
+            self._calls(site, assumed=True)
 
     def _shown(self, site: Site, n: int) -> str:
         assert site.in_axes_node is not None
-        return f"`in_axes={short(self.ctx, site.in_axes_node, 60)}` has {n} entr{'y' if n == 1 else 'ies'}"
+        return f"`in_axes={short(self.ctx, site.in_axes_node, 40)}` has {n} entr{'y' if n == 1 else 'ies'}"
 
-    def _calls(self, site: Site) -> bool:
-        """Report the first call that does not fit; True when one was reported."""
+    def _calls(self, site: Site, assumed: bool) -> bool:
+        """Report the first call that does not fit (made through a forwarder of another
+        module, or not); True when one was reported."""
         ctx = self.ctx
         p = program(ctx)
-        found = sorted(first_with(site, ("arity", "structure"), shapes=False), key=lambda ei: ei[0].assumed is not None)
+        found = [
+            (e, i)
+            for e, i in first_with(site, ("arity", "structure"), shapes=False)
+            if (e.assumed is not None) == assumed
+        ]
         for e, issue in found:
             rec = e.record
             written = p.written_call(rec.node) if rec.node is not None else None
@@ -109,55 +116,57 @@ class VmapInAxesArity(ThroughForwarders):
                 n = _entries(site)
                 if n is None or site.in_axes_node is None:
                     continue
-                note = " (keyword arguments never count: vmap maps them over axis 0)" if rec.keywords else ""
+                extra = " (keyword arguments never count: vmap maps them over axis 0)" if rec.keywords else ""
                 if written is not None and written is not rec.node:
-                    note += f" (`{short(ctx, written.func, 40)}` passes its trailing arguments on with `*args`)"
-                call_text = f" in `{short(ctx, written)}`" if written is not None else ""
+                    extra += f" (`{short(ctx, written.func, 40)}` passes its trailing arguments on with `*args`)"
+                s = "s" if rec.positional != 1 else ""
                 message = (
-                    f"{self._shown(site, n)}, but `{site.label}` is called with {rec.positional} positional "
-                    f"argument{'s' if rec.positional != 1 else ''}{call_text}{note}; JAX raises `ValueError: vmap "
-                    f"in_axes must be ... a tuple of entries corresponding to the positional arguments`. Give one "
-                    f"entry per positional argument"
+                    f"{self._shown(site, n)}, but `{site.label}` is called with {rec.positional} positional argument{s}"
+                )
+                call_text = f"`{short(ctx, written)}`{extra}: " if written is not None else ""
+                note = (
+                    f"{call_text}JAX raises `ValueError: vmap in_axes must be ... a tuple of entries corresponding to "
+                    "the positional arguments`; give one entry per positional argument"
                 )
             else:
                 leaf = issue.leaves[0]
-                message = (
-                    f"`{site.label}`: the `in_axes` entry for {leaf_text(ctx, rec, leaf)} is not a prefix of "
-                    f"{leaf_text(ctx, rec, leaf)}, which is {_structure(leaf.value)}{where(ctx, rec, site)}; JAX "
-                    f"raises `ValueError: vmap in_axes specification must be a tree prefix of the corresponding "
-                    f"value`. Give that argument one entry, or one that has its structure"
+                place = where(ctx, rec, site).strip()
+                message = f"`{site.label}`: the `in_axes` entry for {leaf_text(ctx, rec, leaf)} is not a prefix of it"
+                note = (
+                    f"{place + ': ' if place else ''}{leaf_text(ctx, rec, leaf)} is {_structure(leaf.value)}; JAX "
+                    "raises `ValueError: vmap in_axes specification must be a tree prefix of the corresponding "
+                    "value`; give that argument one entry, or one with its structure"
                 )
-            self.verdict(site.node, message, e)
+            self.verdict(site.node, message, e, note=note)
             return True
         return False
 
-    def _static(self, site: Site) -> None:
+    def _static(self, site: Site) -> bool:
         """No call fails: an in_axes longer than the function takes, or a ``*args`` call
-        that can pass no count of arguments the function takes."""
+        that can pass no count of arguments the function takes; True when reported."""
         ev = program(self.ctx).evaluator
         t = site.mapped.value
         n = _entries(site)
         if t is None or n is None or site.in_axes_node is None:
-            return
+            return False
         sig = ev.signature(t.target)
         if sig is None:
-            return
+            return False
         _least, most = sig.positional_counts()
         name = target_name(site)
         if most is not None and n > most:
             params = ", ".join(p.name for p in sig.positional) or "none"
             self.report(
                 site.node,
-                f"{self._shown(site, n)}, but {name} takes at most {most} positional argument"
-                f"{'s' if most != 1 else ''} ({params}); every call of `{site.label}` will fail. Give one entry "
-                f"per positional argument",
+                f"{self._shown(site, n)}, but {name} takes at most {most} positional argument{'s' if most != 1 else ''}",
+                note=f"it takes ({params}): every call of `{site.label}` fails; give one entry per positional argument",
             )
-            return
+            return True
         for call in self._star_calls(site):
             written = [a for a in call.args if a.keyword is None and not a.star]
             named = {a.keyword.value for a in call.args if a.keyword is not None}
             if any(a.star == "**" for a in call.args):
-                return
+                return False
             lo = max(len(written), sum(1 for p in sig.positional if p.required and p.name not in named))
             hi = most
             for i, p in enumerate(sig.positional):
@@ -170,12 +179,15 @@ class VmapInAxesArity(ThroughForwarders):
             holds = f"{' and '.join(stars)} hold{'s' if len(stars) == 1 else ''}"
             self.report(
                 site.node,
-                f"{self._shown(site, n)}, but `{site.label}` is called with `{short(self.ctx, call)}`: whatever "
-                f"{holds}, {name} takes {count} positional arguments there; JAX raises `ValueError: vmap in_axes "
-                f"must be ... a tuple of entries corresponding to the positional arguments`, or the call of {name} "
-                f"fails. Give one entry per positional argument",
+                f"{self._shown(site, n)}, but whatever {holds}, {name} takes {count} positional arguments",
+                note=(
+                    f"in `{short(self.ctx, call)}`: JAX raises `ValueError: vmap in_axes must be ... a tuple of "
+                    f"entries corresponding to the positional arguments`, or the call of {name} fails; give one "
+                    "entry per positional argument"
+                ),
             )
-            return
+            return True
+        return False
 
     def _star_calls(self, site: Site) -> list[Any]:
         p = program(self.ctx)

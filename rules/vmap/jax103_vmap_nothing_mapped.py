@@ -99,12 +99,13 @@ class VmapNothingMapped(ThroughForwarders):
             failing = next(first_with(site, ("nothing",), shapes=False), None)
             place = where(self.ctx, failing[0].record, site) if failing is not None else ""
             message = (
-                f"`{site.label}` maps nothing: `in_axes={short(self.ctx, site.in_axes_node, 60)}` has no "
-                f"non-`None` entry and no `axis_size=` is given{place}, so JAX raises `ValueError: vmap must have "
-                f"at least one non-None value in in_axes`. Put `0` at the batched argument's position, or pass "
-                f"`axis_size=`"
+                f"`{site.label}` maps nothing: `in_axes={short(self.ctx, site.in_axes_node, 40)}` and no `axis_size=`"
+            )
+            note = (
+                f"{place.strip() + ': ' if place.strip() else ''}JAX raises `ValueError: vmap must have at least one "
+                "non-None value in in_axes`; put `0` at the batched argument's position, or pass `axis_size=`"
             )
             if failing is not None:
-                self.verdict(site.node, message, failing[0])
+                self.verdict(site.node, message, failing[0], note=note)
             else:
-                self.report(site.node, message)
+                self.report(site.node, message, note=note)

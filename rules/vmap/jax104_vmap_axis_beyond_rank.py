@@ -3,7 +3,7 @@ from __future__ import annotations
 from jaxlint.lint.rule import Invalid
 from jaxlint.model.abstract import Array, Const, Scalar, as_array, describe
 
-from .analysis import ThroughForwarders, first_with, in_axes_fix, leaf_text, vmap_sites, where
+from .analysis import ThroughForwarders, first_with, in_axes_fix, leaf_text, static_but_mapped, vmap_sites, where
 
 FIX_TITLE = "Give the unmappable argument `None` in `in_axes`"
 
@@ -71,25 +71,38 @@ class VmapAxisBeyondRank(ThroughForwarders):
             Invalid(
                 "JAX104",
                 line=2,
-                message="maps `3` along axis 0, but it is the Python int `3`",
+                message="maps `3` along axis 0, but it is the Python int `3` (rank 0)",
                 fixed="import jax, jax.numpy as jnp\n"
                 "out = jax.vmap(lambda x, n: x * n, in_axes=(0, None))(jnp.ones((8, 3)), 3)\n",
             ),
         ),
         (
             "import jax, jax.numpy as jnp\nout = jax.vmap(lambda x: x, in_axes=2)(jnp.ones((8, 3)))\n",
-            Invalid("JAX104", line=2, message="along axis 2, but it has shape (8, 3)"),
+            Invalid("JAX104", line=2, message="maps `jnp.ones((8, 3))` along axis 2, but it has shape (8, 3)"),
         ),
     )
 
     def finish(self) -> None:
         for site in vmap_sites(self.ctx):
+            static = static_but_mapped(self.ctx, site)
+            if static:
+                n = static[0]
+                self.report(
+                    site.node,
+                    f"`{site.label}` maps argument {n + 1}, which the `jax.jit` around it makes static",
+                    note=(
+                        "`static_argnums` makes every call pass it as a Python value, which has no axis to map: JAX "
+                        "raises `ValueError: vmap was requested to map its argument along axis 0 ...`; give it "
+                        "`None` in `in_axes`"
+                    ),
+                )
+                continue
             for e, issue in first_with(site, ("rank", "type")):
                 rec = e.record
                 leaf = issue.leaves[0]
                 v = leaf.value
                 if issue.kind == "type":
-                    what = f"it is {describe(v)}, which is not a JAX type"
+                    what = f"it is {describe(v)}, not a JAX type"
                     raises = "`TypeError: ... is not a valid JAX type`"
                 elif type(v) is Array:
                     what = f"it has shape {v.shape}"
@@ -104,9 +117,8 @@ class VmapAxisBeyondRank(ThroughForwarders):
                 fix = None
                 if not leaf.path and isinstance(leaf.arg, int):
                     fix = in_axes_fix(self.ctx, site, {leaf.arg}, rec.positional, FIX_TITLE)
-                message = (
-                    f"`{site.label}` maps {leaf_text(self.ctx, rec, leaf)} along axis {leaf.axis}, but {what}"
-                    f"{where(self.ctx, rec, site)}: JAX raises {raises}; give it `None` in `in_axes`"
-                )
-                self.verdict(site.node, message, e, fix)
+                message = f"`{site.label}` maps {leaf_text(self.ctx, rec, leaf)} along axis {leaf.axis}, but {what}"
+                place = where(self.ctx, rec, site).strip()
+                note = f"{place + ': ' if place else ''}JAX raises {raises}; give it `None` in `in_axes`"
+                self.verdict(site.node, message, e, fix, note=note)
                 break

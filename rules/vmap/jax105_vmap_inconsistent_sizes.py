@@ -64,13 +64,17 @@ class VmapInconsistentSizes(ThroughForwarders):
     INVALID = (
         (
             "import jax, jax.numpy as jnp\nout = jax.vmap(lambda a, b: a + b)(jnp.ones((4, 3)), jnp.ones((5, 3)))\n",
-            Invalid("JAX105", line=2, message="maps axes of different sizes: `jnp.ones((4, 3))` has 4"),
+            Invalid(
+                "JAX105",
+                line=2,
+                message="maps axes of different sizes: `jnp.ones((4, 3))` has 4, `jnp.ones((5, 3))` has 5",
+            ),
         ),
         (
             "import jax, jax.numpy as jnp\n\ndef predict(params, x):\n    return x @ params['w']\n\n"
             "def run(params, xs):\n    return jax.vmap(predict)(params, xs)\n\n"
             "run({'w': jnp.ones((16, 4))}, jnp.ones((64, 16)))\n",
-            Invalid("JAX105", line=7, message="(with the arguments from line 9)"),
+            Invalid("JAX105", line=7, message="`params['w']` has 16, `xs` has 64"),
         ),
     )
 
@@ -78,27 +82,25 @@ class VmapInconsistentSizes(ThroughForwarders):
         for site in vmap_sites(self.ctx):
             for e, issue in first_with(site, ("sizes",)):
                 rec = e.record
+                place = where(self.ctx, rec, site).strip()
+                raises = "JAX raises `ValueError: vmap got inconsistent sizes for array axes to be mapped`"
                 if issue.expected is not None:
                     wrong = issue.leaves[0]
                     message = (
-                        f"`{site.label}` is given `axis_size={dims.text(issue.expected)}`, but "
-                        f"{leaf_text(self.ctx, rec, wrong)} has {dims.text(wrong.size)} along axis {wrong.axis}"
-                        f"{where(self.ctx, rec, site)}: JAX raises `ValueError: vmap got inconsistent sizes for "
-                        f"array axes to be mapped`"
+                        f"`{site.label}` has `axis_size={dims.text(issue.expected)}`, but "
+                        f"{leaf_text(self.ctx, rec, wrong)} has {dims.text(wrong.size)}"
                     )
+                    note = f"{place + ': ' if place else ''}{raises} (axis {wrong.axis} is the mapped one)"
                 else:
-                    shown = _by_size(self.ctx, rec, issue.leaves)
-                    message = (
-                        f"`{site.label}` maps axes of different sizes: {shown}{where(self.ctx, rec, site)}. "
-                        f"JAX raises `ValueError: vmap got inconsistent sizes for array axes to be mapped`; "
-                        f"give arguments every example shares `None` in `in_axes`"
-                    )
-                self.verdict(site.node, message, e)
+                    message = f"`{site.label}` maps axes of different sizes: {_by_size(self.ctx, rec, issue.leaves, 2)}"
+                    every = _by_size(self.ctx, rec, issue.leaves, 8)
+                    note = f"{place + ': ' if place else ''}{raises}. Mapped sizes: {every}"
+                self.verdict(site.node, message, e, note=note)
                 break
 
 
-def _by_size(ctx, rec, leaves) -> str:
-    """``params['w1']`` has 16, ``xs`` has 64 (one leaf per size, at most four)."""
+def _by_size(ctx, rec, leaves, most: int) -> str:
+    """``params['w1']`` has 16, ``xs`` has 64: one leaf per size, the first ``most`` sizes."""
     seen: list = []
     parts = []
     for leaf in leaves:
@@ -107,6 +109,6 @@ def _by_size(ctx, rec, leaves) -> str:
         seen.append(leaf.size)
         axis = f" (axis {leaf.axis})" if leaf.axis not in (0, None) else ""
         parts.append(f"{leaf_text(ctx, rec, leaf)} has {dims.text(leaf.size)}{axis}")
-        if len(parts) == 4:
+        if len(parts) == most:
             break
     return ", ".join(parts)

@@ -11,6 +11,7 @@ from typing import Any
 from jaxlint.base.literals import UNKNOWN
 
 from ..abstract import FLOAT, INT, KEY, UINT32, Array, DType, Shape, as_array
+from ..abstract import RAW_KEY as RAW_KEY_DTYPE
 from . import Call
 from .rules import (
     Fails,
@@ -58,7 +59,7 @@ def prng_key(call: Call) -> Any:
     """``PRNGKey(seed)``: a raw key of the default implementation, uint32 ``(2,)``."""
     if not is_none(call.arg("impl")):
         return Array(None, DType("uint"))
-    return Array(RAW_KEY, UINT32)
+    return Array(RAW_KEY, RAW_KEY_DTYPE)
 
 
 def typed_key(call: Call) -> Any:
@@ -77,7 +78,7 @@ def split(call: Call) -> Any:
     if kind == "typed":
         return Array(Shape(num), k.dtype)
     if kind == "raw":
-        return Array(Shape((*num, 2)), UINT32)
+        return Array(Shape((*num, 2)), RAW_KEY_DTYPE)
     return Array(Shape(num, rest=True), k.dtype)
 
 

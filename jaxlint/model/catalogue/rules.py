@@ -454,8 +454,11 @@ def python_bool(call: Call) -> Any:
 # creation
 # ----------------------------------------------------------------------------------
 def create(call: Call, shape: str = "shape", dtype: str = "dtype", default: DType = FLOAT) -> Any:
-    """An array made from a shape argument (``zeros``, ``ones``, ``empty``)."""
+    """An array made from a shape argument (``zeros``, ``ones``, ``empty``); a negative
+    size is a problem (``-1`` is for ``reshape``, not for a new array)."""
     s = shape_of(call.arg(shape))
+    if s is not None and any((dims.as_int(d) or 0) < 0 for d in s.dims):
+        return call.problem("shape", f"{call.name} got a negative dimension in shape {s}")
     return array_of(call, s, dtype_of(call.arg(dtype)) or default)
 
 

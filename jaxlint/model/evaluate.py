@@ -569,6 +569,9 @@ class Evaluator:
         if t is Array:
             return self._array_attribute(base, attr)
         if t is Struct and type(base.cls) is External:
+            v = base.get(attr)  # a field the model knows (a mesh's ``axis_names``)
+            if v is not None:
+                return v
             q = LIBRARY_METHODS.get(base.cls.qualified, {}).get(attr)
             return External(q) if q is not None else UNKNOWN
         if t is Struct:

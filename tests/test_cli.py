@@ -151,7 +151,7 @@ def test_config_unknown_key_is_an_error(tmp_path):
     write(tmp_path, "a.py", CLEAN)
     code, _out, err = run_cli(str(tmp_path))
     assert code == 2
-    assert err == f"jaxlint: error: {tmp_path}/pyproject.toml: unknown key `selcet` in [tool.jaxlint]\n"
+    assert err == f"jaxlint: error: {tmp_path}/pyproject.toml:2: unknown key `selcet` in [tool.jaxlint]\n"
 
 
 def test_config_unknown_code_is_an_error(tmp_path):
@@ -400,11 +400,13 @@ def test_config_file_errors_are_one_line(tmp_path):
     write(tmp_path, "broken.toml", "[tool.jaxlint\n")
     code, _, err = run_cli("--config", str(tmp_path / "broken.toml"), str(tmp_path / "a.py"))
     assert (
-        code == 2 and err.startswith(f"jaxlint: error: {tmp_path}/broken.toml: invalid TOML: ") and err.count("\n") == 1
+        code == 2
+        and err.startswith(f"jaxlint: error: {tmp_path}/broken.toml:1: invalid TOML: ")
+        and err.count("\n") == 1
     )
     write(tmp_path, "other.toml", '[tool.jaxlint]\nselect = "JAX1"\n')
     code, _, err = run_cli("--config", str(tmp_path / "other.toml"), str(tmp_path / "a.py"))
-    assert (code, err) == (2, f"jaxlint: error: {tmp_path}/other.toml: `select` must be a list\n")
+    assert (code, err) == (2, f"jaxlint: error: {tmp_path}/other.toml:2: `select` must be a list\n")
     write(tmp_path, "jaxlint.toml", 'select = ["JAX8"]\n')
     assert run_cli("--config", str(tmp_path / "jaxlint.toml"), str(tmp_path / "a.py"))[0] == 0
 

@@ -295,8 +295,9 @@ class Uses:
         b = self.p.binding(root)
         if b is not None and b.kind == "import":
             v = self.api(node)
-            if type(v) is External and v.qualified.split(".")[0] not in EXTERNAL and self._matters(v.qualified):
-                refs.append((v.qualified, node, False))
+            q = v.qualified if type(v) is External else _imported_name(b, node)
+            if q is not None and q.split(".")[0] not in EXTERNAL and self._matters(q):
+                refs.append((q, node, False))
             return
         if type(node.value) is cst.Name:
             ref = self._attribute_ref(node) or self._method_ref(node)  # ``self.step``: always followed
@@ -554,11 +555,20 @@ def _mark_ambient(layer: dict[str, Any], api: str, options: list[cst.Arg]) -> No
         layer["ambient"] = True
 
 
+def _imported_name(b: Binding, node: cst.Attribute) -> str | None:
+    """``sync.train_step`` under ``import sync`` as written: the evaluator gives the def
+    itself when it reads the project's module, and the call paths name it."""
+    name = dotted(node)
+    if not name or not b.imported:
+        return None
+    return b.imported + name[len(b.name) :]
+
+
 def _qualified(v: Any) -> str | None:
     return v.qualified if type(v) is External else None
 
 
-def _bound_vars(u: dict[str, Any], out: set[str]) -> None:
+def _bound_vars(u: dict[str, Any] | None, out: set[str]) -> None:
     """The variables a fate binds (also through the results of a factory's calls)."""
     while u is not None:
         if u["kind"] == "bind" and u["var"]:

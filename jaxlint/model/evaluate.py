@@ -64,9 +64,11 @@ from .abstract import (
 )
 from .axes import MESH_CONSTRUCTORS, mesh_names, mesh_value
 from .catalogue import Call, Problem, lookup
+from .catalogue.host import INSTANCE_METHODS
 from .catalogue.indexing import IndexRef, is_slice, make_slice
 from .scopes import Binding, Scope
 from .signature import REQUIRED, Argument, Param, Signature, bind
+from .transforms import named
 
 if TYPE_CHECKING:
     from .program import Program
@@ -91,7 +93,7 @@ class Env:
         function: cst.FunctionDef | cst.Lambda,
         params: tuple[tuple[str, Any], ...],
         parent: Env | None,
-        site: cst.CSTNode | None,
+        site: object,  # a cst.CSTNode, or a contexts.CaseSite
         caller: Env | None,
         depth: int,
     ) -> None:
@@ -118,68 +120,13 @@ class Env:
 
 _MISSING: Any = object()
 
-# Calls of these give a Python int that is the device count.
-DEVICE_COUNTS = frozenset({"jax.local_device_count", "jax.device_count"})
-DEVICE_LISTS = frozenset({"jax.devices", "jax.local_devices"})
-DEVICE_PUTS = frozenset({"jax.device_put", "jax.device_get", "jax.device_put_replicated", "jax.device_put_sharded"})
-SHAPE_FUNCTIONS = frozenset({"numpy.shape", "jax.numpy.shape"})
-# library calls that make an object whose methods are the library's functions: NumPy's
-# random number generators (``RandomState(0).randn(3, 4)`` is ``numpy.random.randn(3, 4)``)
-LIBRARY_OBJECTS = {
-    "numpy.random.RandomState": "numpy.random.RandomState",
-    "numpy.random.default_rng": "numpy.random.Generator",
-    "numpy.random.Generator": "numpy.random.Generator",
-}
-LIBRARY_METHODS = {
-    "numpy.random.RandomState": {
-        m: f"numpy.random.{m}"
-        for m in (
-            "randn",
-            "rand",
-            "randint",
-            "normal",
-            "uniform",
-            "choice",
-            "permutation",
-            "standard_normal",
-            "random_sample",
-            "random",
-            "binomial",
-            "poisson",
-            "exponential",
-            "gamma",
-            "beta",
-            "shuffle",
-        )
-    },
-    "numpy.random.Generator": {
-        **{
-            m: f"numpy.random.{m}"
-            for m in (
-                "normal",
-                "uniform",
-                "choice",
-                "permutation",
-                "standard_normal",
-                "random",
-                "binomial",
-                "poisson",
-                "exponential",
-                "gamma",
-                "beta",
-                "shuffle",
-            )
-        },
-        "integers": "numpy.random.randint",
-    },
-}
 PARTIAL = frozenset({"functools.partial"})
 # Decorators that leave the function as it is, as far as calling it goes.
 TRANSPARENT = frozenset(
     {"functools.wraps", "staticmethod", "classmethod", "builtins.staticmethod", "builtins.classmethod"}
 )
 # Decorators that keep the signature and run the function (a context-manager decorator).
-TRANSPARENT_CALLS = frozenset({"jax.named_scope", "jax.profiler.annotate_function", "jax.ensure_compile_time_eval"})
+TRANSPARENT_CALLS = named("scope")
 
 
 @dataclass(slots=True)
@@ -195,9 +142,10 @@ class Collected:
 class World:
     """What the evaluators of one lint share: the memos, the frames, the problems being
     collected, the work budget, the transfer functions' records, and the programs of the
-    project modules it reads values from (``load``: module name -> Program, on demand)."""
+    project modules it reads values from (``load(module, world)``: the module's Program
+    in this world, on demand; see jaxlint.lint.imports)."""
 
-    def __init__(self, load: Callable[[str], Program | None] | None = None) -> None:
+    def __init__(self, load: Callable[[str, World], Program | None] | None = None) -> None:
         self.memo: dict[tuple[cst.CSTNode, Env | None], tuple[Any, tuple[Problem, ...]]] = {}
         self.frames: dict[tuple[Any, ...], Env] = {}
         self.calls: dict[tuple[Any, ...], tuple[Any, tuple[Problem, ...]]] = {}
@@ -218,7 +166,7 @@ class World:
             return None
         if module not in self._programs:
             self._programs[module] = None  # a module importing itself: nothing
-            self._programs[module] = self._load(module)
+            self._programs[module] = self._load(module, self)
         return self._programs[module]
 
     def resolve(self, qualified: str) -> Any:
@@ -289,7 +237,7 @@ class Evaluator:
         function: cst.FunctionDef | cst.Lambda,
         params: dict[str, Any],
         parent: Env | None,
-        site: cst.CSTNode | None = None,
+        site: object = None,  # a cst.CSTNode, or a contexts.CaseSite
         caller: Env | None = None,
     ) -> Env:
         items = tuple(params.items())
@@ -375,43 +323,43 @@ class Evaluator:
 
     def _expr(self, e: cst.CSTNode, env: Env | None) -> Any:
         t = type(e)
-        if t is cst.Name:
+        if type(e) is cst.Name:
             return self._name(e, env)
-        if t is cst.Integer or t is cst.Float or t is cst.Imaginary:
+        if type(e) is cst.Integer or type(e) is cst.Float or type(e) is cst.Imaginary:
             return _number(e)
-        if t is cst.SimpleString:
+        if type(e) is cst.SimpleString:
             try:
                 return Const(e.evaluated_value)
             except Exception:
                 return UNKNOWN
-        if t is cst.ConcatenatedString:
+        if type(e) is cst.ConcatenatedString:
             return self._concatenated(e, env)
-        if t is cst.FormattedString:
+        if type(e) is cst.FormattedString:
             return self._fstring(e, env)
-        if t is cst.Attribute:
+        if type(e) is cst.Attribute:
             return self.attribute(self.value(e.value, env), e.attr.value, e)
-        if t is cst.Call:
+        if type(e) is cst.Call:
             return self._call_expr(e, env)
-        if t is cst.Subscript:
+        if type(e) is cst.Subscript:
             return self._subscript(e, env)
-        if t is cst.BinaryOperation:
+        if type(e) is cst.BinaryOperation:
             return self._binary(e, env)
-        if t is cst.UnaryOperation:
+        if type(e) is cst.UnaryOperation:
             return self._unary(e, env)
-        if t is cst.Tuple or t is cst.List:
+        if type(e) is cst.Tuple or type(e) is cst.List:
             items = self._elements(e.elements, env)
             if items is None:
                 return UNKNOWN
             return Tuple(items) if t is cst.Tuple else List(items)
-        if t is cst.Dict:
+        if type(e) is cst.Dict:
             return self._dict(e, env)
-        if t is cst.Lambda:
+        if type(e) is cst.Lambda:
             return Function(e, env, self.p)
-        if t is cst.FunctionDef:
+        if type(e) is cst.FunctionDef:
             return self._decorated(e, env)
-        if t is cst.ClassDef:
+        if type(e) is cst.ClassDef:
             return Class(e, self.p)
-        if t is cst.IfExp:
+        if type(e) is cst.IfExp:
             test = self.value(e.test, env)
             truth = self.test(test, e.test)
             if truth is True:
@@ -419,15 +367,15 @@ class Evaluator:
             if truth is False:
                 return self.value(e.orelse, env)
             return join(self.value(e.body, env), self.value(e.orelse, env))
-        if t is cst.BooleanOperation:
+        if type(e) is cst.BooleanOperation:
             return self._boolean(e, env)
-        if t is cst.Comparison:
+        if type(e) is cst.Comparison:
             return self._comparison(e, env)
-        if t is cst.ListComp or t is cst.GeneratorExp or t is cst.DictComp:
+        if type(e) is cst.ListComp or type(e) is cst.GeneratorExp or type(e) is cst.DictComp:
             return self._comprehension(e, env)
-        if t is cst.Ellipsis:
+        if type(e) is cst.Ellipsis:
             return Const(...)
-        if t is cst.NamedExpr:
+        if type(e) is cst.NamedExpr:
             return self.value(e.value, env)
         return UNKNOWN
 
@@ -572,8 +520,8 @@ class Evaluator:
             v = base.get(attr)  # a field the model knows (a mesh's ``axis_names``)
             if v is not None:
                 return v
-            q = LIBRARY_METHODS.get(base.cls.qualified, {}).get(attr)
-            return External(q) if q is not None else UNKNOWN
+            method = INSTANCE_METHODS.get(base.cls.qualified, {}).get(attr)
+            return External(method) if method is not None else UNKNOWN
         if t is Struct:
             v = base.get(attr)
             if v is not None:
@@ -645,10 +593,16 @@ class Evaluator:
         """``base[index]``."""
         t = type(base)
         if t is Tuple or t is List:
-            if type(index) is Const and type(index.value) is int and not -len(base.items) <= index.value < len(base.items):
+            if (
+                type(index) is Const
+                and type(index.value) is int
+                and not -len(base.items) <= index.value < len(base.items)
+            ):
                 kind = "tuple" if t is Tuple else "list"
                 self.report(
-                    Problem("index", f"IndexError: {kind} index {index.value} out of range ({len(base.items)} items)", node)
+                    Problem(
+                        "index", f"IndexError: {kind} index {index.value} out of range ({len(base.items)} items)", node
+                    )
                 )
                 return UNKNOWN
             return _sequence_item(base, index)
@@ -803,6 +757,7 @@ class Evaluator:
                     items = [(a, b) for a, b in items if a != k]
                     items.append((k, x))
                 continue
+            assert type(el) is cst.DictElement  # the other BaseDictElement
             k = self.value(el.key, env)
             if type(k) is not Const:
                 return UNKNOWN
@@ -897,7 +852,7 @@ class Evaluator:
             parts = [self.items(x) for x in iterable.parts]
             if any(p is None for p in parts):
                 return None
-            return [Tuple(tuple(row)) for row in zip(*parts, strict=False)]  # type: ignore[arg-type]  # checked above
+            return [Tuple(tuple(row)) for row in zip(*parts, strict=False)]
         if t is _Enumerate:
             inner = self.items(iterable.inner)
             return None if inner is None else [Tuple((Const(i), x)) for i, x in enumerate(inner)]
@@ -973,14 +928,6 @@ class Evaluator:
             v = BUILTIN_CALLS[q](self, args)
             if not not_handled(v):
                 return v
-        if q in DEVICE_COUNTS:
-            return Scalar("int", dims.DEVICES)
-        if q in DEVICE_PUTS:
-            return self._device_put(q, args)
-        if q in LIBRARY_OBJECTS:
-            return Struct(External(LIBRARY_OBJECTS[q]), (), "object")
-        if q in DEVICE_LISTS:
-            return Seq(dims.DEVICES, External("jax.Device"))
         if q in PARTIAL:
             if not args or args[0][1] is not None or args[0][2]:
                 return UNKNOWN
@@ -1002,33 +949,11 @@ class Evaluator:
         op = lookup(q)
         if op is None:
             return UNKNOWN
-        out = self._apply_op(q, op, args, node)
-        if out is UNKNOWN and q in SHAPE_FUNCTIONS:
-            return Seq(None, Scalar("int"))  # whatever it is given, a shape is a tuple of ints
-        return out
+        return self._apply_op(q, op, args, node, env)
 
-    def _device_put(self, q: str, args: list[Argument]) -> Any:
-        """``device_put(x)``: x on the device; ``device_put_replicated(x, devices)``: one
-        copy per device stacked on a new leading axis; ``device_put_sharded(shards,
-        devices)``: the shards stacked; ``device_get(x)``: x on the host."""
-        from .transfer import _stack
-
-        if any(s for _, _, s in args) or not args or args[0][1] is not None:
-            return UNKNOWN
-        x = args[0][0]
-        if q == "jax.device_put":
-            return _on_host(x, False)
-        if q == "jax.device_get":
-            return _on_host(x, True)
-        devices = args[1][0] if len(args) > 1 else UNKNOWN
-        n = devices.length if type(devices) is Seq else len(devices.items) if type(devices) in (Tuple, List) else None
-        if q == "jax.device_put_replicated":
-            return _stack(_on_host(x, False), n)
-        if q == "jax.device_put_sharded" and type(x) in (Tuple, List) and x.items:
-            return _stack(_on_host(join_all(list(x.items)), False), len(x.items))
-        return UNKNOWN
-
-    def _apply_op(self, q: str, op: Any, args: list[Argument], node: cst.CSTNode | None) -> Any:
+    def _apply_op(self, q: str, op: Any, args: list[Argument], node: cst.CSTNode | None, env: Env | None = None) -> Any:
+        """A catalogue function's result; the functions it is given (``lax.scan``'s body,
+        ``jax.tree.map``'s) are called from ``env``, the caller's frame."""
         b = bind(op.signature, args)
         if b.error is not None:
             return UNKNOWN
@@ -1044,7 +969,7 @@ class Evaluator:
                 )
                 return UNKNOWN
         call = Call(
-            q, op.signature, b, node, self.report, lambda f, xs: self.call(f, [(x, None, "") for x in xs], None, node)
+            q, op.signature, b, node, self.report, lambda f, xs: self.call(f, [(x, None, "") for x in xs], env, node)
         )
         try:
             out = op.result(call)
@@ -1330,22 +1255,6 @@ def _number(e: cst.BaseNumber) -> Any:
         return UNKNOWN
 
 
-def _on_host(v: Any, host: bool) -> Any:
-    """The same pytree with its arrays on the device (or, ``host``, the host)."""
-    t = type(v)
-    if t is Array:
-        return Array(v.shape, v.dtype, host, v.origin)
-    if t is Tuple or t is List:
-        return t(tuple(_on_host(x, host) for x in v.items))
-    if t is Dict:
-        return Dict(tuple((k, _on_host(x, host)) for k, x in v.items))
-    if t is Struct and v.kind == "pytree":
-        return Struct(
-            v.cls, tuple((k, x if k in v.static else _on_host(x, host)) for k, x in v.fields), v.kind, v.static
-        )
-    return v
-
-
 def _truth(v: Any) -> bool | None:
     if type(v) is Const:
         try:
@@ -1497,9 +1406,12 @@ def _sequence_item(base: Tuple | List, index: Any) -> Any:
         i = index.value
         return items[i] if -len(items) <= i < len(items) else UNKNOWN
     if is_slice(index):
-        bounds = [x.value if type(x) is Const else UNKNOWN for x in (index.get(k) for k in ("start", "stop", "step"))]
-        if any(x is UNKNOWN or (x is not None and not isinstance(x, int)) for x in bounds):
-            return UNKNOWN
+        bounds: list[int | None] = []
+        for k in ("start", "stop", "step"):
+            x = index.get(k)
+            if type(x) is not Const or not (x.value is None or type(x.value) is int):
+                return UNKNOWN
+            bounds.append(x.value)
         return type(base)(items[slice(*bounds)])
     return UNKNOWN
 

@@ -33,13 +33,14 @@ from typing import Any
 import libcst as cst
 
 from .attributes import instance_attribute
+from .transforms import named
 from .values import External, Function, Parameter, Transformed, is_partial, is_transform
 
 KEY = "forwards"
 # transforms that call their function with the same arguments ...
-SAME_SHAPES = frozenset({"jax.jit", "jax.checkpoint", "jax.remat", "jax.ad_checkpoint.checkpoint", "jax.named_call"})
+SAME_SHAPES = named(gives="value")
 # ... and those that keep the number of arguments but give each a block of it
-SAME_ARITY = frozenset({"jax.shard_map", "jax.smap"})
+SAME_ARITY = named(gives="blocks")
 
 
 def forwards(p, fn: cst.FunctionDef) -> dict[str, dict[str, Any]]:
@@ -191,7 +192,9 @@ def _made(p, call: cst.Call, arg: cst.Arg) -> cst.Call | None:
         if fact is None or fact["named"] != at + offset + 1:
             return None
         named = {x.name.value for x in (*callee.params.params, *callee.params.kwonly_params)}
-        if any(a.keyword.value in named for a in keywords) or (keywords and not fact["kwargs"]):
+        if any(a.keyword is not None and a.keyword.value in named for a in keywords) or (
+            keywords and not fact["kwargs"]
+        ):
             return None
         info = {"refs": [], "shapes": fact["shapes"]}
     elif refs and not keywords:  # with keywords: which the callee's own parameters take is not known here

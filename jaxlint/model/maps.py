@@ -113,7 +113,7 @@ def _axis_of(spec: Any) -> tuple[bool, int | None]:
     if type(spec) is Const and (
         spec.value is None or (isinstance(spec.value, int) and not isinstance(spec.value, bool))
     ):
-        return True, spec.value  # type: ignore[return-value]  # an int or None, checked above
+        return True, spec.value
     return False, None
 
 
@@ -315,11 +315,12 @@ def call_map(ev: Evaluator, t: Transformed, args: list[Argument], env: Env | Non
         return UNKNOWN
     # 3. the body on the slices
     sliced = [_slice(v, specs[i] if not positional_static[i] else Const(None)) for i, v in enumerate(positional)]
-    kw_sliced = [(_slice(v, Const(0)), k, "") for k, v in keywords]
+    kw_sliced: list[tuple[Any, str | None, str]] = [(_slice(v, Const(0)), k, "") for k, v in keywords]
     ev.world.maps.append(t)
     try:
         with ev.collect() as got:
-            inner = ev.call(t.target, [(v, None, "") for v in sliced] + kw_sliced, env, node)
+            sliced_args: list[tuple[Any, str | None, str]] = [(v, None, "") for v in sliced]
+            inner = ev.call(t.target, sliced_args + kw_sliced, env, node)
         rec.body = list(got.problems)
         if rec.body:
             for i, v in enumerate(positional):
@@ -327,7 +328,8 @@ def call_map(ev: Evaluator, t: Transformed, args: list[Argument], env: Env | Non
                     continue
                 whole = [v if j == i else s for j, s in enumerate(sliced)]
                 with ev.collect() as again:
-                    ev.call(t.target, [(x, None, "") for x in whole] + kw_sliced, env, node)
+                    whole_args: list[tuple[Any, str | None, str]] = [(x, None, "") for x in whole]
+                    ev.call(t.target, whole_args + kw_sliced, env, node)
                 if not again.problems:
                     rec.culprits.append(i)
     finally:

@@ -13,6 +13,7 @@ from jaxlint.base.names import ALIASES
 
 from .forwarding import forwarded_call
 from .scopes import Binding, Scope, ScopeBuilder, reaching_in
+from .transforms import named
 from .values import (
     TRANSPARENT_DECORATORS,
     External,
@@ -27,14 +28,14 @@ from .values import (
 )
 
 # Transforms whose result calls the function they wrap with the same arguments.
-FORWARDING_TRANSFORMS = frozenset({"jax.jit", "jax.checkpoint", "jax.remat", "jax.named_call"})
+FORWARDING_TRANSFORMS = named(gives="value")
 # ... and those that pass as many positional arguments on, sliced.
-MAPPING_TRANSFORMS = frozenset({"jax.vmap", "jax.pmap"})
+MAPPING_TRANSFORMS = named(gives="map")
 # ``jax.jit(f).trace(*args)`` and ``.lower(*args)`` pass the arguments on like a call.
 TRACING_METHODS = frozenset({"trace", "lower", "eval_shape"})
 # Calls that call their first argument with the primals: spread after it, or as a tuple.
-PRIMALS_SPREAD = frozenset({"jax.vjp", "jax.linearize"})
-PRIMALS_TUPLE = frozenset({"jax.jvp", "jax.test_util.check_grads", "jax._src.test_util.check_grads"})
+PRIMALS_SPREAD = named("call", primals="spread")
+PRIMALS_TUPLE = named("call", primals="tuple")
 _DEPTH = 40
 # methods that change a list or dict in place
 MUTATORS = frozenset(
@@ -46,11 +47,11 @@ def _is_store(parents: dict[cst.CSTNode, cst.CSTNode], sub: cst.Subscript) -> bo
     """Is ``sub`` written to (``x[i] = v``, ``x[i] += v``, ``del x[i]``, a ``for`` target)?"""
     node: cst.CSTNode = sub
     parent = parents.get(node)
-    while type(parent) in (cst.Element, cst.Tuple, cst.List, cst.StarredElement):
+    while parent is not None and type(parent) in (cst.Element, cst.Tuple, cst.List, cst.StarredElement):
         node, parent = parent, parents.get(parent)
     if type(parent) is cst.AssignTarget:
         return True
-    if type(parent) in (cst.AugAssign, cst.AnnAssign, cst.For) and parent.target is node:
+    if isinstance(parent, (cst.AugAssign, cst.AnnAssign, cst.For)) and parent.target is node:
         return True
     return type(parent) is cst.Del
 
@@ -74,7 +75,7 @@ class Program:
         self._values: dict[cst.CSTNode, Any] = {}
         self._literals: dict[cst.CSTNode, Any] = {}
         self._depth = 0
-        self._by_value: dict[cst.CSTNode, Binding] | None = None
+        self._by_value: dict[cst.CSTNode, Binding | None] | None = None
         self._applications: list[Transformed] | None = None
         # the transforms each def's decorators apply, innermost first (also below an
         # unknown decorator that makes the def's own value UNKNOWN)
@@ -89,7 +90,7 @@ class Program:
             from .evaluate import Evaluator, World
 
             if self._world is None:
-                self._world = World(getattr(self.ctx, "load_module", None))
+                self._world = World(self.ctx.load_module)
             ev = self.__dict__["_evaluator"] = Evaluator(self, self._world)
         return ev
 
@@ -244,13 +245,12 @@ class Program:
         return v
 
     def _value(self, expr: cst.CSTNode) -> Any:
-        t = type(expr)
-        if t is cst.Name:
+        if type(expr) is cst.Name:
             found = self.reaching(expr)
             if not found:
                 return UNKNOWN
             return same([self.value_of_binding(b) for b in found])
-        if t is cst.Attribute:
+        if type(expr) is cst.Attribute:
             base = self.value(expr.value)
             if type(base) is External:
                 q = f"{base.qualified}.{expr.attr.value}"
@@ -258,13 +258,13 @@ class Program:
             if type(base) is Parameter:
                 return self._method(base, expr.attr.value)
             return UNKNOWN
-        if t is cst.Lambda:
+        if type(expr) is cst.Lambda:
             return Function(expr)
-        if t is cst.FunctionDef:
+        if type(expr) is cst.FunctionDef:
             return self._decorated(expr)
-        if t is cst.Call:
+        if type(expr) is cst.Call:
             return self._call(expr)
-        if t is cst.Subscript:
+        if type(expr) is cst.Subscript:
             inner = self.element(expr)
             return self.value(inner) if inner is not None else UNKNOWN
         return UNKNOWN
@@ -287,7 +287,7 @@ class Program:
         b = receiver.binding
         fn_scope = b.scope
         cls = fn_scope.parent
-        if cls is None or cls.kind != "class" or fn_scope.kind != "function":
+        if cls is None or cls.kind != "class" or not isinstance(fn_scope.node, cst.FunctionDef):
             return UNKNOWN
         params = fn_scope.node.params
         first = (params.posonly_params or params.params or (None,))[0]
@@ -354,10 +354,10 @@ class Program:
     def unpacked(self, expr: cst.BaseExpression, unpack: tuple[int, ...]) -> cst.BaseExpression | None:
         """The element of a tuple/list display that ``a, (b, c) = expr`` gives one name."""
         for k in unpack:
-            expr = self.display(expr)
-            if expr is None:
+            display = self.display(expr)
+            if display is None:
                 return None
-            els = expr.elements
+            els = display.elements
             if k >= len(els) or any(type(e) is cst.StarredElement for e in els[: k + 1]):
                 return None
             expr = els[k].value
@@ -365,7 +365,8 @@ class Program:
 
     def display(self, expr: cst.BaseExpression) -> cst.Tuple | cst.List | None:
         """A tuple/list display, also through a name bound once to one."""
-        return self._through_names(expr, (cst.Tuple, cst.List))
+        found = self._through_names(expr, (cst.Tuple, cst.List))
+        return found if isinstance(found, (cst.Tuple, cst.List)) else None
 
     def _through_names(self, expr: cst.BaseExpression, kinds: tuple[type, ...]) -> cst.BaseExpression | None:
         """``expr`` if it is one of ``kinds``, or what a name bound once by assignment (also
@@ -378,9 +379,10 @@ class Program:
             b = self.binding(expr)
             if b is None or b.kind != "assign" or b.value is None:
                 return None
-            expr = self.unpacked(b.value, b.unpack)
-            if expr is None:
+            inner = self.unpacked(b.value, b.unpack)
+            if inner is None:
                 return None
+            expr = inner
         return None
 
     def element(self, sub: cst.Subscript) -> cst.BaseExpression | None:
@@ -396,16 +398,16 @@ class Program:
                 return None
             return d.elements[key].value if -len(d.elements) <= key < len(d.elements) else None
         if isinstance(key, str):
-            d = self._dict_display(sub.value)
-            if d is None:
+            mapping = self._dict_display(sub.value)
+            if mapping is None:
                 return None
-            found = [e.value for e in d.elements if type(e) is cst.DictElement and self.literal(e.key) == key]
+            found = [e.value for e in mapping.elements if type(e) is cst.DictElement and self.literal(e.key) == key]
             return found[-1] if found else None
         return None
 
     def _dict_display(self, expr) -> cst.Dict | None:
         d = self._through_names(expr, (cst.Dict,))
-        return d if d is not None and all(type(e) is cst.DictElement for e in d.elements) else None
+        return d if isinstance(d, cst.Dict) and all(type(e) is cst.DictElement for e in d.elements) else None
 
     def origin(self, expr: cst.BaseExpression) -> cst.BaseExpression:
         """Where a name's value was built: follows names bound once, unpacking and literal
@@ -629,7 +631,7 @@ class Program:
             args = rest
         elif api in PRIMALS_TUPLE and rest and not rest[0].star:
             display = rest[0].value
-            if type(display) in (cst.Tuple, cst.List):
+            if isinstance(display, (cst.Tuple, cst.List)):
                 args = [
                     cst.Arg(value=e.value, star="*" if type(e) is cst.StarredElement else "") for e in display.elements
                 ]
@@ -640,8 +642,9 @@ class Program:
         self._primal_calls[call] = made
         return made
 
-    def written_call(self, call: cst.Call) -> cst.Call:
-        """The call as the source writes it: ``jax.vjp(f, x, y)`` for the ``f(x, y)`` it makes."""
+    def written_call(self, call: cst.CSTNode) -> cst.CSTNode:
+        """The call as the source writes it: ``jax.vjp(f, x, y)`` for the ``f(x, y)`` it makes
+        (any other node is itself)."""
         made = self.parents.get(call)
         if type(made) is cst.Call and (
             self._primal_calls.get(made) is call or call in self.ctx.shared.get("model.forwarded_info", ())
@@ -710,12 +713,13 @@ class Program:
             for x in b.scope.bindings.get(b.name, ())
             if x is not b and x.kind == "assign" and not x.unpack and type(x.value) is cst.Call and not x.anywhere
         }
-        family = [b] + [x for x, name in inner.items() if name is not None]
+        named = {x: name for x, name in inner.items() if name is not None}
+        family = [b, *named]
         shrunk = True
         while shrunk and len(family) > 1:  # the largest family closed under "wraps only its members"
             shrunk = False
             for x in family[1:]:
-                seen = self.reaching(inner[x])
+                seen = self.reaching(named[x])
                 if not seen or not all(y in family for y in seen):
                     family.remove(x)
                     shrunk = True
@@ -753,7 +757,8 @@ class Program:
     def target_function(v: Any) -> tuple[Function, int, list[str]] | None:
         """The function a transformed/partial value finally calls, with the positional
         arguments and keywords ``partial`` binds on the way: ``(Function, n, keywords)``."""
-        bound, keywords = 0, []
+        bound = 0
+        keywords: list[str] = []
         for _ in range(_DEPTH):
             if type(v) is Function:
                 return v, bound, keywords
@@ -775,6 +780,7 @@ class Program:
         a def whose body is ``return g(...)``. Gives (what it calls, for each of the wrapper's
         positional parameters the callee's positional index it lands on, or None)."""
         node = fn.node
+        body: cst.BaseExpression | None
         if type(node) is cst.Lambda:
             body = node.body
         else:

@@ -81,7 +81,7 @@ def _argument_for(p: Program, frame: Env, param: str) -> cst.BaseExpression | No
     args = [(i, a.keyword.value if a.keyword is not None else None, "") for i, a in enumerate(call.args)]
     if offset:
         args = [(-1, None, ""), *args]
-    b = bind(sig, args)  # type: ignore[arg-type]  # positions stand in for the values
+    b = bind(sig, args)  # positions stand in for the values
     k = b.arguments.get(param)
     if not isinstance(k, int) or k < 0:
         return None

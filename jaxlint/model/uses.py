@@ -22,17 +22,15 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from .abstract import Const, External, List, Transformed, Tuple
-from .catalogue import lookup
+from .catalogue import lookup, rule_family
 from .signature import bind
+from .transforms import named
 
 if TYPE_CHECKING:
     from .program import Program
 
-CONTRACTIONS = frozenset(
-    f"jax.numpy.{f}" for f in ("dot", "matmul", "einsum", "tensordot", "inner", "vdot", "outer")
-) | frozenset({"jax.lax.dot", "jax.lax.dot_general", "numpy.dot", "numpy.matmul", "numpy.einsum"})
 SHAPE_ATTRS = frozenset({"shape", "ndim", "size", "dtype"})
-GRADS = frozenset({"jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian"})
+GRADS = named(gives="grad") | named(gives="jacobian")
 
 
 def uses(p: Program, fn: cst.FunctionDef | cst.Lambda) -> dict[str, frozenset[str]]:
@@ -112,7 +110,7 @@ def _argument_use(p: Program, call: cst.Call, arg: cst.Arg) -> set[str]:
         q = callee.qualified
         if q == "builtins.range":
             return {"static"}
-        if q in CONTRACTIONS:
+        if rule_family(q) == "contractions":
             return {"contraction"}
         if _static_position(p, call, arg):
             return {"static"}
@@ -143,7 +141,7 @@ def _static_position(p: Program, call: cst.Call, arg: cst.Arg) -> bool:
     if op is None or not op.static or any(a.star for a in call.args):
         return False
     marks = [(i, a.keyword.value if a.keyword is not None else None, "") for i, a in enumerate(call.args)]
-    b = bind(op.signature, marks)  # type: ignore[arg-type]  # positions stand in for the values
+    b = bind(op.signature, marks)  # positions stand in for the values
     if b.error is not None:
         return False
     k = call.args.index(arg)

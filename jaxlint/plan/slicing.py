@@ -146,9 +146,7 @@ def plan_file(path: str, source: str, rules, module: str, is_package: bool) -> F
     transforms = anchor_names(ol, wanted_transforms) if wanted_transforms else frozenset()
     binders = anchor_names(ol, TRANSFORM_NAMES)
     wrappers = anchor_names(ol, TRANSFORM_NAMES | WRAPPERS | frozenset().union(*(r.anchors or () for r in rules)))
-    local = {u.name or u.header_of for u in ol.units if u.name or u.header_of} | {
-        a for u in ol.units for a in u.assigns
-    }
+    local = {n for u in ol.units if (n := u.name or u.header_of)} | {a for u in ol.units for a in u.assigns}
     resolvable = local | ol.imports.keys()
     units = []
     for i, u in enumerate(ol.units):

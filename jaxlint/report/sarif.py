@@ -90,9 +90,10 @@ def result(d: Diagnostic, rule_index: dict[str, int]) -> dict:
 def render(diagnostics: list[Diagnostic], **_) -> str:
     rules = _rules({d.code for d in diagnostics})
     index = {r["id"]: i for i, r in enumerate(rules)}
-    driver = {"name": "jaxlint", "version": __version__}
-    if links.project_url():
-        driver["informationUri"] = links.project_url()
+    driver: dict[str, object] = {"name": "jaxlint", "version": __version__}
+    url = links.project_url()
+    if url:
+        driver["informationUri"] = url
     driver["rules"] = rules
     doc = {
         "$schema": SCHEMA,

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import libcst as cst
+
 from jaxlint.lint.rule import Invalid
 from jaxlint.model import program
 from jaxlint.model.abstract import List, Tuple, describe
@@ -117,7 +119,7 @@ class VmapInAxesArity(ThroughForwarders):
                 if n is None or site.in_axes_node is None:
                     continue
                 extra = " (keyword arguments never count: vmap maps them over axis 0)" if rec.keywords else ""
-                if written is not None and written is not rec.node:
+                if isinstance(written, cst.Call) and written is not rec.node:
                     extra += f" (`{short(ctx, written.func, 40)}` passes its trailing arguments on with `*args`)"
                 s = "s" if rec.positional != 1 else ""
                 message = (

@@ -11,8 +11,11 @@ file's imports and their aliases with the stdlib ``ast``: ``import jax.numpy as 
 through ``import jax``, module-level ``jnp = jax.numpy``; jax's private spellings such as
 ``jax._src.numpy.lax_numpy.zeros`` count as the public name), and prints per namespace
 the distinct functions called, the call sites, how many of each the catalogue covers, and
-the most called functions it does not cover. ``--need P`` also prints, per namespace, the
-functions that make up the top ``P`` percent of its call sites and are not covered.
+the most called functions it does not cover. A name that jax 0.10.2 (or numpy) does not
+declare with a signature (``jax.lax.asarray``, spelled through ``jax._src``; a class such as
+``jax.tree_util.DictKey``) is counted apart as "no signature". ``--need P`` also prints, per
+namespace, the functions that make up the top ``P`` percent of its call sites and are not
+covered.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspa
 
 from jaxlint.model.arrays import public_name
 from jaxlint.model.catalogue import lookup
+from jaxlint.model.catalogue.signatures import ATTRIBUTES, SIGNATURES
 
 NAMESPACES = {
     "jax.numpy": "jax.numpy",
@@ -131,19 +135,31 @@ def main() -> None:
     ap.add_argument("--need", type=float, default=None, help="list the uncovered functions of the top P%% of sites")
     args = ap.parse_args()
     counts = scan(args.roots)
-    print(f"{'namespace':<11} {'functions':>9} {'covered':>8} {'sites':>7} {'covered':>8} {'share':>6}")
+    print(
+        f"{'namespace':<11} {'functions':>9} {'covered':>8} {'sites':>7} {'covered':>8} {'share':>6}"
+        f" {'no sig.':>8} {'API share':>9}"
+    )
     report = []
     for ns in ORDER:
         mine = {q: n for q, n in counts.items() if namespace(q) == ns}
         covered = {q: n for q, n in mine.items() if lookup(q) is not None}
+        api = {q: n for q, n in mine.items() if q in SIGNATURES or q in ATTRIBUTES or q in covered}
         sites, csites = sum(mine.values()), sum(covered.values())
         share = 100.0 * csites / sites if sites else 100.0
-        print(f"{ns:<11} {len(mine):>9} {len(covered):>8} {sites:>7} {csites:>8} {share:>5.1f}%")
+        api_sites = sum(api.values())
+        api_share = 100.0 * csites / api_sites if api_sites else 100.0
+        print(
+            f"{ns:<11} {len(mine):>9} {len(covered):>8} {sites:>7} {csites:>8} {share:>5.1f}%"
+            f" {sites - api_sites:>8} {api_share:>8.1f}%"
+        )
         missing = sorted(((n, q) for q, n in mine.items() if q not in covered), reverse=True)
         report.append((ns, missing, mine, sites))
     for ns, missing, mine, sites in report:
-        top = ", ".join(f"{q.removeprefix(ns + '.')} {n}" for n, q in missing[: args.top])
-        print(f"\n{ns}: top uncovered: {top or '-'}")
+        shown = [
+            f"{q.removeprefix(ns + '.')} {n}{'' if q in SIGNATURES else ' (no signature)'}"
+            for n, q in missing[: args.top]
+        ]
+        print(f"\n{ns}: top uncovered: {', '.join(shown) or '-'}")
         if args.need is not None:
             ranked = sorted(mine.items(), key=lambda kv: -kv[1])
             acc, need = 0, []
@@ -152,7 +168,7 @@ def main() -> None:
                     break
                 acc += n
                 if lookup(q) is None:
-                    need.append(q)
+                    need.append(q if q in SIGNATURES else f"{q} (no signature)")
             print(f"  uncovered within the top {args.need:g}% of sites: {', '.join(need) or '-'}")
 
 

@@ -18,9 +18,8 @@ from functools import partial as _partial
 from typing import Any
 
 from jaxlint.model.abstract import Const
-from jaxlint.model.catalogue import Op, nn
+from jaxlint.model.catalogue import Op, nn, singles
 from jaxlint.model.catalogue import keys as k
-from jaxlint.model.catalogue import numpy as npx
 from jaxlint.model.catalogue import primitives as pr
 from jaxlint.model.catalogue import reductions as red
 from jaxlint.model.catalogue import rules as ru
@@ -70,6 +69,7 @@ class Ex:
     # run under jax.shard_map over a one-device mesh with axis "i": "invariant" arguments,
     # or "varying" ones (pcast to varying first)
     sharded: str = ""
+    concrete: bool = False  # run on CPU, not traced: what the function does to a concrete value
 
 
 def ex(*args: Any, **kwargs: Any) -> Ex:
@@ -180,7 +180,7 @@ def default_examples(q: str, op: Op) -> list[Ex]:
         return [ex(Key(), shape=(2, 3), **given), Ex((Key(),), arrays, partial=by_default), ex(Key(), **given)]
     if fn is nn.initializer:
         return [ex()]
-    if fn is npx.host_prod:
+    if fn is singles.host_prod:
         return [ex(F345, axis=1), ex((3, 4))]
     return []
 
@@ -396,14 +396,14 @@ written("pcast", sharded("invariant", A((3,)), ("i",), to="varying"), prefixes=L
 written("pbroadcast", sharded("varying", A((3,)), ("i",), 0), prefixes=LAX)
 written(
     "all_gather",
-    mapped(A((3,)), "i", partial=True),
-    mapped(A((3, 4)), "i", axis=1, tiled=True, partial=True),
+    mapped(A((3,)), "i"),
+    mapped(A((3, 4)), "i", axis=1, tiled=True),
     prefixes=LAX,
 )
 written(
     "psum_scatter",
     mapped(A((2, 3)), "i"),
-    mapped(A((3, 4)), "i", scatter_dimension=1, tiled=True, partial=True),
+    mapped(A((2, 4)), "i", scatter_dimension=1, tiled=True),
     prefixes=LAX,
 )
 written("all_to_all", mapped(A((2, 4)), "i", 0, 1, partial=True), prefixes=LAX)
@@ -420,6 +420,77 @@ written(
 written("GatherDimensionNumbers", opq(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,)), prefixes=LAX)
 written("ConvDimensionNumbers", opq(("NCHW"), ("OIHW"), ("NCHW")), prefixes=LAX)
 written("integer_pow", ex(F34, 3), prefixes=LAX)
+_IMG, _K = A((2, 3, 9, 8)), A((4, 3, 3, 2))
+written(
+    "conv_general_dilated",
+    ex(_IMG, _K, (1, 1), "VALID"),
+    ex(_IMG, _K, (2, 2), "SAME"),
+    ex(_IMG, _K, (1, 2), ((1, 1), (0, 2)), rhs_dilation=(2, 1)),
+    ex(A((2, 9, 8, 3)), A((3, 2, 3, 4)), (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")),
+    ex(_IMG, _K, (1, 1), ((0, 0), (1, 1)), lhs_dilation=(2, 2)),
+    prefixes=LAX,
+)
+written("conv", ex(_IMG, _K, (1, 1), "VALID"), ex(_IMG, _K, (2, 1), "SAME"), prefixes=LAX)
+written("conv_with_general_padding", ex(_IMG, _K, (1, 1), ((1, 1), (1, 1)), (1, 1), (1, 1)), prefixes=LAX)
+written(
+    "reduce_window",
+    ex(A((4, 6)), 0.0, Fn("jax.lax.add"), (2, 2), (2, 2)),
+    ex(A((4, 6)), 0.0, Fn("jax.lax.max"), (3, 3), (1, 1), "SAME"),
+    ex(A((1, 5, 5, 2)), 0.0, Fn("jax.lax.add"), (1, 2, 2, 1), (1, 1, 1, 1), ((0, 0), (1, 1), (0, 1), (0, 0))),
+    prefixes=LAX,
+)
+written("custom_linear_solve", ex(Fn("jax.numpy.negative"), A((3,)), Raw(lambda mv, b: b)), prefixes=LAX)
+written("custom_root", ex(Fn("jax.numpy.sin"), A((3,)), Raw(lambda f, x: x), Raw(lambda g, y: y)), prefixes=LAX)
+written("linalg.tridiagonal_solve", ex(A((4,)), A((4,), fill="arange"), A((4,)), A((4, 2))), prefixes=LAX)
+written("select_n", ex(A((3,), "bool"), A((3,)), A((3,))), prefixes=LAX)
+written("split", ex(A((6, 2)), (1, 5)), ex(A((6, 4)), (2, 2), axis=1), prefixes=LAX)
+written(
+    "reduce",
+    ex(F34, 0.0, Fn("jax.lax.add"), (1,)),
+    ex((F34, F34), (0.0, 0.0), Raw(lambda a, b: (a[0] + b[0], a[1] + b[1])), (0,)),
+    prefixes=LAX,
+)
+written("platform_dependent", ex(A((3,)), default=Fn("jax.numpy.sin"), cpu=Fn("jax.numpy.cos")), prefixes=LAX)
+written("ragged_dot", ex(A((6, 4)), A((2, 4, 5)), A((2,), "int32")), prefixes=LAX)
+
+
+def _gather_numbers() -> Raw:
+    try:
+        import jax
+    except ImportError:
+        return Raw(None)
+    return Raw(jax.lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,)))
+
+
+written("gather", exp(F34, A((2, 1), "int32"), _gather_numbers(), (1, 4)), prefixes=LAX)
+written("Tolerance", opq(atol=1e-3), prefixes=LAX)
+written("RaggedDotDimensionNumbers", opq((((1,), (1,)), ((), ())), [0], [0]), prefixes=LAX)
+written("delete", exp(F34, 1, axis=0), exp(F34, 1))  # the size: as many as the indices remove
+written("delete", exp(F34, [0, 2], axis=1), prefixes=N)
+written("insert", exp(F34, 1, 0.0, axis=0), exp(F34, 1, 0.0))
+written("append", ex(F34, A((3, 4))), ex(F34, A((1, 4)), axis=0))
+written("ndindex", opq(2, 3), prefixes=N)
+written(
+    "conv_general_dilated_patches",
+    ex(_IMG, (3, 2), (1, 1), "VALID"),
+    ex(_IMG, (3, 3), (2, 2), "SAME"),
+    prefixes=LAX,
+)
+written(
+    "fft",
+    ex(A((3, 8)), "rfft", (8,)),
+    ex(A((3, 5), "complex64"), "irfft", (8,)),
+    ex(A((3, 4), "complex64"), "fft", (4,)),
+    prefixes=LAX,
+)
+written("rng_bit_generator", ex(A((4,), "uint32"), (2, 3)), prefixes=LAX)
+written("scaled_dot", ex(A((2, 3, 32), "float8_e4m3fn"), A((2, 32, 4), "float8_e4m3fn")), prefixes=LAX)
+written("approx_max_k approx_min_k", ex(A((3, 5)), 2), ex(A((3, 5)), 2, reduction_dimension=0), prefixes=LAX)
+written("rng_uniform", ex(0.0, 1.0, (2, 3)), prefixes=LAX)
+written("broadcast_to_rank", ex(A((3,)), 3), ex(F34, 1), prefixes=LAX)
+written("padtype_to_pads", opq((5, 5), (3, 3), (1, 1), "SAME"), prefixes=LAX)
+written("create_token", opq(), prefixes=LAX)
+written("dce_sink", ex(A((3,))), prefixes=LAX)
 
 # jax.random
 written("PRNGKey key", ex(0), prefixes=RND)
@@ -532,7 +603,6 @@ written("choice", ex(5, 3), ex(A((5,)), (2, 2)), prefixes=NR)
 written("permutation", ex(5), ex(A((4, 3))), prefixes=NR)
 written("shuffle", ex(A((4,))), prefixes=NR)
 written("seed", ex(0), prefixes=NR)
-written("RandomState default_rng", opq(0), prefixes=NR)
 NT = ("numpy.testing",)
 written(
     "assert_allclose assert_almost_equal assert_array_almost_equal assert_array_almost_equal_nulp assert_array_equal assert_equal",
@@ -589,6 +659,14 @@ written("dtype", opq(F34), prefixes=METHODS)
 written("at", opq(F34), prefixes=("jax.Array",))
 written("sort argsort", ex(F34), ex(F34, axis=0), prefixes=METHODS)
 written("cumsum cumprod", ex(F34), ex(F34, axis=1), prefixes=METHODS)
+
+
+written("leaves_with_path", exp({"a": A((2,)), "b": A(())}), prefixes=("jax.tree",))
+written("tree_leaves_with_path", exp({"a": A((2,)), "b": A(())}), prefixes=TU)
+written("is_tree_node", ex(Raw(dict)), prefixes=TU)
+written("treedef_tuple", opq([_treedef(1), _treedef(2)]), prefixes=TU)
+written("flatten_one_level", opq({"a": 1}), prefixes=TU)
+written("tree_broadcast", opq({"a": 1}, {"a": (1, 2)}), prefixes=TU)
 
 
 def examples(q: str, op: Op) -> list[Ex]:
@@ -663,3 +741,39 @@ SCALING: list[tuple[str, Ex]] = [
     ("jax.numpy.inner", ex(A(()), A((3,)))),
     ("numpy.dot", ex(A(()), A((3,)))),
 ]
+
+# devices (run under eval_shape, and on CPU where jax cannot trace: device_get)
+DEV = ("jax",)
+written("device_count local_device_count devices local_devices", ex(), prefixes=DEV)
+written("device_put", ex(F34), ex({"w": F34, "b": A((4,))}), prefixes=DEV)
+written("device_get", Ex((F34,), concrete=True), prefixes=DEV)  # a tracer it leaves as it is
+# jax 0.10.2 no longer has these (the test skips an entry the installed jax lacks)
+written("device_put_replicated", ex(F34, Raw([])), prefixes=DEV)
+written("device_put_sharded", ex([F34, F34], Raw([])), prefixes=DEV)
+# NumPy's generator objects
+written("RandomState default_rng", ex(0), prefixes=("numpy.random",))
+written("Generator", ex(Raw(__import__("numpy").random.PCG64(0))), prefixes=("numpy.random",))
+
+
+def _pytree_class(with_keys: bool) -> type:
+    """A fresh class with the methods the registering decorators need."""
+
+    class Node:
+        def tree_flatten(self) -> tuple[tuple[()], None]:
+            return (), None
+
+        def tree_flatten_with_keys(self) -> tuple[tuple[()], None]:
+            return (), None
+
+        @classmethod
+        def tree_unflatten(cls, aux: Any, children: Any) -> Any:
+            return cls()
+
+    if not with_keys:
+        del Node.tree_flatten_with_keys
+    return Node
+
+
+# the class they are given, registered (the model sees the example's class as UNKNOWN)
+written("register_pytree_node_class", opq(Raw(_pytree_class(False))), prefixes=TU)
+written("register_pytree_with_keys_class", opq(Raw(_pytree_class(True))), prefixes=TU)

@@ -77,7 +77,7 @@ def project_model(sources: dict[str, str], main: str) -> Program:
         names, facts, collector = collect_facts(f"{name}.py", module, events, name, False)
         return FileContext(f"{name}.py", source, module, names, facts, collector, parents, None, events)
 
-    def load(name: str) -> Program | None:
+    def load(name: str, world) -> Program | None:
         if name not in sources:
             return None
         if name not in contexts:

@@ -28,6 +28,7 @@ import libcst as cst
 
 from jaxlint.base.literals import UNKNOWN
 
+from ..dims import Dim
 from ..signature import Binding, Signature
 
 
@@ -54,6 +55,7 @@ class Call:
         node: cst.CSTNode | None = None,
         report: Callable[[Problem], None] | None = None,
         call: Callable[[Any, list[Any]], Any] | None = None,
+        axis_size: Callable[[Any], Dim] | None = None,
     ) -> None:
         self.qualified = qualified
         self.sig = sig
@@ -61,6 +63,7 @@ class Call:
         self.node = node
         self._report = report
         self._call = call
+        self._axis_size = axis_size
 
     @property
     def name(self) -> str:
@@ -91,6 +94,13 @@ class Call:
         if self._report is not None:
             self._report(Problem(kind, message, self.node))
         return UNKNOWN
+
+    def axis_size(self, axis_name: Any) -> Dim:
+        """The size of the mapped axis an ``axis_name`` argument names (``all_gather``,
+        ``lax.axis_size``), when the evaluator knows the map the call runs under; else None."""
+        if self._axis_size is None:
+            return None
+        return self._axis_size(axis_name)
 
     def call(self, fn: Any, args: list[Any]) -> Any:
         """Call a callable argument with positional abstract arguments (UNKNOWN when the
@@ -160,6 +170,18 @@ def register(table: Mapping[str, Op | Callable[[], Op]]) -> None:
 
 def lookup(qualified: str) -> Op | None:
     return TABLE.get(qualified)
+
+
+def rule_family(qualified: str) -> str | None:
+    """The family of rules an entry's result rule belongs to: the catalogue module that
+    defines it (``"contractions"`` for ``dot``/``matmul``/``einsum``, ``"reductions"``...)."""
+    op = lookup(qualified)
+    if op is None:
+        return None
+    fn: Any = op.result
+    while hasattr(fn, "func"):  # functools.partial
+        fn = fn.func
+    return str(getattr(fn, "__module__", "")).rsplit(".", 1)[-1] or None
 
 
 _loaded = False

@@ -41,7 +41,7 @@ def _entry(q: str, rule: ResultRule, key: str | None, wanted: tuple[str, ...]) -
 def family(
     prefixes: Iterable[str],
     names: Iterable[str],
-    result: ResultRule,
+    result: Callable[..., Any],
     /,
     key: str | None = None,
     static: Iterable[str] = (),

@@ -5,8 +5,9 @@ Control flow calls its function arguments through ``Call.call`` on the abstract 
 of the initial carry and one body step, ``scan`` the carry and the per-step outputs
 stacked on a leading axis of the scanned length, ``map`` the stacked outputs.
 Collectives keep the shape of each leaf (``psum`` of a pytree is that pytree), but
-``all_gather`` adds an axis of the mapped size, which the catalogue does not know (the
-evaluator does: the axis is None here), and ``psum_scatter``/``all_to_all`` change one.
+``all_gather`` adds an axis of the mapped size (``Call.axis_size``: known when the
+evaluator knows the map the call runs under, else None), and ``psum_scatter``/
+``all_to_all`` change one.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from typing import Any
 
 from jaxlint.base.literals import UNKNOWN
 
-from ..abstract import INT, Array, List, Scalar, Shape, Tuple, as_array, join, join_all, leaves
+from .. import dims
+from ..abstract import INT, Array, List, Scalar, Shape, Tuple, as_array, as_dim, int_value, join, join_all, leaves
 from ..dims import Dim
 from . import Call
 from .rules import bool_const, full_dims, int_const, is_none, normalize, rule
@@ -46,7 +48,10 @@ def fori_loop(call: Call) -> Any:
 
 
 def while_loop(call: Call) -> Any:
+    """``while_loop(cond_fun, body_fun, init_val)``: the carry ``body_fun`` keeps (``cond_fun``
+    runs on it too: what fails there fails the loop)."""
     init = call.arg("init_val")
+    call.call(call.arg("cond_fun"), [init])
     return join(init, call.call(call.arg("body_fun"), [init]))
 
 
@@ -58,7 +63,7 @@ def _leading(tree: Any) -> tuple[Dim, bool]:
         if a is None or a.shape is None or not a.shape.dims:
             return None, False
         sizes.append(a.shape.dims[0])
-    if not sizes or any(s != sizes[0] for s in sizes):
+    if not sizes or not all(dims.equal(s, sizes[0]) for s in sizes):
         return None, bool(sizes)
     return sizes[0], True
 
@@ -66,20 +71,24 @@ def _leading(tree: Any) -> tuple[Dim, bool]:
 def _slice(tree: Any) -> Any:
     def one(path: tuple[Any, ...], leaf: Any) -> Any:
         a = as_array(leaf)
-        if a is None or a.shape is None or not a.shape.dims:
+        if a is None or (a.shape is not None and not a.shape.dims):
             return UNKNOWN
+        if a.shape is None:
+            return Array(None, a.dtype, a.host)
         return Array(Shape(a.shape.dims[1:], a.shape.rest), a.dtype, a.host)
 
     return rebuild(tree, one)
 
 
-def _stack(tree: Any, n: Dim) -> Any:
+def stacked(tree: Any, n: Dim) -> Any:
+    """``tree`` with a new leading axis of size ``n`` on every array leaf (a device array)."""
+
     def one(path: tuple[Any, ...], leaf: Any) -> Any:
         a = as_array(leaf)
         if a is None:
             return UNKNOWN
         if a.shape is None:
-            return Array(None, a.dtype)
+            return Array(Shape((n,), True), a.dtype)
         return Array(Shape((n, *a.shape.dims), a.shape.rest), a.dtype)
 
     return rebuild(tree, one)
@@ -89,8 +98,7 @@ def scan(call: Call) -> Any:
     """``scan(f, init, xs=None, length=None)``: ``(carry, ys)`` with ``ys`` stacked on a
     leading axis of ``length`` (or the leading size of ``xs``)."""
     init, xs = call.arg("init"), call.arg("xs")
-    n = int_const(call.arg("length"))
-    length: Dim = n
+    length: Dim = as_dim(call.arg("length")) if not is_none(call.arg("length")) else None
     if is_none(xs):
         x = xs
     else:
@@ -101,13 +109,13 @@ def scan(call: Call) -> Any:
     if type(out) is not Tuple or len(out.items) != 2:
         return UNKNOWN
     carry, ys = out.items
-    return Tuple((join(init, carry), _stack(ys, length)))
+    return Tuple((join(init, carry), stacked(ys, length)))
 
 
 def lax_map(call: Call) -> Any:
     xs = call.arg("xs")
     lead, _ = _leading(xs)
-    return _stack(call.call(call.arg("f"), [_slice(xs)]), lead)
+    return stacked(call.call(call.arg("f"), [_slice(xs)]), lead)
 
 
 def associative_scan(call: Call) -> Any:
@@ -131,6 +139,7 @@ def all_gather(call: Call) -> Any:
     (unknown here) at ``axis``; ``tiled``: that axis multiplied instead."""
     tiled = bool_const(call.arg("tiled"))
     ax = int_const(call.arg("axis"))
+    n = call.axis_size(call.arg("axis_name"))
 
     def one(path: tuple[Any, ...], leaf: Any) -> Any:
         a = as_array(leaf)
@@ -142,9 +151,9 @@ def all_gather(call: Call) -> Any:
         out = list(d)
         if tiled:
             k = normalize(ax, len(d))
-            out[k] = None
+            out[k] = dims.mul(d[k], n)
         else:
-            out.insert(normalize(ax, len(d) + 1), None)
+            out.insert(normalize(ax, len(d) + 1), n)
         return Array(Shape(tuple(out)), a.dtype)
 
     return rebuild(call.arg("x"), one)
@@ -162,7 +171,7 @@ def psum_scatter(call: Call) -> Any:
     k = normalize(ax, len(d))
     out = list(d)
     if tiled:
-        out[k] = None
+        out[k] = dims.exact_div(d[k], call.axis_size(call.arg("axis_name")))
     else:
         del out[k]
     return Array(Shape(tuple(out)), a.dtype)
@@ -187,4 +196,5 @@ def axis_index(call: Call) -> Any:
 
 
 def axis_size(call: Call) -> Any:
-    return Scalar("int")
+    n = call.axis_size(call.arg("axis_name"))
+    return int_value(n) if n is not None else Scalar("int")

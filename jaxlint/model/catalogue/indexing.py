@@ -21,7 +21,8 @@ from .. import dims
 from ..abstract import BOOL, INT, Array, Const, External, List, Scalar, Shape, Struct, Tuple, as_array, as_dim
 from ..dims import Dim
 from . import Call
-from .rules import Fails, array_of, broadcast, full_dims, int_const, is_none, nested_shape, normalize, promote, rule
+from .creation import nested_shape
+from .rules import Fails, array_of, broadcast, full_dims, int_const, is_none, normalize, promote, rule
 
 SLICE = External("builtins.slice")
 

@@ -3,14 +3,17 @@ operations, slicing, reductions over ``axes``, contractions, control flow and co
 
 from __future__ import annotations
 
+from ..abstract import Const
 from . import contractions as c
 from . import control as cf
 from . import primitives as pr
 from . import reductions as red
 from . import register
+from . import windows as win
 from .build import Entries, family
+from .creation import full, like
 from .joining import broadcast_shapes_value
-from .rules import COMPLEX, boolean, create, full, identity, inexact, like, opaque, real_of, ufunc
+from .rules import COMPLEX, boolean, constant_result, create, identity, inexact, opaque, real_of, ufunc
 
 LAX = ("jax.lax",)
 
@@ -154,6 +157,36 @@ TABLE: Entries = {
     **family(LAX, ["with_sharding_constraint"], identity, param="x"),
     **family(LAX, ["empty"], create, static=("shape", "dtype")),
     **family(LAX, ["dtype"], opaque),
+    # windows and the calls that give an operand's shape
+    **family(
+        LAX,
+        ["conv_general_dilated", "conv", "conv_with_general_padding"],
+        win.conv,
+        static=("window_strides", "padding", "lhs_dilation", "rhs_dilation", "dimension_numbers"),
+    ),
+    **family(LAX, ["reduce_window"], win.reduce_window, static=("window_dimensions", "window_strides", "padding")),
+    **family(LAX, ["custom_linear_solve", "linalg.tridiagonal_solve"], win.operand_like, param="b"),
+    **family(LAX, ["custom_root"], win.operand_like, param="initial_guess"),
+    **family(LAX, ["select_n"], win.select_n),
+    **family(LAX, ["split"], win.lax_split, static=("sizes", "axis")),
+    **family(LAX, ["reduce"], win.lax_reduce, static=("computation", "dimensions")),
+    **family(LAX, ["platform_dependent"], win.platform_dependent),
+    **family(LAX, ["ragged_dot"], win.ragged_dot),
+    **family(LAX, ["gather"], win.gather, static=("dimension_numbers", "slice_sizes")),
+    **family(
+        LAX,
+        ["conv_general_dilated_patches"],
+        win.patches,
+        static=("filter_shape", "window_strides", "padding", "dimension_numbers"),
+    ),
+    **family(LAX, ["fft"], win.lax_fft, static=("fft_type", "fft_lengths")),
+    **family(LAX, ["rng_bit_generator"], win.rng_bit_generator, static=("shape", "dtype", "algorithm")),
+    **family(LAX, ["scaled_dot"], win.scaled_dot, static=("dimension_numbers", "preferred_element_type")),
+    **family(LAX, ["Tolerance", "RaggedDotDimensionNumbers", "padtype_to_pads", "create_token"], opaque),
+    **family(LAX, ["approx_max_k", "approx_min_k"], pr.top_k, axis="reduction_dimension", static=("k",)),
+    **family(LAX, ["rng_uniform"], pr.rng_uniform, static=("shape",)),
+    **family(LAX, ["broadcast_to_rank"], pr.broadcast_to_rank, static=("rank",)),
+    **family(LAX, ["dce_sink"], constant_result(Const(None))),
     **family(LAX, ["ScatterDimensionNumbers", "GatherDimensionNumbers", "ConvDimensionNumbers"], opaque),
 }
 

@@ -16,8 +16,8 @@ from . import indexing as ix
 from . import reductions as red
 from . import shaping as sh
 from .build import Entries, family
-from .numpy import astype, clip, ndim, searchsorted, shape, size
 from .rules import constant_result, opaque, real_of, ufunc
+from .singles import astype, clip, ndim, searchsorted, shape, size
 
 BOTH = ("jax.Array", "numpy.ndarray")
 JAX = ("jax.Array",)

@@ -147,7 +147,8 @@ TABLE: Entries = {
         ],
         initializer,
     ),
-    **family(INIT, ["zeros", "ones", "Initializer.__call__"], create, key="key", static=("shape", "dtype")),
+    **family(INIT, ["Initializer.__call__"], create, key="key", static=("shape", "dtype")),
+    **family(INIT, ["zeros", "ones"], create, static=("shape", "dtype")),  # the key is not used
 }
 
 register(TABLE)

@@ -4,228 +4,49 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
 
-from jaxlint.base.literals import UNKNOWN
-
-from .. import dims
-from ..abstract import BOOL, FLOAT, INT, Const, Scalar, Shape, Tuple, as_array, as_dim, int_value
-from . import Call, register
+from ..abstract import INT
 from . import contractions as c
 from . import decompositions as la
 from . import indexing as ix
 from . import joining as jn
 from . import reductions as red
+from . import register
 from . import shaping as sh
 from .build import Entries, family
-from .primitives import convert
-from .rules import (
-    arange,
-    array,
-    array_of,
-    boolean,
-    broadcast,
-    create,
-    eye,
-    full,
-    full_dims,
-    given_dtype,
-    inexact,
-    int_const,
-    is_none,
-    like,
-    linspace,
-    opaque,
-    positional,
-    python_bool,
-    real_of,
-    rule,
-    scalar_type,
-    shape_tuple,
-    size_value,
-    ufunc,
+from .creation import arange, array, eye, full, like, linspace, scalar_type
+from .rules import boolean, create, inexact, opaque, python_bool, real_of, ufunc
+from .singles import (
+    append,
+    array_equal,
+    astype,
+    bincount,
+    clip,
+    delete,
+    divmod_,
+    host_prod,
+    indices,
+    interp,
+    ndim,
+    piecewise,
+    polyval,
+    same_shape,
+    searchsorted,
+    select,
+    shape,
+    size,
+    sort,
+    tri,
+    tri_indices,
+    unique,
+    unravel_index,
 )
 
 BOTH = ("jax.numpy", "numpy")
 LINALG = ("jax.numpy.linalg", "numpy.linalg")
 FFT = ("jax.numpy.fft", "numpy.fft")
+N_ONLY = ("numpy",)
 AXIS = ("axis", "keepdims", "dtype")
-
-
-def _same(d: Any) -> Any:
-    return d
-
-
-# ----------------------------------------------------------------------------------
-# rules that only these namespaces need
-# ----------------------------------------------------------------------------------
-@rule
-def clip(call: Call) -> Any:
-    """``clip(arr, min, max)`` (NumPy also ``a_min``/``a_max``): the broadcast of the three."""
-    values = positional(call)
-    if not values:
-        return UNKNOWN
-    parts = [values[0]]
-    for name in ("min", "max", "a_min", "a_max"):
-        if call.sig.param(name) is not None and not is_none(call.arg(name)):
-            parts.append(call.arg(name))
-    arrays = [as_array(v) for v in parts]
-    if any(a is None for a in arrays):
-        return UNKNOWN
-    known = [a for a in arrays if a is not None]
-    return array_of(call, broadcast(known), known[0].dtype)
-
-
-@rule
-def divmod_(call: Call) -> Any:
-    """``divmod(x1, x2)``: (the quotient, the remainder), both broadcast."""
-    out = ufunc(call, nin=2)
-    return Tuple((out, out)) if out is not UNKNOWN else UNKNOWN
-
-
-def shape(call: Call, param: str = "a") -> Any:
-    """``shape(a)``: the Python tuple of its sizes."""
-    a = as_array(call.arg(param))
-    d = full_dims(a) if a is not None else None
-    return shape_tuple(d) if d is not None else UNKNOWN
-
-
-def ndim(call: Call, param: str = "a") -> Any:
-    a = as_array(call.arg(param))
-    r = a.rank if a is not None else None
-    return Const(r) if r is not None else Scalar("int")
-
-
-def size(call: Call, param: str = "a") -> Any:
-    """``size(a, axis=None)``: the product of the sizes, or one of them."""
-    a = as_array(call.arg(param))
-    d = full_dims(a) if a is not None else None
-    if d is None:
-        return Scalar("int")
-    ax = call.arg("axis") if call.sig.param("axis") is not None else Const(None)
-    if is_none(ax):
-        return size_value(dims.product(d))
-    k = int_const(ax)
-    return size_value(d[k]) if k is not None and -len(d) <= k < len(d) else Scalar("int")
-
-
-def host_prod(call: Call) -> Any:
-    """``np.prod(x.shape)``: the product of a tuple of sizes is a size (a NumPy int)."""
-    v = call.arg("a")
-    if type(v) is Tuple and is_none(call.arg("axis")) and not call.given("dtype"):
-        sizes = [as_dim(x) for x in v.items]
-        if all(type(x) is Const or (type(x) is Scalar and x.kind == "int") for x in v.items):
-            total = dims.product(sizes)
-            return int_value(total) if total is not None else Scalar("int")
-    return red.reduction(call, "a", red.summed)
-
-
-def array_equal(call: Call) -> Any:
-    """``array_equal``/``allclose``: a Python bool in NumPy, a rank-0 bool array in jax."""
-    return Scalar("bool") if call.host else array_of(call, Shape(()), BOOL)
-
-
-def astype(call: Call, param: str = "x") -> Any:
-    return convert(call, param, "dtype")
-
-
-def unique(call: Call) -> Any:
-    """``unique(ar, size=None)``: the distinct values, flattened; a tuple with ``return_*``."""
-    a = as_array(call.arg("ar"))
-    if a is None or any(call.arg(f) != Const(False) for f in ("return_index", "return_inverse", "return_counts")):
-        return UNKNOWN
-    n = None
-    if call.sig.param("size") is not None and not is_none(call.arg("size")):
-        n = as_dim(call.arg("size"))
-    if call.arg("axis") != Const(None):
-        return array_of(call, None, a.dtype)
-    return array_of(call, Shape((n,)), a.dtype)
-
-
-def sort(call: Call, result: Any = None) -> Any:
-    """``sort(a, axis=-1)``/``argsort``: the shape (flattened for ``axis=None``)."""
-    return red.cumulative(call, "a", "axis", result or _same)
-
-
-def searchsorted(call: Call) -> Any:
-    v = as_array(call.arg("v"))
-    return array_of(call, v.shape, INT) if v is not None else UNKNOWN
-
-
-def bincount(call: Call) -> Any:
-    n = call.arg("length") if call.sig.param("length") is not None else Const(None)
-    size_ = None if is_none(n) else as_dim(n)
-    return array_of(call, Shape((size_,)), INT)
-
-
-def interp(call: Call) -> Any:
-    x = as_array(call.arg("x"))
-    return array_of(call, x.shape, inexact(x.dtype)) if x is not None else UNKNOWN
-
-
-def polyval(call: Call) -> Any:
-    p, x = as_array(call.arg("p")), as_array(call.arg("x"))
-    if p is None or x is None or p.rank != 1:
-        return UNKNOWN
-    return array_of(call, x.shape, inexact(x.dtype) if x.dtype and x.dtype.kind != "int" else x.dtype)
-
-
-@rule
-def select(call: Call) -> Any:
-    """``select(condlist, choicelist, default=0)``: the broadcast of every condition and choice."""
-    conds, choices = jn.sequence(call.arg("condlist")), jn.sequence(call.arg("choicelist"))
-    if conds is None or choices is None or not choices:
-        return UNKNOWN
-    return array_of(call, broadcast([*conds, *choices]), choices[0].dtype)
-
-
-def piecewise(call: Call) -> Any:
-    x = as_array(call.arg("x"))
-    return array_of(call, x.shape, x.dtype) if x is not None else UNKNOWN
-
-
-def tri(call: Call) -> Any:
-    n = as_dim(call.arg("N"))
-    m = call.arg("M")
-    return array_of(call, Shape((n, n if is_none(m) else as_dim(m))), given_dtype(call) or FLOAT)
-
-
-def tri_indices(call: Call) -> Any:
-    """``tril_indices(n, k=0, m=None)``: two index arrays of the triangle's size."""
-    n, k = int_const(call.arg("n")), int_const(call.arg("k"))
-    m = call.arg("m")
-    mi = n if is_none(m) else int_const(m)
-    count = None
-    if n is not None and k is not None and mi is not None:
-        upper = call.name.startswith("triu")
-        count = sum(1 for i in range(n) for j in range(mi) if (j - i >= k if upper else j - i <= k))
-    return Tuple((array_of(call, Shape((count,)), INT), array_of(call, Shape((count,)), INT)))
-
-
-def indices(call: Call) -> Any:
-    from .rules import dims_of_value
-
-    d = dims_of_value(call.arg("dimensions"))
-    if d is None:
-        return UNKNOWN
-    return array_of(call, Shape((len(d), *d)), INT)
-
-
-def unravel_index(call: Call) -> Any:
-    from .rules import dims_of_value
-
-    i = as_array(call.arg("indices"))
-    d = dims_of_value(call.arg("shape"))
-    if i is None or d is None:
-        return UNKNOWN
-    return Tuple(tuple(array_of(call, i.shape, INT) for _ in d))
-
-
-def same_shape(call: Call) -> Any:
-    """The first operand's shape and dtype (``flip``, ``roll``, ``tril``, ``copy``)."""
-    values = positional(call)
-    a = as_array(values[0]) if values else None
-    return array_of(call, a.shape, a.dtype) if a is not None else UNKNOWN
 
 
 def _scalar_types() -> Entries:
@@ -471,6 +292,9 @@ TABLE: Entries = {
     **family(BOTH, ["vectorize", "frompyfunc", "einsum_path", "apply_along_axis"], opaque),
     # the rest
     **family(BOTH, ["unique"], unique, static=("size", "axis")),
+    **family(BOTH, ["delete", "insert"], delete, static=("axis",)),
+    **family(BOTH, ["append"], append, static=("axis",)),
+    **family(N_ONLY, ["ndindex"], opaque),
     **family(BOTH, ["bincount"], bincount, static=("length", "minlength")),
     **family(BOTH, ["interp"], interp),
     **family(BOTH, ["polyval"], polyval),

@@ -263,13 +263,14 @@ def lax_argmax(call: Call) -> Any:
 
 
 @rule
-def top_k(call: Call, param: str = "operand", k: str = "k") -> Any:
-    """``top_k(operand, k)``: [values, int indices] (a list), the axis cut to ``k``."""
+def top_k(call: Call, param: str = "operand", k: str = "k", axis: str = "axis") -> Any:
+    """``top_k(operand, k)``: [values, int indices] (a list), the axis cut to ``k``
+    (``approx_max_k``'s is ``reduction_dimension``)."""
     a = as_array(call.arg(param))
     if a is None:
         return UNKNOWN
     d, n = full_dims(a), as_dim(call.arg(k))
-    ax = int_const(call.arg("axis")) if call.sig.param("axis") is not None else -1
+    ax = int_const(call.arg(axis)) if call.sig.param(axis) is not None else -1
     if d is None or ax is None:
         return List((array_of(call, None, a.dtype), array_of(call, None, INT)))
     j = normalize(ax, len(d))
@@ -295,3 +296,19 @@ def sort_key_val(call: Call) -> Any:
     if k is None or v is None:
         return UNKNOWN
     return Tuple((array_of(call, k.shape, k.dtype), array_of(call, v.shape, v.dtype)))
+
+
+def rng_uniform(call: Call) -> Any:
+    a = as_array(call.arg("a"))
+    return array_of(call, shape_of(call.arg("shape")), a.dtype if a is not None else None)
+
+
+def broadcast_to_rank(call: Call) -> Any:
+    """``broadcast_to_rank(x, rank)``: leading axes of size 1 up to ``rank``."""
+    a, r = as_array(call.arg("x")), int_const(call.arg("rank"))
+    if a is None:
+        return UNKNOWN
+    d = full_dims(a)
+    if d is None or r is None:
+        return array_of(call, None, a.dtype)
+    return array_of(call, Shape((*(1,) * max(0, r - len(d)), *d)), a.dtype)

@@ -13,7 +13,6 @@ from .. import dims
 from ..abstract import BOOL, INT, Array, Const, DType, Shape, as_array
 from . import Call
 from .rules import (
-    ALL,
     Fails,
     array_of,
     axes_of,
@@ -59,7 +58,7 @@ def reduced_shape(a: Array, axis: Any, keepdims: Any) -> Shape | None:
     ax = axes_of(axis)
     d = full_dims(a)
     if d is None:
-        if a.shape is not None and ax is not ALL and ax is not None and not keep and all(x >= 0 for x in ax):
+        if a.shape is not None and isinstance(ax, tuple) and not keep and all(x >= 0 for x in ax):
             # rank unknown past the leading sizes: only what precedes the first axis stays known
             first = min(ax)
             if first <= len(a.shape.dims):
@@ -68,7 +67,7 @@ def reduced_shape(a: Array, axis: Any, keepdims: Any) -> Shape | None:
     rank = len(d)
     if ax is None:
         return Shape(tuple(1 for _ in d)) if keep else None
-    gone = set(range(rank)) if ax is ALL else set(normalize_all(ax, rank))
+    gone = set(normalize_all(ax, rank)) if isinstance(ax, tuple) else set(range(rank))
     if keep:
         return Shape(tuple(1 if i in gone else x for i, x in enumerate(d)))
     return Shape(tuple(x for i, x in enumerate(d) if i not in gone))

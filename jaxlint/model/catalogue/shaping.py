@@ -33,7 +33,7 @@ from .rules import (
 
 
 def _size_text(d: Sequence[Dim]) -> str:
-    return dims.text(dims.product(d))
+    return dims.text(dims.product(tuple(d)))
 
 
 def reshaped(a: Array, target: Sequence[Dim]) -> Shape:
@@ -45,7 +45,7 @@ def reshaped(a: Array, target: Sequence[Dim]) -> Shape:
     total = dims.product(d) if d is not None else None
     if n_unknown:
         others = [x for x in target if x != -1]
-        known = dims.product(others)
+        known = dims.product(tuple(others))
         ti, ki = dims.as_int(total), dims.as_int(known)
         if ti is not None and ki is not None and ki != 0 and ti % ki != 0:
             raise Fails(
@@ -55,7 +55,7 @@ def reshaped(a: Array, target: Sequence[Dim]) -> Shape:
             )
         inferred = dims.exact_div(total, known)
         return Shape(tuple(inferred if x == -1 else x for x in target))
-    if dims.different(total, dims.product(target)) and d is not None:
+    if dims.different(total, dims.product(tuple(target))) and d is not None:
         raise Fails(
             "shape",
             f"cannot reshape array of shape {a.shape} (size {dims.text(total)}) into shape "

@@ -78,6 +78,15 @@ def tree_flatten(call: Call, tree: str = "tree") -> Any:
     return Tuple((found, UNKNOWN))
 
 
+def leaves_with_path(call: Call, tree: str = "tree") -> Any:
+    """``leaves_with_path(tree)``: a List of (path, leaf) pairs; the path's key objects
+    are not modelled."""
+    found = tree_leaves(call, tree)
+    if found is UNKNOWN:
+        return UNKNOWN
+    return List(tuple(Tuple((UNKNOWN, leaf)) for leaf in found.items))
+
+
 def python_bool(call: Call) -> Any:
     return Scalar("bool")
 
@@ -91,3 +100,8 @@ def partial(call: Call) -> Any:
         tuple(args) if isinstance(args, tuple) else (),
         tuple(kw.items()) if isinstance(kw, dict) else (),
     )
+
+
+def the_class(call: Call) -> Any:
+    """``register_pytree_node_class(cls)``: the class it registers."""
+    return call.arg("cls")

@@ -213,8 +213,9 @@ def skips_some(fn: cst.FunctionDef) -> bool:
             t = type(inner)
             if t in (cst.Return, cst.Raise, cst.Continue, cst.Break):
                 return True
-            if t is cst.Call and type(inner.func) in (cst.Attribute, cst.Name):
-                last = inner.func.attr.value if type(inner.func) is cst.Attribute else inner.func.value
+            if type(inner) is cst.Call and type(inner.func) in (cst.Attribute, cst.Name):
+                func = inner.func
+                last = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else ""
                 if last in LEAVES:
                     return True
     return False

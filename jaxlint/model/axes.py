@@ -12,10 +12,11 @@ f-string of constants are all the same string.
   ``axis_name`` (and vmap's ``spmd_axis_name``), ``smap``'s ``axis_name``, the axes of a
   ``shard_map``'s mesh. ``()``: it binds none; None: they cannot be read (unknown means
   silent).
-- A mesh built by ``Mesh(devices, axis_names)``, ``jax.make_mesh(shape, axis_names)`` or
-  ``AbstractMesh(sizes, axis_names)`` evaluates to ``mesh_value``: an instance of that
-  class whose ``axis_names`` field holds the names (``mesh.axis_names`` reads it too), so
-  a mesh passed through names, attributes and parameters keeps its axes.
+- ``mesh_names(value)``: the axes of a mesh. A mesh built by ``Mesh(devices, axis_names)``,
+  ``jax.make_mesh(shape, axis_names)`` or ``AbstractMesh(sizes, axis_names)`` is a
+  catalogue value (``catalogue/meshes.py``): an instance of the mesh class whose
+  ``axis_names`` field holds the names, so a mesh passed through names, attributes and
+  parameters keeps its axes.
 """
 
 from __future__ import annotations
@@ -24,28 +25,14 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from jaxlint.base.literals import UNKNOWN
-
 from .abstract import Const, External, List, Partial, Struct, Transformed, Tuple
-from .signature import Argument, Signature, bind
+from .catalogue.meshes import ABSTRACT_MESH, MESH
 from .transforms import named
 
 if TYPE_CHECKING:
     from .evaluate import Env, Evaluator
 
 MAPS = named("map")  # what binds axis names (model/transforms.py)
-
-# the mesh constructors, with their signatures in jax 0.10.2 (``axis_names`` second)
-MESH_CONSTRUCTORS: dict[str, Signature] = {
-    "jax.sharding.Mesh": Signature.of("devices", "axis_names", "axis_types", axis_types=Const(None)),
-    "jax.sharding.AbstractMesh": Signature.of("axis_sizes", "axis_names", "axis_types", axis_types=Const(None)),
-    "jax.make_mesh": Signature.of(
-        "axis_shapes", "axis_names", "*", "devices", "axis_types", devices=Const(None), axis_types=Const(None)
-    ),
-}
-MESH_CONSTRUCTORS["jax.experimental.maps.Mesh"] = MESH_CONSTRUCTORS["jax.sharding.Mesh"]
-MESH_CONSTRUCTORS["jax.interpreters.pxla.Mesh"] = MESH_CONSTRUCTORS["jax.sharding.Mesh"]
-MESH_CONSTRUCTORS["jax.experimental.mesh_utils.make_mesh"] = MESH_CONSTRUCTORS["jax.make_mesh"]
 
 
 def names_of(value: Any) -> tuple[str, ...] | None:
@@ -67,18 +54,9 @@ def names_of(value: Any) -> tuple[str, ...] | None:
     return None
 
 
-def mesh_value(q: str, args: list[Argument]) -> Any:
-    """What a mesh constructor call gives: an instance of the mesh class with its axis
-    names (UNKNOWN when the arguments do not bind)."""
-    b = bind(MESH_CONSTRUCTORS[q], args)
-    if b.error is not None or "axis_names" not in b.arguments:
-        return UNKNOWN
-    return Struct(External("jax.sharding.Mesh"), (("axis_names", b.arguments["axis_names"]),), "object")
-
-
 def mesh_names(mesh: Any) -> tuple[str, ...] | None:
     """The axis names of a mesh value (None: not a mesh the model built, or unreadable)."""
-    if type(mesh) is not Struct or type(mesh.cls) is not External or mesh.cls.qualified != "jax.sharding.Mesh":
+    if type(mesh) is not Struct or type(mesh.cls) is not External or mesh.cls.qualified not in (MESH, ABSTRACT_MESH):
         return None
     names = names_of(mesh.get("axis_names"))
     return names or None

@@ -32,6 +32,7 @@ from . import program
 from .abstract import External, Function
 from .attributes import assigned_value, instance_attribute
 from .axes import MAPS, in_contexts, map_names
+from .catalogue import calls_functions
 from .scopes import FUNCTION_KINDS, Binding
 from .transforms import TABLE, named
 
@@ -44,18 +45,17 @@ PASS = TRACING | {"functools.partial"}
 # calls that run a function argument immediately, in the caller's context (a lax body is traced)
 LAX_BODIES = named("body")
 TRACING_CALLS = named("call")
-RUNS_HERE = (
-    LAX_BODIES
-    | TRACING_CALLS
-    | {
-        "jax.tree.map",
-        "jax.tree.map_with_path",
-        "jax.tree_util.tree_map",
-        "jax.tree_util.tree_map_with_path",
-        "jax.tree_map",
-        "absl.app.run",
-    }
-)
+# a program's entry point runs the function it is given (absl's ``app.run(main)``)
+RUNS_MAIN = frozenset({"absl.app.run"})
+
+
+def runs_here(api: str) -> bool:
+    """Does a call of ``api`` run its function argument now: a ``lax`` body, a tracing
+    call, a program's entry point, or a catalogue function that calls one before it
+    returns (``jax.tree.map``: ``catalogue.calls_functions``)?"""
+    return api in LAX_BODIES or api in TRACING_CALLS or api in RUNS_MAIN or calls_functions(api)
+
+
 # decorators that neither bind an axis name nor hide where the function runs
 HARMLESS_DECORATORS = PASS | {
     "staticmethod",
@@ -418,7 +418,7 @@ class Uses:
                         bound = True  # ``partial(f, x)``
                     cur = call
                     continue
-                if api in RUNS_HERE:
+                if api is not None and runs_here(api):
                     if layer_kind(api):
                         layers.append(self._layer(api, call, (), not bound))
                     return self._use("run", layers, call, scope=scope_ref(ctx, call))

@@ -62,7 +62,7 @@ from .abstract import (
     traced,
     with_trace,
 )
-from .axes import MESH_CONSTRUCTORS, mesh_names, mesh_value
+from .axes import mesh_names
 from .catalogue import Call, Problem, lookup
 from .catalogue.host import INSTANCE_METHODS
 from .catalogue.indexing import IndexRef, is_slice, make_slice
@@ -942,8 +942,6 @@ class Evaluator:
             )
         if self.transfer.is_transform(q):
             return self.transfer.make(q, args, node)
-        if q in MESH_CONSTRUCTORS:
-            return mesh_value(q, args)
         if self.transfer.runs_functions(q):
             return self.transfer.run_external(q, args, env, node)
         op = lookup(q)

@@ -168,22 +168,35 @@ class Program:
         memo = self.__dict__.setdefault("_mutation_memo", {})
         if b in memo:
             return memo[b]
-        out: list[cst.Name] = []
-        for read in self._reads_by_name.get(b.name, ()):
-            if b not in self.reaching(read):
-                continue
-            parent = self.parents.get(read)
-            t = type(parent)
-            if t is cst.Subscript and parent.value is read and _is_store(self.parents, parent):
-                out.append(read)
-            elif t is cst.Attribute and parent.value is read and parent.attr.value in MUTATORS:
-                call = self.parents.get(parent)
-                if type(call) is cst.Call and call.func is parent:
-                    out.append(read)
-            elif t is cst.AugAssign and parent.target is read:
-                out.append(read)
+        out = [r for r in self._reads_by_name.get(b.name, ()) if self._changes(r) and b in self.reaching(r)]
         memo[b] = out
         return out
+
+    def _changes(self, read: cst.Name) -> bool:
+        """Does this read change its value in place: a store, ``del`` or augmented
+        assignment through it (``xs[i] = v``, also through an element: ``m[i][j] = v``,
+        ``rows[0].x = v``), or a mutating method of it or of an element (``xs[0].append(v)``)?"""
+        parents = self.parents
+        node: cst.CSTNode = read
+        through = False  # reached an element (subscripted at least once)
+        while True:
+            parent = parents.get(node)
+            t = type(parent)
+            if t is cst.Subscript and parent.value is node:
+                if _is_store(parents, parent):
+                    return True
+                node, through = parent, True
+            elif t is cst.Attribute and parent.value is node:
+                call = parents.get(parent)
+                if parent.attr.value in MUTATORS and type(call) is cst.Call and call.func is parent:
+                    return True
+                if not through:
+                    return False  # ``xs.attr``: a method or field of the container, not an element
+                if type(call) is cst.AssignTarget or (type(call) is cst.AugAssign and call.target is parent):
+                    return True
+                node = parent
+            else:
+                return t is cst.AugAssign and parent.target is node
 
     def references(self, b: Binding) -> tuple[list[cst.Name], bool]:
         """(reads that can only be ``b``, True when no other read may also be ``b``)."""

@@ -169,7 +169,7 @@ class Vocabulary:
         return closest(name, self.names)
 
 
-def _layer_names(u: dict[str, Any], out: set[str]) -> None:
+def _layer_names(u: dict[str, Any] | None, out: set[str]) -> None:
     while u is not None:
         for x in u.get("layers", ()):
             out.update(x.get("names") or ())

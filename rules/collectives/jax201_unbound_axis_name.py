@@ -285,7 +285,7 @@ def _maybe_bound(paths, d: dict[str, Any]) -> bool:
 def _runs_where_expected(paths, ref: str, limit: int = 64) -> bool:
     """Is the function used, on some way up from it, where an error is expected
     (``with pytest.raises(NameError): f(x)``)? Then the unbound name is the point."""
-    todo, seen = [paths.canonical(ref)], set()
+    todo, seen = [paths.canonical(ref)], set[str]()
     while todo and len(seen) < limit:
         r = todo.pop()
         if r in seen:

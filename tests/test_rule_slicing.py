@@ -97,7 +97,14 @@ def test_a_wrong_knob_is_caught(code, knob, value, monkeypatch):
     monkeypatch.setattr(rule_by_code(code), knob, value)
     found = differences(code, monkeypatch)
     assert found, f"{code} with {knob}={value!r} lints the same sliced and whole: the check cannot see this knob"
-    assert all(": only whole: " in d for d in found), found
+    assert any(": only whole: " in d for d in found), found
+    if code not in FALLBACK:
+        assert all(": only whole: " in d for d in found), found
+
+
+# rules that report otherwise where what they read is lost: JAX201's axis vocabulary
+# reports a collective whose path the sliced run no longer sees (``only sliced``)
+FALLBACK = frozenset({"JAX201"})
 
 
 @pytest.mark.parametrize(

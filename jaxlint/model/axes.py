@@ -1,99 +1,148 @@
-"""The axis names a map binds: ``pmap``/``vmap`` options, ``smap``, ``shard_map`` meshes.
+"""Axis names as values: what a map binds, what a mesh names, what a collective uses.
 
-Collectives (``lax.psum(x, 'i')``) need an axis name bound by a map on every path by which
-they run; this reads, from a map's arguments, which names it binds. ``()`` means it binds
-none (``jax.pmap(f)``), ``None`` that they cannot be read (a name from a parameter, a mesh
-built elsewhere): unknown, and unknown means silent.
+Collectives (``lax.psum(x, 'i')``) need an axis name bound by a map on every path by
+which they run. Every name here is read from the abstract values of the evaluator
+(``jaxlint.model.evaluate``), so a literal, a module or class constant, a local
+``ax = "devices"``, a frozen config field, a default, a ``partial``-bound argument and an
+f-string of constants are all the same string.
+
+- ``names_of(value)``: the axis names a value is — a string, a tuple/list of strings, or
+  ``None`` (none: ``()``); None when the value is not known to be such.
+- ``map_names(ev, t)``: the names a ``Transformed`` map value binds: ``pmap``/``vmap``
+  ``axis_name`` (and vmap's ``spmd_axis_name``), ``smap``'s ``axis_name``, the axes of a
+  ``shard_map``'s mesh. ``()``: it binds none; None: they cannot be read (unknown means
+  silent).
+- ``mesh_names(value)``: the axes of a mesh. A mesh built by ``Mesh(devices, axis_names)``,
+  ``jax.make_mesh(shape, axis_names)`` or ``AbstractMesh(sizes, axis_names)`` is a
+  catalogue value (``catalogue/meshes.py``): an instance of the mesh class whose
+  ``axis_names`` field holds the names, so a mesh passed through names, attributes and
+  parameters keeps its axes.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from jaxlint.base.literals import UNKNOWN
-
+from .abstract import Const, External, List, Partial, Struct, Transformed, Tuple
+from .catalogue.meshes import ABSTRACT_MESH, MESH
 from .transforms import named
 
+if TYPE_CHECKING:
+    from .evaluate import Env, Evaluator
+
 MAPS = named("map")  # what binds axis names (model/transforms.py)
-MESH_CONSTRUCTORS = frozenset({"jax.sharding.Mesh", "jax.make_mesh", "jax.sharding.AbstractMesh"})
-_MESH_DEPTH = 3
 
 
 def names_of(value: Any) -> tuple[str, ...] | None:
-    """Axis names from a literal value: a string, a tuple/list of strings, or None (none)."""
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        return (value,)
-    if isinstance(value, (tuple, list)) and all(isinstance(v, str) for v in value):
-        return tuple(value)
-    return None
-
-
-def option(args: list[cst.Arg], keyword: str, index: int | None) -> cst.Arg | Any | None:
-    """The argument for a parameter: by keyword, else by position; UNKNOWN behind * / **."""
-    for a in args:
-        if a.keyword is not None and a.keyword.value == keyword:
-            return a
-    positional = [a for a in args if a.keyword is None]
-    if any(a.star for a in args):
-        return UNKNOWN
-    if index is not None and index < len(positional):
-        return positional[index]
-    return None
-
-
-def bound_names(program, api: str, args: list[cst.Arg], with_fun: bool) -> tuple[str, ...] | None:
-    """The axis names the map ``api`` binds, given its arguments (``with_fun``: the mapped
-    function is the first positional one, as in ``jax.pmap(f, 'i')``; not in decorator or
-    ``partial(jax.pmap, ...)`` form)."""
-    shift = 1 if with_fun else 0
-    if api == "jax.pmap":
-        return _read(program, option(args, "axis_name", shift))
-    if api == "jax.vmap":
-        names: list[str] = []
-        for kw, idx in (("axis_name", 3), ("spmd_axis_name", 5)):
-            got = _read(program, option(args, kw, idx - 1 + shift))
-            if got is None:
-                return None
-            names += got
-        return tuple(names)
-    if api == "jax.smap":
-        a = option(args, "axis_name", None)
-        return None if a is None else _read(program, a)
-    if api == "jax.shard_map":
-        if option(args, "axis_names", None) is not None:
-            return None  # manual over a subset of the mesh's axes
-        m = option(args, "mesh", shift)
-        if m is None or m is UNKNOWN:
-            return None
-        return mesh_names(program, m.value)
-    return None
-
-
-def mesh_names(program, expr: cst.BaseExpression) -> tuple[str, ...] | None:
-    """The axis names of a mesh built by ``Mesh(devices, names)`` / ``jax.make_mesh``, here or
-    through names bound once (the model's reaching definitions)."""
-    for _ in range(_MESH_DEPTH + 1):
-        if type(expr) is cst.Call and program.ctx.resolve(expr.func) in MESH_CONSTRUCTORS:
-            a = option(list(expr.args), "axis_names", 1)
-            if a is None or a is UNKNOWN:
-                return None
-            return _read(program, a) or None
-        if type(expr) is not cst.Name:
-            return None
-        b = program.binding(expr)
-        if b is None or b.kind != "assign" or b.value is None or b.unpack:
-            return None
-        expr = b.value
-    return None
-
-
-def _read(program, a: Any) -> tuple[str, ...] | None:
-    if a is UNKNOWN:
+    """Axis names from an abstract value: a string, a tuple/list of strings, or None."""
+    t = type(value)
+    if t is Const:
+        if value.value is None:
+            return ()
+        if isinstance(value.value, str):
+            return (value.value,)
         return None
-    if a is None:
-        return ()
-    return names_of(program.ctx.literal(a.value))
+    if t is Tuple or t is List:
+        out: list[str] = []
+        for v in value.items:
+            if type(v) is not Const or not isinstance(v.value, str):
+                return None
+            out.append(v.value)
+        return tuple(out)
+    return None
+
+
+def mesh_names(mesh: Any) -> tuple[str, ...] | None:
+    """The axis names of a mesh value (None: not a mesh the model built, or unreadable)."""
+    if type(mesh) is not Struct or type(mesh.cls) is not External or mesh.cls.qualified not in (MESH, ABSTRACT_MESH):
+        return None
+    names = names_of(mesh.get("axis_names"))
+    return names or None
+
+
+def map_names(t: Any) -> tuple[str, ...] | None:
+    """The axis names the map value ``t`` binds (see the module docstring)."""
+    if type(t) is not Transformed or t.unknown_options:
+        return None
+    api = t.api
+    if api == "jax.pmap":
+        return names_of(t.option("axis_name", Const(None)))
+    if api == "jax.smap":
+        return names_of(t.option("axis_name")) if t.given("axis_name") else None
+    if api == "jax.vmap":
+        a = names_of(t.option("axis_name", Const(None)))
+        b = names_of(t.option("spmd_axis_name", Const(None)))
+        return None if a is None or b is None else a + b
+    if api == "jax.shard_map":
+        if t.given("axis_names"):
+            return None  # manual over a subset of the mesh's axes
+        return mesh_names(t.option("mesh", Const(None)))
+    return None
+
+
+def agreed(values: list[tuple[str, ...] | None]) -> tuple[str, ...] | None:
+    """The names every context gives, or None when one cannot be read or two differ."""
+    if not values or any(v is None for v in values):
+        return None
+    first = values[0]
+    return first if all(v == first for v in values) else None
+
+
+def in_contexts(ev: Evaluator, read, fn) -> tuple[str, ...] | None:
+    """Axis names ``read(frame)`` gives, first with no call in view, else in every
+    context of ``fn`` (the def the expression is in: its visible calls, and for a def
+    nothing calls, the contexts of the def around it — a factory's closure sees the
+    factory's arguments); they must all agree."""
+    got = read(None)
+    if got is not None or fn is None:
+        return got
+    return agreed([read(f) for f in frames(ev, fn)])
+
+
+def frames(ev: Evaluator, fn) -> list[Env]:
+    """The frames ``fn``'s body runs in (``contexts``). A def no visible call reaches
+    runs with what each ``functools.partial`` of it binds (``partial(sync,
+    axis_name="i")``), else in the contexts of the def it is written in
+    (``make_step(axis="i")`` returning ``step``)."""
+    from .contexts import contexts, default_frame
+
+    found = contexts(ev, fn)
+    base = default_frame(ev, fn)
+    if found != [base]:
+        return found
+    bound = partial_frames(ev, fn, base)
+    if bound:
+        return bound
+    outer = ev.ctx.enclosing_function(fn)
+    if outer is None:
+        return found
+    out = [ev.frame(fn, {}, f) for f in frames(ev, outer)]
+    return out or found
+
+
+def partial_frames(ev: Evaluator, fn, base: Env) -> list[Env]:
+    """One frame per ``functools.partial(fn, ...)`` of the def ``fn`` (read through the
+    names it is bound to): the arguments the partial binds; the others unbound."""
+    p = ev.p
+    b = p.binding_of_value(fn)
+    if b is None or type(fn) is not cst.FunctionDef:
+        return []
+    reads, _ = p.references(b)
+    positional = [x.name.value for x in (*fn.params.posonly_params, *fn.params.params)]
+    out: list[Env] = []
+    for read in reads:
+        arg = p.parents.get(read)
+        call = p.parents.get(arg) if type(arg) is cst.Arg else None
+        if type(call) is not cst.Call or not call.args or call.args[0] is not arg or arg.keyword or arg.star:
+            continue
+        v = ev.value(call, None)
+        if type(v) is not Partial or v.star:
+            continue
+        params = dict(zip(positional, v.args, strict=False))
+        params.update(v.keywords)
+        f = ev.frame(fn, params, base.parent)
+        if f not in out:
+            out.append(f)
+    return out

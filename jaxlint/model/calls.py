@@ -29,11 +29,12 @@ from jaxlint.base.names import dotted
 from jaxlint.model import expected
 
 from . import program
+from .abstract import External, Function
 from .attributes import assigned_value, instance_attribute
-from .axes import MAPS, bound_names
-from .scopes import FUNCTION_KINDS
+from .axes import MAPS, in_contexts, map_names
+from .catalogue import calls_functions
+from .scopes import FUNCTION_KINDS, Binding
 from .transforms import TABLE, named
-from .values import Function
 
 KEY = "calls"
 
@@ -44,22 +45,23 @@ PASS = TRACING | {"functools.partial"}
 # calls that run a function argument immediately, in the caller's context (a lax body is traced)
 LAX_BODIES = named("body")
 TRACING_CALLS = named("call")
-RUNS_HERE = (
-    LAX_BODIES
-    | TRACING_CALLS
-    | {
-        "jax.tree.map",
-        "jax.tree.map_with_path",
-        "jax.tree_util.tree_map",
-        "jax.tree_util.tree_map_with_path",
-        "jax.tree_map",
-        "absl.app.run",
-    }
-)
+# a program's entry point runs the function it is given (absl's ``app.run(main)``)
+RUNS_MAIN = frozenset({"absl.app.run"})
+
+
+def runs_here(api: str) -> bool:
+    """Does a call of ``api`` run its function argument now: a ``lax`` body, a tracing
+    call, a program's entry point, or a catalogue function that calls one before it
+    returns (``jax.tree.map``: ``catalogue.calls_functions``)?"""
+    return api in LAX_BODIES or api in TRACING_CALLS or api in RUNS_MAIN or calls_functions(api)
+
+
 # decorators that neither bind an axis name nor hide where the function runs
 HARMLESS_DECORATORS = PASS | {
     "staticmethod",
     "classmethod",
+    "builtins.staticmethod",
+    "builtins.classmethod",
     "functools.wraps",
     "functools.lru_cache",
     "functools.cache",
@@ -147,17 +149,25 @@ def scope_ref(ctx, node: cst.CSTNode) -> str | None:
 
 
 class Uses:
-    """Collects the uses of the file's function values (see module doc)."""
+    """Collects the uses of the file's function values (see module doc).
+
+    What a name refers to comes from the binder (``Program.reaching``): a ``def``, an
+    import of a project function, or a *function variable* — a variable some function
+    value is bound to (found by following the values: a def's fate may bind it, and then
+    that variable's reads are uses too, until nothing new is bound). Which API a call
+    or decorator is comes from the evaluator (``External`` values)."""
 
     def __init__(self, ctx) -> None:
         self.ctx = ctx
         self.p = program(ctx)
+        self.ev = self.p.evaluator
         self.done = False
         self.uses: list[dict[str, Any]] = []
         self.decorated: dict[str, list[dict[str, Any]] | None] = {}
         self._tracked: list[tuple[str, cst.BaseExpression]] = []
         self._line_nodes: list[tuple[dict[str, Any], cst.CSTNode]] = []
-        self._methods: frozenset[str] | None = None  # names of the file's methods
+        self._fates: dict[cst.CSTNode, dict[str, Any]] = {}
+        self._apis: dict[cst.CSTNode, Any] = {}
 
     def track(self, ref: str, expr: cst.BaseExpression) -> None:
         """Also record where ``expr`` ends up, as the function ``ref`` (e.g. a rule's
@@ -169,6 +179,7 @@ class Uses:
         self.done = True
         ctx = self.ctx
         refs: list[tuple[str, cst.BaseExpression, bool]] = [(r, e, False) for r, e in self._tracked]
+        reads: list[tuple[cst.Name, list[Binding]]] = []
         known = self._candidates()
         for node, entering in ctx._events:
             if not entering:
@@ -176,7 +187,7 @@ class Uses:
             t = type(node)
             if t is cst.Name:
                 if node.value in known:
-                    self._name(node, refs)
+                    self._read(node, reads)
             elif t is cst.Attribute:
                 self._attribute(node, refs)
             elif t is cst.FunctionDef:
@@ -187,51 +198,87 @@ class Uses:
                 q = ctx.qualname(node)
                 if q:
                     refs.append((ctx.facts.ref(q), node, False))
-        for ref, expr, unknown in refs:
-            u = self._use("unknown", [], expr) if unknown else self.fate(expr)
-            u["ref"] = ref
-            self.uses.append(u)
+        variables = self._function_variables(refs, reads)
+        for node, bs in reads:
+            found, shadowed = self._refs_of(bs, variables)
+            # a function variable matters by construction: a function that matters is bound to it
+            refs.extend((ref, node, shadowed) for ref in found if ref in variables or self._matters(ref))
+        fates = [self._use("unknown", [], expr) if unknown else self.fate(expr) for _, expr, unknown in refs]
         self._fill_lines()
+        self.uses = [dict(u, ref=ref) for (ref, _, _), u in zip(refs, fates, strict=True)]
 
     def _candidates(self) -> frozenset[str]:
-        """Names that can refer to a function at all: defs, bound transforms, imports and
-        variables assigned a lambda. Every other name is skipped without a lookup."""
-        names = set(self.ctx.names.items())
-        for bound in self.ctx.collector.bindings.values():
-            names.update(bound)
-        names.update(self.ctx.collector.lambda_targets)
+        """Names that can refer to a function at all: those some scope binds by a def, an
+        import or an assignment. Every other name is skipped without a lookup."""
+        names: set[str] = set()
+        for s in {id(s): s for s in self.p.scope_of_node.values()}.values():
+            for name, bs in s.bindings.items():
+                if any(b.kind in ("def", "import", "assign") for b in bs):
+                    names.add(name)
         return frozenset(names)
 
-    def _name(self, node: cst.Name, refs) -> None:
-        ctx = self.ctx
-        parent = ctx.parent(node)
+    def _read(self, node: cst.Name, reads) -> None:
+        parent = self.ctx.parent(node)
         if isinstance(parent, cst.Attribute) or not _is_load(node, parent):
             return
-        defs = self._defs(node)
-        if defs:  # a def in each arm of an if/else: the use is a use of each
-            shadowed = self._shadowed(node)
-            refs.extend((ref, node, shadowed) for ref in defs if self._matters(ref))
-            return
-        ref = ctx.ref(node)
-        if ref is None:
-            ref = self._lambda_var(node)
-        ref = self._rebound(node, ref)
-        if ref is None or ref.split(".")[0] in EXTERNAL or not self._matters(ref.removesuffix(REBOUND)):
-            return
-        refs.append((ref, node, self._shadowed(node)))
-
-    def _defs(self, node: cst.Name) -> list[str]:
-        """The defs a name can read when more than one can reach it (and nothing else)."""
         bs = self.p.reaching(node)
-        if len(bs) < 2 or any(b.kind != "def" for b in bs):
-            return []
-        out = []
+        if bs and any(b.kind in ("def", "import", "assign") for b in bs):
+            reads.append((node, bs))
+
+    def _function_variables(self, refs, reads) -> frozenset[str]:
+        """The variables a function value is bound to: the ``bind`` fates of the defs,
+        lambdas, imports and tracked values, and of the reads of such variables, to a
+        fixed point."""
+        found: set[str] = set()
+        for _ref, expr, unknown in refs:
+            if not unknown:
+                _bound_vars(self.fate(expr), found)
+        done: set[cst.Name] = set()
+        while True:
+            before = len(found)
+            for node, bs in reads:
+                if node in done:
+                    continue
+                got, _ = self._refs_of(bs, found)
+                if got:
+                    done.add(node)
+                    _bound_vars(self.fate(node), found)
+            if len(found) == before:
+                return frozenset(found)
+
+    def _refs_of(self, bs: list[Binding], variables) -> tuple[list[str], bool]:
+        """The function references a read of these bindings can be, and whether it may
+        also be a local value that is none of them (then the use is unknown)."""
+        out: list[str] = []
+        shadowed = False
         for b in bs:
-            q = self.ctx.qualname(b.node)
-            if not q:
-                return []
-            out.append(self.ctx.facts.ref(q))
-        return out
+            ref = None
+            if b.kind == "def":
+                q = self.ctx.qualname(b.node)
+                ref = self.ctx.facts.ref(q) if q else None
+            elif b.kind == "import":
+                q = b.imported or ""
+                ref = q if q and q.split(".")[0] not in EXTERNAL else None
+                if ref is None:
+                    continue
+            elif b.kind == "assign" and not b.unpack and isinstance(b.node, cst.Assign) and len(b.node.targets) == 1:
+                var = self._var(b.node, b.name)
+                if var in variables:
+                    ref = var
+                elif isinstance(b.value, cst.Call):
+                    continue  # ``x = f(...)``: a value, not one of these functions
+            if ref is not None:
+                if ref not in out:
+                    out.append(ref)
+            elif b.scope.kind in FUNCTION_KINDS:
+                shadowed = True  # a parameter, a loop target, ...: may be anything
+        return out, shadowed
+
+    def _var(self, assign: cst.Assign, name: str) -> str:
+        """The reference of the variable ``name`` an assignment binds (see REBOUND)."""
+        q = self.ctx.scope_of(assign)
+        var = self.ctx.facts.ref(f"{q}.{name}" if q else name)
+        return var + REBOUND if self._rebinds_def(assign) else var
 
     def _attribute(self, node: cst.Attribute, refs) -> None:
         ctx = self.ctx
@@ -240,15 +287,22 @@ class Uses:
             return
         if not _is_load(node, parent):
             return
-        ref = ctx.resolve(node)
-        if ref is None and isinstance(node.value, cst.Name):
+        root: cst.BaseExpression = node
+        while type(root) is cst.Attribute:
+            root = root.value
+        if type(root) is not cst.Name:
+            return
+        b = self.p.binding(root)
+        if b is not None and b.kind == "import":
+            v = self.api(node)
+            q = v.qualified if type(v) is External else _imported_name(b, node)
+            if q is not None and q.split(".")[0] not in EXTERNAL and self._matters(q):
+                refs.append((q, node, False))
+            return
+        if type(node.value) is cst.Name:
             ref = self._attribute_ref(node) or self._method_ref(node)  # ``self.step``: always followed
             if ref is not None:
                 refs.append((ref, node, False))
-            return
-        if ref is None or ref.split(".")[0] in EXTERNAL or not self._matters(ref):
-            return
-        refs.append((ref, node, False))
 
     def _matters(self, ref: str) -> bool:
         """Can a path ever be followed through this function? With the slicer's callers
@@ -258,36 +312,16 @@ class Uses:
             return True
         return any(p in names or p.startswith(("<lambda>", "<partial:")) for p in ref.split("."))
 
-    # -- names, read from the program model -----------------------------------------
-    def _lambda_var(self, node: cst.Name) -> str | None:
-        """``f = lambda ...``, the one binding that reaches the read, names that lambda's variable."""
-        b = self.p.binding(node)
-        if b is None or b.kind != "assign" or b.unpack or not isinstance(b.value, cst.Lambda):
-            return None
-        q = self.ctx.scope_of(b.node)
-        return self.ctx.facts.ref(f"{q}.{node.value}" if q else node.value)
+    def api(self, expr: cst.BaseExpression) -> Any:
+        """The value of a callee or decorator expression, with no call in view (memoised;
+        a small budget: a callee is a name, an attribute or a ``partial``)."""
+        memo = self._apis
+        if expr not in memo:
+            with self.ev.query(_API_FUEL):
+                memo[expr] = self.ev.value(expr, None)
+        return memo[expr]
 
-    def _shadowed(self, node: cst.Name) -> bool:
-        """Can a local variable of a function (a parameter, a loop target, anything but a def
-        or a call's result) be what the name reads? Then the use is unknown."""
-        for b in self.p.reaching(node):
-            if b.scope.kind not in FUNCTION_KINDS or b.kind == "def":
-                continue
-            if b.kind == "assign" and not b.unpack and isinstance(b.value, cst.Call):
-                continue
-            return True
-        return False
-
-    def _rebound(self, node: cst.Name, ref: str | None) -> str | None:
-        """The reference of a read that can only be a rebound variable (see REBOUND)."""
-        b = self.p.binding(node)
-        if b is None or b.kind != "assign" or not isinstance(b.node, cst.Assign) or len(b.node.targets) != 1:
-            return ref
-        if not self._rebinds_def(b.node):
-            return ref
-        q = self.ctx.qualname(b.scope.node) or ""
-        return self.ctx.facts.ref(f"{q}.{node.value}" if q else node.value) + REBOUND
-
+    # -- names, read from the binder --------------------------------------------------
     def _rebinds_def(self, assign: cst.Assign) -> bool:
         """Is this assignment, in a function, a new binding of a name a def of that function binds?"""
         target = assign.targets[0].target
@@ -308,33 +342,42 @@ class Uses:
         return self.ctx.facts.ref(f"{method.rpartition('.')[0]}.{key.name}") + INSTANCE
 
     def _method_ref(self, attr: cst.Attribute) -> str | None:
-        """``self.method`` inside its class: the method's reference."""
-        if self._methods is None:
-            self._methods = frozenset(f.name for f in self.ctx.facts.functions.values() if f.class_name)
-        name = attr.attr.value
+        """``self.method`` inside its class: the method's reference (the one def of that
+        name in the class body)."""
+        key = instance_attribute(self.p, attr)
+        if key is None:
+            return None
         seeds = self.ctx.callers_of_seeds
-        if name not in self._methods or (seeds is not None and name not in seeds):
+        if seeds is not None and key.name not in seeds:
             return None
-        v = self.p.value(attr)
-        if type(v) is not Function or type(v.node) is not cst.FunctionDef:
+        scope = self.p.scope_of_node.get(key.cls)
+        bs = scope.bindings.get(key.name, []) if scope is not None else []
+        if len(bs) != 1 or bs[0].kind != "def":
             return None
-        q = self.ctx.qualname(v.node)
+        q = self.ctx.qualname(bs[0].node)
         return self.ctx.facts.ref(q) if q else None
 
     # -- where a value ends up --------------------------------------------------------
     def _callee(self, call: cst.Call) -> tuple[str | None, list[cst.Arg], bool]:
         """(api, option arguments, partial form?) of ``api(...)`` or ``partial(api, ...)(...)``."""
-        ctx = self.ctx
         func = call.func
-        if isinstance(func, cst.Call) and func.args and ctx.resolve(func.func) == "functools.partial":
-            inner = ctx.resolve(func.args[0].value)
+        if isinstance(func, cst.Call) and func.args and _qualified(self.api(func.func)) == "functools.partial":
+            inner = _qualified(self.api(func.args[0].value))
             if inner in MAPS or inner in PASS:
                 return inner, list(func.args[1:]) + [a for a in call.args if a.keyword is not None], True
             return None, [], True
-        return ctx.resolve(func), list(call.args), False
+        if isinstance(func, (cst.Name, cst.Attribute)):
+            return _qualified(self.api(func)), list(call.args), False
+        return None, list(call.args), False
 
     def fate(self, node: cst.BaseExpression) -> dict[str, Any]:
         """Where the function an expression names ends up running, and the layers around it."""
+        memo = self._fates
+        if node not in memo:
+            memo[node] = self._fate(node)
+        return memo[node]
+
+    def _fate(self, node: cst.BaseExpression) -> dict[str, Any]:
         ctx = self.ctx
         layers: list[dict[str, Any]] = []
         bound = False  # a ``partial`` on the way binds some of the function's arguments
@@ -363,7 +406,9 @@ class Uses:
                 )
                 if is_fun and api in MAPS:
                     plain = not bound and _plain(api, options, not partial_form)
-                    layers.append(self._layer(api, call, bound_names(self.p, api, options, not partial_form), plain))
+                    layer = self._layer(api, call, self._application_names(call), plain)
+                    _mark_ambient(layer, api, options)
+                    layers.append(layer)
                     cur = call
                     continue
                 if is_fun and api in PASS:
@@ -373,19 +418,14 @@ class Uses:
                         bound = True  # ``partial(f, x)``
                     cur = call
                     continue
-                if api in RUNS_HERE:
+                if api is not None and runs_here(api):
                     if layer_kind(api):
                         layers.append(self._layer(api, call, (), not bound))
                     return self._use("run", layers, call, scope=scope_ref(ctx, call))
                 break
             if isinstance(parent, cst.Assign) and parent.value is cur:
                 if len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
-                    q = ctx.scope_of(parent)
-                    name = parent.targets[0].target.value
-                    var = ctx.facts.ref(f"{q}.{name}" if q else name)
-                    if self._rebinds_def(parent):
-                        var += REBOUND
-                    u = self._use("bind", layers, parent, var=var)
+                    u = self._use("bind", layers, parent, var=self._var(parent, parent.targets[0].target.value))
                     if bound:
                         u["partial"] = True  # ``g = partial(f, x)``: what g passes on is not plain
                     return u
@@ -395,6 +435,26 @@ class Uses:
                 break
             break
         return self._use("unknown", layers, cur)
+
+    def _application_names(self, call: cst.Call) -> tuple[str, ...] | None:
+        """The axis names the map applied by ``call`` binds, read as values (model/axes.py)."""
+        ev = self.ev
+
+        def read(frame):
+            with ev.query(_NAMES_FUEL):
+                return map_names(ev.value(call, frame))
+
+        return in_contexts(ev, read, self.ctx.enclosing_function(call))
+
+    def _decorator_names(self, expr: cst.BaseExpression, node: cst.FunctionDef) -> tuple[str, ...] | None:
+        """The axis names a map decorator (``@partial(jax.pmap, axis_name=...)``) binds."""
+        ev = self.ev
+
+        def read(frame):
+            with ev.query(_NAMES_FUEL):
+                return map_names(ev.decorate(ev.value(expr, frame), Function(node, frame, self.p), expr))
+
+        return in_contexts(ev, read, self.ctx.enclosing_function(node))
 
     def _layer(self, api: str, node: cst.CSTNode, names: tuple[str, ...] | None, plain: bool) -> dict[str, Any]:
         m = {
@@ -429,25 +489,25 @@ class Uses:
 
     def _decorators(self, node: cst.FunctionDef, ref: str) -> None:
         """Layers (innermost first) a def's decorators apply; None if one is unknown."""
-        ctx = self.ctx
         layers: list[dict[str, Any]] = []
         for dec in reversed(node.decorators):
             expr = dec.decorator
+            options: list[cst.Arg] = []
             if isinstance(expr, cst.Call):
-                api = ctx.resolve(expr.func) or dotted(expr.func)
+                api = _qualified(self.api(expr.func)) if isinstance(expr.func, (cst.Name, cst.Attribute)) else None
                 options = list(expr.args)
                 if api == "functools.partial" and expr.args:
-                    api = ctx.resolve(expr.args[0].value)
+                    api = _qualified(self.api(expr.args[0].value))
                     options = list(expr.args[1:])
                 elif api in ("jax.pmap", "jax.vmap"):
                     api = None  # jax.pmap(...) as a decorator is not a map of the def
             else:
-                api = ctx.resolve(expr) or dotted(expr)
-                options = []
+                api = _qualified(self.api(expr))
             if api in MAPS:
-                layers.append(
-                    self._layer(api, expr, bound_names(self.p, api, options, False), _plain(api, options, False))
-                )
+                names = self._decorator_names(expr, node)
+                layer = self._layer(api, expr, names, _plain(api, options, False))
+                _mark_ambient(layer, api, options)
+                layers.append(layer)
             elif api in TRACING:
                 layers.append(self._layer(api, expr, (), _plain(api, options, False)))
             elif api not in HARMLESS_DECORATORS and not _test_decorator(expr, api):
@@ -465,7 +525,14 @@ class Uses:
                 rec["line"] = lines[n]
 
     def export(self) -> dict[str, Any]:
-        foreign = any(q.split(".")[0] in FOREIGN_MAP_LIBS for q in self.ctx.names.items().values())
+        scopes = {id(s): s for s in self.p.scope_of_node.values()}.values()
+        foreign = any(
+            (b.imported or "").split(".")[0] in FOREIGN_MAP_LIBS
+            for s in scopes
+            for bs in s.bindings.values()
+            for b in bs
+            if b.kind == "import"
+        )
         rebound = sorted(
             self.ctx.facts.ref(name)
             for name, bs in self.p.module_scope.bindings.items()
@@ -473,6 +540,40 @@ class Uses:
             and any(b.kind == "assign" and isinstance(b.node, cst.Assign) and self._rebinds_def(b.node) for b in bs)
         )
         return {"uses": self.uses, "decorated": self.decorated, "foreign": foreign, "rebound": rebound}
+
+
+_API_FUEL = 400  # evaluation steps to read what a callee or decorator is
+_NAMES_FUEL = 2_000  # ... and the axis names a map application binds
+
+
+def _mark_ambient(layer: dict[str, Any], api: str, options: list[cst.Arg]) -> None:
+    """A ``shard_map`` given no mesh runs over the ambient one (``jax.set_mesh``, ``with
+    use_mesh(...)``): its axes are some mesh's of the program (``"ambient"``)."""
+    if short(api) == "shard_map" and not any(
+        a.star or (a.keyword is not None and a.keyword.value == "mesh") for a in options
+    ):
+        layer["ambient"] = True
+
+
+def _imported_name(b: Binding, node: cst.Attribute) -> str | None:
+    """``sync.train_step`` under ``import sync`` as written: the evaluator gives the def
+    itself when it reads the project's module, and the call paths name it."""
+    name = dotted(node)
+    if not name or not b.imported:
+        return None
+    return b.imported + name[len(b.name) :]
+
+
+def _qualified(v: Any) -> str | None:
+    return v.qualified if type(v) is External else None
+
+
+def _bound_vars(u: dict[str, Any] | None, out: set[str]) -> None:
+    """The variables a fate binds (also through the results of a factory's calls)."""
+    while u is not None:
+        if u["kind"] == "bind" and u["var"]:
+            out.add(u["var"])
+        u = u.get("result")
 
 
 def _plain(api: str, options: list[cst.Arg], with_fun: bool) -> bool:

@@ -62,6 +62,7 @@ from .abstract import (
     traced,
     with_trace,
 )
+from .axes import mesh_names
 from .catalogue import Call, Problem, lookup
 from .catalogue.host import INSTANCE_METHODS
 from .catalogue.indexing import IndexRef, is_slice, make_slice
@@ -426,6 +427,9 @@ class Evaluator:
         if kind in ("assign", "walrus") and b.value is not None:
             v = self.value(b.value, frame)
             return unpack(v, b.unpack)
+        if kind == "with" and type(b.node) is cst.WithItem:
+            v = self.value(b.node.item, frame)
+            return v if mesh_names(v) is not None else UNKNOWN  # ``with Mesh(...) as mesh``: the mesh itself
         if kind == "for":
             loop = b.node
             if type(loop) is cst.For:
@@ -510,6 +514,9 @@ class Evaluator:
         if t is Array:
             return self._array_attribute(base, attr)
         if t is Struct and type(base.cls) is External:
+            v = base.get(attr)  # a field the model knows (a mesh's ``axis_names``)
+            if v is not None:
+                return v
             method = INSTANCE_METHODS.get(base.cls.qualified, {}).get(attr)
             return External(method) if method is not None else UNKNOWN
         if t is Struct:

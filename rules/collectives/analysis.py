@@ -9,7 +9,17 @@ across the project).
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import Any
+
+import libcst as cst
+
+from jaxlint.base.names import last_name
+from jaxlint.model import program
+from jaxlint.model.abstract import External
+from jaxlint.model.axes import in_contexts, names_of
+from jaxlint.model.vocabulary import KEY as VOCABULARY
+from jaxlint.model.vocabulary import closest, config_mentions, config_root
 
 # collective -> index of the positional axis_name argument (None: keyword only)
 COLLECTIVES: dict[str, int | None] = {
@@ -47,3 +57,120 @@ def local_name(ref: str) -> str:
     if last.startswith("<partial:"):
         return "the partial"
     return f"`{last}`"
+
+
+# -- the collectives of a file, read through the semantic model --------------------------
+@dataclass(frozen=True, slots=True)
+class Site:
+    """A collective call (``lax.psum(x, "i")``) or a ``partial`` of one (``partial(lax.psum,
+    axis_name="i")``, which runs the collective where it is called)."""
+
+    short: str  # ``psum``
+    shown: str  # how the code spells it: ``jax.lax.psum``
+    args: tuple[cst.Arg, ...]  # the collective's arguments as written (after the function, for a partial)
+    partial: bool
+
+
+def collective_site(ctx: Any, node: cst.Call) -> Site | None:
+    """The collective ``node`` calls, or the one it is a ``partial`` of (the evaluator
+    says what the callee is: ``lax.psum``, ``jax.lax.psum``, ``from jax.lax import psum as
+    reduce``)."""
+    func = node.func
+    last = last_name(func)
+    if last is None:
+        return None
+    p = program(ctx)
+    if last == "partial" or (type(func) is cst.Name and _imported_or_assigned(p, func)) or last in COLLECTIVES:
+        q = _qualified(p, func)
+        if q == "functools.partial" and node.args and not node.args[0].star and node.args[0].keyword is None:
+            inner = node.args[0].value
+            short = COLLECTIVE_NAMES.get(_qualified(p, inner) or "")
+            if short is not None:
+                return Site(short, ctx.code(inner), tuple(node.args[1:]), True)
+            return None
+        short = COLLECTIVE_NAMES.get(q or "")
+        if short is not None:
+            return Site(short, ctx.code(func), tuple(node.args), False)
+    return None
+
+
+def site_names(ctx: Any, node: cst.Call, site: Site) -> tuple[str, ...] | None:
+    """The axis names the collective uses, as values: read with no call in view, else in
+    every context of the function around it (its visible calls, a factory's arguments),
+    which must agree. None (silent) when they cannot be read: a parameter nothing visible
+    passes, a computed string."""
+    index = COLLECTIVES[site.short]
+    arg = _axis_argument(list(site.args), index)
+    if arg is None:
+        return None
+    ev = program(ctx).evaluator
+
+    def read(frame: Any) -> tuple[str, ...] | None:
+        with ev.query(_NAMES_FUEL):
+            return names_of(ev.value(arg, frame))
+
+    names = in_contexts(ev, read, ctx.enclosing_function(node))
+    return names or None
+
+
+def _axis_argument(args: list[cst.Arg], index: int | None) -> cst.BaseExpression | None:
+    for a in args:
+        if a.keyword is not None and a.keyword.value == "axis_name":
+            return a.value
+    if any(a.star for a in args):
+        return None
+    positional = [a for a in args if a.keyword is None]
+    if index is not None and index < len(positional):
+        return positional[index].value
+    return None
+
+
+def _imported_or_assigned(p: Any, name: cst.Name) -> bool:
+    bs = p.reaching(name)
+    return bool(bs) and all(b.kind in ("import", "assign") for b in bs)
+
+
+def _qualified(p: Any, expr: cst.BaseExpression) -> str | None:
+    ev = p.evaluator
+    with ev.query(_NAMES_FUEL):
+        v = ev.value(expr, None)
+    return v.qualified if type(v) is External else None
+
+
+_NAMES_FUEL = 2_000
+
+
+class Vocabulary:
+    """The project's axis vocabulary (``jaxlint/model/vocabulary.py``): the names every
+    module's binding sites mention, every map on the call paths binds, and the project's
+    configuration files name (read once, when a collective needs it)."""
+
+    def __init__(self, project: Any, paths: Any, code: str) -> None:
+        names: set[str] = set()
+        for m in project.all:
+            names.update(m.extra.get(code, {}).get(VOCABULARY, ()))
+        for uses in paths.uses.values():
+            for u in uses:
+                _layer_names(u, names)
+        for layers in paths.decorated.values():
+            for x in layers or ():
+                names.update(x.get("names") or ())
+        self.code_names = frozenset(names)
+        self._config: frozenset[str] | None = None
+        self._paths = [m.path for m in project.all]
+
+    @property
+    def names(self) -> frozenset[str]:
+        if self._config is None:
+            self._config = frozenset(config_mentions(config_root(self._paths)))
+        return self.code_names | self._config
+
+    def closest(self, name: str) -> str | None:
+        return closest(name, self.names)
+
+
+def _layer_names(u: dict[str, Any] | None, out: set[str]) -> None:
+    while u is not None:
+        for x in u.get("layers", ()):
+            out.update(x.get("names") or ())
+        u = u.get("result")

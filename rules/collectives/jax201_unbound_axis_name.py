@@ -7,11 +7,13 @@ import libcst as cst
 
 from jaxlint.base.types import Pending
 from jaxlint.lint.rule import Invalid, Rule
-from jaxlint.model.axes import names_of, option
+from jaxlint.model import program
 from jaxlint.model.calls import expects_error, scope_ref, uses
 from jaxlint.model.paths import Path, call_paths
+from jaxlint.model.vocabulary import KEY as VOCABULARY
+from jaxlint.model.vocabulary import module_mentions
 
-from .analysis import COLLECTIVE_NAMES, COLLECTIVES, local_name, where
+from .analysis import COLLECTIVES, Site, Vocabulary, collective_site, local_name, site_names, where
 
 MAX_PATHS = 200
 REDUCTIONS = frozenset({"psum", "pmean", "pmax", "pmin", "all_gather"})
@@ -21,13 +23,24 @@ class UnboundAxisName(Rule):
     """
     ## What it does
     Reports a collective (`lax.psum`, `pmean`, `pmax`, `pmin`, `all_gather`, `all_to_all`,
-    `ppermute`, `psum_scatter`, `pshuffle`, `axis_index`, …) whose axis name (a string, a
-    module constant, or a tuple of them) is not bound on some path by which the code runs:
+    `ppermute`, `psum_scatter`, `pshuffle`, `axis_index`, …) whose axis name is not bound
+    on some path by which the code runs:
     - the collective is in module-level code, or in a function that module-level code
       calls directly (also through `jit`, `grad` or helpers), outside any map;
     - the function is mapped only by maps that do not bind that name: a `pmap` or `vmap`
       without `axis_name` (this folds in the planned JAX202 *pmap-axis-name-missing*), with
-      a different name, or a `shard_map` whose mesh axes are known and do not include it.
+      a different name, or a `shard_map` whose mesh axes are known and do not include it;
+    - or, where no path is known (a mesh passed in as a parameter, a step handed to a
+      trainer library), no binding site anywhere in the project names that axis: no
+      `pmap`/`vmap` `axis_name`, no `Mesh`/`jax.make_mesh` axis, no `PartitionSpec`, no
+      `shard_map` spec, no flax logical-axis rule, and no mesh-axis list in the project's
+      YAML/JSON/TOML configuration files (with "did you mean 'fsdp'?" when a bound name is
+      one or two edits away).
+
+    Axis names are values, as the program model evaluates them: a string, a module or
+    class constant, a local `ax = "devices"`, a field of a frozen config dataclass
+    (`cfg.axis_name`), a default, an argument bound by `functools.partial`, an f-string of
+    constants, a tuple of them, or a parameter that every visible call gives the same name.
 
     Bindings are followed through `jax.pmap`/`jax.vmap` (`axis_name=`, `spmd_axis_name=`),
     `jax.shard_map` with a readable mesh (`Mesh(devices, ('x',))`, `jax.make_mesh`, a
@@ -39,7 +52,8 @@ class UnboundAxisName(Rule):
     (`jax.pmap(make_step(), ...)`), `self.method(...)` inside a class, a map kept on
     `self` in one method and called in another (`self.step = jax.pmap(train, ...)`,
     assigned once in the class), and other modules of the project (the program model's
-    call paths). An axis name passed in as a parameter, a mesh that
+    call paths); meshes are values too, through names, attributes and parameters. An axis
+    name passed in as a parameter no visible call gives, a computed string, a mesh that
     cannot be read, a function that nothing in the project calls or maps (a library entry
     point), methods nothing calls, and functions handed to unknown code (`nn.vmap`, `hk.pmap`,
     `make_jaxpr(axis_env=...)`) are unknown and never reported. Code inside
@@ -88,7 +102,21 @@ class UnboundAxisName(Rule):
     help = "Run the collective inside a pmap/vmap/shard_map that binds its axis name, or reduce on the host"
     # map words too: files that only map or call a function hold the paths to judge it
     about = tuple(f"jax.lax.{c}" for c in COLLECTIVES)
-    context_words = ("pmap", "vmap", "shard_map", "smap")
+    # and the words of the binding sites the project's axis vocabulary reads (model/vocabulary.py)
+    context_words = (
+        "pmap",
+        "vmap",
+        "shard_map",
+        "smap",
+        "axis_name",
+        "axis_env",
+        "Mesh",
+        "mesh",
+        "PartitionSpec",
+        "partitioning",
+        "axis_rules",
+        "_specs",
+    )
     reads = ("call graph", "call paths")  # which pmap/vmap/shard_map reaches the collective: up the call graph
 
     @classmethod
@@ -116,10 +144,13 @@ class UnboundAxisName(Rule):
             "    return jax.vmap(lambda y: lax.psum(y, ('i', 'j')), axis_name='j')(x)\n"
             "f(xs)\n"
         ),
-        # the axis name is a parameter: unknown
-        "from jax import lax\ndef sync(x, axis):\n    return lax.pmean(x, axis)\ny = sync(x, 'batch')\n",
-        # a library entry point: nothing in the project calls or maps it
-        "from jax import lax\ndef all_reduce(x):\n    return lax.psum(x, 'batch')\n",
+        # the axis name is a parameter no visible call gives: unknown
+        "from jax import lax\ndef sync(x, axis):\n    return lax.pmean(x, axis)\n",
+        # a library entry point nothing in the project calls or maps, whose axis the project's mesh names
+        (
+            "import jax\nfrom jax import lax\nmesh = jax.make_mesh((4,), ('batch',))\n"
+            "def all_reduce(x):\n    return lax.psum(x, 'batch')\n"
+        ),
         # shard_map over a mesh that has the axis
         (
             "import jax\nfrom jax.sharding import Mesh, PartitionSpec as P\n"
@@ -149,6 +180,18 @@ class UnboundAxisName(Rule):
             "from jax import lax\nidx = lax.axis_index('i')\n",
             Invalid("JAX201", line=2, message="at module level"),
         ),
+        # the axis name as a value: a local constant, a config dataclass field
+        (
+            "import jax\nfrom jax import lax\ndef step(x):\n    ax = 'devices'\n    return lax.psum(x, ax)\n"
+            "jax.pmap(step, axis_name='batch')(xs)\n",
+            Invalid("JAX201", line=5, message="binds 'batch', not 'devices'"),
+        ),
+        # nothing the model sees calls it, but no binding in the project names the axis
+        (
+            "import jax\nfrom jax import lax\nmesh = jax.make_mesh((2, 4), ('data', 'fsdp'))\n"
+            "def shard_grads(g):\n    return lax.psum(g, 'fsdpp')\n",
+            Invalid("JAX201", line=5, message="did you mean 'fsdp'?"),
+        ),
     )
 
     def __init__(self, ctx, options=None) -> None:
@@ -157,49 +200,40 @@ class UnboundAxisName(Rule):
 
     # -- collection --------------------------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
-        api = self.ctx.resolve(node.func)
-        if api == "functools.partial" and node.args:
-            inner = COLLECTIVE_NAMES.get(self.ctx.resolve(node.args[0].value) or "")
-            if inner is not None:
-                self.partials += 1
-                ref = self.ctx.facts.ref(f"<partial:{self.partials}>")
-                self._collective(node, inner, list(node.args[1:]), shift=1, scope=ref)
-                uses(self.ctx).track(ref, node)  # where the partial runs is where the collective runs
+        site = collective_site(self.ctx, node)
+        if site is None:
             return
-        short = COLLECTIVE_NAMES.get(api or "")
-        if short is not None:
-            self._collective(node, short, list(node.args), 0, scope_ref(self.ctx, node))
+        if site.partial:
+            self.partials += 1
+            ref = self.ctx.facts.ref(f"<partial:{self.partials}>")
+            self._collective(node, site, scope=ref)
+            uses(self.ctx).track(ref, node)  # where the partial runs is where the collective runs
+            return
+        self._collective(node, site, scope_ref(self.ctx, node))
 
-    def _collective(
-        self,
-        node: cst.Call,
-        short: str,
-        args: list[cst.Arg],
-        shift: int,
-        scope: str | None,
-    ) -> None:
-        index = COLLECTIVES[short]
-        a = option(args, "axis_name", None if index is None else index - shift)
-        if a is None or not isinstance(a, cst.Arg):
-            return
-        names = names_of(self.ctx.literal(a.value))
+    def _collective(self, node: cst.Call, site: Site, scope: str | None) -> None:
+        names = site_names(self.ctx, node, site)
         if not names:
             return
-        shown = self.ctx.code(node.func if shift == 0 else node.args[0].value)
         data = {
             "names": list(names),
-            "api": shown,
-            "short": short,
+            "api": site.shown,
+            "short": site.short,
             "scope": scope,
             "module": self.ctx.facts.module,
             "guarded": expects_error(self.ctx, node),
         }
         self.pending(node, data)
 
+    def finish(self) -> None:
+        """The axis names this module's binding sites mention (the project's vocabulary)."""
+        self.ctx.extra(self.code)[VOCABULARY] = module_mentions(program(self.ctx), frozenset(COLLECTIVES))
+
     # -- project phase -----------------------------------------------------------------
     @classmethod
     def resolve(cls, items: list[Pending], project) -> Iterable[tuple[Pending, str]]:
         paths = call_paths(project)
+        vocabulary: Vocabulary | None = None
         for p in items:
             d = p.data
             if d["guarded"]:
@@ -210,6 +244,14 @@ class UnboundAxisName(Rule):
             if found is not None:
                 path, name = found
                 yield p, _message(d["api"], d["short"], name, path, p.path)
+                continue
+            if d["scope"] is not None and (_maybe_bound(paths, d) or _runs_where_expected(paths, d["scope"])):
+                continue
+            if vocabulary is None:
+                vocabulary = Vocabulary(project, paths, cls.code)
+            missing = [n for n in d["names"] if n not in vocabulary.names]
+            if missing:
+                yield p, _unmentioned(d["api"], d["short"], missing[0], vocabulary.closest(missing[0]))
 
 
 def _first_unbound(paths, d: dict[str, Any], p: Pending) -> tuple[Path, str] | None:
@@ -226,6 +268,46 @@ def _first_unbound(paths, d: dict[str, Any], p: Pending) -> tuple[Path, str] | N
             if name not in bound:
                 return path, name
     return None
+
+
+def _maybe_bound(paths, d: dict[str, Any]) -> bool:
+    """Does a known path of the collective pass a map whose axis names cannot be read
+    (``axis_name=FLAGS.axis``)? Then that map may bind the name: the vocabulary does not
+    decide it. A ``shard_map`` over the ambient mesh is no such map: its axes are those of
+    some mesh the program builds, which the vocabulary reads."""
+    return any(
+        m["names"] is None and not m.get("ambient")
+        for path in paths.paths(d["scope"], MAX_PATHS).paths
+        for m in path.maps
+    )
+
+
+def _runs_where_expected(paths, ref: str, limit: int = 64) -> bool:
+    """Is the function used, on some way up from it, where an error is expected
+    (``with pytest.raises(NameError): f(x)``)? Then the unbound name is the point."""
+    todo, seen = [paths.canonical(ref)], set[str]()
+    while todo and len(seen) < limit:
+        r = todo.pop()
+        if r in seen:
+            continue
+        seen.add(r)
+        for u in paths.uses.get(r, ()):
+            if u["guarded"]:
+                return True
+            nxt = u["scope"] if u["kind"] in ("run", "return") else u["var"] if u["kind"] == "bind" else None
+            if nxt:
+                todo.append(paths.canonical(nxt))
+    return False
+
+
+def _unmentioned(api: str, short: str, name: str, close: str | None) -> str:
+    head = (
+        f"`{api}` uses axis name '{name}', but no pmap, vmap, shard_map, mesh or partition spec in the project "
+        f"names an axis '{name}', so it is unbound wherever this runs"
+    )
+    if close:
+        return f"{head}; did you mean '{close}'?"
+    return f"{head}; use the axis name of the map that runs this code"
 
 
 def _quote(names) -> str:

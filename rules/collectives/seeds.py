@@ -1,16 +1,19 @@
-"""Which units JAX201 must see: those that call a collective with a readable axis name.
+"""Which units JAX201 must see: those that call a collective, and those whose binding
+sites name axes (the project's axis vocabulary, ``jaxlint/model/vocabulary.py``).
 
-Read from the ``ast`` outline (see ``jaxlint/plan/slicing.py``). JAX201 only decides a
-collective whose axis name is a literal or a module-level constant; a call with a
-parameter as its axis name (``lax.psum(x, axis_name)`` inside JAX's own ``pmean``) is
-not a site, so its callers need not be followed through the whole project. Calls through
-a module-level alias (``psum_i = partial(lax.psum, axis_name="i")``) always count.
+Read from the ``ast`` outline (see ``jaxlint/plan/slicing.py``). The axis name of a
+collective is a value the model evaluates (a literal, a constant, a local, a config
+field, a parameter some visible call passes), so every call of a collective is a site;
+a call with no axis argument at all (``lax.psum(x)``, a ``**kwargs`` spread aside) is
+not. A unit that calls a binding API (a map, a mesh, a partition spec) or gives an
+axis-naming keyword a string mentions axes: it is kept for the vocabulary.
 """
 
 from __future__ import annotations
 
 import ast
 
+from jaxlint.model.vocabulary import BINDING_CALLS, names_keyword
 from jaxlint.plan.outline import Outline, walk
 from jaxlint.plan.slicing import anchor_names
 
@@ -22,14 +25,38 @@ _ANCHORS = frozenset(COLLECTIVES)
 def collective_seeds(ol: Outline) -> set[int]:
     names = anchor_names(ol, _ANCHORS)
     aliases = names - _ANCHORS
-    constants = {a for u in ol.units if u.name is None for a in u.assigns}
+    binding = anchor_names(ol, BINDING_CALLS)
     out: set[int] = set()
     for i, u in enumerate(ol.units):
-        if names.isdisjoint(u.idents) or names.isdisjoint(ol.code_names(i)):
+        if (
+            not names.isdisjoint(u.idents)
+            and not names.isdisjoint(ol.code_names(i))
+            and any(_site(n, names, aliases) for root in ol.nodes[i] for n in walk(root))
+        ):
+            out.add(i)
             continue
-        if any(_site(n, names, aliases, constants) for root in ol.nodes[i] for n in walk(root)):
+        if u.name is not None and any(_mentions(n, binding) for root in ol.nodes[i] for n in walk(root)):
             out.add(i)
     return out | _whole_classes(ol, out)
+
+
+def _mentions(node: ast.AST, binding: frozenset[str]) -> bool:
+    """A call of a binding API, or an axis-naming keyword, with a string or a name in its
+    arguments (what the vocabulary reads)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):  # ``mesh_axes=("data",)``
+        a = node.args
+        positional = [*a.posonlyargs, *a.args]
+        named = positional[len(positional) - len(a.defaults) :] + [
+            k for k, d in zip(a.kwonlyargs, a.kw_defaults, strict=True) if d is not None
+        ]
+        return any(names_keyword(x.arg) for x in named)
+    if type(node) is not ast.Call:
+        return False
+    if _last(node.func) in binding:
+        values = [*node.args, *(k.value for k in node.keywords)]
+    else:
+        values = [k.value for k in node.keywords if k.arg is not None and names_keyword(k.arg)]
+    return any(isinstance(n, (ast.Constant, ast.Name, ast.Attribute)) for v in values for n in ast.walk(v))
 
 
 _MAP_WORDS = frozenset({"pmap", "vmap", "shard_map", "smap"})
@@ -48,7 +75,7 @@ def _whole_classes(ol: Outline, seeds: set[int]) -> set[int]:
     return {i for i, u in enumerate(units) if u.owner in mapping}
 
 
-def _site(node: ast.AST, names: frozenset[str], aliases: frozenset[str], constants: set[str]) -> bool:
+def _site(node: ast.AST, names: frozenset[str], aliases: frozenset[str]) -> bool:
     if type(node) is not ast.Call:
         return False
     last = _last(node.func)
@@ -57,20 +84,8 @@ def _site(node: ast.AST, names: frozenset[str], aliases: frozenset[str], constan
         last = _last(args.pop(0))
     if last not in names:
         return False
-    if last in aliases or any(k.arg is None for k in node.keywords):
-        return True
-    return any(_readable(v, constants) for v in [*args, *(k.value for k in node.keywords)])
+    return last in aliases or bool(args) or bool(node.keywords)
 
 
 def _last(func: ast.AST) -> str | None:
     return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-
-
-def _readable(v: ast.AST, constants: set[str]) -> bool:
-    if isinstance(v, ast.Constant):
-        return isinstance(v.value, str)
-    if isinstance(v, (ast.Tuple, ast.List)):
-        return any(_readable(e, constants) for e in v.elts)
-    if isinstance(v, ast.Name):
-        return v.id in constants
-    return bool(isinstance(v, ast.Starred))

@@ -17,6 +17,9 @@ from jaxlint.base.types import Applicability
 from jaxlint.lint.config import parse_version
 from jaxlint.lint.rule import LineInsert, NodeEdit, Rule, RuleFix
 from jaxlint.lint.wording import worded
+from jaxlint.model import program
+from jaxlint.model.abstract import External, Struct
+from jaxlint.model.catalogue.meshes import MESH
 
 from .table import (
     AT_METHOD,
@@ -67,7 +70,7 @@ _ATOMIC = (
     cst.GeneratorExp,
 )
 _SIMPLE = (cst.Name, cst.Attribute, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)
-_MESH_MAKERS = {"jax.sharding.Mesh", "jax.make_mesh", "jax.experimental.maps.Mesh", "jax.interpreters.pxla.Mesh"}
+_MESH_FUEL = 500  # what evaluating a ``with`` item may cost (a mesh is a name or a constructor call)
 
 
 def names_outside_imports(source: str) -> set[str]:
@@ -137,8 +140,6 @@ class MigrationRule(Rule):
         self.minimum = s.minimum_version if s is not None else self.target
         self._module_imports: dict[str, str] | None = None
         self._names_used: set[str] | None = None
-        self._mesh_names: dict[cst.CSTNode | None, dict[str, int]] = {}
-        self._with_names: list[tuple[cst.WithItem, str, cst.CSTNode | None]] = []
 
     # which entries this rule reports -------------------------------------------------
     def wants(self, entry: Entry) -> bool:
@@ -807,23 +808,19 @@ class MigrationRule(Rule):
             self.report(alias, head, fix=fix, note=note)
 
     # ``with mesh:`` --------------------------------------------------------------------------
-    def visit_Assign(self, node: cst.Assign) -> None:
-        if self.category != "deprecated" or len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
-            return
-        scope = self.ctx.enclosing_function(node)
-        name = node.targets[0].target.value
-        names = self._mesh_names.setdefault(scope, {})
-        is_mesh = isinstance(node.value, cst.Call) and self.resolve_name(node.value.func) in _MESH_MAKERS
-        names[name] = names.get(name, 0) + (1 if is_mesh else 100)  # any other binding makes it unknown
-
     def visit_WithItem(self, node: cst.WithItem) -> None:
         if self.category != "deprecated" or node.asname is not None:
             return
-        item = node.item
-        if isinstance(item, cst.Name):
-            self._with_names.append((node, item.value, self.ctx.enclosing_function(node)))
-        elif isinstance(item, cst.Call) and self.resolve_name(item.func) in _MESH_MAKERS:
+        if isinstance(node.item, (cst.Name, cst.Call)) and self._is_mesh(node.item):
             self._report_with(node)
+
+    def _is_mesh(self, expr: cst.BaseExpression) -> bool:
+        """Is ``expr`` a mesh of devices as the model evaluates it (``Mesh(...)``,
+        ``jax.make_mesh(...)``, a name bound to one: the catalogue's mesh value)?"""
+        ev = program(self.ctx).evaluator
+        with ev.query(_MESH_FUEL):
+            v = ev.value(expr, None)
+        return type(v) is Struct and type(v.cls) is External and v.cls.qualified == MESH
 
     def _report_with(self, node: cst.WithItem) -> None:
         entry = WITH_MESH
@@ -835,11 +832,6 @@ class MigrationRule(Rule):
                 entry.note,
             )
             self.report(node, head, note=note)
-
-    def finish(self) -> None:
-        for node, name, scope in self._with_names:
-            if self._mesh_names.get(scope, {}).get(name) == 1:
-                self._report_with(node)
 
 
 WITH_MESH = Entry(

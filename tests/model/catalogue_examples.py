@@ -534,7 +534,7 @@ written("zeros ones Initializer.__call__", ex(Key(), (2, 3)), prefixes=("jax.nn.
 # jax.tree
 _TREE = {"a": A((2,)), "b": (A((3,)), A(()))}
 written("map", ex(Fn("jax.numpy.tanh"), _TREE), ex(Fn("jax.numpy.add"), (A((2,)),), (A((2,)),)), prefixes=("jax.tree",))
-written("tree_map", ex(Fn("jax.numpy.tanh"), _TREE), prefixes=("jax.tree_util",))
+written("tree_map", ex(Fn("jax.numpy.tanh"), _TREE), prefixes=("jax.tree_util", "jax"))
 written("leaves", ex({"b": A((3,)), "a": A((2,))}), prefixes=("jax.tree",))
 written("tree_leaves", ex({"b": A((3,)), "a": A((2,))}), prefixes=("jax.tree_util",))
 written("flatten", exp({"b": A((3,)), "a": A((2,))}), prefixes=("jax.tree",))  # the tree definition: not modelled
@@ -750,6 +750,27 @@ written("device_get", Ex((F34,), concrete=True), prefixes=DEV)  # a tracer it le
 # jax 0.10.2 no longer has these (the test skips an entry the installed jax lacks)
 written("device_put_replicated", ex(F34, Raw([])), prefixes=DEV)
 written("device_put_sharded", ex([F34, F34], Raw([])), prefixes=DEV)
+
+
+# meshes: the axis names as jax stores them (one string is a tuple of one); run on CPU
+def _devices() -> Raw:
+    try:
+        import jax
+        import numpy as np
+    except ImportError:
+        return Raw(None)
+    return Raw(np.array(jax.devices()[:1]))
+
+
+written(
+    "Mesh",
+    Ex((_devices(), ("x",)), concrete=True),
+    Ex((_devices(), "x"), concrete=True),
+    Ex((_devices(),), {"axis_names": ["x"]}, concrete=True),
+    prefixes=("jax.sharding",),
+)
+written("AbstractMesh", Ex(((2, 4), ("data", "model")), concrete=True), prefixes=("jax.sharding",))
+written("make_mesh", Ex(((1,), ("x",)), concrete=True), Ex(((1, 1), ("a", "b")), concrete=True), prefixes=DEV)
 # NumPy's generator objects
 written("RandomState default_rng", ex(0), prefixes=("numpy.random",))
 written("Generator", ex(Raw(__import__("numpy").random.PCG64(0))), prefixes=("numpy.random",))

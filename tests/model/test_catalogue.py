@@ -610,8 +610,11 @@ def mismatches(rule: Any, real: Any, e: cx.Ex, where: str = "") -> list[str]:
         if rule.item == External("jax.Device") and not all(isinstance(x, jax.Device) for x in real):
             return [f"{where}: devices, jax {real!r:.60}"]
         return []
-    if t is Struct and type(rule.cls) is External and not rule.fields:
-        return [] if isinstance(real, _resolve(rule.cls.qualified)) else [f"{where}: {rule!r}, jax {real!r:.60}"]
+    if t is Struct and type(rule.cls) is External:
+        if not isinstance(real, _resolve(rule.cls.qualified)):
+            return [f"{where}: {rule!r}, jax {real!r:.60}"]
+        # the fields the model knows are the instance's attributes (a mesh's ``axis_names``)
+        return [m for k, v in rule.fields for m in mismatches(v, getattr(real, k), e, f"{where}.{k}")]
     if t is Scalar:
         py = {"bool": (bool, np.bool_), "int": (int, np.integer), "float": (float, np.floating), "complex": (complex,)}
         ok = isinstance(real, py[rule.kind]) and not (rule.kind == "int" and isinstance(real, bool))
@@ -631,13 +634,14 @@ GROUPS = {
     "jax.lax": lambda q: q.startswith("jax.lax."),
     "jax.random": lambda q: q.startswith("jax.random."),
     "jax.nn": lambda q: q.startswith("jax.nn."),
-    "jax.tree": lambda q: q.startswith(("jax.tree.", "jax.tree_util.")),
+    "jax.tree": lambda q: q.startswith(("jax.tree.", "jax.tree_util.")) or q == "jax.tree_map",
     "numpy.random+testing": lambda q: q.startswith(("numpy.random.", "numpy.testing.")),
     "methods": lambda q: q.startswith(("jax.Array.", "numpy.ndarray.")),
     "devices": lambda q: q.startswith("jax.") and q.rsplit(".", 1)[0] == "jax",
+    "jax.sharding": lambda q: q.startswith("jax.sharding."),
 }
 # entries of functions the installed jax no longer has: their examples cannot run here
-NOT_IN_THIS_JAX = frozenset({"jax.device_put_replicated", "jax.device_put_sharded"})
+NOT_IN_THIS_JAX = frozenset({"jax.device_put_replicated", "jax.device_put_sharded", "jax.tree_map"})
 
 
 def test_groups_cover_the_catalogue():
@@ -670,6 +674,43 @@ def test_every_entry_agrees_with_jax(group: str):
                 failures.append(f"{shown}: jax raised {type(err).__name__}: {str(err)[:200]}")
                 continue
             failures += [f"{shown}: {m}" for m in mismatches(rule, real, e)]
+    assert failures == []
+
+
+def _recording(fn: Any, name: str, called: list[str]) -> Any:
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        called.append(name)
+        return fn(*args, **kwargs)
+
+    return wrapped
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_functions_an_entry_calls_are_called_before_it_returns():
+    """``Op.calls`` (the call paths read it: that function runs here): every example of
+    every entry that says so, run on CPU with that argument wrapped, calls it."""
+    import jax
+    import jax.numpy as jnp
+
+    marked = sorted(q for q in TABLE if TABLE[q].calls)
+    assert {"jax.tree.map", "jax.tree_util.tree_map_with_path", "jax.tree.reduce"} <= set(marked)
+    failures = []
+    for q in marked:
+        if q in NOT_IN_THIS_JAX:
+            assert not hasattr(jax, q.rsplit(".", 1)[1]), f"{q} is back: check its examples"
+            continue
+        fn = real_function(q)
+        for e in cx.examples(q, TABLE[q]):
+            make = (lambda a: jnp.asarray(_fill(a), dtype=a.dtype), lambda k: jax.random.key(0), False)
+            bound = inspect.signature(fn).bind(*materialize(e.args, *make), **materialize(e.kwargs, *make))
+            called: list[str] = []
+            for name in TABLE[q].calls:
+                inner = bound.arguments[name]
+                bound.arguments[name] = _recording(inner, name, called)
+            fn(*bound.args, **bound.kwargs)
+            if sorted(set(called)) != sorted(TABLE[q].calls):
+                failures.append(f"{q}{e.args!r:.60}: called {sorted(set(called))}, not {list(TABLE[q].calls)}")
     assert failures == []
 
 

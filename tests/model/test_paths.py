@@ -92,6 +92,33 @@ def test_cond_branches_and_a_direct_call():
     assert [x.root["line"] for x in plain] == [12, 13]
 
 
+def test_a_function_a_catalogue_entry_calls_runs_there():
+    """``jax.tree.reduce(f, xs)``, ``jax.tree_map`` (jax < 0.6): the catalogue says they call
+    ``f`` before they return, so ``f`` runs at that line; ``jax.tree.leaves`` calls nothing."""
+    p = project(
+        m="""
+        import jax
+
+        def f(a, b):
+            return a + b
+        def g(a):
+            return a
+        def h(a):
+            return a
+
+        total = jax.tree.reduce(f, xs)
+        ys = jax.tree_map(g, xs)
+        leaves = jax.tree.leaves(h)
+    """
+    )
+    cp = call_paths(p)
+    for fn, line in (("m.f", 11), ("m.g", 12)):
+        found = cp.paths(fn)
+        assert found.complete, fn
+        assert [(layers(x), x.root["line"], x.traced) for x in found.paths] == [([], line, False)], fn
+    assert cp.paths("m.h").paths == []
+
+
 def test_decorated_def_and_bound_names():
     p = project(
         m="""

@@ -125,8 +125,10 @@ def test_jit_binds_nothing_and_transitive_message():
 
 
 def test_unknown_is_silent():
+    # 'i' is bound somewhere in each project (the last line): without a known path, silent
+    mention = "import jax as _j\nmesh = _j.make_mesh((4,), ('i',))\n"
     sources = [
-        "from jax import lax\ndef f(x, name):\n    return lax.psum(x, name)\ny = f(1.0, 'i')\n",
+        "from jax import lax\ndef f(x, name):\n    return lax.psum(x, name)\n",
         "from jax import lax\ndef f(x):\n    return lax.psum(x, 'i')\n",
         "from jax import lax\nclass M:\n    def f(self, x):\n        return lax.psum(x, 'i')\n",
         "import jax\nfrom jax import lax\ndef mk(n):\n    return jax.pmap(lambda x: lax.psum(x, 'i'), axis_name=n)\n",
@@ -137,7 +139,7 @@ def test_unknown_is_silent():
         "import jax\nfrom jax import lax\ndef f(x):\n    return lax.psum(x, 'i')\ny = unknown_map(f)(x)\n",
     ]
     for src in sources:
-        assert _found(src) == [], src
+        assert _found(src + mention) == [], src
 
 
 def test_cross_module(tmp_path, monkeypatch):
@@ -155,3 +157,115 @@ def test_cross_module(tmp_path, monkeypatch):
     diags = lint_paths(["."], settings, jobs=1).diagnostics
     assert [(os.path.basename(d.path), d.start.line, d.code) for d in diags] == [("sync.py", 4, "JAX201")]
     assert "`train_step` is called directly at train.py:3, outside any pmap/vmap/shard_map" in diags[0].message
+
+
+def test_axis_names_are_values_local_config_field_partial():
+    local = (
+        "import jax\nfrom jax import lax\ndef step(x):\n    ax = 'devices'\n    return lax.psum(x, ax)\n"
+        "jax.pmap(step, axis_name='batch')(xs)\n"
+    )
+    assert _found(local) == [
+        (
+            "JAX201",
+            5,
+            "`lax.psum` uses axis name 'devices', but the pmap at line 6 binds 'batch', not 'devices'; "
+            "use the same axis name in the pmap and the collective",
+        )
+    ]
+    config = (
+        "import dataclasses, jax\nfrom jax import lax\n@dataclasses.dataclass(frozen=True)\nclass Cfg:\n"
+        "    axis_name: str = 'data'\ncfg = Cfg()\ndef step(g):\n    return lax.pmean(g, cfg.axis_name)\n"
+        "jax.pmap(step, axis_name='batch')(g)\n"
+    )
+    assert [(c, line) for c, line, _ in _found(config)] == [("JAX201", 8)]
+    assert "uses axis name 'data'" in _found(config)[0][2]
+    partial = (
+        "import jax\nfrom functools import partial\nfrom jax import lax\ndef sync(x, axis_name):\n"
+        "    return lax.psum(x, axis_name)\njax.pmap(partial(sync, axis_name='replica'), axis_name='devices')(x)\n"
+    )
+    assert [(c, line) for c, line, _ in _found(partial)] == [("JAX201", 5)]
+    assert "uses axis name 'replica', but the pmap at line 6 binds 'devices'" in _found(partial)[0][2]
+    same = partial.replace("'replica'", "'devices'")
+    assert _found(same) == []
+
+
+def test_a_parameter_every_visible_call_gives_one_name():
+    src = "from jax import lax\ndef f(x, name):\n    return lax.psum(x, name)\ny = f(1.0, 'i')\n"
+    assert _found(src) == [
+        (
+            "JAX201",
+            3,
+            "`lax.psum` uses axis name 'i', but nothing binds it: `f` is called directly at line 4, outside any "
+            "pmap/vmap/shard_map; call the collective inside the function you map with "
+            "`jax.pmap(..., axis_name='i')` (or `jax.shard_map` over a mesh with a 'i' axis), or reduce on the "
+            "host (e.g. `jnp.mean(x, axis=0)`)",
+        )
+    ]
+    two = src + "z = jax.pmap(lambda x: f(x, 'j'), axis_name='j')(x)\nimport jax\n"
+    assert _found(two) == []  # the calls disagree: the name is not one value
+
+
+def test_a_mesh_through_a_parameter():
+    src = (
+        "import jax\nfrom jax import lax\nfrom jax.sharding import PartitionSpec as P\n"
+        "def body(v):\n    return lax.psum(v, 'model')\n"
+        "def run(mesh, x):\n    return jax.shard_map(body, mesh=mesh, in_specs=P(), out_specs=P())(x)\n"
+        "run(jax.make_mesh((4,), ('data',)), x)\n"
+    )
+    assert _found(src) == [
+        (
+            "JAX201",
+            5,
+            "`lax.psum` uses axis name 'model', but the shard_map at line 7 runs over mesh axes 'data', which do "
+            "not include it; use an axis of that mesh, or add 'model' to the mesh",
+        )
+    ]
+
+
+def test_vocabulary_reports_a_name_no_binding_mentions_with_a_suggestion():
+    src = (
+        "import jax\nfrom jax import lax\nmesh = jax.make_mesh((2, 4), ('data', 'fsdp'))\n"
+        "def shard_grads(g):\n    return lax.psum(g, 'fsdpp')\n"
+    )
+    assert _found(src) == [
+        (
+            "JAX201",
+            5,
+            "`lax.psum` uses axis name 'fsdpp', but no pmap, vmap, shard_map, mesh or partition spec in the "
+            "project names an axis 'fsdpp', so it is unbound wherever this runs; did you mean 'fsdp'?",
+        )
+    ]
+    far = src.replace("'fsdpp'", "'pipeline'")
+    assert _found(far)[0][2].endswith(
+        "so it is unbound wherever this runs; use the axis name of the map that runs this code"
+    )
+    mentioned = [
+        "spec = jax.sharding.PartitionSpec('fsdpp')\n",
+        "f = jax.vmap(g, axis_name='fsdpp')\n",
+        "h = some_lib.filter_pmap(g, axis_name='fsdpp')\n",
+        "j = jax.make_jaxpr(g, axis_env=[('fsdpp', 2)])\n",
+        "def fit(step, mesh_axes=('fsdpp',)):\n    return step\n",
+    ]
+    for extra in mentioned:
+        assert _found(src + extra) == [], extra
+    silent = [  # the name may come from outside
+        src.replace("'fsdpp'", "axis").replace("def shard_grads(g)", "def shard_grads(g, axis)"),
+        src.replace("'fsdpp'", "'fs' + str(n)"),
+    ]
+    for s in silent:
+        assert _found(s) == [], s
+
+
+def test_vocabulary_reads_the_project_config_files(tmp_path, monkeypatch):
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "mesh.yaml").write_text("mesh:\n  axis_names: [data, model]\n")
+    (tmp_path / "layers.py").write_text("from jax import lax\n\ndef tp_sum(x):\n    return lax.psum(x, 'model')\n")
+    monkeypatch.chdir(tmp_path)
+    settings = testing.settings_for("JAX201")
+    settings.root = str(tmp_path)
+    assert lint_paths(["."], settings, jobs=1).diagnostics == []
+    (tmp_path / "configs" / "mesh.yaml").write_text("mesh:\n  axis_names: [data, tensor]\n")
+    (tmp_path / "pyproject.toml").write_text("[tool.launcher]\nmesh_axes = ['data', 'modle']\n")
+    found = lint_paths(["."], settings, jobs=1).diagnostics
+    assert [(d.code, d.start.line) for d in found] == [("JAX201", 4)]
+    assert found[0].message.endswith("did you mean 'modle'?")

@@ -138,6 +138,26 @@ def test_with_mesh_needs_a_known_mesh():
     assert _lint("import jax\nwith mesh:\n    pass\n") == []
 
 
+def test_with_mesh_reads_the_mesh_as_a_value():
+    """The catalogue's mesh value, through names (the model's evaluator): a mesh kept under
+    another name is one; a name that may be something else, an abstract mesh and a mesh
+    given a name by ``as`` are not reported."""
+    src = (
+        "import jax\nfrom jax.sharding import Mesh, AbstractMesh\n"
+        "def run(devices, names):\n"
+        "    mesh = Mesh(devices, names)\n"
+        "    m = mesh\n"
+        "    with m:\n        pass\n"
+        "    with jax.make_mesh((1,), ('x',)):\n        pass\n"
+        "    other = mesh if devices else open('f')\n"
+        "    with other:\n        pass\n"
+        "    with AbstractMesh((2,), ('x',)):\n        pass\n"
+        "    with Mesh(devices, names) as named:\n        pass\n"
+    )
+    assert [(c, line) for c, line, _ in _lint(src)] == [("JAX802", 6), ("JAX802", 8)]
+    assert _lint(src)[0][2].startswith("`with m:` is deprecated since JAX 0.10.2; use `with jax.set_mesh(m):`")
+
+
 def _fixable(entry):
     return entry.fix is not None and (
         entry.kind in ("rename", "module", "call", "keyword") or (entry.kind == "positional" and entry.then_keywords)

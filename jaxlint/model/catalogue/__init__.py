@@ -124,6 +124,9 @@ class Op:
     key: str | None = None  # the parameter holding a PRNG key the function consumes
     static: tuple[str, ...] = ()  # parameters that must be Python values when traced
     attribute: bool = False
+    # parameters holding a function the call calls before it returns (``jax.tree.map``'s
+    # ``f``): that function runs here, in the caller's context (the call paths read it)
+    calls: tuple[str, ...] = ()
 
 
 class Catalogue(Mapping[str, Op]):
@@ -170,6 +173,12 @@ def register(table: Mapping[str, Op | Callable[[], Op]]) -> None:
 
 def lookup(qualified: str) -> Op | None:
     return TABLE.get(qualified)
+
+
+def calls_functions(qualified: str) -> bool:
+    """Does a call of this catalogue function call a function argument before it returns?"""
+    op = lookup(qualified)
+    return op is not None and bool(op.calls)
 
 
 def rule_family(qualified: str) -> str | None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from . import register
+from ..abstract import Const
+from ..signature import Signature
+from . import Op, register
 from . import trees as t
 from .build import Entries, family
 from .rules import opaque
@@ -11,8 +13,16 @@ TREE = ("jax.tree",)
 UTIL = ("jax.tree_util",)
 
 TABLE: Entries = {
-    **family(TREE, ["map"], t.tree_map),
-    **family(UTIL, ["tree_map"], t.tree_map),
+    **family(TREE, ["map"], t.tree_map, calls=("f",)),
+    **family(UTIL, ["tree_map"], t.tree_map, calls=("f",)),
+    # jax 0.10.2 no longer has it (removed in 0.6.0): its signature as jax 0.4.35 declares it
+    "jax.tree_map": lambda: Op(
+        Signature.of("f", "tree", "*rest", "is_leaf", is_leaf=Const(None)), t.tree_map, calls=("f",)
+    ),
+    **family(TREE, ["map_with_path"], opaque, calls=("f",)),
+    **family(UTIL, ["tree_map_with_path"], opaque, calls=("f",)),
+    **family(TREE, ["reduce"], opaque, calls=("function",)),
+    **family(UTIL, ["tree_reduce"], opaque, calls=("function",)),
     **family(TREE, ["leaves"], t.tree_leaves),
     **family(UTIL, ["tree_leaves"], t.tree_leaves),
     **family(TREE, ["flatten"], t.tree_flatten),
@@ -26,14 +36,12 @@ TABLE: Entries = {
     # class decorators: the class, registered (``REGISTERS_CLASS``)
     **family(UTIL, ["register_pytree_node_class", "register_pytree_with_keys_class"], t.the_class),
     **family(UTIL, ["treedef_tuple", "flatten_one_level", "tree_broadcast"], opaque),
-    **family(TREE, ["structure", "unflatten", "map_with_path", "reduce", "transpose", "flatten_with_path"], opaque),
+    **family(TREE, ["structure", "unflatten", "transpose", "flatten_with_path"], opaque),
     **family(
         UTIL,
         [
             "tree_structure",
             "tree_unflatten",
-            "tree_map_with_path",
-            "tree_reduce",
             "tree_transpose",
             "tree_flatten_with_path",
             "keystr",

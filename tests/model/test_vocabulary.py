@@ -1,0 +1,82 @@
+"""The project's axis vocabulary (jaxlint/model/vocabulary.py): mentions in code, read as
+values, and in configuration files, read as data; the "did you mean" suggestion."""
+
+from __future__ import annotations
+
+import json
+
+from jaxlint.model import vocabulary as V
+
+from .helpers import model_of
+
+COLLECTIVES = frozenset({"psum", "pmean", "axis_index"})
+
+
+def _mentions(source: str) -> list[str]:
+    return V.module_mentions(model_of(source), COLLECTIVES)
+
+
+def test_binding_sites_of_any_library_are_read_as_values():
+    assert _mentions(
+        """
+    import jax
+    import flax.linen as nn
+    from jax import lax
+    from jax.sharding import Mesh, PartitionSpec as P
+    AXES = ("data", "model")
+    RULES = (("batch", "replica"), ("embed", None))
+    mesh = Mesh(devices, AXES)
+    spec = P("rows", None)
+    f = nn.vmap(g, axis_name="layers")
+    with nn.logical_axis_rules(RULES):
+        pass
+    y = jax.make_jaxpr(h, axis_env=[("env", 2)])
+    z = lax.psum(x, "not_a_binding")
+    def fit(step, mesh_axes=("fsdp",)):
+        return step
+    """
+    ) == sorted(["data", "model", "batch", "replica", "embed", "rows", "layers", "env", "fsdp"])
+
+
+def test_a_parameter_given_by_every_visible_call_is_a_mention_and_an_unknown_one_is_none():
+    assert _mentions(
+        """
+    import jax
+    def run(f, axis):
+        return jax.pmap(f, axis_name=axis)
+    run(g, "given")
+    def free(f, axis):
+        return jax.pmap(f, axis_name=axis)
+    """
+    ) == ["given"]
+
+
+def test_config_files_are_read_as_data_under_axis_keys(tmp_path):
+    (tmp_path / "a.yaml").write_text("mesh:\n  axis_names: [data, model]\nname: not_an_axis\n")
+    (tmp_path / "b.json").write_text(json.dumps({"sharding": {"rules": [["batch", "data"]]}, "lr": "x"}))
+    (tmp_path / "c.toml").write_text("[train]\nmesh_axes = ['fsdp']\noptimizer = 'adam'\n")
+    (tmp_path / "broken.yaml").write_text("mesh: [unclosed\n")
+    (tmp_path / "big.json").write_text(json.dumps({"mesh_axes": ["huge"], "pad": "x" * V.MAX_CONFIG_BYTES}))
+    (tmp_path / ".hidden").mkdir()
+    (tmp_path / ".hidden" / "d.yaml").write_text("mesh_axes: [hidden]\n")
+    assert V.config_mentions(str(tmp_path)) == {"data", "model", "batch", "fsdp"}
+    assert V.config_mentions(None) == set()
+
+
+def test_config_root_is_the_common_folder_of_the_linted_modules(tmp_path):
+    (tmp_path / "pkg" / "sub").mkdir(parents=True)
+    paths = [str(tmp_path / "pkg" / "a.py"), str(tmp_path / "pkg" / "sub" / "b.py")]
+    assert V.config_root(paths) == str(tmp_path / "pkg")
+    assert V.config_root(["-"]) is None
+
+
+def test_closest_suggests_only_close_names():
+    names = ["data", "fsdp", "devices", "batch", "i"]
+    assert V.closest("fsdpp", names) == "fsdp"
+    assert V.closest("device", names) == "devices"
+    assert V.closest("bacth", names) == "batch"  # a transposition is one edit
+    assert V.closest("j", names) is None  # one letter: any other letter is one edit away
+    assert V.closest("pipeline", names) is None
+    assert V.closest("data", names) is None  # it is there: nothing to suggest
+    assert V.distance("bacth", "batch") == 1
+    assert V.distance("kitten", "sitting") == 3

@@ -36,6 +36,15 @@ def test_jax002_never_edits_a_string():
     assert fix(src, "JAX801", "JAX802", "JAX002") == src
 
 
+def test_a_lone_carriage_return_ends_a_line_for_comments_as_for_the_parsers():
+    """Python and LibCST end a line at a lone ``\\r``; the comments are read on the same
+    lines (a fuzzed file made the unused-suppression fix an IndexError and every later
+    noqa a line early)."""
+    src = "import jax\nx = 1\ry = 2\nt = jax.tree_map(f, t)  # noqa: JAX801\nu = 1  # noqa: JAX802\n"
+    assert _codes(lint(src, "JAX801", "JAX802", "JAX002")) == [("JAX002", 5)]
+    assert fix(src, "JAX801", "JAX802", "JAX002") == src.replace("  # noqa: JAX802", "")
+
+
 def test_a_noqa_after_another_comment_still_counts():
     src = "import jax\nx = jax.tree_map(f, t)  # legacy code # noqa: JAX801\n"
     assert lint(src, "JAX801", "JAX002") == []

@@ -62,12 +62,22 @@ class Suppressions:
         return any(c.kind == "ignore" for c in self.comments)
 
 
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
+def _lines_as_python_counts(source: str) -> str:
+    """``source`` with each lone ``\r`` read as ``\n`` (same length, so columns hold): the
+    parsers end a line there, but the tokenizer reading a ``StringIO`` does not, and the
+    comments after one would be a line early."""
+    return _LONE_CR.sub("\n", source) if "\r" in source else source
+
+
 def comment_tokens(source: str) -> list[tokenize.TokenInfo]:
     """The file's comments as the tokenizer reads them; in a file that stops tokenizing
     (a syntax error), those before the error."""
     out: list[tokenize.TokenInfo] = []
     try:
-        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        for tok in tokenize.generate_tokens(io.StringIO(_lines_as_python_counts(source)).readline):
             if tok.type == tokenize.COMMENT:
                 out.append(tok)
     except (tokenize.TokenError, SyntaxError):
@@ -83,7 +93,7 @@ def noqa_spans(source: str) -> dict[int, int]:
     prev: tokenize.TokenInfo | None = None  # the token before, on the same logical line
     skip = (tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER)
     try:
-        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        for tok in tokenize.generate_tokens(io.StringIO(_lines_as_python_counts(source)).readline):
             if tok.type in (tokenize.NL, tokenize.NEWLINE):
                 prev = None
                 continue

@@ -121,9 +121,20 @@ class Op:
 
     signature: Signature
     result: ResultRule
-    key: str | None = None  # the parameter holding a PRNG key the function consumes
+    # the parameter holding a PRNG key the function consumes: what JAX's key-reuse checker
+    # (``jax.experimental.key_reuse``) calls a sink; ``fold_in`` and ``clone`` make new keys
+    # and consume none
+    key: str | None = None
     static: tuple[str, ...] = ()  # parameters that must be Python values when traced
     attribute: bool = False
+    # the result holds fresh PRNG keys (what JAX's key-reuse checker calls a source):
+    # ``split``, ``fold_in``, ``clone``, ``key``, ``PRNGKey``, ``wrap_key_data``
+    makes_key: bool = False
+    # a draw that picks slices of this argument along ``axis`` (``permutation``'s ``x``,
+    # ``choice``'s ``a``): the indices it picks depend only on the key, the argument's size
+    # along the axis and the other arguments, so two such draws from one key with equal
+    # sizes and equal other arguments pick the same slices of two arrays
+    selects: str | None = None
 
 
 class Catalogue(Mapping[str, Op]):
@@ -170,6 +181,11 @@ def register(table: Mapping[str, Op | Callable[[], Op]]) -> None:
 
 def lookup(qualified: str) -> Op | None:
     return TABLE.get(qualified)
+
+
+def key_consumers(prefix: str) -> tuple[str, ...]:
+    """The entries under ``prefix`` (``"jax.random"``) that consume a PRNG key, sorted."""
+    return tuple(sorted(q for q in TABLE if q.startswith(prefix + ".") and TABLE[q].key is not None))
 
 
 def rule_family(qualified: str) -> str | None:

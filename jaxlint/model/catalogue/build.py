@@ -23,19 +23,28 @@ def signature(q: str) -> Signature:
     return decode(SIGNATURES[q])
 
 
-def op(q: str, result: ResultRule, key: str | None = None, static: Iterable[str] = ()) -> Op:
+def op(
+    q: str,
+    result: ResultRule,
+    key: str | None = None,
+    static: Iterable[str] = (),
+    selects: str | None = None,
+    makes_key: bool = False,
+) -> Op:
     sig = signature(q)
     names = {p.name for p in sig.params}
-    missing = [s for s in (*([key] if key else []), *static) if s not in names]
+    missing = [s for s in (*([key] if key else []), *static, *([selects] if selects else [])) if s not in names]
     if missing:
         raise ValueError(f"catalogue: {q} has no parameter {missing[0]!r}")
-    return Op(sig, result, key, tuple(static), attribute=q in ATTRIBUTES)
+    return Op(sig, result, key, tuple(static), attribute=q in ATTRIBUTES, makes_key=makes_key, selects=selects)
 
 
-def _entry(q: str, rule: ResultRule, key: str | None, wanted: tuple[str, ...]) -> Op:
+def _entry(
+    q: str, rule: ResultRule, key: str | None, wanted: tuple[str, ...], selects: str | None, makes_key: bool
+) -> Op:
     params = {p.name for p in signature(q).params}
     static = () if q.startswith("numpy") else tuple(s for s in wanted if s in params)
-    return op(q, rule, key if key in params else None, static)
+    return op(q, rule, key if key in params else None, static, selects, makes_key)
 
 
 def family(
@@ -45,11 +54,13 @@ def family(
     /,
     key: str | None = None,
     static: Iterable[str] = (),
+    selects: str | None = None,
+    makes_key: bool = False,
     **options: Any,
 ) -> Entries:
     """One rule for ``names`` in each namespace of ``prefixes`` that has them (every name
     must exist in at least one); ``static`` keeps the names each signature has, and is
-    empty for NumPy (never traced); ``options`` are bound to the rule. Each entry is made
+    empty for NumPy (never traced); ``key``, ``selects`` and ``makes_key`` are ``Op``'s; ``options`` are bound to the rule. Each entry is made
     when it is first looked up."""
     rule = partial(result, **options) if options else result
     out: Entries = {}
@@ -61,7 +72,7 @@ def family(
             if q not in SIGNATURES and q not in ATTRIBUTES:
                 continue
             found = True
-            out[q] = partial(_entry, q, rule, key, wanted)
+            out[q] = partial(_entry, q, rule, key, wanted, selects, makes_key)
         if not found:
             raise ValueError(f"catalogue: no namespace of {tuple(prefixes)} has {name!r}")
     return out

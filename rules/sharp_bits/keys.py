@@ -332,6 +332,8 @@ def _argument(call: cst.Call, index: int, keyword: str) -> cst.BaseExpression | 
     for a in call.args:
         if a.keyword is not None and a.keyword.value == keyword:
             return a.value
+    if index < 0:
+        return None  # keyword-only
     positional = [a for a in call.args if a.keyword is None]
     if any(a.star for a in positional[: index + 1]):
         return None
@@ -354,7 +356,7 @@ def _defs(ctx: FileContext) -> list[tuple[cst.FunctionDef, Scope]]:
 
 def helpers(ctx: FileContext) -> dict[cst.CSTNode, dict[str, int]]:
     """The undecorated functions (not methods) of this file that consume a key parameter on
-    every path: {def: {param: position}}."""
+    every path: {def: {param: position in the call, -1 keyword-only}}."""
     out: dict[cst.CSTNode, dict[str, int]] = {}
     for fn, scope in _defs(ctx):
         if fn.decorators or (scope.parent is not None and scope.parent.kind == "class"):
@@ -365,7 +367,8 @@ def helpers(ctx: FileContext) -> dict[cst.CSTNode, dict[str, int]]:
         consumed = merge(ends)
         positional = list(fn.params.posonly_params) + list(fn.params.params)
         params = {p.name.value: i for i, p in enumerate(positional)}
-        hit = {n: i for n, i in params.items() if n in consumed and n not in flow.assigned}
+        kwonly = {p.name.value: -1 for p in fn.params.kwonly_params}
+        hit = {n: i for n, i in {**params, **kwonly}.items() if n in consumed and n not in flow.assigned}
         if hit:
             out[fn] = hit
     return out

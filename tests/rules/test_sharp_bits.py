@@ -180,6 +180,14 @@ def test_helper_called_twice_with_one_key():
     assert "`noise` reuses the PRNG key `key`, already consumed by `noise` at line 7" in found(src, "JAX502")[0][3]
 
 
+def test_a_helper_taking_its_key_by_keyword_only():
+    src = (
+        "import jax\n\ndef noisy(x, *, key):\n    return x + jax.random.normal(key, x.shape)\n\n"
+        "def f(x, key):\n    h = noisy(x, key=key)\n    return noisy(h, key=key), noisy(h, key=jax.random.key(1))\n"
+    )
+    assert [(c, line) for c, line, _, _ in found(src, "JAX502")] == [("JAX502", 8)]
+
+
 def test_branches_rebinding_and_fold_in_are_not_reuse():
     src = (
         "import jax\n\ndef f(key, c):\n"

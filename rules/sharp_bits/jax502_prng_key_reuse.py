@@ -8,7 +8,7 @@ import libcst as cst
 
 from jaxlint.lint.rule import Invalid, Rule
 from jaxlint.model import program
-from jaxlint.model.catalogue import key_consumers
+from jaxlint.model.catalogue.signatures import SIGNATURES
 
 from .analysis import exact_lines
 from .keys import Reuse, reuses
@@ -82,7 +82,9 @@ class PrngKeyReuse(Rule):
     summary = "A PRNG key is consumed twice without a `split` in between"
     status = "stable"
     help = "Split the key (`key, subkey = jax.random.split(key)`) and give each consumer its own subkey"
-    about = ("jax.random.*", *key_consumers("jax.random"), "jax.random.key", "jax.random.PRNGKey", "jax.random.fold_in")
+    # every jax.random function JAX declares (the catalogue's generated signatures: no table
+    # is built at import): the consumers among them, and the key makers a seed may name
+    about = ("jax.random.*", *sorted(q for q in SIGNATURES if q.startswith("jax.random.")))
     reads = "calls"  # a helper that consumes its key argument, called twice from the same module
     quiet_where_expected = True
 

@@ -17,6 +17,7 @@ in unison (``permutation(key, x)`` / ``permutation(key, y)``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import libcst as cst
@@ -25,7 +26,7 @@ from jaxlint.model import Function, program
 from jaxlint.model import dims as dims_
 from jaxlint.model.abstract import Array, Const, Opaque, Scalar, Tuple
 from jaxlint.model.arrays import public_name
-from jaxlint.model.catalogue import Op, lookup
+from jaxlint.model.catalogue import Op, key_consumers, lookup
 from jaxlint.model.catalogue.keys import key_kind
 from jaxlint.model.context import FileContext
 from jaxlint.model.expected import raises_context
@@ -66,6 +67,12 @@ class Use:
     name: str
     api: str
     gives: str | None
+
+
+@cache
+def consumer_names() -> frozenset[str]:
+    """The last names of the catalogue's key consumers (``normal``, ``split``...)."""
+    return frozenset(q.rsplit(".", 1)[1] for q in key_consumers("jax.random"))
 
 
 def bound_arguments(op: Op, call: cst.Call) -> dict[str, cst.BaseExpression] | None:
@@ -170,6 +177,8 @@ class KeyFlow(Flow):
     def use(self, n: cst.Call) -> Use | None:
         """The key the call consumes: a catalogue function's ``Op.key`` argument, or the key
         parameter of a helper of this module that consumes it on every path."""
+        if type(n.func) is cst.Attribute and n.func.attr.value not in consumer_names():
+            return None  # ``x.method(...)``: an attribute keeps its name, so no consumer (and cheap)
         found = catalogue_op(self.ctx, n)
         if found is not None:
             q, op = found

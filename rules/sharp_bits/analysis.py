@@ -1,6 +1,6 @@
 """Shared analysis of the JAX5xx family: the facts of an intra-function dataflow over one file.
 
-Three questions, each answered per function (and for module-level code) by the model's
+Two questions, each answered per function (and for module-level code) by the model's
 walk of the statements in order (``jaxlint.model.flow.Flow``), with branches merged so
 that a fact holds after a join only if it holds on every path into it ("must" facts;
 unknown means silent). What stays here is what is specific to the family: the facts,
@@ -12,11 +12,9 @@ how they join, and what each statement or call does to them.
   ``jaxlint.model.traced``);
 - where such a value meets Python ``if``/``while``/``and``/``or``/``not``/``bool``/
   ``int``/``float`` (``ValueFlow.bools``) and where a JAX array is assigned in place
-  (``ValueFlow.setitems``);
-- which PRNG keys are consumed twice on one path (``KeyFlow``): by a ``jax.random``
-  sampler or ``split``, or by a helper of the same module that consumes its key
-  argument on every path (``key_consumers``); ``fold_in``, ``key_data`` and ``clone``
-  do not consume.
+  (``ValueFlow.setitems``).
+
+Which PRNG keys are consumed twice (JAX502) is the key flow of ``keys.py``.
 
 Everything here reads only the function's own unit (and, for the functions a transform
 traces, the transform's application), so the results are the same with slicing on and
@@ -32,7 +30,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jaxlint.base.names import last_name
-from jaxlint.model import Function, program
+from jaxlint.model import program
 
 if TYPE_CHECKING:
     from jaxlint.model.context import FileContext
@@ -47,7 +45,7 @@ from jaxlint.model.arrays import (
     public_name,
 )
 from jaxlint.model.expected import expects_error, raises_context
-from jaxlint.model.flow import Flow, bound_names, terminates
+from jaxlint.model.flow import Flow, bound_names
 from jaxlint.model.traced import LAX_BODIES, TRACING, Trace, traced_functions
 
 KEY = "JAX5"
@@ -62,50 +60,6 @@ TRACING_APIS = (*TRACING, *LAX_BODIES)
 # attribute uses that only an array has: evidence that a traced argument is an array
 EVIDENCE_ATTRS = (ARRAY_METHODS - {"copy"}) | ARRAY_ATTRS | {"shape", "dtype", "ndim", "at", "size"}
 
-# jax.random functions that consume their key (KeyReuseError when it is used again)
-KEY_CONSUMERS = frozenset(
-    [
-        "split",
-        "normal",
-        "uniform",
-        "bernoulli",
-        "randint",
-        "categorical",
-        "permutation",
-        "choice",
-        "truncated_normal",
-        "gumbel",
-        "bits",
-        "beta",
-        "gamma",
-        "dirichlet",
-        "exponential",
-        "laplace",
-        "logistic",
-        "multivariate_normal",
-        "poisson",
-        "rademacher",
-        "orthogonal",
-        "ball",
-        "cauchy",
-        "chisquare",
-        "double_sided_maxwell",
-        "f",
-        "generalized_normal",
-        "geometric",
-        "loggamma",
-        "lognormal",
-        "maxwell",
-        "pareto",
-        "t",
-        "triangular",
-        "weibull_min",
-        "binomial",
-        "multinomial",
-        "rayleigh",
-        "wald",
-    ]
-)
 LOOP_COMPS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 
 
@@ -638,204 +592,6 @@ def at_evidence(ctx, fn) -> set[str]:
     return out
 
 
-# --- PRNG keys -----------------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class Consumed:
-    node: cst.CSTNode  # the consuming call
-    api: str  # "jax.random.normal", "helper"
-    previous_iteration: bool = False
-
-
-@dataclass(slots=True)
-class Reuse:
-    node: cst.CSTNode  # the second consuming call
-    key: str  # "key", "keys[0]"
-    api: str
-    first: Consumed
-    loop: cst.CSTNode | None = None  # the loop (or comprehension) whose iterations reuse it
-
-
-class KeyFlow(Flow):
-    """The key names definitely consumed at each point of the walk (``env``: name -> Consumed)."""
-
-    def __init__(self, ctx, consumers: dict[cst.CSTNode, dict[str, int]]):
-        super().__init__(ctx)
-        self.consumers = consumers
-        self.reuses: dict[cst.CSTNode, Reuse] = {}
-        self.exits: list[dict[str, Consumed]] = []
-        self.assigned: set[str] = set()
-
-    # -- the walk's hooks (jaxlint.model.flow) ----------------------------------------
-    def join(self, envs):
-        return _merge_keys(envs)
-
-    def quiet_block(self, s) -> bool:
-        return type(s) is cst.With and any(raises_context(i) for i in s.items)
-
-    def next_iteration(self, before, after, mark):
-        """The keys consumed at the end of an iteration are consumed by the previous one."""
-        return {k: Consumed(v.node, v.api, True) for k, v in after.items()}
-
-    def small(self, s) -> None:
-        t = type(s)
-        if t is cst.Assign:
-            self.expression(s.value)
-            for target in s.targets:
-                self.unbind(target.target)
-        elif t is cst.AnnAssign:
-            if s.value is not None:
-                self.expression(s.value)
-            self.unbind(s.target)
-        elif t is cst.AugAssign:
-            self.expression(s.value)
-            self.unbind(s.target)
-        elif t is cst.Expr:
-            self.expression(s.value)
-        elif t is cst.Return:
-            if s.value is not None:
-                self.expression(s.value)
-            self.exits.append(dict(self.env))
-        elif t is cst.Del:
-            self.unbind(s.target)
-        elif t in (cst.Assert,):
-            self.expression(s.test)
-
-    def unbind(self, target) -> None:
-        """A binding: the name (and its indexed items) now hold a fresh value."""
-        for n in bound_names(target):
-            self.assigned.add(n)
-            for k in [k for k in self.env if k == n or k.startswith(n + "[")]:
-                del self.env[k]
-        if isinstance(target, cst.Subscript):
-            k = _key_name(target)
-            if k is not None:
-                self.env.pop(k, None)
-
-    def expression(self, e) -> None:
-        if isinstance(e, cst.Lambda):
-            return  # its body runs when it is called, with its own parameters
-        nodes = [e, *self.ctx.descendants(e, prune=(cst.Lambda, cst.FunctionDef, cst.ClassDef))]
-        comps = []
-        for n in nodes:
-            t = type(n)
-            if t in LOOP_COMPS:
-                comps.append(n)
-                continue
-            if t is cst.NamedExpr:
-                continue
-            if t is not cst.Call or any(n is c or _inside(self.ctx, n, c) for c in comps):
-                continue
-            self.call(n)
-        for n in nodes:
-            if type(n) is cst.NamedExpr:
-                self.unbind(n.target)
-
-    def call(self, n: cst.Call, comp=None, comp_bound: set[str] | None = None) -> None:
-        used = self.consumed_arg(n)
-        if used is None:
-            return
-        key, api = used
-        if comp is not None:
-            if key.partition("[")[0] in (comp_bound or set()):
-                return
-            if not self.quiet and n not in self.reuses:
-                self.reuses[n] = Reuse(n, key, api, Consumed(n, api, True), comp)
-            return
-        if self.quiet:
-            return  # a call expected to raise (``with pytest.raises``) consumes nothing
-        prev = self.env.get(key)
-        if prev is not None and n not in self.reuses:
-            self.reuses[n] = Reuse(n, key, api, prev, self.loop_node if prev.previous_iteration else None)
-        self.env[key] = Consumed(n, api)
-
-    def consumed_arg(self, n: cst.Call) -> tuple[str, str] | None:
-        q = public_name(self.ctx.resolve(n.func))
-        if q is not None and q.startswith("jax.random.") and q.rsplit(".", 1)[1] in KEY_CONSUMERS:
-            arg = _arg(n, 0, "key")
-            k = _key_name(arg) if arg is not None else None
-            return (k, q) if k else None
-        if isinstance(n.func, cst.Name):
-            fn = program(self.ctx).value(n.func)  # the helper the name reaches (the program model)
-            params = self.consumers.get(fn.node) if type(fn) is Function else None
-            if params:
-                for pname, idx in params.items():
-                    arg = _arg(n, idx, pname)
-                    k = _key_name(arg) if arg is not None else None
-                    if k:
-                        return (k, n.func.value)
-        return None
-
-    def comprehensions(self, e) -> None:
-        """A key consumed inside a comprehension is consumed once per element."""
-        for c in [e, *self.ctx.descendants(e, prune=(cst.Lambda, cst.FunctionDef, cst.ClassDef))]:
-            if type(c) not in LOOP_COMPS:
-                continue
-            bound: set[str] = set()
-            f = c.for_in
-            while f is not None:
-                bound |= set(bound_names(f.target))
-                f = f.inner_for_in
-            elts = [c.key, c.value] if isinstance(c, cst.DictComp) else [c.elt]
-            for el in elts:
-                for n in [el, *self.ctx.descendants(el, prune=(cst.Lambda, cst.FunctionDef, cst.ClassDef))]:
-                    if type(n) is cst.Call:
-                        self.call(n, comp=c, comp_bound=bound)
-
-
-def _inside(ctx, node, ancestor) -> bool:
-    return any(a is ancestor for a in ctx.ancestors(node))
-
-
-def _arg(call: cst.Call, index: int, keyword: str):
-    for a in call.args:
-        if a.keyword is not None and a.keyword.value == keyword:
-            return a.value
-    positional = [a for a in call.args if a.keyword is None]
-    if any(a.star for a in positional[: index + 1]):
-        return None
-    return positional[index].value if index < len(positional) else None
-
-
-def _key_name(e) -> str | None:
-    if isinstance(e, cst.Name):
-        return e.value
-    if isinstance(e, cst.Subscript) and isinstance(e.value, cst.Name) and len(e.slice) == 1:
-        idx = e.slice[0].slice
-        if isinstance(idx, cst.Index) and isinstance(idx.value, cst.Integer):
-            return f"{e.value.value}[{idx.value.value}]"
-    return None
-
-
-def _merge_keys(envs: list[dict]) -> dict:
-    """Consumed after the join only if consumed on every path into it."""
-    if not envs:
-        return {}
-    out = {}
-    for k, v in envs[0].items():
-        if all(k in e for e in envs[1:]):
-            out[k] = v
-    return out
-
-
-def key_consumers(ctx) -> dict[cst.CSTNode, dict[str, int]]:
-    """Functions of this file that consume a key parameter on every path: {def: {param: position}}."""
-    out: dict[cst.CSTNode, dict[str, int]] = {}
-    for fact, fn in ctx.collector.function_nodes:
-        if not isinstance(fn, cst.FunctionDef) or fact.is_method or fn.decorators:
-            continue
-        flow = KeyFlow(ctx, {})
-        flow.run(fn.body)
-        ends = flow.exits + ([] if terminates(fn.body) else [flow.env])
-        consumed = _merge_keys(ends)
-        params = {p.name.value: i for i, p in enumerate(_callable_params(fn))}
-        hit = {n: i for n, i in params.items() if n in consumed and n not in flow.assigned}
-        if hit:
-            out[fn] = hit
-    return out
-
-
 # --- per file ------------------------------------------------------------------------------------
 
 
@@ -843,7 +599,6 @@ def key_consumers(ctx) -> dict[cst.CSTNode, dict[str, int]]:
 class FileAnalysis:
     ctx: FileContext
     _values: list[ValueFlow] | None = field(default=None, init=False)
-    _keys: list[Reuse] | None = field(default=None, init=False)
 
     def values(self) -> list[ValueFlow]:
         """One ValueFlow per function and one for the module body."""
@@ -917,24 +672,6 @@ class FileAnalysis:
                 out.append((fn, sorted(bools, key=lambda u: ctx.text_order(u.node))))
         return out
 
-    def keys(self) -> list[Reuse]:
-        if self._keys is None:
-            ctx = self.ctx
-            consumers = key_consumers(ctx)
-            found: dict[cst.CSTNode, Reuse] = {}
-            bodies = [ctx.module] + [
-                fn.body for _, fn in ctx.collector.function_nodes if isinstance(fn, cst.FunctionDef)
-            ]
-            for body in bodies:
-                flow = KeyFlow(ctx, consumers)
-                flow.run(body)
-                for stmt_expr in _expressions_of(ctx, body):
-                    flow.comprehensions(stmt_expr)
-                for n, r in flow.reuses.items():
-                    found.setdefault(n, r)
-            self._keys = sorted(found.values(), key=lambda r: ctx.text_order(r.node))
-        return self._keys
-
 
 def _under_option(ctx, node, fn, optional: set[str]) -> bool:
     """Does the node run only for some values of a parameter with a default (inside an
@@ -952,12 +689,3 @@ def _under_option(ctx, node, fn, optional: set[str]) -> bool:
                 return True
         inner = a
     return False
-
-
-def _expressions_of(ctx, body) -> list[cst.CSTNode]:
-    """The statements of a body (not of nested defs), for the comprehension check."""
-    out = []
-    for n in ctx.descendants(body, prune=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-        if type(n) in (cst.Expr, cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Return):
-            out.append(n)
-    return out

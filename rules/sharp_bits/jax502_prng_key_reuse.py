@@ -2,10 +2,29 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import libcst as cst
+
 from jaxlint.lint.rule import Invalid, Rule
 from jaxlint.model import program
+from jaxlint.model.catalogue.signatures import SIGNATURES
 
-from .analysis import KEY_CONSUMERS, analysis, exact_lines
+from .analysis import exact_lines
+from .keys import Reuse, reuses
+
+# what JAX's own key-reuse checker (``jax.experimental.key_reuse``, on with
+# ``jax.config.update("jax_debug_key_reuse", True)``) does with the second use, by the kind
+# of the key: it tracks typed keys only
+CHECKER = {
+    "typed": "JAX's key-reuse checker (`jax_debug_key_reuse`) raises `KeyReuseError` here (a previously-consumed key)",
+    "raw": (
+        "JAX's key-reuse checker (`jax_debug_key_reuse`) does not catch it: it checks typed keys "
+        "(`jax.random.key`), not raw `PRNGKey` arrays"
+    ),
+    None: "With a typed key, JAX's key-reuse checker (`jax_debug_key_reuse`) raises `KeyReuseError` here",
+}
+COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 
 
 class PrngKeyReuse(Rule):
@@ -15,10 +34,17 @@ class PrngKeyReuse(Rule):
     to two `jax.random` samplers or `split` calls with no new key bound to the name in
     between; consumed inside a loop body (or a comprehension) when the key is not split
     again in each iteration; or passed twice to a function of the same module that
-    consumes its key argument on every path. Uses in mutually exclusive branches
+    consumes its key argument on every path. What consumes a key is what JAX's key-reuse
+    checker (`jax.experimental.key_reuse`) says: every sampler and `split`;
+    `jax.random.fold_in(key, i)`, `key_data` and `clone` do not, so
+    `normal(fold_in(key, i))` in a loop is fine. Uses in mutually exclusive branches
     (`if`/`else`, `try`/`except`) are not reuse, nor is a key consumed on some paths
-    only. `jax.random.fold_in(key, i)`, `key_data` and `clone` do not consume the key, so
-    `normal(fold_in(key, i))` in a loop is fine.
+    only, nor a use where the code expects an error (`with pytest.raises(...)`).
+
+    One key given on purpose to two draws that shuffle paired arrays in unison is not
+    reported: `permutation(key, x)` and `permutation(key, y)`, or `choice(key, xs, (n,))`
+    and `choice(key, ys, (n,))`, with the other arguments equal and the arrays not known
+    to differ in length, pick the same positions of both.
 
     ## Why is this bad?
     A JAX PRNG key is a value, not a stateful generator: the same key always gives the
@@ -54,10 +80,13 @@ class PrngKeyReuse(Rule):
     code = "JAX502"
     name = "prng-key-reuse"
     summary = "A PRNG key is consumed twice without a `split` in between"
-    status = "preview"
+    status = "stable"
     help = "Split the key (`key, subkey = jax.random.split(key)`) and give each consumer its own subkey"
-    about = ("jax.random.*", *(f"jax.random.{n}" for n in sorted(KEY_CONSUMERS | {"key", "PRNGKey", "fold_in"})))
+    # every jax.random function JAX declares (the catalogue's generated signatures: no table
+    # is built at import): the consumers among them, and the key makers a seed may name
+    about = ("jax.random.*", *sorted(q for q in SIGNATURES if q.startswith("jax.random.")))
     reads = "calls"  # a helper that consumes its key argument, called twice from the same module
+    quiet_where_expected = True
 
     VALID = (
         "import jax\nkey = jax.random.key(0)\nkey, sub = jax.random.split(key)\nx = jax.random.normal(sub)\ny = jax.random.normal(key)\n",
@@ -83,17 +112,17 @@ class PrngKeyReuse(Rule):
 
     def finish(self) -> None:
         ctx = self.ctx
-        reuses = analysis(ctx).keys()
-        if not reuses:
+        found = reuses(ctx)
+        if not found:
             return
         lines = exact_lines(
             ctx,
-            [r.first.node for r in reuses] + [r.node for r in reuses] + [r.loop for r in reuses if r.loop is not None],
+            [r.first.node for r in found] + [r.node for r in found] + [r.loop for r in found if r.loop is not None],
         )
-        for r in reuses:
+        for r in found:
             self.report(r.node, self.message(r, lines))
 
-    def _rebound_in(self, loop, key: str) -> bool:
+    def _rebound_in(self, loop: cst.CSTNode, key: str) -> bool:
         """Does the loop body bind ``key`` (``key, sub = split(key)``)? Then each iteration has a
         new key, and the reuse is a later call consuming the one the next split takes."""
         p = program(self.ctx)
@@ -103,44 +132,53 @@ class PrngKeyReuse(Rule):
             any(a is loop for a in self.ctx.ancestors(b.node)) for b in scope.bindings.get(key, ())
         )
 
-    def message(self, r, lines) -> str:
-        api = f"`{r.api}`"
-        sub = "subkey" if r.key != "subkey" else "k"
-        split = (
-            f"`{r.key}, {sub} = jax.random.split({r.key})`"
-            if "[" not in r.key
-            else "a fresh key from `jax.random.split`"
+    def message(self, r: Reuse, lines: dict[Any, int]) -> str:
+        api, k = f"`{r.api}`", r.key
+        checker = CHECKER[r.kind]
+        sub = "subkey" if k != "subkey" else "k"
+        split = f"`{k}, {sub} = jax.random.split({k})`" if "[" not in k else "a fresh key from `jax.random.split`"
+        both_draws = r.gives == "draw" and r.first.gives == "draw"
+        once = (
+            "the two draws are not independent (same key, same random bits)"
+            if both_draws
+            else "each key may be consumed only once (by one draw or one split)"
         )
         if r.loop is not None:
             line = lines.get(r.loop)
-            if type(r.loop).__name__ in ("ListComp", "SetComp", "GeneratorExp", "DictComp"):
+            same = {"draw": "the same random numbers", "keys": "the same keys"}.get(r.gives or "", "the same key")
+            again = {"draw": "draws the same random numbers", "keys": "gets the same keys"}.get(
+                r.gives or "", "consumes the same key"
+            )
+            if type(r.loop) in COMPREHENSIONS:
                 where = "once per element of the comprehension" + (f" at line {line}" if line else "")
                 return (
-                    f"{api} consumes the PRNG key `{r.key}` {where}: every element gets the same random numbers. "
-                    f"Split it into one key per element (`jax.random.split({r.key}, n)`) or use "
-                    f"`jax.random.fold_in({r.key}, i)`"
+                    f"{api} consumes the PRNG key `{k}` {where}: every element gets {same}. {checker}. "
+                    f"Split it into one key per element (`jax.random.split({k}, n)`) or use `jax.random.fold_in({k}, i)`"
                 )
-            if r.first.node is not r.node and self._rebound_in(r.loop, r.key):  # split in the loop, then consumed
+            if r.first.node is not r.node and self._rebound_in(r.loop, k):  # split in the loop, then consumed
                 first = lines.get(r.first.node)
                 at = f" at line {first}" if first else ""
                 loop = f"the loop at line {line}" if line else "its loop"
                 return (
-                    f"{api} consumes the PRNG key `{r.key}` that `{r.first.api}`{at} already consumed in the "
-                    f"previous iteration of {loop}: the two draws are not independent (same key, same random "
-                    f"bits). Give `{r.first.api}` a fresh key ({split}, then use `{sub}`)"
+                    f"{api} consumes the PRNG key `{k}` that `{r.first.api}`{at} already consumed in the previous "
+                    f"iteration of {loop}: {once}. {checker}. Give `{r.first.api}` a fresh key ({split}, then use `{sub}`)"
                 )
             where = f"in every iteration of the loop at line {line}" if line else "in every iteration of its loop"
             return (
-                f"{api} consumes the PRNG key `{r.key}` {where} without splitting it again: every iteration draws "
-                f"the same random numbers. Split it in the loop ({split}, then use `{sub}`) or use "
-                f"`jax.random.fold_in({r.key}, i)`"
+                f"{api} consumes the PRNG key `{k}` {where} without splitting it again: every iteration {again}. "
+                f"{checker}. Split it in the loop ({split}, then use `{sub}`) or use `jax.random.fold_in({k}, i)`"
             )
         line = lines.get(r.first.node)
         at = f" at line {line}" if line else ""
         if line is not None and line == lines.get(r.node):
             at = " earlier on the same line"
+        if r.gives == "keys" and r.first.gives == "keys":
+            return (
+                f"{api} splits the PRNG key `{k}` again, already split by `{r.first.api}`{at}: both splits begin "
+                f"with the same keys. {checker}. Split it once into every key you need (`jax.random.split({k}, n)`)"
+            )
+        each = "each draw" if both_draws else "each use"
         return (
-            f"{api} reuses the PRNG key `{r.key}`, already consumed by `{r.first.api}`{at}: the two draws are "
-            f"not independent (same key, same random bits). Split it first (`k1, k2 = jax.random.split({r.key})`) "
-            f"and give each draw its own key"
+            f"{api} reuses the PRNG key `{k}`, already consumed by `{r.first.api}`{at}: {once}. {checker}. "
+            f"Split it first (`k1, k2 = jax.random.split({k})`) and give {each} its own key"
         )

@@ -783,3 +783,58 @@ def test_attributes_are_properties_of_the_real_classes():
         cls = jax.Array if q.startswith("jax.Array.") else np.ndarray
         attr = inspect.getattr_static(cls, q.rsplit(".", 1)[1])
         assert not callable(attr) or isinstance(attr, property), q
+
+
+@pytest.mark.jax
+@needs_jax
+def test_what_consumes_or_makes_a_key_is_what_jax_key_reuse_checker_says():
+    """``Op.key`` is a sink of JAX's key-reuse checker, ``Op.makes_key`` a source: asked of
+    ``jax.experimental.key_reuse`` with a typed key (it sees no raw ``PRNGKey`` words)."""
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental.key_reuse import _core
+
+    disagree, checked = [], 0
+    for q in sorted(q for q in TABLE if q.startswith("jax.random.")):
+        op = TABLE[q]
+        for e in cx.examples(q, op):
+            flat = [*e.args, *e.kwargs.values()]
+            if not any(isinstance(v, cx.Key) and not v.raw and not v.batch for v in flat):
+                continue
+            fn = real_function(q)
+
+            def call(key: Any, fn: Any = fn, e: cx.Ex = e) -> Any:
+                one = lambda k: key if not k.raw and not k.batch else jax.random.PRNGKey(0)  # noqa: E731
+                arr = lambda a: jnp.asarray(_fill(a), dtype=a.dtype)  # noqa: E731
+                out = fn(*materialize(e.args, arr, one, False), **materialize(e.kwargs, arr, one, False))
+                return [x for x in jax.tree.leaves(out) if isinstance(x, jax.Array)]  # not ``key_impl``'s name
+
+            sig = _core.function_type_signature(call, jax.random.key(0))
+            consumes = any(s.idx == 0 for s in sig.sinks)
+            makes = any(True for _ in sig.sources)
+            if consumes != (op.key is not None) or makes != op.makes_key:
+                disagree.append(f"{q}: jax says consumes={consumes} makes a key={makes}")
+            checked += 1
+            break
+    assert disagree == []
+    assert checked >= 40
+
+
+@pytest.mark.jax
+@needs_jax
+def test_a_selecting_draw_picks_the_same_positions_of_arrays_of_one_length():
+    """``Op.selects``: from one key, the positions picked depend on the length, not the array."""
+    import jax
+    import jax.numpy as jnp
+
+    selecting = sorted(q for q in TABLE if TABLE[q].selects is not None)
+    assert selecting == ["jax.random.choice", "jax.random.permutation"]
+    key = jax.random.key(7)
+    wide = jnp.arange(7 * 3, dtype=jnp.float32).reshape(7, 3)
+    narrow = jnp.arange(7, dtype=jnp.int32) * 10
+    for q in selecting:
+        op, fn = TABLE[q], real_function(q)
+        assert op.key is not None and op.selects is not None
+        a = fn(**{op.key: key, op.selects: wide})
+        b = fn(**{op.key: key, op.selects: narrow})
+        assert bool(jnp.all(a[..., 0] / 3 == b / 10)), q

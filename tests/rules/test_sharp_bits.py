@@ -1,6 +1,12 @@
 """JAX5xx (in-place updates, PRNG key reuse, traced control flow): exact codes, lines, messages, fixes."""
 
+from importlib.util import find_spec
+
+import pytest
+
 from jaxlint import testing
+
+needs_jax = pytest.mark.skipif(find_spec("jax") is None, reason="needs jax")
 
 
 def found(source, *codes):
@@ -109,9 +115,10 @@ def test_key_reuse_message():
             "JAX502",
             4,
             5,
-            "`jax.random.split` reuses the PRNG key `key`, already consumed by `jax.random.normal` at line 3: the two "
-            "draws are not independent (same key, same random bits). Split it first "
-            "(`k1, k2 = jax.random.split(key)`) and give each draw its own key",
+            "`jax.random.split` reuses the PRNG key `key`, already consumed by `jax.random.normal` at line 3: each key "
+            "may be consumed only once (by one draw or one split). JAX's key-reuse checker (`jax_debug_key_reuse`) "
+            "raises `KeyReuseError` here (a previously-consumed key). Split it first "
+            "(`k1, k2 = jax.random.split(key)`) and give each use its own key",
         ),
     ]
 
@@ -121,10 +128,12 @@ def test_reuse_on_one_line_and_a_key_named_subkey():
     got = [m for _, _, _, m in found(src, "JAX502")]
     assert got == [
         "`jax.random.normal` consumes the PRNG key `subkey` in every iteration of the loop at line 3 without splitting "
-        "it again: every iteration draws the same random numbers. Split it in the loop "
+        "it again: every iteration draws the same random numbers. JAX's key-reuse checker (`jax_debug_key_reuse`) "
+        "raises `KeyReuseError` here (a previously-consumed key). Split it in the loop "
         "(`subkey, k = jax.random.split(subkey)`, then use `k`) or use `jax.random.fold_in(subkey, i)`",
         "`jax.random.uniform` reuses the PRNG key `subkey`, already consumed by `jax.random.normal` earlier on the "
-        "same line: the two draws are not independent (same key, same random bits). Split it first "
+        "same line: the two draws are not independent (same key, same random bits). JAX's key-reuse checker "
+        "(`jax_debug_key_reuse`) raises `KeyReuseError` here (a previously-consumed key). Split it first "
         "(`k1, k2 = jax.random.split(subkey)`) and give each draw its own key",
     ]
 
@@ -137,7 +146,8 @@ def test_key_consumed_in_a_loop():
             5,
             13,
             "`jax.random.normal` consumes the PRNG key `key` in every iteration of the loop at line 4 without splitting "
-            "it again: every iteration draws the same random numbers. Split it in the loop "
+            "it again: every iteration draws the same random numbers. With a typed key, JAX's key-reuse checker "
+            "(`jax_debug_key_reuse`) raises `KeyReuseError` here. Split it in the loop "
             "(`key, subkey = jax.random.split(key)`, then use `subkey`) or use `jax.random.fold_in(key, i)`",
         ),
     ]
@@ -154,7 +164,8 @@ def test_key_split_in_a_loop_then_consumed_names_the_consuming_call():
             5,
             20,
             "`jax.random.split` consumes the PRNG key `key` that `jax.random.uniform` at line 6 already consumed in the "
-            "previous iteration of the loop at line 4: the two draws are not independent (same key, same random bits). "
+            "previous iteration of the loop at line 4: each key may be consumed only once (by one draw or one split). "
+            "With a typed key, JAX's key-reuse checker (`jax_debug_key_reuse`) raises `KeyReuseError` here. "
             "Give `jax.random.uniform` a fresh key (`key, subkey = jax.random.split(key)`, then use `subkey`)",
         ),
     ]
@@ -167,6 +178,14 @@ def test_helper_called_twice_with_one_key():
     )
     assert [(c, line) for c, line, _, _ in found(src, "JAX502")] == [("JAX502", 8)]
     assert "`noise` reuses the PRNG key `key`, already consumed by `noise` at line 7" in found(src, "JAX502")[0][3]
+
+
+def test_a_helper_taking_its_key_by_keyword_only():
+    src = (
+        "import jax\n\ndef noisy(x, *, key):\n    return x + jax.random.normal(key, x.shape)\n\n"
+        "def f(x, key):\n    h = noisy(x, key=key)\n    return noisy(h, key=key), noisy(h, key=jax.random.key(1))\n"
+    )
+    assert [(c, line) for c, line, _, _ in found(src, "JAX502")] == [("JAX502", 8)]
 
 
 def test_branches_rebinding_and_fold_in_are_not_reuse():
@@ -188,6 +207,132 @@ def test_reuse_after_a_branch_that_consumed_on_one_path_only_is_silent():
 def test_numpy_random_is_not_a_key():
     src = "import numpy as np\nrng = np.random.default_rng(0)\nfrom numpy import random\na = random.normal(rng)\nb = random.normal(rng)\n"
     assert found(src, "JAX502") == []
+
+
+def test_a_raw_key_is_not_checked_by_jax_and_the_message_says_so():
+    src = "import jax\nkey = jax.random.PRNGKey(0)\na = jax.random.normal(key, (3,))\nb = jax.random.uniform(key)\n"
+    assert found(src, "JAX502") == [
+        (
+            "JAX502",
+            4,
+            5,
+            "`jax.random.uniform` reuses the PRNG key `key`, already consumed by `jax.random.normal` at line 3: the two "
+            "draws are not independent (same key, same random bits). JAX's key-reuse checker (`jax_debug_key_reuse`) "
+            "does not catch it: it checks typed keys (`jax.random.key`), not raw `PRNGKey` arrays. Split it first "
+            "(`k1, k2 = jax.random.split(key)`) and give each draw its own key",
+        ),
+    ]
+
+
+def test_a_key_split_twice_gives_the_same_keys():
+    src = "import jax\n\ndef f(key):\n    a = jax.random.split(key)\n    return a, jax.random.split(key, 3)\n"
+    assert found(src, "JAX502") == [
+        (
+            "JAX502",
+            5,
+            15,
+            "`jax.random.split` splits the PRNG key `key` again, already split by `jax.random.split` at line 4: both "
+            "splits begin with the same keys. With a typed key, JAX's key-reuse checker (`jax_debug_key_reuse`) raises "
+            "`KeyReuseError` here. Split it once into every key you need (`jax.random.split(key, n)`)",
+        ),
+    ]
+
+
+def test_a_split_in_every_iteration_gets_the_same_keys():
+    src = "import jax\nkey = jax.random.key(0)\nfor i in range(3):\n    ks = jax.random.split(key, 4)\n"
+    (msg,) = [m for _, _, _, m in found(src, "JAX502")]
+    assert msg.startswith(
+        "`jax.random.split` consumes the PRNG key `key` in every iteration of the loop at line 3 without splitting it "
+        "again: every iteration gets the same keys. JAX's key-reuse checker"
+    )
+
+
+ALIGNED = """import jax
+import jax.numpy as jnp
+
+
+def shuffle_pairs(key, x, y):
+    return jax.random.permutation(key, x), jax.random.permutation(key, y)
+
+
+def sample_pairs(key, xs, ys, n):
+    a = jax.random.choice(key, xs, (n,), replace=False)
+    b = jax.random.choice(key, ys, shape=(n,), replace=False)
+    return a, b
+
+
+def shuffle_indices(key, n):
+    return jax.random.permutation(key, n), jax.random.permutation(key, n)
+
+
+def noise_pairs(key, x, y):
+    return jax.random.normal(key, x.shape), jax.random.normal(key, x.shape)
+
+
+def other_sizes(key, xs, ys, n):
+    return jax.random.choice(key, xs, (n,)), jax.random.choice(key, ys, (n + 1,))
+
+
+def other_lengths(key):
+    return jax.random.permutation(key, jnp.zeros((5, 2))), jax.random.permutation(key, jnp.zeros(6))
+
+
+def shuffle_then_pick(key, x, y):
+    return jax.random.permutation(key, x), jax.random.choice(key, y, (3,))
+
+
+def other_axis(key, x, y):
+    return jax.random.permutation(key, x, axis=1), jax.random.permutation(key, y)
+
+
+def every_epoch(key, x, y, epochs):
+    for _ in range(epochs):
+        xs, ys = jax.random.permutation(key, x), jax.random.permutation(key, y)
+    return xs, ys
+"""
+
+
+def test_the_aligned_sampling_idiom_is_silent_and_its_look_alikes_are_reported():
+    got = [(line, m.split(",")[0]) for _, line, _, m in found(ALIGNED, "JAX502")]
+    assert got == [
+        (20, "`jax.random.normal` reuses the PRNG key `key`"),
+        (24, "`jax.random.choice` reuses the PRNG key `key`"),
+        (28, "`jax.random.permutation` reuses the PRNG key `key`"),
+        (32, "`jax.random.choice` reuses the PRNG key `key`"),
+        (36, "`jax.random.permutation` reuses the PRNG key `key`"),
+        (
+            41,
+            "`jax.random.permutation` consumes the PRNG key `key` in every iteration of the loop at line 40 without "
+            "splitting it again: every iteration draws the same random numbers. With a typed key",
+        ),
+    ]
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_aligned_sampling_idiom_keeps_pairs_together_at_run_time():
+    import jax
+    import jax.numpy as jnp
+
+    space: dict = {}
+    exec(compile(ALIGNED, "aligned.py", "exec"), space)
+    key, x = jax.random.key(0), jnp.arange(8.0)
+    xs, ys = space["shuffle_pairs"](key, x, 10 * x)
+    a, b = space["sample_pairs"](key, x, 10 * x, 3)
+    assert bool(jnp.all(10 * xs == ys)) and bool(jnp.all(10 * a == b))
+    assert bool(jnp.all(space["noise_pairs"](key, x, x)[0] == space["noise_pairs"](key, x, x)[1]))  # the bug
+
+
+def test_a_reuse_where_the_code_expects_the_error_is_silent():
+    src = (
+        "import jax\nfrom jax.errors import KeyReuseError\nimport pytest\n\ndef test_reuse():\n"
+        "    def f():\n        key = jax.random.key(0)\n        return jax.random.uniform(key) + jax.random.uniform(key)\n\n"
+        "    with pytest.raises(KeyReuseError):\n        jax.jit(f)()\n"
+    )
+    assert found(src, "JAX502") == []
+    assert [
+        line for _, line, _, _ in found(src.replace("with pytest.raises(KeyReuseError):\n        ", ""), "JAX502")
+    ] == [8]
 
 
 # --- JAX503 -----------------------------------------------------------------------------------

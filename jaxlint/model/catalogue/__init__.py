@@ -121,12 +121,23 @@ class Op:
 
     signature: Signature
     result: ResultRule
-    key: str | None = None  # the parameter holding a PRNG key the function consumes
+    # the parameter holding a PRNG key the function consumes: what JAX's key-reuse checker
+    # (``jax.experimental.key_reuse``) calls a sink; ``fold_in`` and ``clone`` make new keys
+    # and consume none
+    key: str | None = None
     static: tuple[str, ...] = ()  # parameters that must be Python values when traced
     attribute: bool = False
     # parameters holding a function the call calls before it returns (``jax.tree.map``'s
     # ``f``): that function runs here, in the caller's context (the call paths read it)
     calls: tuple[str, ...] = ()
+    # the result holds fresh PRNG keys (what JAX's key-reuse checker calls a source):
+    # ``split``, ``fold_in``, ``clone``, ``key``, ``PRNGKey``, ``wrap_key_data``
+    makes_key: bool = False
+    # a draw that picks slices of this argument along ``axis`` (``permutation``'s ``x``,
+    # ``choice``'s ``a``): the indices it picks depend only on the key, the argument's size
+    # along the axis and the other arguments, so two such draws from one key with equal
+    # sizes and equal other arguments pick the same slices of two arrays
+    selects: str | None = None
 
 
 class Catalogue(Mapping[str, Op]):
@@ -179,6 +190,11 @@ def calls_functions(qualified: str) -> bool:
     """Does a call of this catalogue function call a function argument before it returns?"""
     op = lookup(qualified)
     return op is not None and bool(op.calls)
+
+
+def key_consumers(prefix: str) -> tuple[str, ...]:
+    """The entries under ``prefix`` (``"jax.random"``) that consume a PRNG key, sorted."""
+    return tuple(sorted(q for q in TABLE if q.startswith(prefix + ".") and TABLE[q].key is not None))
 
 
 def rule_family(qualified: str) -> str | None:

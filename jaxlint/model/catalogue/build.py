@@ -23,19 +23,45 @@ def signature(q: str) -> Signature:
     return decode(SIGNATURES[q])
 
 
-def op(q: str, result: ResultRule, key: str | None = None, static: Iterable[str] = (), calls: Iterable[str] = ()) -> Op:
+def op(
+    q: str,
+    result: ResultRule,
+    key: str | None = None,
+    static: Iterable[str] = (),
+    calls: Iterable[str] = (),
+    selects: str | None = None,
+    makes_key: bool = False,
+) -> Op:
     sig = signature(q)
     names = {p.name for p in sig.params}
-    missing = [s for s in (*([key] if key else []), *static, *calls) if s not in names]
+    wanted = (*([key] if key else []), *static, *calls, *([selects] if selects else []))
+    missing = [s for s in wanted if s not in names]
     if missing:
         raise ValueError(f"catalogue: {q} has no parameter {missing[0]!r}")
-    return Op(sig, result, key, tuple(static), attribute=q in ATTRIBUTES, calls=tuple(calls))
+    return Op(
+        sig,
+        result,
+        key,
+        tuple(static),
+        attribute=q in ATTRIBUTES,
+        calls=tuple(calls),
+        makes_key=makes_key,
+        selects=selects,
+    )
 
 
-def _entry(q: str, rule: ResultRule, key: str | None, wanted: tuple[str, ...], calls: tuple[str, ...]) -> Op:
+def _entry(
+    q: str,
+    rule: ResultRule,
+    key: str | None,
+    wanted: tuple[str, ...],
+    calls: tuple[str, ...],
+    selects: str | None,
+    makes_key: bool,
+) -> Op:
     params = {p.name for p in signature(q).params}
     static = () if q.startswith("numpy") else tuple(s for s in wanted if s in params)
-    return op(q, rule, key if key in params else None, static, calls)
+    return op(q, rule, key if key in params else None, static, calls, selects, makes_key)
 
 
 def family(
@@ -46,13 +72,15 @@ def family(
     key: str | None = None,
     static: Iterable[str] = (),
     calls: Iterable[str] = (),
+    selects: str | None = None,
+    makes_key: bool = False,
     **options: Any,
 ) -> Entries:
     """One rule for ``names`` in each namespace of ``prefixes`` that has them (every name
     must exist in at least one); ``static`` keeps the names each signature has, and is
     empty for NumPy (never traced); ``calls`` names the parameters holding a function the
-    call calls (each signature must have them); ``options`` are bound to the rule. Each
-    entry is made when it is first looked up."""
+    call calls (each signature must have them); ``key``, ``selects`` and ``makes_key`` are
+    ``Op``'s; ``options`` are bound to the rule. Each entry is made when it is first looked up."""
     rule = partial(result, **options) if options else result
     out: Entries = {}
     wanted = tuple(static)
@@ -63,7 +91,7 @@ def family(
             if q not in SIGNATURES and q not in ATTRIBUTES:
                 continue
             found = True
-            out[q] = partial(_entry, q, rule, key, wanted, tuple(calls))
+            out[q] = partial(_entry, q, rule, key, wanted, tuple(calls), selects, makes_key)
         if not found:
             raise ValueError(f"catalogue: no namespace of {tuple(prefixes)} has {name!r}")
     return out

@@ -1,5 +1,7 @@
-"""``jax.random``: every sampler consumes its ``key`` (``Op.key``), as do ``split`` and
-``fold_in``; ``shape``, ``dtype`` and counts must be Python values when traced."""
+"""``jax.random``: every sampler consumes its ``key`` (``Op.key``), as does ``split``;
+``fold_in``, ``clone``, ``key_data`` consume none (as JAX's key-reuse checker,
+``jax.experimental.key_reuse``, says); ``shape``, ``dtype`` and counts must be Python values
+when traced."""
 
 from __future__ import annotations
 
@@ -13,13 +15,13 @@ RANDOM = ("jax.random",)
 DRAW = ("shape", "dtype")
 
 TABLE: Entries = {
-    **family(RANDOM, ["PRNGKey"], k.prng_key, static=("impl",)),
-    **family(RANDOM, ["key"], k.typed_key, static=("impl",)),
-    **family(RANDOM, ["split"], k.split, key="key", static=("num",)),
-    **family(RANDOM, ["fold_in"], k.fold_in, key="key"),
+    **family(RANDOM, ["PRNGKey"], k.prng_key, static=("impl",), makes_key=True),
+    **family(RANDOM, ["key"], k.typed_key, static=("impl",), makes_key=True),
+    **family(RANDOM, ["split"], k.split, key="key", static=("num",), makes_key=True),
+    **family(RANDOM, ["fold_in"], k.fold_in, makes_key=True),
     **family(RANDOM, ["key_data"], k.key_data),
-    **family(RANDOM, ["wrap_key_data"], k.wrap_key_data, static=("impl",)),
-    **family(RANDOM, ["clone"], k.same_key),
+    **family(RANDOM, ["wrap_key_data"], k.wrap_key_data, static=("impl",), makes_key=True),
+    **family(RANDOM, ["clone"], k.same_key, makes_key=True),
     **family(RANDOM, ["key_impl", "key_dtype"], opaque),
     **family(
         RANDOM,
@@ -54,8 +56,8 @@ TABLE: Entries = {
     ),
     **family(RANDOM, ["multinomial"], k.multinomial, key="key", static=DRAW),
     **family(RANDOM, ["categorical"], k.categorical, key="key", static=("axis", "shape", "replace")),
-    **family(RANDOM, ["choice"], k.choice, key="key", static=("shape", "replace", "axis")),
-    **family(RANDOM, ["permutation"], k.permutation, key="key", static=("axis", "independent")),
+    **family(RANDOM, ["choice"], k.choice, key="key", static=("shape", "replace", "axis"), selects="a"),
+    **family(RANDOM, ["permutation"], k.permutation, key="key", static=("axis", "independent"), selects="x"),
     **family(RANDOM, ["orthogonal"], k.orthogonal, key="key", static=("n", "shape", "dtype", "m")),
     **family(RANDOM, ["ball"], k.ball, key="key", static=("d", "p", "shape", "dtype")),
     **family(RANDOM, ["bits"], k.bits, key="key", static=DRAW),

@@ -1,0 +1,407 @@
+"""JAX502's key flow: which PRNG keys are consumed twice on one path of a body.
+
+What consumes a key is the catalogue's answer (``Op.key``, the parameter JAX's key-reuse
+checker ``jax.experimental.key_reuse`` calls a sink: every sampler and ``split``; not
+``fold_in``, ``clone`` or ``key_data``), and so is what a consumer gives (``Op.makes_key``:
+``split`` gives keys, a sampler random numbers) and which draws select slices of an array
+(``Op.selects``: ``permutation``, ``choice``). Whether a key is a typed key or the raw uint32
+words of ``PRNGKey`` is the evaluator's abstract value of the key argument. What stays here
+is the family's own judgement: the names definitely consumed at each point of the walk
+(``jaxlint.model.flow.Flow``; joins keep what every path consumed), loops and
+comprehensions that consume a key once per iteration, helpers of the module that consume
+their key parameter on every path, and the aligned-sampling idiom: two draws that select
+slices of equally long arrays from one key, on purpose, so that paired arrays are shuffled
+in unison (``permutation(key, x)`` / ``permutation(key, y)``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import libcst as cst
+
+from jaxlint.model import Function, program
+from jaxlint.model import dims as dims_
+from jaxlint.model.abstract import Array, Const, Opaque, Scalar, Tuple
+from jaxlint.model.arrays import public_name
+from jaxlint.model.catalogue import Op, key_consumers, lookup
+from jaxlint.model.catalogue.keys import key_kind
+from jaxlint.model.context import FileContext
+from jaxlint.model.expected import raises_context
+from jaxlint.model.flow import Flow, bound_names, terminates
+from jaxlint.model.scopes import Scope
+from jaxlint.model.signature import Argument, bind
+from jaxlint.model.values import External
+
+KEY = "JAX502"
+LOOP_COMPS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+NESTED = (cst.Lambda, cst.FunctionDef, cst.ClassDef)
+
+
+@dataclass(slots=True)
+class Consumed:
+    node: cst.Call  # the consuming call
+    api: str  # "jax.random.normal", or the helper's name
+    gives: str | None  # "draw" (random numbers), "keys" (``split``), None (a helper)
+    previous_iteration: bool = False
+
+
+@dataclass(slots=True)
+class Reuse:
+    node: cst.Call  # the second consuming call
+    key: str  # "key", "keys[0]"
+    api: str
+    gives: str | None
+    first: Consumed
+    loop: cst.CSTNode | None = None  # the loop (or comprehension) whose iterations reuse it
+    kind: str | None = None  # "typed", "raw" or None: what the key argument is
+
+
+@dataclass(frozen=True, slots=True)
+class Use:
+    """A call that consumes a key: the key's expression and name, and who consumes it."""
+
+    key: cst.BaseExpression
+    name: str
+    api: str
+    gives: str | None
+
+
+@cache
+def consumer_names() -> frozenset[str]:
+    """The last names of the catalogue's key consumers (``normal``, ``split``...)."""
+    return frozenset(q.rsplit(".", 1)[1] for q in key_consumers("jax.random"))
+
+
+def bound_arguments(op: Op, call: cst.Call) -> dict[str, cst.BaseExpression] | None:
+    """The call's argument expressions by parameter name (None: the call does not bind)."""
+    args: list[Argument] = [(a.value, a.keyword.value if a.keyword is not None else None, a.star) for a in call.args]
+    b = bind(op.signature, args)
+    return None if b.error is not None else dict(b.arguments)
+
+
+def catalogue_op(ctx: FileContext, call: cst.Call) -> tuple[str, Op] | None:
+    """The catalogue entry the call's function is, through the file's names (the model)."""
+    fn = program(ctx).value(call.func)
+    if type(fn) is not External:
+        return None
+    q = public_name(fn.qualified)
+    op = lookup(q) if q is not None else None
+    return (q, op) if q is not None and op is not None else None
+
+
+def key_name(e: cst.BaseExpression | None) -> str | None:
+    """The tracked name of a key expression: ``key`` or ``keys[0]``."""
+    if isinstance(e, cst.Name):
+        return e.value
+    if isinstance(e, cst.Subscript) and isinstance(e.value, cst.Name) and len(e.slice) == 1:
+        idx = e.slice[0].slice
+        if isinstance(idx, cst.Index) and isinstance(idx.value, cst.Integer):
+            return f"{e.value.value}[{idx.value.value}]"
+    return None
+
+
+class KeyFlow(Flow):
+    """The key names definitely consumed at each point of the walk (``env``: name -> Consumed)."""
+
+    def __init__(self, ctx: FileContext, helpers: dict[cst.CSTNode, dict[str, int]]) -> None:
+        super().__init__(ctx)
+        self.helpers = helpers
+        self.reuses: dict[cst.CSTNode, Reuse] = {}
+        self.exits: list[dict[str, Consumed]] = []
+        self.assigned: set[str] = set()
+
+    # -- the walk's hooks (jaxlint.model.flow) ----------------------------------------
+    def join(self, envs: list[dict]) -> dict:
+        return merge(envs)
+
+    def quiet_block(self, s: Any) -> bool:
+        return type(s) is cst.With and any(raises_context(i) for i in s.items)
+
+    def next_iteration(self, before: dict, after: dict, mark: Any) -> dict:
+        """The keys consumed at the end of an iteration are consumed by the previous one."""
+        return {k: Consumed(v.node, v.api, v.gives, True) for k, v in after.items()}
+
+    def small(self, s: Any) -> None:
+        t = type(s)
+        if t is cst.Assign:
+            self.expression(s.value)
+            for target in s.targets:
+                self.unbind(target.target)
+        elif t is cst.AnnAssign or t is cst.AugAssign:
+            if s.value is not None:
+                self.expression(s.value)
+            self.unbind(s.target)
+        elif t is cst.Expr:
+            self.expression(s.value)
+        elif t is cst.Return:
+            if s.value is not None:
+                self.expression(s.value)
+            self.exits.append(dict(self.env))
+        elif t is cst.Del:
+            self.unbind(s.target)
+        elif t is cst.Assert:
+            self.expression(s.test)
+
+    def unbind(self, target: Any) -> None:
+        """A binding: the name (and its indexed items) now hold a fresh value."""
+        for n in bound_names(target):
+            self.assigned.add(n)
+            for k in [k for k in self.env if k == n or k.startswith(n + "[")]:
+                del self.env[k]
+        if isinstance(target, cst.Subscript):
+            k = key_name(target)
+            if k is not None:
+                self.env.pop(k, None)
+
+    def expression(self, e: Any) -> None:
+        if isinstance(e, cst.Lambda):
+            return  # its body runs when it is called, with its own parameters
+        nodes = [e, *self.ctx.descendants(e, prune=NESTED)]
+        comps: list[cst.CSTNode] = []
+        for n in nodes:
+            t = type(n)
+            if t in LOOP_COMPS:
+                comps.append(n)
+                continue
+            if t is not cst.Call or any(n is c or _inside(self.ctx, n, c) for c in comps):
+                continue
+            self.call(n)
+        for n in nodes:
+            if type(n) is cst.NamedExpr:
+                self.unbind(n.target)
+
+    # -- consumption --------------------------------------------------------------------
+    def use(self, n: cst.Call) -> Use | None:
+        """The key the call consumes: a catalogue function's ``Op.key`` argument, or the key
+        parameter of a helper of this module that consumes it on every path."""
+        if type(n.func) is cst.Attribute and n.func.attr.value not in consumer_names():
+            return None  # ``x.method(...)``: an attribute keeps its name, so no consumer (and cheap)
+        found = catalogue_op(self.ctx, n)
+        if found is not None:
+            q, op = found
+            if op.key is None:
+                return None
+            args = bound_arguments(op, n)
+            arg = args.get(op.key) if args is not None else None
+            k = key_name(arg)
+            if arg is None or k is None:
+                return None
+            return Use(arg, k, q, "keys" if op.makes_key else "draw")
+        if isinstance(n.func, cst.Name):
+            fn = program(self.ctx).value(n.func)  # the helper the name reaches
+            params = self.helpers.get(fn.node) if type(fn) is Function else None
+            for pname, idx in (params or {}).items():
+                arg = _argument(n, idx, pname)
+                k = key_name(arg)
+                if arg is not None and k:
+                    return Use(arg, k, n.func.value, None)
+        return None
+
+    def call(self, n: cst.Call, comp: cst.CSTNode | None = None, comp_bound: set[str] | None = None) -> None:
+        used = self.use(n)
+        if used is None:
+            return
+        key, api = used.name, used.api
+        if comp is not None:
+            if key.partition("[")[0] in (comp_bound or set()):
+                return
+            if not self.quiet and n not in self.reuses:
+                first = Consumed(n, api, used.gives, True)
+                self.reuses[n] = Reuse(n, key, api, used.gives, first, comp, self.kind(used))
+            return
+        if self.quiet:
+            return  # a call expected to raise (``with pytest.raises``) consumes nothing
+        prev = self.env.get(key)
+        if (
+            prev is not None
+            and n not in self.reuses
+            and (prev.previous_iteration or not aligned(self.ctx, prev.node, n))
+        ):
+            loop = self.loop_node if prev.previous_iteration else None
+            self.reuses[n] = Reuse(n, key, api, used.gives, prev, loop, self.kind(used))
+        self.env[key] = Consumed(n, api, used.gives)
+
+    def kind(self, used: Use) -> str | None:
+        """A typed key (``jax.random.key``) or a raw one (``PRNGKey``), by its abstract value."""
+        v = program(self.ctx).evaluator.value(used.key, None)
+        return key_kind(v) if type(v) is Array else None
+
+    def comprehensions(self, e: cst.CSTNode) -> None:
+        """A key consumed inside a comprehension is consumed once per element."""
+        for c in [e, *self.ctx.descendants(e, prune=NESTED)]:
+            if type(c) not in LOOP_COMPS:
+                continue
+            bound: set[str] = set()
+            f = c.for_in
+            while f is not None:
+                bound |= set(bound_names(f.target))
+                f = f.inner_for_in
+            elts = [c.key, c.value] if isinstance(c, cst.DictComp) else [c.elt]
+            for el in elts:
+                for n in [el, *self.ctx.descendants(el, prune=NESTED)]:
+                    if type(n) is cst.Call:
+                        self.call(n, comp=c, comp_bound=bound)
+
+
+# --- the aligned-sampling idiom ----------------------------------------------------------------
+
+
+def aligned(ctx: FileContext, a: cst.Call, b: cst.Call) -> bool:
+    """Do two draws from one key select the same slices on purpose? The same selecting
+    function (``Op.selects``), every other argument equal, and the selected arrays not
+    known to differ in size along the axis (the whole shape with ``independent=True``)."""
+    fa, fb = catalogue_op(ctx, a), catalogue_op(ctx, b)
+    if fa is None or fb is None or fa[0] != fb[0]:
+        return False
+    op = fa[1]
+    selects = op.selects
+    if selects is None:
+        return False
+    args_a, args_b = bound_arguments(op, a), bound_arguments(op, b)
+    if args_a is None or args_b is None:
+        return False
+    ev = program(ctx).evaluator
+    values: dict[str, tuple[Any, Any]] = {}
+    for p in op.signature.params:
+        if p.name == op.key:
+            continue
+        x, y = args_a.get(p.name), args_b.get(p.name)
+        vx = ev.value(x, None) if x is not None else p.default
+        vy = ev.value(y, None) if y is not None else p.default
+        values[p.name] = (vx, vy)
+        if p.name != selects and not _same(ctx, x, y, vx, vy):
+            return False
+    sx, sy = values[selects]
+    independent = values.get("independent", (Const(False), Const(False)))[0]
+    if independent != Const(False):
+        return not _shapes_differ(_shape(sx), _shape(sy))
+    axis = values.get("axis", (Const(0), Const(0)))[0]
+    ax = axis.value if type(axis) is Const and type(axis.value) is int else None
+    return ax is None or not _sizes_differ(_size(sx, ax), _size(sy, ax))
+
+
+def _same(ctx: FileContext, x: cst.BaseExpression | None, y: cst.BaseExpression | None, vx: Any, vy: Any) -> bool:
+    """Two arguments are the same: the same text, or equal Python values (an array's
+    abstract value has no identity: two arrays of one shape are not the same argument)."""
+    if x is not None and y is not None and " ".join(ctx.code(x).split()) == " ".join(ctx.code(y).split()):
+        return True
+    return vx == vy and _python_value(vx)
+
+
+def _python_value(v: Any) -> bool:
+    t = type(v)
+    if t is Const or t is Opaque:
+        return True
+    if t is Scalar:
+        return v.dim is not None
+    if t is Tuple:
+        return all(_python_value(x) for x in v.items)
+    return False
+
+
+def _size(v: Any, axis: int) -> Any:
+    """The size a selecting draw shuffles: an int argument's value, an array's axis."""
+    if type(v) is Const and type(v.value) is int:
+        return v.value
+    if type(v) is Scalar and v.kind == "int":
+        return v.dim
+    if type(v) is Array and v.shape is not None and not v.shape.rest:
+        d = v.shape.dims
+        return d[axis] if -len(d) <= axis < len(d) else None
+    return None
+
+
+def _sizes_differ(a: Any, b: Any) -> bool:
+    return a is not None and b is not None and dims_.different(a, b)
+
+
+def _shape(v: Any) -> tuple[Any, ...] | None:
+    if type(v) is Array and v.shape is not None and not v.shape.rest:
+        return tuple(v.shape.dims)
+    return None
+
+
+def _shapes_differ(a: tuple[Any, ...] | None, b: tuple[Any, ...] | None) -> bool:
+    if a is None or b is None:
+        return False
+    return len(a) != len(b) or any(_sizes_differ(x, y) for x, y in zip(a, b, strict=True))
+
+
+# --- helpers and bodies -------------------------------------------------------------------------
+
+
+def _inside(ctx: FileContext, node: cst.CSTNode, ancestor: cst.CSTNode) -> bool:
+    return any(a is ancestor for a in ctx.ancestors(node))
+
+
+def _argument(call: cst.Call, index: int, keyword: str) -> cst.BaseExpression | None:
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value == keyword:
+            return a.value
+    if index < 0:
+        return None  # keyword-only
+    positional = [a for a in call.args if a.keyword is None]
+    if any(a.star for a in positional[: index + 1]):
+        return None
+    return positional[index].value if index < len(positional) else None
+
+
+def merge(envs: list[dict]) -> dict:
+    """Consumed after the join only if consumed on every path into it."""
+    if not envs:
+        return {}
+    return {k: v for k, v in envs[0].items() if all(k in e for e in envs[1:])}
+
+
+def _defs(ctx: FileContext) -> list[tuple[cst.FunctionDef, Scope]]:
+    """Every ``def`` of the file, with its scope (the model's), in text order."""
+    scopes = program(ctx).scope_of_node
+    found = [(n, s) for n, s in scopes.items() if type(n) is cst.FunctionDef and s.kind == "function"]
+    return sorted(found, key=lambda d: ctx.text_order(d[0]))
+
+
+def helpers(ctx: FileContext) -> dict[cst.CSTNode, dict[str, int]]:
+    """The undecorated functions (not methods) of this file that consume a key parameter on
+    every path: {def: {param: position in the call, -1 keyword-only}}."""
+    out: dict[cst.CSTNode, dict[str, int]] = {}
+    for fn, scope in _defs(ctx):
+        if fn.decorators or (scope.parent is not None and scope.parent.kind == "class"):
+            continue
+        flow = KeyFlow(ctx, {})
+        flow.run(fn.body)
+        ends = flow.exits + ([] if terminates(fn.body) else [flow.env])
+        consumed = merge(ends)
+        positional = list(fn.params.posonly_params) + list(fn.params.params)
+        params = {p.name.value: i for i, p in enumerate(positional)}
+        kwonly = {p.name.value: -1 for p in fn.params.kwonly_params}
+        hit = {n: i for n, i in {**params, **kwonly}.items() if n in consumed and n not in flow.assigned}
+        if hit:
+            out[fn] = hit
+    return out
+
+
+def reuses(ctx: FileContext) -> list[Reuse]:
+    """Every second consumption of a key in the file (module code and every def), in text order."""
+    found = ctx.shared.get(KEY)
+    if found is not None:
+        return found
+    consumers = helpers(ctx)
+    out: dict[cst.CSTNode, Reuse] = {}
+    for body in [ctx.module, *(fn.body for fn, _ in _defs(ctx))]:
+        flow = KeyFlow(ctx, consumers)
+        flow.run(body)
+        for stmt in _statements(ctx, body):
+            flow.comprehensions(stmt)
+        for n, r in flow.reuses.items():
+            out.setdefault(n, r)
+    result = ctx.shared[KEY] = sorted(out.values(), key=lambda r: ctx.text_order(r.node))
+    return result
+
+
+def _statements(ctx: FileContext, body: cst.CSTNode) -> list[cst.CSTNode]:
+    """The statements of a body (not of nested defs), for the comprehension check."""
+    kinds = (cst.Expr, cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Return)
+    return [n for n in ctx.descendants(body, prune=(cst.FunctionDef, cst.ClassDef, cst.Lambda)) if type(n) in kinds]

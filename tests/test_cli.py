@@ -422,5 +422,5 @@ def test_scripts_with_the_same_module_name_are_separate_programs(tmp_path):
     assert code == 1
     assert out == (
         "examples/b/sync.py:5:12: JAX201 `lax.pmean` uses axis name 'devices', but the pmap at train.py:5 "
-        "binds 'batch', not 'devices'; use the same axis name in the pmap and the collective\n"
+        "binds 'batch', not 'devices'\n"
     )

@@ -84,7 +84,7 @@ def test_seed_bug_in_one_cell_and_pmap_in_another_is_flagged_at_the_cell_and_lin
     assert code_ == 1, err
     assert out.splitlines() == [
         f"{tmp_path}/demo.ipynb:cell 3:2:13: JAX201 `jax.lax.pmean` uses axis name 'devices', but the pmap at cell 5, "
-        "line 2 binds 'batch', not 'devices'; use the same axis name in the pmap and the collective",
+        "line 2 binds 'batch', not 'devices'",
         f"{tmp_path}/demo.ipynb:cell 3:3:14: JAX801 [*] {TREE_MAP}",
         # the pmap in cell 5 binds 'devices': the def in cell 3 resolves across cells
         f"{tmp_path}/ok.ipynb:cell 3:3:14: JAX801 [*] {TREE_MAP}",
@@ -95,7 +95,7 @@ def test_a_collective_called_directly_in_a_later_cell_names_that_cell():
     nb = notebook_json([code("import jax", 1), code(PMEAN_CELL, 2), code("params = train_step(params, grads)", 3)])
     [d] = api.lint_source(nb, "loop.ipynb", Settings(select=["JAX201"]))
     assert (d.cell, d.start.line, d.start.column, d.end.line, d.end.column) == (2, 2, 13, 2, 54)
-    assert "`train_step` is called directly at cell 3, line 1, outside any pmap" in d.message
+    assert d.message.endswith("`train_step` is called directly at cell 3, line 1")
 
 
 def test_magics_do_not_shift_positions():

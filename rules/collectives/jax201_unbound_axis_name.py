@@ -7,6 +7,7 @@ import libcst as cst
 
 from jaxlint.base.types import Pending
 from jaxlint.lint.rule import Invalid, Rule
+from jaxlint.lint.wording import HEADLINE, notes, worded
 from jaxlint.model import program
 from jaxlint.model.calls import expects_error, scope_ref, uses
 from jaxlint.model.paths import Path, call_paths
@@ -165,7 +166,7 @@ class UnboundAxisName(Rule):
             Invalid(
                 "JAX201",
                 line=3,
-                message="`train_step` is called directly at line 4, outside any",
+                message="`train_step` is called directly at line 4",
             ),
         ),
         (
@@ -231,7 +232,7 @@ class UnboundAxisName(Rule):
 
     # -- project phase -----------------------------------------------------------------
     @classmethod
-    def resolve(cls, items: list[Pending], project) -> Iterable[tuple[Pending, str]]:
+    def resolve(cls, items: list[Pending], project) -> Iterable[tuple[Pending, str, str]]:
         paths = call_paths(project)
         vocabulary: Vocabulary | None = None
         for p in items:
@@ -243,7 +244,7 @@ class UnboundAxisName(Rule):
             found = _first_unbound(paths, d, p)
             if found is not None:
                 path, name = found
-                yield p, _message(d["api"], d["short"], name, path, p.path)
+                yield p, *_message(d["api"], d["short"], name, path, p.path)
                 continue
             if d["scope"] is not None and (_maybe_bound(paths, d) or _runs_where_expected(paths, d["scope"])):
                 continue
@@ -251,7 +252,7 @@ class UnboundAxisName(Rule):
                 vocabulary = Vocabulary(project, paths, cls.code)
             missing = [n for n in d["names"] if n not in vocabulary.names]
             if missing:
-                yield p, _unmentioned(d["api"], d["short"], missing[0], vocabulary.closest(missing[0]))
+                yield p, *_unmentioned(d["api"], d["short"], missing[0], vocabulary.closest(missing[0]))
 
 
 def _first_unbound(paths, d: dict[str, Any], p: Pending) -> tuple[Path, str] | None:
@@ -300,40 +301,44 @@ def _runs_where_expected(paths, ref: str, limit: int = 64) -> bool:
     return False
 
 
-def _unmentioned(api: str, short: str, name: str, close: str | None) -> str:
-    head = (
-        f"`{api}` uses axis name '{name}', but no pmap, vmap, shard_map, mesh or partition spec in the project "
-        f"names an axis '{name}', so it is unbound wherever this runs"
+def _unmentioned(api: str, short: str, name: str, close: str | None) -> tuple[str, str]:
+    head = f"`{api}` uses axis name '{name}', which no map or mesh of the project names"
+    why = (
+        "No pmap, vmap, shard_map, mesh, PartitionSpec or axis-rule configuration of the project mentions"
+        f" '{name}', so it is unbound wherever this runs"
     )
     if close:
-        return f"{head}; did you mean '{close}'?"
-    return f"{head}; use the axis name of the map that runs this code"
+        return worded(head, f"did you mean '{close}'?", why)
+    return worded(head, "", why, "use the axis name of the map that runs this code")
 
 
 def _quote(names) -> str:
     return ", ".join(f"'{n}'" for n in names)
 
 
-def _message(api: str, short: str, name: str, path: Path, here: str) -> str:
+def _message(api: str, short: str, name: str, path: Path, here: str) -> tuple[str, str]:
+    """(headline, note): what the collective names, and what is around it instead."""
     head = f"`{api}` uses axis name '{name}'"
     host = "or reduce on the host (e.g. `jnp.mean(x, axis=0)`)" if short in REDUCTIONS else "or drop the collective"
+    bind = f"call the collective inside the function you map with `jax.pmap(..., axis_name='{name}')`"
     if path.root is not None and path.root.get("module_level"):
-        return (
-            f"{head} at module level, where no pmap/vmap/shard_map binds it; move it into a function "
-            f"mapped with `jax.pmap(..., axis_name='{name}')`, {host}"
+        return worded(
+            f"{head} at module level, where no pmap/vmap/shard_map binds it",
+            f"move it into a function mapped with `jax.pmap(..., axis_name='{name}')`, {host}",
         )
     if not path.maps:
         first, last = local_name(path.trail[0]), local_name(path.trail[-1])
         at = where(path.root, here) if path.root else "somewhere"
         how = (
-            f"{first} is called directly {at}, outside any pmap/vmap/shard_map"
+            f"{first} is called directly {at}"
             if first == last
-            else f"{first} runs from {last}, which is called directly {at}, outside any pmap/vmap/shard_map"
+            else f"{first} runs from {last}, which is called directly {at}"
         )
-        return (
-            f"{head}, but nothing binds it: {how}; call the collective inside the function you map with "
-            f"`jax.pmap(..., axis_name='{name}')` (or `jax.shard_map` over a mesh with a '{name}' axis), {host}"
-        )
+        outside = "it runs outside any pmap/vmap/shard_map"
+        advice = f"{bind} (or `jax.shard_map` over a mesh with a '{name}' axis), {host}"
+        if len(head) + len(how) + 24 <= HEADLINE:
+            return f"{head}, but nothing binds it: {how}", notes(outside, advice)
+        return f"{head}, but nothing binds it", notes(f"{how}, so {outside}", advice)
     descs = []
     for m in path.maps:
         loc = f"the {m['api']} {where(m, here)}"
@@ -346,8 +351,18 @@ def _message(api: str, short: str, name: str, path: Path, here: str) -> str:
     if len(path.maps) == 1:
         m = path.maps[0]
         if m["api"] == "shard_map":
-            return f"{head}, but {descs[0]}, which do not include it; use an axis of that mesh, or add '{name}' to the mesh"
+            return worded(
+                f"{head}, but {descs[0]}, which do not include it",
+                f"use an axis of that mesh, or add '{name}' to the mesh",
+            )
         if m["names"]:
-            return f"{head}, but {descs[0]}, not '{name}'; use the same axis name in the {m['api']} and the collective"
-        return f"{head}, but {descs[0]}; pass `axis_name='{name}'` to that {m['api']}"
-    return f"{head}, but none of the maps around it binds it ({'; '.join(descs)}); bind '{name}' in one of them"
+            return worded(
+                f"{head}, but {descs[0]}, not '{name}'",
+                f"use the same axis name in the {m['api']} and the collective",
+            )
+        return worded(f"{head}, but {descs[0]}", f"pass `axis_name='{name}'` to that {m['api']}")
+    return worded(
+        f"{head}, but none of the maps around it binds it",
+        f"bind '{name}' in one of them",
+        "; ".join(descs)[:1].upper() + "; ".join(descs)[1:],
+    )

@@ -99,7 +99,7 @@ class VmapInAxesArity(ThroughForwarders):
 
     def _shown(self, site: Site, n: int) -> str:
         assert site.in_axes_node is not None
-        return f"`in_axes={short(self.ctx, site.in_axes_node, 40)}` has {n} entr{'y' if n == 1 else 'ies'}"
+        return f"`in_axes={short(self.ctx, site.in_axes_node, 28)}` has {n} entr{'y' if n == 1 else 'ies'}"
 
     def _calls(self, site: Site, assumed: bool) -> bool:
         """Report the first call that does not fit (made through a forwarder of another

@@ -13,6 +13,16 @@ def _found(source):
     return [(d.code, d.start.line, d.message) for d in testing.lint(source, "JAX201")]
 
 
+def test_the_headline_names_the_call_and_the_note_what_to_do():
+    (d,) = testing.lint("from jax import lax\ndef f(x):\n    return lax.psum(x, 'i')\ny = f(1.0)\n", "JAX201")
+    assert d.message == "`lax.psum` uses axis name 'i', but nothing binds it: `f` is called directly at line 4"
+    assert d.note == (
+        "It runs outside any pmap/vmap/shard_map. Call the collective inside the function you map with"
+        " `jax.pmap(..., axis_name='i')` (or `jax.shard_map` over a mesh with a 'i' axis), or reduce on the host"
+        " (e.g. `jnp.mean(x, axis=0)`)."
+    )
+
+
 def test_seed_training_loop_is_flagged_at_the_pmean():
     source = Path(SEED).read_text(encoding="utf-8")
     assert _found(source) == [
@@ -21,9 +31,7 @@ def test_seed_training_loop_is_flagged_at_the_pmean():
             25,
             (
                 "`jax.lax.pmean` uses axis name 'devices', but nothing binds it: `train_step` is called directly "
-                "at line 36, outside any pmap/vmap/shard_map; call the collective inside the function you map with "
-                "`jax.pmap(..., axis_name='devices')` (or `jax.shard_map` over a mesh with a 'devices' axis), "
-                "or reduce on the host (e.g. `jnp.mean(x, axis=0)`)"
+                "at line 36"
             ),
         )
     ]
@@ -65,10 +73,7 @@ def test_pmap_with_another_name_and_module_constant():
         (
             "JAX201",
             5,
-            (
-                "`lax.pmean` uses axis name 'devices', but the pmap at line 6 binds 'batch', not 'devices'; "
-                "use the same axis name in the pmap and the collective"
-            ),
+            ("`lax.pmean` uses axis name 'devices', but the pmap at line 6 binds 'batch', not 'devices'"),
         )
     ]
 
@@ -96,7 +101,7 @@ def test_shard_map_mesh_axes():
             6,
             (
                 "`lax.psum` uses axis name 'y', but the shard_map at line 6 runs over mesh axes 'x', which do not "
-                "include it; use an axis of that mesh, or add 'y' to the mesh"
+                "include it"
             ),
         )
     ]
@@ -156,7 +161,7 @@ def test_cross_module(tmp_path, monkeypatch):
     (tmp_path / "train.py").write_text("import jax\nimport sync\ny = sync.train_step(x)  # direct\nz = jax.vmap(f)\n")
     diags = lint_paths(["."], settings, jobs=1).diagnostics
     assert [(os.path.basename(d.path), d.start.line, d.code) for d in diags] == [("sync.py", 4, "JAX201")]
-    assert "`train_step` is called directly at train.py:3, outside any pmap/vmap/shard_map" in diags[0].message
+    assert diags[0].message.endswith("`train_step` is called directly at train.py:3")
 
 
 def test_axis_names_are_values_local_config_field_partial():
@@ -168,8 +173,7 @@ def test_axis_names_are_values_local_config_field_partial():
         (
             "JAX201",
             5,
-            "`lax.psum` uses axis name 'devices', but the pmap at line 6 binds 'batch', not 'devices'; "
-            "use the same axis name in the pmap and the collective",
+            "`lax.psum` uses axis name 'devices', but the pmap at line 6 binds 'batch', not 'devices'",
         )
     ]
     config = (
@@ -195,10 +199,7 @@ def test_a_parameter_every_visible_call_gives_one_name():
         (
             "JAX201",
             3,
-            "`lax.psum` uses axis name 'i', but nothing binds it: `f` is called directly at line 4, outside any "
-            "pmap/vmap/shard_map; call the collective inside the function you map with "
-            "`jax.pmap(..., axis_name='i')` (or `jax.shard_map` over a mesh with a 'i' axis), or reduce on the "
-            "host (e.g. `jnp.mean(x, axis=0)`)",
+            "`lax.psum` uses axis name 'i', but nothing binds it: `f` is called directly at line 4",
         )
     ]
     two = src + "z = jax.pmap(lambda x: f(x, 'j'), axis_name='j')(x)\nimport jax\n"
@@ -217,7 +218,7 @@ def test_a_mesh_through_a_parameter():
             "JAX201",
             5,
             "`lax.psum` uses axis name 'model', but the shard_map at line 7 runs over mesh axes 'data', which do "
-            "not include it; use an axis of that mesh, or add 'model' to the mesh",
+            "not include it",
         )
     ]
 
@@ -231,13 +232,15 @@ def test_vocabulary_reports_a_name_no_binding_mentions_with_a_suggestion():
         (
             "JAX201",
             5,
-            "`lax.psum` uses axis name 'fsdpp', but no pmap, vmap, shard_map, mesh or partition spec in the "
-            "project names an axis 'fsdpp', so it is unbound wherever this runs; did you mean 'fsdp'?",
+            "`lax.psum` uses axis name 'fsdpp', which no map or mesh of the project names; did you mean 'fsdp'?",
         )
     ]
     far = src.replace("'fsdpp'", "'pipeline'")
-    assert _found(far)[0][2].endswith(
-        "so it is unbound wherever this runs; use the axis name of the map that runs this code"
+    (d,) = testing.lint(far, "JAX201")
+    assert d.message == "`lax.psum` uses axis name 'pipeline', which no map or mesh of the project names"
+    assert d.note == (
+        "No pmap, vmap, shard_map, mesh, PartitionSpec or axis-rule configuration of the project mentions"
+        " 'pipeline', so it is unbound wherever this runs. Use the axis name of the map that runs this code."
     )
     mentioned = [
         "spec = jax.sharding.PartitionSpec('fsdpp')\n",

@@ -18,10 +18,7 @@ CELLS = [
     ("code", 'def sync(g):\n    return jax.lax.pmean(g, axis_name="devices")\n'),
     ("code", 'p = jax.pmap(sync, axis_name="batch")\nparams = jax.tree_map(f, params)\n'),
 ]
-PMEAN = (
-    "`jax.lax.pmean` uses axis name 'devices', but the pmap at cell 4, line 1 binds 'batch', not 'devices'; "
-    "use the same axis name in the pmap and the collective"
-)
+PMEAN = "`jax.lax.pmean` uses axis name 'devices', but the pmap at cell 4, line 1 binds 'batch', not 'devices'"
 TREE_MAP = "`jax.tree_map` was removed in JAX 0.6.0 (deprecated since 0.4.26); use `jax.tree.map`"
 
 

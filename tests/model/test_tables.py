@@ -33,8 +33,6 @@ PENDING = {
     ("jaxlint/model/axes.py", "MESH_CONSTRUCTORS"): "JAX201: meshes as catalogue values",
     ("rules/migration/analysis.py", "_MESH_MAKERS"): "JAX801: meshes as catalogue values",
     ("jaxlint/model/calls.py", "RUNS_HERE"): "call paths: the catalogue's functions that call an argument now",
-    ("rules/autodiff/analysis.py", "ELEMENTWISE_OR_SCALAR"): "JAX407: the evaluator's shape of the output",
-    ("rules/autodiff/analysis.py", "ARRAY_FROM_LIST"): "JAX4xx: the evaluator's value of the argument",
 }
 KNOWN = frozenset(SIGNATURES) | frozenset(TABLE)
 

@@ -281,6 +281,8 @@ def instantiate(ev: Evaluator, cls: Class, args: list[Argument], env: Env | None
     if kind in ("custom", "unknown"):
         return UNKNOWN
     init = _own_or_inherited(ev, cls, "__init__")
+    if init is None and not _shown_whole(ev, cls):
+        return UNKNOWN  # the slicer blanked members of the class: its ``__init__`` may be one
     if init is None and kind in ("pytree", "dataclass"):
         fields = declared_fields(ev, cls)
         if fields is None:
@@ -306,6 +308,16 @@ def instantiate(ev: Evaluator, cls: Class, args: list[Argument], env: Env | None
         ordered = sorted(fields_, key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))
         return Struct(cls, tuple(ordered), "pytree", static)
     return Struct(cls, tuple(fields_), "object")
+
+
+def _shown_whole(ev: Evaluator, cls: Class) -> bool:
+    """Does the file of ``cls`` (and of each class of its MRO) show every member?"""
+    from .attributes import whole_class
+
+    for c in mro(ev, cls):
+        if type(c) is Class and not whole_class(_owner(ev, c).p, c.node):
+            return False
+    return True
 
 
 def _init_fields(

@@ -168,8 +168,8 @@ class Site:
         return self._outputs
 
     def returned_text(self) -> str | None:
-        """The source of what the differentiated def returns (its first ``return``), a
-        name followed to the tuple display it is bound to."""
+        """The source of what the differentiated def returns (its first ``return``; a
+        name bound once to a tuple display: that display)."""
         leaf = self.target.leaf if self.target is not None else None
         if leaf is None or leaf.program is None:
             return None
@@ -181,9 +181,9 @@ class Site:
             expr = rets[0].value if rets else None
         if expr is None:
             return None
-        display = p.display(expr) if isinstance(expr, cst.Name) else None
-        text = short(p.ctx.code(expr))
-        return f"{text}` (`{short(p.ctx.code(display))}`)" if display is not None else text
+        shown = p.display(expr) if isinstance(expr, cst.Name) else None
+        shown = shown if shown is not None else expr
+        return as_tuple(p.ctx.code(shown)) if isinstance(shown, cst.Tuple) else short(p.ctx.code(shown))
 
     def elements(self) -> list[str] | None:
         """The element texts of the returned tuple display, when visible."""
@@ -214,10 +214,7 @@ def sites(ctx: Any) -> list[Site]:
         for name, arg in zip(("argnums", "has_aux", "holomorphic", "allow_int"), app.args, strict=False):
             option_nodes[name] = arg
         node = app.node
-        if app.decorator:
-            shown = ctx.code(node)
-        else:
-            shown = ctx.code(node.func if isinstance(node, cst.Call) else node)
+        shown = ctx.code(node.func if isinstance(node, cst.Call) and not app.decorator else node)
         site = Site(node, app.api, short(shown, 40), value, option_nodes, target_of(ev, value.target))
         calls, _ = p.invocations(node)
         for call in calls[:8]:

@@ -8,7 +8,7 @@ from jaxlint.lint.rule import Invalid, NodeEdit, RuleFix
 from jaxlint.model import program
 from jaxlint.model.abstract import Array, Const, Dict, External, List, Tuple
 
-from .analysis import GRAD_APIS, SCALAR_APIS, GradRule, Site, as_tuple, at_line, short, sites
+from .analysis import GRAD_APIS, SCALAR_APIS, GradRule, Site, at_line, short, sites
 
 
 class GradAuxWithoutHasAux(GradRule):
@@ -114,13 +114,17 @@ class GradAuxWithoutHasAux(GradRule):
                 if type(out) is not Dict and n == 2:
                     unpack = "((value, aux), grads)" if site.api == "jax.value_and_grad" else "(grads, aux)"
                     return (
-                        f"{fname} returns `{as_tuple(shown)}` {where}, a pair (output, aux), but `{api}` has no "
+                        f"{fname} returns `{shown}` {where}, a pair (output, aux), but `{api}` has no "
                         "has_aux=True; it fails with `TypeError: Gradient only defined for scalar-output functions`. "
                         f"Pass has_aux=True and unpack `{unpack}`"
                     )
-                what = "a dict" if type(out) is Dict else f"a {type(out).__name__.lower()} of {n} value{'' if n == 1 else 's'}"
+                what = (
+                    "a dict"
+                    if type(out) is Dict
+                    else f"a {type(out).__name__.lower()} of {n} value{'' if n == 1 else 's'}"
+                )
                 return (
-                    f"{fname} returns {what} (`{as_tuple(shown)}`), but `{api}` needs a scalar output and fails with "
+                    f"{fname} returns {what} (`{shown}`), but `{api}` needs a scalar output and fails with "
                     "`TypeError: Gradient only defined for scalar-output functions`; return the scalar loss, "
                     "with the rest as aux: `return loss, aux` and has_aux=True"
                 )
@@ -129,7 +133,7 @@ class GradAuxWithoutHasAux(GradRule):
             evidence = self.aux_evidence(site, out)
             if evidence is not None:
                 return (
-                    f"{fname} returns `{as_tuple(shown)}` and {evidence}, but `{api}` has no has_aux=True: it "
+                    f"{fname} returns `{shown}` and {evidence}, but `{api}` has no has_aux=True: it "
                     "silently differentiates the auxiliary output too and returns a tuple of Jacobians. Pass "
                     "has_aux=True to get `(jacobian, aux)`"
                 )
@@ -158,4 +162,4 @@ LOSS = re.compile(r"loss|objective|cost|energy", re.IGNORECASE)
 
 
 def _scalar(v: object) -> bool:
-    return type(v) is Array and v.shape is not None and v.shape.rank == 0 or type(v) is Const
+    return (type(v) is Array and v.shape is not None and v.shape.rank == 0) or type(v) is Const

@@ -6,7 +6,7 @@ from jaxlint.lint.rule import Invalid
 from jaxlint.model import program
 from jaxlint.model.abstract import Array, Const, Dict, List, Scalar, Tuple, describe
 
-from .analysis import GradRule, Site, as_tuple
+from .analysis import GradRule, Site
 
 
 class HasAuxSingleReturn(GradRule):
@@ -76,7 +76,7 @@ class HasAuxSingleReturn(GradRule):
             elif t in (Tuple, List) and len(out.items) != 2:
                 n = len(out.items)
                 kind = "tuple" if t is Tuple else "list"
-                what = f"a {kind} of {n} value{'' if n == 1 else 's'}" + (f" (`{as_tuple(shown)}`)" if shown else "")
+                what = f"a {kind} of {n} value{'' if n == 1 else 's'}" + (f" (`{shown}`)" if shown else "")
             else:
                 continue
             return (

@@ -98,7 +98,7 @@ class ArgnumsIntegerParam(GradRule):
         target = site.target
         if nums is None or target is None or target.leaf is None:
             return None
-        given = self.given(site, nums)
+        given = self.given(site, nums, None if target.varargs else target.params)
         idx = normalised(nums, len(target.params)) if not target.varargs else None
         declared = Declared(target.leaf, target.params) if idx is not None else None
         for i in nums:
@@ -110,11 +110,15 @@ class ArgnumsIntegerParam(GradRule):
                 continue
             api = site.api_name
             if ints:
-                real = "- or complex" if api in ("grad", "value_and_grad", "jacrev", "jacobian") else ""
-                err = f"`{api}` fails with `TypeError: {api} requires real{real}-valued inputs`"
+                # the name JAX's message gives: value_and_grad checks as grad, hessian as jacfwd
+                said = {"value_and_grad": "grad", "hessian": "jacfwd", "jacobian": "jacrev"}.get(api, api)
+                real = "" if said == "jacfwd" else "- or complex"
+                err = f"`{api}` fails with `TypeError: {said} requires real{real}-valued inputs`"
             else:
                 err = "a static argument is a Python value that cannot be traced or differentiated"
-            hint = " (or pass allow_int=True if a float0 gradient is really wanted)" if site.api in ALLOW_INT_APIS else ""
+            hint = (
+                " (or pass allow_int=True if a float0 gradient is really wanted)" if site.api in ALLOW_INT_APIS else ""
+            )
             what = f"`{name}`" if name is not None else f"argument {i}"
             return (
                 f"`{site.shown}` argnums={site.option('argnums', 0)!r} differentiates {what}, which is {why}; "
@@ -122,7 +126,7 @@ class ArgnumsIntegerParam(GradRule):
             )
         return None
 
-    def given(self, site: Site, nums: list[int]) -> dict[int, tuple[str, bool]]:
+    def given(self, site: Site, nums: list[int], names: list[str] | None) -> dict[int, tuple[str, bool]]:
         """Positions (as argnums spells them) where a call in view passes an integer, boolean
         or PRNG key value; ``self.inexact``: those where some call passes a floating array."""
         out: dict[int, tuple[str, bool]] = {}
@@ -144,10 +148,10 @@ class ArgnumsIntegerParam(GradRule):
                     continue
                 path, kind = bad[0]
                 text = short(self.ctx.code(nodes[i]), 40) if len(nodes) == len(args) else f"argument {i}"
-                leaf_text = f", whose leaf `{path_text(text, path)}` is {kind}" if path else f" ({kind})"
-                out.setdefault(
-                    i, (f"given `{text}`{leaf_text} in `{short(self.ctx.code(call.node))}` {at_line(self.ctx, call.node)}", True)
-                )
+                root = names[i] if names is not None and -len(names) <= i < len(names) else "the argument"
+                leaf_text = f", whose leaf `{path_text(root, path)}` is {kind}," if path else f" ({kind})"
+                call_text = short(self.ctx.code(call.node))
+                out.setdefault(i, (f"given `{text}`{leaf_text} in `{call_text}` {at_line(self.ctx, call.node)}", True))
         return out
 
 
@@ -240,8 +244,10 @@ class Declared:
                 values = got.items if type(got) in (Tuple, List) else (got,) if got is not None else ()
                 for x in values:
                     c = x.value if type(x) is Const else None
-                    hit = c == name if isinstance(c, str) else (
-                        isinstance(c, int) and -len(positional) <= c < len(positional) and positional[c] == name
+                    hit = (
+                        c == name
+                        if isinstance(c, str)
+                        else (isinstance(c, int) and -len(positional) <= c < len(positional) and positional[c] == name)
                     )
                     if hit:
                         return f"static in {where} ({option}={self.p.ctx.code(v.node) if False else _text(got)})"

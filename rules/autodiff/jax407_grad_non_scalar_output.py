@@ -80,7 +80,11 @@ class GradNonScalarOutput(GradRule):
             if type(out) is not Array or out.shape is None or not out.shape.dims:
                 continue
             shown = site.returned_text()
-            what = f"`{shown}`, an array of shape {out.shape}" if shown and not has_aux else f"an array of shape {out.shape}"
+            what = (
+                f"`{shown}`, an array of shape {out.shape}"
+                if shown and not has_aux
+                else f"an array of shape {out.shape}"
+            )
             if has_aux:
                 what = f"an output (the first of its pair) of shape {out.shape}"
             where = "" if call is None else f" for the call {at_line(self.ctx, call.node)}"

@@ -81,9 +81,11 @@ def reduction(call: Call, param: str = "a", result: DtypeRule = same, keepdims: 
     the result is an array, 0-d when every axis is reduced (``axis=None``, no keepdims)."""
     a = as_array(call.arg(param))
     if a is None:
-        if (call.arg(param) is UNKNOWN or type(call.arg(param)) is Opaque) and keepdims is not None and is_none(call.arg("axis")):
-            if bool_const(option(call, keepdims, _FALSE)) is False:
-                return array_of(call, Shape(()), given_dtype(call))
+        given = call.arg(param)
+        unknown = given is UNKNOWN or type(given) is Opaque
+        if unknown and keepdims is not None and is_none(call.arg("axis")):
+            whole = bool_const(option(call, keepdims, _FALSE)) is False
+            return array_of(call, Shape(()), given_dtype(call)) if whole else UNKNOWN
         return UNKNOWN
     keep = option(call, keepdims, _FALSE) if keepdims is not None else _FALSE
     shape = reduced_shape(a, call.arg("axis"), keep)

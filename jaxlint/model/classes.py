@@ -314,10 +314,7 @@ def _shown_whole(ev: Evaluator, cls: Class) -> bool:
     """Does the file of ``cls`` (and of each class of its MRO) show every member?"""
     from .attributes import whole_class
 
-    for c in mro(ev, cls):
-        if type(c) is Class and not whole_class(_owner(ev, c).p, c.node):
-            return False
-    return True
+    return all(type(c) is not Class or whole_class(_owner(ev, c).p, c.node) for c in mro(ev, cls))
 
 
 def _init_fields(

@@ -41,12 +41,6 @@ def short(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def as_tuple(text: str) -> str:
-    """A returned tuple's source, shortened and parenthesised: ``(loss, aux)``."""
-    text = short(text)
-    return text if text[:1] in "([{" and text[-1:] in ")]}" else f"({text})"
-
-
 @dataclass
 class Target:
     """The differentiated callable as the transform calls it."""
@@ -97,13 +91,11 @@ def target_of(ev: Any, value: Any) -> Target | None:
 
 @dataclass
 class Call:
-    """One evaluated call of the transformed function: where, its arguments, the output of
-    the differentiated function for them."""
+    """One call of the transformed function in view: where, in which frame, its arguments."""
 
     node: cst.Call
     frame: Env | None
     args: list[Argument]
-    output: Any = UNKNOWN
 
     @property
     def positional(self) -> list[Any] | None:
@@ -162,8 +154,7 @@ class Site:
                     out.append((leaf_ev.returned(t.leaf, default_frame(leaf_ev, t.leaf.node)), None))
             for c in self.calls:
                 with ev.query(FUEL):
-                    c.output = ev.call(self.value.target, c.args, c.frame, c.node)
-                out.append((c.output, c))
+                    out.append((ev.call(self.value.target, c.args, c.frame, c.node), c))
             self._outputs = out
         return self._outputs
 
@@ -183,18 +174,8 @@ class Site:
             return None
         shown = p.display(expr) if isinstance(expr, cst.Name) else None
         shown = shown if shown is not None else expr
-        return as_tuple(p.ctx.code(shown)) if isinstance(shown, cst.Tuple) else short(p.ctx.code(shown))
-
-    def elements(self) -> list[str] | None:
-        """The element texts of the returned tuple display, when visible."""
-        leaf = self.target.leaf if self.target is not None else None
-        if leaf is None or leaf.program is None or isinstance(leaf.node, cst.Lambda):
-            return None
-        rets = return_statements(leaf.program.ctx, leaf.node) or []
-        shown = [leaf.program.display(r.value) for r in rets if r.value is not None]
-        if not shown or shown[0] is None:
-            return None
-        return [leaf.program.ctx.code(e.value) for e in shown[0].elements]
+        text = short(p.ctx.code(shown))
+        return f"({text})" if isinstance(shown, cst.Tuple) and not shown.lpar else text
 
 
 def sites(ctx: Any) -> list[Site]:

@@ -7,6 +7,7 @@ import libcst as cst
 from jaxlint.lint.rule import Invalid, NodeEdit, RuleFix
 from jaxlint.model import program
 from jaxlint.model.abstract import Array, Const, Dict, External, List, Tuple
+from jaxlint.model.returns import return_statements
 
 from .analysis import GRAD_APIS, SCALAR_APIS, GradRule, Site, at_line, short, sites
 
@@ -147,7 +148,7 @@ class GradAuxWithoutHasAux(GradRule):
                 t = other.target
                 if other is not site and t is not None and t.leaf == leaf and other.option("has_aux", False) is True:
                     return f"{site.target.label} is differentiated with has_aux=True {at_line(self.ctx, other.node)}"
-        texts = site.elements()
+        texts = _elements(site)
         if texts is None or len(texts) != 2:
             return None
         second = texts[1]
@@ -159,6 +160,18 @@ class GradAuxWithoutHasAux(GradRule):
 
 AUX = re.compile(r"(aux|metric|stats?\b|stats_|info|logs?\b|logs_|extra|summar)", re.IGNORECASE)
 LOSS = re.compile(r"loss|objective|cost|energy", re.IGNORECASE)
+
+
+def _elements(site: Site) -> list[str] | None:
+    """The element texts of the tuple display the differentiated def returns first."""
+    leaf = site.target.leaf if site.target is not None else None
+    if leaf is None or leaf.program is None or isinstance(leaf.node, cst.Lambda):
+        return None
+    rets = return_statements(leaf.program.ctx, leaf.node) or []
+    shown = [leaf.program.display(r.value) for r in rets if r.value is not None]
+    if not shown or shown[0] is None:
+        return None
+    return [leaf.program.ctx.code(e.value) for e in shown[0].elements]
 
 
 def _scalar(v: object) -> bool:

@@ -11,9 +11,13 @@ class ArgnumsOutOfRange(GradRule):
     Reports `argnums` of `jax.grad`, `value_and_grad`, `jacrev`, `jacfwd`, `jacobian` or
     `hessian` that does not name a positional parameter of the differentiated function:
     an index at or beyond the number of positional parameters, a negative index below
-    `-n`, an empty sequence, or a string. The function may be defined in another module;
-    `functools.partial` arguments bound before the transform, methods (`self`) and lambdas
-    are accounted for. Functions with `*args` are never reported.
+    `-n`, an empty sequence, or a string. The positional parameters are the callable's as
+    the transform calls it: after `functools.partial` (bound positionals shift the
+    positions, a bound keyword ends them) and for a bound method (`self` is not counted);
+    the function may be defined in another module. Where the transformed function is
+    called in view (`jax.grad(f, argnums=2)(a, b)`), argnums is also checked against the
+    positional arguments of that call, which is what JAX checks: a function with `*args`
+    is reported only there.
 
     ## Why is this bad?
     JAX only checks `argnums` when the transformed function is called:

@@ -13,9 +13,9 @@ class HasAuxSingleReturn(GradRule):
     """
     ## What it does
     Reports `has_aux=True` on `jax.grad`, `value_and_grad`, `jacrev`, `jacfwd`,
-    `jacobian` or `hessian` when the differentiated function visibly returns a single
-    value on every path (an arithmetic expression, a `jnp` reduction, a number), or a
-    tuple, list or dict literal that is not a pair.
+    `jacobian` or `hessian` when the value the differentiated function returns, as the
+    model evaluates it, is on every path a single value (an array, a number) or a tuple,
+    list or dict that is not a pair.
 
     ## Why is this bad?
     With `has_aux=True` JAX expects exactly `(output, aux)` and fails when the gradient is

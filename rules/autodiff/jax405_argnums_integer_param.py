@@ -33,8 +33,12 @@ class ArgnumsIntegerParam(GradRule):
     an integer or static value: annotated `int` or `bool`, with an integer or boolean
     default, used as a Python loop bound (`range(n)`) or as a shape (`jnp.zeros((n, d))`,
     `x.reshape(n, -1)`), marked static by a `jax.jit` of the same function
-    (`static_argnums` / `static_argnames`), or given a Python int where the gradient is
-    called (`jax.grad(f, argnums=1)(w, 2)`). `allow_int=True` is never reported.
+    (`static_argnums` / `static_argnames`), or given, where the gradient is called in view,
+    a value whose dtype JAX cannot differentiate as the model evaluates it: a Python int or
+    bool, an integer or boolean array, a PRNG key (`jax.random.PRNGKey(0)`,
+    `jax.random.key(0)`, a split of one), also as a leaf of a pytree argument. A
+    parameter without a visible value is not reported. `allow_int=True` and
+    `holomorphic=True` are never reported.
 
     ## Why is this bad?
     JAX differentiates only floating-point (or complex) inputs. Called with an integer, the

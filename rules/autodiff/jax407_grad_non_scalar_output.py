@@ -12,10 +12,12 @@ from .analysis import SCALAR_APIS, GradRule, Site, at_line
 class GradNonScalarOutput(GradRule):
     """
     ## What it does
-    Reports `jax.grad` / `value_and_grad` of a function that visibly returns an array
-    with at least one dimension on every path: `jnp.stack(...)`, `jnp.concatenate(...)`,
-    `jnp.array([...])`, or the per-example result of `jax.vmap(f)(xs)` without a
-    reduction.
+    Reports `jax.grad` / `value_and_grad` of a function that returns an array with at
+    least one dimension, from the shapes the model computes: with nothing bound
+    (`jnp.stack([a, b])`, `jnp.array([loss])`, the per-example result of `jax.vmap(f)(xs)`)
+    or for the arguments of a call in view (`w * x` for vectors `w`, `x`), a length-1
+    vector such as `jnp.sum(x, keepdims=True)` included. With `has_aux=True`, the first
+    element of the pair is checked.
 
     ## Why is this bad?
     `grad` is defined only for scalar-output functions; called, it fails with

@@ -143,12 +143,17 @@ class GradAuxWithoutHasAux(GradRule):
 
     def aux_evidence(self, site: Site, out: Tuple | List) -> str | None:
         """Why the second of two returned values is auxiliary (a jacobian of a pair may be meant)."""
-        leaf = site.target.leaf if site.target is not None else None
-        if leaf is not None:
+        target = site.target
+        if target is not None and target.leaf is not None:
             for other in sites(self.ctx):
                 t = other.target
-                if other is not site and t is not None and t.leaf == leaf and other.option("has_aux", False) is True:
-                    return f"{site.target.label} is differentiated with has_aux=True {at_line(self.ctx, other.node)}"
+                if (
+                    other is not site
+                    and t is not None
+                    and t.leaf == target.leaf
+                    and other.option("has_aux", False) is True
+                ):
+                    return f"{target.label} is differentiated with has_aux=True {at_line(self.ctx, other.node)}"
         texts = _elements(site)
         if texts is None or len(texts) != 2:
             return None

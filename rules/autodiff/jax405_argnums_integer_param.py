@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 import libcst as cst
 
 from jaxlint.lint.rule import Invalid
@@ -104,7 +106,7 @@ class ArgnumsIntegerParam(GradRule):
             return None
         given = self.given(site, nums, None if target.varargs else target.params)
         idx = normalised(nums, len(target.params)) if not target.varargs else None
-        declared = Declared(target.leaf, target.params) if idx is not None else None
+        declared = Declared(target.leaf, self.ctx) if idx is not None else None
         for i in nums:
             name = target.params[i] if idx is not None else None
             why, ints = given.get(i, (None, True))
@@ -159,7 +161,7 @@ class ArgnumsIntegerParam(GradRule):
         return out
 
 
-def integer_kind(v: object) -> str | None:
+def integer_kind(v: Any) -> str | None:
     """What makes a value one JAX cannot differentiate: an int, a bool, a PRNG key."""
     t = type(v)
     if t is Const and isinstance(v.value, bool):
@@ -180,8 +182,8 @@ class Declared:
     """What a def says of its parameters: annotations, defaults, Python-value uses, and a
     ``jit`` of it that makes them static."""
 
-    def __init__(self, leaf: Function, params: list[str]) -> None:
-        self.leaf, self.params = leaf, params
+    def __init__(self, leaf: Function, here: object) -> None:
+        self.leaf, self.here = leaf, here  # ``here``: the context of the site's file
         self.p = leaf.program
         self.ev = self.p.evaluator
         self.sig = self.ev.signature(leaf)
@@ -226,8 +228,8 @@ class Declared:
             for expr in static:
                 items = [e.value for e in expr.elements] if isinstance(expr, (cst.Tuple, cst.List)) else [expr]
                 for it in items:
-                    b = self.p.binding(it) if isinstance(it, cst.Name) and it.value == name else None
-                    if b is not None and b.kind == "param" and b.scope.node is node:
+                    found = self.p.binding(it) if isinstance(it, cst.Name) and it.value == name else None
+                    if found is not None and found.kind == "param" and found.scope.node is node:
                         return f"used as {how} in `{short(ctx.code(call))}`"
         return None
 
@@ -242,6 +244,9 @@ class Declared:
             if base is None or type(tgt) is not Function or tgt.node is not self.leaf.node:
                 continue
             where = f"`jit` {at_line(self.p.ctx, app.node)}"
+            if self.p.ctx is not self.here:  # another module: name it (``losses.py:12``)
+                line = self.p.ctx.exact_lines([app.node]).get(app.node)
+                where = f"`jit` at {self.p.ctx.path.rsplit('/', 1)[-1]}:{line}"
             positional = [p.name for p in base.positional]
             for option in ("static_argnums", "static_argnames"):
                 got = v.option(option)
@@ -254,11 +259,11 @@ class Declared:
                         else (isinstance(c, int) and -len(positional) <= c < len(positional) and positional[c] == name)
                     )
                     if hit:
-                        return f"static in {where} ({option}={self.p.ctx.code(v.node) if False else _text(got)})"
+                        return f"static in {where} ({option}={_text(got)})"
         return None
 
 
-def _text(v: object) -> str:
+def _text(v: Any) -> str:
     if type(v) is Const:
         return repr(v.value)
     if type(v) in (Tuple, List):

@@ -19,6 +19,7 @@ from jaxlint.model.abstract import (
     leaves,
     path_text,
 )
+from jaxlint.model.annotations import annotated_value
 from jaxlint.model.catalogue import lookup
 from jaxlint.model.contexts import default_frame
 from jaxlint.model.mapsites import application_value
@@ -32,9 +33,10 @@ class ArgnumsIntegerParam(GradRule):
     ## What it does
     Reports `argnums` of `jax.grad`, `value_and_grad`, `jacrev`, `jacfwd`, `jacobian` or
     `hessian` (the default `argnums=0` included) that selects a parameter which is visibly
-    an integer or static value: annotated `int` or `bool`, with an integer or boolean
-    default, used as a Python loop bound (`range(n)`) or as a shape (`jnp.zeros((n, d))`,
-    `x.reshape(n, -1)`), marked static by a `jax.jit` of the same function
+    an integer or static value: annotated `int` or `bool` (or, with jaxtyping, an integer
+    array or a key: `Int[Array, "n"]`, `Key[Array, ""]`), with an integer or boolean
+    default, used as a Python loop bound (`range(n)`) or as an argument a JAX function
+    takes as a Python value (a shape: `jnp.zeros((n, d))`), marked static by a `jax.jit` of the same function
     (`static_argnums` / `static_argnames`), or given, where the gradient is called in view,
     a value whose dtype JAX cannot differentiate as the model evaluates it: a Python int or
     bool, an integer or boolean array, a PRNG key (`jax.random.PRNGKey(0)`,
@@ -192,10 +194,10 @@ class Declared:
         param = self.sig.param(name) if self.sig is not None else None
         if param is None:
             return None, True
-        if param.annotation is not None:
-            ann = self.ev.value(param.annotation)
-            if type(ann) is External and ann.qualified in ("builtins.int", "builtins.bool"):
-                return f"annotated `{self.p.ctx.code(param.annotation)}`", True
+        # what the annotation says the parameter is (``int``, ``Int[Array, "n"]``, ``Key[...]``)
+        ann = param.annotation
+        if ann is not None and integer_kind(annotated_value(self.ev, ann, name, name, self.leaf.node)) is not None:
+            return f"annotated `{self.p.ctx.code(param.annotation)}`", True
         d = param.default
         if type(d) is Const and isinstance(d.value, int):
             return f"its default is `{d.value!r}`", True

@@ -21,7 +21,7 @@ import libcst as cst
 from jaxlint.base.literals import UNKNOWN
 
 from .abstract import Bound, Class, Const, External, Function, Struct, Tuple
-from .catalogue.tree import REGISTERS_CLASS
+from .catalogue.tree import REGISTERS_CLASS, REGISTERS_TYPE
 from .scopes import reaching_in
 from .signature import REQUIRED, Argument, Param, Signature, bind
 
@@ -89,7 +89,7 @@ def kind_of(ev: Evaluator, cls: Class) -> str:
     """ "pytree" (dataclass pytree, NamedTuple, eqx.Module), "dataclass" (a plain
     dataclass: an object), "custom" (its own flattening: unknown), or "object"."""
     decs = _decorators(ev, cls)
-    if any(d in CUSTOM_PYTREES for d in decs):
+    if any(d in CUSTOM_PYTREES for d in decs) or registered(ev, cls):
         return "custom"
     if any(d in DATACLASS_PYTREES for d in decs):
         return "pytree"
@@ -101,6 +101,27 @@ def kind_of(ev: Evaluator, cls: Class) -> str:
     if any(d in PLAIN_DATACLASSES for d in decs):
         return "dataclass"
     return "object"
+
+
+def registered(ev: Evaluator, cls: Class) -> bool:
+    """Does the class's module hand the class to a registration call
+    (``register_pytree_node(A, flatten, unflatten)``, ``batching.register_vmappable(A, ...)``),
+    anywhere, as its first argument? Then JAX flattens it its own way."""
+    ev = _owner(ev, cls)
+    p = ev.p
+    b = p.binding_of_value(cls.node)
+    if b is None:
+        return False
+    reads, _ = p.references(b)
+    for read in reads:
+        arg = p.parents.get(read)
+        call = p.parents.get(arg) if type(arg) is cst.Arg else None
+        if type(call) is not cst.Call or not call.args or call.args[0] is not arg or arg.keyword is not None:
+            continue
+        f = ev.value(call.func, None)
+        if type(f) is External and f.qualified in REGISTERS_TYPE:
+            return True
+    return False
 
 
 def _body(cls: Class) -> list[cst.BaseStatement]:

@@ -13,7 +13,7 @@ from jaxlint.base.names import ALIASES
 
 from .forwarding import forwarded_call
 from .scopes import Binding, Scope, ScopeBuilder, reaching_in
-from .transforms import named
+from .transforms import SCOPES, named
 from .values import (
     TRANSPARENT_DECORATORS,
     External,
@@ -168,22 +168,35 @@ class Program:
         memo = self.__dict__.setdefault("_mutation_memo", {})
         if b in memo:
             return memo[b]
-        out: list[cst.Name] = []
-        for read in self._reads_by_name.get(b.name, ()):
-            if b not in self.reaching(read):
-                continue
-            parent = self.parents.get(read)
-            t = type(parent)
-            if t is cst.Subscript and parent.value is read and _is_store(self.parents, parent):
-                out.append(read)
-            elif t is cst.Attribute and parent.value is read and parent.attr.value in MUTATORS:
-                call = self.parents.get(parent)
-                if type(call) is cst.Call and call.func is parent:
-                    out.append(read)
-            elif t is cst.AugAssign and parent.target is read:
-                out.append(read)
+        out = [r for r in self._reads_by_name.get(b.name, ()) if self._changes(r) and b in self.reaching(r)]
         memo[b] = out
         return out
+
+    def _changes(self, read: cst.Name) -> bool:
+        """Does this read change its value in place: a store, ``del`` or augmented
+        assignment through it (``xs[i] = v``, also through an element: ``m[i][j] = v``,
+        ``rows[0].x = v``), or a mutating method of it or of an element (``xs[0].append(v)``)?"""
+        parents = self.parents
+        node: cst.CSTNode = read
+        through = False  # reached an element (subscripted at least once)
+        while True:
+            parent = parents.get(node)
+            t = type(parent)
+            if t is cst.Subscript and parent.value is node:
+                if _is_store(parents, parent):
+                    return True
+                node, through = parent, True
+            elif t is cst.Attribute and parent.value is node:
+                call = parents.get(parent)
+                if parent.attr.value in MUTATORS and type(call) is cst.Call and call.func is parent:
+                    return True
+                if not through:
+                    return False  # ``xs.attr``: a method or field of the container, not an element
+                if type(call) is cst.AssignTarget or (type(call) is cst.AugAssign and call.target is parent):
+                    return True
+                node = parent
+            else:
+                return t is cst.AugAssign and parent.target is node
 
     def references(self, b: Binding) -> tuple[list[cst.Name], bool]:
         """(reads that can only be ``b``, True when no other read may also be ``b``)."""
@@ -307,7 +320,7 @@ class Program:
             elif type(d) is Partial and is_transform(d.func):
                 cur = apply_transform(d.func.qualified, cur, dec.decorator, d.arg_nodes, decorator=True)
                 made.append(cur)
-            elif (type(d) is External and d.qualified in TRANSPARENT_DECORATORS) or (
+            elif (type(d) is External and d.qualified in TRANSPARENT_DECORATORS | SCOPES) or (
                 type(dec.decorator) is cst.Name
                 and dec.decorator.value in ("staticmethod", "classmethod")
                 and not self.reaching(dec.decorator)
@@ -342,6 +355,10 @@ class Program:
             return apply_transform(f.func.qualified, self.value(first.value), call, rest, target_node=first.value)
         if type(f) is Function and not isinstance(f.node, cst.Lambda):
             return self._returned(f.node)  # a factory: the closure it returns
+        if type(f) is External and f.qualified in SCOPES:
+            # ``named_scope("x")`` makes a decorator that keeps the function; ``annotate_function(f)`` is f
+            given = self.value(positional[0].value) if positional else None
+            return given if type(given) in (Function, Transformed, Partial) else f
         return UNKNOWN
 
     def _returned(self, fn: cst.FunctionDef) -> Any:
@@ -612,10 +629,23 @@ class Program:
             return [], False
         if type(parent) is cst.Decorator:
             fn = parents.get(parent)
-            if type(fn) is not cst.FunctionDef or fn.decorators[0] is not parent:
-                return [], False  # other decorators wrap it again
+            if type(fn) is not cst.FunctionDef:
+                return [], False
+            if fn.decorators[0] is not parent and not self._outer_decorators_keep(fn, node):
+                return [], False  # other decorators wrap it again, in a way not known to forward the call
             return self._calls_of(self.binding_of_value(fn), depth)
         return self._calls_of(self.binding_of_value(node), depth)
+
+    def _outer_decorators_keep(self, fn: cst.FunctionDef, node: cst.CSTNode) -> bool:
+        """Do the decorators above ``node`` pass a call of the def on to what ``node`` made
+        (signature-keeping ones: ``jax.named_scope(...)``, ``functools.wraps``; ``jit`` and,
+        through maps, ``vmap``/``pmap``)?"""
+        v = self.value(fn)
+        while type(v) is Transformed and v.node is not node:
+            if not (v.api in FORWARDING_TRANSFORMS or (self._through_maps and v.api in MAPPING_TRANSFORMS)):
+                return False
+            v = v.target
+        return type(v) is Transformed and v.node is node
 
     def _primal_call(self, call: cst.Call) -> cst.Call | None:
         """``jax.vjp(f, x, y)`` (also ``linearize``, ``jvp(f, (x, y), ...)``,

@@ -16,6 +16,7 @@ from jaxlint.base.names import dotted, last_name
 from jaxlint.base.types import Applicability
 from jaxlint.lint.config import parse_version
 from jaxlint.lint.rule import LineInsert, NodeEdit, Rule, RuleFix
+from jaxlint.lint.wording import worded
 
 from .table import (
     AT_METHOD,
@@ -146,24 +147,15 @@ class MigrationRule(Rule):
             return removed is not None and removed <= self.target
         return deprecated is not None and deprecated <= self.target and (removed is None or removed > self.target)
 
-    def message(self, shown: str, entry: Entry, replacement: str | None = None) -> str:
-        if self.category == "removed":
-            by = "by" if entry.removed_by else "in"
-            msg = f"`{shown}` was removed {by} JAX {entry.removed}"
-            if entry.deprecated:
-                msg += f" (deprecated since {entry.deprecated})"
-        else:
-            msg = f"`{shown}` is deprecated since JAX {entry.deprecated}"
-            if entry.removed:
-                msg += f" and removed in {entry.removed}"
+    def message(self, shown: str, entry: Entry, replacement: str | None = None) -> tuple[str, str]:
+        """(headline, note): when the name went and what to use, if that fits a headline;
+        the entry's explanation and what the project's jax requirement adds as the note."""
+        head = self._when(f"`{shown}`", entry)
         replacement = replacement or self.replacement(entry)
-        if replacement and "`" in replacement:
-            msg += f"; use {replacement}"
-        elif replacement:
-            msg += f"; use `{replacement}`"
-        if entry.note:
-            msg += f" ({entry.note})"
-        return msg + self.project_clause(entry)
+        use = ""
+        if replacement:
+            use = f"use {replacement}" if "`" in replacement else f"use `{replacement}`"
+        return worded(head, use, entry.note, self.project_clause(entry))
 
     # the lowest jax the project allows ---------------------------------------------------
     def _known_from(self, entry: Entry) -> tuple[str, bool] | None:
@@ -191,18 +183,18 @@ class MigrationRule(Rule):
             return ""
         removed = version(entry.removed)
         if self.category == "removed" and removed is not None and removed <= self.minimum:
-            return f"; your project allows jax {self.minimum_text} and later, none of which has it"
+            return f"your project allows jax {self.minimum_text} and later, none of which has it"
         missing = self.missing_replacement(entry)
         if missing is None:
             return ""
         if missing[1]:
             return (
-                f" (your project allows jax {self.minimum_text}, where `{entry.replacement}` does not exist yet:"
-                f" it was added in {missing[0]})"
+                f"your project allows jax {self.minimum_text}, where `{entry.replacement}` does not exist yet:"
+                f" it was added in {missing[0]}"
             )
         return (
-            f" (your project allows jax {self.minimum_text}, where `{entry.replacement}` may not exist yet:"
-            f" jaxlint knows it only from {missing[0]})"
+            f"your project allows jax {self.minimum_text}, where `{entry.replacement}` may not exist yet:"
+            f" jaxlint knows it only from {missing[0]}"
         )
 
     def gated(self, fix: RuleFix | None, entry: Entry, new: str | None) -> RuleFix | None:
@@ -407,7 +399,8 @@ class MigrationRule(Rule):
             if not self.wants(entry) or self.in_shim(node):
                 continue
             fix = self.reference_fix(node, entry)
-            self.report(node, self.message(self.ctx.code(node), entry), fix=fix)
+            head, note = self.message(self.ctx.code(node), entry)
+            self.report(node, head, fix=fix, note=note)
             return
 
     def reference_fix(self, node: cst.Attribute, entry: Entry) -> RuleFix | None:
@@ -582,7 +575,8 @@ class MigrationRule(Rule):
         what = "removed" if self.category == "removed" else "deprecated"
         by = "by" if entry.removed_by else "in"
         when = f"{by} JAX {entry.removed}" if self.category == "removed" else f"since JAX {entry.deprecated}"
-        self.report(node, f"The config option '{name}' was {what} {when}; {entry.note}")
+        head, note = worded(f"The config option '{name}' was {what} {when}", entry.note)
+        self.report(node, head, note=note)
 
     def _check_keywords(self, node: cst.Call, qualified: str, args: list[cst.Arg], partial: bool) -> None:
         present = {a.keyword.value for a in node.args if a.keyword is not None}
@@ -591,16 +585,15 @@ class MigrationRule(Rule):
             if arg is None or not self.wants(entry) or self.in_shim(node):
                 continue
             short = self.ctx.code(node.args[0].value if partial else node.func).strip()
-            msg = self._when(f"The `{entry.keyword}=` argument of `{short}`", entry)
+            use = ""
             if entry.position is not None:
-                msg += f"; pass it as positional argument {entry.position + 1}"
+                use = f"pass it as positional argument {entry.position + 1}"
             elif entry.new_keyword:
-                msg += f"; use `{entry.new_keyword}=`"
+                use = f"use `{entry.new_keyword}=`"
             elif entry.fix:
-                msg += "; remove the argument"
-            if entry.note:
-                msg += f" ({entry.note})"
-            self.report(arg, msg, fix=self._keyword_fix(node, arg, entry, present, partial))
+                use = "remove the argument"
+            head, note = worded(self._when(f"The `{entry.keyword}=` argument of `{short}`", entry), use, entry.note)
+            self.report(arg, head, fix=self._keyword_fix(node, arg, entry, present, partial), note=note)
 
     def _keyword_fix(
         self, node: cst.Call, arg: cst.Arg, entry: Entry, present: set[str], partial: bool
@@ -655,11 +648,13 @@ class MigrationRule(Rule):
                 continue
             name = self.ctx.code(node.func).strip()
             n = entry.max_positional
-            msg = self._when(f"Passing more than {n} positional argument{'s' if n != 1 else ''} to `{name}`", entry)
+            use = ""
             if entry.then_keywords:
-                msg += "; pass " + ", ".join(f"`{k}=`" for k in entry.then_keywords[: len(extra)]) + " by keyword"
-            if entry.note:
-                msg += f"; {entry.note}"
+                use = "pass " + ", ".join(f"`{k}=`" for k in entry.then_keywords[: len(extra)]) + " by keyword"
+            plural = "s" if n != 1 else ""
+            msg, note = worded(
+                self._when(f"Passing more than {n} positional argument{plural} to `{name}`", entry), use, entry.note
+            )
             fix = None
             present = {a.keyword.value for a in node.args if a.keyword is not None}
             if (
@@ -678,7 +673,7 @@ class MigrationRule(Rule):
                     [NodeEdit(node, self._call_text(node, new_args))],
                     entry.fix or "safe",
                 )
-            self.report(node, msg, fix=fix)
+            self.report(node, msg, fix=fix, note=note)
 
     def _call_text(self, node: cst.Call, args: list[cst.Arg]) -> str:
         trailing = bool(node.args) and isinstance(node.args[-1].comma, cst.Comma)
@@ -724,7 +719,8 @@ class MigrationRule(Rule):
                     new = base_entry.replacement + base[len(base_entry.old) :]
                     fix = RuleFix(f"Import from `{new}`", [NodeEdit(node.module, new)], "safe")
                 fix = self.gated(fix, base_entry, base_entry.replacement)
-                self.report(node, self.message(base, base_entry), fix=fix)
+                head, note = self.message(base, base_entry)
+                self.report(node, head, fix=fix, note=note)
             return
         for alias in node.names:
             name = dotted(alias.name) or ""
@@ -734,7 +730,8 @@ class MigrationRule(Rule):
                 continue
             shown = qualified if entry is not base_entry else base
             fix = self.gated(self._from_import_fix(node, alias, entry), entry, entry.alt or entry.replacement)
-            self.report(alias, self.message(shown, entry), fix=fix)
+            head, note = self.message(shown, entry)
+            self.report(alias, head, fix=fix, note=note)
 
     def _from_import_fix(self, node: cst.ImportFrom, alias: cst.ImportAlias | None, entry: Entry) -> RuleFix | None:
         if entry.fix != "safe" or entry.only or entry.kind not in ("rename", "module") or alias is None:
@@ -805,7 +802,8 @@ class MigrationRule(Rule):
                     fix = self.gated(
                         RuleFix(f"Import `{new}`", [NodeEdit(alias.name, new)], "safe"), entry, entry.replacement
                     )
-            self.report(alias, self.message(name, entry), fix=fix)
+            head, note = self.message(name, entry)
+            self.report(alias, head, fix=fix, note=note)
 
     # ``with mesh:`` --------------------------------------------------------------------------
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -830,10 +828,12 @@ class MigrationRule(Rule):
         entry = WITH_MESH
         if self.wants(entry) and not self.in_shim(node):
             code = self.ctx.code(node.item).strip()
-            self.report(
-                node,
-                f"`with {code}:` is deprecated since JAX {entry.deprecated}; use `with jax.set_mesh({code}):` ({entry.note})",
+            head, note = worded(
+                f"`with {code}:` is deprecated since JAX {entry.deprecated}",
+                f"use `with jax.set_mesh({code}):`",
+                entry.note,
             )
+            self.report(node, head, note=note)
 
     def finish(self) -> None:
         for node, name, scope in self._with_names:

@@ -61,7 +61,7 @@ class RemovedApi(MigrationRule):
     code = "JAX801"
     name = "removed-api"
     summary = "Use of a JAX API that was removed"
-    help = "Use the replacement named in the message"
+    help = "Use the replacement the finding names"
     status = "stable"
     fix_availability = "sometimes"
     category = "removed"

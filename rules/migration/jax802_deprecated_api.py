@@ -57,7 +57,7 @@ class DeprecatedApi(MigrationRule):
     code = "JAX802"
     name = "deprecated-api"
     summary = "Use of a deprecated JAX API"
-    help = "Use the replacement named in the message"
+    help = "Use the replacement the finding names"
     status = "stable"
     fix_availability = "sometimes"
     category = "deprecated"

@@ -239,13 +239,27 @@ def static_but_mapped(ctx: Any, site: Site) -> list[int]:
         out = []
         for i in picked:
             if type(in_axes) in (Tuple, List):
-                if 0 <= i < len(in_axes.items) and in_axes.items[i] != Const(None):
+                if 0 <= i < len(in_axes.items) and _maps(in_axes.items[i]):
                     out.append(i)
-            elif type(in_axes) is Const and isinstance(in_axes.value, int):
+            elif _maps(in_axes):
                 out.append(i)
         if out:
             return out
     return []
+
+
+def _maps(axes: Any) -> bool:
+    """Whether an ``in_axes`` entry surely maps something: an int axis, or a display with
+    one among its leaves (an entry the evaluator does not know maps nothing we can show)."""
+    from jaxlint.model.abstract import Const, Dict, List, Tuple
+
+    if type(axes) is Const:
+        return isinstance(axes.value, int) and not isinstance(axes.value, bool)
+    if type(axes) in (Tuple, List):
+        return any(_maps(x) for x in axes.items)
+    if type(axes) is Dict:
+        return any(_maps(v) for _, v in axes.items)
+    return False
 
 
 def target_name(site: Site) -> str:

@@ -3,10 +3,15 @@
 Not a test: run it by hand on trees of real JAX code, e.g.
 
     python tests/bench/mutate.py /work/corpus/jax /work/corpus/flax --max 40
+    python tests/bench/mutate.py /work/corpus/jax --family pmap   # only the JAX2xx mutations
 
-It finds correct sites whose mistake is decidable from the file itself (the mapped or
-differentiated function is a def of the same file; not code that expects an error, inside
-``with pytest.raises(...)`` or the like, where the mistake is the point), injects one mistake per mutant,
+It finds every correct site of the families (not code that expects an error, inside
+``with pytest.raises(...)`` or the like, where the mistake is the point), classes each by
+what the file shows of the transformed function (``def``: an undecorated def of the file;
+``decorated def``; ``decorator``: ``@partial(jax.vmap, ...)`` above a def; ``lambda``;
+``partial``: ``partial(f, ...)``; ``method``: ``self.f``; ``transformed``: ``jit(f)`` and
+other signature-keeping wraps; ``other``: a parameter, an imported or computed function;
+``collective``: a collective's own axis name), injects one mistake per mutant,
 checks that the mutant still parses, lints it (JAX1xx-JAX4xx, preview on) as a project
 with the files of the modules it imports from the same tree (``findings``: a helper it
 hands a function to may live there) and counts a mutant as detected when a finding of
@@ -16,6 +21,8 @@ the mutation's family appears that the unmutated file does not have. Mutations:
 - vmap-drop-entry: the last ``in_axes`` entry is dropped (JAX1xx)
 - pmap-misspell / pmap-drop: the ``axis_name`` a collective of the pmapped def uses is
   misspelled or removed (JAX2xx)
+- collective-misspell: a collective's literal axis name (anywhere: the map that binds it
+  may be out of sight) loses its last letter, or doubles it when short (JAX2xx)
 - vjp-add-cotangent / vjp-drop-cotangent: the tuple the bwd rule returns gets one entry
   more or one fewer (JAX3xx)
 - grad-argnums-past: ``argnums`` moves past the last parameter (JAX4xx)
@@ -23,7 +30,8 @@ the mutation's family appears that the unmutated file does not have. Mutations:
   default (JAX4xx)
 - grad-drop-has-aux: ``has_aux=True`` is removed from a function returning a pair (JAX4xx)
 
-It prints, per mutation and per family, the sites found, the mutants that still parse,
+Mutations that need the function's parameters (argnums, pmap's collectives) are made only
+where the file shows them. It prints, per mutation, site class and family, the sites found, the mutants that still parse,
 and the share detected, and the findings of these families on the unmutated files.
 """
 
@@ -133,6 +141,7 @@ def expecting(tree: ast.Module) -> set[ast.AST]:
     """The calls that run where the code expects an error (inside ``with pytest.raises(...)``,
     the callable of ``self.assertRaises(Err, f)``; jaxlint/model/expected.py's tables): the
     mistake is the point of such code, so they are no correct sites to mutate."""
+    import jaxlint.model.frameworks  # noqa: F401  (the assertion frameworks register their contexts)
     from jaxlint.model.expected import CALLABLE_AT, RAISES_CONTEXTS
 
     roots: list[ast.AST] = []
@@ -150,8 +159,95 @@ def expecting(tree: ast.Module) -> set[ast.AST]:
     return {c for r in roots for c in ast.walk(r) if isinstance(c, ast.Call)}
 
 
+SITE_CLASSES = ("def", "decorated def", "decorator", "lambda", "partial", "method", "transformed", "other")
+
+
+class Site:
+    """What the file shows of the function a transform is given: its site class, the def or
+    lambda when the file has it, and how many leading positional parameters are bound away
+    (by ``partial`` or as ``self``)."""
+
+    def __init__(self, kind: str, fn: ast.AST | None = None, bound: int = 0, exact: bool = False) -> None:
+        self.kind, self.fn, self.bound = kind, fn, bound
+        self.exact = exact  # the positional parameters are known (no decorator, no *args)
+
+    def params(self) -> list[ast.arg]:
+        assert self.fn is not None
+        return positional(self.fn)[self.bound :]  # type: ignore[arg-type]
+
+
+WRAPPERS = {"jit", "checkpoint", "remat", "named_call"}  # keep the signature of what they wrap
+
+
+def site_of(
+    expr: ast.AST, defs: dict[str, list[ast.FunctionDef]], classes: dict[ast.AST, ast.ClassDef], names: set[str]
+) -> Site:
+    """The site class of a transform's function argument (one level of wrapping seen through)."""
+    if isinstance(expr, ast.Name):
+        found = defs.get(expr.id, [])
+        if len(found) == 1:
+            fn = found[0]
+            if not fn.decorator_list and not fn.args.vararg:
+                return Site("def", fn, exact=True)
+            return Site("decorated def", fn)
+        return Site("other")
+    if isinstance(expr, ast.Lambda):
+        return Site("lambda", expr, exact=not expr.args.vararg)
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id in ("self", "cls"):
+        cls = classes.get(expr)
+        fn = next(
+            (b for b in (cls.body if cls else []) if isinstance(b, ast.FunctionDef) and b.name == expr.attr), None
+        )
+        if fn is not None and not fn.args.vararg:
+            plain = not fn.decorator_list
+            return Site("method", fn, bound=1 if plain else 0, exact=plain)
+        return Site("other")
+    if isinstance(expr, ast.Call) and expr.args:
+        if last_name(expr.func) == "partial":
+            inner = site_of(expr.args[0], defs, classes, names)
+            pos = expr.args[1:]
+            if inner.fn is None or any(isinstance(a, ast.Starred) for a in pos) or expr.keywords:
+                return Site("partial")
+            return Site("partial", inner.fn, inner.bound + len(pos), exact=inner.exact)
+        if jax_api(expr, names) in WRAPPERS:
+            inner = site_of(expr.args[0], defs, classes, names)
+            return Site("transformed", inner.fn, inner.bound, exact=inner.exact and not expr.keywords)
+    return Site("other")
+
+
+def _enclosing_classes(tree: ast.Module) -> dict[ast.AST, ast.ClassDef]:
+    """Each ``self.x``/``cls.x`` attribute node -> the class whose method it is read in."""
+    out: dict[ast.AST, ast.ClassDef] = {}
+    for cls in ast.walk(tree):
+        if isinstance(cls, ast.ClassDef):
+            for member in cls.body:
+                if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    for n in ast.walk(member):
+                        if isinstance(n, ast.Attribute):
+                            out.setdefault(n, cls)
+    return out
+
+
+def transform_sites(tree: ast.Module, names: set[str], defs, classes, skip):
+    """(api, options as a call, site) for each transform applied to a function: ``jax.vmap(f, ...)``
+    and ``@partial(jax.vmap, ...)`` above a def (site class "decorator")."""
+    for call in ast.walk(tree):
+        if not isinstance(call, ast.Call) or not call.args or call in skip:
+            continue
+        api = jax_api(call, names)
+        if api is not None:
+            yield api, call, site_of(call.args[0], defs, classes, names)
+        elif last_name(call.func) == "partial" and isinstance(call.args[0], (ast.Attribute, ast.Name)):
+            inner = ast.Call(func=call.args[0], args=[], keywords=[])
+            api = jax_api(inner, names)
+            fn = next((d for d in ast.walk(tree) if isinstance(d, ast.FunctionDef) and call in d.decorator_list), None)
+            if api is not None and fn is not None:
+                exact = len(fn.decorator_list) == 1 and not fn.args.vararg
+                yield api, call, Site("decorator", fn, exact=exact)
+
+
 def mutants(path: str, text: str):
-    """(mutation name, family, mutated text) for every site of the file."""
+    """(mutation name, family, site class, mutated text) for every site of the file."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
@@ -159,39 +255,33 @@ def mutants(path: str, text: str):
     src = Source(text)
     names = from_jax(tree)
     defs = defs_by_name(tree)
+    classes = _enclosing_classes(tree)
     skip = expecting(tree)
-    for call in ast.walk(tree):
-        if not isinstance(call, ast.Call) or not call.args or call in skip:
-            continue
-        api = jax_api(call, names)
-        if api is None:
-            continue
-        fn = only_def(defs, call.args[0])
-        if api == "vmap" and fn is not None:
+    for api, call, site in transform_sites(tree, names, defs, classes, skip):
+        given = call.args[1:]
+        if api == "vmap":
             kw = keyword(call, "in_axes")
-            axes = kw.value if kw is not None else (call.args[1] if len(call.args) > 1 else None)
-            if isinstance(axes, (ast.Tuple, ast.List)) and len(axes.elts) == len(positional(fn)):
-                nones = [e for e in axes.elts if isinstance(e, ast.Constant) and e.value is None]
-                if nones and len(nones) < len(axes.elts):
-                    yield "vmap-map-shared", "vmap", src.replace(nones[0], "0")
-                if len(axes.elts) >= 2:
-                    open_, close = ("[", "]") if isinstance(axes, ast.List) else ("(", ")")
-                    kept = [src.segment(e) for e in axes.elts[:-1]]
-                    yield (
-                        "vmap-drop-entry",
-                        "vmap",
-                        src.replace(
-                            axes, open_ + ", ".join(kept) + ("," if len(kept) == 1 and open_ == "(" else "") + close
-                        ),
-                    )
-        elif api == "pmap" and fn is not None:
+            axes = kw.value if kw is not None else (given[0] if given else None)
+            if not isinstance(axes, (ast.Tuple, ast.List)) or any(isinstance(e, ast.Starred) for e in axes.elts):
+                continue
+            if site.exact and len(axes.elts) != len(site.params()):
+                continue  # in_axes for a call with other arguments than the parameters: not this mutation's site
+            nones = [e for e in axes.elts if isinstance(e, ast.Constant) and e.value is None]
+            if nones and len(nones) < len(axes.elts):
+                yield "vmap-map-shared", "vmap", site.kind, src.replace(nones[0], "0")
+            if len(axes.elts) >= 2:
+                open_, close = ("[", "]") if isinstance(axes, ast.List) else ("(", ")")
+                kept = [src.segment(e) for e in axes.elts[:-1]]
+                text_ = open_ + ", ".join(kept) + ("," if len(kept) == 1 and open_ == "(" else "") + close
+                yield "vmap-drop-entry", "vmap", site.kind, src.replace(axes, text_)
+        elif api == "pmap" and site.fn is not None:
             kw = keyword(call, "axis_name")
             if kw is None or not isinstance(kw.value, ast.Constant) or not isinstance(kw.value.value, str):
                 continue
             axis = kw.value.value
             uses = [
                 c
-                for c in ast.walk(fn)
+                for c in ast.walk(site.fn)
                 if isinstance(c, ast.Call)
                 and last_name(c.func) in COLLECTIVES
                 and any(
@@ -199,19 +289,19 @@ def mutants(path: str, text: str):
                 )
             ]
             if uses:
-                yield "pmap-misspell", "pmap", src.replace(kw.value, repr(axis + "_typo"))
-                yield "pmap-drop", "pmap", _drop_keyword(src, call, kw)
-        elif api in GRADS and fn is not None:
-            params = positional(fn)
+                yield "pmap-misspell", "pmap", site.kind, src.replace(kw.value, repr(axis + "_typo"))
+                yield "pmap-drop", "pmap", site.kind, _drop_keyword(src, call, kw)
+        elif api in GRADS and site.fn is not None and site.exact:
+            params = site.params()
             kw = keyword(call, "argnums")
-            if kw is not None and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, int):
-                yield "grad-argnums-past", "grad", src.replace(kw.value, str(len(params)))
-                ints = [i for i, p in enumerate(params) if _is_int_param(fn, i)]
+            if kw is not None and isinstance(kw.value, ast.Constant) and type(kw.value.value) is int:
+                yield "grad-argnums-past", "grad", site.kind, src.replace(kw.value, str(len(params)))
+                ints = [i for i in range(len(params)) if _is_int_param(site.fn, i + site.bound)]
                 if ints and ints[0] != kw.value.value:
-                    yield "grad-argnums-int", "grad", src.replace(kw.value, str(ints[0]))
+                    yield "grad-argnums-int", "grad", site.kind, src.replace(kw.value, str(ints[0]))
             aux = keyword(call, "has_aux")
             if aux is not None and isinstance(aux.value, ast.Constant) and aux.value.value is True:
-                yield "grad-drop-has-aux", "grad", _drop_keyword(src, call, aux)
+                yield "grad-drop-has-aux", "grad", site.kind, _drop_keyword(src, call, aux)
     for call in ast.walk(tree):
         if (
             isinstance(call, ast.Call)
@@ -227,13 +317,31 @@ def mutants(path: str, text: str):
                 continue
             tup = rets[0].value
             items = [src.segment(e) for e in tup.elts]
-            yield "vjp-add-cotangent", "vjp", src.replace(tup, "(" + ", ".join([*items, "None"]) + ")")
+            yield "vjp-add-cotangent", "vjp", "def", src.replace(tup, "(" + ", ".join([*items, "None"]) + ")")
             fewer = items[:-1]
             yield (
                 "vjp-drop-cotangent",
                 "vjp",
+                "def",
                 src.replace(tup, "(" + ", ".join(fewer) + ("," if len(fewer) == 1 else "") + ")"),
             )
+    for call in ast.walk(tree):
+        if isinstance(call, ast.Call) and call not in skip and last_name(call.func) in COLLECTIVES:
+            axis = _axis_literal(call)
+            if axis is not None and len(axis.value) > 1:
+                typo = axis.value[:-1] if len(axis.value) > 3 else axis.value + axis.value[-1]
+                yield "collective-misspell", "pmap", "collective", src.replace(axis, repr(typo))
+
+
+def _axis_literal(call: ast.Call) -> ast.Constant | None:
+    """The string literal a collective is given as its axis name (``axis_index('i')``,
+    ``psum(x, 'i')``, ``axis_name='i'``), or None."""
+    kw = keyword(call, "axis_name")
+    index = 0 if last_name(call.func) == "axis_index" else 1
+    value = kw.value if kw is not None else (call.args[index] if len(call.args) > index else None)
+    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+        return value
+    return None
 
 
 def _is_int_param(fn: ast.FunctionDef, i: int) -> bool:
@@ -336,10 +444,11 @@ def imported_files(text: str, path: str, root: str) -> list[str]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("roots", nargs="+")
-    ap.add_argument("--max", type=int, default=50, help="mutants per mutation kind (sampled, seed 0)")
+    ap.add_argument("--max", type=int, default=50, help="mutants per mutation kind and site class (sampled, seed 0)")
     ap.add_argument("--show-missed", action="store_true")
+    ap.add_argument("--family", choices=sorted(FAMILY), action="append", help="only these mutation families")
     args = ap.parse_args()
-    by_kind: dict[str, list[tuple[str, str, str]]] = {}
+    by_kind: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
     originals: dict[str, str] = {}
     roots: dict[str, str] = {}
     for path in py_files(args.roots):
@@ -348,18 +457,21 @@ def main() -> int:
                 text = f.read()
         except (OSError, UnicodeDecodeError):
             continue
-        if not any(w in text for w in ("vmap", "pmap", "defvjp", "grad", "jac", "hessian")):
+        if not any(w in text for w in ("vmap", "pmap", "defvjp", "grad", "jac", "hessian", *COLLECTIVES)):
             continue
-        for kind, family, mutated in mutants(path, text):
-            by_kind.setdefault(kind, []).append((path, family, mutated))
+        for kind, family, site, mutated in mutants(path, text):
+            if args.family and family not in args.family:
+                continue
+            by_kind.setdefault((kind, site), []).append((path, family, mutated))
             roots[path] = next(r for r in args.roots if os.path.abspath(path).startswith(os.path.abspath(r)))
             originals[path] = text
     rng = random.Random(0)
     base: dict[str, set[tuple[str, int]]] = {}
     totals: dict[str, list[int]] = {}
-    print(f"{'mutation':22} {'sites':>6} {'parse':>6} {'detected':>9}")
-    for kind in sorted(by_kind):
-        items = by_kind[kind]
+    print(f"{'mutation':22} {'site class':14} {'sites':>6} {'parse':>6} {'detected':>9}")
+    for kind, site in sorted(by_kind):
+        items = by_kind[kind, site]
+        family = items[0][1]
         if len(items) > args.max:
             items = rng.sample(items, args.max)
         parsed = detected = 0
@@ -376,17 +488,20 @@ def main() -> int:
             if any(code.startswith(prefix) for code, _ in new - _shifted(base[path], mutated, originals[path])):
                 detected += 1
             elif args.show_missed:
-                print(f"  missed {kind}: {path}:{_first_changed_line(originals[path], mutated)}")
-        t = totals.setdefault(FAMILY[family], [0, 0, 0])
-        t[0] += len(by_kind[kind])
-        t[1] += parsed
-        t[2] += detected
+                print(f"  missed {kind} ({site}): {path}:{_first_changed_line(originals[path], mutated)}")
+        for key in (FAMILY[family], f"{FAMILY[family]} {site}"):
+            t = totals.setdefault(key, [0, 0, 0])
+            t[0] += len(by_kind[kind, site])
+            t[1] += parsed
+            t[2] += detected
         share = f"{100 * detected / parsed:.0f}%" if parsed else "-"
-        print(f"{kind:22} {len(by_kind[kind]):>6} {parsed:>6} {detected:>5} {share:>4}")
+        print(f"{kind:22} {site:14} {len(by_kind[kind, site]):>6} {parsed:>6} {detected:>5} {share:>4}")
     print()
-    for fam, (sites, parsed, detected) in sorted(totals.items()):
+    for key, (sites, parsed, detected) in sorted(totals.items()):
+        fam, _, site = key.partition(" ")
         share = f"{100 * detected / parsed:.0f}%" if parsed else "-"
-        print(f"{fam}xx: {detected}/{parsed} mutants detected ({share}), {sites} sites")
+        label = f"{fam}xx" + (f" ({site})" if site else "")
+        print(f"{label:28} {detected}/{parsed} mutants detected ({share}), {sites} sites")
     unmutated = sorted((p, c, line) for p, found in base.items() for c, line in found)
     print(f"findings of JAX1xx-JAX4xx on the {len(base)} unmutated files linted: {len(unmutated)}")
     for p, c, line in unmutated:

@@ -335,3 +335,39 @@ def test_invocations_through_a_name_rebound_to_a_transform_of_itself():
     assert [line_of(p, x) for x in calls] == [12] and complete
     # ``h`` may also be whatever ``wrap`` makes of it
     assert p.invocations(h.node, through_maps=True) == ([], False)
+
+
+def test_a_list_changed_through_an_element_is_mutated_before_a_later_read():
+    """``m[2][1] = v`` changes the list ``m`` holds (jax's custom_linear_solve_test batches one
+    element of a nested list this way), as do ``rows[0].x = v`` and ``xs[0].append(v)``;
+    reading an element or a method of the list does not."""
+    p = model_of(
+        """
+        m = [[1.0, 2.0], [3.0, 4.0]]
+        n = m[0][1]
+        use(m)
+        m[1][0] = other
+        use(m)
+        rows = [a, b]
+        rows[0].x = 1
+        use(rows)
+        xs = [[]]
+        xs[0].append(1)
+        use(xs)
+        ys = [[]]
+        k = ys.index([])
+        use(ys)
+        """
+    )
+
+    def mutated(name: str, line: int) -> bool:
+        read = read_at(p, name, line)
+        return p.mutated_before(read, p.reaching(read))
+
+    assert [mutated("m", 4), mutated("m", 6), mutated("rows", 9), mutated("xs", 12), mutated("ys", 15)] == [
+        False,
+        True,
+        True,
+        True,
+        False,
+    ]

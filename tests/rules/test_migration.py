@@ -84,17 +84,26 @@ def test_not_yet_removed_keyword_is_silent_for_old_targets():
 
 
 def test_deprecated_messages():
-    assert _lint("from jax.experimental.shard_map import shard_map\n") == [
+    found = testing.lint("from jax.experimental.shard_map import shard_map\n", "JAX802")
+    assert [(d.code, d.start.line, d.message, d.note) for d in found] == [
         (
             "JAX802",
             1,
-            (
-                "`jax.experimental.shard_map.shard_map` is deprecated since JAX 0.8.0; use `jax.shard_map` "
-                "(the signature changed: `mesh`, `in_specs` and `out_specs` are keyword-only and `check_rep` is now `check_vma`)"
-            ),
+            "`jax.experimental.shard_map.shard_map` is deprecated since JAX 0.8.0; use `jax.shard_map`",
+            "The signature changed: `mesh`, `in_specs` and `out_specs` are keyword-only and `check_rep` is now"
+            " `check_vma`.",
         )
     ]
     assert testing.fix("import jax\ni = jax.host_id()\n", "JAX802") == "import jax\ni = jax.process_index()\n"
+
+
+def test_long_advice_moves_to_the_note():
+    """A headline fits a line: advice that would not goes first in the note."""
+    src = "import jax\ny = jax.device_put_replicated(x, jax.devices())\n"
+    (d,) = testing.lint(src, "JAX801")
+    assert d.message == "`jax.device_put_replicated` was removed in JAX 0.10.0 (deprecated since 0.8.1)"
+    assert d.note.startswith("Use `jax.device_put(jnp.stack([x] * len(devices)), NamedSharding(")
+    assert d.note.endswith("map it over a pytree with `jax.tree.map`.")
 
 
 def test_call_rewrites():

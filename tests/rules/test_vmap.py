@@ -144,6 +144,28 @@ def test_rank_leaf():
     ]
 
 
+def test_an_instance_of_a_class_registered_by_a_call_is_a_jax_type():
+    """A plain class is one leaf vmap rejects, unless the module hands it to a registration
+    call (``register_pytree_node``, or ``batching.register_vmappable`` as jax's batching_test
+    does) anywhere: then JAX flattens it its own way."""
+    src = (
+        "import jax, jax.numpy as jnp\n"
+        "class A:\n    def __init__(self, data):\n        self.data = data\n"
+        "out = jax.vmap(lambda a: a, axis_size=3)(A(jnp.arange(3.0)))\n"
+    )
+    assert [m for _, _, _, m, _ in _lint(src, "JAX104")] == [
+        "`vmap(lambda)` maps `A(jnp.arange(3.0))` along axis 0, but it is an instance of `A`, not a JAX type"
+    ]
+    pytree = src + "jax.tree_util.register_pytree_node(A, lambda a: ((a.data,), None), lambda _, c: A(*c))\n"
+    assert _lint(pytree, "JAX104") == []
+    vmappable = (
+        "from jax._src.interpreters import batching\n"
+        + src
+        + "batching.register_vmappable(A, int, int, to_elt, from_elt, None)\n"
+    )
+    assert _lint(vmappable, "JAX104") == []
+
+
 def test_rank_static():
     src = "import jax\ndef step(x, n):\n    return x * n\nstep_b = jax.jit(jax.vmap(step, in_axes=(0, 0)), static_argnums=1)\n"
     assert _lint(src, "JAX104") == [
@@ -154,6 +176,22 @@ def test_rank_static():
             "`vmap(step)` maps argument 2, which the `jax.jit` around it makes static",
             "`static_argnums` makes every call pass it as a Python value, which has no axis to map: JAX raises `ValueError: vmap was requested to map its argument along axis 0 ...`; give it `None` in `in_axes`",
         )
+    ]
+
+
+def test_rank_static_needs_an_entry_that_maps():
+    """An entry the evaluator cannot show to hold an axis (a tree_map's result, here a tree of
+    Nones: flax's lm1b decoding) is no mapped static argument."""
+    src = (
+        "import jax\n"
+        "def step(x, params, n):\n    return x * n\n"
+        "def make(params):\n"
+        "    entry = jax.tree_util.tree_map(lambda p: None, params)\n"
+        "    return jax.jit(jax.vmap(step, in_axes=(0, entry, entry)), static_argnums=(1, 2))\n"
+    )
+    assert _lint(src, "JAX104") == []
+    assert [m for _, _, _, m, _ in _lint(src.replace("(0, entry, entry)", "(0, entry, [0])"), "JAX104")] == [
+        "`vmap(step)` maps argument 3, which the `jax.jit` around it makes static"
     ]
 
 
@@ -220,6 +258,19 @@ def test_arity_call():
             "`jax.vmap(f, in_axes=(0, None))(xs, w, b)`: JAX raises `ValueError: vmap in_axes must be ... a tuple of entries corresponding to the positional arguments`; give one entry per positional argument",
         )
     ]
+
+
+def test_arity_under_decorators_that_pass_the_call_on():
+    """``@jax.named_scope(...)`` keeps the function and ``@jax.jit`` calls it with the same
+    arguments: a call of the def is a call of the vmap below them (jax's name_stack_test,
+    flax's tracer-leak test). A decorator nothing is known of keeps the rule silent."""
+    body = "@functools.partial(jax.vmap, in_axes=(0,))\ndef f(x, y):\n    return x + y\nf(jnp.arange(2.0), True)\n"
+    head = "import functools\nimport jax\nimport jax.numpy as jnp\n"
+    for above in ("@jax.named_scope('foo')\n", "@jax.jit\n", "@jax.named_scope('foo')\n@jax.jit\n"):
+        assert [(c, m) for c, _, _, m, _ in _lint(head + above + body, "JAX102")] == [
+            ("JAX102", "`in_axes=(0,)` has 1 entry, but `vmap(f)` is called with 2 positional arguments")
+        ], above
+    assert _lint(head + "@some_library.wrap\n" + body, "JAX102") == []
 
 
 def test_arity_sig():

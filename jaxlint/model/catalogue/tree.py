@@ -50,5 +50,18 @@ TABLE: Entries = {
 REGISTERS_CLASS = frozenset(
     {"jax.tree_util.register_pytree_node_class", "jax.tree_util.register_pytree_with_keys_class"}
 )
+# calls whose first argument, a class, becomes a type JAX transforms accept with its own
+# flattening: a pytree node, a static node, or (``batching.register_vmappable``) a type vmap
+# maps through its own rules
+REGISTERS_TYPE = REGISTERS_CLASS | frozenset(
+    {
+        "jax.tree_util.register_pytree_node",
+        "jax.tree_util.register_pytree_with_keys",
+        "jax.tree_util.register_dataclass",
+        "jax.tree_util.register_static",
+        "jax.interpreters.batching.register_vmappable",
+        "jax._src.interpreters.batching.register_vmappable",
+    }
+)
 
 register(TABLE)

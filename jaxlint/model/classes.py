@@ -302,7 +302,7 @@ def instantiate(ev: Evaluator, cls: Class, args: list[Argument], env: Env | None
     if kind in ("custom", "unknown"):
         return UNKNOWN
     init = _own_or_inherited(ev, cls, "__init__")
-    if init is None and not _shown_whole(ev, cls):
+    if init is None and kind in ("pytree", "dataclass") and not _shown_whole(ev, cls):
         return UNKNOWN  # the slicer blanked members of the class: its ``__init__`` may be one
     if init is None and kind in ("pytree", "dataclass"):
         fields = declared_fields(ev, cls)

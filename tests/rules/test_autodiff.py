@@ -333,3 +333,16 @@ def test_a_helper_that_hands_its_callable_to_assert_raises_expects_the_error():
         "def test_other(self):\n    g = lambda: jax.grad(inner)(jnp.array([1, 2]))\n    other(self, TypeError, g)\n"
     )
     assert [(c, line) for c, line, _ in found(src, "JAX405")] == [("JAX405", 15)]
+
+
+def test_a_module_whose_init_the_slicer_blanked_is_not_built_from_its_fields():
+    # equinox's mnist notebook: the fields are set in ``__init__``, not from its arguments
+    src = (
+        "import equinox as eqx\nimport jax\nimport jax.numpy as jnp\n\n"
+        "class CNN(eqx.Module):\n    layers: list\n\n"
+        "    def __init__(self, key):\n        self.layers = [jax.nn.relu]\n\n"
+        "    def __call__(self, x):\n        return x\n\n"
+        "def loss(model, x):\n    return jnp.sum(model(x))\n\n"
+        "g = jax.grad(loss)(CNN(jax.random.PRNGKey(0)), jnp.ones(3))\n"
+    )
+    assert found(src, "JAX405") == []

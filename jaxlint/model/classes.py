@@ -302,6 +302,8 @@ def instantiate(ev: Evaluator, cls: Class, args: list[Argument], env: Env | None
     if kind in ("custom", "unknown"):
         return UNKNOWN
     init = _own_or_inherited(ev, cls, "__init__")
+    if init is None and kind in ("pytree", "dataclass") and not _shown_whole(ev, cls):
+        return UNKNOWN  # the slicer blanked members of the class: its ``__init__`` may be one
     if init is None and kind in ("pytree", "dataclass"):
         fields = declared_fields(ev, cls)
         if fields is None:
@@ -327,6 +329,13 @@ def instantiate(ev: Evaluator, cls: Class, args: list[Argument], env: Env | None
         ordered = sorted(fields_, key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))
         return Struct(cls, tuple(ordered), "pytree", static)
     return Struct(cls, tuple(fields_), "object")
+
+
+def _shown_whole(ev: Evaluator, cls: Class) -> bool:
+    """Does the file of ``cls`` (and of each class of its MRO) show every member?"""
+    from .attributes import whole_class
+
+    return all(type(c) is not Class or whole_class(_owner(ev, c).p, c.node) for c in mro(ev, cls))
 
 
 def _init_fields(

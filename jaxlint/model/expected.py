@@ -60,16 +60,62 @@ def raises_context(item: cst.WithItem, also: tuple[str, ...] = ()) -> bool:
     return False
 
 
-def callable_raises(call: cst.Call, arg: cst.Arg) -> bool:
+def callable_raises(call: cst.Call, arg: cst.Arg, ctx=None) -> bool:
     """Is ``arg`` the callable of a callable-form assertion (``self.assertRaises(Err, arg, ...)``;
-    see ``CALLABLE_AT``)?"""
+    see ``CALLABLE_AT``), or (with ``ctx``) of a def of the file that hands that parameter
+    to one (``def check(test, etype, f): test.assertRaises(etype, f)``)?"""
     at = CALLABLE_AT.get(last_name(call.func) or "")
+    if at is None and ctx is not None:
+        at = _asserting_helper(ctx, call.func)
     if at is None or arg.keyword is not None or arg.star:
         return False
     positional = [a for a in call.args if a.keyword is None]
     if any(a.star for a in positional[:at]):
         return False
     return at < len(positional) and positional[at] is arg
+
+
+def _asserting_helper(ctx, func: cst.BaseExpression) -> int | None:
+    """The position of the parameter a module-level def of the file (called by name) hands,
+    as it is, to a callable-form assertion in its body; None when it hands none. Read from
+    the original source: the slicer may have blanked the def."""
+    if type(func) is not cst.Name:
+        return None
+    memo = ctx.shared.setdefault("asserting_helpers", {})
+    if func.value not in memo:
+        memo[func.value] = None
+        from . import program
+
+        found = program(ctx).reaching(func)
+        if all(b.kind == "def" and b.scope.kind == "module" for b in found):
+            memo[func.value] = _hands_to_assertion(ctx, func.value)
+    return memo[func.value]
+
+
+def _hands_to_assertion(ctx, name: str) -> int | None:
+    import ast
+
+    tree = ctx.shared.get("original_ast")
+    if tree is None:
+        try:
+            tree = ctx.shared["original_ast"] = ast.parse(getattr(ctx, "original_source", None) or ctx.source)
+        except (SyntaxError, ValueError):
+            return None
+    defs = [s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name == name]
+    if len(defs) != 1:
+        return None
+    params = [a.arg for a in (*defs[0].args.posonlyargs, *defs[0].args.args)]
+    for n in ast.walk(defs[0]):
+        if not isinstance(n, ast.Call):
+            continue
+        f = n.func
+        at = CALLABLE_AT.get(f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else "")
+        if at is None or any(isinstance(a, ast.Starred) for a in n.args[: at + 1]) or at >= len(n.args):
+            continue
+        handed = n.args[at]
+        if isinstance(handed, ast.Name) and handed.id in params:
+            return params.index(handed.id)
+    return None
 
 
 def expects_error(ctx, node: cst.CSTNode, also: tuple[str, ...] = ()) -> bool:
@@ -81,7 +127,7 @@ def expects_error(ctx, node: cst.CSTNode, also: tuple[str, ...] = ()) -> bool:
         if t is cst.With:
             if any(raises_context(i, also) for i in a.items):
                 return True
-        elif t is cst.Call and type(child) is cst.Arg and callable_raises(a, child):
+        elif t is cst.Call and type(child) is cst.Arg and callable_raises(a, child, ctx):
             return True
         child = a
     return False

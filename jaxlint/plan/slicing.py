@@ -164,7 +164,13 @@ def plan_file(path: str, source: str, rules, module: str, is_package: bool) -> F
             if u.alias:
                 names, dotted = names | u.idents, dotted | set(u.chains)
             passed = tuple(resolvable & names)
-            passed_chains = tuple(c for c in dotted if c.partition(".")[0] in ol.imports)
+            # ``grad(self.loss)`` in a method hands over a member of its class
+            passed_chains = tuple(
+                c
+                for c in dotted
+                if c.partition(".")[0] in ol.imports
+                or (u.owner is not None and c.count(".") == 1 and c.startswith("self."))
+            )
         units.append(
             PlanUnit(
                 u.start, u.end, u.name, u.owner, refs, chains, tuple(u.assigns), f, u.header_of, passed, passed_chains
@@ -344,6 +350,9 @@ class _Index:
                 out += self.qualified(target, p)
         for chain in u.passed_chains if passed else u.chains:
             head, _, rest = chain.partition(".")
+            if head == "self" and u.owner is not None:
+                out += [(p, j) for j in self.members[p].get((u.owner, rest), ())]
+                continue
             target = plan.imports.get(head)
             if target is not None and target != CONFLICT:
                 out += self.qualified(f"{target}.{rest}", p)

@@ -1,10 +1,8 @@
 from __future__ import annotations
 
-from typing import Any
-
 from jaxlint.lint.rule import Invalid
 
-from .analysis import UNKNOWN_OPT, GradRule, Target, argnums_list
+from .analysis import GradRule, Site, at_line, short
 
 
 class ArgnumsOutOfRange(GradRule):
@@ -13,9 +11,13 @@ class ArgnumsOutOfRange(GradRule):
     Reports `argnums` of `jax.grad`, `value_and_grad`, `jacrev`, `jacfwd`, `jacobian` or
     `hessian` that does not name a positional parameter of the differentiated function:
     an index at or beyond the number of positional parameters, a negative index below
-    `-n`, an empty sequence, or a string. The function may be defined in another module;
-    `functools.partial` arguments bound before the transform, methods (`self`) and lambdas
-    are accounted for. Functions with `*args` are never reported.
+    `-n`, an empty sequence, or a string. The positional parameters are the callable's as
+    the transform calls it: after `functools.partial` (bound positionals shift the
+    positions, a bound keyword ends them) and for a bound method (`self` is not counted);
+    the function may be defined in another module. Where the transformed function is
+    called in view (`jax.grad(f, argnums=2)(a, b)`), argnums is also checked against the
+    positional arguments of that call, which is what JAX checks: a function with `*args`
+    is reported only there.
 
     ## Why is this bad?
     JAX only checks `argnums` when the transformed function is called:
@@ -74,13 +76,11 @@ class ArgnumsOutOfRange(GradRule):
         ),
     )
 
-    @classmethod
-    def verdict(cls, data: dict[str, Any], project) -> str | None:
-        options = data["options"]
-        value = options.get("argnums", 0)
-        api = data["shown"]
-        if isinstance(value, str) and value != UNKNOWN_OPT:
-            target = Target.of(data, project)
+    def verdict(self, site: Site) -> str | None:
+        value = site.option("argnums", 0)
+        api = site.shown
+        target = site.target
+        if isinstance(value, str):
             hint = ""
             if target is not None and value in target.params:
                 hint = f"; `{value}` is positional parameter {target.params.index(value)}, pass that index"
@@ -93,24 +93,44 @@ class ArgnumsOutOfRange(GradRule):
                 f"`{api}` argnums={value!r} selects no parameter; JAX fails with the opaque "
                 "`ValueError: max() arg is an empty sequence`. Pass at least one index"
             )
-        nums = argnums_list(options)
+        nums = site.argnums()
         if nums is None:
             return None
-        target = Target.of(data, project)
-        if target is None:
-            return None
-        n = len(target.params)
-        bad = [i for i in nums if not -n <= i < n]
-        if not bad:
-            return None
-        shown = ", ".join(str(i) for i in bad)
-        if n == 1:
-            valid = "use index 0 (or -1)"
-        elif n:
-            valid = f"use indices 0..{n - 1} (or -{n}..-1)"
-        else:
-            valid = "it has no positional parameter to differentiate"
+        if target is not None and not target.varargs:
+            n = len(target.params)
+            bad = [i for i in nums if not -n <= i < n]
+            if bad:
+                return (
+                    f"`{api}` argnums={value!r}: index {', '.join(map(str, bad))} is out of range because "
+                    f"{target.describe()}; JAX raises an error only when the gradient is called; {_valid(n)}"
+                )
+        for call in site.calls:
+            given = call.positional
+            if given is None:
+                continue
+            n = len(given)
+            bad = [i for i in nums if not -n <= i < n]
+            if bad:
+                return (
+                    f"`{api}` argnums={value!r}: index {', '.join(map(str, bad))} is out of range for the call "
+                    f"`{short(self.ctx.code(call.node))}` {at_line(self.ctx, call.node)}, which passes "
+                    f"{n} positional argument{'' if n == 1 else 's'}; {_fails(value, bad)}; {_valid(n)}"
+                )
+        return None
+
+
+def _valid(n: int) -> str:
+    if n == 1:
+        return "use index 0 (or -1)"
+    if n:
+        return f"use indices 0..{n - 1} (or -{n}..-1)"
+    return "it has no positional parameter to differentiate"
+
+
+def _fails(value: object, bad: list[int]) -> str:
+    if min(bad) >= 0:
         return (
-            f"`{api}` argnums={value!r}: index {shown} is out of range because {target.describe()}; "
-            f"JAX raises an error only when the gradient is called; {valid}"
+            f"JAX fails with `TypeError: differentiating with respect to argnums={value!r} requires at least "
+            f"{max(bad) + 1} positional arguments`"
         )
+    return "JAX fails when the gradient is called"

@@ -1,10 +1,8 @@
 from __future__ import annotations
 
-from typing import Any
-
 from jaxlint.lint.rule import Invalid
 
-from .analysis import GradRule, Target, argnums_list
+from .analysis import GradRule, Site
 
 
 class ArgnumsDuplicate(GradRule):
@@ -56,13 +54,11 @@ class ArgnumsDuplicate(GradRule):
         ("import jax\ng = jax.jacrev(h, argnums=[1, 1])\n", Invalid("JAX402", line=2)),
     )
 
-    @classmethod
-    def verdict(cls, data: dict[str, Any], project) -> str | None:
-        options = data["options"]
-        nums = argnums_list(options)
+    def verdict(self, site: Site) -> str | None:
+        nums = site.argnums()
         if nums is None or len(nums) < 2:
             return None
-        api, value = data["shown"], options["argnums"]
+        api, value = site.shown, site.option("argnums", 0)
         tail = (
             "; JAX then calls the function with None for the repeated argument and fails with an unrelated "
             "`TypeError: unsupported operand type(s) ... 'NoneType'`. List each position once"
@@ -72,8 +68,8 @@ class ArgnumsDuplicate(GradRule):
             if i in seen:
                 return f"`{api}` argnums={value!r} names position {i} twice{tail}"
             seen.add(i)
-        target = Target.of(data, project)
-        if target is None:
+        target = site.target
+        if target is None or target.varargs:
             return None
         n = len(target.params)
         if any(not -n <= i < n for i in nums):

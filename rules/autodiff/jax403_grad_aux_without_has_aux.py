@@ -1,31 +1,23 @@
 from __future__ import annotations
 
-import dataclasses
-from typing import Any
+import re
+
+import libcst as cst
 
 from jaxlint.lint.rule import Invalid, NodeEdit, RuleFix
+from jaxlint.model import program
+from jaxlint.model.abstract import Array, Const, Dict, External, List, Tuple
+from jaxlint.model.returns import return_statements
 
-from .analysis import (
-    GRAD_APIS,
-    SCALAR_APIS,
-    GradRule,
-    Site,
-    Target,
-    as_tuple,
-    aux_evidence,
-    first_is_loss,
-    short,
-    used_with_aux,
-)
-
-_SEQ = ("tuple", "list")
+from .analysis import GRAD_APIS, SCALAR_APIS, GradRule, Site, at_line, short, sites
 
 
 class GradAuxWithoutHasAux(GradRule):
     """
     ## What it does
-    Reports `jax.grad` / `value_and_grad` of a function that returns a tuple, list or
-    dict literal on every path (typically `(loss, aux)`) without `has_aux=True`. For
+    Reports `jax.grad` / `value_and_grad` of a function whose returned value is a tuple,
+    list or dict on every path (typically `(loss, aux)`, also built in a variable and
+    returned through it), as the model evaluates it, without `has_aux=True`. For
     `jacrev`, `jacfwd`, `jacobian` and `hessian`, where a tuple output is legitimate when
     a tuple of Jacobians is wanted, it reports only a visible `(loss, aux)` pair: the same
     function is differentiated elsewhere with `has_aux=True`, or the second element is a
@@ -90,79 +82,103 @@ class GradAuxWithoutHasAux(GradRule):
         ),
     )
 
-    def check(self, site: Site) -> None:
-        fix = None
-        call = site.call
-        if (
-            call is not None
-            and not site.data["decorator"]
-            and self.ctx.resolve(call.func) in GRAD_APIS
-            and call.args
-            and "has_aux" not in site.option_nodes
-            and not any(a.star for a in call.args)
-        ):
-            fix = RuleFix(
-                "Add `has_aux=True` (the result becomes `(grads, aux)`; adapt its use)",
-                [NodeEdit(call.args[-1].value, ", has_aux=True", where="after")],
-                "unsafe",
-            )
-        self.pending(site.node, site.data, fix=fix)
+    def where(self, site: Site) -> cst.CSTNode:
+        return site.node
 
-    @classmethod
-    def resolve(cls, items, project):
-        for p in items:
-            message = cls.verdict(p.data, project)
-            if message:
-                # has_aux=True fixes only a pair; other shapes need the function rewritten
-                yield (
-                    (
-                        p
-                        if "a pair (output, aux)" in message or "silently" in message
-                        else dataclasses.replace(p, fix=None)
-                    ),
-                    message,
-                )
-
-    @classmethod
-    def verdict(cls, data: dict[str, Any], project) -> str | None:
-        options = data["options"]
-        if options.get("has_aux", False) is not False:
+    def fix(self, site: Site, message: str) -> RuleFix | None:
+        call = site.node
+        if not isinstance(call, cst.Call) or not call.args or "has_aux" in site.option_nodes:
             return None
-        target = Target.of(data, project)
-        if target is None or not target.returns_visible:
+        func = program(self.ctx).evaluator.value(call.func)
+        if type(func) is not External or func.qualified not in GRAD_APIS or any(a.star for a in call.args):
             return None
-        returns = target.summary["returns"]
-        if not returns or not target.summary["complete"]:
-            return None
-        if not all(r[0] in (*_SEQ, "dict") for r in returns):
-            return None
-        api, fname, first = data["shown"], target.label, returns[0]
-        shown = as_tuple(first[-1])
-        if data["api"] in SCALAR_APIS:
-            if all(r[0] in _SEQ and r[1] == 2 for r in returns):
-                unpack = "((value, aux), grads)" if data["api"] == "jax.value_and_grad" else "(grads, aux)"
-                return (
-                    f"{fname} returns `{shown}` on every path, a pair (output, aux), but `{api}` has no "
-                    f"has_aux=True; it fails with `TypeError: Gradient only defined for scalar-output functions`. "
-                    f"Pass has_aux=True and unpack `{unpack}`"
-                )
-            what = "a dict" if first[0] == "dict" else f"a {first[0]} of {first[1]} value{'' if first[1] == 1 else 's'}"
-            return (
-                f"{fname} returns {what} (`{shown}`), but `{api}` needs a scalar output and fails with "
-                "`TypeError: Gradient only defined for scalar-output functions`; return the scalar loss, "
-                "with the rest as aux: `return loss, aux` and has_aux=True"
-            )
-        if not all(r[0] in _SEQ and r[1] == 2 for r in returns):
-            return None
-        evidence = None
-        if used_with_aux(target, project):
-            evidence = f"{fname} is differentiated elsewhere with has_aux=True"
-        elif all(aux_evidence(r[2], r[3]) and first_is_loss(r[2], r[3]) for r in returns):
-            evidence = f"`{short(first[2][1], 30)}` is visibly auxiliary output"
-        if evidence is None:
-            return None
-        return (
-            f"{fname} returns `{shown}` and {evidence}, but `{api}` has no has_aux=True: it silently "
-            "differentiates the auxiliary output too and returns a tuple of Jacobians. Pass has_aux=True "
-            "to get `(jacobian, aux)`"
+        if "a pair (output, aux)" not in message and "silently" not in message:
+            return None  # has_aux=True fixes only a pair; other shapes need the function rewritten
+        return RuleFix(
+            "Add `has_aux=True` (the result becomes `(grads, aux)`; adapt its use)",
+            [NodeEdit(call.args[-1].value, ", has_aux=True", where="after")],
+            "unsafe",
         )
+
+    def verdict(self, site: Site) -> str | None:
+        if site.option("has_aux", False) is not False:
+            return None
+        ev = program(self.ctx).evaluator
+        fname = site.target.label if site.target is not None else "the function"
+        api = site.shown
+        for out, call in site.outputs(ev):
+            if type(out) not in (Tuple, List, Dict):
+                continue
+            n = len(out.items)
+            shown = site.returned_text() or ("a dict" if type(out) is Dict else f"a {n}-tuple")
+            where = "on every path" if call is None else f"for the call {at_line(self.ctx, call.node)}"
+            if site.api in SCALAR_APIS:
+                if type(out) is not Dict and n == 2:
+                    unpack = "((value, aux), grads)" if site.api == "jax.value_and_grad" else "(grads, aux)"
+                    return (
+                        f"{fname} returns `{shown}` {where}, a pair (output, aux), but `{api}` has no "
+                        "has_aux=True; it fails with `TypeError: Gradient only defined for scalar-output functions`. "
+                        f"Pass has_aux=True and unpack `{unpack}`"
+                    )
+                what = (
+                    "a dict"
+                    if type(out) is Dict
+                    else f"a {type(out).__name__.lower()} of {n} value{'' if n == 1 else 's'}"
+                )
+                return (
+                    f"{fname} returns {what} (`{shown}`), but `{api}` needs a scalar output and fails with "
+                    "`TypeError: Gradient only defined for scalar-output functions`; return the scalar loss, "
+                    "with the rest as aux: `return loss, aux` and has_aux=True"
+                )
+            if type(out) is Dict or n != 2:
+                continue
+            evidence = self.aux_evidence(site, out)
+            if evidence is not None:
+                return (
+                    f"{fname} returns `{shown}` and {evidence}, but `{api}` has no has_aux=True: it "
+                    "silently differentiates the auxiliary output too and returns a tuple of Jacobians. Pass "
+                    "has_aux=True to get `(jacobian, aux)`"
+                )
+        return None
+
+    def aux_evidence(self, site: Site, out: Tuple | List) -> str | None:
+        """Why the second of two returned values is auxiliary (a jacobian of a pair may be meant)."""
+        target = site.target
+        if target is not None and target.leaf is not None:
+            for other in sites(self.ctx):
+                t = other.target
+                if (
+                    other is not site
+                    and t is not None
+                    and t.leaf == target.leaf
+                    and other.option("has_aux", False) is True
+                ):
+                    return f"{target.label} is differentiated with has_aux=True {at_line(self.ctx, other.node)}"
+        texts = _elements(site)
+        if texts is None or len(texts) != 2:
+            return None
+        second = texts[1]
+        named_aux = bool(re.fullmatch(r"[A-Za-z_][\w.]*", second)) and bool(AUX.search(second))
+        if (type(out.items[1]) is Dict or named_aux) and (_scalar(out.items[0]) or LOSS.search(texts[0])):
+            return f"`{short(second, 30)}` is visibly auxiliary output"
+        return None
+
+
+AUX = re.compile(r"(aux|metric|stats?\b|stats_|info|logs?\b|logs_|extra|summar)", re.IGNORECASE)
+LOSS = re.compile(r"loss|objective|cost|energy", re.IGNORECASE)
+
+
+def _elements(site: Site) -> list[str] | None:
+    """The element texts of the tuple display the differentiated def returns first."""
+    leaf = site.target.leaf if site.target is not None else None
+    if leaf is None or leaf.program is None or isinstance(leaf.node, cst.Lambda):
+        return None
+    rets = return_statements(leaf.program.ctx, leaf.node) or []
+    shown = [leaf.program.display(r.value) for r in rets if r.value is not None]
+    if not shown or shown[0] is None:
+        return None
+    return [leaf.program.ctx.code(e.value) for e in shown[0].elements]
+
+
+def _scalar(v: object) -> bool:
+    return (type(v) is Array and v.shape is not None and v.shape.rank == 0) or type(v) is Const

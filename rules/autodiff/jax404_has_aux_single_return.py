@@ -1,21 +1,21 @@
 from __future__ import annotations
 
-from typing import Any
+import libcst as cst
 
 from jaxlint.lint.rule import Invalid
+from jaxlint.model import program
+from jaxlint.model.abstract import Array, Const, Dict, List, Scalar, Tuple, describe
 
-from .analysis import GradRule, Site, Target, as_tuple, short
-
-_SINGLE = ("scalar", "nonscalar", "value")
+from .analysis import GradRule, Site
 
 
 class HasAuxSingleReturn(GradRule):
     """
     ## What it does
     Reports `has_aux=True` on `jax.grad`, `value_and_grad`, `jacrev`, `jacfwd`,
-    `jacobian` or `hessian` when the differentiated function visibly returns a single
-    value on every path (an arithmetic expression, a `jnp` reduction, a number), or a
-    tuple, list or dict literal that is not a pair.
+    `jacobian` or `hessian` when the value the differentiated function returns, as the
+    model evaluates it, is on every path a single value (an array, a number) or a tuple,
+    list or dict that is not a pair.
 
     ## Why is this bad?
     With `has_aux=True` JAX expects exactly `(output, aux)` and fails when the gradient is
@@ -59,32 +59,29 @@ class HasAuxSingleReturn(GradRule):
         ),
     )
 
-    def check(self, site: Site) -> None:
-        node = site.option_nodes.get("has_aux")
-        if node is not None:
-            self.pending(node, site.data)
+    def where(self, site: Site) -> cst.CSTNode:
+        return site.option_nodes.get("has_aux", site.node)
 
-    @classmethod
-    def verdict(cls, data: dict[str, Any], project) -> str | None:
-        if data["options"].get("has_aux") is not True:
+    def verdict(self, site: Site) -> str | None:
+        if "has_aux" not in site.option_nodes or site.option("has_aux", False) is not True:
             return None
-        target = Target.of(data, project)
-        if target is None or not target.returns_visible:
-            return None
-        returns = target.summary["returns"]
-        if not returns or not target.summary["complete"]:
-            return None
-        if not all(r[0] in _SINGLE or r[0] == "dict" or (r[0] in ("tuple", "list") and r[1] != 2) for r in returns):
-            return None
-        first = returns[0]
-        if first[0] in _SINGLE:
-            what = f"a single value (`{short(first[-1])}`)"
-        elif first[0] == "dict":
-            what = f"a dict (`{short(first[-1])}`)"
-        else:
-            what = f"a {first[0]} of {first[1]} value{'' if first[1] == 1 else 's'} (`{as_tuple(first[-1])}`)"
-        return (
-            f"`{data['shown']}` has has_aux=True, but {target.label} returns {what}, not a pair (output, aux); "
-            "JAX fails with `TypeError: expected function with aux output to return a two-element tuple`. "
-            "Remove has_aux=True, or return `(output, aux)`"
-        )
+        fname = site.target.label if site.target is not None else "the function"
+        for out, _call in site.outputs(program(self.ctx).evaluator):
+            shown = site.returned_text()
+            t = type(out)
+            if t is Array or t is Scalar or (t is Const and isinstance(out.value, (int, float, complex))):
+                what = f"a single value (`{shown}`)" if shown else f"a single value ({describe(out)})"
+            elif t is Dict:
+                what = f"a dict (`{shown}`)" if shown else "a dict"
+            elif t in (Tuple, List) and len(out.items) != 2:
+                n = len(out.items)
+                kind = "tuple" if t is Tuple else "list"
+                what = f"a {kind} of {n} value{'' if n == 1 else 's'}" + (f" (`{shown}`)" if shown else "")
+            else:
+                continue
+            return (
+                f"`{site.shown}` has has_aux=True, but {fname} returns {what}, not a pair (output, aux); "
+                "JAX fails with `TypeError: expected function with aux output to return a two-element tuple`. "
+                "Remove has_aux=True, or return `(output, aux)`"
+            )
+        return None

@@ -2,16 +2,30 @@ from __future__ import annotations
 
 from typing import Any
 
-from jaxlint.lint.rule import Invalid
+import libcst as cst
 
-from .analysis import (
-    ALLOW_INT_APIS,
-    GradRule,
-    Target,
-    argnums_list,
-    normalised,
-    static_params,
+from jaxlint.lint.rule import Invalid
+from jaxlint.model.abstract import (
+    RAW_KEY,
+    Array,
+    Bound,
+    Const,
+    External,
+    Function,
+    List,
+    Scalar,
+    Tuple,
+    as_array,
+    leaves,
+    path_text,
 )
+from jaxlint.model.annotations import annotated_value
+from jaxlint.model.catalogue import lookup
+from jaxlint.model.contexts import default_frame
+from jaxlint.model.mapsites import application_value
+from jaxlint.model.signature import bind
+
+from .analysis import ALLOW_INT_APIS, GradRule, Site, at_line, normalised, short
 
 
 class ArgnumsIntegerParam(GradRule):
@@ -19,11 +33,16 @@ class ArgnumsIntegerParam(GradRule):
     ## What it does
     Reports `argnums` of `jax.grad`, `value_and_grad`, `jacrev`, `jacfwd`, `jacobian` or
     `hessian` (the default `argnums=0` included) that selects a parameter which is visibly
-    an integer or static value: annotated `int` or `bool`, with an integer or boolean
-    default, used as a Python loop bound (`range(n)`) or as a shape (`jnp.zeros((n, d))`,
-    `x.reshape(n, -1)`), marked static by a `jax.jit` of the same function
-    (`static_argnums` / `static_argnames`), or given a Python int where the gradient is
-    called (`jax.grad(f, argnums=1)(w, 2)`). `allow_int=True` is never reported.
+    an integer or static value: annotated `int` or `bool` (or, with jaxtyping, an integer
+    array or a key: `Int[Array, "n"]`, `Key[Array, ""]`), with an integer or boolean
+    default, used as a Python loop bound (`range(n)`) or as an argument a JAX function
+    takes as a Python value (a shape: `jnp.zeros((n, d))`), marked static by a `jax.jit` of the same function
+    (`static_argnums` / `static_argnames`), or given, where the gradient is called in view,
+    a value whose dtype JAX cannot differentiate as the model evaluates it: a Python int or
+    bool, an integer or boolean array, a PRNG key (`jax.random.PRNGKey(0)`,
+    `jax.random.key(0)`, a split of one), also as a leaf of a pytree argument. A
+    parameter without a visible value is not reported. `allow_int=True` and
+    `holomorphic=True` are never reported.
 
     ## Why is this bad?
     JAX differentiates only floating-point (or complex) inputs. Called with an integer, the
@@ -76,49 +95,180 @@ class ArgnumsIntegerParam(GradRule):
         ),
         (
             "import jax\ndef f(w, n):\n    return w ** n\ng = jax.grad(f, argnums=1)(1.0, 2)\n",
-            Invalid("JAX405", line=4, message="given the Python int `2` in `jax.grad(f, argnums=1)(1.0, 2)`"),
+            Invalid("JAX405", line=4, message="given `2` (a Python int) in `jax.grad(f, argnums=1)(1.0, 2)` at line 4"),
         ),
     )
 
-    @classmethod
-    def verdict(cls, data: dict[str, Any], project) -> str | None:
-        options = data["options"]
-        if options.get("allow_int", False) is not False:
+    def verdict(self, site: Site) -> str | None:
+        if site.option("allow_int", False) is not False or site.option("holomorphic", False) is not False:
             return None
-        nums = argnums_list(options)
-        if nums is None:
+        nums = site.argnums()
+        target = site.target
+        if nums is None or target is None or target.leaf is None:
             return None
-        target = Target.of(data, project)
-        if target is None:
-            return None
-        idx = normalised(nums, len(target.params))
-        if idx is None:
-            return None
-        ints = dict(target.summary["ints"])
-        static = static_params(target, project)
-        given = data.get("call_ints", {})
-        for i in idx:
-            name = target.params[i]
-            if i in given and name not in static:
-                ints.setdefault(name, given[i])
-            why = ints.get(name) or static.get(name)
+        given = self.given(site, nums, None if target.varargs else target.params)
+        idx = normalised(nums, len(target.params)) if not target.varargs else None
+        declared = Declared(target.leaf, self.ctx) if idx is not None else None
+        for i in nums:
+            name = target.params[i] if idx is not None else None
+            why, ints = given.get(i, (None, True))
+            if why is None and declared is not None and name is not None and i not in self.inexact:
+                why, ints = declared.why(name)
             if why is None:
                 continue
-            api = data["api_name"]
-            if name in ints:
-                err = (
-                    f"`{api}` fails with `TypeError: {api} requires real{'- or complex' if api in ('grad', 'value_and_grad', 'jacrev', 'jacobian') else ''}"
-                    "-valued inputs`"
-                )
+            api = site.api_name
+            if ints:
+                # the name JAX's message gives: value_and_grad checks as grad, hessian as jacfwd
+                said = {"value_and_grad": "grad", "hessian": "jacfwd", "jacobian": "jacrev"}.get(api, api)
+                real = "" if said == "jacfwd" else "- or complex"
+                err = f"`{api}` fails with `TypeError: {said} requires real{real}-valued inputs`"
             else:
                 err = "a static argument is a Python value that cannot be traced or differentiated"
             hint = (
-                " (or pass allow_int=True if a float0 gradient is really wanted)"
-                if data["api"] in ALLOW_INT_APIS
-                else ""
+                " (or pass allow_int=True if a float0 gradient is really wanted)" if site.api in ALLOW_INT_APIS else ""
             )
+            what = f"`{name}`" if name is not None else f"argument {i}"
             return (
-                f"`{data['shown']}` argnums={options.get('argnums', 0)!r} differentiates `{name}`, which is {why}; "
+                f"`{site.shown}` argnums={site.option('argnums', 0)!r} differentiates {what}, which is {why}; "
                 f"{err}. Differentiate only floating-point parameters{hint}"
             )
         return None
+
+    def given(self, site: Site, nums: list[int], names: list[str] | None) -> dict[int, tuple[str, bool]]:
+        """Positions (as argnums spells them) where a call in view passes an integer, boolean
+        or PRNG key value; ``self.inexact``: those where some call passes a floating array."""
+        out: dict[int, tuple[str, bool]] = {}
+        self.inexact: set[int] = set()
+        for call in site.calls:
+            args = call.positional
+            if args is None:
+                continue
+            nodes = [a.value for a in call.node.args if a.keyword is None]
+            for i in nums:
+                if not -len(args) <= i < len(args):
+                    continue
+                v = args[i]
+                bad = [(path, k) for path, leaf in leaves(v) if (k := integer_kind(leaf)) is not None]
+                if not bad:
+                    a = as_array(v)
+                    if a is not None and a.dtype is not None and a.dtype.kind in ("float", "complex"):
+                        self.inexact.add(i)
+                    continue
+                path, kind = bad[0]
+                text = short(self.ctx.code(nodes[i]), 40) if len(nodes) == len(args) else f"argument {i}"
+                root = names[i] if names is not None and -len(names) <= i < len(names) else "the argument"
+                leaf_text = f", whose leaf `{path_text(root, path)}` is {kind}," if path else f" ({kind})"
+                call_text = short(self.ctx.code(call.node))
+                out.setdefault(i, (f"given `{text}`{leaf_text} in `{call_text}` {at_line(self.ctx, call.node)}", True))
+        return out
+
+
+def integer_kind(v: Any) -> str | None:
+    """What makes a value one JAX cannot differentiate: an int, a bool, a PRNG key."""
+    t = type(v)
+    if t is Const and isinstance(v.value, bool):
+        return "a Python bool"
+    if t is Const and isinstance(v.value, int):
+        return "a Python int"
+    if t is Scalar and v.kind in ("int", "bool"):
+        return f"a Python {v.kind}"
+    if t is Array and v.dtype is not None:
+        if v.dtype.kind == "key" or v.dtype == RAW_KEY:
+            return "a PRNG key"
+        if v.dtype.kind in ("int", "uint", "bool"):
+            return f"an array of dtype {v.dtype.name or v.dtype.kind}"
+    return None
+
+
+class Declared:
+    """What a def says of its parameters: annotations, defaults, Python-value uses, and a
+    ``jit`` of it that makes them static."""
+
+    def __init__(self, leaf: Function, here: object) -> None:
+        self.leaf, self.here = leaf, here  # ``here``: the context of the site's file
+        self.p = leaf.program
+        self.ev = self.p.evaluator
+        self.sig = self.ev.signature(leaf)
+
+    def why(self, name: str) -> tuple[str | None, bool]:
+        param = self.sig.param(name) if self.sig is not None else None
+        if param is None:
+            return None, True
+        # what the annotation says the parameter is (``int``, ``Int[Array, "n"]``, ``Key[...]``)
+        ann = param.annotation
+        if ann is not None and integer_kind(annotated_value(self.ev, ann, name, name, self.leaf.node)) is not None:
+            return f"annotated `{self.p.ctx.code(param.annotation)}`", True
+        d = param.default
+        if type(d) is Const and isinstance(d.value, int):
+            return f"its default is `{d.value!r}`", True
+        use = self.static_use(name)
+        if use is not None:
+            return use, True
+        return self.jit_static(name), False
+
+    def static_use(self, name: str) -> str | None:
+        """A use of the parameter that needs a Python value: a loop bound, or an argument a
+        catalogue function takes as a static value (a shape)."""
+        node, ctx = self.leaf.node, self.p.ctx
+        frame = default_frame(self.ev, node)
+        for call in ctx.descendants(node.body):
+            if type(call) is not cst.Call or any(a.star for a in call.args):
+                continue
+            fn = self.ev.value(call.func, frame)
+            if type(fn) is not External:
+                continue
+            op = lookup(fn.qualified)
+            if fn.qualified == "builtins.range":
+                static, how = [a.value for a in call.args], "a loop bound"
+            elif op is not None and op.static:
+                b = bind(op.signature, [(a.value, a.keyword.value if a.keyword else None, "") for a in call.args])
+                static = [b.arguments[k] for k in op.static if k in b.arguments and b.error is None]
+                static = [x for s in static for x in (s if isinstance(s, tuple) else (s,))]
+                how = "a shape" if "shape" in op.static else "a static argument"
+            else:
+                continue
+            for expr in static:
+                items = [e.value for e in expr.elements] if isinstance(expr, (cst.Tuple, cst.List)) else [expr]
+                for it in items:
+                    found = self.p.binding(it) if isinstance(it, cst.Name) and it.value == name else None
+                    if found is not None and found.kind == "param" and found.scope.node is node:
+                        return f"used as {how} in `{short(ctx.code(call))}`"
+        return None
+
+    def jit_static(self, name: str) -> str | None:
+        """``jax.jit(f, static_argnums=...)`` of the same def, in its module."""
+        for app in self.p.applications("jax.jit"):
+            v = application_value(self.p, app)
+            if v is None or v.unknown_options:
+                continue
+            base = self.ev.signature(v.target)
+            tgt = v.target.func if type(v.target) is Bound else v.target
+            if base is None or type(tgt) is not Function or tgt.node is not self.leaf.node:
+                continue
+            where = f"`jit` {at_line(self.p.ctx, app.node)}"
+            if self.p.ctx is not self.here:  # another module: name it (``losses.py:12``)
+                line = self.p.ctx.exact_lines([app.node]).get(app.node)
+                where = f"`jit` at {self.p.ctx.path.rsplit('/', 1)[-1]}:{line}"
+            positional = [p.name for p in base.positional]
+            for option in ("static_argnums", "static_argnames"):
+                got = v.option(option)
+                values = got.items if type(got) in (Tuple, List) else (got,) if got is not None else ()
+                for x in values:
+                    c = x.value if type(x) is Const else None
+                    hit = (
+                        c == name
+                        if isinstance(c, str)
+                        else (isinstance(c, int) and -len(positional) <= c < len(positional) and positional[c] == name)
+                    )
+                    if hit:
+                        return f"static in {where} ({option}={_text(got)})"
+        return None
+
+
+def _text(v: Any) -> str:
+    if type(v) is Const:
+        return repr(v.value)
+    if type(v) in (Tuple, List):
+        inner = ", ".join(_text(x) for x in v.items)
+        return f"({inner}{',' if len(v.items) == 1 else ''})" if type(v) is Tuple else f"[{inner}]"
+    return "..."

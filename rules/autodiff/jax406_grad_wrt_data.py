@@ -1,11 +1,10 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from jaxlint.lint.rule import Invalid
 
-from .analysis import GradRule, Target, argnums_list, normalised
+from .analysis import GradRule, Site, normalised
 
 PARAMS = re.compile(r"(params|parameters|weights|model_params|variables|theta|net_params|trainable_params|w_b)")
 INPUTS = re.compile(r"(inputs?|batch|data|x_batch|batch_x|images?|features|xs|input_data|x_train|train_x)")
@@ -69,13 +68,10 @@ class GradWrtData(GradRule):
         ),
     )
 
-    @classmethod
-    def verdict(cls, data: dict[str, Any], project) -> str | None:
-        nums = argnums_list(data["options"])
-        if nums is None:
-            return None
-        target = Target.of(data, project)
-        if target is None:
+    def verdict(self, site: Site) -> str | None:
+        nums = site.argnums()
+        target = site.target
+        if nums is None or target is None or target.varargs:
             return None
         idx = normalised(nums, len(target.params))
         if idx is None:
@@ -88,7 +84,7 @@ class GradWrtData(GradRule):
         targets = [n for n in selected if TARGETS.fullmatch(n)]
         inputs = [n for n in selected if INPUTS.fullmatch(n)]
         chosen_params = [n for n in selected if n in param_names]
-        value = data["options"].get("argnums", 0)
+        value = site.option("argnums", 0)
         pidx = names.index(param_names[0])
         if targets:
             what = f"the targets `{targets[0]}`"
@@ -97,7 +93,7 @@ class GradWrtData(GradRule):
         else:
             return None
         return (
-            f"`{data['shown']}` argnums={value!r} differentiates {what} of {target.label}; argnums counts "
+            f"`{site.shown}` argnums={value!r} differentiates {what} of {target.label}; argnums counts "
             f"positional parameters, and argnums={pidx} alone already gives the gradient of every leaf of "
             f"`{param_names[0]}` (e.g. both `{param_names[0]}['w']` and `{param_names[0]}['b']`). Use argnums={pidx}"
         )

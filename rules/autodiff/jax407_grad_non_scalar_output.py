@@ -1,19 +1,23 @@
 from __future__ import annotations
 
-from typing import Any
+import libcst as cst
 
 from jaxlint.lint.rule import Invalid
+from jaxlint.model import program
+from jaxlint.model.abstract import Array, List, Tuple
 
-from .analysis import SCALAR_APIS, GradRule, Site, Target, short
+from .analysis import SCALAR_APIS, GradRule, Site, at_line
 
 
 class GradNonScalarOutput(GradRule):
     """
     ## What it does
-    Reports `jax.grad` / `value_and_grad` of a function that visibly returns an array
-    with at least one dimension on every path: `jnp.stack(...)`, `jnp.concatenate(...)`,
-    `jnp.array([...])`, or the per-example result of `jax.vmap(f)(xs)` without a
-    reduction.
+    Reports `jax.grad` / `value_and_grad` of a function that returns an array with at
+    least one dimension, from the shapes the model computes: with nothing bound
+    (`jnp.stack([a, b])`, `jnp.array([loss])`, the per-example result of `jax.vmap(f)(xs)`)
+    or for the arguments of a call in view (`w * x` for vectors `w`, `x`), a length-1
+    vector such as `jnp.sum(x, keepdims=True)` included. With `has_aux=True`, the first
+    element of the pair is checked.
 
     ## Why is this bad?
     `grad` is defined only for scalar-output functions; called, it fails with
@@ -60,22 +64,35 @@ class GradNonScalarOutput(GradRule):
         ),
     )
 
-    def check(self, site: Site) -> None:
-        if site.data["api"] in SCALAR_APIS:
-            self.pending(site.node, site.data)
+    def where(self, site: Site) -> cst.CSTNode:
+        return site.node
 
-    @classmethod
-    def verdict(cls, data: dict[str, Any], project) -> str | None:
-        if data["options"].get("has_aux", False) is not False:
+    def verdict(self, site: Site) -> str | None:
+        if site.api not in SCALAR_APIS:
             return None
-        target = Target.of(data, project)
-        if target is None or not target.returns_visible:
+        has_aux = site.option("has_aux", False)
+        if has_aux not in (True, False):
             return None
-        returns = target.summary["returns"]
-        if not returns or not target.summary["complete"] or not all(r[0] == "nonscalar" for r in returns):
-            return None
-        return (
-            f"{target.label} returns `{short(returns[0][1])}`, an array with at least one dimension, but "
-            f"`{data['shown']}` needs a scalar output: it fails with `TypeError: Gradient only defined for "
-            "scalar-output functions`. Reduce it (`jnp.sum` / `jnp.mean`), or use `jax.jacrev` for a Jacobian"
-        )
+        fname = site.target.label if site.target is not None else "the function"
+        for out, call in site.outputs(program(self.ctx).evaluator):
+            if has_aux:
+                if type(out) not in (Tuple, List) or len(out.items) != 2:
+                    continue
+                out = out.items[0]
+            if type(out) is not Array or out.shape is None or not out.shape.dims:
+                continue
+            shown = site.returned_text()
+            what = (
+                f"`{shown}`, an array of shape {out.shape}"
+                if shown and not has_aux
+                else f"an array of shape {out.shape}"
+            )
+            if has_aux:
+                what = f"an output (the first of its pair) of shape {out.shape}"
+            where = "" if call is None else f" for the call {at_line(self.ctx, call.node)}"
+            return (
+                f"{fname} returns {what}{where}, but `{site.shown}` needs a scalar output: it fails with "
+                "`TypeError: Gradient only defined for scalar-output functions`. Reduce it (`jnp.sum` / "
+                "`jnp.mean`), or use `jax.jacrev` for a Jacobian"
+            )
+        return None

@@ -4,7 +4,7 @@ from jaxlint.lint.rule import Invalid, Rule
 _DEEP = (
     "import jax\n\ndef loss(w, x):\n    return "
     + " + ".join(["w"] * 2000)
-    + "\n\ng = jax.grad(loss, argnums=5)  # JAX401 cannot read a return value this deep\n"
+    + ", x\n\ng = jax.grad(loss)  # JAX403 cannot show a return value this deep\n"
 )
 
 

@@ -338,7 +338,13 @@ def test_tree_map_calls_the_function_on_each_leaf():
 
 
 def test_unknown_inputs_give_unknown_parts():
-    assert sym_run("jax.numpy.sum", UNKNOWN)[0] is UNKNOWN
+    # a reduction over every axis gives a 0-d array whatever it is given; over some axes, unknown
+    assert sym_run("jax.numpy.sum", UNKNOWN)[0] == Array(Shape(()), None)
+    assert sym_shape("jax.numpy.mean", Array(None, FLOAT)) == Shape(())
+    assert sym_run("jax.numpy.sum", UNKNOWN, axis=Const(0))[0] is UNKNOWN
+    assert sym_run("jax.numpy.sum", UNKNOWN, keepdims=Const(True))[0] is UNKNOWN
+    assert sym_shape("jax.numpy.stack", List((UNKNOWN, UNKNOWN))) == Shape((2,), rest=True)
+    assert sym_run("jax.numpy.stack", List((UNKNOWN, UNKNOWN)), axis=Const(1))[0] is UNKNOWN
     assert sym_shape("jax.numpy.sum", Array(None, FLOAT), axis=Const(0)) is None
     assert sym_shape("jax.numpy.reshape", sym_array(N), UNKNOWN) is None
     assert sym_shape("jax.numpy.tanh", Array(Shape((N,), rest=True), FLOAT)) == Shape((N,), rest=True)

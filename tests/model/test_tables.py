@@ -30,8 +30,6 @@ HOMES = (
 # tables that the families still being moved onto the model keep (issue 29): each goes
 # when its family reads the model
 PENDING = {
-    ("rules/autodiff/analysis.py", "ELEMENTWISE_OR_SCALAR"): "JAX407: the evaluator's shape of the output",
-    ("rules/autodiff/analysis.py", "ARRAY_FROM_LIST"): "JAX4xx: the evaluator's value of the argument",
 }
 KNOWN = frozenset(SIGNATURES) | frozenset(TABLE)
 

@@ -197,3 +197,152 @@ def test_an_imported_def_whose_name_its_module_rebinds_is_unknown(tmp_path):
         ("train.py", 5, "JAX403"),
         ("train.py", 6, "JAX403"),
     ]
+
+
+# -- on the semantic model: the callable's parameters, the calls' arguments, the returned values
+def test_argnums_against_the_applying_call_of_a_varargs_function():
+    src = (
+        "import jax\nimport jax.numpy as jnp\n\ndef total(*xs):\n    return sum(jnp.sum(x) for x in xs)\n\n"
+        "g = jax.grad(total, argnums=2)(jnp.ones(2), jnp.ones(2))\n"
+        "h = jax.grad(total, argnums=2)(jnp.ones(2), jnp.ones(2), jnp.ones(2))\n"
+    )
+    assert found(src, "JAX401") == [
+        (
+            "JAX401",
+            7,
+            "`jax.grad` argnums=2: index 2 is out of range for the call "
+            "`jax.grad(total, argnums=2)(jnp.ones(2), jnp.ones(2))` at line 7, which passes 2 positional "
+            "arguments; JAX fails with `TypeError: differentiating with respect to argnums=2 requires at least 3 "
+            "positional arguments`; use indices 0..1 (or -2..-1)",
+        )
+    ]
+
+
+def test_argnums_on_a_bound_method_and_after_partial():
+    src = (
+        "import jax\nfrom functools import partial\nimport jax.numpy as jnp\n\n"
+        "class Model:\n    def loss(self, w, x):\n        return jnp.sum(w * x)\n\n"
+        "    def grads(self):\n        return jax.grad(self.loss, argnums=2)\n\n"
+        "def energy(params, x, y):\n    return jnp.sum(params * x * y)\n\n"
+        "j = jax.jacrev(partial(energy, 1.0), argnums=2)\n"
+        "k = jax.jacrev(partial(energy, 1.0), argnums=1)\n"
+    )
+    assert [(c, line, m.split(";")[0]) for c, line, m in found(src, "JAX401")] == [
+        (
+            "JAX401",
+            10,
+            "`jax.grad` argnums=2: index 2 is out of range because `loss` takes 2 positional parameters (`w`, `x`)",
+        ),
+        (
+            "JAX401",
+            15,
+            "`jax.jacrev` argnums=2: index 2 is out of range because `energy` takes 2 positional parameters "
+            "(`x`, `y`) after functools.partial binds `params`",
+        ),
+    ]
+
+
+def test_argnums_onto_a_key_an_int_array_and_an_int_leaf():
+    src = (
+        "import jax\nimport jax.numpy as jnp\n\n"
+        "def loss(key, w):\n    return jnp.sum(w * jax.random.normal(key, w.shape))\n\n"
+        "def nll(logits, labels):\n    return jnp.sum(logits[labels])\n\n"
+        "def tree(state):\n    return jnp.sum(state['w']) * state['n']\n\n"
+        "key = jax.random.key(0)\n"
+        "a = jax.grad(loss)(key, jnp.ones(3))\n"
+        "b = jax.grad(nll, argnums=1)(jnp.ones(3), jnp.array([0, 2]))\n"
+        "c = jax.jacfwd(tree)({'w': jnp.ones(3), 'n': 2})\n"
+        "d = jax.grad(loss, argnums=1)(key, jnp.ones(3))\n"
+    )
+    tail = ". Differentiate only floating-point parameters"
+    assert found(src, "JAX405") == [
+        (
+            "JAX405",
+            14,
+            "`jax.grad` argnums=0 differentiates `key`, which is given `key` (a PRNG key) in "
+            "`jax.grad(loss)(key, jnp.ones(3))` at line 14; `grad` fails with `TypeError: grad requires real- or "
+            "complex-valued inputs`" + tail + " (or pass allow_int=True if a float0 gradient is really wanted)",
+        ),
+        (
+            "JAX405",
+            15,
+            "`jax.grad` argnums=1 differentiates `labels`, which is given `jnp.array([0, 2])` (an array of dtype "
+            "int) in `jax.grad(nll, argnums=1)(jnp.ones(3), jnp.array([0, 2]))` at line 15; `grad` fails with "
+            "`TypeError: grad requires real- or complex-valued inputs`"
+            + tail
+            + " (or pass allow_int=True if a float0 gradient is really wanted)",
+        ),
+        (
+            "JAX405",
+            16,
+            "`jax.jacfwd` argnums=0 differentiates `state`, which is given `{'w': jnp.ones(3), 'n': 2}`, whose leaf "
+            "`state['n']` is a Python int, in `jax.jacfwd(tree)({'w': jnp.ones(3), 'n': 2})` at line 16; `jacfwd` "
+            "fails with `TypeError: jacfwd requires real-valued inputs`" + tail,
+        ),
+    ]
+
+
+def test_a_parameter_without_a_visible_value_is_silent():
+    src = (
+        "import jax\nimport jax.numpy as jnp\n\ndef loss(key, w):\n    return jnp.sum(w)\n\n"
+        "def step(key, w):\n    return jax.grad(loss)(key, w)\n\n"
+        "def pair(w):\n    return helper(w)\n\ng = jax.grad(pair)\nh = jax.grad(pair, has_aux=True)\n"
+    )
+    assert found(src) == []
+
+
+def test_has_aux_missing_through_a_variable():
+    src = (
+        "import jax\nimport jax.numpy as jnp\n\ndef f(w):\n    loss = jnp.sum(w ** 2)\n    out = (loss, w)\n"
+        "    return out\n\ng = jax.grad(f)\n"
+    )
+    assert found(src, "JAX403") == [
+        (
+            "JAX403",
+            9,
+            "`f` returns `(loss, w)` on every path, a pair (output, aux), but `jax.grad` has no has_aux=True; it "
+            "fails with `TypeError: Gradient only defined for scalar-output functions`. Pass has_aux=True and "
+            "unpack `(grads, aux)`",
+        )
+    ]
+    assert testing.fix(src, "JAX403").endswith("g = jax.grad(f, has_aux=True)\n")
+
+
+def test_a_length_one_vector_is_not_a_scalar():
+    src = (
+        "import jax\nimport jax.numpy as jnp\n\ndef f(w):\n    return jnp.sum(w ** 2, keepdims=True)\n\n"
+        "g = jax.grad(f)(jnp.ones(3))\nh = jax.grad(lambda w: jnp.sum(w ** 2))(jnp.ones(3))\n"
+    )
+    assert found(src, "JAX407") == [
+        (
+            "JAX407",
+            7,
+            "`f` returns `jnp.sum(w ** 2, keepdims=True)`, an array of shape (1,) for the call at line 7, but "
+            "`jax.grad` needs a scalar output: it fails with `TypeError: Gradient only defined for scalar-output "
+            "functions`. Reduce it (`jnp.sum` / `jnp.mean`), or use `jax.jacrev` for a Jacobian",
+        )
+    ]
+
+
+def test_a_helper_that_hands_its_callable_to_assert_raises_expects_the_error():
+    src = (
+        "import jax\nimport jax.numpy as jnp\n\n"
+        "def check(test, etype, f):\n    test.assertRaises(etype, f)\n\n"
+        "def inner(x):\n    return jnp.sum(x)\n\n"
+        "def test_int(self):\n    f = lambda: jax.grad(inner)(jnp.array([1, 2]))\n    check(self, TypeError, f)\n\n"
+        "def test_other(self):\n    g = lambda: jax.grad(inner)(jnp.array([1, 2]))\n    other(self, TypeError, g)\n"
+    )
+    assert [(c, line) for c, line, _ in found(src, "JAX405")] == [("JAX405", 15)]
+
+
+def test_a_module_whose_init_the_slicer_blanked_is_not_built_from_its_fields():
+    # equinox's mnist notebook: the fields are set in ``__init__``, not from its arguments
+    src = (
+        "import equinox as eqx\nimport jax\nimport jax.numpy as jnp\n\n"
+        "class CNN(eqx.Module):\n    layers: list\n\n"
+        "    def __init__(self, key):\n        self.layers = [jax.nn.relu]\n\n"
+        "    def __call__(self, x):\n        return x\n\n"
+        "def loss(model, x):\n    return jnp.sum(model(x))\n\n"
+        "g = jax.grad(loss)(CNN(jax.random.PRNGKey(0)), jnp.ones(3))\n"
+    )
+    assert found(src, "JAX405") == []

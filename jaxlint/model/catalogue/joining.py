@@ -134,6 +134,10 @@ def stack(call: Call, param: str = "arrays", axis: str = "axis") -> Any:
     """``stack(arrays, axis=0)``: equal shapes, a new axis of their count."""
     values = sequence(call.arg(param))
     if not values:
+        given = call.arg(param)
+        if type(given) in (Tuple, List) and given.items and int_const(call.arg(axis)) == 0:
+            # whatever the arrays are, the new leading axis counts them
+            return array_of(call, Shape((len(given.items),), rest=True), None)
         return UNKNOWN
     dt = promote([a.dtype for a in values])
     common = same_shapes(values)

@@ -10,7 +10,7 @@ from typing import Any
 from jaxlint.base.literals import UNKNOWN
 
 from .. import dims
-from ..abstract import BOOL, INT, Array, Const, DType, Shape, as_array
+from ..abstract import BOOL, INT, Array, Const, DType, Opaque, Shape, as_array
 from . import Call
 from .rules import (
     Fails,
@@ -57,6 +57,8 @@ def reduced_shape(a: Array, axis: Any, keepdims: Any) -> Shape | None:
         return None
     ax = axes_of(axis)
     d = full_dims(a)
+    if ax == "all" and not keep:
+        return Shape(())  # every axis reduced, whatever the rank
     if d is None:
         if a.shape is not None and isinstance(ax, tuple) and not keep and all(x >= 0 for x in ax):
             # rank unknown past the leading sizes: only what precedes the first axis stays known
@@ -75,9 +77,15 @@ def reduced_shape(a: Array, axis: Any, keepdims: Any) -> Shape | None:
 
 @rule
 def reduction(call: Call, param: str = "a", result: DtypeRule = same, keepdims: str | None = "keepdims") -> Any:
-    """``sum(a, axis=None, dtype=None, keepdims=False)`` and the like."""
+    """``sum(a, axis=None, dtype=None, keepdims=False)`` and the like. Whatever it is given,
+    the result is an array, 0-d when every axis is reduced (``axis=None``, no keepdims)."""
     a = as_array(call.arg(param))
     if a is None:
+        given = call.arg(param)
+        unknown = given is UNKNOWN or type(given) is Opaque
+        if unknown and keepdims is not None and is_none(call.arg("axis")):
+            whole = bool_const(option(call, keepdims, _FALSE)) is False
+            return array_of(call, Shape(()), given_dtype(call)) if whole else UNKNOWN
         return UNKNOWN
     keep = option(call, keepdims, _FALSE) if keepdims is not None else _FALSE
     shape = reduced_shape(a, call.arg("axis"), keep)

@@ -640,8 +640,15 @@ def fix_paths(
     for d in diags:
         by_path[d.path].append(d)
     linter = _make_linter(runner.rules, settings)
+    # every file's latest result and, once fixed, its text: a re-lint of one file sees the
+    # others as they now are (a suppression's columns in its fixed text, not the old ones)
     others = {r.path: r for r in results}
+    texts: dict[str, str] = {}
     final: list[Diagnostic] = []
+
+    def lines_of(p: str) -> list[str] | None:
+        return module_lines(p, texts[p]) if p in texts else _lines(p)
+
     for path in files:
         mine = by_path.get(path, [])
         if not fixes_to_apply(mine, unsafe):
@@ -655,12 +662,13 @@ def fix_paths(
             final.extend(mine)
             continue
         module_name, is_pkg = module_name_for(path)
+        latest: dict[str, FileResult] = {}
 
-        def relint(text: str, path=path, module_name=module_name, is_pkg=is_pkg) -> list[Diagnostic]:
-            res = linter.lint(path, text, module_name, is_pkg)
+        def relint(text: str, path=path, module_name=module_name, is_pkg=is_pkg, latest=latest) -> list[Diagnostic]:
+            res = latest[text] = linter.lint(path, text, module_name, is_pkg)
             rest = [r for p, r in others.items() if p != path]
             d, _ = runner.finish(
-                [*rest, res], lambda p, text=text: module_lines(path, text) if p == path else _lines(p)
+                [*rest, res], lambda p, text=text: module_lines(path, text) if p == path else lines_of(p)
             )
             return [x for x in d if x.path == path]
 
@@ -688,6 +696,8 @@ def fix_paths(
             run.fixed[path] = count
             run.diffs[path] = (original, new)
             final.extend(remaining)
+            if new in latest:
+                others[path], texts[path] = latest[new], new
         else:
             final.extend(mine)
     final = _in_cells(final, files, {p: new for p, (_, new) in run.diffs.items()})

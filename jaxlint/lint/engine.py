@@ -7,6 +7,7 @@ than LibCST's visitor. Positions are computed only for reported nodes.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -284,7 +285,7 @@ class FileLinter:
                 _statement_ranges(module, events, result.suppressions)
             result.facts = facts
         except (RecursionError, MemoryError) as exc:  # the engine's own walk over extreme code
-            result.diagnostics = [not_checked(path, _resource(exc))]
+            result.diagnostics = [not_checked(path, resource_reason(exc))]
         except Exception as exc:  # a bug in the engine must not lose the other files' results
             result.internal_error = describe(exc)
         return result
@@ -490,13 +491,17 @@ def _statement_ranges(module: cst.Module, events, supp) -> None:
             first = ranges[s.decorators[0]][0][0]
         spans.append((first, last))
     spans.sort()
+    firsts = [sp[0] for sp in spans]
     for c in supp.comments:
         if c.kind != "ignore":
             continue
-        after = [sp for sp in spans if sp[0] > c.line]
-        if after:
-            first = min(sp[0] for sp in after)
-            c.first, c.last = first, max(sp[1] for sp in after if sp[0] == first)
+        # the statements that start first after the comment (by bisection: one scan of every
+        # statement per comment was quadratic)
+        i = bisect.bisect_right(firsts, c.line)
+        if i < len(spans):
+            first = firsts[i]
+            j = bisect.bisect_right(firsts, first)
+            c.first, c.last = first, spans[j - 1][1]  # sorted: the widest of those is the last
 
 
 def syntax_check(result: FileResult, source: str) -> None:
@@ -586,7 +591,8 @@ def not_checked(path: str, message: str, pos: Position | None = None) -> Diagnos
     return Diagnostic(path, code, name, message, pos, pos, None, False, help)
 
 
-def _resource(exc: BaseException) -> str:
+def resource_reason(exc: BaseException) -> str:
+    """Why a file was not checked when checking it exhausted the stack or the memory."""
     if isinstance(exc, RecursionError):
         return "The code is nested too deeply to be checked (RecursionError); the file was not checked"
     return "Checking the file ran out of memory (MemoryError); the file was not checked"

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 
@@ -79,14 +80,14 @@ def apply(
     if supp is None or not supp.comments:
         return diagnostics
     kept: list[Diagnostic] = []
+    covering = _covering(supp.comments)
     for d in diagnostics:
         suppressed = False
-        for c in supp.comments:
+        for c in covering(d.start.line):
             if c.codes is not None and d.code not in c.codes:
                 continue
-            if c.kind == "file" or c.first <= d.start.line <= c.last:
-                c.used.add(d.code)
-                suppressed = True
+            c.used.add(d.code)
+            suppressed = True
         if not suppressed:
             kept.append(d)
     if "JAX002" in enabled:
@@ -98,6 +99,41 @@ def apply(
                 continue
             kept.append(_unused(path, c, unused, source_lines))
     return kept
+
+
+def _covering(comments: list[Comment]):
+    """``line -> the comments that cover it``, found by line (not by trying every comment:
+    thousands of comments and findings made that quadratic). Statement ranges nest or are
+    disjoint, so the ranges holding a line are one chain of enclosing ranges."""
+    whole = [c for c in comments if c.kind == "file"]
+    by_range: dict[tuple[int, int], list[Comment]] = {}
+    for c in comments:
+        if c.kind != "file":
+            by_range.setdefault((c.first, c.last), []).append(c)
+    ranges = sorted(by_range, key=lambda r: (r[0], -r[1]))
+    starts = [r[0] for r in ranges]
+    parent: list[int] = []  # index of the nearest earlier range that encloses it, or -1
+    open_: list[int] = []
+    nested = True
+    for i, (first, last) in enumerate(ranges):
+        while open_ and ranges[open_[-1]][1] < last:
+            nested = nested and ranges[open_.pop()][1] < first
+        parent.append(open_[-1] if open_ else -1)
+        open_.append(i)
+
+    def covering(line: int) -> list[Comment]:
+        out = list(whole)
+        if not nested:  # ranges that overlap without nesting: try each
+            return out + [c for r in ranges if r[0] <= line <= r[1] for c in by_range[r]]
+        i = bisect.bisect_right(starts, line) - 1
+        while i >= 0 and ranges[i][1] < line:
+            i = parent[i]
+        while i >= 0:
+            out.extend(by_range[ranges[i]])
+            i = parent[i]
+        return out
+
+    return covering
 
 
 def _unused(path: str, c: Comment, unused: list[str], lines: list[str] | None) -> Diagnostic:

@@ -24,11 +24,18 @@ from jaxlint.base.types import Diagnostic, FileResult, Position, RunResult
 from jaxlint.files.discover import discover
 from jaxlint.lint import suppress
 from jaxlint.lint.config import Settings
-from jaxlint.lint.engine import FileLinter, not_checked, python_source, release_memory, syntax_check
+from jaxlint.lint.engine import (
+    FileLinter,
+    not_checked,
+    python_source,
+    release_memory,
+    resource_reason,
+    syntax_check,
+)
 from jaxlint.lint.registry import all_rules, enabled_rules
 from jaxlint.lint.rule import Rule
 from jaxlint.model.project import Project
-from jaxlint.plan.slicing import Blanks, FilePlan, blanks_for, decide, job_digest
+from jaxlint.plan.slicing import Blanks, Decision, FilePlan, blanks_for, decide, job_digest
 
 MAX_FIX_PASSES = 10
 MAX_FILE_BYTES = 16 * 1024 * 1024  # larger files are reported (JAX003), not read
@@ -171,6 +178,8 @@ def _plan_file(path: str) -> tuple[str, object, str | None]:
         return "done", unreadable(e), None
     try:
         kind, value = _WORKER.plan(path, text)
+    except (MemoryError, RecursionError) as exc:  # extreme code: this file is not checked, the run goes on
+        return "done", FileResult(path=path, diagnostics=[not_checked(path, resource_reason(exc))]), None
     except Exception as exc:
         return "done", FileResult(path=path, internal_error=f"while planning: {describe(exc)}"), None
     release_memory()
@@ -190,6 +199,8 @@ def _lint_file(job: Job) -> tuple[FileResult, str | None]:
         return unreadable(e), None
     try:
         result = _WORKER.lint(path, text, blanks=blanks, looked_up=looked_up, callers_of_seeds=callers)
+    except (MemoryError, RecursionError) as exc:
+        return FileResult(path=path, diagnostics=[not_checked(path, resource_reason(exc))]), None
     except Exception as exc:
         return FileResult(path=path, internal_error=describe(exc)), None
     _collect()
@@ -210,6 +221,7 @@ class Runner:
         self.jobs = jobs or os.cpu_count() or 1
         self.cache = cache
         self.progress = progress
+        self.warnings: list[str] = []  # the run goes on, but the user should know
         self._pfi = []
         if settings.per_file_ignores:
             import pathspec
@@ -226,7 +238,7 @@ class Runner:
         errors: list[str] = []
         with self._pool() as run:
             plans = self._plans(files, run, errors)
-            decided = decide([p for p in plans.values() if isinstance(p, FilePlan)])
+            decided = self._decide([p for p in plans.values() if isinstance(p, FilePlan)])
             todo: list[Job] = []
             for path in files:
                 plan = plans.get(path)
@@ -236,7 +248,7 @@ class Runner:
                     continue
                 if path not in plans:
                     continue  # unreadable: reported by the first pass
-                if isinstance(plan, FilePlan):
+                if isinstance(plan, FilePlan) and decided is not None:
                     d = decided[path]
                     job: Job = (path, blanks_for(plan, d.kept), d.looked_up, d.callers_of_seeds)
                 else:
@@ -265,6 +277,15 @@ class Runner:
         if self.cache is not None:
             self.cache.flush()
         return [results[p] for p in files if p in results], errors
+
+    def _decide(self, plans: list[FilePlan]) -> dict[str, Decision] | None:
+        """The slicing decision; None when the main process has no memory for it: then every
+        file is parsed whole (the findings are the same, tested) and the run goes on."""
+        try:
+            return decide(plans)
+        except MemoryError:
+            self.warnings.append("not enough memory to decide what to parse: every file was parsed whole")
+            return None
 
     def _plans(self, files: list[str], run, errors: list[str]) -> dict[str, object]:
         """path -> FileResult (nothing to parse), FilePlan, or None (parse it whole)."""
@@ -351,7 +372,10 @@ class Runner:
         self, results: list[FileResult], sources: Callable[[str], list[str] | None] | None = None
     ) -> tuple[list[Diagnostic], list[str]]:
         """Project phase: decide pending findings, then per-file ignores and suppressions."""
-        projects, island_of = islands([r.facts for r in results if r.facts is not None])
+        try:
+            projects, island_of = islands([r.facts for r in results if r.facts is not None])
+        except MemoryError:  # no project: every pending finding is one JAX003 below
+            projects, island_of = None, lambda path: ""
         by_rule: dict[tuple[str, str], list] = defaultdict(list)
         per_file: dict[str, list[Diagnostic]] = defaultdict(list)
         errors: list[str] = []
@@ -369,7 +393,20 @@ class Runner:
             if rule is None:
                 continue
             try:
+                if projects is None:
+                    raise MemoryError
                 verdicts = list(rule.resolve(items, projects[island]))
+            except (MemoryError, RecursionError) as exc:  # the files involved are not checked, the run goes on
+                what = "nested too deeply" if isinstance(exc, RecursionError) else "too large"
+                for path in sorted({p.path for p in items}):
+                    per_file[path].append(
+                        not_checked(
+                            path,
+                            f"{code} ({rule.name}) could not decide its findings in this file: "
+                            f"the project is {what} for it ({type(exc).__name__})",
+                        )
+                    )
+                continue
             except Exception as exc:
                 files = sorted({p.path for p in items})
                 where = files[0] + (f" and {len(files) - 1} more files" if len(files) > 1 else "")
@@ -499,9 +536,15 @@ def lint_paths(paths: list[str], settings: Settings, jobs: int | None = None, ca
     diags, internal = runner.finish(results, _lines)
     diags = _in_cells(diags, files)
     prefiltered = sum(1 for r in results if r.prefilter)
-    if cache is not None and not errors and not internal and not any(d.code == "JAX003" for d in diags):
+    if (
+        cache is not None
+        and not errors
+        and not internal
+        and not runner.warnings
+        and not any(d.code == "JAX003" for d in diags)
+    ):
         cache.put_run(run_key, (diags, prefiltered))
-    return RunResult(diags, len(files), errors + internal, prefiltered=prefiltered)
+    return RunResult(diags, len(files), errors + internal, prefiltered=prefiltered, warnings=list(runner.warnings))
 
 
 def _check_named(results: list[FileResult], paths: list[str]) -> None:
@@ -635,7 +678,9 @@ def fix_paths(
     results, errors = runner.lint_files(files)
     _check_named(results, paths)
     diags, internal = runner.finish(results, _lines)
-    run = RunResult([], len(files), errors + internal, prefiltered=sum(1 for r in results if r.prefilter))
+    run = RunResult(
+        [], len(files), errors + internal, prefiltered=sum(1 for r in results if r.prefilter), warnings=runner.warnings
+    )
     by_path: dict[str, list[Diagnostic]] = defaultdict(list)
     for d in diags:
         by_path[d.path].append(d)

@@ -631,14 +631,26 @@ def fix_text(
         new, applied = apply_fixes(text, fixes)
         if not applied or new == text:
             break
-        try:
-            cst.parse_module(python(new))
-        except cst.ParserSyntaxError:
+        if not _parses(python(new)):
             return text, applied_total, diags, True
         text = new
         applied_total += len(applied)
         diags = lint(text)
     return text, applied_total, diags, False
+
+
+def _parses(text: str) -> bool:
+    """Does LibCST read the fixed text? (In pieces, with stand-ins, as a lint of it would.)"""
+    from jaxlint.lint.engine import with_standins
+    from jaxlint.lint.parse import parse_module
+
+    try:
+        parse_module(with_standins(text))
+    except (cst.ParserSyntaxError, RecursionError):
+        return False
+    finally:
+        release_memory()
+    return True
 
 
 def fix_source(text: str, path: str, settings: Settings, unsafe: bool) -> tuple[str, int, list[Diagnostic], bool]:

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 
 import libcst as cst
 
+from jaxlint.base import limits
 from jaxlint.base.crash import describe
 from jaxlint.base.modules import module_name_for
 from jaxlint.base.types import Diagnostic, FileResult, Position, RunResult
@@ -38,7 +39,7 @@ from jaxlint.model.project import Project
 from jaxlint.plan.slicing import Blanks, Decision, FilePlan, blanks_for, decide, job_digest
 
 MAX_FIX_PASSES = 10
-MAX_FILE_BYTES = 16 * 1024 * 1024  # larger files are reported (JAX003), not read
+MAX_FILE_BYTES = limits.MAX_FILE_BYTES  # larger files are reported (JAX003), not read
 
 
 class ReadError(Exception):
@@ -524,7 +525,7 @@ def _in_cells(diags: list[Diagnostic], files: Iterable[str], texts: dict[str, st
 
 def lint_paths(paths: list[str], settings: Settings, jobs: int | None = None, cache=None, progress=None) -> RunResult:
     files = discover(paths, settings.root, settings.exclude, settings.extend_exclude)
-    run_key = cache.run_key(files) if cache is not None else None  # None when a file is not regular
+    run_key = cache.run_key(files, paths) if cache is not None else None  # None: a file is not regular
     hit = cache.get_run(run_key) if cache is not None else None
     if hit is not None:
         if progress:

@@ -148,7 +148,7 @@ def check(
                 files = discover(paths, settings.root, settings.exclude, settings.extend_exclude)
             except DiscoveryError as e:
                 fail(str(e))
-            hit = cache.get_run(cache.run_key(files))
+            hit = cache.get_run(cache.run_key(files, paths))
             if hit is not None:
                 run = RunResult.from_cache(hit, len(files))
     if run is None:

@@ -16,8 +16,17 @@ FORMATS = ("full", "concise", "json", "github", "sarif")
 
 
 def fail(message: str) -> NoReturn:
-    click.echo(f"jaxlint: error: {message}", err=True)
+    _say(f"jaxlint: error: {message}")
     sys.exit(EXIT_ERROR)
+
+
+def _say(line: str) -> None:
+    """One line on stderr; file names and quoted text in it escaped (jaxlint.report.escape),
+    line breaks kept only for the traceback ``JAXLINT_DEBUG=1`` asks for."""
+    from jaxlint.base.crash import debug
+    from jaxlint.report.escape import no_workflow_commands, printable
+
+    click.echo(no_workflow_commands(printable(line, line_breaks=debug())), err=True)
 
 
 class DefaultGroup(click.Group):
@@ -192,16 +201,22 @@ def check(
 
     out = sys.stdout
     if diff:
+        from jaxlint.report.escape import safe
+
         for path, (old, new) in sorted(run.diffs.items()):
             import difflib
 
             if path.endswith(".ipynb"):
                 from jaxlint.fix.notebook import unified_diff
 
-                out.write(unified_diff(path, old, new))  # per cell, as ruff shows notebook diffs
+                out.write(unified_diff(safe(path), old, new))  # per cell, as ruff shows notebook diffs
                 continue
             out.write(
-                "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), f"a/{path}", f"b/{path}"))
+                "".join(
+                    difflib.unified_diff(
+                        old.splitlines(True), new.splitlines(True), f"a/{safe(path)}", f"b/{safe(path)}"
+                    )
+                )
             )
         if not quiet:
             n = sum(run.fixed.values())
@@ -221,7 +236,7 @@ def check(
     if show_fixes and run.fixed:
         click.echo("Fixed:", err=True)
         for path, n in sorted(run.fixed.items()):
-            click.echo(f"  {path}: {n} fix{'es' if n != 1 else ''}", err=True)
+            _say(f"  {path}: {n} fix{'es' if n != 1 else ''}")
     if not quiet and fmt in ("full", "concise") and not statistics:
         _summary(run, unsafe_fixes)
     _errors(run)
@@ -381,14 +396,11 @@ def _prefiltered(run) -> str:
 
 def _errors(run) -> None:
     for w in run.warnings:
-        click.echo(f"jaxlint: warning: {w}", err=True)
+        _say(f"jaxlint: warning: {w}")
     for e in run.errors:
-        click.echo(f"jaxlint: error: {e}", err=True)
+        _say(f"jaxlint: error: {e}")
     for p in run.unparsable_fix:
-        click.echo(
-            f"jaxlint: warning: {p}: a fix pass produced code that does not parse; kept the last valid version",
-            err=True,
-        )
+        _say(f"jaxlint: warning: {p}: a fix pass produced code that does not parse; kept the last valid version")
 
 
 @main.command("rules")

@@ -39,6 +39,7 @@ from jaxlint.model.project import Project
 from jaxlint.plan.slicing import Blanks, Decision, FilePlan, blanks_for, decide, job_digest
 
 MAX_FIX_PASSES = 10
+MAX_JOBS_PER_CPU = 4  # more worker processes only add memory: linting is CPU-bound
 MAX_FILE_BYTES = limits.MAX_FILE_BYTES  # larger files are reported (JAX003), not read
 
 
@@ -152,8 +153,13 @@ def _collect() -> None:
         gc.collect()
 
 
-def _init_worker(codes: tuple[str, ...], settings: Settings) -> None:
+def _init_worker(codes: tuple[str, ...], settings: Settings, parent: int) -> None:
     import gc
+
+    from jaxlint.base.processes import die_with_parent, ignore_interrupts
+
+    ignore_interrupts()
+    die_with_parent(parent)  # a killed run (an OOM kill, a cancelled CI job) leaves no worker behind
 
     # LibCST builds millions of acyclic objects per file: at the default threshold (700
     # allocations) the cycle collector rescans the young tree over and over; a worker
@@ -219,10 +225,18 @@ class Runner:
         self.settings = settings
         self.rules = selected_rules(settings)
         self.codes = frozenset(r.code for r in self.rules)
-        self.jobs = jobs or os.cpu_count() or 1
         self.cache = cache
         self.progress = progress
         self.warnings: list[str] = []  # the run goes on, but the user should know
+        cpus = os.cpu_count() or 1
+        self.jobs = jobs or cpus
+        if self.jobs > MAX_JOBS_PER_CPU * cpus:  # each one a process: 100,000 of them forked without end
+            cap = MAX_JOBS_PER_CPU * cpus
+            self.warnings.append(
+                f"--jobs {self.jobs} is more than {cap} ({MAX_JOBS_PER_CPU} per CPU): using {cap} worker processes"
+            )
+            self.jobs = cap
+        self.workers = self.jobs  # and no more than there are files (``lint_files``)
         self._pfi = []
         if settings.per_file_ignores:
             import pathspec
@@ -237,6 +251,7 @@ class Runner:
         """Plan every file (``ast``), decide what LibCST must see project-wide, lint."""
         results: dict[str, FileResult] = {}
         errors: list[str] = []
+        self.workers = max(1, min(self.jobs, len(files)))
         with self._pool() as run:
             plans = self._plans(files, run, errors)
             decided = self._decide([p for p in plans.values() if isinstance(p, FilePlan)])
@@ -330,14 +345,14 @@ class Runner:
                     max_workers=workers,
                     mp_context=ctx,
                     initializer=_init_worker,
-                    initargs=(tuple(self.codes), self.settings),
+                    initargs=(tuple(self.codes), self.settings, os.getpid()),
                 )
             return pools[workers]
 
         def in_pools(fn, items, on_death):
             from concurrent.futures.process import BrokenProcessPool
 
-            rest, workers = list(items), self.jobs
+            rest, workers = list(items), self.workers
             while rest:
                 done = 0
                 try:
@@ -351,7 +366,7 @@ class Runner:
                 if workers == 1:  # one item at a time: the first one lost killed its worker
                     yield on_death(rest[done])
                     done += 1
-                    workers = self.jobs
+                    workers = self.workers
                 else:  # which one? run the rest one at a time until it is found
                     workers = 1
                 rest = rest[done:]
@@ -365,9 +380,12 @@ class Runner:
 
         try:
             yield run
-        finally:
+        except BaseException:  # a signal (jaxlint.base.processes), Ctrl-C, a bug: no worker survives it
             for p in pools.values():
-                p.shutdown()
+                _kill(p)
+            raise
+        for p in pools.values():
+            p.shutdown()
 
     def finish(
         self, results: list[FileResult], sources: Callable[[str], list[str] | None] | None = None
@@ -446,6 +464,18 @@ class Runner:
             if spec.match_file(rel) or spec.match_file(os.path.basename(path)):
                 out |= codes
         return out
+
+
+def _kill(pool) -> None:
+    """End a process pool now: its workers killed, its pending work dropped."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # CPython's ProcessPoolExecutor
+    for p in processes:
+        with contextlib.suppress(OSError, AttributeError):
+            p.kill()
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in processes:
+        with contextlib.suppress(OSError, AttributeError, AssertionError):
+            p.join(5)
 
 
 def islands(modules: list) -> tuple[dict[str, Project], Callable[[str], str]]:

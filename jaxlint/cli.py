@@ -38,14 +38,21 @@ class DefaultGroup(click.Group):
         return super().parse_args(ctx, args)
 
     def invoke(self, ctx: click.Context):
-        """A bug in jaxlint exits 2 with one line saying where (never 1: that means findings)."""
+        """A bug in jaxlint exits 2 with one line saying where (never 1: that means findings);
+        SIGTERM and SIGHUP end the run and its workers, exit 128 + the signal, one line."""
+        from jaxlint.base.processes import Terminated, terminated_on_signals
+
         try:
-            return super().invoke(ctx)
+            with terminated_on_signals():
+                return super().invoke(ctx)
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
         except KeyboardInterrupt:
             click.echo("jaxlint: interrupted", err=True)
             sys.exit(130)
+        except Terminated as t:
+            click.echo(f"jaxlint: terminated by {t.name}", err=True)
+            sys.exit(t.exit_code)
         except Exception as exc:
             from jaxlint.base.crash import internal_error_line
 

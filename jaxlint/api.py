@@ -7,6 +7,7 @@ per-file ignores and suppressions -> sorted diagnostics.
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import os
 import re
@@ -65,6 +66,10 @@ def read_bytes(path: str) -> bytes:
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as e:
+        if e.errno == errno.ENAMETOOLONG:  # a folder nested deeper than a path can name
+            raise ReadError(
+                path, f"Its path is longer than the system allows ({e.strerror}); it was not checked"
+            ) from None
         if os.path.isdir(path):
             raise ReadError(path, f"Cannot list this folder ({e.strerror}); it was not checked") from None
         raise ReadError(path, f"Cannot read the file ({e.strerror}); it was not checked") from None

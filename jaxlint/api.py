@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import io
 import os
 import re
 import stat
-import tokenize
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import contextmanager
@@ -103,16 +101,15 @@ def read_source(path: str) -> tuple[str, str]:
 
 
 def decode(data: bytes, path: str) -> tuple[str, str]:
+    """The text of a source file, in the encoding it declares, as Python reads it
+    (jaxlint.files.encoding); ReadError for what Python would refuse."""
+    from jaxlint.files import encoding as codings
+
     try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except SyntaxError:
-        encoding = "utf-8"
-    try:
-        text = data.decode(encoding)
-    except LookupError:
-        raise ReadError(
-            path, f"Unknown encoding {encoding!r} in the coding declaration; the file was not checked"
-        ) from None
+        encoding = codings.declared(data)
+        text = codings.decode(data, encoding)
+    except codings.EncodingRefused as e:
+        raise ReadError(path, f"{e}; the file was not checked", Position(e.line, 1)) from None
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         column = len(data[data.rfind(b"\n", 0, e.start) + 1 : e.start].decode(encoding, errors="replace")) + 1
@@ -122,6 +119,8 @@ def decode(data: bytes, path: str) -> tuple[str, str]:
             f"Cannot decode the file as {encoding} (byte {bad}: {e.reason}); it was not checked",
             Position(line, column),
         ) from None
+    except UnicodeError as e:  # a codec that reports no position
+        raise ReadError(path, f"Cannot decode the file as {encoding} ({e}); it was not checked") from None
     if text.startswith("\ufeff"):
         text = text[1:]
     return text, encoding
@@ -777,6 +776,10 @@ def fix_paths(
             continue
         except FileChanged as e:
             run.warnings.append(f"{path}: {e}; not overwritten, run again to fix it")
+            final.extend(mine)
+            continue
+        except OSError as e:  # a read-only or full file system: the file is as it was (atomic_write)
+            run.errors.append(f"could not write {path}: {e.strerror or e}")
             final.extend(mine)
             continue
         except Exception as exc:

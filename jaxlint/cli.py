@@ -138,7 +138,7 @@ def check(
             settings.target_jax_version = target_jax_version
     except ConfigError as e:
         fail(str(e))
-    fmt = output_format or settings.output_format or ("full" if sys.stdout.isatty() else "concise")
+    fmt = output_format or settings.output_format or ("full" if _is_terminal(sys.stdout) else "concise")
     from jaxlint.report.color import use_color
 
     color = fmt == "full" and use_color(sys.stdout)
@@ -151,6 +151,7 @@ def check(
         return api._lines(path) if cell is None else api.cell_lines(path, cell)
 
     stdin_text = None
+    stdin_bytes, encoding = b"", "utf-8"
     run = None
     cache = None
     if "-" in paths and paths != ["-"]:
@@ -176,12 +177,14 @@ def check(
             for opt, value in (("--select", select), ("--extend-select", extend_select), ("--ignore", ignore)):
                 check_selectors(_codes(value) or [], opt)
             if paths == ["-"]:
-                stdin_text = sys.stdin.read()
+                stdin_bytes = _read_stdin()
                 name = stdin_filename or "-"
                 from jaxlint.base.crash import doing
 
                 with doing(f"linting {name}"):
-                    run = _lint_stdin(stdin_text, name, settings, do_fix or diff, unsafe_fixes, diff)
+                    run, stdin_text, encoding = _lint_stdin(
+                        stdin_bytes, name, settings, do_fix or diff, unsafe_fixes, diff
+                    )
             else:
                 from jaxlint.base.crash import doing
 
@@ -206,7 +209,7 @@ def check(
         except (ConfigError, SelectionError, RegistryError) as e:
             fail(str(e))
 
-    out = sys.stdout
+    out = _Output()
     if diff:
         from jaxlint.report.escape import safe
 
@@ -233,8 +236,16 @@ def check(
             )
         _errors(run)
         sys.exit(EXIT_ERROR if run.errors else (EXIT_FOUND if run.diffs else EXIT_OK))
-    if paths == ["-"] and do_fix and stdin_text is not None:
-        out.write(next(iter(run.diffs.values()))[1] if run.diffs else stdin_text)  # keyed by --stdin-filename
+    if paths == ["-"] and do_fix:
+        # the fixed text in the input's own encoding (keyed by --stdin-filename), else the input as it came
+        fixed = next(iter(run.diffs.values()))[1] if run.diffs else None
+        try:
+            out.write_bytes(fixed.encode(encoding) if fixed is not None else stdin_bytes)
+        except UnicodeEncodeError as e:
+            run.warnings.append(
+                f"the fixed code cannot be written in the input's encoding {encoding} ({e.reason}); not fixed"
+            )
+            out.write_bytes(stdin_bytes)
     diags = run.diagnostics
     if statistics:
         _statistics(diags, unsafe_fixes)
@@ -271,11 +282,59 @@ def _render(fmt: str, diags, **kw) -> str:
             raise
 
 
-def _lint_stdin(text: str, name: str, settings, fix: bool, unsafe: bool, diff: bool):
+def _read_stdin() -> bytes:
+    if sys.stdin is None:
+        fail("could not read <stdin>: it is closed")
+    try:
+        return sys.stdin.buffer.read()
+    except OSError as e:
+        fail(f"could not read <stdin>: {e.strerror or e}")
+
+
+def _is_terminal(stream) -> bool:
+    try:
+        return stream is not None and stream.isatty()
+    except ValueError:  # closed
+        return False
+
+
+class _Output:
+    """Standard output for the report: a closed or full one is one clear line (exit 2), and
+    the unwritten rest is dropped (not reported again when Python exits)."""
+
+    def write(self, text: str) -> None:
+        self._do(lambda out: out.write(text))
+
+    def write_bytes(self, data: bytes) -> None:
+        self._do(lambda out: (out.flush(), out.buffer.write(data)))
+
+    def _do(self, action) -> None:
+        out = sys.stdout
+        if out is None:
+            fail("could not write <stdout>: it is closed")
+        try:
+            action(out)
+            out.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            import os
+
+            with open(os.devnull, "w") as null:  # what Python would flush again at exit goes nowhere
+                os.dup2(null.fileno(), out.fileno())
+            fail(f"could not write <stdout>: {e.strerror or e}")
+
+
+def _lint_stdin(data: bytes, name: str, settings, fix: bool, unsafe: bool, diff: bool):
+    """(run, text, encoding): stdin linted as the file ``name``, decoded as a file is."""
     from jaxlint import api
     from jaxlint.base.types import RunResult
 
     path = name
+    try:
+        text, encoding = api.decode(data, path)
+    except api.ReadError as e:  # as for a file: one JAX003
+        return RunResult(api.unreadable(e).diagnostics, 1), None, "utf-8"
     diags = api.lint_source(text, path, settings)
     run = RunResult(diags, 1)
     if fix:
@@ -286,7 +345,7 @@ def _lint_stdin(text: str, name: str, settings, fix: bool, unsafe: bool, diff: b
             run.fixed[path] = count
             run.diffs[path] = (text, new)
         run.diagnostics = remaining
-    return run
+    return run, text, encoding
 
 
 class _NoProgress:

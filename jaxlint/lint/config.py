@@ -72,6 +72,53 @@ _KEYS: dict[str, type | tuple[type, ...]] = {
 }
 
 
+class _InvalidToml(ConfigError):
+    pass
+
+
+MAX_CONFIG_BYTES = 1 << 20
+
+
+def read_toml(path: str) -> dict[str, Any]:
+    """A configuration file's TOML; ConfigError (one line naming the file) for anything else:
+    not a regular file (a FIFO would block the run, ``/dev/zero`` fill its memory), too
+    large, unreadable, not UTF-8 (TOML is), not TOML."""
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: configuration file not found") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read configuration: {e.strerror}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"))
+            kind = next((k for test, k in kinds if test(st.st_mode)), "not a regular file")
+            raise ConfigError(f"{path}: not a regular file ({kind})")
+        if st.st_size > MAX_CONFIG_BYTES:
+            raise ConfigError(f"{path}: cannot read configuration: larger than {MAX_CONFIG_BYTES >> 20} MiB")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(MAX_CONFIG_BYTES + 1)
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read configuration: {e.strerror}") from None
+    finally:
+        os.close(fd)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise ConfigError(
+            f"{path}: cannot read configuration: it is not UTF-8 text (byte {data[e.start]:02x} at {line}:{column})"
+        ) from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise _InvalidToml(f"{path}: invalid TOML: {e}") from None
+
+
 def find_config(start: str) -> str | None:
     """The nearest pyproject.toml (upwards from ``start``) that has a [tool.jaxlint] table."""
     d = os.path.abspath(start)
@@ -81,11 +128,11 @@ def find_config(start: str) -> str | None:
         p = os.path.join(d, "pyproject.toml")
         if os.path.isfile(p):
             try:
-                with open(p, "rb") as f:
-                    data = tomllib.load(f)
-            except (OSError, tomllib.TOMLDecodeError):
+                data = read_toml(p)
+            except _InvalidToml:
                 data = {}
-            if "jaxlint" in data.get("tool", {}):
+            tool = data.get("tool")
+            if isinstance(tool, dict) and "jaxlint" in tool:
                 return p
         parent = os.path.dirname(d)
         if parent == d:
@@ -99,15 +146,7 @@ def load_settings(config_path: str | None, start: str = ".", validate: bool = Tr
     path = config_path or find_config(start)
     if path is None:
         return Settings(root=os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start) or "."))
-    try:
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: configuration file not found") from None
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read configuration: {e.strerror}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: invalid TOML: {e}") from None
+    data = read_toml(path)
     # a pyproject.toml (or any file with a [tool.jaxlint] table), or a dedicated jaxlint.toml
     tool = data.get("tool")
     if isinstance(tool, dict) and "jaxlint" in tool:
@@ -143,6 +182,23 @@ def _codes(value: Any, key: str, path: str, validate: bool = True) -> list[str]:
     return out
 
 
+def _check_patterns(patterns: list[str], key: str, path: str) -> None:
+    """Each gitignore-style pattern must compile: an error names the file, the key and the pattern."""
+    if not patterns:
+        return
+    import pathspec
+
+    for pattern in patterns:
+        try:
+            pathspec.GitIgnoreSpec.from_lines([pattern])
+        except re.error as e:
+            raise ConfigError(f"{path}: `{key}`: invalid pattern {pattern!r} ({e.msg})") from None
+        except ValueError:
+            raise ConfigError(
+                f"{path}: `{key}`: invalid pattern {pattern!r} (not a gitignore-style pattern: a trailing backslash?)"
+            ) from None
+
+
 def apply_table(s: Settings, table: dict[str, Any], path: str, validate: bool = True) -> None:
     for key, value in table.items():
         if key not in _KEYS:
@@ -160,9 +216,11 @@ def apply_table(s: Settings, table: dict[str, Any], path: str, validate: bool = 
             v = table[key]
             if not all(isinstance(x, str) for x in v):
                 raise ConfigError(f"{path}: `{key}` must be a list of glob patterns")
+            _check_patterns(v, key, path)
             setattr(s, key.replace("-", "_"), list(v))
     if "per-file-ignores" in table:
         pfi = {}
+        _check_patterns(list(table["per-file-ignores"]), "per-file-ignores", path)
         for pattern, codes in table["per-file-ignores"].items():
             pfi[pattern] = _codes(codes, f"per-file-ignores.{pattern}", path, validate)
         s.per_file_ignores = pfi

@@ -677,11 +677,11 @@ def fix_text(
 def _parses(text: str) -> bool:
     """Does LibCST read the fixed text? (In pieces, with stand-ins, as a lint of it would.)"""
     from jaxlint.lint.engine import with_standins
-    from jaxlint.lint.parse import parse_module
+    from jaxlint.lint.parse import TooLarge, parse_module
 
     try:
         parse_module(with_standins(text))
-    except (cst.ParserSyntaxError, RecursionError):
+    except (cst.ParserSyntaxError, RecursionError, TooLarge):
         return False
     finally:
         release_memory()

@@ -22,7 +22,7 @@ from jaxlint.base.positions import node_ranges
 from jaxlint.base.statements import split_lines
 from jaxlint.base.tree import NODE_TYPES, _fields
 from jaxlint.base.types import Diagnostic, Edit, FileResult, Fix, Pending, Position
-from jaxlint.lint.parse import parse_module
+from jaxlint.lint.parse import TooLarge, parse_module, too_many_tokens
 from jaxlint.lint.rule import LineInsert, NodeEdit, Report, Rule, RuleFix
 from jaxlint.lint.suppress import scan_suppressions
 from jaxlint.model import forwarding
@@ -294,6 +294,9 @@ class FileLinter:
         except cst.ParserSyntaxError as e:
             result.diagnostics.append(_syntax_error(path, whole, e, source))
             return result
+        except TooLarge as e:  # over the memory budget: found before anything was parsed
+            result.diagnostics.append(not_checked(path, str(e), Position(e.line, 1)))
+            return result
         except RecursionError:
             result.diagnostics.append(_too_deep_for_libcst(path, whole))
             return result
@@ -391,6 +394,11 @@ class FileLinter:
             module_name, is_package = module_name_for(path)
         wanted = self.wanted_rules(source)
         text = with_standins(source)  # what the parsers read: positions as in ``source``
+        over = too_many_tokens(text)
+        if over is not None:  # over the memory budget: not even ``ast`` reads it
+            result = FileResult(path=path, diagnostics=[not_checked(path, str(over))])
+            result.suppressions = scan_suppressions(source)
+            return "done", result
         plan = plan_file(path, text, wanted, module_name, bool(is_package))
         if plan is None and ast_too_deep(text):  # ``ast`` gave up: spare LibCST the attempt
             result = FileResult(path=path, diagnostics=[_too_deep(path)])

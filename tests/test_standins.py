@@ -137,3 +137,24 @@ def test_a_fix_next_to_a_huge_literal(tmp_path):
     )
     assert (r.returncode, r.stderr) == (0, "Fixed 1 problem; no problems remain.\n")
     assert p.read_text() == "import jax\nx = [" + BIG + "]\ny = jax.tree.map(f, x)\n"
+
+
+def test_a_huge_string_is_read_in_constant_memory(tmp_path):
+    """The text scans (masking strings, counting tokens, a unit's code words) matched a
+    string character by character with a lazy or backtracking pattern: about 120 bytes
+    a character, 1.2 GB for a 10 MB string."""
+    p = tmp_path / "s.py"
+    p.write_text('import jax\ns = """' + "abcdefghi grad\n" * 600_000 + '"""\n' + TAIL)
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    r = subprocess.run(
+        [sys.executable, "-m", "jaxlint", "--no-cache", "--output-format", "concise", str(p)],
+        capture_output=True,
+        text=True,
+        preexec_fn=limit,
+        timeout=600,
+        env={**os.environ, "CI": ""},
+    )
+    assert (r.returncode, r.stdout) == (1, f"{p}:600003:5: JAX801 [*] {JAX801}\n"), r.stderr

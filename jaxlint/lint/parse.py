@@ -34,6 +34,7 @@ import re
 import libcst as cst
 
 from jaxlint.base.statements import split_lines, statements
+from jaxlint.plan.standins import STRING_LITERAL
 
 # characters per piece: LibCST's scratch memory for one piece stays near 30 MiB
 PIECE = 32 * 1024
@@ -46,12 +47,7 @@ MAX_FILE_TOKENS = 2_000_000
 
 # a token, roughly as Python's tokenizer cuts them (a string or a comment is one), for the
 # estimate of a text too large to read at all; counted in C, without a list of tokens
-_TOKEN = re.compile(
-    r"#[^\r\n]*"
-    r"|[rRbBuUfF]{0,2}(?:\"\"\"(?:\\[\s\S]|[^\\])*?\"\"\"|'''(?:\\[\s\S]|[^\\])*?'''"
-    r"|\"(?:\\.|[^\"\\\r\n])*\"|'(?:\\.|[^'\\\r\n])*')"
-    r"|\w+|\S"
-)
+_TOKEN = re.compile(r"#[^\r\n]*+|" + STRING_LITERAL + r"|\w++|\S")
 
 
 def too_many_tokens(text: str) -> TooLarge | None:

@@ -36,14 +36,19 @@ Span = tuple[int, int]  # character offsets [start, end) in the text
 
 STRING, STRING_REST, CONSTANT = "\x01", "\x02", "\x03"
 
-# strings (with their prefix, over line breaks), comments, and the constant keywords (the
-# lookahead lets every other character fail at once: four times faster)
+# String literals, with their prefix and over line breaks, as runs (possessive: no state kept
+# per character, a 10 MB string in constant memory; a lazy ``*?`` kept 120 bytes a character)
+STRING_LITERAL = (
+    r"[rRbBuUfF]{0,2}"
+    r"(?:\"\"\"(?:[^\"\\]++|\\[\s\S]|\"(?!\"\"))*+\"\"\"|'''(?:[^'\\]++|\\[\s\S]|'(?!''))*+'''"
+    r"|\"(?:[^\"\\\r\n]++|\\[\s\S])*+\"|'(?:[^'\\\r\n]++|\\[\s\S])*+')"
+)
+
+# strings, comments, and the constant keywords (the lookahead lets every other character
+# fail at once: four times faster)
 _MASKED = re.compile(
-    r"#[^\r\n]*"
-    r"|(?=[TFN\"'rRbBuUfF])(?:(?<![\w])(?:True|False|None)(?![\w])"
-    r"|(?<![\w])[rRbBuUfF]{0,2}"
-    r"(?:\"\"\"(?:\\[\s\S]|[^\\])*?\"\"\"|'''(?:\\[\s\S]|[^\\])*?'''"
-    r"|\"(?:\\[\s\S]|[^\"\\\r\n])*\"|'(?:\\[\s\S]|[^'\\\r\n])*'))"
+    r"#[^\r\n]*+"
+    r"|(?=[TFN\"'rRbBuUfF])(?:(?<![\w])(?:True|False|None)(?![\w])|(?<![\w])" + STRING_LITERAL + ")"
 )
 
 

@@ -7,13 +7,15 @@ per-file ignores and suppressions -> sorted diagnostics.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import errno
 import os
 import re
 import stat
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
@@ -36,6 +38,9 @@ from jaxlint.lint.registry import all_rules, enabled_rules
 from jaxlint.lint.rule import Rule
 from jaxlint.model.project import Project
 from jaxlint.plan.slicing import Blanks, Decision, FilePlan, blanks_for, decide, job_digest
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor  # imported when a run uses worker processes
 
 MAX_FIX_PASSES = 10
 MAX_JOBS_PER_CPU = 4  # more worker processes only add memory: linting is CPU-bound
@@ -254,12 +259,14 @@ class Runner:
         self.codes = frozenset(r.code for r in self.rules)
         self.cache = cache
         self.progress = progress
-        self.warnings: list[str] = []  # the run goes on, but the user should know
+        self.warnings: list[str] = []  # of the last ``finish``: malformed suppression directives
+        # about how this run went (--jobs capped, no memory for the decision): shown, never cached
+        self.notices: list[str] = []
         cpus = os.cpu_count() or 1
         self.jobs = jobs or cpus
         if self.jobs > MAX_JOBS_PER_CPU * cpus:  # each one a process: 100,000 of them forked without end
             cap = MAX_JOBS_PER_CPU * cpus
-            self.warnings.append(
+            self.notices.append(
                 f"--jobs {self.jobs} is more than {cap} ({MAX_JOBS_PER_CPU} per CPU): using {cap} worker processes"
             )
             self.jobs = cap
@@ -327,7 +334,9 @@ class Runner:
         try:
             return decide(plans)
         except MemoryError:
-            self.warnings.append("not enough memory to decide what to parse: every file was parsed whole")
+            note = "not enough memory to decide what to parse: every file was parsed whole"
+            if note not in self.notices:
+                self.notices.append(note)
             return None
 
     def _plans(self, files: list[str], run, errors: list[str]) -> dict[str, object]:
@@ -356,11 +365,11 @@ class Runner:
             self.progress(1)
 
     @contextmanager
-    def _pool(self):
+    def _pool(self) -> Iterator[Callable[..., Iterable[Any]]]:
         """``run(fn, items, on_death)``: results in order, from worker processes when it pays
         off. An item whose worker process dies (killed, or a crash in native code) gets
         ``on_death(item)`` instead, and the other items are still linted."""
-        pools: dict[int, object] = {}  # worker count -> live pool
+        pools: dict[int, ProcessPoolExecutor] = {}  # worker count -> live pool
 
         def pool(workers: int):
             if workers not in pools:
@@ -459,12 +468,24 @@ class Runner:
                 where = files[0] + (f" and {len(files) - 1} more files" if len(files) > 1 else "")
                 errors.append(f"{where}: internal error in {code} (project phase): {describe(exc)}")
                 continue
-            for p, message in verdicts:
+            for verdict in verdicts:
+                p, message = verdict[0], verdict[1]
+                note = verdict[2] if len(verdict) > 2 else ""  # (pending, message, note)
                 per_file[p.path].append(
-                    Diagnostic(p.path, code, rule.name, message, p.start, p.end, p.fix, rule.is_preview(), rule.help)
+                    Diagnostic(
+                        p.path, code, rule.name, message, p.start, p.end, p.fix, rule.is_preview(), rule.help, note=note
+                    )
                 )
         out: list[Diagnostic] = []
         supp_by_path = {r.path: r.suppressions for r in results}
+        if self.settings.unfixable:  # `unfixable`: never offered, never applied
+            for path, diags in per_file.items():
+                per_file[path] = [
+                    dataclasses.replace(d, fix=None)
+                    if d.fix is not None and any(c == "ALL" or d.code.startswith(c) for c in self.settings.unfixable)
+                    else d
+                    for d in diags
+                ]
         for path, diags in per_file.items():
             diags = [d for d in diags if d.code in self.codes or d.code in ("JAX001", "JAX003")]
             ignored = self._per_file_ignored(path)
@@ -481,6 +502,7 @@ class Runner:
                 out.extend(suppress.apply([], r.suppressions, r.path, self.codes, lines))
         out = list({(d.sort_key(), d.end): d for d in out}.values())
         out.sort(key=Diagnostic.sort_key)
+        self.warnings = selection_warnings(self.settings) + directive_warnings(results)
         return out, errors
 
     def _per_file_ignored(self, path: str) -> set[str]:
@@ -504,6 +526,48 @@ def _kill(pool) -> None:
     for p in processes:
         with contextlib.suppress(OSError, AttributeError, AssertionError):
             p.join(5)
+
+
+def selection_warnings(settings: Settings) -> list[str]:
+    """A selector that enables only preview rules while preview is off has no effect (ruff warns)."""
+    if settings.preview or not settings.selections:
+        return []
+    out = []
+    rules = all_rules()
+    for where, selectors in settings.selections:
+        for sel in selectors:
+            matched = [r for r in rules if sel == "ALL" or r.code.startswith(sel)]
+            if matched and all(r.is_preview() for r in matched):
+                prefix = f"{where}: " if where and where not in ("--select", "--extend-select") else ""
+                out.append(
+                    f"{prefix}Selection `{sel}` has no effect because preview is not enabled"
+                    " (use --preview, or `preview = true`)"
+                )
+    return out
+
+
+def directive_warnings(results: Iterable[FileResult]) -> list[str]:
+    """One warning per malformed suppression directive (jaxlint.lint.suppress.Malformed)."""
+    if not any(r.suppressions is not None and r.suppressions.malformed for r in results):
+        return []
+    names = {r.name: r.code for r in all_rules()}
+    out: list[str] = []
+    for r in results:
+        out.extend(suppress.warnings_for(r.suppressions, r.path, names, _place))
+    return out
+
+
+def _place(path: str, line: int) -> str:
+    """``path:line``; in a notebook ``path:cell N:line`` (the virtual module's line moved)."""
+    if path.endswith(".ipynb"):
+        from jaxlint.files.notebook import NotebookError, parse
+
+        try:
+            cell, in_cell = parse(read_source(path)[0]).locate(line)
+            return f"{path}:cell {cell.number}:{in_cell}"
+        except (ReadError, NotebookError, IndexError, ValueError):
+            pass
+    return f"{path}:{line}"
 
 
 def islands(modules: list) -> tuple[dict[str, Project], Callable[[str], str]]:
@@ -581,9 +645,18 @@ def _in_cells(diags: list[Diagnostic], files: Iterable[str], texts: dict[str, st
     return to_cells(diags, files, text_of)
 
 
-def lint_paths(paths: list[str], settings: Settings, jobs: int | None = None, cache=None, progress=None) -> RunResult:
-    files = discover(paths, settings.root, settings.exclude, settings.extend_exclude)
-    run_key = cache.run_key(files, paths) if cache is not None else None  # None: a file is not regular
+def lint_paths(
+    paths: list[str],
+    settings: Settings,
+    jobs: int | None = None,
+    cache=None,
+    progress=None,
+    files: list[str] | None = None,
+) -> RunResult:
+    """Lint ``files`` (default: what ``paths`` discover) as one project with ``settings``."""
+    if files is None:
+        files = discover(paths, settings.root, settings.exclude, settings.extend_exclude)
+    run_key = cache.run_key(files, paths) if cache is not None else None  # None when a file is not regular
     hit = cache.get_run(run_key) if cache is not None else None
     if hit is not None:
         if progress:
@@ -595,15 +668,12 @@ def lint_paths(paths: list[str], settings: Settings, jobs: int | None = None, ca
     diags, internal = runner.finish(results, _lines)
     diags = _in_cells(diags, files)
     prefiltered = sum(1 for r in results if r.prefilter)
-    if (
-        cache is not None
-        and not errors
-        and not internal
-        and not runner.warnings
-        and not any(d.code == "JAX003" for d in diags)
-    ):
-        cache.put_run(run_key, (diags, prefiltered))
-    return RunResult(diags, len(files), errors + internal, prefiltered=prefiltered, warnings=list(runner.warnings))
+    if cache is not None and not errors and not internal and not any(d.code == "JAX003" for d in diags):
+        deps = sorted({(d[0], d[1]) for r in results for d in r.deps})
+        cache.put_run(run_key, (diags, prefiltered, runner.warnings, deps))  # not the notices: about this run
+    return RunResult(
+        diags, len(files), errors + internal, prefiltered=prefiltered, warnings=[*runner.warnings, *runner.notices]
+    )
 
 
 def _check_named(results: list[FileResult], paths: list[str]) -> None:
@@ -675,12 +745,12 @@ def fix_text(
     A ``notebook`` is fixed in its cells' sources and checked through its virtual module."""
     from jaxlint.fix.edits import apply_fixes, fixes_to_apply
 
-    python = lambda t: t  # noqa: E731
+    to_python: Callable[[str], str] | None = None  # a notebook's JSON -> its virtual module
     if notebook:
         from jaxlint.files.notebook import python_text
         from jaxlint.fix.notebook import apply_fixes
 
-        python = python_text
+        to_python = python_text
     text = source
     applied_total = 0
     diags = lint(text)
@@ -691,7 +761,7 @@ def fix_text(
         new, applied = apply_fixes(text, fixes)
         if not applied or new == text:
             break
-        if not _parses(python(new)):
+        if not _parses(to_python(new) if to_python is not None else new):
             return text, applied_total, diags, True
         text = new
         applied_total += len(applied)
@@ -742,18 +812,19 @@ def fix_paths(
     jobs: int | None = None,
     cache=None,
     progress=None,
+    files: list[str] | None = None,
 ) -> RunResult:
     """Lint, then fix every file with applicable fixes to a fixed point (atomically written)."""
     from jaxlint.fix.edits import FileChanged, atomic_write, fixes_to_apply
 
-    files = discover(paths, settings.root, settings.exclude, settings.extend_exclude)
+    if files is None:
+        files = discover(paths, settings.root, settings.exclude, settings.extend_exclude)
     runner = Runner(settings, jobs, cache, progress)
     results, errors = runner.lint_files(files)
     _check_named(results, paths)
     diags, internal = runner.finish(results, _lines)
-    run = RunResult(
-        [], len(files), errors + internal, prefiltered=sum(1 for r in results if r.prefilter), warnings=runner.warnings
-    )
+    run = RunResult([], len(files), errors + internal, prefiltered=sum(1 for r in results if r.prefilter))
+    run.warnings.extend([*runner.warnings, *runner.notices])
     by_path: dict[str, list[Diagnostic]] = defaultdict(list)
     for d in diags:
         by_path[d.path].append(d)
@@ -785,9 +856,11 @@ def fix_paths(
         def relint(text: str, path=path, module_name=module_name, is_pkg=is_pkg, latest=latest) -> list[Diagnostic]:
             res = latest[text] = linter.lint(path, text, module_name, is_pkg)
             rest = [r for p, r in others.items() if p != path]
-            d, _ = runner.finish(
-                [*rest, res], lambda p, text=text: module_lines(path, text) if p == path else lines_of(p)
-            )
+
+            def sources(p: str, text: str = text) -> list[str] | None:
+                return module_lines(path, text) if p == path else lines_of(p)
+
+            d, _ = runner.finish([*rest, res], sources)
             return [x for x in d if x.path == path]
 
         try:

@@ -5,14 +5,19 @@ from __future__ import annotations
 import os
 import sys
 from collections import Counter
-from typing import NoReturn
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NoReturn, TextIO
 
 import click
 
 from jaxlint import __version__
 
+if TYPE_CHECKING:  # rich is imported when a progress bar is shown: a quick run never needs it
+    from rich.console import Console
+    from rich.progress import Progress, TaskID
+
 EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
-FORMATS = ("full", "concise", "json", "github", "sarif")
+FORMATS = ("full", "concise", "json", "github", "gitlab", "sarif")
 
 
 def fail(message: str) -> NoReturn:
@@ -29,13 +34,85 @@ def _say(line: str) -> None:
     click.echo(no_workflow_commands(printable(line, line_breaks=debug())), err=True)
 
 
+# ``jaxlint check --help`` in ruff's sections; options not named here are "Options"
+OPTION_GROUPS: dict[str, tuple[str, ...]] = {
+    "Rule selection": (
+        "--select",
+        "--ignore",
+        "--extend-select",
+        "--per-file-ignores",
+        "--extend-per-file-ignores",
+        "--unfixable",
+    ),
+    "File selection": ("--exclude", "--extend-exclude", "--force-exclude"),
+    "Miscellaneous": (
+        "--no-cache",
+        "--cache-dir",
+        "--stdin-filename",
+        "--exit-zero",
+        "--exit-non-zero-on-fix",
+        "--jobs",
+    ),
+    "Log levels": ("--quiet",),
+    "Global options": ("--config",),
+}
+
+
+def _grouped(ctx: click.Context, command: click.Command, formatter: click.HelpFormatter) -> None:
+    sections: dict[str, list[tuple[str, str]]] = {"Options": []}
+    sections.update({name: [] for name in OPTION_GROUPS})
+    for param in command.get_params(ctx):
+        if not isinstance(param, click.Option):
+            continue
+        record = param.get_help_record(ctx)
+        if record is None:
+            continue
+        group = next((g for g, names in OPTION_GROUPS.items() if set(param.opts) & set(names)), "Options")
+        sections[group].append(record)
+    for name, rows in sections.items():
+        if rows:
+            with formatter.section(name):
+                formatter.write_dl(rows)
+
+
+class GroupedCommand(click.Command):
+    """A command whose ``--help`` groups its options as ruff's does."""
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        _grouped(ctx, self, formatter)
+
+
 class DefaultGroup(click.Group):
-    """``jaxlint PATHS`` means ``jaxlint check PATHS``."""
+    """``jaxlint PATHS`` means ``jaxlint check PATHS``; an unknown command that is not a
+    path gets "did you mean"."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h", "--version")):
+        if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h", "--version", "-V")):
+            if args and not args[0].startswith("-") and not os.path.exists(args[0]) and args[0] != "-":
+                import difflib
+
+                close = difflib.get_close_matches(args[0], list(self.commands), n=1, cutoff=0.6)
+                if close:
+                    fail(
+                        f"unknown command {args[0]!r} (did you mean {close[0]!r}?); "
+                        f"a path of that name does not exist either"
+                    )
             args = ["check", *args]
         return super().parse_args(ctx, args)
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """Like ``ruff --help``: the commands, then the options of ``jaxlint [check]``."""
+        self.format_usage(ctx, formatter)
+        self.format_help_text(ctx, formatter)
+        self.format_commands(ctx, formatter)
+        with formatter.section("Global options"):
+            formatter.write_dl([("-V, --version", "Print the version and exit."), ("-h, --help", "Print help.")])
+        formatter.write_paragraph()
+        formatter.write_text("`jaxlint [PATHS]...` is `jaxlint check [PATHS]...`, with these options.")
+        check_cmd = self.commands["check"]
+        _grouped(click.Context(check_cmd, info_name="check", parent=ctx), check_cmd, formatter)
+        formatter.write_paragraph()
+        formatter.write_text("For help with a command, see: `jaxlint COMMAND --help`.")
 
     def invoke(self, ctx: click.Context):
         """A bug in jaxlint exits 2 with one line saying where (never 1: that means findings);
@@ -47,6 +124,8 @@ class DefaultGroup(click.Group):
                 return super().invoke(ctx)
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
+        except BrokenPipeError:
+            _quiet_broken_pipe()
         except KeyboardInterrupt:
             click.echo("jaxlint: interrupted", err=True)
             sys.exit(130)
@@ -59,6 +138,16 @@ class DefaultGroup(click.Group):
             fail(internal_error_line(exc))
 
 
+def _quiet_broken_pipe() -> NoReturn:
+    """The reader went away (``jaxlint rules | head``): stop quietly, exit 0, as ruff does."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # the interpreter's final flush must not fail again
+    except (OSError, ValueError):
+        pass
+    sys.exit(EXIT_OK)
+
+
 def _codes(value: str | None) -> list[str] | None:
     if value is None:
         return None
@@ -66,12 +155,12 @@ def _codes(value: str | None) -> list[str] | None:
 
 
 @click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, "--version", prog_name="jaxlint", message="%(prog)s %(version)s")
+@click.version_option(__version__, "-V", "--version", prog_name="jaxlint", message="%(prog)s %(version)s")
 def main() -> None:
     """jaxlint: a static linter for JAX code."""
 
 
-@main.command()
+@main.command(cls=GroupedCommand)
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--select", help="Comma-separated rule codes or prefixes to enable (or ALL).")
 @click.option("--extend-select", help="Codes or prefixes to enable on top of the selection.")
@@ -79,18 +168,56 @@ def main() -> None:
 @click.option("--preview/--no-preview", default=None, help="Enable preview rules.")
 @click.option("--fix", "do_fix", is_flag=True, help="Apply safe fixes.")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply (and show) unsafe fixes.")
+@click.option("--fix-only", is_flag=True, help="Apply fixes and report nothing that remains (implies --fix).")
+@click.option("--unfixable", help="Codes or prefixes whose fixes are never offered or applied.")
 @click.option("--diff", is_flag=True, help="Print the fixes as a unified diff; change no file.")
 @click.option("--show-fixes", is_flag=True, help="List the fixes that were applied.")
+@click.option("--add-noqa", is_flag=True, help="Add `# noqa: CODE` to every line with a diagnostic.")
 @click.option(
     "--output-format", type=click.Choice(FORMATS), help="Output format (default: full on a terminal, else concise)."
 )
+@click.option("--output-file", "-o", type=click.Path(dir_okay=False), help="Write the report to this file.")
 @click.option("--statistics", is_flag=True, help="Count diagnostics per rule instead of listing them.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when diagnostics remain.")
 @click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when any fix was applied.")
 @click.option("--stdin-filename", help="The name of the file read from stdin (`-`).")
-@click.option("--config", "config_path", type=click.Path(), help="Path to a pyproject.toml to use.")
-@click.option("--target-jax-version", help="The JAX version the code must run on (default 0.10.2).")
+@click.option("--exclude", "exclude_opt", help="Patterns to exclude, comma-separated (replaces `exclude`).")
+@click.option("--extend-exclude", "extend_exclude_opt", help="Patterns to exclude on top of `exclude`.")
+@click.option(
+    "--per-file-ignores",
+    "per_file_ignores_opt",
+    multiple=True,
+    metavar="PATTERN:CODES",
+    help="Ignore CODES in files matching PATTERN (replaces `per-file-ignores`; repeatable).",
+)
+@click.option(
+    "--extend-per-file-ignores",
+    "extend_per_file_ignores_opt",
+    multiple=True,
+    metavar="PATTERN:CODES",
+    help="Like --per-file-ignores, on top of the configured ones.",
+)
+@click.option(
+    "--force-exclude/--no-force-exclude",
+    default=None,
+    help="Apply the exclusions to files named on the command line too (pre-commit).",
+)
+@click.option("--show-files", is_flag=True, help="Print the files that would be linted, and exit.")
+@click.option("--show-settings", is_flag=True, help="Print the settings that apply to the one file named, and exit.")
+@click.option(
+    "--config", "config_path", type=click.Path(), help="A pyproject.toml or jaxlint.toml to use for every file."
+)
+@click.option(
+    "--target-jax-version",
+    help="The one JAX version the code must run on (default: 0.10.2, with fixes that also work on the lowest jax the project declares).",
+)
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False),
+    envvar="JAXLINT_CACHE_DIR",
+    help="The cache folder (default: .jaxlint_cache at the project root).",
+)
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: CPU count).")
 @click.option("--quiet", "-q", is_flag=True, help="Print diagnostics only, no summary.")
 def check(
@@ -101,47 +228,112 @@ def check(
     preview,
     do_fix,
     unsafe_fixes,
+    fix_only,
+    unfixable,
     diff,
     show_fixes,
+    add_noqa,
     output_format,
+    output_file,
     statistics,
     exit_zero,
     exit_non_zero_on_fix,
     stdin_filename,
+    exclude_opt,
+    extend_exclude_opt,
+    per_file_ignores_opt,
+    extend_per_file_ignores_opt,
+    force_exclude,
+    show_files,
+    show_settings,
     config_path,
     target_jax_version,
     no_cache,
+    cache_dir,
     jobs,
     quiet,
 ) -> None:
     """Lint PATHS (files or folders; default: the current folder; `-` reads stdin)."""
     from jaxlint.base.types import RunResult
     from jaxlint.files.discover import DiscoveryError, discover
-    from jaxlint.lint.config import ConfigError, load_settings, parse_version, validate_settings
+    from jaxlint.lint.config import ConfigError, Resolver, parse_version, rebase_pattern, validate_settings
 
     paths = list(paths) or ["."]
+    do_fix = do_fix or fix_only
     start = stdin_filename if "-" in paths and stdin_filename else paths[0]
-    try:
-        # rule codes are checked below, after the whole-run cache had its chance: checking
-        # them imports every rule (and LibCST), which an unchanged tree does not need
-        settings = load_settings(config_path, start if start != "-" else ".", validate=False)
+    cwd = os.getcwd()
+    pfi = _pattern_codes(per_file_ignores_opt, "--per-file-ignores")
+    extend_pfi = _pattern_codes(extend_per_file_ignores_opt, "--extend-per-file-ignores")
+
+    def override(settings) -> None:
+        """The command line's options, on every file's settings (patterns are relative to here)."""
+
+        def rebased(patterns: list[str]) -> list[str]:
+            return [q for q in (rebase_pattern(p, cwd, settings.root) for p in patterns) if q is not None]
+
+        def rebased_map(mapping: dict[str, list[str]]) -> dict[str, list[str]]:
+            out = {}
+            for pattern, codes in mapping.items():
+                q = rebase_pattern(pattern, cwd, settings.root)
+                if q is not None:
+                    out[q] = codes
+            return out
+
         if select is not None:
             settings.select = _codes(select)
+            settings.selections.append(("--select", settings.select))
         if extend_select is not None:
             settings.extend_select = settings.extend_select + (_codes(extend_select) or [])
+            settings.selections.append(("--extend-select", _codes(extend_select) or []))
         if ignore is not None:
             settings.ignore = settings.ignore + (_codes(ignore) or [])
+        if unfixable is not None:
+            settings.unfixable = settings.unfixable + (_codes(unfixable) or [])
         if preview is not None:
             settings.preview = preview
         if target_jax_version is not None:
+            settings.set_target(target_jax_version, "--target-jax-version")
+        if exclude_opt is not None:
+            settings.exclude = rebased(_patterns(exclude_opt))
+        if extend_exclude_opt is not None:
+            settings.extend_exclude = settings.extend_exclude + rebased(_patterns(extend_exclude_opt))
+        if per_file_ignores_opt:
+            settings.per_file_ignores = rebased_map(pfi)
+        if extend_per_file_ignores_opt:
+            settings.per_file_ignores = {**settings.per_file_ignores, **rebased_map(extend_pfi)}
+        if force_exclude is not None:
+            settings.force_exclude = force_exclude
+
+    try:
+        if target_jax_version is not None:
             parse_version(target_jax_version)
-            settings.target_jax_version = target_jax_version
+        # rule codes are checked below, after the whole-run cache had its chance: checking
+        # them imports every rule (and LibCST), which an unchanged tree does not need
+        resolver = Resolver(config_path, start if start != "-" else ".", override)
+        settings = resolver.for_path(start if start != "-" else ".")
     except ConfigError as e:
         fail(str(e))
-    fmt = output_format or settings.output_format or ("full" if _is_terminal(sys.stdout) else "concise")
+    if add_noqa and (do_fix or diff):
+        fail("--add-noqa cannot be combined with --fix, --fix-only or --diff")
+    if show_settings:
+        if len(paths) != 1 or paths == ["-"] or os.path.isdir(paths[0]):
+            fail("--show-settings takes one file")
+        from jaxlint.lint.show import show_settings as render_settings
+
+        try:
+            validate_settings(settings)
+        except ConfigError as e:
+            fail(str(e))
+        click.echo(render_settings(paths[0], settings), nl=False)
+        sys.exit(EXIT_OK)
+    fmt = (
+        output_format
+        or settings.output_format
+        or ("full" if _is_terminal(sys.stdout) and not output_file else "concise")
+    )
     from jaxlint.report.color import use_color
 
-    color = fmt == "full" and use_color(sys.stdout)
+    color = fmt == "full" and use_color(sys.stdout) and not output_file
 
     def source_lines(path: str, cell: int | None = None):
         from jaxlint import api
@@ -153,30 +345,48 @@ def check(
     stdin_text = None
     stdin_bytes, encoding = b"", "utf-8"
     run = None
-    cache = None
     if "-" in paths and paths != ["-"]:
         fail("`-` (stdin) cannot be combined with other paths")
-    if paths != ["-"] and not no_cache:
-        from jaxlint.cache.store import Cache
-
-        cache = Cache.for_settings(settings)
-        if cache is not None and not (do_fix or diff):
-            try:
-                files = discover(paths, settings.root, settings.exclude, settings.extend_exclude)
-            except DiscoveryError as e:
-                fail(str(e))
-            hit = cache.get_run(cache.run_key(files, paths))
-            if hit is not None:
-                run = RunResult.from_cache(hit, len(files))
+    groups: list = []
+    if paths != ["-"]:
+        try:
+            files = discover(
+                paths, settings.root, [], [], excluded_by=resolver.excluded, force_exclude=settings.force_exclude
+            )
+            groups = resolver.groups(files)
+        except DiscoveryError as e:
+            fail(str(e))
+        except ConfigError as e:
+            fail(str(e))
+        if show_files:
+            for f in files:
+                click.echo(f)
+            sys.exit(EXIT_OK)
+        caches = [_cache(s, cache_dir) if not no_cache else None for s, _ in groups]
+        if not (do_fix or diff or add_noqa) and groups and all(c is not None for c in caches):
+            hits = [c.get_run(c.run_key(fs, paths)) for c, (_, fs) in zip(caches, groups, strict=True) if c is not None]
+            if all(h is not None for h in hits):
+                run = _merge([RunResult.from_cache(h, len(fs)) for h, (_, fs) in zip(hits, groups, strict=True)])
     if run is None:
         from jaxlint import api
         from jaxlint.lint.registry import RegistryError, SelectionError, check_selectors
 
         try:
-            validate_settings(settings)
-            for opt, value in (("--select", select), ("--extend-select", extend_select), ("--ignore", ignore)):
+            for s, _ in groups or [(settings, [])]:
+                validate_settings(s)
+            for opt, value in (
+                ("--select", select),
+                ("--extend-select", extend_select),
+                ("--ignore", ignore),
+                ("--unfixable", unfixable),
+            ):
                 check_selectors(_codes(value) or [], opt)
+            for opt, mapping in (("--per-file-ignores", pfi), ("--extend-per-file-ignores", extend_pfi)):
+                for codes in mapping.values():
+                    check_selectors(codes, opt)
             if paths == ["-"]:
+                if add_noqa:
+                    fail("--add-noqa cannot read stdin")
                 stdin_bytes = _read_stdin()
                 name = stdin_filename or "-"
                 from jaxlint.base.crash import doing
@@ -189,19 +399,25 @@ def check(
                 from jaxlint.base.crash import doing
 
                 progress = _progress_bar(fmt, quiet)
+                runs = []
                 with progress as advance, doing(f"{'fixing' if do_fix else 'linting'} {' '.join(paths)}"):
-                    if do_fix or diff:
-                        run = api.fix_paths(
-                            paths,
-                            settings,
-                            unsafe=unsafe_fixes,
-                            write=not diff,
-                            jobs=jobs,
-                            cache=cache,
-                            progress=advance,
-                        )
-                    else:
-                        run = api.lint_paths(paths, settings, jobs=jobs, cache=cache, progress=advance)
+                    for (s, fs), cache in zip(groups, caches, strict=True):
+                        if do_fix or diff:
+                            runs.append(
+                                api.fix_paths(
+                                    paths,
+                                    s,
+                                    unsafe=unsafe_fixes,
+                                    write=not diff,
+                                    jobs=jobs,
+                                    cache=cache,
+                                    progress=advance,
+                                    files=fs,
+                                )
+                            )
+                        else:
+                            runs.append(api.lint_paths(paths, s, jobs=jobs, cache=cache, progress=advance, files=fs))
+                run = _merge(runs)
         except DiscoveryError as e:
             fail(str(e))
         except api.ReadError as e:
@@ -209,7 +425,18 @@ def check(
         except (ConfigError, SelectionError, RegistryError) as e:
             fail(str(e))
 
-    out = _Output()
+    if paths != ["-"] and not groups and not quiet:
+        click.echo("jaxlint: warning: No Python files found under the given path(s)", err=True)
+    if add_noqa:
+        from jaxlint.fix.noqa import add_noqa as add_directives
+
+        added, noqa_warnings = add_directives(run.diagnostics)
+        run.warnings.extend(noqa_warnings)
+        if not quiet:
+            click.echo(f"Added {added} noqa directive{'s' if added != 1 else ''}.", err=True)
+        _errors(run)
+        sys.exit(EXIT_ERROR if run.errors else EXIT_OK)
+    out = _output(output_file)
     if diff:
         from jaxlint.report.escape import safe
 
@@ -228,6 +455,7 @@ def check(
                     )
                 )
             )
+        out.close()
         if not quiet:
             n = sum(run.fixed.values())
             click.echo(
@@ -247,10 +475,20 @@ def check(
             )
             out.write_bytes(stdin_bytes)
     diags = run.diagnostics
+    if fix_only:
+        out.close()
+        if not quiet:
+            n = sum(run.fixed.values())
+            click.echo(f"Fixed {n} problem{'s' if n != 1 else ''}." if n else "No problems fixed.", err=True)
+        _errors(run)
+        if run.errors:
+            sys.exit(EXIT_ERROR)
+        sys.exit(EXIT_FOUND if exit_non_zero_on_fix and run.fixed else EXIT_OK)
     if statistics:
-        _statistics(diags, unsafe_fixes)
+        out.write(_statistics(diags, unsafe_fixes, fmt))
     elif not (paths == ["-"] and do_fix):
         out.write(_render(fmt, diags, color=color, source=source_lines, unsafe_fixes=unsafe_fixes))
+    out.close()
     if show_fixes and run.fixed:
         click.echo("Fixed:", err=True)
         for path, n in sorted(run.fixed.items()):
@@ -265,6 +503,51 @@ def check(
     if diags and not exit_zero:
         sys.exit(EXIT_FOUND)
     sys.exit(EXIT_OK)
+
+
+def _patterns(value: str) -> list[str]:
+    return [p.strip() for p in value.split(",") if p.strip()]
+
+
+def _pattern_codes(values: tuple[str, ...], option: str) -> dict[str, list[str]]:
+    """``PATTERN:CODES`` options as a mapping (ruff's form: ``tests/*.py:JAX4,JAX5``)."""
+    out: dict[str, list[str]] = {}
+    for v in values:
+        pattern, sep, codes = v.rpartition(":")
+        if not sep or not pattern.strip() or not _codes(codes):
+            fail(f"{option}: expected PATTERN:CODES (e.g. `tests/*.py:JAX4`), got {v!r}")
+        out.setdefault(pattern.strip(), []).extend(_codes(codes) or [])
+    return out
+
+
+def _cache(settings, cache_dir: str | None):
+    from jaxlint.cache.store import Cache
+
+    return Cache.for_settings(settings, cache_dir)
+
+
+def _merge(runs: list):
+    """One run's result from the runs of each group of files with the same settings."""
+    from jaxlint.base.types import Diagnostic, RunResult
+
+    if len(runs) == 1:
+        return runs[0]
+    out = RunResult()
+    for r in runs:
+        out.diagnostics.extend(r.diagnostics)
+        out.files += r.files
+        out.errors.extend(r.errors)
+        out.fixed.update(r.fixed)
+        out.diffs.update(r.diffs)
+        out.unparsable_fix.extend(r.unparsable_fix)
+        out.prefiltered += r.prefiltered
+        out.warnings.extend(w for w in r.warnings if w not in out.warnings)
+    out.diagnostics.sort(key=Diagnostic.sort_key)
+    return out
+
+
+def _output(path: str | None) -> _Output:
+    return _Output(path)
 
 
 def _render(fmt: str, diags, **kw) -> str:
@@ -299,16 +582,35 @@ def _is_terminal(stream) -> bool:
 
 
 class _Output:
-    """Standard output for the report: a closed or full one is one clear line (exit 2), and
-    the unwritten rest is dropped (not reported again when Python exits)."""
+    """stdout, or the ``--output-file`` (written whole when the report is done). A closed or
+    full stdout is one clear line (exit 2), and the unwritten rest is dropped (not reported
+    again when Python exits)."""
+
+    def __init__(self, path: str | None) -> None:
+        self.path = path
+        self.parts: list[str] = []
 
     def write(self, text: str) -> None:
-        self._do(lambda out: out.write(text))
+        if self.path is None:
+            self._stdout(lambda out: out.write(text))
+        else:
+            self.parts.append(text)
 
     def write_bytes(self, data: bytes) -> None:
-        self._do(lambda out: (out.flush(), out.buffer.write(data)))
+        """Bytes on stdout (the fixed code read from stdin, in its own encoding)."""
+        self._stdout(lambda out: (out.flush(), out.buffer.write(data)))
 
-    def _do(self, action) -> None:
+    def close(self) -> None:
+        if self.path is None:
+            return
+        try:
+            with open(self.path, "w", encoding="utf-8") as f:
+                f.write("".join(self.parts))
+        except OSError as e:
+            fail(f"{self.path}: cannot write the report: {e.strerror}")
+        self.path = None
+
+    def _stdout(self, action: Callable[[TextIO], object]) -> None:
         out = sys.stdout
         if out is None:
             fail("could not write <stdout>: it is closed")
@@ -318,8 +620,6 @@ class _Output:
         except BrokenPipeError:
             raise
         except OSError as e:
-            import os
-
             with open(os.devnull, "w") as null:  # what Python would flush again at exit goes nowhere
                 os.dup2(null.fileno(), out.fileno())
             fail(f"could not write <stdout>: {e.strerror or e}")
@@ -336,7 +636,7 @@ def _lint_stdin(data: bytes, name: str, settings, fix: bool, unsafe: bool, diff:
     except api.ReadError as e:  # as for a file: one JAX003
         return RunResult(api.unreadable(e).diagnostics, 1), None, "utf-8"
     diags = api.lint_source(text, path, settings)
-    run = RunResult(diags, 1)
+    run = RunResult(diags, 1, warnings=_stdin_directive_warnings(text, path))
     if fix:
         new, count, remaining, gave_up = api.fix_source(text, path, settings, unsafe)
         if gave_up:
@@ -346,6 +646,19 @@ def _lint_stdin(data: bytes, name: str, settings, fix: bool, unsafe: bool, diff:
             run.diffs[path] = (text, new)
         run.diagnostics = remaining
     return run, text, encoding
+
+
+def _stdin_directive_warnings(text: str, path: str) -> list[str]:
+    """Malformed suppression directives of the text read from stdin (see jaxlint.lint.suppress)."""
+    from jaxlint.base.types import FileResult
+    from jaxlint.lint.engine import python_source
+    from jaxlint.lint.registry import all_rules
+    from jaxlint.lint.suppress import scan_suppressions, warnings_for
+
+    source = python_source(path, text, FileResult(path=path))
+    if source is None:
+        return []
+    return warnings_for(scan_suppressions(source), path, {r.name: r.code for r in all_rules()})
 
 
 class _NoProgress:
@@ -365,10 +678,11 @@ class _Progress:
 
     DELAY = 0.5
 
-    def __init__(self, delay: float | None = None, console=None) -> None:
+    def __init__(self, delay: float | None = None, console: Console | None = None) -> None:
         self.delay = self.DELAY if delay is None else delay
         self.console = console
-        self.p = None
+        self.p: Progress | None = None
+        self.task: TaskID  # set with ``p``
         self.done = 0
 
     def __enter__(self):
@@ -416,12 +730,35 @@ def _progress_bar(fmt: str, quiet: bool):
     return _Progress()
 
 
-def _statistics(diags, unsafe: bool) -> None:
+def _statistics(diags, unsafe: bool, fmt: str = "concise") -> str:
+    """Counts per rule: ruff's table, or with ``--output-format json`` ruff's JSON list."""
     counts = Counter((d.code, d.name) for d in diags)
     fixable = Counter(d.code for d in diags if d.fix is not None and (d.fix.applicability == "safe" or unsafe))
-    for (code, name), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+    rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    if fmt == "json":
+        import json
+
+        return (
+            json.dumps(
+                [
+                    {
+                        "code": code,
+                        "name": name,
+                        "count": n,
+                        "fixable": fixable[code] == n,
+                        "fixable_count": fixable[code],
+                    }
+                    for (code, name), n in rows
+                ],
+                indent=2,
+            )
+            + "\n"
+        )
+    lines = []
+    for (code, name), n in rows:
         mark = "[*]" if fixable[code] == n else ("[-]" if fixable[code] else "   ")
-        click.echo(f"{n:>5}  {code}  {mark} {name}")
+        lines.append(f"{n:>5}  {code}  {mark} {name}\n")
+    return "".join(lines)
 
 
 def _summary(run, unsafe: bool) -> None:
@@ -510,6 +847,23 @@ def rule_cmd(code: str) -> None:
     if r is None:
         fail(f"unknown rule {code!r} (see `jaxlint rules`)")
     click.echo(f"# {r.code} {r.name} ({r.status})\n\n{r.summary}.\n\n{r.documentation()}")
+
+
+@main.command("clean")
+@click.argument("paths", nargs=-1, type=click.Path(file_okay=False))
+@click.option("--cache-dir", type=click.Path(file_okay=False), envvar="JAXLINT_CACHE_DIR", help="The cache folder.")
+def clean_cmd(paths, cache_dir: str | None) -> None:
+    """Remove the cache folders (.jaxlint_cache) under PATHS (default: the current folder)."""
+    from jaxlint.cache.clean import clean
+
+    removed, errors = clean(list(paths) or ["."], cache_dir)
+    for path in removed:
+        click.echo(f"Removed cache at: {path}", err=True)
+    for e in errors:
+        click.echo(f"jaxlint: error: {e}", err=True)
+    if not removed and not errors:
+        click.echo("No cache found.", err=True)
+    sys.exit(EXIT_ERROR if errors else EXIT_OK)
 
 
 @main.command("verify")

@@ -73,7 +73,7 @@ def _split(s: str) -> list[str]:
     return [c for c in re.split(r"[,\s]+", s.strip()) if c]
 
 
-def annotations(source: str) -> Annotations:
+def read_annotations(source: str) -> Annotations:
     a = Annotations()
     for i, line in enumerate(source.splitlines(), start=1):
         for m in _ERROR.finditer(line):

@@ -15,6 +15,14 @@ def root() -> str:
     return ROOT
 
 
+@pytest.fixture(scope="session")
+def mypy_cache(request, tmp_path_factory):
+    """mypy's incremental cache for the self-checks: in pytest's cache folder, so a second
+    run is warm (a temporary folder when that plugin is off); never in the tree."""
+    cache = getattr(request.config, "cache", None)
+    return cache.mkdir("mypy") if cache is not None else tmp_path_factory.mktemp("mypy-cache")
+
+
 def run_cli(*args: str, cwd: str | None = None, stdin: str | None = None, env: dict | None = None):
     """Run ``python -m jaxlint`` in a subprocess; return (exit code, stdout, stderr)."""
     import subprocess

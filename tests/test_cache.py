@@ -8,6 +8,18 @@ from conftest import run_cli
 TREE_MAP = "import jax\n\nparams = jax.tree_map(lambda p: p, params)\n"
 
 
+def _packed(root):
+    """The per-file entries in the (one) namespace's pack."""
+    from jaxlint.cache.store import Cache
+
+    (ns,) = [
+        d
+        for d in os.listdir(os.path.join(root, ".jaxlint_cache"))
+        if os.path.isdir(os.path.join(root, ".jaxlint_cache", d))
+    ]
+    return Cache(os.path.join(root, ".jaxlint_cache"), ns)._load_pack()
+
+
 def _write(tmp_path, name, text):
     p = tmp_path / name
     p.parent.mkdir(parents=True, exist_ok=True)
@@ -20,9 +32,8 @@ def test_warm_run_matches_cold_and_sees_edits(tmp_path):
     a = _write(tmp_path, "a.py", TREE_MAP)
     _write(tmp_path, "b.py", "import jax\nx = jax.tree.map(f, t)  # noqa: JAX801\n")
     cold = run_cli("--output-format", "json", ".", cwd=str(tmp_path))
-    entries = glob.glob(str(tmp_path / ".jaxlint_cache" / "*" / "*" / "*"))
     # a first-pass entry per file, a result for a.py (b.py has no trigger word: not parsed)
-    assert len(entries) == 3
+    assert len(_packed(tmp_path)) == 3
     warm = run_cli("--output-format", "json", ".", cwd=str(tmp_path))
     assert warm == cold and cold[0] == 1
     a.write_text("import jax\n\nparams = jax.tree.map(lambda p: p, params)\n")
@@ -37,7 +48,9 @@ def test_corrupt_entries_are_misses(tmp_path):
     _write(tmp_path, "pyproject.toml", "[tool.jaxlint]\n")
     _write(tmp_path, "a.py", TREE_MAP)
     cold = run_cli("--output-format", "concise", ".", cwd=str(tmp_path))
-    for entry in glob.glob(str(tmp_path / ".jaxlint_cache" / "*" / "*" / "*")):
+    entries = glob.glob(str(tmp_path / ".jaxlint_cache" / "*" / "*"))
+    assert sorted(os.path.basename(e)[:4] for e in entries) == ["pack", "run-"]
+    for entry in entries:
         with open(entry, "wb") as f:
             f.write(b"\x80garbage")
     assert run_cli("--output-format", "concise", ".", cwd=str(tmp_path)) == cold
@@ -98,14 +111,37 @@ def test_a_run_that_writes_keeps_the_newest_entries_and_drops_stale_namespaces(t
     stale.mkdir(parents=True)
     old = time.time() - 40 * 86400
     os.utime(stale, (old, old))
-    cache = Cache(str(tmp_path / ".jaxlint_cache"), "ns", secret=b"k" * 32)
-    cache.MAX_ENTRIES = 10
-    for i, path in enumerate(files):
-        cache.put(path, FileResult(path=path))
-        entry = cache._entry_key(path, "")
-        t = time.time() - 1000 + i  # m0 oldest ... m11 newest
-        os.utime(os.path.join(cache.dir, entry[:2], entry), (t, t))
-    cache.flush()
-    kept = [p for p in files if cache.get(p) is not None]
-    assert kept == files[-8:]  # down to 80% of the cap, newest first
+    first = Cache(str(tmp_path / ".jaxlint_cache"), "ns", secret=b"k" * 32)
+    first.MAX_ENTRIES = 10
+    for path in files[:6]:
+        first.put(path, FileResult(path=path))
+    first.flush()
     assert not stale.exists()
+    second = Cache(str(tmp_path / ".jaxlint_cache"), "ns", secret=b"k" * 32)
+    second.MAX_ENTRIES = 10
+    assert second.get(files[0]) is not None  # read by this run: fresher than m1 ... m5
+    for path in files[6:]:
+        second.put(path, FileResult(path=path))
+    second.flush()
+    third = Cache(str(tmp_path / ".jaxlint_cache"), "ns", secret=b"k" * 32)
+    kept = [p for p in files if third.get(p) is not None]
+    assert kept == [files[0], *files[5:]]  # 12 > 10: down to 80% of the cap, the least recently used dropped
+    assert os.listdir(tmp_path / ".jaxlint_cache" / "ns") == ["pack"]
+
+
+def test_the_pack_costs_one_file_and_compresses(tmp_path):
+    from jaxlint.base.records import dumps
+    from jaxlint.base.types import FileResult
+    from jaxlint.cache.store import Cache
+
+    cache = Cache(str(tmp_path / "c"), "ns", secret=b"k" * 32)
+    (tmp_path / "m.py").write_text("x = 1\n")
+    value = FileResult(path=str(tmp_path / "m.py"), rule_errors=["JAX101 (vmap-maps-shared-param): x" * 50] * 20)
+    for i in range(40):
+        cache.put(str(tmp_path / "m.py"), value, variant=str(i))
+    cache.flush()
+    files = [os.path.join(d, n) for d, _, ns in os.walk(tmp_path / "c" / "ns") for n in ns]
+    assert [os.path.basename(f) for f in files] == ["pack"]
+    assert os.path.getsize(files[0]) < 40 * len(dumps(value)) / 10
+    again = Cache(str(tmp_path / "c"), "ns", secret=b"k" * 32)
+    assert all(again.get(str(tmp_path / "m.py"), str(i)) == value for i in range(40))

@@ -14,6 +14,7 @@ import stat
 import subprocess
 import sys
 import threading
+import zlib
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ from conftest import FIXTURES, run_cli
 
 from jaxlint.base.records import RecordError, dumps, loads
 from jaxlint.cache.key import key_path, load_secret
-from jaxlint.cache.store import CACHE_DIR, MAGIC, Cache
+from jaxlint.cache.store import CACHE_DIR, MAGIC, PACK_MAGIC, Cache
 from jaxlint.lint.config import Settings
 
 TREE_MAP = "import jax\n\nparams = jax.tree_map(lambda p: p, params)\n"
@@ -61,7 +62,8 @@ def test_a_planted_pickle_runs_nothing_and_changes_nothing(tmp_path):
     assert cold[:2] == (1, EXPECTED)
     marker = tmp_path / "pwned"
     entries = _entries(root)
-    assert len(entries) == 3  # the run entry, a plan entry and a result entry for a.py
+    assert len(entries) == 2  # the run entry, and the pack of a plan entry and a result entry for a.py
+    assert len(_packed(root)) == 2
     for entry in entries:
         with open(entry, "wb") as f:
             pickle.dump(Payload(marker), f)
@@ -73,20 +75,34 @@ def test_a_planted_pickle_runs_nothing_and_changes_nothing(tmp_path):
     assert _lint(root, "--no-cache")[:2] == cold[:2]
 
 
-def _forge(path, secret, mutate):
-    """Rewrite a sealed entry with ``mutate`` applied to its JSON, sealed with ``secret``."""
-    data = Path(path).read_bytes()
-    payload = data[len(MAGIC) + 65 :]
-    new = json.dumps(mutate(json.loads(payload)), separators=(",", ":")).encode()
-    namespace = os.path.basename(os.path.dirname(os.path.dirname(path)))
-    name = os.path.basename(path)
-    if name.startswith("run-"):
-        namespace = os.path.basename(os.path.dirname(path))
+def _packed(root):
+    """The per-file entries (name -> sealed bytes) in the namespace's pack."""
+    (ns,) = [d for d in os.listdir(os.path.join(root, CACHE_DIR)) if os.path.isdir(os.path.join(root, CACHE_DIR, d))]
+    return Cache(os.path.join(root, CACHE_DIR), ns)._load_pack()
+
+
+def _reseal(data, namespace, name, secret, mutate):
+    payload = zlib.decompress(data[len(MAGIC) + 65 :])
+    new = zlib.compress(json.dumps(mutate(json.loads(payload)), separators=(",", ":")).encode())
     m = hmac.new(secret, digestmod=hashlib.sha256)
     m.update(f"{namespace}/{name}\0".encode())
     m.update(new)
-    with open(path, "wb") as f:
-        f.write(MAGIC + m.hexdigest().encode() + b"\n" + new)
+    return MAGIC + m.hexdigest().encode() + b"\n" + new
+
+
+def _forge(path, secret, mutate):
+    """Rewrite a sealed entry (or every entry of a pack) with ``mutate`` applied to its JSON,
+    sealed with ``secret``."""
+    namespace = os.path.basename(os.path.dirname(path))
+    name = os.path.basename(path)
+    if name != "pack":
+        Path(path).write_bytes(_reseal(Path(path).read_bytes(), namespace, name, secret, mutate))
+        return
+    parts = [PACK_MAGIC]
+    for key, blob in Cache(os.path.dirname(os.path.dirname(path)), namespace)._load_pack().items():
+        sealed = _reseal(blob, namespace, key, secret, mutate)
+        parts += [key.encode(), b"\n", str(len(sealed)).encode(), b"\n", sealed]
+    Path(path).write_bytes(b"".join(parts))
 
 
 def _replace_message(obj):
@@ -309,3 +325,24 @@ def test_every_fixture_result_is_a_cacheable_record(tmp_path, monkeypatch):
         [FIXTURES], Settings(root=FIXTURES, preview=True), jobs=1, cache=Cache(str(tmp_path / "c"), "ns", b"k" * 32)
     )
     assert again.diagnostics == run.diagnostics
+
+
+def test_swapped_or_forged_pack_framing_is_a_miss(tmp_path):
+    """The pack's names and lengths are not sealed; every entry in it is, under its name."""
+    root = _project(tmp_path / "p")
+    cold = _lint(root)
+    (pack,) = [e for e in _entries(root) if os.path.basename(e) == "pack"]
+    entries = _packed(root)
+    assert len(entries) == 2
+    (a, blob_a), (b, blob_b) = entries.items()
+    parts = [PACK_MAGIC]
+    for name, blob in ((a, blob_b), (b, blob_a)):  # each entry filed under the other's name
+        parts += [name.encode(), b"\n", str(len(blob)).encode(), b"\n", blob]
+    parts += [b"../../escape\n5\nhello", b"x" * 10]  # a bad name ends the list
+    Path(pack).write_bytes(b"".join(parts))
+    cache = Cache(os.path.dirname(os.path.dirname(pack)), os.path.basename(os.path.dirname(pack)), load_secret())
+    assert sorted(cache._load_pack()) == sorted([a, b])
+    assert cache._load(a) is None and cache._load(b) is None
+    for run_entry in [e for e in _entries(root) if os.path.basename(e).startswith("run-")]:
+        os.unlink(run_entry)  # so the per-file entries are read
+    assert _lint(root) == cold

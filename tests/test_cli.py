@@ -75,7 +75,7 @@ def test_json_fields(tmp_path):
     code, out, _ = run_cli("--output-format", "json", "--select", "JAX801", str(p))
     assert code == 1
     [d] = json.loads(out)
-    assert set(d) == {"code", "name", "message", "filename", "location", "end_location", "url", "fix"}
+    assert set(d) == {"code", "name", "message", "note", "filename", "location", "end_location", "url", "fix"}
     assert d["code"] == "JAX801" and d["name"] == "removed-api"
     assert d["location"] == {"row": 3, "column": 10} and d["end_location"] == {"row": 3, "column": 22}
     assert d["filename"] == str(p)
@@ -151,7 +151,7 @@ def test_config_unknown_key_is_an_error(tmp_path):
     write(tmp_path, "a.py", CLEAN)
     code, _out, err = run_cli(str(tmp_path))
     assert code == 2
-    assert err == f"jaxlint: error: {tmp_path}/pyproject.toml: unknown key `selcet` in [tool.jaxlint]\n"
+    assert err == f"jaxlint: error: {tmp_path}/pyproject.toml:2: unknown key `selcet` in [tool.jaxlint]\n"
 
 
 def test_config_unknown_code_is_an_error(tmp_path):
@@ -356,13 +356,16 @@ def test_a_fix_that_would_not_parse_is_not_applied():
 
 
 def test_unsafe_fixes_need_the_flag(tmp_path):
-    src = "import jax\n\ndef linear(x, w, b):\n    return jax.numpy.dot(w, x) + b\n\nbatched = jax.vmap(linear)\n"
+    src = (
+        "import jax\nimport jax.numpy as jnp\n\ndef project(x, w):\n    return x @ w\n\n"
+        "out = jax.vmap(project)(jnp.ones((10, 10)), jnp.ones((10, 5)))\n"
+    )
     p = write(tmp_path, "v.py", src)
     code, out, _ = run_cli("--fix", "--no-cache", "--select", "JAX101", "--output-format", "concise", str(p))
     assert code == 1 and p.read_text() == src and " JAX101 " in out and "[*]" not in out
     code, out, _ = run_cli("--fix", "--unsafe-fixes", "--no-cache", "--select", "JAX101", str(p))
     assert code == 0, out
-    assert p.read_text() == src.replace("jax.vmap(linear)", "jax.vmap(linear, in_axes=(0, None, None))")
+    assert p.read_text() == src.replace("jax.vmap(project)", "jax.vmap(project, in_axes=(0, None))")
 
 
 def test_undecodable_file_is_one_finding_among_the_others(tmp_path):
@@ -397,11 +400,13 @@ def test_config_file_errors_are_one_line(tmp_path):
     write(tmp_path, "broken.toml", "[tool.jaxlint\n")
     code, _, err = run_cli("--config", str(tmp_path / "broken.toml"), str(tmp_path / "a.py"))
     assert (
-        code == 2 and err.startswith(f"jaxlint: error: {tmp_path}/broken.toml: invalid TOML: ") and err.count("\n") == 1
+        code == 2
+        and err.startswith(f"jaxlint: error: {tmp_path}/broken.toml:1: invalid TOML: ")
+        and err.count("\n") == 1
     )
     write(tmp_path, "other.toml", '[tool.jaxlint]\nselect = "JAX1"\n')
     code, _, err = run_cli("--config", str(tmp_path / "other.toml"), str(tmp_path / "a.py"))
-    assert (code, err) == (2, f"jaxlint: error: {tmp_path}/other.toml: `select` must be a list\n")
+    assert (code, err) == (2, f"jaxlint: error: {tmp_path}/other.toml:2: `select` must be a list\n")
     write(tmp_path, "jaxlint.toml", 'select = ["JAX8"]\n')
     assert run_cli("--config", str(tmp_path / "jaxlint.toml"), str(tmp_path / "a.py"))[0] == 0
 

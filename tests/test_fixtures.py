@@ -47,7 +47,7 @@ def test_fixture(code, path, tmp_path):
         shutil.copy(path, work / os.path.basename(path))
     expected, todo, codes = set(), set(), {code}
     for f in _files(str(work)):
-        ann = testing.annotations(Path(f).read_text(encoding="utf-8"))
+        ann = testing.read_annotations(Path(f).read_text(encoding="utf-8"))
         rel = os.path.relpath(f, work)
         expected |= {(rel, line, c) for line, c in ann.errors}
         todo |= {(rel, line, c) for line, c in ann.todo_ok}

@@ -41,12 +41,13 @@ def test_the_engine_records_call_paths_for_the_rules_that_read_them():
     assert sorted(r.code for r in all_rules() if r.call_paths) == ["JAX201", "JAX503"]
 
 
-def test_the_vmap_rules_read_forwarders_and_the_files_that_spell_them():
+def test_the_map_rules_read_forwarders_and_the_files_that_spell_them():
     from jaxlint.lint.registry import all_rules
 
     readers = [r for r in all_rules() if r.forwarders]
-    assert sorted(r.code for r in readers) == ["JAX101", "JAX102", "JAX103", "JAX104", "JAX105"]
-    assert all("(*" in r.triggers and "vmap" in r.triggers and r.callers == "direct" for r in readers)
+    assert sorted(r.code for r in readers) == ["JAX101", "JAX102", "JAX103", "JAX104", "JAX105", "JAX203", "JAX204"]
+    assert all("(*" in r.triggers and r.callers == "direct" for r in readers)
+    assert all(("vmap" if r.code.startswith("JAX1") else "pmap") in r.triggers for r in readers)
     r = reads_of(("calls", "forwarders"))
     assert (r.callers, r.follows_references, r.forwarders) == ("direct", True, True)
 

@@ -89,15 +89,15 @@ def test_decoding_is_linear_in_the_file():
         (b"\xff\xfe[tool.jaxlint]\n", "{p}: cannot read configuration: it is not UTF-8 text (byte ff at 1:1)"),
         (
             b'[tool.jaxlint]\nexclude = ["[z-a]"]\n',
-            "{p}: `exclude`: invalid pattern '[z-a]' (bad character range z-a)",
+            "{p}:2: `exclude`: invalid pattern '[z-a]' (bad character range z-a)",
         ),
         (
             b'[tool.jaxlint.per-file-ignores]\n"[z-a]" = ["JAX8"]\n',
-            "{p}: `per-file-ignores`: invalid pattern '[z-a]' (bad character range z-a)",
+            "{p}:2: `per-file-ignores`: invalid pattern '[z-a]' (bad character range z-a)",
         ),
         (
             b'[tool.jaxlint]\nextend-exclude = ["a\\\\"]\n',
-            "{p}: `extend-exclude`: invalid pattern 'a\\\\' (not a gitignore-style pattern: a trailing backslash?)",
+            "{p}:2: `extend-exclude`: invalid pattern 'a\\\\' (not a gitignore-style pattern: a trailing backslash?)",
         ),
     ],
 )

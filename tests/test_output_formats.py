@@ -22,6 +22,7 @@ import pytest
 from jaxlint import __version__
 from jaxlint.base.types import Diagnostic, Edit, Fix, Position
 from jaxlint.report import full, github, sarif
+from jaxlint.report.color import use_color
 from jaxlint.report.paths import relative, uri
 
 needs_pty = pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
@@ -327,13 +328,13 @@ class _Stream(io.StringIO):
 
 
 def test_use_color() -> None:
-    assert full.use_color(_Stream(True), {})
-    assert not full.use_color(_Stream(False), {})
-    assert not full.use_color(_Stream(True), {"NO_COLOR": "1"})
-    assert full.use_color(_Stream(True), {"NO_COLOR": ""})  # empty means unset (no-color.org)
-    assert full.use_color(_Stream(False), {"FORCE_COLOR": "1"})
-    assert not full.use_color(_Stream(False), {"FORCE_COLOR": "1", "NO_COLOR": "1"})
-    assert not full.use_color(_Stream(True), {"TERM": "dumb"})
+    assert use_color(_Stream(True), {})
+    assert not use_color(_Stream(False), {})
+    assert not use_color(_Stream(True), {"NO_COLOR": "1"})
+    assert use_color(_Stream(True), {"NO_COLOR": ""})  # empty means unset (no-color.org)
+    assert use_color(_Stream(False), {"FORCE_COLOR": "1"})
+    assert not use_color(_Stream(False), {"FORCE_COLOR": "1", "NO_COLOR": "1"})
+    assert not use_color(_Stream(True), {"TERM": "dumb"})
 
 
 # -- progress ----------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -44,9 +45,16 @@ def test_generated_docs_are_current():
 
 @pytest.mark.slow
 def test_wheel_installs_into_a_fresh_venv_and_lints(tmp_path):
+    # built from a copy: setuptools' build/ in the checkout keeps modules since deleted
+    source = tmp_path / "source"
+    shutil.copytree(
+        ROOT,
+        source,
+        ignore=shutil.ignore_patterns(".git", ".venv", "build", "*.egg-info", ".jaxlint_cache", "__pycache__"),
+    )
     dist = tmp_path / "dist"
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), ROOT],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(source)],
         check=True,
         capture_output=True,
     )
@@ -74,7 +82,7 @@ def test_wheel_installs_into_a_fresh_venv_and_lints(tmp_path):
     )
     v = subprocess.run([str(venv / "bin" / "jaxlint"), "verify"], cwd=work, capture_output=True, text=True)
     assert v.returncode == 2 and v.stdout == ""
-    assert "pip install 'jaxlint[runtime]'" in v.stderr and v.stderr.count("\n") == 1
+    assert "pip install -e '.[runtime]'" in v.stderr and v.stderr.count("\n") == 1
     site = subprocess.run(
         [
             str(venv / "bin" / "python"),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -170,3 +171,52 @@ def test_the_readme_precommit_config_works_as_written(tmp_path: Path) -> None:
         timeout=600,
     )
     assert p.returncode == 0 and "Passed" in p.stdout, p.stdout + p.stderr
+
+
+# -- the project's own hooks (.pre-commit-config.yaml) ------------------------------------
+OWN_HOOKS = ("ruff check", "ruff format", "mypy", "jaxlint (its own sources)", "jaxlint (fixtures that must pass)")
+# one problem for each hook: an unused import, a line the formatter rewrites, a type error
+# and a removed JAX API in the package; a removed API in a fixture that must pass
+PLANTED = (
+    'import os\n\nimport jax\n\nVALUE = [1,2]\nf = jax.tree_map\n\n\ndef planted() -> int:\n    return "not an int"\n'
+)
+
+
+def _hook_results(stdout: str) -> dict[str, str]:
+    """``{hook name: "Passed" | "Failed" | "Skipped"}`` from ``pre-commit run``'s summary lines."""
+    lines = re.finditer(r"^(.+?)\.{3,}(?:\([^)]*\))?(Passed|Failed|Skipped)$", stdout, re.MULTILINE)
+    return {m.group(1): m.group(2) for m in lines}
+
+
+@pytest.mark.slow
+def test_the_projects_own_hooks(tmp_path: Path, mypy_cache: Path) -> None:
+    """``pre-commit run --all-files`` with this checkout's .pre-commit-config.yaml on a copy of
+    the tree: every hook passes; with one planted problem each, every hook fails. The hooks
+    are local (``language: system``): the tools are this environment's, nothing is cloned."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    tree = _snapshot(tmp_path / "tree")
+    path = os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]
+    # mypy checks its cache against each file's hash: the tree's entries serve the copy
+    env = {**_env(tmp_path / "pre-commit-home"), "PATH": path, "MYPY_CACHE_DIR": str(mypy_cache)}
+
+    def run() -> subprocess.CompletedProcess:
+        command = [sys.executable, "-m", "pre_commit", "run", "--all-files", "--color", "never"]
+        return subprocess.run(command, cwd=tree, capture_output=True, text=True, env=env, timeout=1200)
+
+    p = run()
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert _hook_results(p.stdout) == dict.fromkeys(OWN_HOOKS, "Passed"), p.stdout
+
+    (tree / "jaxlint" / "planted.py").write_text(PLANTED)
+    fixed = tree / "fixtures" / "JAX801" / "fixed.py"
+    fixed.write_text(fixed.read_text() + "REMOVED = jax.tree_map\n")
+    _git(tree, "add", "-A")
+    p = run()
+    out = p.stdout + p.stderr
+    assert p.returncode == 1, out
+    assert _hook_results(p.stdout) == dict.fromkeys(OWN_HOOKS, "Failed"), out
+    assert "F401" in out and "`os` imported but unused" in out, out
+    assert "1 file reformatted" in out, out
+    assert 'jaxlint/planted.py:10: error: Incompatible return value type (got "str", expected "int")' in out, out
+    assert "jaxlint/planted.py:6:5: JAX801 " in out and "fixtures/JAX801/fixed.py:8:11: JAX801 " in out, out

@@ -241,7 +241,9 @@ def test_no_jax_exits_2(capsys, tmp_path):
     assert code == 2
     out = capsys.readouterr()
     assert out.out == "" and out.err.count("\n") == 1
-    assert "install the runtime extra: pip install 'jaxlint[runtime]'" in out.err
+    # never a package-index name: the index's `jaxlint` is someone else's project
+    assert "in your jaxlint clone, run pip install -e '.[runtime]'" in out.err
+    assert "pip install 'jaxlint[runtime]'" not in out.err
 
 
 # -- end to end (runs jax in subprocesses) --------------------------------------------
@@ -251,6 +253,17 @@ def test_end_to_end_confirmed_broken_and_missing(tmp_path, capsys):
     root = make_tree(tmp_path / "ok")
     assert vcli.run_verify([], "table", 2, 60, rules=[FakeMean], root=root) == 0
     out = capsys.readouterr().out
+    from importlib.metadata import version
+
+    lines = out.splitlines()
+    assert lines[0] == (
+        f"jax {version('jax')} (jaxlib {version('jaxlib')}) on CPU; each rule's programs run in a fresh process"
+        " with the simulated devices its spec.toml asks for (2)"
+    )
+    assert lines[1].startswith(
+        "✓ JAX990 fake-mean: confirmed: 2 bad programs fail as expected, the fixed one matches the oracle;"
+        " its autofix matches the oracle ("
+    )
     assert "✓ JAX990" in out and "1 of 1 rule confirmed." in out
     assert "wrong result" in out and "IndexError" in out and "matches ORACLE (1 fix applied)" in out
 
@@ -335,3 +348,41 @@ def test_verify_confirms_every_rule_of_the_real_tree():
     assert sorted(r["code"] for r in reports) == expected
     assert [(r["code"], r["reasons"]) for r in reports if not r["confirmed"]] == []
     assert code == 0, err
+
+
+def test_a_rule_that_needs_a_newer_jax_is_skipped_saying_why(tmp_path, capsys):
+    spec = 'requires-jax = "99.0"\nrequires-jax-why = "pmap errors changed"\n' + SPEC
+    root = make_tree(tmp_path / "new", spec=spec)
+    assert vcli.run_verify([], "table", 2, 60, rules=[FakeMean], root=root) == 0  # skipped is not a failure
+    out = capsys.readouterr().out
+    from importlib.metadata import version
+
+    assert out.splitlines()[1] == (
+        f"- JAX990 fake-mean: skipped: needs jax >= 99.0 (installed: {version('jax')}): pmap errors changed"
+    )
+    assert "0 of 1 rule confirmed (1 skipped: it needs a newer jax)." in out and "not confirmed" not in out
+    assert vcli.run_verify([], "json", 2, 60, rules=[FakeMean], root=root) == 0
+    (report,) = json.loads(capsys.readouterr().out)
+    assert report["skipped"].startswith("needs jax >= 99.0") and report["confirmed"] is False
+
+
+def test_verify_streams_each_rules_line_before_the_next_rule_is_done(tmp_path):
+    from jaxlint.verify.runner import verify_rules
+
+    root = make_tree(tmp_path, code="JAX990")
+    make_tree(tmp_path, spec='requires-jax = "99.0"\nrequires-jax-why = "x"\n' + SPEC, code="JAX991")
+    seen = []
+    reports = verify_rules(
+        [FakeNoRef, FakeMean], root, 1, 60, on_report=lambda r: seen.append(r.code), jax_version="0.4.35"
+    )
+    assert seen == ["JAX991", "JAX990"] and [r.code for r in reports] == seen
+    assert reports[0].skipped == "needs jax >= 99.0 (installed: 0.4.35): x"
+
+
+def test_requires_jax_needs_a_version_and_a_reason(tmp_path):
+    root = make_tree(tmp_path, spec='requires-jax = "new"\n' + SPEC)
+    with pytest.raises(SpecError, match="requires-jax: must be a version"):
+        load_spec(root / "JAX990" / "spec.toml")
+    root = make_tree(tmp_path, spec='requires-jax = "0.8.0"\n' + SPEC)
+    with pytest.raises(SpecError, match="requires-jax-why: requires-jax needs a reason"):
+        load_spec(root / "JAX990" / "spec.toml")

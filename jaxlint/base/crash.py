@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import traceback
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 HINT = "JAXLINT_DEBUG=1 shows the traceback"
@@ -29,14 +30,14 @@ def describe(exc: BaseException) -> str:
 
 
 @contextmanager
-def doing(what: str):
+def doing(what: str) -> Iterator[None]:
     """Name the step under way in any internal error raised inside (the innermost wins)."""
     try:
         yield
     except Exception as exc:
         if not hasattr(exc, "jaxlint_doing"):
             with contextlib.suppress(AttributeError):  # an exception type with __slots__
-                exc.jaxlint_doing = what  # type: ignore[attr-defined]
+                exc.jaxlint_doing = what  # type: ignore[attr-defined]  # jaxlint's own mark, on an exception of any class
         raise
 
 

@@ -11,6 +11,7 @@ asked about), those nodes fall back to the exact codegen pass.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import defaultdict
 from collections.abc import Iterable
@@ -40,12 +41,15 @@ def _line_at(starts: list[int], offset: int) -> int:
 
 _DEF = re.compile(r"\bdef\s+(\w+)\s*[(\[]")
 _MAX_KEY = 240
+# how a node's text is searched: ("def", name) for a def; else (the first line of its
+# text, is it a decorator, is it a plain dotted name)
+_Group = tuple[str, str] | tuple[str, bool, bool]
 
 
 def _occurrences(source: str, text: str, decorator: bool, whole_name: bool) -> list[int]:
     """Offsets where ``text`` starts a node: not inside a longer name, after '@' iff a
     decorator, and (for a plain dotted name) not followed by more name or a call."""
-    out = []
+    out: list[int] = []
     ident = text[:1].isidentifier()
     n = len(text)
     i = source.find(text)
@@ -82,31 +86,31 @@ def node_lines(
     found gets no line (or, with ``exact_fallback``, one from a codegen pass).
     """
     nodes = list(nodes_in_order)
-    keys: list[tuple[str, bool, bool] | None] = []
+    groups: list[_Group] = []  # the nodes found by one text search share a group
     for n in nodes:
         if isinstance(n, cst.FunctionDef):
-            keys.append(None)
+            groups.append(("def", n.name.value))
         else:
             # the first line of the node's text: later lines carry block indentation
             # that codegen of a lone node does not reproduce
             first = module.code_for_node(n)[:_MAX_KEY].split("\n", 1)[0].split("\r", 1)[0]
-            keys.append((first, n in decorators, isinstance(n, (cst.Name, cst.Attribute))))
-    occurrences: dict[object, list[int]] = {}
+            groups.append((first, n in decorators, isinstance(n, (cst.Name, cst.Attribute))))
+    occurrences: dict[_Group, list[int]] = {}
     defs: dict[str, list[int]] | None = None
-    members: dict[object, list[int]] = defaultdict(list)
-    for i, (n, k) in enumerate(zip(nodes, keys, strict=True)):
-        group = ("def", n.name.value) if k is None else k  # type: ignore[union-attr]
+    members: dict[_Group, list[int]] = defaultdict(list)
+    for i, group in enumerate(groups):
         members[group].append(i)
         if group in occurrences:
             continue
-        if k is None:
+        if len(group) == 2:
             if defs is None:
                 defs = defaultdict(list)
                 for m in _DEF.finditer(source):
                     defs[m.group(1)].append(m.start())
             occurrences[group] = defs.get(group[1], [])
         else:
-            occurrences[group] = _occurrences(source, k[0], k[1], k[2]) if k[0] else []
+            text, decorator, whole_name = group
+            occurrences[group] = _occurrences(source, text, decorator, whole_name) if text else []
     offset: list[int | None] = [None] * len(nodes)
     for group, idx in members.items():
         occ = occurrences[group]
@@ -114,14 +118,14 @@ def node_lines(
             for i, o in zip(idx, occ, strict=False):
                 offset[i] = o
     # the rest: between resolved neighbours, first free occurrence
-    group_of = {i: g for g, idx in members.items() for i in idx}
     prev = -1
-    for i in range(len(nodes)):
-        if offset[i] is not None:
-            prev = offset[i]
+    for i, group in enumerate(groups):
+        known = offset[i]
+        if known is not None:
+            prev = known
             continue
-        nxt = next((offset[j] for j in range(i + 1, len(nodes)) if offset[j] is not None), len(source))
-        cand = [o for o in occurrences[group_of[i]] if prev <= o <= nxt]
+        nxt = next((o for o in itertools.islice(offset, i + 1, None) if o is not None), len(source))
+        cand = [o for o in occurrences[group] if prev <= o <= nxt]
         if cand:
             offset[i] = cand[0]
             prev = cand[0]

@@ -47,13 +47,18 @@ def literal(
     or an operand (default: this function with the same arguments)."""
     if part is None:
 
-        def part(n):
+        def part(n: cst.BaseExpression) -> Any:
             return literal(n, constants, lookup=lookup)
 
     return _literal(node, constants, lookup, part)
 
 
-def _literal(node, constants, lookup, part) -> Any:
+def _literal(
+    node: cst.BaseExpression | None,
+    constants: Mapping[str, Any] | None,
+    lookup: Callable[[cst.BaseExpression], Any] | None,
+    part: Callable[[cst.BaseExpression], Any],
+) -> Any:
     if node is None:
         return UNKNOWN
     if isinstance(node, cst.Integer):
@@ -101,11 +106,11 @@ def _literal(node, constants, lookup, part) -> Any:
         return tuple(items) if isinstance(node, cst.Tuple) else list(items)
     if isinstance(node, cst.Dict):
         out: dict[Any, Any] = {}
-        for el in node.elements:
-            if not isinstance(el, cst.DictElement):
+        for entry in node.elements:
+            if not isinstance(entry, cst.DictElement):
                 return UNKNOWN
-            k = part(el.key)
-            v = part(el.value)
+            k = part(entry.key)
+            v = part(entry.value)
             if k is UNKNOWN or v is UNKNOWN:
                 return UNKNOWN
             try:

@@ -30,8 +30,9 @@ _CONFLICT = "<conflict>"
 
 def last_name(node: cst.BaseExpression) -> str | None:
     """The last name of ``a.b.c`` or ``c`` (a callee's short name), else None."""
-    t = type(node)
-    return node.attr.value if t is cst.Attribute else node.value if t is cst.Name else None
+    if type(node) is cst.Attribute:  # exact types: cheaper than isinstance on this hot path
+        return node.attr.value
+    return node.value if type(node) is cst.Name else None
 
 
 def dotted(node: cst.BaseExpression) -> str | None:
@@ -46,8 +47,8 @@ def dotted(node: cst.BaseExpression) -> str | None:
     return None
 
 
-def _module_name(node: cst.BaseExpression | cst.ImportFrom) -> str:
-    return dotted(node) or ""  # type: ignore[arg-type]
+def _module_name(node: cst.BaseExpression) -> str:
+    return dotted(node) or ""
 
 
 class ImportTable:

@@ -7,13 +7,17 @@ of the parse) and gives identical results.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import ast
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
 Range = tuple[tuple[int, int], tuple[int, int]]  # ((line, col0), (line, col0)); 1-based lines
+Statement = cst.SimpleStatementLine | cst.BaseCompoundStatement  # the only kinds of cst.BaseStatement
+FirstLines = dict[cst.CSTNode, int]  # a statement -> the line of its first token (decorators included)
+Memo = dict[str, FirstLines | None]  # per file: "first_lines", computed once
 
 
 class _AllFound(Exception):
@@ -90,7 +94,7 @@ def node_ranges(
     nodes: Iterable[cst.CSTNode],
     parents: dict[cst.CSTNode, cst.CSTNode] | None = None,
     source: str | None = None,
-    memo: dict | None = None,
+    memo: Memo | None = None,
 ) -> dict[cst.CSTNode, Range]:
     """Map each requested node to its syntactic range (1-based lines, 0-based columns).
 
@@ -111,8 +115,14 @@ def node_ranges(
     return {n: r for n, r in state.found.items() if n in targets}
 
 
-def _by_statement(module, targets, parents, source, memo: dict) -> dict[cst.CSTNode, Range] | None:
-    groups: dict[cst.CSTNode, set[cst.CSTNode]] = {}
+def _by_statement(
+    module: cst.Module,
+    targets: set[cst.CSTNode],
+    parents: dict[cst.CSTNode, cst.CSTNode],
+    source: str,
+    memo: Memo,
+) -> dict[cst.CSTNode, Range] | None:
+    groups: dict[Statement, set[cst.CSTNode]] = {}
     for t in targets:
         unit = _unit(module, t, parents)
         if unit is None:
@@ -143,7 +153,7 @@ def _by_statement(module, targets, parents, source, memo: dict) -> dict[cst.CSTN
     return out
 
 
-def _unit(module, node, parents):
+def _unit(module: cst.Module, node: cst.CSTNode, parents: dict[cst.CSTNode, cst.CSTNode]) -> Statement | None:
     """The top-level statement holding ``node``, or the member of a top-level class."""
     chain = [node]
     p = parents.get(node)
@@ -159,13 +169,15 @@ def _unit(module, node, parents):
         and len(chain) >= 3
         and chain[-2] is top.body
     ):
-        return chain[-3]
-    return top
+        unit = chain[-3]
+    else:
+        unit = top
+    # the child of a Module or an IndentedBlock is a statement
+    return unit if isinstance(unit, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) else None
 
 
-def _first_lines(module: cst.Module, source: str) -> dict[cst.CSTNode, int] | None:
+def _first_lines(module: cst.Module, source: str) -> FirstLines | None:
     """The line of the first token of every top-level statement and class member (from ``ast``)."""
-    import ast
     import warnings
 
     try:
@@ -174,22 +186,22 @@ def _first_lines(module: cst.Module, source: str) -> dict[cst.CSTNode, int] | No
             tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    out: dict[cst.CSTNode, int] = {}
+    out: FirstLines = {}
     if not _pair(module.body, tree.body, out):
         return None
-    for stmt, node in zip(module.body, _groups(tree.body), strict=False):
+    for stmt, group in zip(module.body, _groups(tree.body), strict=False):
         if (
             isinstance(stmt, cst.ClassDef)
             and isinstance(stmt.body, cst.IndentedBlock)
-            and not _pair(stmt.body.body, node[0].body, out)  # type: ignore[attr-defined]
+            and not (isinstance(group[0], ast.ClassDef) and _pair(stmt.body.body, group[0].body, out))
         ):
             return None
     return out
 
 
-def _groups(stmts):
+def _groups(stmts: list[ast.stmt]) -> list[list[ast.stmt]]:
     """ast statements grouped as LibCST groups them: ``a = 1; b = 2`` is one line."""
-    groups: list[list] = []
+    groups: list[list[ast.stmt]] = []
     for s in stmts:
         simple = not isinstance(s, _COMPOUND)
         if groups and simple and not isinstance(groups[-1][-1], _COMPOUND) and s.lineno == groups[-1][-1].end_lineno:
@@ -199,9 +211,7 @@ def _groups(stmts):
     return groups
 
 
-def _pair(cst_body, ast_body, out) -> bool:
-    import ast
-
+def _pair(cst_body: Sequence[cst.BaseStatement], ast_body: list[ast.stmt], out: FirstLines) -> bool:
     groups = _groups(ast_body)
     if len(groups) != len(cst_body):
         return False
@@ -218,27 +228,17 @@ def _pair(cst_body, ast_body, out) -> bool:
     return True
 
 
-def _compound():
-    import ast
-
-    return tuple(
-        t
-        for t in (
-            ast.FunctionDef,
-            ast.AsyncFunctionDef,
-            ast.ClassDef,
-            ast.If,
-            ast.For,
-            ast.AsyncFor,
-            ast.While,
-            ast.With,
-            ast.AsyncWith,
-            ast.Try,
-            getattr(ast, "TryStar", None),
-            getattr(ast, "Match", None),
-        )
-        if t is not None
-    )
-
-
-_COMPOUND = _compound()
+_COMPOUND = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.If,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.With,
+    ast.AsyncWith,
+    ast.Try,
+    ast.TryStar,
+    ast.Match,
+)

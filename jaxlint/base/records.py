@@ -89,7 +89,7 @@ def _encode(v: Any) -> Any:
     raise RecordError(f"cannot encode a {t.__name__}")
 
 
-def _decode_object(obj: dict) -> Any:
+def _decode_object(obj: dict[str, Any]) -> Any:
     if len(obj) == 1:
         ((tag, body),) = obj.items()
         if tag == "T" and type(body) is list:
@@ -140,7 +140,7 @@ def _schema(name: str, cls: type | None = None) -> tuple[type, tuple[str, ...], 
     return known
 
 
-def _build(name: str, values: list) -> Any:
+def _build(name: str, values: list[Any]) -> Any:
     cls, fields, as_tuple, plain = _schema(name)
     if len(values) != len(fields):
         raise RecordError(f"{name}: {len(values)} values for {len(fields)} fields")
@@ -149,7 +149,7 @@ def _build(name: str, values: list) -> Any:
             values[i] = tuple(values[i])
     if plain:
         return cls(*values)
-    obj = object.__new__(cls)
+    obj: object = object.__new__(cls)
     for f, x in zip(fields, values, strict=False):
         object.__setattr__(obj, f, x)
     return obj

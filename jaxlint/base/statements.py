@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import re
 import tokenize
+from dataclasses import dataclass, field
 
 LINE_END = re.compile(r"\r\n|\r|\n")
 
@@ -33,6 +34,16 @@ _CLAUSES = frozenset({"else", "elif", "except", "finally"})
 Statement = tuple[int, int, bool, list[list[int]]]  # first line, last line, class?, members [first, last]
 
 
+@dataclass
+class _Top:
+    """A top-level statement while it is being read."""
+
+    first: int
+    last: int
+    is_class: bool = False
+    members: list[list[int]] = field(default_factory=list)  # [first, last] of each member
+
+
 def statements(lines: list[str], tokens: list[int] | None = None) -> tuple[list[Statement], tuple[str, int]] | None:
     """The lines of the top-level statements (decorators included) and, for a class with an
     indented body, of its members, as LibCST counts statements (``a = 1; b = 2`` is one);
@@ -41,7 +52,7 @@ def statements(lines: list[str], tokens: list[int] | None = None) -> tuple[list[
     parser's memory grows with), are appended to it: for each top-level statement its
     count, then one count per member.
     None when the stdlib tokenizer does not read the text cleanly."""
-    tops: list[list] = []  # [first, last, class?, members]
+    tops: list[_Top] = []
     depth = 0
     starts = True  # the next token starts a logical line
     decorators = member_decorators = False
@@ -66,9 +77,9 @@ def statements(lines: list[str], tokens: list[int] | None = None) -> tuple[list[
             elif kind == tokenize.NEWLINE:
                 starts = True
                 if tops:
-                    tops[-1][1] = tok.start[0]
-                    if depth and tops[-1][3]:
-                        tops[-1][3][-1][1] = tok.start[0]
+                    tops[-1].last = tok.start[0]
+                    if depth and tops[-1].members:
+                        tops[-1].members[-1][1] = tok.start[0]
             elif kind == tokenize.ERRORTOKEN:
                 return None
             elif kind == tokenize.ENDMARKER:
@@ -78,13 +89,13 @@ def statements(lines: list[str], tokens: list[int] | None = None) -> tuple[list[
                 row, word = tok.start[0], tok.string
                 if depth == 0:
                     if not (decorators or word in _CLAUSES) or not tops:
-                        tops.append([row, row, False, []])
+                        tops.append(_Top(row, row))
                         counts.append([1])
                     if word == "class":
-                        tops[-1][2] = True
+                        tops[-1].is_class = True
                     decorators = word == "@"
-                elif depth == 1 and tops and tops[-1][2]:
-                    members = tops[-1][3]
+                elif depth == 1 and tops and tops[-1].is_class:
+                    members = tops[-1].members
                     if not (member_decorators or word in _CLAUSES) or not members:
                         members.append([row, row])
                         counts[-1].append(1)
@@ -97,4 +108,4 @@ def statements(lines: list[str], tokens: list[int] | None = None) -> tuple[list[
         indent = ("    ", 0)
     elif indent[0].strip(" \t"):  # a form feed: LibCST and the tokenizer may count differently
         return None
-    return [(first, last, cls, members) for first, last, cls, members in tops], indent
+    return [(t.first, t.last, t.is_class, t.members) for t in tops], indent

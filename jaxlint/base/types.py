@@ -52,6 +52,9 @@ class Diagnostic:
     cell: int | None = None
     file_start: Position | None = None
     file_end: Position | None = None
+    # what the headline (``message``, one short line) rests on: the values, the call, what
+    # JAX raises; shown under it by the full format, and beside it in JSON/SARIF/GitHub
+    note: str = ""
 
     def sort_key(self) -> tuple[Any, ...]:
         return (self.path, self.cell or 0, self.start.line, self.start.column, self.code, self.message)
@@ -84,6 +87,8 @@ class FileResult:
     internal_error: str | None = None
     rule_errors: list[str] = field(default_factory=list)  # "JAX101 (name): Type: message": a rule's bug
     prefilter: str = ""  # no rule wanted the file: "syntax" (only parsed) or "skipped" (not even that)
+    # the project modules the semantic model read for this file: (path, digest), see jaxlint.lint.imports
+    deps: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -98,7 +103,15 @@ class RunResult:
     warnings: list[str] = field(default_factory=list)  # "path: message": e.g. a fix not written
 
     @classmethod
-    def from_cache(cls, hit: tuple, files: int) -> RunResult:
-        """A whole run's cached answer: (diagnostics, files the pre-filter skipped)."""
-        diags, prefiltered = hit
-        return cls(diags, files, [], prefiltered=prefiltered if isinstance(prefiltered, int) else 0)
+    def from_cache(cls, hit: tuple[object, ...], files: int) -> RunResult:
+        """A whole run's cached answer: (diagnostics, files the pre-filter skipped[, warnings])."""
+        diags = [d for d in hit[0] if isinstance(d, Diagnostic)] if isinstance(hit[0], list) else []
+        prefiltered = hit[1]
+        warnings = hit[2] if len(hit) > 2 and isinstance(hit[2], list) else []
+        return cls(
+            diags,
+            files,
+            [],
+            prefiltered=prefiltered if isinstance(prefiltered, int) else 0,
+            warnings=[w for w in warnings if isinstance(w, str)],
+        )

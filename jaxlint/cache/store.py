@@ -9,12 +9,18 @@ A second kind of entry holds a whole run's final diagnostics, keyed by every fil
 key: an unchanged tree re-lints in the time it takes to hash it.
 
 Safe to lint untrusted code with (see "Security" in the README): an entry is JSON of
-jaxlint's own records (``jaxlint.base.records``), never a pickle, and it carries an HMAC made
-with this user's secret key (``jaxlint.cache.key``, kept outside every project), checked
-before anything is decoded. An entry that is planted, copied from another user or
-machine, truncated or damaged is a miss. Writes never follow a symlink and never leave a
-world-writable file or folder; entries are written to a temporary file and renamed, so
-concurrent runs never see half an entry.
+jaxlint's own records (``jaxlint.base.records``), never a pickle, compressed with zlib, and
+it carries an HMAC made with this user's secret key (``jaxlint.cache.key``, kept outside
+every project), checked before anything is decompressed or decoded. An entry that is
+planted, copied from another user or machine, truncated or damaged is a miss. Writes never
+follow a symlink and never leave a world-writable file or folder; files are written to a
+temporary file and renamed, so concurrent runs never see half a file.
+
+Size: the per-file entries of a namespace live in one pack file (``<namespace>/pack``: a
+sequence of ``name``, ``length``, sealed entry), rewritten once per run that wrote
+something, so a thousand small entries do not cost a thousand disk blocks; each entry in
+it is sealed on its own, so the pack's framing is no more trusted than a file name. The
+whole-run entries stay files of their own: a warm run reads one small file, not the pack.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import hmac
 import os
 import stat
 import tempfile
+import zlib
 
 from jaxlint import __version__
 from jaxlint.base.limits import MAX_FILE_BYTES
@@ -32,8 +39,12 @@ from jaxlint.base.modules import module_name_for
 from jaxlint.base.types import FileResult
 
 CACHE_DIR = ".jaxlint_cache"
-MAGIC = b"jaxlint-cache 1\n"
-MAX_ENTRY_BYTES = 256 << 20
+MAGIC = b"jaxlint-cache 2\n"  # 2: the payload is zlib-compressed JSON
+PACK_MAGIC = b"jaxlint-pack 1\n"
+PACK = "pack"
+MAX_ENTRY_BYTES = 256 << 20  # an entry, compressed or not
+MAX_PACK_BYTES = 1 << 30
+COMPRESSION = 6
 CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This file is a cache directory tag created by jaxlint.\n"
@@ -91,10 +102,14 @@ class Cache:
         self._ready: bool | None = None  # None: not checked yet; False: not writable safely
         self._keys: dict[str, str] = {}
         self._written = 0
+        self._pack: dict[str, bytes] | None = None  # name -> sealed entry, oldest first
+        self._new: dict[str, bytes] = {}  # written by this run, not yet in the pack
+        self._used: set[str] = set()  # read by this run: kept first when the pack is pruned
 
     @classmethod
-    def for_settings(cls, settings) -> Cache | None:
-        """The project's cache, or None when this user has no usable secret key."""
+    def for_settings(cls, settings, directory: str | None = None) -> Cache | None:
+        """The project's cache (in ``directory`` if given: ``--cache-dir``), or None when this
+        user has no usable secret key."""
         from jaxlint.cache.key import load_secret
 
         secret = load_secret()
@@ -102,7 +117,7 @@ class Cache:
             return None
         # the enabled rules follow from the settings and jaxlint's code: no rule import here
         ns = hashlib.sha256(f"{__version__}|{code_fingerprint()}|{settings.fingerprint()}".encode()).hexdigest()[:20]
-        return cls(os.path.join(settings.root, CACHE_DIR), ns, secret)
+        return cls(os.path.abspath(directory) if directory else os.path.join(settings.root, CACHE_DIR), ns, secret)
 
     # keys ----------------------------------------------------------------------------
     def _key(self, path: str) -> str | None:
@@ -147,48 +162,99 @@ class Cache:
         m.update(payload)
         return m.hexdigest().encode()
 
-    def _read(self, path: str, name: str):
-        """The record stored at ``path`` under ``name``; None for anything not sealed by us."""
-        if self._secret is None:
-            return None
+    def _read_file(self, path: str, limit: int) -> bytes | None:
+        """A regular file's bytes (never through a symlink, never blocking), or None."""
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
         except OSError:
             return None
         try:
             st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_ENTRY_BYTES:
+            if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
                 return None
             with os.fdopen(fd, "rb") as f:
                 fd = -1
-                data = f.read(MAX_ENTRY_BYTES + 1)
+                return f.read(limit + 1)
         except OSError:
             return None
         finally:
             if fd >= 0:
                 os.close(fd)
+
+    def _unseal(self, data: bytes, name: str):
+        """The record sealed in ``data`` under ``name``; None for anything not sealed by us.
+        The MAC is checked before the payload is decompressed or decoded."""
+        if self._secret is None or len(data) > MAX_ENTRY_BYTES:
+            return None
         head = len(MAGIC)
         if not data.startswith(MAGIC) or len(data) < head + 65 or data[head + 64 : head + 65] != b"\n":
             return None
         mac, payload = data[head : head + 64], data[head + 65 :]
         if not hmac.compare_digest(mac, self._mac(name, payload)):
             return None
+        try:
+            inflate = zlib.decompressobj()
+            text = inflate.decompress(payload, MAX_ENTRY_BYTES)
+            if inflate.unconsumed_tail or not inflate.eof:
+                return None  # larger than any entry we write, or cut short
+        except zlib.error:
+            return None
         from jaxlint.base.records import RecordError, loads
 
         try:
-            return loads(payload)
+            return loads(text)
         except RecordError:
             return None
 
-    def _load(self, key: str | None):
-        if key is None:
+    def _read(self, path: str, name: str):
+        """The record stored in the file ``path`` under ``name``; None for anything not sealed by us."""
+        if self._secret is None:
             return None
-        return self._read(os.path.join(self.dir, key[:2], key), key)
+        data = self._read_file(path, MAX_ENTRY_BYTES)
+        return None if data is None else self._unseal(data, name)
+
+    def _load_pack(self) -> dict[str, bytes]:
+        """The pack's entries (still sealed), oldest first; damaged framing ends the list."""
+        data = self._read_file(os.path.join(self.dir, PACK), MAX_PACK_BYTES)
+        out: dict[str, bytes] = {}
+        if data is None or not data.startswith(PACK_MAGIC):
+            return out
+        pos = len(PACK_MAGIC)
+        while pos < len(data):
+            name_end = data.find(b"\n", pos, pos + 200)
+            size_end = data.find(b"\n", name_end + 1, name_end + 22) if name_end >= 0 else -1
+            if size_end < 0:
+                break
+            name, size = data[pos:name_end], data[name_end + 1 : size_end]
+            if not (name.isalnum() and size.isdigit()) or int(size) > MAX_ENTRY_BYTES:
+                break
+            end = size_end + 1 + int(size)
+            if end > len(data):
+                break
+            out.pop(name.decode(), None)
+            out[name.decode()] = data[size_end + 1 : end]
+            pos = end
+        return out
+
+    def _load(self, key: str | None):
+        if key is None or self._secret is None:
+            return None
+        blob = self._new.get(key)
+        if blob is None:
+            if self._pack is None:
+                self._pack = self._load_pack()
+            blob = self._pack.get(key)
+        if blob is None:
+            return None
+        value = self._unseal(blob, key)
+        if value is not None:
+            self._used.add(key)
+        return value
 
     def get(self, path: str, variant: str = "") -> FileResult | None:
         """The file's result when LibCST saw it with the blanks ``variant`` names."""
         res = self._load(self._entry_key(path, variant))
-        if not isinstance(res, FileResult) or res.path != path:
+        if not isinstance(res, FileResult) or res.path != path or not deps_current(res.deps):
             return None
         return res
 
@@ -238,38 +304,64 @@ class Cache:
             f.write(data)
 
     def _store(self, sub: str, name: str, value) -> None:
-        """Seal ``value`` and write it as ``<namespace>/<sub>/<name>`` (sub may be "")."""
+        """Seal ``value`` under ``name``: a per-file entry (``sub``) goes into the pack at
+        ``flush``, a whole-run entry (no ``sub``) is written as ``<namespace>/<name>`` now."""
         if self._secret is None or not self._prepare():
             return
         from jaxlint.base.records import RecordError, dumps
 
         try:
-            payload = dumps(value)
+            payload = zlib.compress(dumps(value), COMPRESSION)
         except (RecordError, RecursionError):
             return  # not plain records: simply not cached
-        folder = os.path.join(self.dir, sub) if sub else self.dir
+        sealed = MAGIC + self._mac(name, payload) + b"\n" + payload
+        if len(sealed) > MAX_ENTRY_BYTES:
+            return
+        if sub:  # a per-file entry: into the pack when the run flushes
+            self._new[name] = sealed
+            self._written += 1
+            return
+        self._write_file(self.dir, name, sealed)
+
+    def _write_file(self, folder: str, name: str, data: bytes) -> None:
+        """``data`` as ``folder/name``, written to a temporary file and renamed into place."""
         try:
-            if sub and not _own_dir(folder):
-                return
             fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
             try:
                 os.fchmod(fd, 0o666 & ~(_umask() | 0o002))
                 with os.fdopen(fd, "wb") as f:
-                    f.write(MAGIC + self._mac(name, payload) + b"\n" + payload)
+                    f.write(data)
                 os.replace(tmp, os.path.join(folder, name))  # replaces a symlink, never follows it
             except BaseException:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
                 raise
-            self._written += 1
         except OSError:
             pass  # a read-only or full disk still lints, just without a cache
 
     def flush(self) -> None:
-        """After a run that wrote entries: bound the cache's size."""
+        """After a run that wrote entries: rewrite the pack, bounded in size."""
         if not self._written:
             return
         self._written = 0
+        if not self._prepare():
+            return
+        # what other runs packed since we read it counts too; this run's entries are newest
+        old = self._load_pack()
+        for name in self._used:
+            if name in old:
+                old[name] = old.pop(name)
+        old.update(self._new)
+        names = list(old)
+        if len(names) > self.MAX_ENTRIES:
+            names = names[len(names) - self.MAX_ENTRIES * 4 // 5 :]
+        parts = [PACK_MAGIC]
+        for name in names:
+            blob = old[name]
+            parts += [name.encode(), b"\n", str(len(blob)).encode(), b"\n", blob]
+        self._write_file(self.dir, PACK, b"".join(parts))
+        self._pack = {name: old[name] for name in names}
+        self._new = {}
         try:
             os.utime(self.dir, follow_symlinks=False)  # this namespace is in use (see STALE_DAYS)
             self._prune()
@@ -277,17 +369,7 @@ class Cache:
             pass  # another run pruning at the same time: its deletions are as good as ours
 
     def _prune(self) -> None:
-        entries = []
-        for sub in os.scandir(self.dir):
-            if sub.is_dir(follow_symlinks=False):
-                for e in os.scandir(sub.path):
-                    if not e.name.startswith(".tmp-"):
-                        entries.append((e.stat(follow_symlinks=False).st_mtime, e.path))
-        if len(entries) > self.MAX_ENTRIES:
-            entries.sort()
-            for _, path in entries[: len(entries) - self.MAX_ENTRIES * 4 // 5]:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(path)
+        """Drop namespaces nobody has used for STALE_DAYS."""
         import shutil
         import time
 
@@ -320,8 +402,10 @@ class Cache:
         if key is None:
             return None
         value = self._read(os.path.join(self.dir, key), key)
-        if not (isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], list)):
+        if not (isinstance(value, tuple) and len(value) == 4 and isinstance(value[0], list)):
             return None
+        if not (isinstance(value[3], list) and deps_current(value[3])):
+            return None  # a module the run's files import changed
         with contextlib.suppress(OSError):  # a namespace that only answers warm runs is in use too
             os.utime(self.dir, follow_symlinks=False)
         return value
@@ -341,6 +425,19 @@ class Cache:
                 os.unlink(old.path)
         except OSError:
             pass
+
+
+def deps_current(deps: list[tuple[str, str]]) -> bool:
+    """Are the imported modules a result was computed from (path, digest) unchanged?"""
+    from jaxlint.lint.imports import digest, read_module_bytes
+
+    for dep in deps:
+        if not (type(dep) is tuple and len(dep) == 2 and type(dep[0]) is str and type(dep[1]) is str):
+            return False
+        data = read_module_bytes(dep[0])
+        if data is None or digest(data) != dep[1]:
+            return False
+    return True
 
 
 def _own_dir(path: str) -> bool:

@@ -17,7 +17,12 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pathspec  # imported when a .gitignore is read: most runs never need it
 
 DEFAULT_EXCLUDE = (
     ".git",
@@ -51,7 +56,7 @@ class DiscoveryError(Exception):
 @dataclass
 class _Ignore:
     base: str
-    spec: pathspec.PathSpec  # noqa: F821 (imported lazily)
+    spec: pathspec.PathSpec
 
     def matches(self, path: str, is_dir: bool) -> bool:
         rel = os.path.relpath(path, self.base).replace(os.sep, "/")
@@ -103,8 +108,18 @@ def _git_root(start: str) -> str | None:
         d = parent
 
 
-def discover(paths: list[str], root: str, exclude: list[str], extend_exclude: list[str]) -> list[str]:
-    """Sorted, de-duplicated .py and .ipynb files under ``paths`` (files named directly always count)."""
+def discover(
+    paths: list[str],
+    root: str,
+    exclude: list[str],
+    extend_exclude: list[str],
+    excluded_by: Callable[[str, bool], bool] | None = None,
+    force_exclude: bool = False,
+) -> list[str]:
+    """Sorted, de-duplicated .py and .ipynb files under ``paths``. Files named directly always
+    count, unless ``force_exclude`` (what pre-commit needs: it names every staged file).
+    ``excluded_by(path, is_dir)`` replaces ``exclude``/``extend_exclude`` (relative to ``root``)
+    when each folder has its own configuration (``jaxlint.lint.config.Resolver``)."""
     # pathspec is imported only when a folder is walked (a pre-commit run names files)
     patterns = list(exclude) + list(extend_exclude)
     user = None
@@ -114,12 +129,14 @@ def discover(paths: list[str], root: str, exclude: list[str], extend_exclude: li
     links: set[str] = set()  # found files that are symbolic links
     named: list[str] = []
 
-    def excluded(path: str, is_dir: bool, on_disk: str) -> bool:
+    def excluded(path: str, is_dir: bool, on_disk: str | None = None) -> bool:
         name = os.path.basename(path)
         if is_dir and name in DEFAULT_EXCLUDE:
             return True
-        if is_dir and os.path.isfile(os.path.join(on_disk, "pyvenv.cfg")):
+        if is_dir and os.path.isfile(os.path.join(on_disk or path, "pyvenv.cfg")):
             return True
+        if excluded_by is not None:
+            return excluded_by(path, is_dir)
         if user is None:
             return False
         rel = os.path.relpath(path, root).replace(os.sep, "/")
@@ -131,16 +148,20 @@ def discover(paths: list[str], root: str, exclude: list[str], extend_exclude: li
             if os.path.islink(ap):
                 raise DiscoveryError(f"{given}: broken symbolic link or symbolic link loop")
             raise DiscoveryError(f"{given}: no such file or directory")
+        if user is None and patterns and (force_exclude or os.path.isdir(ap)):
+            import pathspec
+
+            user = pathspec.GitIgnoreSpec.from_lines(patterns)
         if not os.path.isdir(ap):  # a file, or a FIFO, socket or device: reading reports it
+            if force_exclude and _force_excluded(ap, excluded):
+                continue
             if os.path.realpath(ap) not in seen:
                 seen.add(os.path.realpath(ap))
                 out.add(os.path.normpath(given))
                 named.append(os.path.normpath(given))
             continue
-        if user is None and patterns:
-            import pathspec
-
-            user = pathspec.GitIgnoreSpec.from_lines(patterns)
+        if force_exclude and _force_excluded(ap, excluded, own=False):
+            continue
         # .gitignore files from the repository root down to the given folder apply
         ignores: list[_Ignore] = []
         top = _git_root(ap)
@@ -198,6 +219,20 @@ def _walk(
                 out.add(shown)
                 if link:
                     links.add(shown)
+
+
+def _force_excluded(path: str, excluded: Callable[[str, bool], bool], own: bool = True) -> bool:
+    """A path named on the command line that an exclusion covers: itself (``own``) or a
+    folder above it, up to the working directory."""
+    if own and excluded(path, False):
+        return True
+    cwd = os.path.abspath(os.getcwd())
+    d = os.path.dirname(path) if own else path
+    while d != cwd and not os.path.relpath(d, cwd).startswith(".."):
+        if excluded(d, True):
+            return True
+        d = os.path.dirname(d)
+    return False
 
 
 def _one_name_per_file(out: set[str], links: set[str], named: list[str]) -> set[str]:

@@ -21,8 +21,8 @@ from __future__ import annotations
 import bisect
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from json.decoder import scanstring
 
 from jaxlint.base.types import Position
 from jaxlint.files.magics import cell_code
@@ -204,7 +204,8 @@ _DECODER = json.JSONDecoder()
 
 
 def _ws(text: str, i: int) -> int:
-    return _WS.match(text, i).end()  # type: ignore[union-attr]
+    m = _WS.match(text, i)  # a run of zero or more: it always matches
+    return m.end() if m is not None else i
 
 
 def _source_spans(text: str) -> dict[int, tuple[tuple[int, int], tuple[tuple[int, int], ...] | None]]:
@@ -215,7 +216,7 @@ def _source_spans(text: str) -> dict[int, tuple[tuple[int, int], tuple[tuple[int
     """
     found: dict[int, tuple[tuple[int, int], tuple[tuple[int, int], ...] | None]] = {}
 
-    def cell(index: int):
+    def cell(index: int) -> Callable[[str, int], int]:
         def visit(key: str, j: int) -> int:
             end = _skip(text, j)
             if key == "source":
@@ -242,12 +243,12 @@ def _source_spans(text: str) -> dict[int, tuple[tuple[int, int], tuple[tuple[int
     return found
 
 
-def _object(text: str, i: int, visit) -> int:
+def _object(text: str, i: int, visit: Callable[[str, int], int]) -> int:
     """Walk the members of the object at ``i``; ``visit(key, value offset)`` returns the
     value's end. Returns the offset after the closing brace."""
     i = _ws(text, i + 1)
     while text[i] != "}":
-        key, i = scanstring(text, i + 1)
+        key, i = _DECODER.raw_decode(text, i)
         i = _ws(text, _ws(text, i) + 1)  # past ":"
         i = _ws(text, visit(key, i))
         if text[i] == ",":

@@ -34,10 +34,10 @@ def apply_fixes(text: str, fixes: Iterable[Fix]) -> tuple[str, list[Fix]]:
     placed: dict[int, list[tuple[Cell, Edit]]] = {}
     usable: list[Fix] = []
     for f in fixes:
-        mapped = [_in_cell(nb, e) for e in f.edits]
-        if f.edits and all(m is not None for m in mapped):
+        mapped = [m for e in f.edits if (m := _in_cell(nb, e)) is not None]
+        if f.edits and len(mapped) == len(f.edits):
             usable.append(f)
-            placed[id(f)] = mapped  # type: ignore[assignment]
+            placed[id(f)] = mapped
     _, chosen = textfix.apply_fixes(nb.python, usable)  # the non-overlapping ones
     if not chosen:
         return text, []

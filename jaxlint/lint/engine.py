@@ -17,18 +17,20 @@ import libcst as cst
 from jaxlint.base.crash import describe
 from jaxlint.base.lines import node_lines
 from jaxlint.base.literals import UNKNOWN, literal
+from jaxlint.base.modules import module_name_for
 from jaxlint.base.names import ImportTable
 from jaxlint.base.positions import node_ranges
 from jaxlint.base.statements import split_lines
 from jaxlint.base.tree import NODE_TYPES, _fields
 from jaxlint.base.types import Diagnostic, Edit, FileResult, Fix, Pending, Position
+from jaxlint.lint.imports import Imports, ModuleReader
 from jaxlint.lint.parse import TooLarge, parse_module, too_many_tokens
 from jaxlint.lint.rule import LineInsert, NodeEdit, Report, Rule, RuleFix
 from jaxlint.lint.suppress import scan_suppressions
 from jaxlint.model import forwarding
 from jaxlint.model.calls import record_for
 from jaxlint.model.context import FileContext
-from jaxlint.model.facts import FactCollector, ModuleFacts, module_name_for
+from jaxlint.model.facts import FactCollector, ModuleFacts
 from jaxlint.plan import standins
 from jaxlint.plan.slicing import Blanks, apply_blanks, plan_file
 
@@ -93,38 +95,33 @@ def collect_facts(
     calls: list[tuple[str, cst.Call]] = []
     decorated: list[tuple[str, cst.FunctionDef, str]] = []
     assigns: list[tuple[str, str, cst.BaseExpression]] = []
-    depth_module = 0
     for node, entering in events:
-        t = type(node)
+        # exact types, not isinstance: LibCST's nodes are ABCs, and this loop sees every node
         if entering:
-            if t is cst.Import:
-                names.add_import(node)  # type: ignore[arg-type]
-            elif t is cst.ImportFrom:
-                names.add_import_from(node)  # type: ignore[arg-type]
-            elif t is cst.FunctionDef:
+            if type(node) is cst.Import:
+                names.add_import(node)
+            elif type(node) is cst.ImportFrom:
+                names.add_import_from(node)
+            elif type(node) is cst.FunctionDef:
                 scope = collector.scope
-                collector.enter_function(node)  # type: ignore[arg-type]
-                decorated.append((scope, node, collector.scopes[-1][1]))  # type: ignore[arg-type]
-                depth_module += 1
-            elif t is cst.Lambda:
-                collector.enter_function(node)  # type: ignore[arg-type]
-                depth_module += 1
-            elif t is cst.ClassDef:
-                collector.enter_class(node)  # type: ignore[arg-type]
-            elif t is cst.Call:
-                calls.append((collector.scope, node))  # type: ignore[arg-type]
-            elif t is cst.Assign:
-                a: cst.Assign = node  # type: ignore[assignment]
-                if type(a.value) is cst.Lambda:
-                    collector.lambda_targets.update(x.target.value for x in a.targets if type(x.target) is cst.Name)
-                if len(a.targets) == 1 and isinstance(a.targets[0].target, cst.Name):
-                    target = a.targets[0].target.value
+                collector.enter_function(node)
+                decorated.append((scope, node, collector.scopes[-1][1]))
+            elif type(node) is cst.Lambda:
+                collector.enter_function(node)
+            elif type(node) is cst.ClassDef:
+                collector.enter_class(node)
+            elif type(node) is cst.Call:
+                calls.append((collector.scope, node))
+            elif type(node) is cst.Assign:
+                if type(node.value) is cst.Lambda:
+                    collector.lambda_targets.update(x.target.value for x in node.targets if type(x.target) is cst.Name)
+                if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+                    target = node.targets[0].target.value
                     in_class = bool(collector.scopes) and collector.scopes[-1][0] == "class"
                     if not in_class:
-                        assigns.append((collector.scope, target, a.value))
-        else:
-            if t is cst.FunctionDef or t is cst.Lambda or t is cst.ClassDef:
-                collector.leave_scope()
+                        assigns.append((collector.scope, target, node.value))
+        elif type(node) is cst.FunctionDef or type(node) is cst.Lambda or type(node) is cst.ClassDef:
+            collector.leave_scope()
     # module-level constants and aliases (first pass: literals; aliases need imports)
     for scope, target, value in assigns:
         if scope:
@@ -185,10 +182,10 @@ def collect_facts(
                     r = collector.ref_for_expr(arg.value, scope)
                     if (r and r.startswith(facts.module + ".")) or (r and not facts.module):
                         refs.append(r)
-        target = facts.functions[scope].calls if scope in facts.functions else facts.module_calls
+        calls_from = facts.functions[scope].calls if scope in facts.functions else facts.module_calls
         for r in refs:
-            if r not in target:
-                target.append(r)
+            if r not in calls_from:
+                calls_from.append(r)
     facts.imports = names.items()
     return names, facts, collector
 
@@ -207,6 +204,7 @@ class FileLinter:
         self.slicing = slicing
         self.options = options or {}
         self.settings = settings
+        self.reader = ModuleReader(settings)  # the project modules files import (jaxlint.lint.imports)
         self._methods: dict[type[Rule], list[tuple[str, str]]] = {}
         for r in self.rules:
             self._methods[r] = [
@@ -252,9 +250,10 @@ class FileLinter:
         """Lint one file; ``blanks`` are the line ranges no wanted rule needs, ``looked_up``
         the defs a rule may look up in the project phase (None: any; see jaxlint.plan.slicing)."""
         result = FileResult(path=path)
-        source = python_source(path, source, result)
-        if source is None:
+        python = python_source(path, source, result)
+        if python is None:
             return result
+        source = python
         result.suppressions = scan_suppressions(source)
         if not self.wants(source):
             return result
@@ -309,6 +308,8 @@ class FileLinter:
             ctx.original_source = source
             ctx.looked_up = looked_up
             ctx.callers_of_seeds = callers_of_seeds
+            imports = Imports(self.reader, path, module_name, bool(is_package))
+            ctx.load_module = imports.load
             instances = self._run_rules(result, ctx, wanted, events)
             record_for(ctx, wanted)  # the call paths' uses, for the rules that read them (reads = "call paths")
             forwarding.record_for(ctx, wanted)  # the defs that forward ``*args`` (reads = "forwarders")
@@ -317,6 +318,7 @@ class FileLinter:
             if result.suppressions.needs_statement_ranges:
                 _statement_ranges(module, events, result.suppressions)
             result.facts = facts
+            result.deps = sorted(imports.deps.items())
         except (RecursionError, MemoryError) as exc:  # the engine's own walk over extreme code
             result.diagnostics = [not_checked(path, resource_reason(exc))]
         except Exception as exc:  # a bug in the engine must not lose the other files' results
@@ -378,9 +380,10 @@ class FileLinter:
         was named ``explicit``-ly: "All checks passed!" must not cover a file Python cannot
         parse."""
         unreadable = FileResult(path=path)
-        source = python_source(path, source, unreadable)
-        if source is None:
+        python = python_source(path, source, unreadable)
+        if python is None:
             return "done", unreadable
+        source = python
         if not self.wants(source):
             result = FileResult(path=path)
             result.suppressions = scan_suppressions(source)
@@ -459,7 +462,16 @@ class FileLinter:
             else:
                 result.diagnostics.append(
                     Diagnostic(
-                        result.path, rep.code, rule.name, rep.message, start, end, fix, rule.is_preview(), rule.help
+                        result.path,
+                        rep.code,
+                        rule.name,
+                        rep.message,
+                        start,
+                        end,
+                        fix,
+                        rule.is_preview(),
+                        rule.help,
+                        note=rep.note,
                     )
                 )
 
@@ -519,7 +531,7 @@ def _statement_ranges(module: cst.Module, events, supp) -> None:
         n for n, entering in events if entering and isinstance(n, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
     ]
     extra = [d for s in stmts if isinstance(s, (cst.FunctionDef, cst.ClassDef)) for d in s.decorators[:1]]
-    ranges = node_ranges(module, stmts + extra)
+    ranges = node_ranges(module, [*stmts, *extra])
     spans = []
     for s in stmts:
         r = ranges.get(s)

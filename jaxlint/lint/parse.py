@@ -30,6 +30,7 @@ as it counted them, is parsed whole.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import libcst as cst
 
@@ -137,10 +138,10 @@ def _plan(text: str, piece: int):
         offsets.append(offsets[-1] + len(line))
     # atoms: (first line, last line, member?) — one LibCST statement each
     atoms: list[tuple[int, int, bool]] = []
-    for first, last, _, members in statement_lines:
-        if offsets[last] - offsets[first - 1] > piece and len(members) > 1:
-            atoms.append((first, members[0][1], False))  # the header and the first member
-            atoms.extend((a, b, True) for a, b in members[1:])
+    for first, last, _, member_lines in statement_lines:
+        if offsets[last] - offsets[first - 1] > piece and len(member_lines) > 1:
+            atoms.append((first, member_lines[0][1], False))  # the header and the first member
+            atoms.extend((a, b, True) for a, b in member_lines[1:])
         else:
             atoms.append((first, last, False))
     pieces: list[Piece] = []
@@ -194,31 +195,32 @@ def _clean_gap(lines: list[str], last: int, first: int, member: bool) -> bool:
 
 def _stitched(lines: list[str], first_indent: tuple[str, int], pieces: list[Piece]) -> cst.Module:
     indent, indent_line = first_indent
-    body: list[cst.BaseStatement] = []
-    open_class: int | None = None  # index in ``body`` of the class whose members continue
+    body: list[cst.SimpleStatementLine | cst.BaseCompoundStatement] = []
+    # the class whose members continue: its index in ``body``, the class, its block
+    open_class: tuple[int, cst.ClassDef, cst.IndentedBlock] | None = None
     members: list[cst.BaseStatement] = []
-    footer: tuple[cst.EmptyLine, ...] | None = None
+    footer: Sequence[cst.EmptyLine] | None = None
     first: cst.Module | None = None
     last: cst.Module | None = None
+    nl = "\n"  # the first piece's newline, once it is parsed
 
     def close_class() -> None:
         nonlocal open_class, footer
         if open_class is not None:
-            cls = body[open_class]
-            block = cls.body.with_changes(body=tuple(members), **({"footer": footer} if footer is not None else {}))
-            body[open_class] = cls.with_changes(body=block)
+            index, cls, block = open_class
+            block = block.with_changes(body=tuple(members), **({"footer": footer} if footer is not None else {}))
+            body[index] = cls.with_changes(body=block)
         open_class, footer = None, None
 
     for n, (start, end, n_members, n_tops) in enumerate(pieces):
         text = "".join(lines[start - 1 : end])
         if n == 0:
-            module = cst.parse_module(text)
-            first = module
+            module = first = cst.parse_module(text)
+            nl = module.default_newline
             stmts = list(module.body)
             if 0 < indent_line <= end and module.default_indent != indent:  # it has the first block
                 raise _Mismatch
         else:
-            nl = first.default_newline
             head = f"if 1:{nl}{indent}pass{nl}" + (f"class _:{nl}" if n_members else "")
             module = cst.parse_module(head + text)
             stmts = list(module.body[1:])
@@ -229,10 +231,9 @@ def _stitched(lines: list[str], first_indent: tuple[str, int], pieces: list[Piec
                 if open_class is None or not isinstance(stand_in, cst.ClassDef):
                     raise _Mismatch
                 block = stand_in.body
-                real = body[open_class].body
                 if (
                     not isinstance(block, cst.IndentedBlock)
-                    or block.indent != real.indent
+                    or block.indent != open_class[2].indent
                     or len(block.body) != n_members
                 ):
                     raise _Mismatch
@@ -247,7 +248,7 @@ def _stitched(lines: list[str], first_indent: tuple[str, int], pieces: list[Piec
                 cls = body[-1]
                 if not isinstance(cls, cst.ClassDef) or not isinstance(cls.body, cst.IndentedBlock):
                     raise _Mismatch
-                open_class, members, footer = len(body) - 1, list(cls.body.body), None
+                open_class, members, footer = (len(body) - 1, cls, cls.body), list(cls.body.body), None
         last = module
     close_class()
     assert first is not None and last is not None

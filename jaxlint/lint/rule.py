@@ -77,6 +77,7 @@ class Report:
     fix: RuleFix | None = None
     pending_data: dict[str, Any] | None = None
     code: str = ""
+    note: str = ""
 
 
 class Rule:
@@ -138,10 +139,12 @@ class Rule:
         return self.quiet_where_expected and runs_where_expected(self.ctx, node)
 
     # reporting -------------------------------------------------------------------
-    def report(self, node: cst.CSTNode, message: str, *, fix: RuleFix | None = None) -> None:
+    def report(self, node: cst.CSTNode, message: str, *, fix: RuleFix | None = None, note: str = "") -> None:
+        """Report ``message`` (a headline of at most 120 characters) at ``node``; ``note``:
+        the explanation under it (the values it rests on, what JAX raises)."""
         if self._expected(node):
             return
-        self.reports.append(Report(node, message, fix, None, self.code))
+        self.reports.append(Report(node, message, fix, None, self.code, note))
 
     def pending(self, node: cst.CSTNode, data: dict[str, Any], *, fix: RuleFix | None = None) -> None:
         """Record a candidate whose verdict ``resolve`` gives after every file is read."""
@@ -153,8 +156,11 @@ class Rule:
         """Called after the walk; two-phase rules decide here."""
 
     @classmethod
-    def resolve(cls, items: list[Pending], project: Project) -> Iterable[tuple[Pending, str]]:
-        """Decide pending candidates with project facts: yield (candidate, message)."""
+    def resolve(
+        cls, items: list[Pending], project: Project
+    ) -> Iterable[tuple[Pending, str] | tuple[Pending, str, str]]:
+        """Decide pending candidates with project facts: yield (candidate, message) or
+        (candidate, message, note)."""
         return ()
 
     @classmethod

@@ -54,6 +54,14 @@ def assigned_value(program, attr: cst.Attribute) -> cst.BaseExpression | None:
     return stores[0]
 
 
+def stores_of(program, cls: cst.ClassDef, name: str) -> list[cst.BaseExpression | None] | None:
+    """The values the class's methods store in ``self.name`` (None for a store that is not
+    plain); None when the slicer may have blanked a method of the class."""
+    if not _whole(program, cls):
+        return None
+    return list(_stores(program).get((cls, name), ()))
+
+
 def _whole(program, cls: cst.ClassDef) -> bool:
     """Does the file show every method of the class? The slicer may blank methods of a
     top-level class (jaxlint.plan.slicing), and a store or read there would be missed."""

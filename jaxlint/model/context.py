@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
 from jaxlint.base.names import ImportTable
 from jaxlint.model.facts import FactCollector, FunctionFact, ModuleFacts, Transform
+
+if TYPE_CHECKING:
+    from jaxlint.model.evaluate import World
+    from jaxlint.model.program import Program
 
 FunctionNode = cst.FunctionDef | cst.Lambda
 
@@ -50,8 +55,9 @@ class FileContext:
         self.collector = collector
         self.parents = parents
         self.settings = settings
+        # the project modules this file imports, read on demand (World's loader; jaxlint.lint.imports)
+        self.load_module: Callable[[str, World], Program | None] | None = None
         self._transform_by_node: dict[cst.CSTNode, Transform] = {n: t for t, n in collector.transform_nodes}
-        self._node_by_qualname: dict[str, cst.CSTNode] = {q: n for n, q in collector.qualname_of.items()}
 
     # names -------------------------------------------------------------------------
     def resolve(self, node: cst.BaseExpression) -> str | None:
@@ -228,13 +234,6 @@ class FileContext:
     def function_fact(self, func: FunctionNode) -> FunctionFact | None:
         q = self.collector.qualname_of.get(func)
         return self.facts.functions.get(q) if q else None
-
-    def function_node(self, ref: str) -> FunctionNode | None:
-        """The def or lambda node in this file for a reference such as ``mod.f``."""
-        prefix = f"{self.facts.module}." if self.facts.module else ""
-        if prefix and not ref.startswith(prefix):
-            return None
-        return self._node_by_qualname.get(ref[len(prefix) :])  # type: ignore[return-value]
 
     def ref(self, expr: cst.BaseExpression, at: cst.CSTNode | None = None) -> str | None:
         """Reference of the function an expression names, seen from ``at`` (default: expr)."""

@@ -67,7 +67,7 @@ def raises_context(item: cst.WithItem, also: tuple[str, ...] = ()) -> bool:
         return True
     if also:
         full = dotted(e.func)
-        return bool(full) and any(word in full for word in also)
+        return full is not None and any(word in full for word in also)
     return False
 
 

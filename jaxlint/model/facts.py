@@ -13,7 +13,6 @@ from typing import Any
 import libcst as cst
 
 from jaxlint.base.literals import literal
-from jaxlint.base.modules import module_name_for  # noqa: F401  (re-exported)
 from jaxlint.base.names import ImportTable, dotted
 
 from .transforms import TABLE
@@ -124,7 +123,7 @@ class FactCollector:
         self.bindings: dict[str, dict[str, str]] = {}
         self.calls: list[tuple[str, cst.BaseExpression]] = []
         self.transform_nodes: list[tuple[Transform, cst.CSTNode]] = []
-        self.function_nodes: list[tuple[FunctionFact, cst.CSTNode]] = []
+        self.function_nodes: list[tuple[FunctionFact, cst.FunctionDef | cst.Lambda]] = []
         self.lambda_targets: set[str] = set()  # names assigned a lambda anywhere in the file
         # function scope -> names it assigns something other than a call (``g = lambda ...``):
         # such a local hides an outer def of the same name

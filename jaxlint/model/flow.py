@@ -13,12 +13,14 @@ graph, like the reaching definitions of ``scopes.py``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 
 _LEAVING = (cst.Return, cst.Raise, cst.Continue, cst.Break)
 
 
-def statements(body) -> list:
+def statements(body) -> Sequence:
     """The statements of a module, a block, a one-line suite or a list of statements."""
     return body.body if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite, cst.Module)) else body
 

@@ -191,7 +191,9 @@ def _made(p, call: cst.Call, arg: cst.Arg) -> cst.Call | None:
         if fact is None or fact["named"] != at + offset + 1:
             return None
         named = {x.name.value for x in (*callee.params.params, *callee.params.kwonly_params)}
-        if any(a.keyword.value in named for a in keywords) or (keywords and not fact["kwargs"]):
+        if any(a.keyword is not None and a.keyword.value in named for a in keywords) or (
+            keywords and not fact["kwargs"]
+        ):
             return None
         info = {"refs": [], "shapes": fact["shapes"]}
     elif refs and not keywords:  # with keywords: which the callee's own parameters take is not known here

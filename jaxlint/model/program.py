@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
@@ -36,13 +36,35 @@ TRACING_METHODS = frozenset({"trace", "lower", "eval_shape"})
 PRIMALS_SPREAD = frozenset({"jax.vjp", "jax.linearize"})
 PRIMALS_TUPLE = frozenset({"jax.jvp", "jax.test_util.check_grads", "jax._src.test_util.check_grads"})
 _DEPTH = 40
+# methods that change a list or dict in place
+MUTATORS = frozenset(
+    {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "update", "setdefault", "popitem"}
+)
+
+
+def _is_store(parents: dict[cst.CSTNode, cst.CSTNode], sub: cst.Subscript) -> bool:
+    """Is ``sub`` written to (``x[i] = v``, ``x[i] += v``, ``del x[i]``, a ``for`` target)?"""
+    node: cst.CSTNode = sub
+    parent = parents.get(node)
+    while parent is not None and type(parent) in (cst.Element, cst.Tuple, cst.List, cst.StarredElement):
+        node, parent = parent, parents.get(parent)
+    if type(parent) is cst.AssignTarget:
+        return True
+    if isinstance(parent, (cst.AugAssign, cst.AnnAssign, cst.For)) and parent.target is node:
+        return True
+    return type(parent) is cst.Del
+
+
+if TYPE_CHECKING:
+    from .evaluate import Evaluator, World
 
 
 class Program:
     """Bindings, values and call sites of one file, read through a few methods."""
 
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx, world: World | None = None) -> None:
         self.ctx = ctx
+        self._world = world
         self.parents = ctx.parents
         b = ScopeBuilder(ctx.module, ctx._events, ctx.parents, ctx.names)
         self.module_scope: Scope = b.module_scope
@@ -52,12 +74,24 @@ class Program:
         self._values: dict[cst.CSTNode, Any] = {}
         self._literals: dict[cst.CSTNode, Any] = {}
         self._depth = 0
-        self._by_value: dict[cst.CSTNode, Binding] | None = None
+        self._by_value: dict[cst.CSTNode, Binding | None] | None = None
         self._applications: list[Transformed] | None = None
         # the transforms each def's decorators apply, innermost first (also below an
         # unknown decorator that makes the def's own value UNKNOWN)
         self._decorator_apps: dict[cst.FunctionDef, list[Transformed]] = {}
         self._primal_calls: dict[cst.Call, cst.Call | None] = {}
+
+    @property
+    def evaluator(self) -> Evaluator:
+        """The semantic model's evaluator of this file (see jaxlint.model.evaluate)."""
+        ev = self.__dict__.get("_evaluator")
+        if ev is None:
+            from .evaluate import Evaluator, World
+
+            if self._world is None:
+                self._world = World(self.ctx.load_module)
+            ev = self.__dict__["_evaluator"] = Evaluator(self, self._world)
+        return ev
 
     # ------------------------------------------------------------------------------
     # bindings
@@ -99,6 +133,56 @@ class Program:
         while s is not None and s.kind == "class":
             s = s.parent  # class bodies are not seen from the functions inside them
         return s
+
+    def later_in_loop(self, read: cst.Name, bindings: list[Binding]) -> set[Binding]:
+        """Those of ``bindings`` that reach ``read`` only from a later iteration of a loop
+        around it (bound after it in the loop body)."""
+        r = self._reads.get(read)
+        if r is None:
+            return set()
+        return {b for b in bindings if b.scope is r.scope and b.index > r.index}
+
+    def mutated_before(self, read: cst.Name, bindings: list[Binding]) -> bool:
+        """May a list or dict that ``bindings`` give the name have been changed in place
+        (``xs[i] = v``, ``del xs[i]``, ``xs += ...``, ``xs.append(v)`` and the other
+        mutating methods) before ``read`` runs? Yes for a mutation earlier in the scope,
+        or later in a loop around the read (the next iteration sees it)."""
+        r = self._reads.get(read)
+        if r is None:
+            return True
+        for b in bindings:
+            for m in self._mutations(b):
+                mr = self._reads.get(m)
+                if mr is None or mr.scope is not r.scope:
+                    return True  # in a nested function: may run at any time
+                if mr.index < r.index:
+                    return True
+                loops = [arm[0] for arm in r.path if isinstance(arm[0], (cst.For, cst.While)) and arm[1] == 0]
+                if any(arm[0] in loops for arm in mr.path):
+                    return True
+        return False
+
+    def _mutations(self, b: Binding) -> list[cst.Name]:
+        """The reads of ``b``'s name that may be ``b`` and change its value in place."""
+        memo = self.__dict__.setdefault("_mutation_memo", {})
+        if b in memo:
+            return memo[b]
+        out: list[cst.Name] = []
+        for read in self._reads_by_name.get(b.name, ()):
+            if b not in self.reaching(read):
+                continue
+            parent = self.parents.get(read)
+            t = type(parent)
+            if t is cst.Subscript and parent.value is read and _is_store(self.parents, parent):
+                out.append(read)
+            elif t is cst.Attribute and parent.value is read and parent.attr.value in MUTATORS:
+                call = self.parents.get(parent)
+                if type(call) is cst.Call and call.func is parent:
+                    out.append(read)
+            elif t is cst.AugAssign and parent.target is read:
+                out.append(read)
+        memo[b] = out
+        return out
 
     def references(self, b: Binding) -> tuple[list[cst.Name], bool]:
         """(reads that can only be ``b``, True when no other read may also be ``b``)."""
@@ -160,13 +244,12 @@ class Program:
         return v
 
     def _value(self, expr: cst.CSTNode) -> Any:
-        t = type(expr)
-        if t is cst.Name:
+        if type(expr) is cst.Name:
             found = self.reaching(expr)
             if not found:
                 return UNKNOWN
             return same([self.value_of_binding(b) for b in found])
-        if t is cst.Attribute:
+        if type(expr) is cst.Attribute:
             base = self.value(expr.value)
             if type(base) is External:
                 q = f"{base.qualified}.{expr.attr.value}"
@@ -174,13 +257,13 @@ class Program:
             if type(base) is Parameter:
                 return self._method(base, expr.attr.value)
             return UNKNOWN
-        if t is cst.Lambda:
+        if type(expr) is cst.Lambda:
             return Function(expr)
-        if t is cst.FunctionDef:
+        if type(expr) is cst.FunctionDef:
             return self._decorated(expr)
-        if t is cst.Call:
+        if type(expr) is cst.Call:
             return self._call(expr)
-        if t is cst.Subscript:
+        if type(expr) is cst.Subscript:
             inner = self.element(expr)
             return self.value(inner) if inner is not None else UNKNOWN
         return UNKNOWN
@@ -203,7 +286,7 @@ class Program:
         b = receiver.binding
         fn_scope = b.scope
         cls = fn_scope.parent
-        if cls is None or cls.kind != "class" or fn_scope.kind != "function":
+        if cls is None or cls.kind != "class" or not isinstance(fn_scope.node, cst.FunctionDef):
             return UNKNOWN
         params = fn_scope.node.params
         first = (params.posonly_params or params.params or (None,))[0]
@@ -270,10 +353,10 @@ class Program:
     def unpacked(self, expr: cst.BaseExpression, unpack: tuple[int, ...]) -> cst.BaseExpression | None:
         """The element of a tuple/list display that ``a, (b, c) = expr`` gives one name."""
         for k in unpack:
-            expr = self.display(expr)
-            if expr is None:
+            display = self.display(expr)
+            if display is None:
                 return None
-            els = expr.elements
+            els = display.elements
             if k >= len(els) or any(type(e) is cst.StarredElement for e in els[: k + 1]):
                 return None
             expr = els[k].value
@@ -281,7 +364,8 @@ class Program:
 
     def display(self, expr: cst.BaseExpression) -> cst.Tuple | cst.List | None:
         """A tuple/list display, also through a name bound once to one."""
-        return self._through_names(expr, (cst.Tuple, cst.List))
+        found = self._through_names(expr, (cst.Tuple, cst.List))
+        return found if isinstance(found, (cst.Tuple, cst.List)) else None
 
     def _through_names(self, expr: cst.BaseExpression, kinds: tuple[type, ...]) -> cst.BaseExpression | None:
         """``expr`` if it is one of ``kinds``, or what a name bound once by assignment (also
@@ -294,9 +378,10 @@ class Program:
             b = self.binding(expr)
             if b is None or b.kind != "assign" or b.value is None:
                 return None
-            expr = self.unpacked(b.value, b.unpack)
-            if expr is None:
+            inner = self.unpacked(b.value, b.unpack)
+            if inner is None:
                 return None
+            expr = inner
         return None
 
     def element(self, sub: cst.Subscript) -> cst.BaseExpression | None:
@@ -312,16 +397,16 @@ class Program:
                 return None
             return d.elements[key].value if -len(d.elements) <= key < len(d.elements) else None
         if isinstance(key, str):
-            d = self._dict_display(sub.value)
-            if d is None:
+            mapping = self._dict_display(sub.value)
+            if mapping is None:
                 return None
-            found = [e.value for e in d.elements if type(e) is cst.DictElement and self.literal(e.key) == key]
+            found = [e.value for e in mapping.elements if type(e) is cst.DictElement and self.literal(e.key) == key]
             return found[-1] if found else None
         return None
 
     def _dict_display(self, expr) -> cst.Dict | None:
         d = self._through_names(expr, (cst.Dict,))
-        return d if d is not None and all(type(e) is cst.DictElement for e in d.elements) else None
+        return d if isinstance(d, cst.Dict) and all(type(e) is cst.DictElement for e in d.elements) else None
 
     def origin(self, expr: cst.BaseExpression) -> cst.BaseExpression:
         """Where a name's value was built: follows names bound once, unpacking and literal
@@ -506,6 +591,10 @@ class Program:
                     and (v.api in FORWARDING_TRANSFORMS or (self._through_maps and v.api in MAPPING_TRANSFORMS))
                 ):
                     return self._invocations(call, depth + 1)
+                if type(v) is Partial and v.node is call:
+                    # ``partial(f, ...)``: f runs where the partial is called (with the
+                    # bound arguments first: the call contexts splice them in)
+                    return self._invocations(call, depth + 1)
                 primal = self._primal_call(call)
                 if primal is not None:
                     return [primal], False
@@ -541,7 +630,7 @@ class Program:
             args = rest
         elif api in PRIMALS_TUPLE and rest and not rest[0].star:
             display = rest[0].value
-            if type(display) in (cst.Tuple, cst.List):
+            if isinstance(display, (cst.Tuple, cst.List)):
                 args = [
                     cst.Arg(value=e.value, star="*" if type(e) is cst.StarredElement else "") for e in display.elements
                 ]
@@ -552,8 +641,9 @@ class Program:
         self._primal_calls[call] = made
         return made
 
-    def written_call(self, call: cst.Call) -> cst.Call:
-        """The call as the source writes it: ``jax.vjp(f, x, y)`` for the ``f(x, y)`` it makes."""
+    def written_call(self, call: cst.CSTNode) -> cst.CSTNode:
+        """The call as the source writes it: ``jax.vjp(f, x, y)`` for the ``f(x, y)`` it makes
+        (any other node is itself)."""
         made = self.parents.get(call)
         if type(made) is cst.Call and (
             self._primal_calls.get(made) is call or call in self.ctx.shared.get("model.forwarded_info", ())
@@ -622,12 +712,13 @@ class Program:
             for x in b.scope.bindings.get(b.name, ())
             if x is not b and x.kind == "assign" and not x.unpack and type(x.value) is cst.Call and not x.anywhere
         }
-        family = [b] + [x for x, name in inner.items() if name is not None]
+        named = {x: name for x, name in inner.items() if name is not None}
+        family = [b, *named]
         shrunk = True
         while shrunk and len(family) > 1:  # the largest family closed under "wraps only its members"
             shrunk = False
             for x in family[1:]:
-                seen = self.reaching(inner[x])
+                seen = self.reaching(named[x])
                 if not seen or not all(y in family for y in seen):
                     family.remove(x)
                     shrunk = True
@@ -665,7 +756,8 @@ class Program:
     def target_function(v: Any) -> tuple[Function, int, list[str]] | None:
         """The function a transformed/partial value finally calls, with the positional
         arguments and keywords ``partial`` binds on the way: ``(Function, n, keywords)``."""
-        bound, keywords = 0, []
+        bound = 0
+        keywords: list[str] = []
         for _ in range(_DEPTH):
             if type(v) is Function:
                 return v, bound, keywords
@@ -687,6 +779,7 @@ class Program:
         a def whose body is ``return g(...)``. Gives (what it calls, for each of the wrapper's
         positional parameters the callee's positional index it lands on, or None)."""
         node = fn.node
+        body: cst.BaseExpression | None
         if type(node) is cst.Lambda:
             body = node.body
         else:

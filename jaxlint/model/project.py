@@ -84,17 +84,6 @@ class Project:
                     out[t.bound_to] = (m, t)
         return out
 
-    @cached_property
-    def _callers(self) -> dict[str, list[tuple[ModuleFacts, str]]]:
-        out: dict[str, list[tuple[ModuleFacts, str]]] = defaultdict(list)
-        for m in self.all:
-            for r in m.module_calls:
-                out[self.canonical(r) or r].append((m, ""))
-            for q, f in m.functions.items():
-                for r in f.calls:
-                    out[self.canonical(r) or r].append((m, q))
-        return out
-
     def transforms_of(self, ref: str | None) -> list[tuple[ModuleFacts, Transform]]:
         """Every transform applied to this function anywhere in the project."""
         ref = self.canonical(ref)
@@ -103,8 +92,3 @@ class Project:
     def bound_transform(self, ref: str | None) -> tuple[ModuleFacts, Transform] | None:
         """The transform whose result was assigned to this variable (``step = pmap(f)``)."""
         return self._transform_by_binding.get(ref) if ref else None
-
-    def callers_of(self, ref: str | None) -> list[tuple[ModuleFacts, str]]:
-        """(module, caller qualname or "" for module level) for every direct call."""
-        ref = self.canonical(ref)
-        return list(self._callers.get(ref, [])) if ref else []

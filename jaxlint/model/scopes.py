@@ -263,11 +263,8 @@ class ScopeBuilder:
             return
         base = ""
         if type(node) is cst.ImportFrom:
-            base = (
-                self.names._absolute(len(node.relative), dotted(node.module) or "")
-                if node.relative
-                else (dotted(node.module) or "" if node.module is not None else "")
-            )
+            module = dotted(node.module) or "" if node.module is not None else ""
+            base = self.names._absolute(len(node.relative), module) if node.relative else module
         for alias in node.names:
             full = dotted(alias.name) or ""
             for n in _names_in(alias.name):

@@ -94,11 +94,13 @@ def _traced(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
             body = p.value(arg)
             if type(body) is not Function:
                 continue
-            fn = body.node
-            names = [q.name.value for q in _positional(fn) + list(fn.params.kwonly_params) if q.default is None]
-            add(fn, Trace(set(names), TABLE[f.qualified].label, call, False))
-    for fn in unknown:
-        out.pop(fn, None)
+            body_fn = body.node
+            names = [
+                q.name.value for q in _positional(body_fn) + list(body_fn.params.kwonly_params) if q.default is None
+            ]
+            add(body_fn, Trace(set(names), TABLE[f.qualified].label, call, False))
+    for unknown_fn in unknown:
+        out.pop(unknown_fn, None)
     return out
 
 
@@ -184,24 +186,24 @@ def _trace_of(p: Program, fn, app: Transformed, bound: int, bound_keywords: list
         return UNKNOWN  # in_axes given positionally: read no further
     if app.api in IN_SPECS and "in_specs" in app.keywords:
         passed = _passed_as_is(p, app.keywords["in_specs"], len(free))
-        if passed is UNKNOWN:
+        if passed is None:
             return UNKNOWN
         concrete |= {n for n, as_is in zip(free, passed, strict=False) if as_is}
     params = {n for n in free + kwonly if n not in concrete and n not in with_default}
     return Trace(params, TRACING[app.api], app.node, app.api in STATIC_OPTIONS and TABLE[app.api].kind != "map")
 
 
-def _passed_as_is(p: Program, specs: cst.BaseExpression, count: int) -> list[bool] | object:
+def _passed_as_is(p: Program, specs: cst.BaseExpression, count: int) -> list[bool] | None:
     """Per argument, is its ``in_specs`` entry a literal ``None``? One spec (``P('x')``)
-    covers every argument; a tuple that is not visible, or of another length: UNKNOWN."""
+    covers every argument; a tuple that is not visible, or of another length: None."""
     display = p.display(specs)
     if display is None:
         if type(specs) is cst.Call and last_name(specs.func) in ("P", "PartitionSpec"):
             return [False] * count  # one PartitionSpec for all
-        return UNKNOWN
+        return None
     entries = [el.value for el in display.elements]
     if len(entries) != count or any(type(el) is cst.StarredElement for el in display.elements):
-        return UNKNOWN
+        return None
     return [type(e) is cst.Name and e.value == "None" for e in entries]
 
 

@@ -11,11 +11,13 @@ one candidate that disagree is UNKNOWN.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypeGuard
 
 import libcst as cst
 
 from jaxlint.base.literals import UNKNOWN
 from jaxlint.model.facts import PARTIAL, TRANSFORMS
+from jaxlint.model.scopes import Binding
 
 # Decorators that leave the function callable the same way.
 TRANSPARENT_DECORATORS = frozenset({"functools.wraps", "staticmethod", "classmethod"})
@@ -85,7 +87,7 @@ class External:
 class Parameter:
     """A function's parameter: its value is whatever a caller passes."""
 
-    binding: object
+    binding: Binding
 
     def __repr__(self) -> str:
         return f"Parameter({self.binding.name})"
@@ -125,9 +127,9 @@ def apply_transform(
     return Transformed(api, target, node, positional, kws, any(a.star == "**" for a in args), decorator, target_node)
 
 
-def is_transform(v: object) -> bool:
+def is_transform(v: object) -> TypeGuard[External]:
     return type(v) is External and v.qualified in TRANSFORMS
 
 
-def is_partial(v: object) -> bool:
+def is_partial(v: object) -> TypeGuard[External]:
     return type(v) is External and v.qualified in PARTIAL

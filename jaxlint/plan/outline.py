@@ -89,18 +89,17 @@ class Outline:
             chains: set[str] = set()
             for root in self.nodes[i]:
                 for call in walk(root):
-                    if type(call) is not ast.Call or _last(call.func) not in wrappers:
+                    if not isinstance(call, ast.Call) or _last(call.func) not in wrappers:
                         continue
                     for arg in [*call.args, *(k.value for k in call.keywords)]:
                         called = set()
                         for n in walk(arg):
-                            t = type(n)
-                            if t is ast.Call:
+                            if isinstance(n, ast.Call):
                                 called.add(id(n.func))
-                            elif t is ast.Name:
+                            elif isinstance(n, ast.Name):
                                 if id(n) not in called:
                                     names.add(n.id)
-                            elif t is ast.Attribute and id(n) not in called:
+                            elif isinstance(n, ast.Attribute) and id(n) not in called:
                                 dotted = _dotted(n)
                                 if dotted is not None:
                                     chains.add(dotted)
@@ -108,8 +107,8 @@ class Outline:
                         receiver = call.func.value
                         if isinstance(receiver, ast.Name):
                             names.add(receiver.id)
-                        elif isinstance(receiver, ast.Attribute) and _dotted(receiver):
-                            chains.add(_dotted(receiver))  # type: ignore[arg-type]
+                        elif isinstance(receiver, ast.Attribute) and (dotted := _dotted(receiver)):
+                            chains.add(dotted)
             hit = self._cache[key] = (frozenset(names), frozenset(chains))
         return hit
 
@@ -150,7 +149,7 @@ def _last(func: ast.AST) -> str | None:
 
 
 def _dotted(node: ast.Attribute) -> str | None:
-    parts = []
+    parts: list[str] = []
     n: ast.AST = node
     while isinstance(n, ast.Attribute):
         parts.append(n.attr)
@@ -229,13 +228,14 @@ def _unit(stmt: ast.stmt, lines: list[str], owner: int | None, header_only: bool
     if decorators:
         start = min(start, min(d.lineno for d in decorators))
     end = stmt.end_lineno or stmt.lineno
-    if header_only:
-        end = stmt.body[0].lineno - 1
+    header = stmt if header_only and isinstance(stmt, ast.ClassDef) else None
+    if header is not None:
+        end = header.body[0].lineno - 1
         while end > start and not lines[end - 1].strip():
             end -= 1
     text = "".join(lines[start - 1 : end])
-    name = stmt.name if isinstance(stmt, DEFS) and not header_only else None
-    header_of = stmt.name if header_only else None  # type: ignore[attr-defined]
+    name = stmt.name if isinstance(stmt, DEFS) and header is None else None
+    header_of = header.name if header is not None else None
     assigns: frozenset[str] = frozenset()
     if owner is None and isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]

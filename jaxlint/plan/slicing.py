@@ -20,10 +20,11 @@ LibCST must see it. Kept are:
    ``f = lax.dot``, what that names;
 4. for rules with ``callers = "all"`` (JAX201), every unit that refers to one of their
    seeds, transitively, in any module (the callers of the function with the ``pmean``);
-   with ``callers = "direct"`` (the vmap rules), the units of the same module that refer
-   to a seed (the calls of a ``@vmap`` function), the defs of the module a seed
-   refers to (where a vmapped value it passes on is called), and those such a caller
-   refers to (the helpers that build the arguments it passes);
+   with ``callers = "direct"`` (the vmap and pmap rules), the units of the same module
+   that refer to a seed, transitively (the calls of a ``@vmap`` function, and the calls
+   of the function making them: the contexts its arguments come from), and the defs of
+   the module any of those refers to, transitively (where a vmapped value passed on is
+   called, the helpers that build the arguments), ``MODULE_DEPTH`` steps at most;
 5. for rules with ``target_transforms`` (JAX405), every unit of the same module that
    refers to a def a seed names and mentions one of those transforms
    (``jit(loss_fn, static_argnums=...)``);
@@ -62,6 +63,9 @@ ALWAYS, SEED, CALLER_SEED, DIRECT_CALLER_SEED, TARGET_SEED, TRANSFORM, BINDS_TRA
     64,
     128,
 )
+
+# how many steps of callers and callees a ``direct`` seed keeps in its module
+MODULE_DEPTH = 4
 
 # calls whose arguments a rule may take for the function it checks, besides the anchors
 WRAPPERS = frozenset({"partial", "defvjp", "defjvp", "defjvps"})
@@ -143,9 +147,7 @@ def plan_file(path: str, source: str, rules, module: str, is_package: bool) -> F
     transforms = anchor_names(ol, wanted_transforms) if wanted_transforms else frozenset()
     binders = anchor_names(ol, TRANSFORM_NAMES)
     wrappers = anchor_names(ol, TRANSFORM_NAMES | WRAPPERS | frozenset().union(*(r.anchors or () for r in rules)))
-    local = {u.name or u.header_of for u in ol.units if u.name or u.header_of} | {
-        a for u in ol.units for a in u.assigns
-    }
+    local = {n for u in ol.units if (n := u.name or u.header_of)} | {a for u in ol.units for a in u.assigns}
     resolvable = local | ol.imports.keys()
     units = []
     for i, u in enumerate(ol.units):
@@ -422,33 +424,39 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
         for i, u in enumerate(plan.units):
             for sym in index.refs_of(p, u):
                 referrers[sym].append((p, i))
-
-    def module_defs(who: tuple[int, int], done: set[Symbol]) -> None:
-        """Keep the defs of ``who``'s own module it refers to (each symbol once)."""
-        for sym in index.refs_of(who[0], unit(who)):
-            if sym[1] == who[0] and sym not in done:
-                done.add(sym)
-                kept.update(ref for ref in units(sym) if unit(ref).name is not None)
-
-    callees: set[Symbol] = set()
+    # the callers of a ``direct`` seed in its module, transitively (the frames its calls are
+    # evaluated in: jaxlint/model/contexts.py), and the units of the module those refer to,
+    # transitively (the helpers that build what a caller passes, the defs a transformed
+    # value is handed to, the module-level statement binding a name one reads:
+    # ``params = init(key)``), ``MODULE_DEPTH`` steps at most. Breadth first, so a unit is
+    # reached at its least depth and each symbol's referrers and units are visited once.
+    reached_direct = set(direct)
+    layer = list(direct)
     callers_done: set[Symbol] = set()
-    expanded: set[tuple[int, int]] = set()
-    for ref in direct:
-        for sym in index.symbols_of(*ref):
-            if sym in callers_done:
-                continue
-            callers_done.add(sym)
-            for who in referrers.get(sym, ()):
-                if who[0] == ref[0]:
-                    kept.add(who)
-                    # and the defs of the module that caller refers to: the helpers that build
-                    # what it passes (``q, k = _make(n)`` then ``_uses_vmap(q, k)``)
-                    if who not in expanded:
-                        expanded.add(who)
-                        module_defs(who, callees)
-        # and the defs of its module it refers to: a transformed value it passes to one is
-        # called there (``generate(step=jax.jit(jax.vmap(f)))``)
-        module_defs(ref, callees)
+    callees_done: set[Symbol] = set()
+    for depth in range(MODULE_DEPTH + 1):
+        kept.update(layer)
+        if depth == MODULE_DEPTH:
+            break
+        next_layer: list[tuple[int, int]] = []
+        for ref in layer:
+            for sym in index.symbols_of(*ref):
+                if sym in callers_done:
+                    continue
+                callers_done.add(sym)
+                for who in referrers.get(sym, ()):
+                    if who[0] == ref[0] and who not in reached_direct:
+                        reached_direct.add(who)
+                        next_layer.append(who)
+            for sym in index.refs_of(ref[0], unit(ref)):
+                if sym[1] != ref[0] or sym in callees_done:
+                    continue
+                callees_done.add(sym)
+                for callee in units(sym):
+                    if callee not in reached_direct:
+                        reached_direct.add(callee)
+                        next_layer.append(callee)
+        layer = next_layer
     seen = set(callers)
     climbed: set[Symbol] = set()
     while callers:

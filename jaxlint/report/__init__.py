@@ -17,6 +17,7 @@ MODULES = {
     "full": "jaxlint.report.full",
     "json": "jaxlint.report.json_format",
     "github": "jaxlint.report.github",
+    "gitlab": "jaxlint.report.gitlab",
     "sarif": "jaxlint.report.sarif",
 }
 

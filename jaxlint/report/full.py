@@ -10,15 +10,21 @@ from __future__ import annotations
 
 import io
 import textwrap
-from collections.abc import Callable
+from typing import Protocol
 
 from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
 from jaxlint.base.types import Diagnostic
-from jaxlint.report.color import use_color  # noqa: F401  (re-exported)
 from jaxlint.report.escape import no_workflow_commands, printable, shown_path
+
+
+class SourceLines(Protocol):
+    """A file's lines, or a notebook cell's own lines; None when they cannot be read."""
+
+    def __call__(self, path: str, cell: int | None = None, /) -> list[str] | None: ...
+
 
 CONTEXT = 1  # lines shown around the span
 MAX_SPAN_LINES = 6  # a longer span shows its first lines only
@@ -114,7 +120,7 @@ def render(
     diagnostics: list[Diagnostic],
     color: bool = False,
     width: int = 80,
-    source: Callable[[str], list[str] | None] | None = None,
+    source: SourceLines | None = None,
     unsafe_fixes: bool = False,
     **_,
 ) -> str:
@@ -147,6 +153,8 @@ def render(
         lines = cache.get(key)
         if lines:
             console.print(_frame(d, lines, width), end="")
+        if d.note:
+            console.print(_note("note", d.note, width))
         if d.help:
             console.print(_note("help", d.help, width))
         if d.fix is not None:

@@ -36,7 +36,8 @@ def line(d: Diagnostic) -> str:
             f"endColumn={end.column}",
         ]
     )
-    return f"::{level} {props}::{escape_data(f'{d.code} {d.message}')}"
+    text = f"{d.code} {d.message}" + (f"\n{d.note}" if d.note else "")
+    return f"::{level} {props}::{escape_data(text)}"
 
 
 def render(diagnostics: list[Diagnostic], **_) -> str:

@@ -28,6 +28,7 @@ def as_dict(d: Diagnostic) -> dict:
         "code": d.code,
         "name": d.name,
         "message": d.message,
+        "note": d.note or None,
         "filename": d.path,
         "location": _pos(d.start),
         "end_location": _pos(d.end),

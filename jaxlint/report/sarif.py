@@ -53,12 +53,12 @@ def _region(start: Position, end: Position) -> dict:
 def result(d: Diagnostic, rule_index: dict[str, int]) -> dict:
     artifact = {"uri": uri(d.path)}
     region = _region(d.start, d.end)
-    text = d.message
+    text = d.message + (f" {d.note}" if d.note else "")
     if d.cell is not None and d.file_start is not None and d.file_end is not None:
         # a notebook: the region is in the JSON text (the line holding the source line);
         # the message and properties name the cell and the position in it
         region = _region(d.file_start, d.file_end)
-        text = f"{d.message} (cell {d.cell}, line {d.start.line}, column {d.start.column})"
+        text = f"{text} (cell {d.cell}, line {d.start.line}, column {d.start.column})"
     r: dict = {
         "ruleId": d.code,
         "level": "warning" if d.preview else "error",
@@ -91,9 +91,10 @@ def result(d: Diagnostic, rule_index: dict[str, int]) -> dict:
 def render(diagnostics: list[Diagnostic], **_) -> str:
     rules = _rules({d.code for d in diagnostics})
     index = {r["id"]: i for i, r in enumerate(rules)}
-    driver = {"name": "jaxlint", "version": __version__}
-    if links.project_url():
-        driver["informationUri"] = links.project_url()
+    driver: dict[str, object] = {"name": "jaxlint", "version": __version__}
+    url = links.project_url()
+    if url:
+        driver["informationUri"] = url
     driver["rules"] = rules
     doc = {
         "$schema": SCHEMA,

@@ -93,7 +93,7 @@ def judge_bad(bad: BadProgram, outcome: Outcome, oracle: dict | None, rtol: floa
     problem = _problem(outcome)
     if problem:
         return Verdict(False, problem)
-    if bad.outcome == "raises":
+    if bad.exception is not None:  # outcome "raises" (the spec gives an exception name for it, only for it)
         want = bad.exception + (f" matching {bad.match!r}" if bad.match else "")
         if outcome["status"] == "completed":
             return Verdict(False, f"ran without error (expected {want})")

@@ -30,7 +30,7 @@ def _qualname(cls: type) -> str:
 
 
 def _describe(exc: BaseException) -> dict:
-    chain = []
+    chain: list[str] = []
     seen = {id(exc)}
     cur = exc.__cause__ or exc.__context__
     while cur is not None and id(cur) not in seen and len(chain) < 5:

@@ -18,12 +18,12 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from jaxlint.api import Runner, decode, fix_text
 from jaxlint.base.types import Diagnostic
@@ -63,6 +63,7 @@ class RuleReport:
     fixed: Check | None = None
     autofix: Check | None = None  # None: the rule has no fix
     seconds: float = 0.0
+    skipped: str = ""  # why the programs were not run (the installed jax is too old for them)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -105,7 +106,7 @@ class _Plan:
     static_seconds: float = 0.0
 
 
-STARTUP = "__startup__"  # outcomes key: why the harness never ran a program
+STARTUP = "__startup__"  # outcomes key: why the harness never ran a program (its "message")
 
 
 def _static(rule: type[Rule], spec: Spec, workdir: Path, report: RuleReport) -> _Plan:
@@ -178,7 +179,7 @@ def _autofix(rule: type[Rule], spec: Spec, workdir: Path, plan: _Plan) -> None:
 
 
 # -- runtime side --------------------------------------------------------------------
-def _reader(stream, q: queue.Queue) -> None:
+def _reader(stream: IO[str], q: queue.Queue[str | None]) -> None:
     for line in stream:
         q.put(line)
     q.put(None)
@@ -213,7 +214,8 @@ def run_programs(
                 text=True,
                 encoding="utf-8",
             )
-        q: queue.Queue = queue.Queue()
+        assert proc.stdin is not None and proc.stdout is not None  # both are pipes (above)
+        q: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=_reader, args=(proc.stdout, q), daemon=True).start()
         try:
             proc.stdin.write(job)
@@ -234,7 +236,7 @@ def run_programs(
                     outcomes[what] = {"status": "timeout", "seconds": timeout}
                 why = f"{what} timed out" if what else f"jax did not start within {wait:.0f}s"
                 if what is None:
-                    outcomes[STARTUP] = why
+                    outcomes[STARTUP] = {"status": "not started", "message": why}
                 for pid in pending:
                     outcomes[pid] = {"status": "not run", "why": why}
                 break
@@ -244,7 +246,7 @@ def run_programs(
                 if started:
                     outcomes[pending.pop(0)] = {"status": "crashed", "message": msg}
                 else:
-                    outcomes[STARTUP] = msg
+                    outcomes[STARTUP] = {"status": "not started", "message": msg}
                 for pid in pending:
                     outcomes[pid] = {"status": "not run", "why": "the harness crashed"}
                 break
@@ -255,7 +257,7 @@ def run_programs(
             if rec.get("event") == "ready":
                 started, wait = True, timeout
             elif rec.get("event") == "error":
-                outcomes[STARTUP] = rec.get("message", "")
+                outcomes[STARTUP] = {"status": "not started", "message": rec.get("message", "")}
                 for pid in pending:
                     outcomes[pid] = {"status": "not run", "why": "the harness did not start"}
                 pending = []
@@ -277,7 +279,7 @@ def run_programs(
 def _judge(plan: _Plan, outcomes: dict[str, dict]) -> None:
     report, spec = plan.report, plan.spec
     if STARTUP in outcomes:
-        report.reasons.append(f"the harness did not start: {outcomes[STARTUP]}")
+        report.reasons.append(f"the harness did not start: {outcomes[STARTUP]['message']}")
         for check in [*report.bad, report.fixed, report.autofix]:
             if check is not None and not check.detail.startswith("not offered"):
                 check.ok, check.detail = False, "not run"
@@ -318,18 +320,54 @@ def _timed(*args) -> tuple[dict[str, dict], float]:
     return outcomes, time.perf_counter() - start
 
 
+def installed_jax() -> tuple[str | None, str | None]:
+    """The installed jax and jaxlib versions, read from their metadata (jax is not imported)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out: list[str | None] = []
+    for name in ("jax", "jaxlib"):
+        try:
+            out.append(version(name))
+        except PackageNotFoundError:
+            out.append(None)
+    return out[0], out[1]
+
+
+def _version_key(text: str) -> tuple[int, ...]:
+    import re
+
+    m = re.match(r"\d+(?:\.\d+)*", text)
+    parts = tuple(int(p) for p in m.group(0).split(".")[:3]) if m else (0,)
+    return parts + (0,) * (3 - len(parts))
+
+
+def too_old(spec: Spec, jax_version: str | None) -> str:
+    """Why this jax cannot run the spec's programs as written, or ""."""
+    if spec.requires_jax is None or jax_version is None:
+        return ""
+    if _version_key(jax_version) >= _version_key(spec.requires_jax):
+        return ""
+    return f"needs jax >= {spec.requires_jax} (installed: {jax_version}): {spec.requires_jax_why}"
+
+
 def verify_rules(
     rules: Sequence[type[Rule]],
     root: Path | None = None,
     jobs: int | None = None,
     timeout: float = 120.0,
     python: str = sys.executable,
+    on_report: Callable[[RuleReport], None] | None = None,
+    jax_version: str | None = None,
 ) -> list[RuleReport]:
-    """Verify each rule against ``root/<CODE>/``; reports in the order of ``rules``."""
+    """Verify each rule against ``root/<CODE>/``; reports in the order of ``rules``, each
+    also handed to ``on_report`` as soon as it and every rule before it are done. A rule
+    whose spec needs a newer jax than ``jax_version`` (default: the installed one) is
+    skipped, saying why."""
     root = Path(root) if root is not None else fixtures_root()
     jobs = jobs or os.cpu_count() or 1
+    jax_version = jax_version or installed_jax()[0]
     reports: list[RuleReport] = []
-    futures: list[tuple[_Plan, Future]] = []
+    futures: list[tuple[_Plan | RuleReport, Future[tuple[dict[str, dict[str, Any]], float]] | None]] = []
     with tempfile.TemporaryDirectory(prefix="jaxlint-verify-") as tmp, ThreadPoolExecutor(max_workers=jobs) as pool:
         for rule in rules:
             start = time.perf_counter()
@@ -339,18 +377,30 @@ def verify_rules(
             if not spec_path.is_file():
                 where = f"fixtures/{rule.code}/spec.toml" if root == fixtures_root() else str(spec_path)
                 report.reasons.append(f"no runtime reference ({where} is missing)")
+                futures.append((report, None))
                 continue
             try:
                 spec = load_spec(spec_path)
             except SpecError as e:
                 report.reasons.append(str(e))
+                futures.append((report, None))
+                continue
+            report.skipped = too_old(spec, jax_version)
+            if report.skipped:
+                futures.append((report, None))
                 continue
             plan = _static(rule, spec, Path(tmp), report)
             plan.static_seconds = time.perf_counter() - start
             fut = pool.submit(_timed, plan.programs, spec.devices, timeout, spec.directory, python)
             futures.append((plan, fut))
-        for plan, fut in futures:
-            _finish(plan, *fut.result())
+        for item, pending in futures:
+            if isinstance(item, _Plan):
+                assert pending is not None  # a plan is always submitted
+                done = _finish(item, *pending.result())
+            else:
+                done = item
+            if on_report is not None:
+                on_report(done)
     return reports
 
 

@@ -15,7 +15,7 @@ from typing import Any
 DEFAULT_RTOL = 1e-5
 DEFAULT_ATOL = 1e-6
 OUTCOMES = ("raises", "wrong")
-_TOP_KEYS = {"devices", "rtol", "atol", "bad", "fixed", "autofix", "oracle"}
+_TOP_KEYS = {"devices", "rtol", "atol", "bad", "fixed", "autofix", "oracle", "requires-jax", "requires-jax-why"}
 _BAD_KEYS = {"file", "outcome", "exception", "match"}
 _FIXED_KEYS = {"file"}
 _AUTOFIX_KEYS = {"source", "expected", "reason"}
@@ -52,6 +52,8 @@ class Spec:
     autofix_declared: bool  # whether spec.toml has an [autofix] table
     oracle_file: Path | None = None  # oracle.py beside the spec
     oracle_literal: Any = field(default=None)  # `oracle = ...` when there is no oracle.py
+    requires_jax: str | None = None  # the oldest jax whose behaviour the programs expect
+    requires_jax_why: str = ""
 
     @property
     def directory(self) -> Path:
@@ -165,6 +167,13 @@ def load_spec(path: Path) -> Spec:
     if not isinstance(reason, str) or (not expected and not reason.strip()):
         raise _err(path, "autofix.reason", "expected = false needs a reason (a non-empty string)")
 
+    requires = data.get("requires-jax")
+    if requires is not None and not (isinstance(requires, str) and re.fullmatch(r"\d+(\.\d+){0,2}", requires)):
+        raise _err(path, "requires-jax", f'must be a version such as "0.8.0", got {requires!r}')
+    why = data.get("requires-jax-why", "")
+    if not isinstance(why, str) or (requires is not None and not why.strip()):
+        raise _err(path, "requires-jax-why", "requires-jax needs a reason (a non-empty string)")
+
     oracle_file = path.parent / "oracle.py"
     has_file = oracle_file.is_file()
     if has_file and "oracle" in data:
@@ -182,4 +191,6 @@ def load_spec(path: Path) -> Spec:
         autofix_declared=declared,
         oracle_file=oracle_file if has_file else None,
         oracle_literal=data.get("oracle"),
+        requires_jax=requires,
+        requires_jax_why=why,
     )

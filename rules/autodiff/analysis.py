@@ -15,8 +15,9 @@ statically makes the answer ``None`` (unknown means silent).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
@@ -25,6 +26,10 @@ from jaxlint.lint.rule import Rule
 from jaxlint.model import External, Function, Parameter, Partial, Transformed, program
 from jaxlint.model.paths import follow
 from jaxlint.model.returns import always_returns, return_statements
+
+if TYPE_CHECKING:
+    from jaxlint.base.types import Pending
+    from jaxlint.model.project import Project
 
 KEY = "JAX4xx"
 UNKNOWN_OPT = "<unknown>"
@@ -112,8 +117,6 @@ SHAPE_FUNCS = frozenset(
     f"jax.numpy.{n}" for n in ("zeros", "ones", "empty", "full", "eye", "identity", "arange", "tri", "linspace")
 )
 METHOD_REDUCTIONS = frozenset({"sum", "mean", "max", "min", "prod", "std", "var"})
-
-AUX_WORDS = re.compile(r"(aux|metric|stat|info|log|extra|summar|state|acc|output|pred|logit|updates)", re.IGNORECASE)
 
 
 def short(text: str, limit: int = 60) -> str:
@@ -490,7 +493,7 @@ def sites(ctx) -> list[Site]:
             shown = ctx.code(node)
             shown_target = fn.name.value
         else:
-            shown = ctx.code(node.func)
+            shown = ctx.code(node.func if isinstance(node, cst.Call) else node)
             tx = app.target_node
             shown_target = short(ctx.code(tx), 40) if tx is not None else "?"
         out.append(
@@ -529,11 +532,6 @@ def argnums_list(options: dict[str, Any]) -> list[int] | None:
     if isinstance(v, (tuple, list)) and all(isinstance(x, int) and not isinstance(x, bool) for x in v):
         return list(v)
     return None
-
-
-def show_argnums(options: dict[str, Any]) -> str:
-    v = options.get("argnums", 0)
-    return repr(v) if "argnums" in options else "0 (the default)"
 
 
 # -- project phase -----------------------------------------------------------------------
@@ -688,9 +686,14 @@ class GradRule(Rule):
         self.pending(argnums_node(site), site.data)
 
     @classmethod
-    def resolve(cls, items, project):
+    def verdict(cls, data: dict[str, Any], project: Project) -> str | None:
+        """The message for one site, or None when it is fine: each rule decides its own."""
+        raise NotImplementedError(f"{cls.__name__} does not define verdict")
+
+    @classmethod
+    def resolve(cls, items: list[Pending], project: Project) -> Iterator[tuple[Pending, str]]:
         """Each subclass decides one site in ``verdict(data, project)`` (a message or None)."""
         for p in items:
-            message = cls.verdict(p.data, project)  # type: ignore[attr-defined]
+            message = cls.verdict(p.data, project)
             if message:
                 yield p, message

@@ -3,34 +3,44 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.lint.rule import Invalid, NodeEdit, Rule, RuleFix
+from jaxlint.model import dims
 
-from .pmap_inputs import Finding, clip, describe, device_guarded, findings, jax_name
-
-# a host rarely has more local devices than this: a larger fixed size is a batch
-MAX_LOCAL_DEVICES = 8
+from .pmap import Finding, built, clip, constructor_shape, findings, head, jax_name
 
 FIX_TITLE = "Reshape so that the leading axis is the device count"
+
+
+def _device_axis(f: Finding) -> int | None:
+    """The axis other than the first that holds the device count, if one does."""
+    a = f.leaf.value
+    dims_ = getattr(getattr(a, "shape", None), "dims", ())
+    for i, d in enumerate(dims_[1:], 1):
+        if dims.is_devices(d):
+            return i
+    return None
 
 
 class PmapLeadingAxisNotDevices(Rule):
     """
     ## What it does
     Reports an argument that a `pmap` maps (its `in_axes` entry is 0, the default) whose
-    leading axis was visibly built with another size than the device count:
-    - a fixed leading dimension: `jnp.ones((32, 100))`, `random.normal(key, (BATCH, d))`
-      with a constant `BATCH`, `jnp.arange(32)`, `x.reshape(32, -1)`;
-    - a fixed number of keys or stacked values: `random.split(key, 16)`, `random.split(key)`
-      (2 keys), `jnp.stack([a, b])`, `jnp.array([...])`;
-    - a reshape that puts the device count on another axis: `x.reshape(batch, n_devices, -1)`.
+    leading axis is certainly not the device count, as the program builds it:
+    - a fixed size where another mapped argument of the same call has the device count
+      (`jnp.stack([w, w])` beside `x` of shape `(n_devices, ...)`), or larger than any
+      host's local device count (`jnp.ones((32, 100))`, `random.split(key, 16)`);
+    - an expression of the device count other than itself (`split(key, n_devices + 1)`),
+      or the device count where the pmap runs on other devices (`devices=` a slice of
+      them, `axis_size=`);
+    - no leading axis at all (a Python number, a rank-0 array).
 
-    The value is followed through plain assignments, arithmetic with numbers and
-    `astype`, and through a parameter of the function that makes the pmapped call
-    (undecorated, or under `jax.jit`) to the calls of that function in the same file
-    (then the argument of that call is reported). Values built from `jax.local_device_count()`, `jax.device_count()`,
-    `len(jax.devices())` or a name bound to one of them, reshapes to
-    `(n_devices, -1, ...)`, replicated or sharded values (`flax.jax_utils.replicate`,
-    `jax.device_put_replicated`, `common_utils.shard`), outputs of pmapped functions, and
-    anything else are not reported. A pmap given `devices=` or `axis_size=` is skipped.
+    The values are what the program computes: array constructors and the JAX
+    functions' shape rules (`reshape`, `stack`, `split`, ...), the values functions
+    return and the arguments their callers pass, followed through the parameters of
+    the functions that pass the value on (then the argument of the outermost call is
+    reported). Sizes built from `jax.local_device_count()`, `jax.device_count()` or
+    `len(jax.devices())` are the device count; sizes the code does not show are not
+    judged, and a fixed size in code that compares the device count with something (a
+    test that skips without enough devices) is taken as chosen on purpose.
 
     ## Why is this bad?
     `pmap` does not split a batch across the devices: it maps axis 0 of each mapped
@@ -56,11 +66,11 @@ class PmapLeadingAxisNotDevices(Rule):
     ```
 
     ## Fix safety
-    For an array of data whose whole shape is written in the code (`jnp.ones((32, 100))`),
-    the fix reshapes the argument at the call to `(jax.local_device_count(), -1, 100)`.
-    It is unsafe: the mapped function then sees a per-device batch `(8, 100)` instead of
-    one example, and the reshape fails when the batch does not divide evenly among the
-    devices. Keys, stacked values and misplaced reshapes are not fixed.
+    For an array of data whose whole shape is known (`jnp.ones((32, 100))`), the fix
+    reshapes the argument at the call to `(jax.local_device_count(), -1, 100)`. It is
+    unsafe: the mapped function then sees a per-device batch `(8, 100)` instead of one
+    example, and the reshape fails when the batch does not divide evenly among the
+    devices.
 
     ## References
     - [jax.pmap](https://docs.jax.dev/en/latest/_autosummary/jax.pmap.html)
@@ -75,7 +85,8 @@ class PmapLeadingAxisNotDevices(Rule):
     fix_availability = "sometimes"
     help = "Reshape the argument to `(jax.local_device_count(), -1, ...)`, or pass `in_axes=None` for it"
     about = ("jax.pmap",)
-    reads = "call graph"  # the calls of a function that passes its parameter on to a pmapped call
+    # the calls of the function making the pmapped call, and theirs: where its arguments come from
+    reads = ("calls", "forwarders")
 
     VALID = (
         # the batch is reshaped to (devices, per-device batch, ...)
@@ -109,7 +120,7 @@ class PmapLeadingAxisNotDevices(Rule):
             Invalid(
                 "JAX203",
                 line=6,
-                message="its leading axis is 32, a fixed size",
+                message="pmap maps `batch` over a leading axis of 32, a fixed size, not the device count",
                 fixed=(
                     "import jax\nimport jax.numpy as jnp\n"
                     "parallel_loss = jax.pmap(lambda p, b: jnp.mean(b ** 2) + jnp.sum(p), in_axes=(None, 0))\n"
@@ -123,86 +134,91 @@ class PmapLeadingAxisNotDevices(Rule):
             (
                 "import jax\n"
                 "n_devices = jax.local_device_count()\n"
-                "x = data.reshape(8, n_devices, -1)\n"
-                "jax.pmap(lambda v: v * 2)(x)\n"
+                "keys = jax.random.split(jax.random.PRNGKey(0), n_devices + 1)\n"
+                "jax.pmap(lambda k: jax.random.normal(k, (3,)))(keys)\n"
             ),
-            Invalid("JAX203", line=4, message="puts the device count on axis 1"),
+            Invalid("JAX203", line=4, message="over a leading axis of n_devices + 1, not the device count"),
         ),
     )
 
     def finish(self) -> None:
         for f in findings(self.ctx):
-            if f.origin.kind not in ("fixed", "misplaced") or f.site.devices_given:
+            if f.kind != "data" or f.node is None:
                 continue
-            if f.origin.kind == "fixed" and not self._not_device_count(f):
-                continue
-            self.report(f.arg.value, self._message(f), fix=self._fix(f))
+            message, note = self._message(f)
+            self.report(f.node, message, fix=self._fix(f), note=note)
 
-    def _not_device_count(self, f: Finding) -> bool:
-        """Is the fixed size visibly not meant as the device count? Larger than a host's
-        devices, named as a batch, or beside an argument built per device; and the code
-        around the call does not check the device count (tests that pick a size on purpose)."""
-        o = f.origin
-        if device_guarded(self.ctx, f.call) or device_guarded(self.ctx, f.arg):
-            return False
-        return f.beside is not None or (o.leading or 0) > MAX_LOCAL_DEVICES or o.batch_name is not None
-
-    def _message(self, f: Finding) -> str:
+    def _message(self, f: Finding) -> tuple[str, str]:
+        """(headline, note)."""
         ctx = self.ctx
-        head, built = describe(ctx, f)
-        head += ", so that axis must be the device count"
-        o = f.origin
-        it = f"it is {built}, which" if built else "it"
-        if o.kind == "misplaced":
+        assert f.node is not None
+        name = f"`{clip(ctx, f.node, 40)}`"
+        start = head(ctx, f) + ", so that axis must be the device count"
+        where = built(ctx, f)
+        it = f"{name} is {where}. " if where else ""
+        shape = constructor_shape(f)
+        size = f.leaf.size
+        if size is None:
             return (
-                f"{head}; but {it} puts the device count on {o.why}, not axis 0: put it first "
-                "(`reshape(n_devices, -1, ...)`), and reshape every mapped argument the same way"
+                f"pmap maps {name} over a leading axis it does not have (rank 0)",
+                f"{it}{start}: pmap fails (`ValueError: pmap requires at least one argument with a mapped axis`, "
+                "or a rank error); pass `in_axes=None` at this position so every device sees it whole",
             )
-        if o.data:
-            size = f"its leading axis is {o.leading}, a fixed size, not the device count"
-        else:
-            size = f"{o.why}, a fixed number, not the device count"
-        n = o.leading
-        but = f"but it is {built}: {size}" if built else f"but {size}"
+        text = dims.text(size)
+        on = _device_axis(f)
+        if on is not None:
+            return (
+                f"pmap maps {name} over its leading axis of {text}, but the device count is on axis {on}",
+                f"{it}{start}, and the reshape puts the device count on axis {on}: put it first "
+                "(`reshape(n_devices, -1, ...)`), and reshape every mapped argument the same way",
+            )
+        fails = "pmap fails (an `IndivisibleError` or `ValueError: cannot select an axis to squeeze out ...`)"
+        if not dims.equal(f.expected, dims.DEVICES):
+            expected = dims.text(f.expected)
+            return (
+                f"pmap maps {name} over a leading axis of {text}, but it runs on {expected} devices",
+                f"{it}{start}: given `devices=`/`axis_size=`, this pmap maps over {expected} of them, so that axis "
+                f"must have {expected} entries, and unless it does {fails}; {self._advice(f, shape)}",
+            )
+        if isinstance(size, dims.Size):
+            return (
+                f"pmap maps {name} over a leading axis of {text}, not the device count",
+                f"{it}{start}, and {text} never is: {fails}; {self._advice(f, shape)}",
+            )
+        headline = f"pmap maps {name} over a leading axis of {text}, a fixed size, not the device count"
         if f.beside is not None:
-            beside = clip(ctx, f.beside.value, 30)
-            return (
-                f"{head}; {but}, while `{beside}` beside it has one entry per device: unless there are exactly "
-                f"{n} devices pmap fails (an `IndivisibleError` or `ValueError: cannot select an axis to squeeze "
-                f"out ...`); {_advice(ctx, f)}"
+            note = (
+                f"{it}{start}, and another mapped argument has one entry per device: unless there are exactly {text} "
+                f"devices pmap fails (an `IndivisibleError` or `ValueError: cannot select an axis to squeeze out "
+                f"...`); {self._advice(f, shape)}"
             )
-        if o.batch_name is not None:
-            but += f" but the batch size `{o.batch_name}`"
+        else:
+            note = (
+                f"{it}{start}. pmap does not split a batch across devices: with fewer than {text} devices it fails "
+                "(`ValueError: cannot select an axis to squeeze out ...` or an `IndivisibleError`), with more it "
+                f"silently uses only {text} of them; {self._advice(f, shape)}"
+            )
+        return headline, note
+
+    def _advice(self, f: Finding, shape: tuple[dims.Dim, ...] | None) -> str:
+        assert f.node is not None
+        shown = clip(self.ctx, f.node, 30)
+        if shape is not None:
+            rest = "".join(f", {d}" for d in shape[1:])
+            return f"reshape it so the device axis comes first: `{shown}.reshape(jax.local_device_count(), -1{rest})`"
         return (
-            f"{head}; {but}. pmap does not split a batch across devices: with fewer than {n} devices it fails "
-            "(`ValueError: cannot select an axis to squeeze out ...` or an `IndivisibleError`), with more it "
-            f"silently uses only {n} of them; {_advice(ctx, f)}"
+            "build one entry per device (`jax.local_device_count()` of them), or pass `in_axes=None` at this "
+            "position if every device should see the whole value"
         )
 
     def _fix(self, f: Finding) -> RuleFix | None:
-        o = f.origin
+        shape = constructor_shape(f)
         jax = jax_name(self.ctx)
-        value = f.arg.value
-        if o.kind != "fixed" or not o.data or o.shape is None or jax is None:
+        value = f.node
+        if shape is None or jax is None or not isinstance(value, (cst.Name, cst.Call)):
             return None
-        if not isinstance(value, (cst.Name, cst.Call)):
+        if not dims.equal(f.expected, dims.DEVICES):
             return None
-        rest = "".join(f", {d}" for d in o.shape[1:])
+        rest = "".join(f", {d}" for d in shape[1:])
         text = f"{self.ctx.code(value)}.reshape({jax}.local_device_count(), -1{rest})"
         return RuleFix(FIX_TITLE, [NodeEdit(value, text)], "unsafe")
-
-
-def _advice(ctx, f: Finding) -> str:
-    o = f.origin
-    shown = clip(ctx, f.arg.value, 30)
-    if o.data and o.shape is not None:
-        rest = "".join(f", {d}" for d in o.shape[1:])
-        return f"reshape it so the device axis comes first: `{shown}.reshape(jax.local_device_count(), -1{rest})`"
-    if o.data:
-        return f"reshape it so the device axis comes first: `{shown}.reshape(jax.local_device_count(), -1, ...)`"
-    if "key" in o.why:
-        return "split one key per device: `jax.random.split(key, jax.local_device_count())`"
-    return (
-        "build one entry per device (`jax.local_device_count()` of them), or pass `in_axes=None` at this "
-        "position if every device should see the whole value"
-    )

@@ -4,7 +4,7 @@ import libcst as cst
 
 from jaxlint.lint.rule import Invalid, NodeEdit, Rule, RuleFix
 
-from .pmap_inputs import Finding, clip, describe, findings, jax_name
+from .pmap import Finding, built, clip, findings, head, jax_name
 
 FIX_TITLE = "Split one key per device"
 
@@ -12,20 +12,20 @@ FIX_TITLE = "Split one key per device"
 class PmapUnreplicatedInput(Rule):
     """
     ## What it does
-    Reports a value with no device axis at all passed at a position a `pmap` maps (its
-    `in_axes` entry is 0, the default):
-    - a single PRNG key: `jax.random.PRNGKey(0)`, `jax.random.key(0)`, `fold_in(...)`,
-      one half of `key, subkey = jax.random.split(key)`, `jax.random.split(key)[0]`;
-    - parameters that were never replicated: the output of an `init` function called
-      with a single key (`params = model.init(jax.random.PRNGKey(0), x)`), also when a
-      training loop then rebinds them to the pmapped step's output
-      (`params, loss = p_step(params, batch)`): the first step still gets one copy.
+    Reports a value with no device axis passed at a position a `pmap` maps (its
+    `in_axes` entry is 0, the default), as the program builds it:
+    - a single PRNG key: `jax.random.PRNGKey(0)` (two uint32 words, not one key per
+      device), `jax.random.key(0)` (rank 0), `fold_in(...)`, one key of `split(key)`;
+    - parameters or optimizer state that were never replicated: a pytree whose leaves'
+      leading sizes are certainly not the device count (their sizes differ from one
+      another, or another mapped argument has the device count).
 
-    The value is followed through plain assignments and through a parameter of the
-    function that makes the pmapped call (undecorated, or under `jax.jit`) to the calls
-    of that function in the same file. Keys split per device, replicated parameters (`flax.jax_utils.replicate`,
-    `jax.device_put_replicated`), the output of a pmapped `init`, and positions with
-    `in_axes=None` are not reported; neither is anything whose origin is unknown.
+    The values are what the program computes: the key functions, array constructors,
+    the values a function returns (an `init` that builds the parameters), the
+    arguments callers pass, followed through the parameters of the functions that pass
+    a value on (then the argument of the outermost call is reported). Keys split per
+    device, replicated parameters, the output of a pmapped `init`, positions with
+    `in_axes=None`, and values the code does not show are not reported.
 
     ## Why is this bad?
     `pmap` gives each device the slice of every mapped argument at its own index along
@@ -73,7 +73,8 @@ class PmapUnreplicatedInput(Rule):
     fix_availability = "sometimes"
     help = "Split one key per device, replicate the parameters, or pass `in_axes=None` at that position"
     about = ("jax.pmap",)
-    reads = "call graph"  # the calls of a function that passes its parameter on to a pmapped call
+    # the calls of the function making the pmapped call, and theirs: where its arguments come from
+    reads = ("calls", "forwarders")
 
     VALID = (
         (
@@ -102,7 +103,7 @@ class PmapUnreplicatedInput(Rule):
             Invalid(
                 "JAX204",
                 line=4,
-                message="a single PRNG key with no device axis",
+                message="pmap maps `key`, a single PRNG key with no device axis",
                 fixed=(
                     "import jax\n"
                     "p_sample = jax.pmap(lambda k, x: x + jax.random.normal(k, x.shape))\n"
@@ -112,44 +113,56 @@ class PmapUnreplicatedInput(Rule):
             ),
         ),
         (
-            ("import jax\nparams = model.init(jax.random.PRNGKey(0), x)\njax.pmap(model.apply)(params, xs)\n"),
-            Invalid("JAX204", line=3, message="one copy of the parameters from `model.init`"),
+            (
+                "import jax, jax.numpy as jnp\n"
+                "def init(key):\n    return {'w': jax.random.normal(key, (784, 10)), 'b': jnp.zeros(10)}\n"
+                "params = init(jax.random.PRNGKey(0))\n"
+                "jax.pmap(lambda p, x: x @ p['w'] + p['b'])(params, jnp.ones((jax.local_device_count(), 784)))\n"
+            ),
+            Invalid("JAX204", line=5, message="pmap maps `params`, one copy of the parameters with no device axis"),
         ),
     )
 
     def finish(self) -> None:
         for f in findings(self.ctx):
-            if f.origin.kind == "key":
-                self.report(f.arg.value, self._key_message(f), fix=self._key_fix(f))
-            elif f.origin.kind == "params":
-                self.report(f.arg.value, self._params_message(f))
+            if f.node is None:
+                continue
+            if f.kind == "key":
+                message, note = self._key_message(f)
+                self.report(f.node, message, fix=self._key_fix(f), note=note)
+            elif f.kind == "params":
+                message, note = self._params_message(f)
+                self.report(f.node, message, note=note)
 
-    def _key_message(self, f: Finding) -> str:
-        head, built = describe(self.ctx, f)
-        shown = clip(self.ctx, f.arg.value, 30)
-        if built and "split" in f.origin.why:
-            built = f"one key of {built}"
-        it = f"it is {built}," if built else "it is"
+    def _key_message(self, f: Finding) -> tuple[str, str]:
+        assert f.node is not None
+        shown = clip(self.ctx, f.node, 30)
+        where = built(self.ctx, f)
+        it = f"`{shown}` is {where}, one key. " if where else ""
         return (
-            f"{head}, but {it} a single PRNG key with no device axis: pmap would slice the key "
-            "itself (a typed `jax.random.key` fails with `IndexError`, a legacy `PRNGKey` is taken as 2 "
-            f"devices' keys); pass one key per device, `jax.random.split({shown}, jax.local_device_count())`, "
-            "or `in_axes=None` at this position if every device should draw the same numbers"
+            f"pmap maps `{shown}`, a single PRNG key with no device axis",
+            f"{it}{head(self.ctx, f)}: pmap would slice the key itself (a typed `jax.random.key` fails with "
+            "`IndexError`, a legacy `PRNGKey` is taken as 2 devices' keys); pass one key per device, "
+            f"`jax.random.split({shown}, jax.local_device_count())`, or `in_axes=None` at this position if every "
+            "device should draw the same numbers",
         )
 
-    def _params_message(self, f: Finding) -> str:
-        head, built = describe(self.ctx, f)
+    def _params_message(self, f: Finding) -> tuple[str, str]:
+        assert f.node is not None
+        shown = clip(self.ctx, f.node, 30)
+        where = built(self.ctx, f)
+        it = f"`{shown}` is {where}. " if where else ""
         return (
-            f"{head}, but it is {built or 'the result'}: one copy of the parameters from {f.origin.why}, never "
-            "replicated, so "
-            "each device gets one slice of every weight (an `IndivisibleError`, or silently wrong results when "
-            "a weight's first dimension equals the device count); pass `in_axes=None` at this position, or "
-            "replicate them first (`flax.jax_utils.replicate`, or a pmapped init over one key per device)"
+            f"pmap maps `{shown}`, one copy of the parameters with no device axis",
+            f"{it}{head(self.ctx, f)}, but none of its {f.leaves} leaves has a device axis: each device gets one "
+            "slice of every weight (an `IndivisibleError`, or silently wrong results when a weight's first "
+            "dimension equals the device count); pass `in_axes=None` at this position, or replicate them first "
+            "(`jax.device_put_replicated`, `flax.jax_utils.replicate`, or a pmapped init over one key per device)",
         )
 
     def _key_fix(self, f: Finding) -> RuleFix | None:
         jax = jax_name(self.ctx)
-        value = f.arg.value
+        value = f.node
         if jax is None or not isinstance(value, (cst.Name, cst.Call, cst.Subscript)):
             return None
         text = f"{jax}.random.split({self.ctx.code(value)}, {jax}.local_device_count())"

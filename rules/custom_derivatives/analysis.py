@@ -319,11 +319,11 @@ def check(code: str, role: str, p: Primal, s: Sig) -> list[tuple[Any, str]]:
     elif code == "JAX304" and role == "bwd":
         if p.nondiff is None:
             return out
-        want = (p.nondiff_names or []) + ["residuals", "g"] if p.params is not None else None
+        wanted = (p.nondiff_names or []) + ["residuals", "g"] if p.params is not None else None
         n = len(p.nondiff) + 2
-        if want is None or s.accepts(n):
+        if wanted is None or s.accepts(n):
             return out
-        how = s.call_form(want)
+        how = s.call_form(wanted)
         why = f" because of `{p.nondiff_source}`" if p.nondiff else ""
         out.append(
             (
@@ -338,14 +338,14 @@ def check(code: str, role: str, p: Primal, s: Sig) -> list[tuple[Any, str]]:
         if p.nondiff is not None and p.params is not None:
             n = len(p.nondiff) + 2
             if not s.accepts(n):
-                want = (p.nondiff_names or []) + ["primals", "tangents"]
+                wanted = (p.nondiff_names or []) + ["primals", "tangents"]
                 why = f" because of `{p.nondiff_source}`" if p.nondiff else ""
                 out.append(
                     (
                         "def",
                         (
                             f"{s.display} takes {len(s.params)} positional parameter(s) ({_names(s.params)}) but JAX "
-                            f"calls it with {n}{why}: write it as {s.call_form(want)}, where `primals` and "
+                            f"calls it with {n}{why}: write it as {s.call_form(wanted)}, where `primals` and "
                             f"`tangents` are tuples"
                         ),
                     )
@@ -384,7 +384,7 @@ class FileAnalysis:
         self._primals: dict[cst.CSTNode, Primal | None] = {}
         self._sigs: dict[cst.CSTNode, Sig | None] = {}
         self.registrations: list[Registration] = []
-        self.primal_nodes: list[tuple[Primal, cst.CSTNode]] = []  # for JAX306
+        self.primal_nodes: list[tuple[Primal, cst.FunctionDef | cst.Call]] = []  # for JAX306
         self._find_registrations()
         self._export()
 
@@ -633,9 +633,9 @@ class FileAnalysis:
                 if inner is not None:
                     return Ret(inner.shape, inner.length, text, expr)
         if isinstance(expr, cst.IfExp):
-            a, b = self._classify(expr.body, fn, depth + 1), self._classify(expr.orelse, fn, depth + 1)
-            if a is not None and b is not None and (a.shape, a.length) == (b.shape, b.length):
-                return Ret(a.shape, a.length, text, expr)
+            body, orelse = self._classify(expr.body, fn, depth + 1), self._classify(expr.orelse, fn, depth + 1)
+            if body is not None and orelse is not None and (body.shape, body.length) == (orelse.shape, orelse.length):
+                return Ret(body.shape, body.length, text, expr)
         return None
 
     # -- registrations ----------------------------------------------------------------
@@ -858,7 +858,9 @@ class CustomDerivativeRule(Rule):
                 if sig is not None:
                     if reg.primal is not None:
                         for where, msg in check(self.code, role, reg.primal, sig):
-                            self.report(self._node(sig, where), msg, fix=self.fix_for(sig, where, reg.primal))
+                            node = self._node(sig, where)
+                            if node is not None:  # a local Sig: it has its nodes
+                                self.report(node, msg, fix=self.fix_for(sig, where, reg.primal))
                     elif reg.primal_ref is not None:
                         self._defer_local(reg, role, sig)
                 elif role in reg.remote:
@@ -873,7 +875,7 @@ class CustomDerivativeRule(Rule):
                     self.pending(arg, data)
 
     def _defer_local(self, reg: Registration, role: str, sig: Sig) -> None:
-        nodes: list[tuple[Any, cst.CSTNode]] = [("def", sig.name_node)]
+        nodes: list[tuple[Any, cst.CSTNode | None]] = [("def", sig.name_node)]
         nodes += [(i, r.node) for i, r in enumerate(sig.returns)]
         for where, node in nodes:
             if node is None:
@@ -888,10 +890,10 @@ class CustomDerivativeRule(Rule):
         return None
 
     @staticmethod
-    def _node(sig: Sig, where) -> cst.CSTNode:
+    def _node(sig: Sig, where) -> cst.CSTNode | None:
         if where == "def":
-            return sig.name_node  # type: ignore[return-value]
-        return sig.returns[where].node  # type: ignore[return-value]
+            return sig.name_node
+        return sig.returns[where].node
 
     @classmethod
     def resolve(cls, items, project):
@@ -920,7 +922,7 @@ class CustomDerivativeRule(Rule):
 def _remote(project, ref: str | None, table: str, raw: bool = False):
     if not ref:
         return None
-    ref = project.canonical(ref)
+    ref = project.canonical(ref) or ref  # canonical gives a str for a str
     parts = ref.split(".")
     for i in range(len(parts) - 1, 0, -1):
         mod = ".".join(parts[:i])

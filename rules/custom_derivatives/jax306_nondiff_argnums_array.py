@@ -95,10 +95,11 @@ class NondiffArgnumsArray(Rule):
             for i in primal.nondiff:
                 ann = primal.annotations[i] if i < len(primal.annotations) else None
                 if ann in ARRAY_TYPES:
-                    shown = self.ctx.code(pos[i].annotation.annotation) if pos[i].annotation is not None else ann
+                    param = pos[i]
+                    shown = self.ctx.code(param.annotation.annotation) if param.annotation is not None else ann
                     self.report(
-                        pos[i],
-                        f"`{primal.nondiff_source}` marks `{pos[i].name.value}` of `{primal.name}` as "
+                        param,
+                        f"`{primal.nondiff_source}` marks `{param.name.value}` of `{primal.name}` as "
                         f"non-differentiable, but it is annotated `{shown}`: under jit or vmap an array there "
                         f"is a tracer and JAX raises UnexpectedTracerError; make it an ordinary argument and "
                         f"return `None` as its cotangent",

@@ -13,6 +13,7 @@ import re
 import libcst as cst
 
 from jaxlint.base.names import dotted, last_name
+from jaxlint.base.types import Applicability
 from jaxlint.lint.config import parse_version
 from jaxlint.lint.rule import LineInsert, NodeEdit, Rule, RuleFix
 
@@ -81,21 +82,18 @@ def names_outside_imports(source: str) -> set[str]:
         return set(re.findall(r"[A-Za-z_]\w*", source))  # cannot tell: every word counts
     used: set[str] = set()
     for n in ast.walk(tree):
-        t = type(n)
-        if t is ast.Name:
+        if isinstance(n, ast.Name):
             used.add(n.id)
-        elif t is ast.Attribute:
+        elif isinstance(n, ast.Attribute):
             used.add(n.attr)
-        elif t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             used.add(n.name)
-        elif t is ast.arg or (t is ast.keyword and n.arg):
+        elif isinstance(n, (ast.arg, ast.keyword)) and n.arg:  # ``**kwargs`` passes a keyword without a name
             used.add(n.arg)
-        elif t is ast.ExceptHandler and n.name:
+        elif isinstance(n, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and n.name:
             used.add(n.name)
-        elif t in (ast.Global, ast.Nonlocal):
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
             used.update(n.names)
-        elif t in (ast.MatchAs, ast.MatchStar) and n.name:
-            used.add(n.name)
     return used
 
 
@@ -133,6 +131,9 @@ class MigrationRule(Rule):
         super().__init__(ctx, options)
         s = ctx.settings
         self.target = s.target_version if s is not None else parse_version("0.10.2")
+        # the lowest jax the project declares (jaxlint.lint.requirements): replacements must exist there
+        self.minimum_text = s.minimum_jax_version if s is not None else None
+        self.minimum = s.minimum_version if s is not None else self.target
         self._module_imports: dict[str, str] | None = None
         self._names_used: set[str] | None = None
         self._mesh_names: dict[cst.CSTNode | None, dict[str, int]] = {}
@@ -162,7 +163,63 @@ class MigrationRule(Rule):
             msg += f"; use `{replacement}`"
         if entry.note:
             msg += f" ({entry.note})"
-        return msg
+        return msg + self.project_clause(entry)
+
+    # the lowest jax the project allows ---------------------------------------------------
+    def _known_from(self, entry: Entry) -> tuple[str, bool] | None:
+        """The first jax known to have ``entry.replacement``: ``since`` (exact) or, failing
+        that, the deprecation of the old name (the replacement existed by then)."""
+        if entry.since:
+            return entry.since, True
+        if entry.deprecated:
+            return entry.deprecated, False
+        return None
+
+    def missing_replacement(self, entry: Entry) -> tuple[str, bool] | None:
+        """(version, exact) when the replacement a fix would use may not exist in the lowest
+        jax the project allows; None when it does (or no requirement was inferred)."""
+        if self.minimum_text is None or entry.kind not in ("rename", "module") or not entry.replacement:
+            return None
+        known = self._known_from(entry)
+        if known is None or version(known[0]) <= self.minimum:  # type: ignore[operator]
+            return None
+        return known
+
+    def project_clause(self, entry: Entry) -> str:
+        """What the project's declared jax requirement adds to the message."""
+        if self.minimum_text is None:
+            return ""
+        removed = version(entry.removed)
+        if self.category == "removed" and removed is not None and removed <= self.minimum:
+            return f"; your project allows jax {self.minimum_text} and later, none of which has it"
+        missing = self.missing_replacement(entry)
+        if missing is None:
+            return ""
+        if missing[1]:
+            return (
+                f" (your project allows jax {self.minimum_text}, where `{entry.replacement}` does not exist yet:"
+                f" it was added in {missing[0]})"
+            )
+        return (
+            f" (your project allows jax {self.minimum_text}, where `{entry.replacement}` may not exist yet:"
+            f" jaxlint knows it only from {missing[0]})"
+        )
+
+    def gated(self, fix: RuleFix | None, entry: Entry, new: str | None) -> RuleFix | None:
+        """A fix to a replacement the lowest allowed jax may lack is offered only as unsafe."""
+        if fix is None or new != entry.replacement:
+            return fix
+        missing = self.missing_replacement(entry)
+        if missing is None:
+            return fix
+        why = (
+            f"`{new}` was added in jax {missing[0]}"
+            if missing[1]
+            else f"jaxlint knows `{new}` only from jax {missing[0]}"
+        )
+        return RuleFix(
+            f"{fix.message} (unsafe: {why}, and your project allows jax {self.minimum_text})", fix.edits, "unsafe"
+        )
 
     def _when(self, subject: str, entry: Entry) -> str:
         """``<subject> was removed in JAX x`` / ``<subject> is deprecated since JAX y``."""
@@ -173,8 +230,8 @@ class MigrationRule(Rule):
         return text + (f" and removed in {entry.removed}" if entry.removed else "")
 
     def replacement(self, entry: Entry) -> str | None:
-        """The replacement that exists in the target version (``alt`` for older targets)."""
-        if entry.since and entry.alt and version(entry.since) > self.target:  # type: ignore[operator]
+        """The replacement that exists in the lowest jax the code must run on (``alt`` for older ones)."""
+        if entry.since and entry.alt and parse_version(entry.since) > self.minimum:
             return entry.alt
         return entry.replacement
 
@@ -320,7 +377,8 @@ class MigrationRule(Rule):
             line += self.ctx.code(stmt).count("\n")
         return line
 
-    def resolve(self, expr: cst.BaseExpression) -> str | None:  # type: ignore[override]
+    def resolve_name(self, expr: cst.BaseExpression) -> str | None:
+        """The qualified name a dotted name refers to through the file's imports."""
         name = dotted(expr)
         if name is None:
             return None
@@ -342,9 +400,9 @@ class MigrationRule(Rule):
         parent = self.ctx.parent(node)
         if isinstance(parent, (cst.Import, cst.ImportFrom, cst.ImportAlias)):
             return
-        if isinstance(parent, cst.Attribute) and parent.value is node and self.entries_for(self.resolve(parent)):
+        if isinstance(parent, cst.Attribute) and parent.value is node and self.entries_for(self.resolve_name(parent)):
             return  # the longer name is the finding
-        qualified = self.resolve(node)
+        qualified = self.resolve_name(node)
         for entry in self.entries_for(qualified):
             if not self.wants(entry) or self.in_shim(node):
                 continue
@@ -371,7 +429,8 @@ class MigrationRule(Rule):
             if spelled is None:
                 return None
             text, inserts = spelled
-            return RuleFix(f"Replace with `{text}`", [NodeEdit(node, text), *inserts], entry.fix)  # type: ignore[arg-type]
+            fix = RuleFix(f"Replace with `{text}`", [NodeEdit(node, text), *inserts], entry.fix)
+            return self.gated(fix, entry, new)
         if entry.kind == "call" and entry.rewrite:
             return getattr(self, f"_rewrite_{entry.rewrite}")(node, entry)
         return None
@@ -394,7 +453,7 @@ class MigrationRule(Rule):
         if call is None or len(call.args) != 3 or any(a.keyword is not None for a in call.args):
             return None
         x, idx, y = (a.value for a in call.args)
-        if isinstance(idx, cst.Subscript) and self.resolve(idx.value) == "jax.ops.index":
+        if isinstance(idx, cst.Subscript) and self.resolve_name(idx.value) == "jax.ops.index":
             index = self.ctx.code(idx).strip()[len(self.ctx.code(idx.value).strip()) :].strip()[1:-1].strip()
         else:
             index = self._code(idx, atomic=False)
@@ -407,7 +466,7 @@ class MigrationRule(Rule):
         if call is None or len(call.args) != 2 or any(a.keyword is not None for a in call.args):
             return None
         x, y = (a.value for a in call.args)
-        safety = "safe" if is_simple(x) else "unsafe"  # dropping `x` must not drop a side effect
+        safety: Applicability = "safe" if is_simple(x) else "unsafe"  # dropping `x` must not drop a side effect
         return RuleFix("Replace `tie_in(x, y)` with `y`", [NodeEdit(call, self._code(y))], safety)
 
     def _rewrite_msort(self, node: cst.Attribute, entry: Entry) -> RuleFix | None:
@@ -474,7 +533,7 @@ class MigrationRule(Rule):
             "Rewrite with `jax.jit(...).lower(...).compiler_ir('hlo')`",
             [NodeEdit(outer, new), *inserts],
             entry.fix or "unsafe",
-        )  # type: ignore[arg-type]
+        )
 
     def _rewrite_constant(self, node: cst.Attribute, entry: Entry) -> RuleFix | None:
         value = entry.replacement or ""
@@ -497,8 +556,8 @@ class MigrationRule(Rule):
         func = node.func
         last = last_name(func)
         if last == "partial" and node.args and node.args[0].keyword is None and node.args[0].star == "":
-            if self.resolve(func) == "functools.partial":
-                inner = self.resolve(node.args[0].value)
+            if self.resolve_name(func) == "functools.partial":
+                inner = self.resolve_name(node.args[0].value)
                 if inner in KEYWORDS:
                     self._check_keywords(node, inner, list(node.args[1:]), partial=True)
             return
@@ -507,14 +566,14 @@ class MigrationRule(Rule):
             return
         if last not in CALL_NAMES:
             return
-        qualified = self.resolve(func)
+        qualified = self.resolve_name(func)
         if qualified in KEYWORDS:
             self._check_keywords(node, qualified, list(node.args), partial=False)
         if qualified in POSITIONAL:
             self._check_positional(node, qualified)
 
     def _check_config(self, node: cst.Call) -> None:
-        if self.resolve(node.func) != "jax.config.update":
+        if self.resolve_name(node.func) != "jax.config.update":
             return
         name = self.ctx.literal(node.args[0].value)
         entry = CONFIG.get(name) if isinstance(name, str) else None
@@ -546,7 +605,7 @@ class MigrationRule(Rule):
     def _keyword_fix(
         self, node: cst.Call, arg: cst.Arg, entry: Entry, present: set[str], partial: bool
     ) -> RuleFix | None:
-        if entry.fix is None:
+        if entry.fix is None or arg.keyword is None:
             return None
         if entry.new_keyword:
             if entry.new_keyword in present:
@@ -555,14 +614,14 @@ class MigrationRule(Rule):
                 f"Rename `{entry.keyword}=` to `{entry.new_keyword}=`",
                 [NodeEdit(arg.keyword, entry.new_keyword)],
                 entry.fix,
-            )  # type: ignore[arg-type, arg-type]
+            )
         if entry.position is not None:
             return None if partial else self._to_positional(node, entry.old)
         # drop the argument
         if not is_simple(arg.value):
             return None
         new_args = [a for a in node.args if a is not arg]
-        return RuleFix(f"Remove `{entry.keyword}=`", [NodeEdit(node, self._call_text(node, new_args))], entry.fix)  # type: ignore[arg-type]
+        return RuleFix(f"Remove `{entry.keyword}=`", [NodeEdit(node, self._call_text(node, new_args))], entry.fix)
 
     def _to_positional(self, node: cst.Call, qualified: str) -> RuleFix | None:
         """Move every keyword that became positional into place (once for the whole call)."""
@@ -571,15 +630,16 @@ class MigrationRule(Rule):
         if any(a.star for a in args):
             return None
         positional = [a for a in args if a.keyword is None]
-        moved = sorted(
-            (a for a in args if a.keyword is not None and a.keyword.value in moving),
-            key=lambda a: moving[a.keyword.value],
-        )  # type: ignore[union-attr]
-        if [moving[a.keyword.value] for a in moved] != list(range(len(positional), len(positional) + len(moved))):  # type: ignore[union-attr]
+        at_position = sorted(
+            ((moving[a.keyword.value], a) for a in args if a.keyword is not None and a.keyword.value in moving),
+            key=lambda pair: pair[0],
+        )
+        moved = [a for _, a in at_position]
+        if [k for k, _ in at_position] != list(range(len(positional), len(positional) + len(moved))):
             return None
         rest = [a for a in args if a.keyword is not None and a.keyword.value not in moving]
         new_order = positional + moved + rest
-        safety = "safe" if new_order == args or all(is_simple(a.value) for a in args) else "unsafe"
+        safety: Applicability = "safe" if new_order == args or all(is_simple(a.value) for a in args) else "unsafe"
         new_args = [
             a.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT) if a in moved else a for a in new_order
         ]
@@ -617,7 +677,7 @@ class MigrationRule(Rule):
                     "Pass the extra arguments by keyword",
                     [NodeEdit(node, self._call_text(node, new_args))],
                     entry.fix or "safe",
-                )  # type: ignore[arg-type]
+                )
             self.report(node, msg, fix=fix)
 
     def _call_text(self, node: cst.Call, args: list[cst.Arg]) -> str:
@@ -660,9 +720,10 @@ class MigrationRule(Rule):
         if base_entry is not None and not base_entry.imports_only and not own:
             if self.wants(base_entry) and not self.in_shim(node):
                 fix = None
-                if base_entry.kind == "module" and base_entry.fix == "safe":
-                    new = base_entry.replacement + base[len(base_entry.old) :]  # type: ignore[operator]
+                if base_entry.kind == "module" and base_entry.fix == "safe" and base_entry.replacement:
+                    new = base_entry.replacement + base[len(base_entry.old) :]
                     fix = RuleFix(f"Import from `{new}`", [NodeEdit(node.module, new)], "safe")
+                fix = self.gated(fix, base_entry, base_entry.replacement)
                 self.report(node, self.message(base, base_entry), fix=fix)
             return
         for alias in node.names:
@@ -672,12 +733,15 @@ class MigrationRule(Rule):
             if entry is None or not self.wants(entry) or self.in_shim(node):
                 continue
             shown = qualified if entry is not base_entry else base
-            self.report(alias, self.message(shown, entry), fix=self._from_import_fix(node, alias, entry))
+            fix = self.gated(self._from_import_fix(node, alias, entry), entry, entry.alt or entry.replacement)
+            self.report(alias, self.message(shown, entry), fix=fix)
 
     def _from_import_fix(self, node: cst.ImportFrom, alias: cst.ImportAlias | None, entry: Entry) -> RuleFix | None:
         if entry.fix != "safe" or entry.only or entry.kind not in ("rename", "module") or alias is None:
             return None
-        base = dotted(node.module) or ""  # type: ignore[arg-type]
+        if node.module is None or isinstance(node.names, cst.ImportStar):  # visit_ImportFrom skips both
+            return None
+        base = dotted(node.module) or ""
         name = dotted(alias.name) or ""
         qualified = f"{base}.{name}"
         new = entry.alt or entry.replacement
@@ -703,12 +767,12 @@ class MigrationRule(Rule):
                 "safe",
             )
         statement = f"from {new_base} import {spelled_alias}"
-        if len(node.names) == 1:  # type: ignore[arg-type]
+        if len(node.names) == 1:
             return RuleFix(f"Replace with `{statement}`", [NodeEdit(node, statement)], "safe")
         line = self.ctx.parent(node)
         if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1):
             return None
-        rest = [a for a in node.names if a is not alias]  # type: ignore[union-attr]
+        rest = [a for a in node.names if a is not alias]
         if not node.lpar:
             rest[-1] = rest[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         kept = self.ctx.code(node.with_changes(names=rest))
@@ -736,9 +800,11 @@ class MigrationRule(Rule):
                 if entry.imports_only:
                     if alias.asname is None:
                         fix = RuleFix("Import `jax`", [NodeEdit(alias.name, "jax")], "safe")
-                else:
-                    new = entry.replacement + name[len(entry.old) :]  # type: ignore[operator]
-                    fix = RuleFix(f"Import `{new}`", [NodeEdit(alias.name, new)], "safe")
+                elif entry.replacement:
+                    new = entry.replacement + name[len(entry.old) :]
+                    fix = self.gated(
+                        RuleFix(f"Import `{new}`", [NodeEdit(alias.name, new)], "safe"), entry, entry.replacement
+                    )
             self.report(alias, self.message(name, entry), fix=fix)
 
     # ``with mesh:`` --------------------------------------------------------------------------
@@ -748,7 +814,7 @@ class MigrationRule(Rule):
         scope = self.ctx.enclosing_function(node)
         name = node.targets[0].target.value
         names = self._mesh_names.setdefault(scope, {})
-        is_mesh = isinstance(node.value, cst.Call) and self.resolve(node.value.func) in _MESH_MAKERS
+        is_mesh = isinstance(node.value, cst.Call) and self.resolve_name(node.value.func) in _MESH_MAKERS
         names[name] = names.get(name, 0) + (1 if is_mesh else 100)  # any other binding makes it unknown
 
     def visit_WithItem(self, node: cst.WithItem) -> None:
@@ -757,7 +823,7 @@ class MigrationRule(Rule):
         item = node.item
         if isinstance(item, cst.Name):
             self._with_names.append((node, item.value, self.ctx.enclosing_function(node)))
-        elif isinstance(item, cst.Call) and self.resolve(item.func) in _MESH_MAKERS:
+        elif isinstance(item, cst.Call) and self.resolve_name(item.func) in _MESH_MAKERS:
             self._report_with(node)
 
     def _report_with(self, node: cst.WithItem) -> None:

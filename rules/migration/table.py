@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from jaxlint.base.types import Applicability
+
 CHANGELOG = "https://docs.jax.dev/en/latest/changelog.html"
 
 
@@ -32,7 +34,7 @@ class Entry:
     removed: str | None
     kind: str  # rename | module | call | keyword | positional | config | manual
     note: str = ""
-    fix: str | None = "safe"  # applicability of the fix; None = message only
+    fix: Applicability | None = "safe"  # of the fix; None = message only
     since: str | None = None  # first jax version that has ``replacement``
     alt: str | None = None  # replacement before ``since``, and for ``from`` imports
     keyword: str | None = None  # kind "keyword": the old keyword
@@ -214,20 +216,25 @@ ENTRIES: tuple[Entry, ...] = (
         "the signature changed: `mesh`, `in_specs` and `out_specs` are keyword-only and `check_rep` is now `check_vma`",
         reference=_SHARD,
     ),
+    # checked on jax 0.4.35 (where both still exist) and 0.10.2: the replacements give the
+    # same arrays, shape (len(devices), *x.shape), sharded along that new leading axis
     _e(
         "jax.device_put_replicated",
-        "`jax.device_put(x, NamedSharding(mesh, P()))`",
+        "`jax.device_put(jnp.stack([x] * len(devices)), NamedSharding(Mesh(np.array(devices), ('x',)), P('x')))`",
         "0.8.1",
         "0.10.0",
         "manual",
+        "it keeps the leading device axis that a `pmap` over the result maps; `P()` without the stack would drop it;"
+        " map it over a pytree with `jax.tree.map`",
         reference=_PMAP,
     ),
     _e(
         "jax.device_put_sharded",
-        "`jax.device_put(x, NamedSharding(mesh, P(...)))`",
+        "`jax.device_put(jnp.stack(shards), NamedSharding(Mesh(np.array(devices), ('x',)), P('x')))`",
         "0.8.1",
         "0.10.0",
         "manual",
+        "one shard per device along a new leading axis; for pytrees `jax.tree.map(lambda *xs: ..., *shards)`",
         reference=_PMAP,
     ),
     _e("jax.sharding.PmapSharding", "jax.NamedSharding", "0.8.1", "0.10.2", "manual", removed_by=True, reference=_PMAP),

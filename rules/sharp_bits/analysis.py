@@ -25,12 +25,17 @@ off.
 
 from __future__ import annotations
 
+from collections.abc import Set
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from jaxlint.base.names import last_name
 from jaxlint.model import Function, program
+
+if TYPE_CHECKING:
+    from jaxlint.model.context import FileContext
 from jaxlint.model.arrays import (
     ARRAY_ATTRS,
     ARRAY_METHODS,
@@ -149,9 +154,13 @@ def _catches_type_error(ctx, t: cst.Try) -> bool:
     for h in t.handlers:
         if h.type is None:
             return True
-        types = h.type.elements if isinstance(h.type, cst.Tuple) else [h.type]
-        for el in types:
-            v = el.value if isinstance(el, cst.Element) else el
+        # ``except (*errors,)``: a starred element names no class here
+        types = (
+            [e.value for e in h.type.elements if isinstance(e, cst.Element)]
+            if isinstance(h.type, cst.Tuple)
+            else [h.type]
+        )
+        for v in types:
             name = last_name(v) or ""
             if (
                 name in ("TypeError", "Exception", "BaseException")
@@ -189,8 +198,8 @@ class ValueFlow(Flow):
         trace: Trace | None,
         closure: dict | None,
         evidence: set[str],
-        containers: set[str] = frozenset(),
-        updated: set[str] = frozenset(),
+        containers: Set[str] = frozenset(),
+        updated: Set[str] = frozenset(),
     ):
         super().__init__(ctx)
         self.fn = fn
@@ -390,8 +399,8 @@ class ValueFlow(Flow):
             for n in bound_names(s.target):
                 self.env.pop(n, None)
         elif t in (cst.Global, cst.Nonlocal):
-            for n in s.names:
-                self.env.pop(n.name.value, None)
+            for item in s.names:
+                self.env.pop(item.name.value, None)
 
     def bind(self, target, value) -> None:
         if isinstance(target, cst.Name):
@@ -564,19 +573,20 @@ def array_evidence(ctx, fn) -> set[str]:
     refs (``jnp.sum(x)``). A parameter read whole as ``x[...]`` is how a ``jax.Ref`` is read
     (and a Ref has ``.shape``, ``.dtype`` and ``.at`` too, and takes item assignment): its
     attributes are no evidence. Indexing is none either (lists, dicts and Refs index)."""
-    attrs, whole, calls = set(), set(), set()
+    attrs: set[str] = set()
+    whole: set[str] = set()
+    calls: set[str] = set()
     body = fn.body
     for n in (
         ctx.descendants(body, prune=(cst.ClassDef,))
         if not isinstance(body, cst.BaseExpression)
         else [body, *ctx.descendants(body, prune=(cst.ClassDef,))]
     ):
-        t = type(n)
-        if t is cst.Attribute and type(n.value) is cst.Name and n.attr.value in EVIDENCE_ATTRS:
+        if type(n) is cst.Attribute and type(n.value) is cst.Name and n.attr.value in EVIDENCE_ATTRS:
             attrs.add(n.value.value)
-        elif t is cst.Subscript and _whole(n):
+        elif type(n) is cst.Subscript and type(n.value) is cst.Name and _whole(n):
             whole.add(n.value.value)
-        elif t is cst.Call:
+        elif type(n) is cst.Call:
             q = public_name(ctx.resolve(n.func)) or ""
             last = q.rsplit(".", 1)[-1]
             if (
@@ -595,7 +605,9 @@ def whole_accessed(ctx, fn) -> set[str]:
     """Names the body reads or writes whole as ``x[...]``: how a ``jax.Ref`` (a Pallas
     kernel's ``out_ref``) is used, even where the code annotates it ``jax.Array``."""
     return {
-        n.value.value for n in ctx.descendants(fn.body, prune=(cst.ClassDef,)) if type(n) is cst.Subscript and _whole(n)
+        n.value.value
+        for n in ctx.descendants(fn.body, prune=(cst.ClassDef,))
+        if type(n) is cst.Subscript and type(n.value) is cst.Name and _whole(n)
     }
 
 
@@ -829,9 +841,9 @@ def key_consumers(ctx) -> dict[cst.CSTNode, dict[str, int]]:
 
 @dataclass
 class FileAnalysis:
-    ctx: object
-    _values: dict | None = field(default=None, init=False)
-    _keys: list | None = field(default=None, init=False)
+    ctx: FileContext
+    _values: list[ValueFlow] | None = field(default=None, init=False)
+    _keys: list[Reuse] | None = field(default=None, init=False)
 
     def values(self) -> list[ValueFlow]:
         """One ValueFlow per function and one for the module body."""
@@ -844,9 +856,9 @@ class FileAnalysis:
             flows[ctx.module] = top
             for _fact, fn in ctx.collector.function_nodes:
                 enclosing = ctx.enclosing_function(fn)
+                parent = flows.get(enclosing) if enclosing is not None else None
                 closure = None
-                if enclosing is not None and enclosing in flows:
-                    parent = flows[enclosing]
+                if parent is not None:
                     closure = {k: v for k, v in parent.nested_env.get(fn, parent.env).items() if v[0] & TRACED}
                 trace = traced.get(fn)
                 evidence = array_evidence(ctx, fn) if trace is not None or closure else set()
@@ -854,8 +866,8 @@ class FileAnalysis:
                 updated = at_evidence(ctx, fn) if isinstance(fn, cst.FunctionDef) else set()
                 flow = ValueFlow(ctx, fn, trace, closure, evidence, containers, updated)
                 flow.quiet = int(expects_error(ctx, fn))
-                if trace is None and closure:
-                    flow.outer_trace = flows[enclosing].trace or flows[enclosing].outer_trace
+                if trace is None and closure and parent is not None:  # a closure comes from the parent
+                    flow.outer_trace = parent.trace or parent.outer_trace
                 if isinstance(fn, cst.Lambda):
                     flow.expressions(fn.body)
                 else:

@@ -143,9 +143,10 @@ class InplaceUpdate(Rule):
                 return None
             method = "set"
         elif isinstance(stmt, cst.AugAssign):
-            method = AT_METHOD.get(type(stmt.operator))
-            if method is None:
+            operator_method = AT_METHOD.get(type(stmt.operator))
+            if operator_method is None:
                 return None
+            method = operator_method
         else:
             return None
         value = ctx.code(stmt.value)

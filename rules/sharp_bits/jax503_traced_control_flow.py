@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -11,6 +13,10 @@ from jaxlint.model.paths import call_paths
 from jaxlint.model.transforms import TABLE
 
 from .analysis import TRACING_APIS, analysis, exact_lines
+
+if TYPE_CHECKING:
+    from jaxlint.base.types import Pending
+    from jaxlint.model.project import Project
 
 
 class TracedControlFlow(Rule):
@@ -109,7 +115,10 @@ class TracedControlFlow(Rule):
                 self.report(u.node, self.message(u, lines))
         # a def traced by a transform in another module: the call paths decide (resolve)
         for fn, bools in analysis(ctx).elsewhere():
-            ref = ctx.facts.ref(ctx.qualname(fn))
+            qualname = ctx.qualname(fn)
+            if qualname is None:  # not a def the collector named: the call paths cannot know it
+                continue
+            ref = ctx.facts.ref(qualname)
             for u in bools:
                 data = {
                     "ref": ref,
@@ -130,7 +139,7 @@ class TracedControlFlow(Rule):
 
     # -- project phase: a def that a transform of another module traces -----------------
     @classmethod
-    def resolve(cls, items, project):
+    def resolve(cls, items: list[Pending], project: Project) -> Iterator[tuple[Pending, str]]:
         paths = call_paths(project)
         layers: dict[str, dict | None] = {}
         for p in items:

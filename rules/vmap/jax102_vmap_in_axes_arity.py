@@ -1,39 +1,39 @@
 from __future__ import annotations
 
-from jaxlint.lint.rule import Invalid
-from jaxlint.model import forwarding, program
-from jaxlint.model.facts import FunctionFact
+from typing import Any
 
-from .analysis import (
-    ThroughForwarders,
-    has_keywords,
-    positional_count,
-    positional_range,
-    short,
-    target_params,
-    vmap_sites,
-)
+import libcst as cst
+
+from jaxlint.lint.rule import Invalid
+from jaxlint.model import program
+from jaxlint.model.abstract import List, Tuple, describe
+
+from .analysis import Site, ThroughForwarders, first_with, leaf_text, short, target_name, vmap_sites, where
 
 
 class VmapInAxesArity(ThroughForwarders):
     """
     ## What it does
-    Reports a `jax.vmap` whose tuple or list `in_axes` has a different length from the
-    number of positional arguments the vmapped function is called with, or more
-    entries than the mapped function can take positionally. A call passing `*args`
-    counts as every number of positional arguments the mapped function could take
-    there: at least its required parameters that no keyword names, at most its
-    positional parameters (no limit with `*args`). A call counts also when
-    the vmapped function is handed to a helper that calls it with its `*args`
-    (`batch_shmap(jax.vmap(f, in_axes=(0,)), xs, ys)` with `def batch_shmap(fn, *args):
-    ... return fn(*args)`, in this module or another one).
+    Reports a `jax.vmap` whose `in_axes` does not fit the arguments it is given:
+    - a tuple or list `in_axes` whose length differs from the number of positional
+      arguments of a call (a call passing `*args` counts as every number of positional
+      arguments the mapped function can take there), or that has more entries than the
+      mapped function can take positionally at all;
+    - an entry that is not a prefix of its argument's structure: a tuple entry for a
+      dict argument, a dict entry whose keys are not the argument's, a tuple entry of
+      another length than the argument's tuple.
+
+    Calls are followed through the names the vmapped function is bound to, the defs it
+    is handed to, and the defs that forward it their `*args` (in this module or another
+    one).
 
     ## Why is this bad?
-    `vmap` matches `in_axes` to the positional arguments one by one and raises when the
-    call runs: `ValueError: vmap in_axes must be an int, None, or a tuple of entries
-    corresponding to the positional arguments passed to the function, but got
-    len(in_axes)=2, len(args)=3`. Keyword arguments never count: they are always
-    mapped over axis 0.
+    `vmap` matches `in_axes` to the positional arguments one by one, then each entry
+    to its argument's pytree, and raises when the call runs: `ValueError: vmap in_axes
+    must be an int, None, or a tuple of entries corresponding to the positional
+    arguments passed to the function, but got len(in_axes)=2, len(args)=3`, or `vmap
+    in_axes specification must be a tree prefix of the corresponding value`. Keyword
+    arguments never count: they are always mapped over axis 0.
 
     ## Example
     ```python
@@ -55,13 +55,11 @@ class VmapInAxesArity(ThroughForwarders):
     code = "JAX102"
     quiet_where_expected = True  # silent where the code expects the error (model/expected.py)
     name = "vmap-in-axes-arity"
-    summary = "`vmap` `in_axes` length differs from the number of positional arguments"
+    summary = "`vmap` `in_axes` does not match the positional arguments or their structure"
     status = "stable"
-    help = "Give `in_axes` one entry per positional argument of the call"
+    help = "Give `in_axes` one entry per positional argument, each a prefix of its argument"
     about = ("jax.vmap",)
     shapes_needed = False  # the number of arguments is enough (a forwarder may shard_map them)
-    # the calls of a vmapped function (in its module) tell how it is used, also those made
-    # through a def that calls it with its ``*args`` (in any module)
     reads = ("calls", "forwarders")
 
     VALID = (
@@ -84,93 +82,135 @@ class VmapInAxesArity(ThroughForwarders):
             "import jax\ndef f(x, w, b):\n    return w @ x + b\nout = jax.vmap(f, in_axes=(0, None))(xs, *wb)\n",
             Invalid("JAX102", line=4, message="whatever `*wb` holds, `f` takes exactly 3 positional arguments"),
         ),
+        (
+            "import jax, jax.numpy as jnp\nparams = {'w': jnp.ones(3), 'b': jnp.ones(3)}\n"
+            "out = jax.vmap(lambda p, x: x, in_axes=({'w': 0}, 0))(params, jnp.ones(3))\n",
+            Invalid("JAX102", line=3, message="the `in_axes` entry for `params` is not a prefix of it"),
+        ),
     )
 
     def finish(self) -> None:
         for site in vmap_sites(self.ctx):
-            n = site.in_axes_len
-            if n is None or site.kwargs_unknown:
+            # a call in view first, then what the signature alone proves, then a call that
+            # rests on a forwarder of another module (checked in the project phase)
+            if self._calls(site, assumed=False) or self._static(site):
                 continue
-            shown = f"`in_axes={short(self.ctx, site.in_axes_node, 60)}` has {n} entr{'y' if n == 1 else 'ies'}"
-            label = site.label
-            p = program(self.ctx)
-            bad = [(c, k) for c in site.calls if (k := positional_count(c, p)) is not None and k != n]
-            # a call made through a callee of another module waits for the project phase: last
-            bad.sort(key=lambda ck: forwarding.assumption(p, ck[0]) is not None)
-            if bad and (forwarding.assumption(p, bad[0][0]) is None or not self._too_many(site, n, shown)):
-                call, k = bad[0]
-                written = p.written_call(call)
-                note = " (keyword arguments never count: vmap maps them over axis 0)" if has_keywords(call) else ""
-                if forwarding.made_here(p, call):
-                    note += (
-                        f" (`{short(self.ctx, written.func, 40)}` passes its trailing argument"
-                        f"{'s' if k != 1 else ''} on with `*args`)"
-                    )
-                self.verdict(
-                    site.node,
-                    f"{shown}, but `{label}` is called with {k} positional argument{'s' if k != 1 else ''} "
-                    f"in `{short(self.ctx, written)}`{note}; JAX raises `ValueError: vmap in_axes must be ... a tuple of "
-                    f"entries corresponding to the positional arguments`. Give one entry per positional argument",
-                    [x for x in [forwarding.assumption(p, call)] if x is not None],
+            self._calls(site, assumed=True)
+
+    def _shown(self, site: Site, n: int) -> str:
+        assert site.in_axes_node is not None
+        return f"`in_axes={short(self.ctx, site.in_axes_node, 40)}` has {n} entr{'y' if n == 1 else 'ies'}"
+
+    def _calls(self, site: Site, assumed: bool) -> bool:
+        """Report the first call that does not fit (made through a forwarder of another
+        module, or not); True when one was reported."""
+        ctx = self.ctx
+        p = program(ctx)
+        found = [
+            (e, i)
+            for e, i in first_with(site, ("arity", "structure"), shapes=False)
+            if (e.assumed is not None) == assumed
+        ]
+        for e, issue in found:
+            rec = e.record
+            written = p.written_call(rec.node) if rec.node is not None else None
+            if issue.kind == "arity":
+                n = _entries(site)
+                if n is None or site.in_axes_node is None:
+                    continue
+                extra = " (keyword arguments never count: vmap maps them over axis 0)" if rec.keywords else ""
+                if isinstance(written, cst.Call) and written is not rec.node:
+                    extra += f" (`{short(ctx, written.func, 40)}` passes its trailing arguments on with `*args`)"
+                s = "s" if rec.positional != 1 else ""
+                message = (
+                    f"{self._shown(site, n)}, but `{site.label}` is called with {rec.positional} positional argument{s}"
                 )
-                continue
-            if not bad and not self._too_many(site, n, shown):
-                fact = self._fact(site)
-                if fact is not None and not site.chain:
-                    self._star_call(site, fact, n, shown)
+                call_text = f"`{short(ctx, written)}`{extra}: " if written is not None else ""
+                note = (
+                    f"{call_text}JAX raises `ValueError: vmap in_axes must be ... a tuple of entries corresponding to "
+                    "the positional arguments`; give one entry per positional argument"
+                )
+            else:
+                leaf = issue.leaves[0]
+                place = where(ctx, rec, site).strip()
+                message = f"`{site.label}`: the `in_axes` entry for {leaf_text(ctx, rec, leaf)} is not a prefix of it"
+                note = (
+                    f"{place + ': ' if place else ''}{leaf_text(ctx, rec, leaf)} is {_structure(leaf.value)}; JAX "
+                    "raises `ValueError: vmap in_axes specification must be a tree prefix of the corresponding "
+                    "value`; give that argument one entry, or one with its structure"
+                )
+            self.verdict(site.node, message, e, note=note)
+            return True
+        return False
 
-    def _too_many(self, site, n: int, shown: str) -> bool:
-        """Report more entries than the function takes positionally; True when reported."""
-        fact = self._fact(site)
-        if fact is None:
+    def _static(self, site: Site) -> bool:
+        """No call fails: an in_axes longer than the function takes, or a ``*args`` call
+        that can pass no count of arguments the function takes; True when reported."""
+        ev = program(self.ctx).evaluator
+        t = site.mapped.value
+        n = _entries(site)
+        if t is None or n is None or site.in_axes_node is None:
             return False
-        params = target_params(fact, site.bound, site.bound_keywords, site.decorator)
-        if params is None or site.chain or n <= len(params):
+        sig = ev.signature(t.target)
+        if sig is None:
             return False
-        name = "the lambda" if fact.is_lambda else f"`{fact.name}`"
-        bound = site.bound
-        if bound:
-            name += f" (after the {bound} argument{'s' if bound != 1 else ''} bound by `partial`)"
-        self.report(
-            site.node,
-            f"{shown}, but {name} takes at most {len(params)} positional argument"
-            f"{'s' if len(params) != 1 else ''} ({', '.join(p.name for p in params) or 'none'}); "
-            f"every call of `{site.label}` will fail. Give one entry per positional argument",
-        )
-        return True
-
-    def _star_call(self, site, fact: FunctionFact, n: int, shown: str) -> None:
-        """Report a call passing ``*args`` whose every possible count of positional
-        arguments, as the mapped function's signature bounds it, differs from ``n``."""
-        for call in site.calls:
-            if positional_count(call, program(self.ctx)) is not None:
-                continue
-            found = positional_range(fact, site.bound, site.bound_keywords, call)
-            if found is None:
-                continue
-            least, most = found
-            if (most is not None and most < least) or (least <= n and (most is None or n <= most)):
-                continue  # the call fails for another reason, or may pass n arguments
-            count = (
-                f"exactly {least}" if least == most else f"at least {least}" if most is None else f"{least} to {most}"
+        _least, most = sig.positional_counts()
+        name = target_name(site)
+        if most is not None and n > most:
+            params = ", ".join(p.name for p in sig.positional) or "none"
+            self.report(
+                site.node,
+                f"{self._shown(site, n)}, but {name} takes at most {most} positional argument{'s' if most != 1 else ''}",
+                note=f"it takes ({params}): every call of `{site.label}` fails; give one entry per positional argument",
             )
-            name = "the lambda" if fact.is_lambda else f"`{fact.name}`"
-            if site.bound:
-                name += f" (after the {site.bound} argument{'s' if site.bound != 1 else ''} bound by `partial`)"
-            args = ", ".join(
-                a.star + self.ctx.code(a.value) if a.keyword is None else self.ctx.code(a).rstrip(", ")
-                for a in call.args
-            )
+            return True
+        for call in self._star_calls(site):
+            written = [a for a in call.args if a.keyword is None and not a.star]
+            named = {a.keyword.value for a in call.args if a.keyword is not None}
+            if any(a.star == "**" for a in call.args):
+                return False
+            lo = max(len(written), sum(1 for p in sig.positional if p.required and p.name not in named))
+            hi = most
+            for i, p in enumerate(sig.positional):
+                if p.name in named and p.kind != "posonly":
+                    hi = i if hi is None else min(hi, i)
+            if (hi is not None and hi < lo) or (lo <= n and (hi is None or n <= hi)):
+                continue
+            count = f"exactly {lo}" if lo == hi else f"at least {lo}" if hi is None else f"{lo} to {hi}"
             stars = [f"`*{self.ctx.code(a.value)}`" for a in call.args if a.star == "*"]
             holds = f"{' and '.join(stars)} hold{'s' if len(stars) == 1 else ''}"
             self.report(
                 site.node,
-                f"{shown}, but `{site.label}` is called with `({args if len(args) <= 48 else args[:47] + '…'})`: "
-                f"whatever {holds}, {name} takes {count} positional arguments there; JAX raises "
-                f"`ValueError: vmap in_axes must be ... a tuple of entries corresponding to the positional "
-                f"arguments`, or the call of {name} fails. Give one entry per positional argument",
+                f"{self._shown(site, n)}, but whatever {holds}, {name} takes {count} positional arguments",
+                note=(
+                    f"in `{short(self.ctx, call)}`: JAX raises `ValueError: vmap in_axes must be ... a tuple of "
+                    f"entries corresponding to the positional arguments`, or the call of {name} fails; give one "
+                    "entry per positional argument"
+                ),
             )
-            return
+            return True
+        return False
 
-    def _fact(self, site) -> FunctionFact | None:
-        return self.ctx.function_fact(site.function.node) if site.function is not None else None
+    def _star_calls(self, site: Site) -> list[Any]:
+        p = program(self.ctx)
+        calls, _ = p.invocations(site.node, callees=True)
+        return [c for c in calls if any(a.star == "*" for a in c.args)]
+
+
+def _entries(site: Site) -> int | None:
+    t = site.mapped.value
+    if t is None:
+        return None
+    v = t.option("in_axes")
+    return len(v.items) if type(v) in (Tuple, List) else None
+
+
+def _structure(v: Any) -> str:
+    from jaxlint.model.abstract import Dict
+
+    if type(v) is Dict:
+        keys = ", ".join(repr(k) for k, _ in v.items)
+        return f"a dict with keys {keys}"
+    if type(v) in (Tuple, List):
+        return f"a {type(v).__name__.lower()} of {len(v.items)}"
+    return describe(v)

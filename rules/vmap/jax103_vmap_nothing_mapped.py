@@ -1,15 +1,37 @@
 from __future__ import annotations
 
-from jaxlint.lint.rule import Invalid, Rule
+from typing import Any
 
-from .analysis import all_none, has_keywords, short, vmap_sites
+from jaxlint.lint.rule import Invalid
+from jaxlint.model.abstract import Const, Dict, List, Tuple
+
+from .analysis import ThroughForwarders, first_with, short, vmap_sites, where
 
 
-class VmapNothingMapped(Rule):
+def _all_none(v: Any) -> bool | None:
+    """True: every leaf of an in_axes value is None; False: some is an axis; None: unknown."""
+    t = type(v)
+    if t is Const:
+        if v.value is None:
+            return True
+        return False if isinstance(v.value, int) else None
+    if t in (Tuple, List):
+        states = {_all_none(x) for x in v.items}
+    elif t is Dict:
+        states = {_all_none(x) for _, x in v.items}
+    else:
+        return None
+    if None in states:
+        return None
+    return all(states)
+
+
+class VmapNothingMapped(ThroughForwarders):
     """
     ## What it does
-    Reports a `jax.vmap` whose `in_axes` is `None`, or a tuple/list of nothing but
-    `None`, without `axis_size=`.
+    Reports a `jax.vmap` whose `in_axes` is `None`, or a tuple, list or dict of nothing
+    but `None`, without `axis_size=`, when no call passes a keyword argument (those are
+    always mapped along axis 0).
 
     ## Why is this bad?
     With no mapped argument `vmap` cannot know the batch size and raises when the
@@ -38,9 +60,8 @@ class VmapNothingMapped(Rule):
     status = "stable"
     help = "Put `0` at the position of the batched argument, or pass `axis_size=`"
     about = ("jax.vmap",)
-    # the calls of a vmapped function (in its module) tell how it is used, also those made
-    # through a def that calls it with its ``*args`` (in any module)
     reads = ("calls", "forwarders")
+    shapes_needed = False  # which entries are None is enough
 
     VALID = (
         "import jax\nf = jax.vmap(g, in_axes=(None, 0))\n",
@@ -61,17 +82,30 @@ class VmapNothingMapped(Rule):
 
     def finish(self) -> None:
         for site in vmap_sites(self.ctx):
-            if site.in_axes_node is None or site.axis_size or site.kwargs_unknown:
+            t = site.mapped.value
+            if t is None or site.in_axes_node is None or t.unknown_options:
                 continue
-            if not all_none(site.in_axes):
+            size = t.option("axis_size", Const(None))
+            if size != Const(None):
                 continue
-            if isinstance(site.in_axes, (tuple, list)) and not site.in_axes:
+            in_axes = t.option("in_axes", Const(0))
+            if _all_none(in_axes) is not True:
+                continue
+            if type(in_axes) in (Tuple, List) and not in_axes.items:
                 continue  # in_axes=() is for functions without positional arguments
-            if any(has_keywords(c) for c in site.calls):
+            calls = [e for e in site.calls if e.record.keywords]
+            if calls:
                 continue  # keyword arguments are always mapped over axis 0
-            self.report(
-                site.node,
-                f"`{site.label}` maps nothing: `in_axes={short(self.ctx, site.in_axes_node, 60)}` has no "
-                f"non-`None` entry and no `axis_size=` is given, so JAX raises `ValueError: vmap must have at least "
-                f"one non-None value in in_axes`. Put `0` at the batched argument's position, or pass `axis_size=`",
+            failing = next(first_with(site, ("nothing",), shapes=False), None)
+            place = where(self.ctx, failing[0].record, site) if failing is not None else ""
+            message = (
+                f"`{site.label}` maps nothing: `in_axes={short(self.ctx, site.in_axes_node, 40)}` and no `axis_size=`"
             )
+            note = (
+                f"{place.strip() + ': ' if place.strip() else ''}JAX raises `ValueError: vmap must have at least one "
+                "non-None value in in_axes`; put `0` at the batched argument's position, or pass `axis_size=`"
+            )
+            if failing is not None:
+                self.verdict(site.node, message, failing[0], note=note)
+            else:
+                self.report(site.node, message, note=note)

@@ -1,51 +1,45 @@
 from __future__ import annotations
 
 from jaxlint.lint.rule import Invalid
+from jaxlint.model import dims
 
-from .analysis import ThroughForwarders
-from .mapped_args import arg_text, in_rank, mapped_calls, shape_text
+from .analysis import ThroughForwarders, first_with, leaf_text, vmap_sites, where
 
 
 class VmapInconsistentSizes(ThroughForwarders):
     """
     ## What it does
-    Reports a call of a `jax.vmap`ped function whose mapped arguments have visibly
-    different sizes along their mapped axes (`x = jnp.ones((3, 4))`, `y = jnp.ones(5)`,
-    `vmap(f)(x, y)`), or a size different from the `axis_size=` given.
+    Reports a call of a `jax.vmap`ped function whose mapped arguments have different
+    sizes along their mapped axes, or a size other than the `axis_size=` given. Every
+    leaf of a pytree argument is mapped (a dict of parameters under the default
+    `in_axes=0` maps each weight along its first axis), and keyword arguments are
+    always mapped along axis 0.
+
+    The sizes are what the program computes: array constructors, the JAX functions'
+    shape rules (`reshape`, `@`, `concatenate`, ...), the values a function returns, and
+    the arguments its callers pass (each visible call is a context of its own: the
+    message names the call that fails). Sizes may be symbols (`n`, `x.shape[0]`,
+    `jax.device_count()`): they differ only when the arithmetic proves it (`n` and
+    `n + 1`). Unknown sizes are not judged.
 
     ## Why is this bad?
-    Every mapped axis is the same batch, so all must have one size. JAX raises when the
-    call runs: `ValueError: vmap got inconsistent sizes for array axes to be mapped`.
-    Usually one argument is mapped along the wrong axis, or is shared and its `in_axes`
-    entry should be `None`.
-
-    Only shapes the code makes visible count (constructors with literal sizes, `reshape`,
-    `stack`, names bound to those, the parameters of a nested def whose calls all pass one
-    shape, also through a helper that calls the def with its `*args` (a test's
-    `self.ConvertAndCompare(f, xs, ys)`), a module-level helper
-    `def ones(shape): return jnp.ones(shape)` called next to the `vmap`); anything else
-    is left alone, and so are calls inside
-    `with pytest.raises(...)` / `self.assertRaises(...)`. In a parameterized test
-    (`parameterized.parameters`/`product`, `jtu.sample_product`, `pytest.mark.parametrize`
-    with visible values) the sizes are read case by case (`rng(shape, dtype)` with
-    `rng = jtu.rand_default(...)`, `np.array([[0], [2]])`), and the first case that fails is
-    named; a test that skips some cases (`if n > 1: self.skipTest(...)`) is left alone. A
-    vmapped function handed to a def by `partial(d, fn=vmapped)` and called there as
-    `fn(x, mask)` gets, per call of that partial, the arguments of that call. A vmap in a
-    module-level def is read per call of that def (all visible), and a name unpacked from a
-    module-level helper's returned tuple (`pages, tables = _generate(n, page_size)`) gets
-    that element's shape for those arguments; the message names the call.
+    `vmap` maps every mapped argument along its axis in lockstep, so the sizes must be
+    equal. When they are not, the call raises `ValueError: vmap got inconsistent sizes
+    for array axes to be mapped`. The usual cause is an argument that should be shared
+    by every example (weights, a lookup table) left at `in_axes=0`.
 
     ## Example
     ```python
-    x = jnp.ones((3, 4, 5, 10))
-    y = jnp.ones((3, 5, 6))
-    out = jax.vmap(f, in_axes=(3, 0))(x, y)
+    def predict(params, x):
+        return x @ params["w"] + params["b"]
+
+    params = {"w": jnp.ones((16, 4)), "b": jnp.zeros(4)}
+    logits = jax.vmap(predict)(params, jnp.ones((64, 16)))
     ```
 
     ## Use instead
     ```python
-    out = jax.vmap(f, in_axes=(0, 0))(x, y)
+    logits = jax.vmap(predict, in_axes=(None, 0))(params, jnp.ones((64, 16)))
     ```
 
     ## References
@@ -55,69 +49,66 @@ class VmapInconsistentSizes(ThroughForwarders):
     code = "JAX105"
     quiet_where_expected = True  # silent where the code expects the error (model/expected.py)
     name = "vmap-inconsistent-sizes"
-    summary = "`vmap` maps arguments whose visible sizes along the mapped axes differ"
+    summary = "`vmap` maps arguments whose sizes along the mapped axes differ"
     status = "preview"
-    help = "Map every argument along an axis of the batch size, or use `None` for a shared one"
+    help = "Map each argument along its batch axis, or give a shared argument `None` in `in_axes`"
     about = ("jax.vmap",)
-    # the calls of a vmapped function (in its module) tell how it is used, also those made
-    # through a def that calls it with its ``*args`` (in any module)
     reads = ("calls", "forwarders")
 
     VALID = (
-        "import jax\nimport jax.numpy as jnp\nout = jax.vmap(f, in_axes=(1, 0))(jnp.ones((4, 3)), jnp.ones(3))\n",
-        "import jax\nimport jax.numpy as jnp\nout = jax.vmap(f, in_axes=(0, None))(jnp.ones((4, 3)), jnp.ones(3))\n",
-        "import jax\nimport jax.numpy as jnp\nout = jax.vmap(f, axis_size=4)(jnp.ones((4, 3)))\n",
-        "import jax\nimport jax.numpy as jnp\nout = jax.vmap(f)(jnp.ones((4, 3)), ys)\n",
+        "import jax, jax.numpy as jnp\nout = jax.vmap(lambda a, b: a + b)(jnp.ones((4, 3)), jnp.ones((4, 3)))\n",
+        "import jax, jax.numpy as jnp\nout = jax.vmap(lambda a, b: a + b, in_axes=(0, None))(jnp.ones((4, 3)), jnp.ones(3))\n",
+        "import jax, jax.numpy as jnp\ndef f(x, n):\n    y = jnp.zeros((x.shape[0], 2))\n"
+        "    return jax.vmap(lambda a, b: a.sum() + b.sum())(x, y)\n",
     )
     INVALID = (
         (
-            "import jax\nimport jax.numpy as jnp\nout = jax.vmap(f)(jnp.ones((4, 3)), jnp.ones(3))\n",
-            Invalid("JAX105", line=3, message="axis 0 of `jnp.ones(3)` (size 3"),
+            "import jax, jax.numpy as jnp\nout = jax.vmap(lambda a, b: a + b)(jnp.ones((4, 3)), jnp.ones((5, 3)))\n",
+            Invalid(
+                "JAX105",
+                line=2,
+                message="maps axes of different sizes: `jnp.ones((4, 3))` has 4, `jnp.ones((5, 3))` has 5",
+            ),
         ),
         (
-            "import jax\nimport jax.numpy as jnp\nout = jax.vmap(f, axis_size=2)(jnp.ones((4, 3)))\n",
-            Invalid("JAX105", line=3, message="`axis_size=2`"),
+            "import jax, jax.numpy as jnp\n\ndef predict(params, x):\n    return x @ params['w']\n\n"
+            "def run(params, xs):\n    return jax.vmap(predict)(params, xs)\n\n"
+            "run({'w': jnp.ones((16, 4))}, jnp.ones((64, 16)))\n",
+            Invalid("JAX105", line=7, message="`params['w']` has 16, `xs` has 64"),
         ),
     )
 
     def finish(self) -> None:
-        ctx = self.ctx
-        done: set[int] = set()  # calls reported (once: plainly, or in the first test case that fails)
-        for mc in mapped_calls(ctx):
-            if id(mc.call) in done:
-                continue
-            sized = [(m, m.shape.axis(m.axis)) for m in mc.mapped if m.leaf is None and in_rank(m)]
-            sized = [(m, n) for m, n in sized if n is not None]
-            if mc.axis_size is not None:
-                for m, n in sized:
-                    if n != mc.axis_size:
-                        done.add(id(mc.call))
-                        self.verdict(
-                            m.arg.value,
-                            f"{mc.case_text(ctx)}{mc.site.label} is given `axis_size={mc.axis_size}`, "
-                            f"but axis {m.axis} of {arg_text(ctx, m)} has size {n} (shape "
-                            f"{shape_text(m.shape)}){mc.via_text(ctx)}: {_RAISES}",
-                            mc.assumed,
-                        )
-                        break
-                continue
-            if not sized:
-                continue
-            first, size0 = sized[0]
-            for m, n in sized[1:]:
-                if n != size0:
-                    done.add(id(mc.call))
-                    self.verdict(
-                        m.arg.value,
-                        f"{mc.case_text(ctx)}{mc.site.label} maps axis {first.axis} of {arg_text(ctx, first)} (size {size0}) "
-                        f"and axis {m.axis} of {arg_text(ctx, m)} (size {n}, shape {shape_text(m.shape)})"
-                        f"{mc.via_text(ctx)}: {_RAISES}",
-                        mc.assumed,
+        for site in vmap_sites(self.ctx):
+            for e, issue in first_with(site, ("sizes",)):
+                rec = e.record
+                place = where(self.ctx, rec, site).strip()
+                raises = "JAX raises `ValueError: vmap got inconsistent sizes for array axes to be mapped`"
+                if issue.expected is not None:
+                    wrong = issue.leaves[0]
+                    message = (
+                        f"`{site.label}` has `axis_size={dims.text(issue.expected)}`, but "
+                        f"{leaf_text(self.ctx, rec, wrong)} has {dims.text(wrong.size)}"
                     )
-                    break
+                    note = f"{place + ': ' if place else ''}{raises} (axis {wrong.axis} is the mapped one)"
+                else:
+                    message = f"`{site.label}` maps axes of different sizes: {_by_size(self.ctx, rec, issue.leaves, 2)}"
+                    every = _by_size(self.ctx, rec, issue.leaves, 8)
+                    note = f"{place + ': ' if place else ''}{raises}. Mapped sizes: {every}"
+                self.verdict(site.node, message, e, note=note)
+                break
 
 
-_RAISES = (
-    "JAX raises `ValueError: vmap got inconsistent sizes for array axes to be mapped`. Map each argument "
-    "along its batch axis, or use `None` for a shared one"
-)
+def _by_size(ctx, rec, leaves, most: int) -> str:
+    """``params['w1']`` has 16, ``xs`` has 64: one leaf per size, the first ``most`` sizes."""
+    seen: list = []
+    parts = []
+    for leaf in leaves:
+        if any(dims.equal(leaf.size, s) for s in seen):
+            continue
+        seen.append(leaf.size)
+        axis = f" (axis {leaf.axis})" if leaf.axis not in (0, None) else ""
+        parts.append(f"{leaf_text(ctx, rec, leaf)} has {dims.text(leaf.size)}{axis}")
+        if len(parts) == most:
+            break
+    return ", ".join(parts)

@@ -46,3 +46,47 @@ def binding_lines(p: Program, name: str, line: int) -> list[int]:
             node = node.name
         out.append(line_of(p, node))
     return sorted(out)
+
+
+def value_of(source: str, name: str = "result"):
+    """The abstract value of module-level ``name`` (its last assignment)."""
+    p = model_of(source)
+    b = p.module_scope.bindings[name][-1]
+    return p.evaluator.value(b.value, None)
+
+
+def map_records(source: str, api: str = "jax.vmap"):
+    """Every evaluated call of each ``api`` application, in text order: [[MapCall, ...], ...]."""
+    from jaxlint.model.mapsites import map_sites
+
+    p = model_of(source)
+    return [[e.record for e in site.calls] for site in map_sites(p, api)]
+
+
+def project_model(sources: dict[str, str], main: str) -> Program:
+    """The program of module ``main`` whose world loads the other modules of ``sources``
+    (module name -> source) on demand, as a lint of the whole project does."""
+    from jaxlint.model.evaluate import World
+
+    contexts = {}
+
+    def ctx_of(name: str):
+        source = textwrap.dedent(sources[name])
+        module = cst.parse_module(source)
+        events, parents = walk_events(module)
+        names, facts, collector = collect_facts(f"{name}.py", module, events, name, False)
+        return FileContext(f"{name}.py", source, module, names, facts, collector, parents, None, events)
+
+    def load(name: str, world) -> Program | None:
+        if name not in sources:
+            return None
+        if name not in contexts:
+            contexts[name] = Program(ctx_of(name), world)
+        return contexts[name]
+
+    world = World(load)
+    ctx = ctx_of(main)
+    p = Program(ctx, world)
+    ctx.shared["model"] = p
+    contexts[main] = p
+    return p

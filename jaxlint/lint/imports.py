@@ -1,0 +1,148 @@
+"""The project modules a file imports, read on demand for the semantic model.
+
+When the evaluator needs what ``from pkg.model import init_params`` binds, it asks for
+the program of ``pkg.model``. The module is found as Python's import would find it for
+the linted file: below the folder its top-level package sits in (the folder of a script),
+``pkg/model.py`` or ``pkg/model/__init__.py``. Its text is read and parsed, never run;
+the result remembers which files it read and their digests (``deps``), so that a cached
+result is used only while those files are unchanged.
+
+One ``ModuleReader`` per worker keeps the last few parsed modules: the files of a
+package import the same few modules.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from jaxlint.base.modules import module_name_for
+
+if TYPE_CHECKING:
+    from jaxlint.model.context import FileContext
+    from jaxlint.model.evaluate import World
+    from jaxlint.model.program import Program
+
+MAX_MODULE_BYTES = 1 << 20  # a larger module is not read for values (it stays unknown)
+KEPT = 8  # parsed modules kept per worker
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:32]
+
+
+def read_module_bytes(path: str, limit: int = MAX_MODULE_BYTES) -> bytes | None:
+    """The bytes of a regular file of at most ``limit`` bytes, else None (a FIFO does not block)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return None
+        with os.fdopen(fd, "rb") as f:
+            fd = -1
+            data = f.read(limit + 1)
+        return data if len(data) <= limit else None  # it grew since fstat
+    except OSError:
+        return None
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
+def search_root(path: str, module: str, is_package: bool) -> str:
+    """The folder Python would import ``module`` (the file at ``path``) from."""
+    folder = os.path.dirname(os.path.abspath(path))
+    depth = module.count(".") + (1 if is_package else 0)
+    for _ in range(depth):
+        folder = os.path.dirname(folder)
+    return folder
+
+
+def module_path(root: str, module: str) -> str | None:
+    """``root/a/b.py`` or ``root/a/b/__init__.py`` for module ``a.b``, if it exists."""
+    parts = module.split(".")
+    if not all(p.isidentifier() for p in parts):
+        return None
+    base = os.path.join(root, *parts)
+    for candidate in (base + ".py", os.path.join(base, "__init__.py")):
+        if os.path.isfile(candidate):
+            return candidate
+    return None
+
+
+class ModuleReader:
+    """Parsed project modules (``FileContext``), the last ``KEPT`` of a worker."""
+
+    def __init__(self, settings: object = None, read: Callable[[str], bytes | None] | None = None) -> None:
+        self.settings = settings
+        self.read = read or read_module_bytes
+        self._kept: OrderedDict[str, tuple[str, FileContext | None]] = OrderedDict()
+
+    def context(self, path: str) -> tuple[str, FileContext | None] | None:
+        """(digest, context) of the module at ``path``; the context is None when it does
+        not parse. None when it cannot be read."""
+        data = self.read(path)
+        if data is None:
+            return None
+        d = digest(data)
+        hit = self._kept.get(path)
+        if hit is not None and hit[0] == d:
+            self._kept.move_to_end(path)
+            return hit
+        ctx = self._parse(path, data)
+        self._kept[path] = (d, ctx)
+        while len(self._kept) > KEPT:
+            self._kept.popitem(last=False)
+        return d, ctx
+
+    def _parse(self, path: str, data: bytes) -> FileContext | None:
+        from jaxlint.lint.engine import collect_facts, walk_events
+        from jaxlint.lint.parse import parse_module
+        from jaxlint.model.context import FileContext
+
+        try:
+            text = data.decode("utf-8-sig")
+            module = parse_module(text)
+        except (UnicodeDecodeError, cst.ParserSyntaxError, RecursionError, MemoryError):
+            return None
+        events, parents = walk_events(module)
+        name, is_package = module_name_for(path)
+        names, facts, collector = collect_facts(path, module, events, name, is_package)
+        return FileContext(path, text, module, names, facts, collector, parents, self.settings, events)
+
+
+class Imports:
+    """What one linted file may import from its project: ``load(module, world)`` gives the
+    module's program in that world (World's loader); ``deps`` the files read, with digests."""
+
+    def __init__(self, reader: ModuleReader, path: str, module: str, is_package: bool) -> None:
+        self.reader = reader
+        self.path = os.path.abspath(path)
+        self.root = search_root(path, module, is_package)
+        self.deps: dict[str, str] = {}
+
+    def load(self, module: str, world: World) -> Program | None:
+        from jaxlint.model.program import Program
+
+        path = module_path(self.root, module)
+        if path is None or os.path.abspath(path) == self.path:
+            return None
+        found = self.reader.context(path)
+        if found is None:
+            return None
+        d, ctx = found
+        self.deps[path] = d
+        if ctx is None:
+            return None
+        program = Program(ctx, world)
+        ctx.shared["model"] = program
+        return program

@@ -1,0 +1,107 @@
+"""``signature(callable)``: one record of a callable's parameters, whatever it is.
+
+A def or lambda reads its parameter list (defaults evaluated where the def is); a
+method bound to its receiver drops its first parameter; ``partial`` drops what it binds
+positionally and gives keyword-bound parameters their value as default (keyword-only
+after, as ``inspect`` shows them); a transform keeps the signature of what it wraps
+(``jit``, ``vmap``, ``pmap``, ``grad`` and relatives, ``checkpoint``, ``custom_vjp``); a
+catalogue function has the signature JAX declares; a class has its ``__init__``'s without
+``self`` (a dataclass: its fields).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from jaxlint.base.literals import UNKNOWN
+
+from .abstract import Bound, Class, External, Function, Partial, Transformed
+from .catalogue import lookup
+from .signature import REQUIRED, Param, ParamKind, Signature
+
+if TYPE_CHECKING:
+    from .evaluate import Evaluator
+
+# transforms whose result takes the arguments of the function they wrap
+_SAME_SIGNATURE = frozenset(
+    {
+        "jax.jit",
+        "jax.experimental.pjit.pjit",
+        "jax.vmap",
+        "jax.pmap",
+        "jax.grad",
+        "jax.value_and_grad",
+        "jax.jacrev",
+        "jax.jacfwd",
+        "jax.jacobian",
+        "jax.hessian",
+        "jax.checkpoint",
+        "jax.remat",
+        "jax.ad_checkpoint.checkpoint",
+        "jax.named_call",
+        "jax.custom_vjp",
+        "jax.custom_jvp",
+        "jax.shard_map",
+        "jax.smap",
+    }
+)
+
+
+def parameters(ev: Evaluator, node: cst.FunctionDef | cst.Lambda, env: Any) -> Signature:
+    """The signature a def or lambda declares (defaults evaluated in ``env``, the frame
+    the def is evaluated in)."""
+    ps = node.params
+    out: list[Param] = []
+
+    def add(p: cst.Param, kind: ParamKind) -> None:
+        default = REQUIRED if p.default is None else ev.value(p.default, env)
+        if default is UNKNOWN and p.default is not None:
+            default = UNKNOWN
+        ann = p.annotation.annotation if p.annotation is not None else None
+        out.append(Param(p.name.value, kind, default, ann))
+
+    for p in ps.posonly_params:
+        add(p, "posonly")
+    for p in ps.params:
+        add(p, "pos")
+    if isinstance(ps.star_arg, cst.Param):
+        out.append(Param(ps.star_arg.name.value, "var"))
+    for p in ps.kwonly_params:
+        add(p, "kwonly")
+    if ps.star_kwarg is not None:
+        out.append(Param(ps.star_kwarg.name.value, "varkw"))
+    return Signature(tuple(out))
+
+
+def signature_of(ev: Evaluator, fn: Any, depth: int = 0) -> Signature | None:
+    """The signature of a callable value, or None when not known."""
+    if depth > 12:
+        return None
+    t = type(fn)
+    if t is Function:
+        return parameters(ev, fn.node, fn.env)
+    if t is Bound:
+        inner = signature_of(ev, fn.func, depth + 1)
+        return inner.drop_positional(1) if inner is not None else None
+    if t is Partial:
+        if fn.star:
+            return None
+        inner = signature_of(ev, fn.func, depth + 1)
+        if inner is None:
+            return None
+        dropped = inner.drop_positional(len(fn.args))
+        return dropped.with_defaults(dict(fn.keywords)) if dropped is not None else None
+    if t is Transformed:
+        if fn.api in _SAME_SIGNATURE:
+            return signature_of(ev, fn.target, depth + 1)
+        return None
+    if t is External:
+        op = lookup(fn.qualified)
+        return op.signature if op is not None else None
+    if t is Class:
+        from .classes import init_signature
+
+        return init_signature(ev, fn)
+    return None

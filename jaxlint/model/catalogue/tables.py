@@ -1,0 +1,7 @@
+"""Every namespace's entries (imported once by ``lookup``)."""
+
+from __future__ import annotations
+
+from . import host, lax, methods, nn, numpy, random, tree
+
+NAMESPACES = (numpy, lax, random, nn, tree, host, methods)

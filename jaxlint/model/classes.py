@@ -1,0 +1,354 @@
+"""Classes of the linted code: attributes, methods, and what calling a class makes.
+
+An instance is a ``Struct``. Its kind says how JAX sees it: a dataclass registered as a
+pytree (``flax.struct.dataclass``, ``chex.dataclass``, ``jax.tree_util.register_dataclass``),
+a ``NamedTuple`` or an ``eqx.Module`` is a pytree whose fields are its children (but
+``static`` ones: ``flax.struct.field(pytree_node=False)``, ``eqx.field(static=True)``);
+any other instance (a plain class, a plain ``dataclasses.dataclass``) is one leaf that is
+not a valid JAX type. Fields come from the class's annotated assignments (dataclasses,
+NamedTuple, ``eqx.Module``), bound to the call's arguments with their defaults, or
+from the plain ``self.name = value`` statements of ``__init__`` evaluated with the
+call's arguments. A class with its own pytree flattening (``register_pytree_node_class``)
+has children the model does not know: UNKNOWN.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from jaxlint.base.literals import UNKNOWN
+
+from .abstract import Bound, Class, Const, External, Function, Struct, Tuple
+from .scopes import reaching_in
+from .signature import REQUIRED, Argument, Param, Signature, bind
+
+if TYPE_CHECKING:
+    from .evaluate import Env, Evaluator
+
+DATACLASS_PYTREES = frozenset({"flax.struct.dataclass", "chex.dataclass", "jax.tree_util.register_dataclass"})
+PLAIN_DATACLASSES = frozenset({"dataclasses.dataclass"})
+PYTREE_BASES = frozenset(
+    {"equinox.Module", "typing.NamedTuple", "flax.struct.PyTreeNode", "chex.dataclass", "penzai.core.struct.Struct"}
+)
+CUSTOM_PYTREES = frozenset(
+    {"jax.tree_util.register_pytree_node_class", "jax.tree_util.register_pytree_with_keys_class"}
+)
+STATIC_FIELD_CALLS = {
+    "flax.struct.field": ("pytree_node", False),
+    "equinox.field": ("static", True),
+    "equinox.static_field": (None, True),
+}
+FIELD_CALLS = frozenset({"dataclasses.field", "flax.struct.field", "equinox.field", "chex.field"})
+
+
+def _owner(ev: Evaluator, cls: Class) -> Evaluator:
+    """The evaluator of the program that defines ``cls`` (a class of another module)."""
+    return cls.program.evaluator if cls.program is not None and cls.program is not ev.p else ev
+
+
+def _decorators(ev: Evaluator, cls: Class) -> list[str]:
+    ev = _owner(ev, cls)
+    out = []
+    for d in cls.node.decorators:
+        expr = d.decorator
+        if type(expr) is cst.Call:
+            expr = expr.func
+        v = ev.value(expr, None)
+        if type(v) is External:
+            out.append(v.qualified)
+    return out
+
+
+def bases(ev: Evaluator, cls: Class) -> list[Any]:
+    ev = _owner(ev, cls)
+    out = []
+    for arg in cls.node.bases:
+        if arg.keyword is not None:
+            continue
+        out.append(ev.value(arg.value, None))
+    return out
+
+
+def mro(ev: Evaluator, cls: Class, depth: int = 0) -> list[Any]:
+    """The class and its bases, depth first (externals as they are)."""
+    out: list[Any] = [cls]
+    if depth > 8:
+        return out
+    for b in bases(ev, cls):
+        if type(b) is Class:
+            for x in mro(ev, b, depth + 1):
+                if x not in out:
+                    out.append(x)
+        elif b not in out:
+            out.append(b)
+    return out
+
+
+def kind_of(ev: Evaluator, cls: Class) -> str:
+    """ "pytree" (dataclass pytree, NamedTuple, eqx.Module), "dataclass" (a plain
+    dataclass: an object), "custom" (its own flattening: unknown), or "object"."""
+    decs = _decorators(ev, cls)
+    if any(d in CUSTOM_PYTREES for d in decs):
+        return "custom"
+    if any(d in DATACLASS_PYTREES for d in decs):
+        return "pytree"
+    for b in mro(ev, cls)[1:]:
+        if type(b) is External and b.qualified in PYTREE_BASES:
+            return "pytree"
+        if type(b) is External and b.qualified not in ("builtins.object", "object"):
+            return "unknown"  # a library base class may register the subclass as a pytree
+    if any(d in PLAIN_DATACLASSES for d in decs):
+        return "dataclass"
+    return "object"
+
+
+def _body(cls: Class) -> list[cst.BaseStatement]:
+    body = cls.node.body
+    return list(body.body) if isinstance(body, cst.IndentedBlock) else []
+
+
+def declared_fields(ev: Evaluator, cls: Class) -> list[tuple[str, Any, bool]] | None:
+    """(name, default value or REQUIRED, static) of each annotated field, bases first."""
+    out: list[tuple[str, Any, bool]] = []
+    for c in reversed(mro(ev, cls)):
+        if type(c) is not Class:
+            continue
+        ev = _owner(ev, c)
+        for stmt in _body(c):
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                continue
+            for small in stmt.body:
+                if type(small) is not cst.AnnAssign or type(small.target) is not cst.Name:
+                    continue
+                if _is_classvar(small.annotation.annotation):
+                    continue
+                name = small.target.value
+                default, static = _field_default(ev, small.value)
+                out = [x for x in out if x[0] != name]
+                out.append((name, default, static))
+    return out
+
+
+def _is_classvar(ann: cst.BaseExpression) -> bool:
+    base = ann.value if type(ann) is cst.Subscript else ann
+    text = base.attr.value if type(base) is cst.Attribute else base.value if type(base) is cst.Name else ""
+    return text in ("ClassVar", "InitVar")
+
+
+def _field_default(ev: Evaluator, value: cst.BaseExpression | None) -> tuple[Any, bool]:
+    if value is None:
+        return REQUIRED, False
+    if type(value) is cst.Call:
+        f = ev.value(value.func, None)
+        if type(f) is External and f.qualified in FIELD_CALLS:
+            static = False
+            default: Any = REQUIRED
+            for a in value.args:
+                if a.keyword is None:
+                    continue
+                k = a.keyword.value
+                spec = STATIC_FIELD_CALLS.get(f.qualified)
+                if spec is not None and spec[0] == k:
+                    v = ev.value(a.value, None)
+                    static = type(v) is Const and v.value == spec[1]
+                elif k == "default":
+                    default = ev.value(a.value, None)
+                elif k == "default_factory":
+                    default = UNKNOWN
+            if f.qualified == "equinox.static_field":
+                static = True
+            return default, static
+    return ev.value(value, None), False
+
+
+def init_signature(ev: Evaluator, cls: Class) -> Signature | None:
+    """What calling the class takes (``self`` dropped)."""
+    init = _own_or_inherited(ev, cls, "__init__")
+    kind = kind_of(ev, cls)
+    if init is None and kind in ("pytree", "dataclass"):
+        fields = declared_fields(ev, cls)
+        if fields is None:
+            return None
+        return Signature(tuple(Param(n, "pos", d) for n, d, _ in fields))
+    if init is None:
+        return Signature(())
+    if type(init) is not Function:
+        return None
+    from .callables import parameters
+
+    return parameters(ev, init.node, init.env).drop_positional(1)
+
+
+def _own_or_inherited(ev: Evaluator, cls: Class, name: str) -> Any:
+    for c in mro(ev, cls):
+        if type(c) is not Class:
+            return UNKNOWN if name == "__init__" and kind_of(ev, cls) == "unknown" else None
+        found = _class_binding(ev, c, name)
+        if found is not None:
+            return found
+    return None
+
+
+def _class_binding(ev: Evaluator, cls: Class, name: str) -> Any:
+    ev = _owner(ev, cls)
+    scope = ev.p.scope_of_node.get(cls.node)
+    if scope is None:
+        return None
+    found = reaching_in(scope, name, (), scope.end)
+    if not found:
+        return None
+    from .abstract import join_all
+
+    return join_all([ev.binding_value(b, None) for b in found])
+
+
+def class_attribute(ev: Evaluator, cls: Class, attr: str) -> Any:
+    """``Cls.attr``: a class-level binding (also of a base class), else UNKNOWN."""
+    for c in mro(ev, cls):
+        if type(c) is not Class:
+            return UNKNOWN
+        v = _class_binding(ev, c, attr)
+        if v is not None:
+            return v
+    return UNKNOWN
+
+
+def _method_def(ev: Evaluator, cls: Any, name: str) -> tuple[Any, cst.FunctionDef | None]:
+    if type(cls) is not Class:
+        return UNKNOWN, None
+    for c in mro(ev, cls):
+        if type(c) is not Class:
+            return UNKNOWN, None
+        ev = _owner(ev, c)
+        scope = ev.p.scope_of_node.get(c.node)
+        if scope is None:
+            continue
+        found = reaching_in(scope, name, (), scope.end)
+        if found:
+            if len(found) == 1 and found[0].kind == "def":
+                node = found[0].node
+                return ev.binding_value(found[0], None), node if isinstance(node, cst.FunctionDef) else None
+            return _class_binding(ev, c, name), None
+    return UNKNOWN, None
+
+
+def method(ev: Evaluator, cls: Any, name: str) -> Any:
+    return _method_def(ev, cls, name)[0]
+
+
+def bound_method(ev: Evaluator, cls: Any, name: str, receiver: Any) -> Any:
+    """``receiver.name`` for an instance of ``cls``: a method bound to it (a staticmethod
+    as it is, a classmethod bound to the class); a field's value comes first (Struct)."""
+    v, node = _method_def(ev, cls, name)
+    if v is UNKNOWN or v is None:
+        return UNKNOWN
+    if node is not None:
+        for d in node.decorators:
+            dv = ev.value(d.decorator, None)
+            if type(dv) is External and dv.qualified in ("builtins.staticmethod", "staticmethod"):
+                return v
+            if type(dv) is External and dv.qualified in ("builtins.classmethod", "classmethod"):
+                return Bound(v, cls)
+            if type(dv) is External and dv.qualified in ("builtins.property", "functools.cached_property"):
+                return ev.call(v, [(receiver, None, "")], None, node)
+    if type(v) in (Function,) or type(v).__name__ in ("Transformed", "Partial"):
+        return Bound(v, receiver)
+    return UNKNOWN
+
+
+def stored_attribute(ev: Evaluator, cls: Any, name: str) -> Any:
+    """``self.name`` that the class's methods store exactly once, by a plain
+    ``self.name = value`` (``self.step = jax.pmap(train)`` in ``__init__``): that value,
+    evaluated where it is stored with nothing bound; else UNKNOWN."""
+    if type(cls) is not Class:
+        return UNKNOWN
+    from .attributes import stores_of
+    from .contexts import default_frame
+
+    found = stores_of(ev.p, cls.node, name)
+    if found is None or len(found) != 1 or found[0] is None:
+        return UNKNOWN
+    value = found[0]
+    method = ev.ctx.enclosing_function(value)
+    frame = default_frame(ev, method) if method is not None else None
+    return ev.value(value, frame)
+
+
+def instantiate(ev: Evaluator, cls: Class, args: list[Argument], env: Env | None, node: cst.CSTNode | None) -> Any:
+    """What ``cls(*args)`` makes."""
+    kind = kind_of(ev, cls)
+    if kind in ("custom", "unknown"):
+        return UNKNOWN
+    init = _own_or_inherited(ev, cls, "__init__")
+    if init is None and kind in ("pytree", "dataclass"):
+        fields = declared_fields(ev, cls)
+        if fields is None:
+            return UNKNOWN
+        sig = Signature(tuple(Param(n, "pos", d) for n, d, _ in fields))
+        b = bind(sig, args)
+        if b.error is not None:
+            return UNKNOWN
+        values = tuple((n, b.value(sig, n)) for n, _, _ in fields)
+        static = frozenset(n for n, _, s in fields if s)
+        return Struct(cls, values, "pytree" if kind == "pytree" else "object", static)
+    if init is None:
+        return Struct(cls, (), "object")
+    if type(init) is not Function:
+        return UNKNOWN
+    fields_ = _init_fields(ev, cls, init, args, env, node)
+    if fields_ is None:
+        return UNKNOWN
+    if kind == "pytree":
+        declared = declared_fields(ev, cls) or []
+        static = frozenset(n for n, _, s in declared if s)
+        order = [n for n, _, _ in declared]
+        ordered = sorted(fields_, key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))
+        return Struct(cls, tuple(ordered), "pytree", static)
+    return Struct(cls, tuple(fields_), "object")
+
+
+def _init_fields(
+    ev: Evaluator, cls: Class, init: Function, args: list[Argument], env: Env | None, node: cst.CSTNode | None
+) -> list[tuple[str, Any]] | None:
+    """The ``self.name = value`` assignments of ``__init__``'s own block, evaluated with
+    the call's arguments (``self`` an object under construction)."""
+    from .callables import parameters
+
+    me = Struct(cls, (), "object")
+    sig = parameters(ev, init.node, init.env)
+    b = bind(sig, [(me, None, ""), *args])
+    if b.error is not None:
+        return None
+    params = ev.bound_params(init, sig, b)
+    frame = ev.frame(init.node, params, init.env, node, env)
+    fn = init.node
+    if not isinstance(fn, cst.FunctionDef) or not isinstance(fn.body, cst.IndentedBlock):
+        return None
+    self_name = next(iter(params), None)
+    out: dict[str, Any] = {}
+    for stmt in fn.body.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            targets: list[cst.BaseExpression] = []
+            value: cst.BaseExpression | None = None
+            if type(small) is cst.Assign:
+                targets = [t.target for t in small.targets]
+                value = small.value
+            elif type(small) is cst.AnnAssign and small.value is not None:
+                targets = [small.target]
+                value = small.value
+            for t in targets:
+                if (
+                    type(t) is cst.Attribute
+                    and type(t.value) is cst.Name
+                    and t.value.value == self_name
+                    and value is not None
+                ):
+                    out[t.attr.value] = ev.value(value, frame)
+    return list(out.items())
+
+
+__all__ = ["Tuple", "bound_method", "class_attribute", "init_signature", "instantiate", "method"]

@@ -1,0 +1,202 @@
+"""Call contexts: the frames in which a function's body is evaluated.
+
+A function's parameters take what its visible calls pass. ``contexts(ev, fn)`` gives one
+frame per visible call of the def or lambda ``fn`` (``Program.invocations``: direct
+calls, calls through the names it is bound to and through ``jit``-like wrappers), with
+that call's arguments bound as the call binds them, for every context of the function
+making the call (up to ``DEPTH`` callers up, at most ``MAX_FRAMES`` frames). A function
+no visible call reaches gets one frame that binds nothing: its parameters are what
+their annotations say, or opaque. A rule evaluates its site in every context and
+reports the first one that fails, naming the call ("as called at line N").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from jaxlint.base.literals import UNKNOWN as UNKNOWN_
+
+from .abstract import Function, Partial, Transformed
+from .signature import Argument, bind
+from .transfer import PASS_THROUGH
+
+if TYPE_CHECKING:
+    from .evaluate import Env, Evaluator
+
+DEPTH = 3
+MAX_FRAMES = 8
+
+FunctionNode = cst.FunctionDef | cst.Lambda
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    """One run of a function a framework calls once per case: its parameters' values."""
+
+    values: dict[str, Any]
+
+    def __hash__(self) -> int:
+        return id(self)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class CaseSite:
+    """The ``site`` of a frame made for a case: how messages name it."""
+
+    label: str
+
+
+# Who else runs a function, with which arguments: each gives the cases a function is
+# run with (a parameterized test), or None. ``jaxlint.model.frameworks`` registers them.
+PROVIDERS: list[Callable[[Evaluator, FunctionNode], list[Case] | None]] = []
+
+
+def default_frame(ev: Evaluator, fn: FunctionNode) -> Env:
+    """The frame with nothing bound (its parent: the enclosing function's default frame)."""
+    outer = ev.ctx.enclosing_function(fn)
+    parent = default_frame(ev, outer) if outer is not None else None
+    return ev.frame(fn, {}, parent)
+
+
+def contexts(ev: Evaluator, fn: FunctionNode, depth: int = 0) -> list[Env]:
+    """The frames ``fn``'s body is evaluated in (see the module docstring)."""
+    memo: dict[tuple[FunctionNode, int], list[Env]] = ev.__dict__.setdefault("_contexts", {})
+    key = (fn, depth)
+    if key in memo:
+        return memo[key]
+    memo[key] = [default_frame(ev, fn)]  # a recursive function: its own calls do not count
+    frames: list[Env] = case_frames(ev, fn)
+    if depth < DEPTH:
+        calls, _complete = ev.p.invocations(fn, callees=True, forwarders=True)
+        for call in calls:
+            if len(frames) >= MAX_FRAMES:
+                break
+            caller = ev.ctx.enclosing_function(call)
+            outer = contexts(ev, caller, depth + 1) if caller is not None else [None]
+            for env in outer:
+                f = enter_call(ev, fn, call, env)
+                if f is not None and f not in frames:
+                    frames.append(f)
+                if len(frames) >= MAX_FRAMES:
+                    break
+    memo[key] = frames or [default_frame(ev, fn)]
+    return memo[key]
+
+
+def case_frames(ev: Evaluator, fn: FunctionNode) -> list[Env]:
+    """The frames of the cases a framework runs ``fn`` with (the first parameter of a
+    method stays the instance)."""
+    for provide in PROVIDERS:
+        cases = provide(ev, fn)
+        if not cases:
+            continue
+        base = default_frame(ev, fn)
+        out = []
+        for case in cases:
+            params = dict(case.values)
+            out.append(ev.frame(fn, params, base.parent, CaseSite(case_label(case)), None))
+        return out
+    return []
+
+
+def case_label(case: Case) -> str:
+    """``axis=0, shape=(3, 5)``: a case's parameters as values (at most four)."""
+    from .abstract import constant
+
+    parts = []
+    for k, v in list(case.values.items())[:4]:
+        c = constant(v)
+        text = repr(c) if c is not UNKNOWN_ else "…"
+        parts.append(f"{k}={text if len(text) <= 30 else text[:29] + '…'}")
+    return ", ".join(parts)
+
+
+def call_arguments(ev: Evaluator, call: cst.Call, env: Env | None) -> list[Argument] | None:
+    """The abstract arguments of a call as ``Evaluator.call`` receives them."""
+    from .abstract import Dict, List, Tuple
+
+    out: list[Argument] = []
+    for a in call.args:
+        v = ev.value(a.value, env)
+        if a.star == "*":
+            if type(v) in (Tuple, List):
+                out.extend((x, None, "") for x in v.items)
+            else:
+                out.append((v, None, "*"))
+        elif a.star == "**":
+            if type(v) is Dict and all(isinstance(k, str) for k, _ in v.items):
+                out.extend((x, str(k), "") for k, x in v.items)
+            else:
+                out.append((v, None, "**"))
+        else:
+            out.append((v, a.keyword.value if a.keyword is not None else None, ""))
+    return out
+
+
+def enter_call(ev: Evaluator, fn: FunctionNode, call: cst.Call, env: Env | None) -> Env | None:
+    """The frame ``call`` (evaluated in ``env``) makes for ``fn``, when it calls it
+    directly or through a ``jit``-like wrapper; else None."""
+    callee: Any = ev.value(call.func, env)
+    args = call_arguments(ev, call, env)
+    if args is None:
+        return None
+    for _ in range(8):  # through jit-like wrappers and partials, to the def
+        if type(callee) is Transformed and callee.api in PASS_THROUGH:
+            callee = callee.target
+        elif type(callee) is Partial and not callee.star:
+            given = {k for _, k, _ in args if k is not None}
+            args = (
+                [(v, None, "") for v in callee.args] + [(v, k, "") for k, v in callee.keywords if k not in given] + args
+            )
+            callee = callee.func
+        else:
+            break
+    if type(callee) is not Function or callee.node is not fn:
+        return None
+    sig = ev.signature(callee)
+    if sig is None:
+        return None
+    b = bind(sig, args)
+    if b.error is not None:
+        return None
+    params = ev.bound_params(callee, sig, b)
+    frame = ev.frame(fn, params, callee.env, call, env)
+    from .forwarding import assumption
+
+    frame.assumed = assumption(ev.p, call)
+    return frame
+
+
+def assumed_along(frame: Env | None) -> dict[str, Any] | None:
+    """The assumption a frame, or one of the frames it was made from, rests on."""
+    f = frame
+    while f is not None:
+        if f.assumed is not None:
+            return f.assumed
+        f = f.caller if f.caller is not None else f.parent
+    return None
+
+
+def sites(frame: Env | None) -> list[cst.CSTNode]:
+    """The calls that made ``frame``, innermost first."""
+    out: list[cst.CSTNode] = []
+    f = frame
+    while f is not None:
+        if isinstance(f.site, cst.CSTNode):
+            out.append(f.site)
+        f = f.caller if f.caller is not None else f.parent
+    return out
+
+
+def case_of(frame: Env | None) -> CaseSite | None:
+    """The test case a frame (or one around it) was made for."""
+    f = frame
+    while f is not None:
+        if isinstance(f.site, CaseSite):
+            return f.site
+        f = f.caller if f.caller is not None else f.parent
+    return None

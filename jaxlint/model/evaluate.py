@@ -1,0 +1,1537 @@
+"""What an expression evaluates to: the semantic model's evaluator.
+
+``Evaluator.value(expr, env)`` gives the abstract value (``jaxlint.model.abstract``) of an
+expression in an *environment*: ``env`` binds the parameters of the function the
+expression is in (and, through ``Env.parent``, of the functions around it) to what one
+call passes. ``env=None`` evaluates with no call in view: a parameter is then what its
+annotation says, or an ``Opaque`` value known only by identity.
+
+It is demand-driven and memoised per (expression, environment): names go to their
+reaching bindings (the binder, ``jaxlint.model.scopes``, through ``Program.reaching``),
+several candidates are joined; a call of a def evaluates its returned expressions with
+the call's arguments bound (``signature.bind``; defaults count), a call of a catalogue
+function applies its result rule (``jaxlint.model.catalogue``), a call of a transformed
+function applies the transform's transfer function (``jaxlint.model.transfer``), a class
+call builds an instance (``jaxlint.model.classes``). Depth and work are bounded: past the
+bound a value is UNKNOWN, and unknown means silent.
+
+*Problems*: a call that certainly fails (shapes that do not fit, a vmap over a rank-0
+value) is recorded as a ``Problem`` where it is evaluated; ``collect()`` gathers those
+met while computing a value (also inside the functions it calls).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from jaxlint.base.literals import UNKNOWN
+from jaxlint.base.names import ALIASES
+
+from . import dims
+from .abstract import (
+    BOOL as _BOOL,
+)
+from .abstract import (
+    Array,
+    Bound,
+    Class,
+    Const,
+    Dict,
+    External,
+    Function,
+    List,
+    OneOf,
+    Opaque,
+    Partial,
+    Scalar,
+    Seq,
+    Shape,
+    Struct,
+    Transformed,
+    Tuple,
+    as_array,
+    as_dim,
+    int_value,
+    join,
+    join_all,
+    traced,
+    with_trace,
+)
+from .catalogue import Call, Problem, lookup
+from .catalogue.indexing import IndexRef, is_slice, make_slice
+from .scopes import Binding, Scope
+from .signature import REQUIRED, Argument, Param, Signature, bind
+
+if TYPE_CHECKING:
+    from .program import Program
+
+MAX_CALL_DEPTH = 6  # nested calls evaluated through
+COMPREHENSION_ITEMS = 256  # items a comprehension may give before it is not evaluated
+FUEL = 40_000  # evaluation steps per query (``Evaluator.query``)
+
+
+class Env:
+    """The parameters of one activation of ``function``: what one call passes.
+
+    Made only by ``Evaluator.frame`` (interned: equal frames are the same object, so a
+    frame is a cheap memo key). ``parent``: the frame of the function ``function`` is
+    defined in (its closure); ``site`` and ``caller``: the call that made it and the
+    frame that call was evaluated in (for messages: "as called at line N")."""
+
+    __slots__ = ("assumed", "caller", "depth", "function", "params", "parent", "site")
+
+    def __init__(
+        self,
+        function: cst.FunctionDef | cst.Lambda,
+        params: tuple[tuple[str, Any], ...],
+        parent: Env | None,
+        site: object,  # a cst.CSTNode, or a contexts.CaseSite
+        caller: Env | None,
+        depth: int,
+    ) -> None:
+        self.function = function
+        self.params = params
+        self.parent = parent
+        self.site = site
+        self.caller = caller
+        self.depth = depth
+        # made by a call through a forwarder of another module: what that call assumes of
+        # it (``forwarding.assumption``), checked in the project phase
+        self.assumed: dict[str, Any] | None = None
+
+    def get(self, name: str) -> Any:
+        for k, v in self.params:
+            if k == name:
+                return v
+        return _MISSING
+
+    def __repr__(self) -> str:
+        fn = "<lambda>" if isinstance(self.function, cst.Lambda) else self.function.name.value
+        return f"Env({fn}, {dict(self.params)})"
+
+
+_MISSING: Any = object()
+
+# Calls of these give a Python int that is the device count.
+DEVICE_COUNTS = frozenset({"jax.local_device_count", "jax.device_count"})
+DEVICE_LISTS = frozenset({"jax.devices", "jax.local_devices"})
+DEVICE_PUTS = frozenset({"jax.device_put", "jax.device_get", "jax.device_put_replicated", "jax.device_put_sharded"})
+SHAPE_FUNCTIONS = frozenset({"numpy.shape", "jax.numpy.shape"})
+# library calls that make an object whose methods are the library's functions: NumPy's
+# random number generators (``RandomState(0).randn(3, 4)`` is ``numpy.random.randn(3, 4)``)
+LIBRARY_OBJECTS = {
+    "numpy.random.RandomState": "numpy.random.RandomState",
+    "numpy.random.default_rng": "numpy.random.Generator",
+    "numpy.random.Generator": "numpy.random.Generator",
+}
+LIBRARY_METHODS = {
+    "numpy.random.RandomState": {
+        m: f"numpy.random.{m}"
+        for m in (
+            "randn",
+            "rand",
+            "randint",
+            "normal",
+            "uniform",
+            "choice",
+            "permutation",
+            "standard_normal",
+            "random_sample",
+            "random",
+            "binomial",
+            "poisson",
+            "exponential",
+            "gamma",
+            "beta",
+            "shuffle",
+        )
+    },
+    "numpy.random.Generator": {
+        **{
+            m: f"numpy.random.{m}"
+            for m in (
+                "normal",
+                "uniform",
+                "choice",
+                "permutation",
+                "standard_normal",
+                "random",
+                "binomial",
+                "poisson",
+                "exponential",
+                "gamma",
+                "beta",
+                "shuffle",
+            )
+        },
+        "integers": "numpy.random.randint",
+    },
+}
+PARTIAL = frozenset({"functools.partial"})
+# Decorators that leave the function as it is, as far as calling it goes.
+TRANSPARENT = frozenset(
+    {"functools.wraps", "staticmethod", "classmethod", "builtins.staticmethod", "builtins.classmethod"}
+)
+# Decorators that keep the signature and run the function (a context-manager decorator).
+TRANSPARENT_CALLS = frozenset({"jax.named_scope", "jax.profiler.annotate_function", "jax.ensure_compile_time_eval"})
+
+
+@dataclass(slots=True)
+class _Budget:
+    fuel: int = FUEL
+
+
+@dataclass(slots=True)
+class Collected:
+    problems: list[Problem] = field(default_factory=list)
+
+
+class World:
+    """What the evaluators of one lint share: the memos, the frames, the problems being
+    collected, the work budget, the transfer functions' records, and the programs of the
+    project modules it reads values from (``load(module, world)``: the module's Program
+    in this world, on demand; see jaxlint.lint.imports)."""
+
+    def __init__(self, load: Callable[[str, World], Program | None] | None = None) -> None:
+        self.memo: dict[tuple[cst.CSTNode, Env | None], tuple[Any, tuple[Problem, ...]]] = {}
+        self.frames: dict[tuple[Any, ...], Env] = {}
+        self.calls: dict[tuple[Any, ...], tuple[Any, tuple[Problem, ...]]] = {}
+        self.stack: list[list[Problem]] = []
+        self.active: set[tuple[cst.CSTNode, Env | None]] = set()
+        self.budget = _Budget()
+        self.depth = 0
+        # facts transfer functions record per (application node, call node, frame)
+        self.records: dict[tuple[Any, ...], list[Any]] = {}
+        self.maps: list[Any] = []  # the mapped calls being evaluated, outermost first
+        self.uncertain = 0  # inside a call of one of several callables (``OneOf``)
+        self._load = load
+        self._programs: dict[str, Program | None] = {}
+
+    def program(self, module: str) -> Program | None:
+        """The program of a project module (parsed once), or None."""
+        if self._load is None or module.split(".")[0] in NEVER_LOADED:
+            return None
+        if module not in self._programs:
+            self._programs[module] = None  # a module importing itself: nothing
+            self._programs[module] = self._load(module, self)
+        return self._programs[module]
+
+    def resolve(self, qualified: str) -> Any:
+        """What a project module defines under ``qualified`` (``pkg.model.init_params``):
+        its value, or None when no module of the project defines it."""
+        if self._load is None:
+            return None
+        parts = qualified.split(".")
+        for k in range(len(parts) - 1, 0, -1):
+            prog = self.program(".".join(parts[:k]))
+            if prog is None:
+                continue
+            found = prog.module_scope.bindings.get(parts[k])
+            if not found:
+                return None
+            from .scopes import reaching_in
+
+            reach = reaching_in(prog.module_scope, parts[k], (), prog.module_scope.end)
+            if not reach:
+                return None
+            ev = prog.evaluator
+            v = join_all([ev.binding_value(b, None) for b in reach])
+            for attr in parts[k + 1 :]:
+                v = ev.attribute(v, attr)
+            return v
+        return None
+
+
+# library packages whose meaning comes from the catalogue, never from their source (also
+# when the linted project is jax itself)
+NEVER_LOADED = frozenset({"jax", "jaxlib", "numpy", "scipy", "builtins", "functools", "typing", "math"})
+
+
+class Evaluator:
+    """The evaluator of one file's program (``Program.evaluator``); evaluators of the
+    programs of one ``World`` share its state, so values pass between modules."""
+
+    def __init__(self, program: Program, world: World | None = None) -> None:
+        self.p = program
+        self.ctx = program.ctx
+        self.world = world if world is not None else World()
+        w = self.world
+        self._memo = w.memo
+        self._frames = w.frames
+        self._calls = w.calls
+        self._stack = w.stack
+        self._active = w.active
+        self._budget = w.budget
+        self.records = w.records
+        self.at: cst.CSTNode | None = None  # the call a builtin is evaluating (for its problems)
+        from .transfer import Transfer
+
+        self.transfer = Transfer(self)
+
+    @property
+    def _depth(self) -> int:
+        return self.world.depth
+
+    @_depth.setter
+    def _depth(self, value: int) -> None:
+        self.world.depth = value
+
+    # ------------------------------------------------------------------------------
+    # frames
+    # ------------------------------------------------------------------------------
+    def frame(
+        self,
+        function: cst.FunctionDef | cst.Lambda,
+        params: dict[str, Any],
+        parent: Env | None,
+        site: object = None,  # a cst.CSTNode, or a contexts.CaseSite
+        caller: Env | None = None,
+    ) -> Env:
+        items = tuple(params.items())
+        key = (function, items, parent, site)
+        f = self._frames.get(key)
+        if f is None:
+            depth = (caller.depth + 1) if caller is not None else 0
+            f = self._frames[key] = Env(function, items, parent, site, caller, depth)
+        return f
+
+    def frame_of(self, scope: Scope, env: Env | None) -> Env | None:
+        """The frame, along ``env``'s closures, of the function whose scope is ``scope``."""
+        node = scope.node
+        e = env
+        while e is not None:
+            if e.function is node:
+                return e
+            e = e.parent
+        return None
+
+    # ------------------------------------------------------------------------------
+    # queries and problems
+    # ------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def query(self, fuel: int = FUEL) -> Iterator[None]:
+        """Bound the work of one rule's question: past ``fuel`` steps values are UNKNOWN."""
+        before = self._budget.fuel
+        self._budget.fuel = fuel
+        try:
+            yield
+        finally:
+            self._budget.fuel = before
+
+    @contextlib.contextmanager
+    def collect(self) -> Iterator[Collected]:
+        """Gather the problems met while evaluating inside the block."""
+        got = Collected()
+        self._stack.append(got.problems)
+        try:
+            yield got
+        finally:
+            self._stack.pop()
+            if self._stack:
+                self._stack[-1].extend(got.problems)
+
+    def report(self, problem: Problem) -> None:
+        if self._stack and problem not in self._stack[-1]:
+            self._stack[-1].append(problem)
+
+    # ------------------------------------------------------------------------------
+    # expressions
+    # ------------------------------------------------------------------------------
+    def value(self, expr: cst.CSTNode | None, env: Env | None = None) -> Any:
+        """The abstract value of ``expr`` in ``env``."""
+        if expr is None:
+            return UNKNOWN
+        key = (expr, env)
+        hit = self._memo.get(key)
+        if hit is not None:
+            v, probs = hit
+            if probs and self._stack:
+                top = self._stack[-1]
+                top.extend(x for x in probs if x not in top)
+            return v
+        if key in self._active or self._budget.fuel <= 0:
+            return UNKNOWN  # a cycle (a loop-carried name), or out of fuel
+        self._budget.fuel -= 1
+        self._active.add(key)
+        mine: list[Problem] = []
+        self._stack.append(mine)
+        try:
+            v = self._expr(expr, env)
+        except RecursionError:
+            v = UNKNOWN
+        finally:
+            self._stack.pop()
+            self._active.discard(key)
+        self._memo[key] = (v, tuple(mine))
+        if mine and self._stack:
+            top = self._stack[-1]
+            top.extend(x for x in mine if x not in top)
+        return v
+
+    def _expr(self, e: cst.CSTNode, env: Env | None) -> Any:
+        t = type(e)
+        if type(e) is cst.Name:
+            return self._name(e, env)
+        if type(e) is cst.Integer or type(e) is cst.Float or type(e) is cst.Imaginary:
+            return _number(e)
+        if type(e) is cst.SimpleString:
+            try:
+                return Const(e.evaluated_value)
+            except Exception:
+                return UNKNOWN
+        if type(e) is cst.ConcatenatedString:
+            return self._concatenated(e, env)
+        if type(e) is cst.FormattedString:
+            return self._fstring(e, env)
+        if type(e) is cst.Attribute:
+            return self.attribute(self.value(e.value, env), e.attr.value, e)
+        if type(e) is cst.Call:
+            return self._call_expr(e, env)
+        if type(e) is cst.Subscript:
+            return self._subscript(e, env)
+        if type(e) is cst.BinaryOperation:
+            return self._binary(e, env)
+        if type(e) is cst.UnaryOperation:
+            return self._unary(e, env)
+        if type(e) is cst.Tuple or type(e) is cst.List:
+            items = self._elements(e.elements, env)
+            if items is None:
+                return UNKNOWN
+            return Tuple(items) if t is cst.Tuple else List(items)
+        if type(e) is cst.Dict:
+            return self._dict(e, env)
+        if type(e) is cst.Lambda:
+            return Function(e, env, self.p)
+        if type(e) is cst.FunctionDef:
+            return self._decorated(e, env)
+        if type(e) is cst.ClassDef:
+            return Class(e, self.p)
+        if type(e) is cst.IfExp:
+            test = self.value(e.test, env)
+            truth = self.test(test, e.test)
+            if truth is True:
+                return self.value(e.body, env)
+            if truth is False:
+                return self.value(e.orelse, env)
+            return join(self.value(e.body, env), self.value(e.orelse, env))
+        if type(e) is cst.BooleanOperation:
+            return self._boolean(e, env)
+        if type(e) is cst.Comparison:
+            return self._comparison(e, env)
+        if type(e) is cst.ListComp or type(e) is cst.GeneratorExp or type(e) is cst.DictComp:
+            return self._comprehension(e, env)
+        if type(e) is cst.Ellipsis:
+            return Const(...)
+        if type(e) is cst.NamedExpr:
+            return self.value(e.value, env)
+        return UNKNOWN
+
+    # names ---------------------------------------------------------------------------
+    def _name(self, name: cst.Name, env: Env | None) -> Any:
+        found = self.p.reaching(name)
+        if not found:
+            v = name.value
+            if v == "True":
+                return Const(True)
+            if v == "False":
+                return Const(False)
+            if v == "None":
+                return Const(None)
+            if v in _BUILTINS and name in self.p._reads:
+                return External(f"builtins.{v}")
+            return UNKNOWN
+        values = [self.binding_value(b, env) for b in found]
+        if any(type(v) in (List, Dict) for v in values) and self.p.mutated_before(name, found):
+            return UNKNOWN  # ``xs[1] = ...`` / ``xs.append(...)`` may have changed it by now
+        if UNKNOWN in values and len(found) > 1:
+            # a binding later in a loop around the read (``params = step(params)``) whose
+            # value is not known: the first iteration still reads what came before the loop,
+            # and what fails there fails
+            later = self.p.later_in_loop(name, found)
+            kept = [v for b, v in zip(found, values, strict=True) if not (b in later and v is UNKNOWN)]
+            if kept and len(kept) < len(values):
+                return join_all(kept)
+        return join_all(values)
+
+    def binding_value(self, b: Binding, env: Env | None) -> Any:
+        """What binding ``b`` gives its name, in the frame of ``env`` for its scope."""
+        kind = b.kind
+        frame = self.frame_of(b.scope, env) if b.scope.kind in ("function", "lambda", "comprehension") else None
+        if kind == "import":
+            q = b.imported or ""
+            q = ALIASES.get(q, q)
+            found = self.world.resolve(q) if "." in q else None
+            if found is not None and type(found) is not External:
+                return found
+            return External(q)
+        if kind == "def":
+            return self.value(b.node, frame)
+        if kind == "class":
+            return Class(b.node, self.p)  # type: ignore[arg-type]  # a class binding's node is its ClassDef
+        if kind == "param":
+            if frame is not None:
+                v = frame.get(b.name)
+                if v is not _MISSING:
+                    return v
+            return self.unbound_param(b, frame)
+        if kind in ("assign", "walrus") and b.value is not None:
+            v = self.value(b.value, frame)
+            return unpack(v, b.unpack)
+        if kind == "for":
+            loop = b.node
+            if type(loop) is cst.For:
+                return unpack(self.element(self.value(loop.iter, frame)), b.unpack)
+            if type(loop) is cst.CompFor:
+                if frame is not None:
+                    v = frame.get(b.name)
+                    if v is not _MISSING:
+                        return v
+                outer = frame.parent if frame is not None else env
+                return unpack(self.element(self.value(loop.iter, outer)), b.unpack)
+        return UNKNOWN
+
+    def unbound_param(self, b: Binding, frame: Env | None) -> Any:
+        """A parameter no visible call gives a value: its annotation's meaning, or an
+        ``Opaque`` value of its own."""
+        from .annotations import annotated_value
+
+        fn = b.scope.node
+        param = b.node
+        qual = self._qualname(fn)
+        me = self._receiver(b)
+        if me is not None:
+            return me
+        if type(param) is cst.Param:
+            if param.star == "*":
+                return UNKNOWN
+            if param.star == "**":
+                return UNKNOWN
+            if param.annotation is not None:
+                v = annotated_value(self, param.annotation.annotation, f"{qual}.{b.name}", b.name, fn)
+                if v is not UNKNOWN:
+                    return v
+            if param.default is not None and self._is_none(param.default):
+                return UNKNOWN  # ``x=None``: may be None, may be anything
+            if isinstance(fn, (cst.FunctionDef, cst.Lambda)):
+                from .uses import uses
+
+                if "shape" in uses(self.p, fn).get(b.name, ()):
+                    # the body reads its ``.shape``: an array, known by identity
+                    return Array(None, None, False, f"{qual}.{b.name}")
+        return Opaque(f"{qual}.{b.name}", b.name)
+
+    def _receiver(self, b: Binding) -> Any:
+        """The first parameter of a method written in a class body, when no call binds it:
+        an instance of that class (its methods and the attributes its methods store)."""
+        fn = b.scope.node
+        cls_scope = b.scope.parent
+        if type(fn) is not cst.FunctionDef or cls_scope is None or cls_scope.kind != "class":
+            return None
+        params = [*fn.params.posonly_params, *fn.params.params]
+        if not params or params[0] is not b.node:
+            return None
+        for dec in fn.decorators:
+            d = self.value(dec.decorator, None)
+            if type(d) is External and d.qualified in ("builtins.staticmethod", "builtins.classmethod"):
+                return None
+        assert isinstance(cls_scope.node, cst.ClassDef)
+        return Struct(Class(cls_scope.node, self.p), (), "object")
+
+    def _qualname(self, fn: cst.CSTNode) -> str:
+        if isinstance(fn, cst.FunctionDef):
+            return self.ctx.qualname(fn) or fn.name.value
+        if isinstance(fn, cst.Lambda):
+            return self.ctx.qualname(fn) or "<lambda>"
+        return "?"
+
+    @staticmethod
+    def _is_none(e: cst.BaseExpression) -> bool:
+        return type(e) is cst.Name and e.value == "None"
+
+    # attributes ----------------------------------------------------------------------
+    def attribute(self, base: Any, attr: str, node: cst.CSTNode | None = None) -> Any:
+        t = type(base)
+        if t is External:
+            q = f"{base.qualified}.{attr}"
+            q = ALIASES.get(q, q)
+            found = self.world.resolve(q)
+            if found is not None and type(found) is not External:
+                return found
+            return External(q)
+        if t is Array:
+            return self._array_attribute(base, attr)
+        if t is Struct and type(base.cls) is External:
+            method = LIBRARY_METHODS.get(base.cls.qualified, {}).get(attr)
+            return External(method) if method is not None else UNKNOWN
+        if t is Struct:
+            v = base.get(attr)
+            if v is not None:
+                return v
+            from .classes import bound_method, stored_attribute
+
+            m = bound_method(self, base.cls, attr, base)
+            if m is UNKNOWN and base.kind == "object":
+                return stored_attribute(self, base.cls, attr)
+            return m
+        if t is Class:
+            from .classes import class_attribute
+
+            return class_attribute(self, base, attr)
+        if t is Opaque:
+            return Opaque(f"{base.key}.{attr}", f"{base.label or base.key}.{attr}")
+        if t is Dict and attr in ("get", "items", "keys", "values"):
+            return Bound(External(f"builtins.dict.{attr}"), base)
+        if t is _At:
+            return UNKNOWN
+        if t is IndexRef:
+            return Bound(External(f"jax.Array.at.{attr}"), base)
+        if t is Transformed and attr in ("trace", "lower", "eval_shape"):
+            return base  # ``jax.jit(f).lower(x)`` passes its arguments as a call
+        if t is Transformed and attr in ("defvjp", "defjvp", "defjvps", "defjvp_fwd"):
+            return UNKNOWN
+        return UNKNOWN
+
+    def _array_attribute(self, a: Array, attr: str) -> Any:
+        prefix = "numpy.ndarray" if a.host else "jax.Array"
+        s = a.shape
+        if attr == "shape" and (s is None or s.rank is None):
+            return _ShapeOf(a)  # ``x.shape[i]`` is still a size of its own
+        if attr == "at" and not a.host:
+            return _At(a)
+        q = f"{prefix}.{attr}"
+        op = lookup(q)
+        if op is not None and op.attribute:
+            return self._apply_op(q, op, [(a, None, "")], None)
+        return Bound(External(q), a)
+
+    # subscripts ----------------------------------------------------------------------
+    def _subscript(self, e: cst.Subscript, env: Env | None) -> Any:
+        base = self.value(e.value, env)
+        index = self._index(e.slice, env)
+        return self.item(base, index, e)
+
+    def _index(self, elements: Any, env: Env | None) -> Any:
+        parts = []
+        for el in elements:
+            s = el.slice
+            if type(s) is cst.Index:
+                if s.star is not None:
+                    return UNKNOWN
+                parts.append(self.value(s.value, env))
+            else:
+                parts.append(
+                    make_slice(
+                        self.value(s.lower, env) if s.lower is not None else None,
+                        self.value(s.upper, env) if s.upper is not None else None,
+                        self.value(s.step, env) if s.step is not None else None,
+                    )
+                )
+        if len(parts) == 1 and not _has_tuple_comma(elements):
+            return parts[0]
+        return Tuple(tuple(parts))
+
+    def item(self, base: Any, index: Any, node: cst.CSTNode | None = None) -> Any:
+        """``base[index]``."""
+        t = type(base)
+        if t is Tuple or t is List:
+            if (
+                type(index) is Const
+                and type(index.value) is int
+                and not -len(base.items) <= index.value < len(base.items)
+            ):
+                kind = "tuple" if t is Tuple else "list"
+                self.report(
+                    Problem(
+                        "index", f"IndexError: {kind} index {index.value} out of range ({len(base.items)} items)", node
+                    )
+                )
+                return UNKNOWN
+            return _sequence_item(base, index)
+        if t is Dict:
+            if type(index) is Const:
+                v = base.get(index.value)
+                return v if v is not None else UNKNOWN
+            return UNKNOWN
+        if t is Seq:
+            if is_slice(index):
+                return _slice_seq(base, index)
+            return base.item
+        if t is _ShapeOf:
+            i = index.value if type(index) is Const else None
+            if isinstance(i, int) and not isinstance(i, bool):
+                return _shape_symbol(base.array, i)
+            return Scalar("int") if not is_slice(index) else UNKNOWN
+        if t is _At:
+            return IndexRef(base.array, index)
+        if t is Struct and base.kind == "pytree" and type(index) is Const and isinstance(index.value, int):
+            fields = [v for k, v in base.fields]
+            i = index.value
+            return fields[i] if -len(fields) <= i < len(fields) else UNKNOWN
+        if t is Array:
+            q = "numpy.ndarray.__getitem__" if base.host else "jax.Array.__getitem__"
+            op = lookup(q)
+            if op is not None:
+                return self._apply_op(q, op, [(base, None, ""), (index, None, "")], node)
+        return UNKNOWN
+
+    def element(self, iterable: Any) -> Any:
+        """What ``for x in iterable`` gives ``x`` (the join of every item)."""
+        t = type(iterable)
+        if t is Tuple or t is List:
+            return join_all(list(iterable.items)) if iterable.items else UNKNOWN
+        if t is Seq:
+            return iterable.item
+        if t is Array:
+            return self.item(iterable, Const(0))
+        if t is _Range:
+            return Scalar("int")
+        if t is _Zip:
+            return Tuple(tuple(self.element(x) for x in iterable.parts))
+        if t is _Enumerate:
+            return Tuple((Scalar("int"), self.element(iterable.inner)))
+        if t is Dict:
+            keys = [Const(k) for k, _ in iterable.items]
+            return join_all(keys) if keys else UNKNOWN
+        return UNKNOWN
+
+    # operators -----------------------------------------------------------------------
+    def _binary(self, e: cst.BinaryOperation, env: Env | None) -> Any:
+        left = self.value(e.left, env)
+        right = self.value(e.right, env)
+        return self.binary(type(e.operator).__name__, left, right, e)
+
+    def binary(self, op: str, left: Any, right: Any, node: cst.CSTNode | None = None) -> Any:
+        tl, tr = type(left), type(right)
+        if left is UNKNOWN or right is UNKNOWN:
+            return UNKNOWN
+        if tl is Array or tr is Array:
+            q = _ARRAY_OPS.get(op)
+            if q is None:
+                return UNKNOWN
+            entry = lookup(q)
+            if entry is None:
+                return UNKNOWN
+            return self._apply_op(q, entry, [(left, None, ""), (right, None, "")], node)
+        if tl in (Tuple, List) and tr is tl and op == "Add":
+            return tl(left.items + right.items)
+        if tl in (Tuple, List) and op == "Multiply" and type(right) is Const and isinstance(right.value, int):
+            return tl(left.items * max(right.value, 0)) if right.value <= 64 else UNKNOWN
+        if tl is List and op == "Multiply":
+            n = as_dim(right)
+            if n is not None and len(left.items) == 1:
+                return Seq(n, left.items[0])
+        if tl is Const and tr is Const:
+            return _const_arithmetic(op, left.value, right.value)
+        if _int_like(left) and _int_like(right):
+            return _int_arithmetic(op, left, right)
+        if (tl in (Const, Scalar)) and (tr in (Const, Scalar)):
+            kinds = {_kind(left), _kind(right)}
+            if "str" in kinds:
+                return Scalar("str") if op in ("Add", "Modulo") else UNKNOWN
+            if op == "Divide" or "float" in kinds:
+                return Scalar("float")
+            return Scalar("int") if kinds <= {"int", "bool"} else UNKNOWN
+        return UNKNOWN
+
+    def _unary(self, e: cst.UnaryOperation, env: Env | None) -> Any:
+        v = self.value(e.expression, env)
+        op = type(e.operator).__name__
+        if op == "Not":
+            truth = self.test(v, e.expression)
+            return Const(not truth) if truth is not None else Scalar("bool")
+        if type(v) is Const and isinstance(v.value, (int, float, complex)) and not isinstance(v.value, bool):
+            if op == "Minus":
+                return Const(-v.value)
+            if op == "Plus":
+                return v
+        if type(v) is Scalar and op in ("Minus", "Plus"):
+            return Scalar(v.kind, dims.neg(v.dim) if op == "Minus" else v.dim)
+        if type(v) is Array:
+            return Array(v.shape, v.dtype, v.host)
+        return UNKNOWN
+
+    def _comparison(self, e: cst.Comparison, env: Env | None) -> Any:
+        left = self.value(e.left, env)
+        values = [left] + [self.value(c.comparator, env) for c in e.comparisons]
+        arrays = [as_array(v) for v in values if type(v) is Array]
+        if arrays:
+            from .catalogue.rules import broadcast_shapes
+
+            ok, shape = broadcast_shapes([a.shape for a in arrays if a is not None])
+            host = all(a.host for a in arrays if a is not None)
+            return Array(shape if ok else None, _BOOL, host, traced=any(traced(v) for v in values))
+        if len(values) == 2 and all(type(v) is Const for v in values) and len(e.comparisons) == 1:
+            return _const_compare(type(e.comparisons[0].operator).__name__, values[0].value, values[1].value)
+        return Scalar("bool")
+
+    def _boolean(self, e: cst.BooleanOperation, env: Env | None) -> Any:
+        left = self.value(e.left, env)
+        truth = self.test(left, e.left)
+        is_and = type(e.operator) is cst.And
+        if truth is not None:
+            if is_and:
+                return self.value(e.right, env) if truth else left
+            return left if truth else self.value(e.right, env)
+        return join(left, self.value(e.right, env))
+
+    # displays ------------------------------------------------------------------------
+    def _elements(self, elements: Any, env: Env | None) -> tuple[Any, ...] | None:
+        out: list[Any] = []
+        for el in elements:
+            if type(el) is cst.StarredElement:
+                v = self.value(el.value, env)
+                if type(v) in (Tuple, List):
+                    out.extend(v.items)
+                    continue
+                return None
+            out.append(self.value(el.value, env))
+        return tuple(out)
+
+    def _dict(self, e: cst.Dict, env: Env | None) -> Any:
+        items: list[tuple[Any, Any]] = []
+        for el in e.elements:
+            if type(el) is cst.StarredDictElement:
+                v = self.value(el.value, env)
+                if type(v) is not Dict:
+                    return UNKNOWN
+                for k, x in v.items:
+                    items = [(a, b) for a, b in items if a != k]
+                    items.append((k, x))
+                continue
+            assert type(el) is cst.DictElement  # the other BaseDictElement
+            k = self.value(el.key, env)
+            if type(k) is not Const:
+                return UNKNOWN
+            items = [(a, b) for a, b in items if a != k.value]
+            items.append((k.value, self.value(el.value, env)))
+        return Dict(tuple(items))
+
+    def _concatenated(self, e: cst.ConcatenatedString, env: Env | None) -> Any:
+        left = self.value(e.left, env)
+        right = self.value(e.right, env)
+        if type(left) is Const and type(right) is Const and isinstance(left.value, str):
+            return Const(left.value + str(right.value))
+        return Scalar("str")
+
+    def _fstring(self, e: cst.FormattedString, env: Env | None) -> Any:
+        out = ""
+        for part in e.parts:
+            if type(part) is cst.FormattedStringText:
+                out += part.value
+                continue
+            assert isinstance(part, cst.FormattedStringExpression)
+            if part.conversion is not None or part.format_spec is not None:
+                return Scalar("str")
+            v = self.value(part.expression, env)
+            if type(v) is not Const or not isinstance(v.value, (str, int)) or isinstance(v.value, bool):
+                return Scalar("str")
+            out += str(v.value)
+        return Const(out)
+
+    def _comprehension(self, e: Any, env: Env | None) -> Any:
+        """A list/generator/dict comprehension over items the model knows one by one: each
+        element evaluated with the loop variables bound (``if`` clauses must be decided)."""
+        frames = self._comprehension_frames(e, e.for_in, env, {}, [0])
+        if frames is None:
+            return UNKNOWN
+        if type(e) is cst.DictComp:
+            items: list[tuple[Any, Any]] = []
+            for f in frames:
+                k = self.value(e.key, f)
+                if type(k) is not Const:
+                    return UNKNOWN
+                items = [(a, b) for a, b in items if a != k.value]
+                items.append((k.value, self.value(e.value, f)))
+            return Dict(tuple(items))
+        return List(tuple(self.value(e.elt, f) for f in frames))
+
+    def _comprehension_frames(
+        self, comp: Any, clause: cst.CompFor, env: Env | None, bound: dict[str, Any], count: list[int]
+    ) -> list[Env] | None:
+        if clause.asynchronous is not None:
+            return None
+        here = self.frame(comp, dict(bound), env) if bound else env
+        items = self.items(self.value(clause.iter, here))
+        if items is None:
+            return None
+        out: list[Env] = []
+        for item in items:
+            count[0] += 1
+            if count[0] > COMPREHENSION_ITEMS:
+                return None
+            names = dict(bound)
+            if not _bind_target(clause.target, item, names):
+                return None
+            frame = self.frame(comp, names, env)
+            keep = True
+            for cond in clause.ifs:
+                truth = _truth(self.value(cond.test, frame))
+                if truth is None:
+                    return None
+                keep = keep and truth
+            if not keep:
+                continue
+            if clause.inner_for_in is not None:
+                more = self._comprehension_frames(comp, clause.inner_for_in, env, names, count)
+                if more is None:
+                    return None
+                out += more
+            else:
+                out.append(frame)
+        return out
+
+    def items(self, iterable: Any) -> list[Any] | None:
+        """The items a ``for`` over ``iterable`` gives one by one, when they are known."""
+        t = type(iterable)
+        if t is Tuple or t is List:
+            return list(iterable.items)
+        if t is Dict:
+            return [Const(k) for k, _ in iterable.items]
+        if t is _Range and iterable.values is not None:
+            return [Const(i) for i in iterable.values]
+        if t is _Zip:
+            parts = [self.items(x) for x in iterable.parts]
+            if any(p is None for p in parts):
+                return None
+            return [Tuple(tuple(row)) for row in zip(*parts, strict=False)]
+        if t is _Enumerate:
+            inner = self.items(iterable.inner)
+            return None if inner is None else [Tuple((Const(i), x)) for i, x in enumerate(inner)]
+        if t is Seq and dims.as_int(iterable.length) is not None and (dims.as_int(iterable.length) or 0) <= 64:
+            return [iterable.item] * (dims.as_int(iterable.length) or 0)
+        return None
+
+    # calls ---------------------------------------------------------------------------
+    def _call_expr(self, e: cst.Call, env: Env | None) -> Any:
+        fn = self.value(e.func, env)
+        args: list[Argument] = []
+        for a in e.args:
+            v = self.value(a.value, env)
+            if a.star == "*":
+                if type(v) in (Tuple, List):
+                    args.extend((x, None, "") for x in v.items)
+                    continue
+                args.append((v, None, "*"))
+                continue
+            if a.star == "**":
+                if type(v) is Dict and all(isinstance(k, str) for k, _ in v.items):
+                    args.extend((x, str(k), "") for k, x in v.items)
+                    continue
+                args.append((v, None, "**"))
+                continue
+            args.append((v, a.keyword.value if a.keyword is not None else None, ""))
+        return self.call(fn, args, env, e)
+
+    def call(self, fn: Any, args: list[Argument], env: Env | None, node: cst.CSTNode | None) -> Any:
+        """What calling ``fn`` with ``args`` gives; ``env`` is the caller's frame."""
+        t = type(fn)
+        if t is External:
+            return self._call_external(fn.qualified, args, env, node)
+        if t is Function:
+            if fn.program is not None and fn.program is not self.p:
+                return fn.program.evaluator.call_function(fn, args, env, node)
+            return self.call_function(fn, args, env, node)
+        if t is Bound:
+            return self.call(fn.func, [(fn.receiver, None, ""), *args], env, node)
+        if t is Partial:
+            if fn.star:
+                return UNKNOWN
+            merged = [(v, None, "") for v in fn.args]
+            given = {k for _, k, _ in args if k is not None}
+            merged += [(v, k, "") for k, v in fn.keywords if k not in given]
+            return self.call(fn.func, merged + args, env, node)
+        if t is Transformed:
+            return self.transfer.call(fn, args, env, node)
+        if t is Class:
+            from .classes import instantiate
+
+            ev = fn.program.evaluator if fn.program is not None else self
+            return instantiate(ev, fn, args, env, node)
+        if t is OneOf:
+            # each may be the one called: what happens in one of them is not certain
+            self.world.uncertain += 1
+            try:
+                return join_all([self.call(x, args, env, node) for x in fn.options])
+            finally:
+                self.world.uncertain -= 1
+        if t is Struct:
+            from .classes import bound_method
+
+            m = bound_method(self, fn.cls, "__call__", fn)
+            return self.call(m, args, env, node) if m is not UNKNOWN else UNKNOWN
+        return UNKNOWN
+
+    def _call_external(self, q: str, args: list[Argument], env: Env | None, node: cst.CSTNode | None) -> Any:
+        from .pybuiltins import BUILTIN_CALLS, not_handled
+
+        if q in BUILTIN_CALLS:
+            self.at = node
+            v = BUILTIN_CALLS[q](self, args)
+            if not not_handled(v):
+                return v
+        if q in DEVICE_COUNTS:
+            return Scalar("int", dims.DEVICES)
+        if q in DEVICE_PUTS:
+            return self._device_put(q, args)
+        if q in LIBRARY_OBJECTS:
+            return Struct(External(LIBRARY_OBJECTS[q]), (), "object")
+        if q in DEVICE_LISTS:
+            return Seq(dims.DEVICES, External("jax.Device"))
+        if q in PARTIAL:
+            if not args or args[0][1] is not None or args[0][2]:
+                return UNKNOWN
+            rest = args[1:]
+            star = any(s for _, _, s in rest)
+            return Partial(
+                args[0][0],
+                tuple(v for v, k, s in rest if k is None and not s),
+                tuple((k, v) for v, k, s in rest if k is not None),
+                star,
+                node,
+            )
+        if self.transfer.is_transform(q):
+            return self.transfer.make(q, args, node)
+        if self.transfer.runs_functions(q):
+            return self.transfer.run_external(q, args, env, node)
+        op = lookup(q)
+        if op is None:
+            return UNKNOWN
+        out = self._apply_op(q, op, args, node)
+        if out is UNKNOWN and q in SHAPE_FUNCTIONS:
+            return Seq(None, Scalar("int"))  # whatever it is given, a shape is a tuple of ints
+        return out
+
+    def _device_put(self, q: str, args: list[Argument]) -> Any:
+        """``device_put(x)``: x on the device; ``device_put_replicated(x, devices)``: one
+        copy per device stacked on a new leading axis; ``device_put_sharded(shards,
+        devices)``: the shards stacked; ``device_get(x)``: x on the host."""
+        from .transfer import _stack
+
+        if any(s for _, _, s in args) or not args or args[0][1] is not None:
+            return UNKNOWN
+        x = args[0][0]
+        if q == "jax.device_put":
+            return _on_host(x, False)
+        if q == "jax.device_get":
+            return _on_host(x, True)
+        devices = args[1][0] if len(args) > 1 else UNKNOWN
+        n = devices.length if type(devices) is Seq else len(devices.items) if type(devices) in (Tuple, List) else None
+        if q == "jax.device_put_replicated":
+            return _stack(_on_host(x, False), n)
+        if q == "jax.device_put_sharded" and type(x) in (Tuple, List) and x.items:
+            return _stack(_on_host(join_all(list(x.items)), False), len(x.items))
+        return UNKNOWN
+
+    def _apply_op(self, q: str, op: Any, args: list[Argument], node: cst.CSTNode | None) -> Any:
+        b = bind(op.signature, args)
+        if b.error is not None:
+            return UNKNOWN
+        for name in op.static:
+            if name in b.arguments and traced(b.arguments[name]):
+                self.report(
+                    Problem(
+                        "tracer",
+                        f"`{q.rsplit('.', 1)[-1]}` needs `{name}` as a Python value, but it is a traced array "
+                        f"(ConcretizationTypeError)",
+                        node,
+                    )
+                )
+                return UNKNOWN
+        call = Call(
+            q, op.signature, b, node, self.report, lambda f, xs: self.call(f, [(x, None, "") for x in xs], None, node)
+        )
+        try:
+            out = op.result(call)
+        except (ValueError, TypeError, IndexError, KeyError, ZeroDivisionError, OverflowError):
+            return UNKNOWN  # a rule that cannot read its arguments: unknown, never a crash
+        if any(traced(v) for v, _, _ in args):
+            out = with_trace(out)  # computed from a tracer: a tracer
+        return out
+
+    def test(self, value: Any, node: cst.CSTNode | None) -> bool | None:
+        """What Python makes of ``value`` as a condition: True/False when known; a traced
+        array is a problem (a tracer has no truth value)."""
+        if type(value) is Array and value.traced:
+            self.report(
+                Problem(
+                    "tracer",
+                    "a traced array used as a Python bool (TracerBoolConversionError): branch with "
+                    "`jnp.where`/`lax.cond`, or keep the value static",
+                    node,
+                )
+            )
+            return None
+        return _truth(value)
+
+    def signature(self, fn: Any) -> Signature | None:
+        """The signature of a callable value (see ``jaxlint.model.signature``)."""
+        from .callables import signature_of
+
+        return signature_of(self, fn)
+
+    def call_function(self, fn: Function, args: list[Argument], env: Env | None, node: cst.CSTNode | None) -> Any:
+        """Call a def or lambda: bind the arguments, evaluate what it returns."""
+        sig = self.signature(fn)
+        if sig is None:
+            return UNKNOWN
+        b = bind(sig, args)
+        if b.error is not None:
+            return UNKNOWN
+        if (env.depth if env is not None else 0) >= MAX_CALL_DEPTH or self._depth >= MAX_CALL_DEPTH:
+            return UNKNOWN
+        params = self.bound_params(fn, sig, b)
+        frame = self.frame(fn.node, params, fn.env, node, env)
+        key = (fn.node, frame)
+        hit = self._calls.get(key)
+        if hit is not None:
+            v, probs = hit
+            for x in probs:
+                self.report(x)
+            return v
+        self._calls[key] = (UNKNOWN, ())  # a recursive call gives UNKNOWN
+        self._depth += 1
+        try:
+            with self.collect() as got:
+                v = self.returned(fn, frame)
+        finally:
+            self._depth -= 1
+        self._calls[key] = (v, tuple(got.problems))
+        return v
+
+    def bound_params(self, fn: Function, sig: Signature, b: Any) -> dict[str, Any]:
+        """Every parameter's value for one call: the argument, else the default (as
+        evaluated where the def is), else UNKNOWN (a spread argument may give it)."""
+        out: dict[str, Any] = {}
+        for p in sig.params:
+            if p.name in b.arguments:
+                v = b.arguments[p.name]
+                if p.kind == "var":
+                    v = Tuple(tuple(v))
+                elif p.kind == "varkw":
+                    v = Dict(tuple(v.items()))
+                out[p.name] = v
+            elif p.kind == "var":
+                out[p.name] = UNKNOWN if b.partial else Tuple(())
+            elif p.kind == "varkw":
+                out[p.name] = UNKNOWN if b.partial else Dict(())
+            elif p.default is not REQUIRED:
+                out[p.name] = p.default
+            else:
+                out[p.name] = UNKNOWN
+        return out
+
+    def returned(self, fn: Function, frame: Env | None) -> Any:
+        """What ``fn`` returns when its parameters are ``frame``'s."""
+        node = fn.node
+        if isinstance(node, cst.Lambda):
+            return self.value(node.body, frame)
+        from .flow import terminates
+        from .returns import return_statements
+
+        if fn.program is not None and fn.program is not self.p:
+            return fn.program.evaluator.returned(fn, frame)
+        rets = return_statements(self.ctx, node)
+        if rets is None:
+            return UNKNOWN
+        self._tests(node, frame)
+        reached, falls_off = self._returns(node.body, frame)
+        values = [self.value(r.value, frame) if r.value is not None else Const(None) for r in reached]
+        if falls_off and not terminates(node.body, enter_with=True):
+            values.append(Const(None))
+        return join_all(values)
+
+    def _returns(self, block: Any, frame: Env | None) -> tuple[list[cst.Return], bool]:
+        """The ``return`` statements a run with ``frame``'s values can reach: an ``if``
+        whose test the model decides takes one arm; (returns, whether the block may end
+        without returning)."""
+        body = block.body if isinstance(block, (cst.IndentedBlock, cst.SimpleStatementSuite)) else [block]
+        out: list[cst.Return] = []
+        for stmt in body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.Return):
+                        out.append(small)
+                        return out, False
+                    if isinstance(small, cst.Raise):
+                        return out, False
+                continue
+            if isinstance(stmt, cst.If):
+                truth = _truth(self.value(stmt.test, frame))
+                arms: list[Any] = []
+                if truth is not False:
+                    arms.append(stmt.body)
+                if truth is not True:
+                    arms.append(stmt.orelse if stmt.orelse is not None else None)
+                ends = True
+                for arm in arms:
+                    if arm is None:
+                        ends = False
+                        continue
+                    inner = arm.body if isinstance(arm, cst.Else) else arm
+                    got, falls = self._returns(inner, frame)
+                    out += got
+                    ends = ends and not falls
+                if ends:
+                    return out, False
+                continue
+            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                continue
+            # loops, with, try, match: their returns may run (not decided here)
+            from .returns import _SCOPES
+
+            for n in self.ctx.descendants(stmt, _SCOPES):
+                if isinstance(n, cst.Return):
+                    out.append(n)
+        return out, True
+
+    def _tests(self, fn: cst.FunctionDef, frame: Env | None) -> None:
+        """What the body runs for certain before its values matter: the tests of its
+        ``if``/``while`` statements and the iterable of a ``for`` (its own block, up to the
+        first ``return``/``raise``/``for``/``try``/``with``): Python branches and counts on
+        concrete values."""
+        body = fn.body
+        if not isinstance(body, cst.IndentedBlock):
+            return
+        for stmt in body.body:
+            if isinstance(stmt, (cst.If, cst.While)):
+                self.test(self.value(stmt.test, frame), stmt.test)
+            elif isinstance(stmt, cst.For):
+                self.value(stmt.iter, frame)  # ``range(n)`` runs, whatever the loop does
+                return
+            elif isinstance(stmt, (cst.Try, cst.With)) or (
+                isinstance(stmt, cst.SimpleStatementLine)
+                and any(isinstance(x, (cst.Return, cst.Raise)) for x in stmt.body)
+            ):
+                return
+
+    # decorators ----------------------------------------------------------------------
+    def _decorated(self, node: cst.FunctionDef, env: Env | None) -> Any:
+        cur: Any = Function(node, env, self.p)
+        for dec in reversed(node.decorators):
+            d = self.value(dec.decorator, env)
+            cur = self.decorate(d, cur, dec.decorator)
+            if cur is UNKNOWN:
+                return UNKNOWN
+        return cur
+
+    def decorate(self, d: Any, fn: Any, node: cst.CSTNode | None) -> Any:
+        """The value ``@d`` makes of ``fn``."""
+        if type(d) is External:
+            q = d.qualified
+            if q in TRANSPARENT or q in TRANSPARENT_CALLS:
+                return fn
+            if self.transfer.is_transform(q):
+                return self.transfer.make(q, [(fn, None, "")], node)
+            if q.startswith("builtins.") and q[9:] in ("staticmethod", "classmethod", "property"):
+                return fn if q != "builtins.property" else UNKNOWN
+        if type(d) is Partial and type(d.func) is External and self.transfer.is_transform(d.func.qualified):
+            args: list[Argument] = [(fn, None, ""), *((v, None, "") for v in d.args)]
+            args += [(v, k, "") for k, v in d.keywords]
+            return self.transfer.make(d.func.qualified, args, node)
+        if type(d) is Transformed and d.target is _NO_TARGET:
+            # ``jax.jit(static_argnums=0)`` used as a decorator factory
+            return Transformed(d.api, fn, d.options, node, d.unknown_options)
+        if type(d) in (Function, Bound, Partial):
+            v = self.call(d, [(fn, None, "")], None, node)
+            if type(v) in (Function, Bound, Partial, Transformed):
+                return v
+        return UNKNOWN
+
+
+_NO_TARGET: Any = Opaque("<no function yet>")
+
+
+# ----------------------------------------------------------------------------------
+# helper values of the evaluator (not part of the lattice: they never leave it)
+# ----------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class _ShapeOf:
+    """``x.shape`` of an array whose rank is not known: ``x.shape[i]`` is still a size."""
+
+    array: Array
+
+
+@dataclass(frozen=True, slots=True)
+class _At:
+    array: Array
+
+
+@dataclass(frozen=True, slots=True)
+class _Range:
+    length: dims.Dim
+    values: tuple[int, ...] | None = None  # the ints it gives, when its bounds are constants
+
+
+@dataclass(frozen=True, slots=True)
+class _Zip:
+    parts: tuple[Any, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Enumerate:
+    inner: Any
+
+
+_ARRAY_OPS = {
+    "Add": "jax.numpy.add",
+    "Subtract": "jax.numpy.subtract",
+    "Multiply": "jax.numpy.multiply",
+    "Divide": "jax.numpy.true_divide",
+    "FloorDivide": "jax.numpy.floor_divide",
+    "Modulo": "jax.numpy.remainder",
+    "Power": "jax.numpy.power",
+    "MatrixMultiply": "jax.numpy.matmul",
+    "BitAnd": "jax.numpy.bitwise_and",
+    "BitOr": "jax.numpy.bitwise_or",
+    "BitXor": "jax.numpy.bitwise_xor",
+}
+
+_BUILTINS = frozenset(
+    {
+        "len",
+        "range",
+        "zip",
+        "enumerate",
+        "int",
+        "float",
+        "bool",
+        "str",
+        "tuple",
+        "list",
+        "dict",
+        "min",
+        "max",
+        "abs",
+        "sum",
+        "isinstance",
+        "print",
+        "staticmethod",
+        "classmethod",
+        "property",
+        "reversed",
+        "sorted",
+        "round",
+        "pow",
+        "divmod",
+    }
+)
+
+
+def _number(e: cst.BaseNumber) -> Any:
+    try:
+        return Const(e.evaluated_value)  # type: ignore[attr-defined]  # Integer/Float/Imaginary all have it
+    except Exception:
+        return UNKNOWN
+
+
+def _on_host(v: Any, host: bool) -> Any:
+    """The same pytree with its arrays on the device (or, ``host``, the host)."""
+    t = type(v)
+    if t is Array:
+        return Array(v.shape, v.dtype, host, v.origin)
+    if t is Tuple or t is List:
+        return t(tuple(_on_host(x, host) for x in v.items))
+    if t is Dict:
+        return Dict(tuple((k, _on_host(x, host)) for k, x in v.items))
+    if t is Struct and v.kind == "pytree":
+        return Struct(
+            v.cls, tuple((k, x if k in v.static else _on_host(x, host)) for k, x in v.fields), v.kind, v.static
+        )
+    return v
+
+
+def _truth(v: Any) -> bool | None:
+    if type(v) is Const:
+        try:
+            return bool(v.value)
+        except Exception:
+            return None
+    if type(v) in (Tuple, List, Dict):
+        return bool(v.items)
+    if type(v) in (Function, Class, Bound, Partial, Transformed):
+        return True
+    return None
+
+
+def _has_tuple_comma(elements: Any) -> bool:
+    """``x[0,]`` is a tuple index even with one element."""
+    return len(elements) == 1 and elements[0].comma not in (cst.MaybeSentinel.DEFAULT, None)
+
+
+def _kind(v: Any) -> str:
+    if type(v) is Scalar:
+        return v.kind
+    x = v.value
+    if isinstance(x, bool):
+        return "bool"
+    return type(x).__name__
+
+
+def _int_like(v: Any) -> bool:
+    return (type(v) is Const and isinstance(v.value, int) and not isinstance(v.value, bool)) or (
+        type(v) is Scalar and v.kind == "int"
+    )
+
+
+def _int_arithmetic(op: str, left: Any, right: Any) -> Any:
+    a, b = as_dim(left), as_dim(right)
+    if op == "Add":
+        d = dims.add(a, b)
+    elif op == "Subtract":
+        d = dims.sub(a, b)
+    elif op == "Multiply":
+        d = dims.mul(a, b)
+    elif op == "FloorDivide":
+        d = dims.floordiv(a, b)
+    elif op == "Divide":
+        return Scalar("float")
+    else:
+        return Scalar("int")
+    return int_value(d) if d is not None else Scalar("int")
+
+
+_SAFE_CONST_OPS = {
+    "Add": lambda a, b: a + b,
+    "Subtract": lambda a, b: a - b,
+    "Multiply": lambda a, b: a * b,
+    "Divide": lambda a, b: a / b,
+    "FloorDivide": lambda a, b: a // b,
+    "Modulo": lambda a, b: a % b,
+}
+
+
+def _const_arithmetic(op: str, a: Any, b: Any) -> Any:
+    if op == "Power":
+        if isinstance(a, (int, float)) and isinstance(b, int) and abs(b) <= 64 and abs(a) < 1e6:
+            try:
+                return Const(a**b)
+            except (OverflowError, ZeroDivisionError):
+                return UNKNOWN
+        return UNKNOWN
+    f = _SAFE_CONST_OPS.get(op)
+    if f is None:
+        return UNKNOWN
+    if isinstance(a, str) or isinstance(b, str):
+        if op == "Add" and isinstance(a, str) and isinstance(b, str):
+            return Const(a + b) if len(a) + len(b) < 10_000 else Scalar("str")
+        return Scalar("str") if op in ("Modulo", "Multiply") else UNKNOWN
+    if not isinstance(a, (int, float, complex)) or not isinstance(b, (int, float, complex)):
+        return UNKNOWN
+    try:
+        out = f(a, b)
+    except (ZeroDivisionError, OverflowError, TypeError):
+        return UNKNOWN
+    if isinstance(out, int) and abs(out) > 1 << 62:
+        return Scalar("int")
+    return Const(out)
+
+
+def _const_compare(op: str, a: Any, b: Any) -> Any:
+    try:
+        if op == "Equal":
+            return Const(a == b)
+        if op == "NotEqual":
+            return Const(a != b)
+        if op == "Is":
+            return Const(a is b) if a is None or b is None else Scalar("bool")
+        if op == "IsNot":
+            return Const(a is not b) if a is None or b is None else Scalar("bool")
+        if op in ("LessThan", "GreaterThan", "LessThanEqual", "GreaterThanEqual") and all(
+            isinstance(x, (int, float)) for x in (a, b)
+        ):
+            return Const(
+                {"LessThan": a < b, "GreaterThan": a > b, "LessThanEqual": a <= b, "GreaterThanEqual": a >= b}[op]
+            )
+    except Exception:
+        return Scalar("bool")
+    return Scalar("bool")
+
+
+def _bind_target(target: cst.BaseExpression, value: Any, out: dict[str, Any]) -> bool:
+    """Bind a ``for`` target (a name, or a tuple/list of them) to one item."""
+    if type(target) is cst.Name:
+        out[target.value] = value
+        return True
+    if type(target) in (cst.Tuple, cst.List):
+        elements = target.elements  # type: ignore[attr-defined]  # Tuple and List both have them
+        if any(type(el) is cst.StarredElement for el in elements):
+            return False
+        return all(_bind_target(el.value, unpack(value, (k,)), out) for k, el in enumerate(elements))
+    return False
+
+
+def unpack(v: Any, path: tuple[int, ...]) -> Any:
+    """The element ``a, (b, c) = v`` gives the name at ``path``."""
+    for k in path:
+        t = type(v)
+        if t is Tuple or t is List:
+            if k >= len(v.items):
+                return UNKNOWN
+            v = v.items[k]
+        elif t is Struct and v.kind == "pytree":
+            fields = [x for _, x in v.fields]
+            v = fields[k] if k < len(fields) else UNKNOWN
+        elif t is Array:
+            s = v.shape
+            if s is None or not s.dims:
+                return Array(None, v.dtype, v.host) if s is None else UNKNOWN
+            v = Array(Shape(s.dims[1:], s.rest), v.dtype, v.host)
+        elif t is Seq:
+            v = v.item
+        elif t is _ShapeOf:
+            v = _shape_symbol(v.array, k)
+        else:
+            return UNKNOWN
+    return v
+
+
+def _sequence_item(base: Tuple | List, index: Any) -> Any:
+    items = base.items
+    if type(index) is Const and isinstance(index.value, int) and not isinstance(index.value, bool):
+        i = index.value
+        return items[i] if -len(items) <= i < len(items) else UNKNOWN
+    if is_slice(index):
+        bounds: list[int | None] = []
+        for k in ("start", "stop", "step"):
+            x = index.get(k)
+            if type(x) is not Const or not (x.value is None or type(x.value) is int):
+                return UNKNOWN
+            bounds.append(x.value)
+        return type(base)(items[slice(*bounds)])
+    return UNKNOWN
+
+
+def _slice_seq(base: Seq, index: Struct) -> Any:
+    start, stop, step = (index.get(k) for k in ("start", "stop", "step"))
+    if type(step) is Const and step.value not in (None, 1):
+        return UNKNOWN
+    if type(start) is Const and start.value in (None, 0) and type(stop) is Const and isinstance(stop.value, int):
+        n = stop.value
+        if n >= 0:
+            length = base.length
+            if dims.as_int(length) is not None:
+                return Seq(min(dims.as_int(length) or 0, n), base.item)
+            if dims.mentions_devices(length):
+                # the first n devices: the code asks for n of them (with fewer, it fails
+                # where it uses them, not here)
+                return Seq(n, base.item)
+            return Seq(dims.sym(f"min({dims.key_text(length)},{n})", f"min({dims.text(length)}, {n})"), base.item)
+    return Seq(None, base.item)
+
+
+def _shape_symbol(a: Array, i: int) -> Any:
+    if a.shape is not None:
+        d = a.shape.axis(i)
+        if d is not None:
+            return int_value(d)
+    if a.origin is not None:
+        return Scalar("int", dims.sym(f"{a.origin}.shape[{i}]", f"{a.origin.rsplit('.', 1)[-1]}.shape[{i}]"))
+    return Scalar("int")
+
+
+__all__ = ["Env", "Evaluator", "Param", "unpack"]

@@ -1,0 +1,28 @@
+"""jax's own test suite: ``jtu.sample_product(**axes)`` runs a test once per combination
+of the axes' values (like absl's ``product``), and ``jtu.cases_from_list(cases)`` is the
+list of cases ``parameters`` is given. Only for linting jax itself, or code that uses
+its test utilities."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from ..contexts import PROVIDERS, Case
+from . import parameterized
+
+if TYPE_CHECKING:
+    from ..evaluate import Evaluator
+
+MODULES = ("jax._src.test_util", "jax.test_util")
+KINDS = {f"{m}.sample_product": "product" for m in MODULES}
+
+
+def provide(ev: Evaluator, fn: Any) -> list[Case] | None:
+    if type(fn) is not cst.FunctionDef or not fn.decorators:
+        return None
+    return parameterized.decorated_cases(ev, fn, KINDS)
+
+
+PROVIDERS.append(provide)

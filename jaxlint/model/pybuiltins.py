@@ -1,0 +1,288 @@
+"""Python's builtins and a few ``math`` functions on abstract values.
+
+``len`` of a display, of an array (its leading size) or of anything known by identity
+(a size symbol of its own), ``int``/``float`` of numbers, ``tuple``/``list`` of
+sequences, ``dict(k=v)``, ``min``/``max`` of constants, ``math.prod`` of sizes (symbolic
+sizes multiply), ``range``/``zip``/``enumerate`` as iterables for ``for`` loops, and
+``dict.get/keys/values/items``. Anything else: UNKNOWN.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from jaxlint.base.literals import UNKNOWN
+
+from . import dims
+from .abstract import Array, Const, Dict, List, Opaque, Scalar, Seq, Tuple, as_dim, int_value, join_all
+from .signature import Argument
+
+if TYPE_CHECKING:
+    from .evaluate import Evaluator
+
+Builtin = Callable[["Evaluator", list[Argument]], Any]
+
+
+def _positional(args: list[Argument]) -> list[Any] | None:
+    if any(k is not None or s for _, k, s in args):
+        return None
+    return [v for v, _, _ in args]
+
+
+def _len(ev: Evaluator, args: list[Argument]) -> Any:
+    xs = _positional(args)
+    if xs is None or len(xs) != 1:
+        return UNKNOWN
+    v = xs[0]
+    t = type(v)
+    if t in (Tuple, List, Dict):
+        return Const(len(v.items))
+    if t is Seq:
+        return int_value(v.length) if v.length is not None else Scalar("int")
+    if t is Array:
+        if v.shape is not None and v.shape.dims:
+            d = v.shape.dims[0]
+            return int_value(d) if d is not None else Scalar("int")
+        if v.origin is not None:
+            return Scalar("int", dims.sym(f"{v.origin}.shape[0]", f"len({v.origin.rsplit('.', 1)[-1]})"))
+        return Scalar("int")
+    if t is Opaque:
+        return Scalar("int", dims.sym(f"len({v.key})", f"len({v.label or v.key})"))
+    if t is Const and isinstance(v.value, (str, bytes)):
+        return Const(len(v.value))
+    from .evaluate import _ShapeOf
+
+    if t is _ShapeOf:
+        return Scalar("int")
+    return Scalar("int")
+
+
+def _int(ev: Evaluator, args: list[Argument]) -> Any:
+    if _tracer_problem(ev, "int", args):
+        return UNKNOWN
+    xs = _positional(args)
+    if xs is None or len(xs) != 1:
+        return Scalar("int")
+    v = xs[0]
+    if type(v) is Const and isinstance(v.value, (int, float)) and not isinstance(v.value, bool):
+        try:
+            return Const(int(v.value))
+        except (OverflowError, ValueError):
+            return Scalar("int")
+    if type(v) is Scalar and v.kind == "int":
+        return v
+    return Scalar("int")
+
+
+def _float(ev: Evaluator, args: list[Argument]) -> Any:
+    if _tracer_problem(ev, "float", args):
+        return UNKNOWN
+    xs = _positional(args)
+    if xs and type(xs[0]) is Const and isinstance(xs[0].value, (int, float)):
+        return Const(float(xs[0].value))
+    return Scalar("float")
+
+
+def _bool(ev: Evaluator, args: list[Argument]) -> Any:
+    if _tracer_problem(ev, "bool", args):
+        return UNKNOWN
+    return Scalar("bool")
+
+
+def _str(ev: Evaluator, args: list[Argument]) -> Any:
+    xs = _positional(args)
+    if xs and type(xs[0]) is Const and isinstance(xs[0].value, (str, int)):
+        return Const(str(xs[0].value))
+    return Scalar("str")
+
+
+def _sequence(kind: type) -> Builtin:
+    def make(ev: Evaluator, args: list[Argument]) -> Any:
+        xs = _positional(args)
+        if xs is None:
+            return UNKNOWN
+        if not xs:
+            return kind(())
+        v = xs[0]
+        if type(v) in (Tuple, List):
+            return kind(v.items)
+        if type(v) is Dict:
+            return kind(tuple(Const(k) for k, _ in v.items))
+        if type(v) is Seq:
+            return v
+        if type(v) is Array and v.shape is not None and v.shape.dims:
+            n = dims.as_int(v.shape.dims[0])
+            row = ev.item(v, Const(0))
+            if n is not None and n <= 64:
+                return kind(tuple(row for _ in range(n)))
+            return Seq(v.shape.dims[0], row)
+        from .evaluate import _ShapeOf
+
+        if type(v) is _ShapeOf:
+            return UNKNOWN
+        return UNKNOWN
+
+    return make
+
+
+def _dict(ev: Evaluator, args: list[Argument]) -> Any:
+    if any(s for _, _, s in args):
+        return UNKNOWN
+    items: list[tuple[Any, Any]] = []
+    for v, k, _ in args:
+        if k is None:
+            if type(v) is Dict:
+                items.extend(v.items)
+                continue
+            return UNKNOWN
+        items = [(a, b) for a, b in items if a != k]
+        items.append((k, v))
+    return Dict(tuple(items))
+
+
+def _extreme(pick: Callable[..., Any]) -> Builtin:
+    def f(ev: Evaluator, args: list[Argument]) -> Any:
+        xs = _positional(args)
+        if not xs:
+            return UNKNOWN
+        if len(xs) == 1 and type(xs[0]) in (Tuple, List):
+            xs = list(xs[0].items)
+        if xs and all(type(x) is Const and isinstance(x.value, (int, float)) for x in xs):
+            return Const(pick(x.value for x in xs))
+        if all(as_dim(x) is not None for x in xs):
+            return Scalar("int")
+        return join_all(xs)
+
+    return f
+
+
+def _abs(ev: Evaluator, args: list[Argument]) -> Any:
+    xs = _positional(args)
+    if xs and type(xs[0]) is Const and isinstance(xs[0].value, (int, float)):
+        return Const(abs(xs[0].value))
+    if xs and type(xs[0]) is Array:
+        return xs[0]
+    return UNKNOWN
+
+
+def _prod(ev: Evaluator, args: list[Argument]) -> Any:
+    xs = _positional(args)
+    if xs and len(xs) == 1 and type(xs[0]) is Seq and (xs[0].item == Scalar("int") or type(xs[0].item) is Const):
+        return Scalar("int")  # a product of ints is an int
+    if not xs or len(xs) != 1 or type(xs[0]) not in (Tuple, List):
+        return _NOT_HANDLED
+    ds = [as_dim(x) for x in xs[0].items]
+    if any(d is None for d in ds):
+        return Scalar("int")
+    return int_value(dims.product(ds))
+
+
+def _tracer_problem(ev: Evaluator, what: str, args: list[Argument]) -> bool:
+    """Report a traced array given where Python needs a concrete value; True if so."""
+    from .abstract import traced
+    from .catalogue import Problem
+
+    if any(traced(v) for v, _, _ in args):
+        ev.report(
+            Problem("tracer", f"`{what}()` of a traced array needs a concrete value (ConcretizationTypeError)", ev.at)
+        )
+        return True
+    return False
+
+
+def _range(ev: Evaluator, args: list[Argument]) -> Any:
+    from .evaluate import _Range
+
+    if _tracer_problem(ev, "range", args):
+        return UNKNOWN
+    xs = _positional(args)
+    if xs is None or not 1 <= len(xs) <= 3:
+        return _Range(None)
+    bounds = [as_dim(x) for x in xs]
+    ints = [dims.as_int(b) for b in bounds]
+    values = None
+    if all(i is not None for i in ints):
+        r = range(*ints)  # type: ignore[arg-type]  # ints checked above
+        values = tuple(r) if len(r) <= 256 else None
+        return _Range(len(r), values)
+    if len(xs) == 1:
+        return _Range(bounds[0])
+    if len(xs) == 2:
+        return _Range(dims.sub(bounds[1], bounds[0]))
+    return _Range(None)
+
+
+def _zip(ev: Evaluator, args: list[Argument]) -> Any:
+    from .evaluate import _Zip
+
+    xs = _positional(args)
+    return _Zip(tuple(xs)) if xs is not None else UNKNOWN
+
+
+def _enumerate(ev: Evaluator, args: list[Argument]) -> Any:
+    from .evaluate import _Enumerate
+
+    xs = _positional(args)
+    return _Enumerate(xs[0]) if xs else UNKNOWN
+
+
+def _dict_method(name: str) -> Builtin:
+    def f(ev: Evaluator, args: list[Argument]) -> Any:
+        xs = _positional(args)
+        if not xs or type(xs[0]) is not Dict:
+            return UNKNOWN
+        d = xs[0]
+        if name == "get":
+            if len(xs) >= 2 and type(xs[1]) is Const:
+                v = d.get(xs[1].value)
+                if v is not None:
+                    return v
+                return xs[2] if len(xs) > 2 else Const(None)
+            return UNKNOWN
+        if name == "keys":
+            return List(tuple(Const(k) for k, _ in d.items))
+        if name == "values":
+            return List(tuple(v for _, v in d.items))
+        return List(tuple(Tuple((Const(k), v)) for k, v in d.items))
+
+    return f
+
+
+def _none(ev: Evaluator, args: list[Argument]) -> Any:
+    return Const(None)
+
+
+def _isinstance(ev: Evaluator, args: list[Argument]) -> Any:
+    return Scalar("bool")
+
+
+_NOT_HANDLED: Any = object()
+
+BUILTIN_CALLS: dict[str, Builtin] = {
+    "builtins.len": _len,
+    "builtins.int": _int,
+    "builtins.float": _float,
+    "builtins.bool": _bool,
+    "builtins.str": _str,
+    "builtins.tuple": _sequence(Tuple),
+    "builtins.list": _sequence(List),
+    "builtins.dict": _dict,
+    "builtins.min": _extreme(min),
+    "builtins.max": _extreme(max),
+    "builtins.abs": _abs,
+    "builtins.range": _range,
+    "builtins.zip": _zip,
+    "builtins.enumerate": _enumerate,
+    "builtins.print": _none,
+    "builtins.isinstance": _isinstance,
+    "builtins.dict.get": _dict_method("get"),
+    "builtins.dict.keys": _dict_method("keys"),
+    "builtins.dict.values": _dict_method("values"),
+    "builtins.dict.items": _dict_method("items"),
+    "math.prod": _prod,
+}
+
+
+def not_handled(v: Any) -> bool:
+    return v is _NOT_HANDLED

@@ -1,0 +1,147 @@
+"""The evaluator: names, calls of defs with their arguments, catalogue calls, classes,
+builtins, decorators and transforms, on small programs."""
+
+from jaxlint.base.literals import UNKNOWN
+from jaxlint.model import dims
+from jaxlint.model.abstract import (
+    FLOAT,
+    Array,
+    Const,
+    Dict,
+    Opaque,
+    Scalar,
+    Struct,
+    Transformed,
+    Tuple,
+)
+
+from .helpers import value_of
+
+HEAD = "import jax\nimport jax.numpy as jnp\nfrom functools import partial\n"
+
+
+def shape(v):
+    assert type(v) is Array, v
+    return v.shape.dims if v.shape is not None else None
+
+
+def test_constructors_and_arithmetic():
+    assert shape(value_of(HEAD + "result = jnp.zeros((3, 4)) + jnp.ones(4)\n")) == (3, 4)
+    assert shape(value_of(HEAD + "x = jnp.ones((8, 3))\nresult = x @ jnp.ones((3, 2))\n")) == (8, 2)
+    assert value_of(HEAD + "result = 3 * 4 + 1\n") == Const(13)
+    assert value_of(HEAD + "result = (2,) + (3, 4)\n") == Tuple((Const(2), Const(3), Const(4)))
+
+
+def test_a_call_returns_the_callees_value_with_its_arguments_and_defaults():
+    src = HEAD + (
+        "def init(key, d_in=6, width=16):\n"
+        "    return {'w': jax.random.normal(key, (d_in, width)), 'b': jnp.zeros(width)}\n"
+        "result = init(jax.random.PRNGKey(0), width=4)\n"
+    )
+    v = value_of(src)
+    assert type(v) is Dict
+    assert shape(v.get("w")) == (6, 4) and shape(v.get("b")) == (4,)
+
+
+def test_tuple_unpacking_indexing_and_shape_reads():
+    src = HEAD + (
+        "def setup():\n    return jnp.ones((5, 3)), jnp.zeros(7)\n"
+        "x, y = setup()\nn, d = x.shape\nresult = (n, d, y.shape[0], x[0].shape, len(y))\n"
+    )
+    assert value_of(src) == Tuple((Const(5), Const(3), Const(7), Tuple((Const(3),)), Const(7)))
+
+
+def test_symbols_flow_through_the_device_count():
+    src = HEAD + "n = jax.local_device_count()\nresult = jnp.ones((n * 2, 3))\n"
+    assert shape(value_of(src)) == (dims.mul(2, dims.DEVICES), 3)
+
+
+def test_a_parameter_without_a_call_is_opaque_or_what_its_annotation_says():
+    src = HEAD + "def f(x, n: int, a: jax.Array):\n    return x, n, a.shape[1]\nresult = f\n"
+    from jaxlint.model.contexts import default_frame
+
+    from .helpers import model_of
+
+    p = model_of(src)
+    fn = p.module_scope.bindings["f"][0].node
+    ev = p.evaluator
+    ret = ev.returned(ev.value(fn, None), default_frame(ev, fn))
+    x, n, a1 = ret.items
+    assert type(x) is Opaque and x.label == "x"
+    assert n == Scalar("int", dims.sym("f.n", "n"))
+    assert type(a1) is Scalar and a1.dim == dims.sym("f.a.shape[1]")
+
+
+def test_jaxtyping_annotations_give_named_sizes_shared_in_a_signature():
+    src = HEAD + (
+        "from jaxtyping import Array, Float\n"
+        "def f(x: Float[Array, 'batch d'], y: Float[Array, 'batch']):\n    return x, y\nresult = f\n"
+    )
+    from jaxlint.model.contexts import default_frame
+
+    from .helpers import model_of
+
+    p = model_of(src)
+    fn = p.module_scope.bindings["f"][0].node
+    ev = p.evaluator
+    x, y = ev.returned(ev.value(fn, None), default_frame(ev, fn)).items
+    assert x.shape.dims[0] == y.shape.dims[0] and x.dtype == FLOAT
+    assert dims.text(x.shape.dims[1]) == "d"
+
+
+def test_dataclass_pytrees_namedtuples_and_plain_objects():
+    src = HEAD + (
+        "import flax.struct\nfrom typing import NamedTuple\n"
+        "@flax.struct.dataclass\nclass State:\n    params: dict\n    step: int = 0\n"
+        "    apply_fn: object = flax.struct.field(pytree_node=False, default=None)\n"
+        "class Batch(NamedTuple):\n    x: jax.Array\n    y: jax.Array\n"
+        "class Opt:\n    def __init__(self, lr):\n        self.lr = lr\n"
+        "result = (State({'w': jnp.ones(3)}), Batch(jnp.ones((4, 2)), jnp.zeros(4)), Opt(0.1))\n"
+    )
+    state, batch, opt = value_of(src).items
+    assert type(state) is Struct and state.kind == "pytree" and state.static == frozenset({"apply_fn"})
+    assert state.get("step") == Const(0)
+    assert type(batch) is Struct and shape(batch.get("x")) == (4, 2)
+    assert type(opt) is Struct and opt.kind == "object" and opt.get("lr") == Const(0.1)
+
+
+def test_methods_see_their_receiver():
+    src = HEAD + (
+        "class Model:\n    def __init__(self, d):\n        self.w = jnp.ones((d, 2))\n"
+        "    def apply(self, x):\n        return x @ self.w\n"
+        "result = Model(3).apply(jnp.ones((5, 3)))\n"
+    )
+    assert shape(value_of(src)) == (5, 2)
+
+
+def test_decorators_and_transforms_are_values():
+    src = HEAD + ("@partial(jax.vmap, in_axes=(None, 0))\ndef f(w, x):\n    return w @ x\ng = jax.jit(f)\nresult = g\n")
+    v = value_of(src)
+    assert type(v) is Transformed and v.api == "jax.jit"
+    inner = v.target
+    assert inner.api == "jax.vmap" and inner.option("in_axes") == Tuple((Const(None), Const(0)))
+
+
+def test_vmap_adds_the_batch_axis_and_grad_gives_cotangents():
+    src = HEAD + (
+        "def f(w, x):\n    return jnp.sum(w @ x)\n"
+        "w = jnp.ones((2, 3))\n"
+        "result = (jax.vmap(f, in_axes=(None, 0))(w, jnp.ones((7, 3))), jax.grad(f)(w, jnp.ones(3)))\n"
+    )
+    batched, grads = value_of(src).items
+    assert shape(batched) == (7,) and shape(grads) == (2, 3) and grads.dtype == FLOAT
+
+
+def test_lax_control_flow_runs_its_bodies():
+    src = HEAD + (
+        "from jax import lax\n"
+        "def body(carry, x):\n    return carry + x, x * 2\n"
+        "result = lax.scan(body, jnp.zeros(3), jnp.ones((10, 3)))\n"
+    )
+    carry, ys = value_of(src).items
+    assert shape(carry) == (3,) and shape(ys) == (10, 3)
+
+
+def test_unknown_stays_unknown():
+    assert value_of(HEAD + "result = load_data()\n") is UNKNOWN
+    assert value_of(HEAD + "import optax\nresult = optax.adam(1e-3)\n") is UNKNOWN

@@ -1,0 +1,46 @@
+"""How a function uses its parameters (jaxlint.model.uses)."""
+
+import libcst as cst
+
+from jaxlint.model.uses import uses
+
+from .helpers import model_of
+
+
+def _uses(src: str, name: str = "f") -> dict[str, set[str]]:
+    p = model_of(src)
+    fn = next(n for n, entering in p.ctx._events if entering and type(n) is cst.FunctionDef and n.name.value == name)
+    return {k: set(v) for k, v in uses(p, fn).items()}
+
+
+def test_each_kind_of_use():
+    got = _uses(
+        "import jax, jax.numpy as jnp\n"
+        "def f(params, x, n, fn, k, xs, pair, batch):\n"
+        "    h = x @ params['w']\n"
+        "    y = jnp.zeros((n, 3))\n"
+        "    for b in xs:\n        pass\n"
+        "    a, c = pair\n"
+        "    if k > 0:\n        pass\n"
+        "    return fn(h) + batch.shape[0] + jnp.dot(h, x)\n"
+    )
+    assert got["params"] == {"subscripted"}
+    assert got["x"] == {"contraction"}
+    assert got["n"] == {"static"}
+    assert got["fn"] == {"called"}
+    assert got["k"] == {"static"}
+    assert got["xs"] == {"iterated"}
+    assert got["pair"] == {"unpacked"}
+    assert got["batch"] == {"shape"}
+
+
+def test_differentiated_and_range():
+    got = _uses(
+        "import jax\n"
+        "def loss(w, x):\n    return (w * x).sum()\n"
+        "def f(w, x, steps):\n"
+        "    for _ in range(steps):\n        g = jax.grad(loss)(w, x)\n"
+        "    return g\n"
+    )
+    assert got["steps"] == {"static"}
+    assert got["w"] == {"differentiated"} and got["x"] == set()

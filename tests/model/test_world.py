@@ -1,0 +1,70 @@
+"""Values across modules: a call of a function another module of the project defines
+is evaluated in that module (its own names, defaults and helpers), as a lint of the
+project loads it."""
+
+from jaxlint.model.abstract import Array, Class, Dict, Function, Struct
+from jaxlint.model.mapsites import map_sites
+
+from .helpers import project_model
+
+MODEL = """
+import jax
+import jax.numpy as jnp
+
+HIDDEN = 16
+
+def _dense(key, n_in, n_out):
+    return {"kernel": jax.random.normal(key, (n_in, n_out)), "bias": jnp.zeros(n_out)}
+
+def init_params(key, d_in=6):
+    return {"dense1": _dense(key, d_in, HIDDEN)}
+
+class Config:
+    def __init__(self, width):
+        self.width = width
+"""
+
+MAIN = """
+import jax
+import model
+from model import init_params, Config
+
+params = init_params(jax.random.PRNGKey(0))
+other = model.init_params(jax.random.PRNGKey(0), d_in=3)
+cfg = Config(8)
+fn = model._dense
+"""
+
+
+def test_a_function_of_another_module_runs_there():
+    p = project_model({"main": MAIN, "model": MODEL}, "main")
+    ev = p.evaluator
+    vals = {
+        b.name: ev.value(b.value, None) for bs in p.module_scope.bindings.values() for b in bs if b.kind == "assign"
+    }
+    dense = vals["params"].get("dense1")
+    assert type(dense) is Dict and dense.get("kernel") == Array(dense.get("kernel").shape, dense.get("kernel").dtype)
+    assert dense.get("kernel").shape.dims == (6, 16) and dense.get("bias").shape.dims == (16,)
+    assert vals["other"].get("dense1").get("kernel").shape.dims == (3, 16)
+    assert type(vals["cfg"]) is Struct and type(vals["cfg"].cls) is Class and vals["cfg"].get("width").value == 8
+    assert type(vals["fn"]) is Function and vals["fn"].name == "_dense"
+
+
+def test_a_vmap_over_parameters_another_module_builds():
+    main = """
+import jax
+import jax.numpy as jnp
+import model
+
+def mse(params, xs, ys):
+    preds = jax.vmap(model.apply)(params, xs)
+    return jnp.mean((preds - ys) ** 2)
+
+params = model.init_params(jax.random.PRNGKey(0))
+mse(params, jnp.ones((40, 6)), jnp.zeros(40))
+"""
+    lib = MODEL + "\ndef apply(params, x):\n    return x @ params['dense1']['kernel']\n"
+    p = project_model({"main": main, "model": lib}, "main")
+    [site] = map_sites(p, "jax.vmap")
+    [e] = site.calls
+    assert [i.kind for i in e.record.issues] == ["sizes"]

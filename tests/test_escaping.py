@@ -20,7 +20,7 @@ from jaxlint.report.escape import no_workflow_commands, printable
 FORGED_NAME = "x\n::error file=README.md,line=1::forged\n\x1b[31mred\x1b[0m ##[add-mask]v1 \u202eevil.py"
 FORGED_AXIS = "a\\n::warning file=setup.py,line=1::forged2\\r\\x1b]0;title\\x07 ##[error]v1 \\u202e b"
 NOT_UTF8 = b"bad\xffname.py"
-FORMATS = ("concise", "full", "github", "json", "sarif")
+FORMATS = ("concise", "full", "github", "gitlab", "json", "sarif")
 
 
 @pytest.fixture(scope="module")
@@ -81,13 +81,16 @@ def test_concise_shows_the_escapes(tree):
     )
 
 
-@pytest.mark.parametrize("fmt", ["json", "sarif"])
+@pytest.mark.parametrize("fmt", ["json", "gitlab", "sarif"])
 def test_a_file_name_that_is_not_utf8_keeps_json_and_sarif_valid(tree, fmt):
     out = run(tree, fmt).stdout.decode("utf-8")
     doc = json.loads(out)
     if fmt == "json":
         names = {d["filename"] for d in doc}
         assert os.fsdecode(NOT_UTF8) in names  # the surrogate escape: os.fsencode gives the bytes back
+    elif fmt == "gitlab":
+        names = {d["location"]["path"] for d in doc}
+        assert os.fsdecode(NOT_UTF8) in names
     else:
         uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in doc["runs"][0]["results"]}
         assert "bad%FFname.py" in uris

@@ -229,6 +229,15 @@ def _plan_file(path: str) -> tuple[str, object, str | None]:
 Job = tuple[str, Blanks, "frozenset[str] | None", "frozenset[str] | None"]
 
 
+def job_for(path: str, plan: FilePlan | None, decided: dict[str, Decision] | None) -> Job:
+    """What the second pass does with a planned file: blank the units the decision did not keep
+    (none when there is no decision: the main process had no memory for it)."""
+    if isinstance(plan, FilePlan) and decided is not None:
+        d = decided[path]
+        return (path, blanks_for(plan, d.kept), d.looked_up, d.callers_of_seeds)
+    return (path, (), None, None)
+
+
 def _lint_file(job: Job) -> tuple[FileResult, str | None]:
     assert _WORKER is not None
     path, blanks, looked_up, callers = job
@@ -250,6 +259,10 @@ def _lint_file(job: Job) -> tuple[FileResult, str | None]:
 # -- main side -----------------------------------------------------------------------
 class Runner:
     """One lint run: settings, rules, and the project-wide phase."""
+
+    # how worker processes start: "fork" is the cheapest; a process with threads (the
+    # language server) uses "forkserver", since a fork copies other threads' locks held
+    start_method = "fork"
 
     def __init__(
         self, settings: Settings, jobs: int | None = None, cache=None, progress: Callable[[int], None] | None = None
@@ -281,8 +294,13 @@ class Runner:
             ]
 
     # lint ----------------------------------------------------------------------------
-    def lint_files(self, files: list[str]) -> tuple[list[FileResult], list[str]]:
-        """Plan every file (``ast``), decide what LibCST must see project-wide, lint."""
+    def lint_files(self, files: list[str], record: dict | None = None) -> tuple[list[FileResult], list[str]]:
+        """Plan every file (``ast``), decide what LibCST must see project-wide, lint.
+
+        ``record``, if given, receives the first pass's answers (``"plans"``: path -> FileResult,
+        FilePlan or None), the decision (``"decided"``) and the job each file was linted with
+        (``"jobs"``), which an editor's session keeps to decide again when a module changes
+        (``redecide``) and to slice a buffer being edited (``edit_decision``)."""
         results: dict[str, FileResult] = {}
         errors: list[str] = []
         self.workers = max(1, min(self.jobs, len(files)))
@@ -298,17 +316,17 @@ class Runner:
                     continue
                 if path not in plans:
                     continue  # unreadable: reported by the first pass
-                if isinstance(plan, FilePlan) and decided is not None:
-                    d = decided[path]
-                    job: Job = (path, blanks_for(plan, d.kept), d.looked_up, d.callers_of_seeds)
-                else:
-                    job = (path, (), None, None)
+                job = job_for(path, plan if isinstance(plan, FilePlan) else None, decided)
+                if record is not None:
+                    record.setdefault("jobs", {})[path] = job
                 cached = self.cache.get(path, job_digest(*job[1:])) if self.cache is not None else None
                 if cached is not None:
                     results[path] = cached
                     self._tick()
                 else:
                     todo.append(job)
+            if record is not None:
+                record["plans"], record["decided"] = plans, decided if decided is not None else {}
             del plans, decided
             for job, (res, err) in zip(todo, run(_lint_file, todo, lambda job: (_died(job[0]), None)), strict=True):
                 path = job[0]
@@ -376,7 +394,7 @@ class Runner:
                 import multiprocessing
                 from concurrent.futures import ProcessPoolExecutor
 
-                ctx = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
+                ctx = multiprocessing.get_context(self.start_method) if hasattr(os, "fork") else None
                 pools[workers] = ProcessPoolExecutor(
                     max_workers=workers,
                     mp_context=ctx,
@@ -899,3 +917,185 @@ def fix_paths(
     final.sort(key=Diagnostic.sort_key)
     run.diagnostics = final
     return run
+
+
+# -- an editor's session: the project kept in memory, buffers linted as they are typed ----
+# (jaxlint.server). A run's results are kept with the plans, decision and jobs they came
+# from (``Runner.lint_files(files, record)``); an open buffer is linted on its own
+# (``lint_text``, sliced by ``edit_decision``), and its findings are decided against every
+# other file's cached facts (``decide_files``). When the plans change, ``redecide``
+# re-lints the files whose slicing changed, so their facts are those ``jaxlint check`` reads.
+def file_linter(runner: Runner, read: Callable[[str], bytes | None] | None = None) -> FileLinter:
+    """A linter of the run's rules and settings that works in this process (on buffers);
+    ``read`` gives the bytes of a module a file imports (``jaxlint.lint.imports``: an
+    editor's buffer stands for its file), from disk by default."""
+    linter = _make_linter(runner.rules, runner.settings)
+    if read is not None:
+        from jaxlint.lint.imports import ModuleReader
+
+        linter.reader = ModuleReader(runner.settings, read)
+    return linter
+
+
+def plan_text(linter: FileLinter, path: str, text: str, named: bool = False) -> tuple[str, object]:
+    """The first pass over an in-memory text, as ``lint_files`` plans a file on disk:
+    ``("done", FileResult)``, ``("plan", FilePlan)`` or ``("whole", None)``; ``named``: as a
+    file named on the command line (syntax-checked even when no rule wants it)."""
+    try:
+        return linter.plan(path, text, explicit=named)
+    except Exception as exc:
+        return "done", FileResult(path=path, internal_error=f"while planning: {describe(exc)}")
+
+
+def lint_text(
+    linter: FileLinter,
+    path: str,
+    text: str,
+    plan: tuple[str, object] | None = None,
+    decision: Decision | None = None,
+    named: bool = False,
+) -> FileResult:
+    """Lint an in-memory text (an editor's buffer of ``path``) before the project phase.
+
+    ``plan`` is its first pass (``plan_text``; made here if not given) and ``decision`` what
+    of it LibCST must see (``decide``, or ``edit_decision``): more kept than the project's
+    decision is safe, it is the whole file's behaviour (the slicer keeps all that rules
+    read; ``JAXLINT_NO_SLICING``); without a decision the text is parsed whole. A text no
+    enabled rule wants is answered as the first pass answers it. A text over the size a
+    file may have is one JAX003, as on disk."""
+    if len(text) > MAX_FILE_BYTES // 4 and len(text.encode("utf-8", "surrogatepass")) > MAX_FILE_BYTES:
+        return unreadable(ReadError(path, f"The file is larger than {MAX_FILE_BYTES >> 20} MiB; it was not checked"))
+    kind, value = plan if plan is not None else plan_text(linter, path, text, named)
+    if kind == "done":
+        assert isinstance(value, FileResult)
+        return value
+    try:
+        if isinstance(value, FilePlan) and decision is not None:
+            return linter.lint(
+                path,
+                text,
+                blanks=blanks_for(value, decision.kept),
+                looked_up=decision.looked_up,
+                callers_of_seeds=decision.callers_of_seeds,
+            )
+        return linter.lint(path, text)
+    except Exception as exc:
+        return FileResult(path=path, internal_error=describe(exc))
+
+
+def edit_decision(plan: FilePlan, before: tuple[FilePlan, Decision] | None = None) -> Decision:
+    """What LibCST must see of a file just edited, without deciding the whole project again.
+
+    Kept: what the file's own plan needs (``decide`` over it alone), and every unit the
+    project's last decision kept (``before``: that decision and the plan it was made with),
+    found again by name: what other modules need of it. This keeps at least what ``decide``
+    keeps, but for a unit that only a chain of references through other modules makes
+    needed and that is new since ``before`` (``redecide`` finds it)."""
+    alone = decide([plan])[plan.path]
+    if before is None:
+        return alone
+    old_plan, old = before
+    old_keys = _unit_keys(old_plan)
+    keys = {old_keys[i] for i in old.kept}
+    kept = set(alone.kept) | {i for i, k in enumerate(_unit_keys(plan)) if k in keys}
+    return Decision(frozenset(kept), alone.looked_up | old.looked_up, alone.callers_of_seeds | old.callers_of_seeds)
+
+
+def _unit_keys(plan: FilePlan) -> list[tuple[str | None, str | None, str | None]]:
+    """Each unit's name as an edit leaves it: (def or class, class it opens, class it is in)."""
+    classes = {u.start: u.header_of for u in plan.units if u.header_of is not None}
+    return [(u.name, u.header_of, classes.get(u.owner) if u.owner is not None else None) for u in plan.units]
+
+
+def redecide(
+    runner: Runner, plans: dict[str, object], jobs: dict[str, Job | None], skip: Iterable[str] = ()
+) -> tuple[dict[str, Job | None], dict[str, FileResult], dict[str, Decision]]:
+    """Decide the project's slicing again after some of its plans changed, and re-lint (from
+    disk) every file whose job changed or that has no job yet (it changed on disk).
+
+    ``plans`` are the first pass's answers (an open buffer's plan stands for its file); a
+    file answered with a ``FileResult`` has nothing to parse and its job is None. Returns
+    every file's job, the new results (of the re-linted files, and of the new answers) and
+    the decision;
+    the paths in ``skip`` (buffers, linted by ``lint_text``) are decided with, not re-linted.
+    The runner's cache must be new (a ``Cache`` remembers each file's key once computed)."""
+    skipped = frozenset(skip)
+    decided = decide([p for p in plans.values() if isinstance(p, FilePlan)])
+    new_jobs: dict[str, Job | None] = {}
+    results: dict[str, FileResult] = {}
+    for path, plan in plans.items():
+        if isinstance(plan, FileResult):
+            new_jobs[path] = None
+            if path not in jobs and path not in skipped:
+                results[path] = plan
+            continue
+        new_jobs[path] = job_for(path, plan if isinstance(plan, FilePlan) else None, decided)
+    todo: list[Job] = []
+    for path, job in new_jobs.items():
+        if job is None or path in skipped or jobs.get(path) == job:
+            continue
+        cached = runner.cache.get(path, job_digest(*job[1:])) if runner.cache is not None else None
+        if cached is not None:
+            results[path] = cached
+        else:
+            todo.append(job)
+    with runner._pool() as run:
+        for job, (res, _) in zip(todo, run(_lint_file, todo, lambda job: (_died(job[0]), None)), strict=True):
+            results[job[0]] = res
+            if runner.cache is not None and res.internal_error is None and not res.rule_errors and not _unchecked(res):
+                runner.cache.put(job[0], res, job_digest(*job[1:]))
+    if runner.cache is not None:
+        runner.cache.flush()
+    return new_jobs, results, decided
+
+
+def decide_files(
+    runner: Runner,
+    results: dict[str, FileResult],
+    paths: Iterable[str],
+    texts: dict[str, str],
+    cells: bool = True,
+) -> tuple[dict[str, list[Diagnostic]], list[str]]:
+    """The project phase for ``paths`` only: their pending findings decided against the facts
+    of every file in ``results``, their suppressions and per-file ignores applied.
+
+    The other files contribute their facts, not their findings, so this costs what the
+    project's facts cost, not what every file's verdicts cost. ``texts``: the buffers
+    (path -> text, a notebook's JSON) that stand for files on disk. A notebook's positions
+    count in its cells unless ``cells`` is false (the fix loop works on the virtual module).
+    Returns each path's diagnostics, and the internal errors of the project phase."""
+    wanted = set(paths)
+    reduced = [
+        r if r.path in wanted else FileResult(path=r.path, facts=r.facts)
+        for r in results.values()
+        if r.path in wanted or r.facts is not None
+    ]
+
+    def lines(path: str) -> list[str] | None:
+        if path in texts:
+            return module_lines(path, texts[path])
+        return _lines(path) if path in wanted else None
+
+    diags, errors = runner.finish(reduced, lines)
+    if cells:
+        diags = _in_cells(diags, [*results, *(p for p in wanted if p not in results)], texts)
+    out: dict[str, list[Diagnostic]] = {p: [] for p in wanted}
+    for d in diags:
+        out.setdefault(d.path, []).append(d)
+    return out, errors
+
+
+def fix_buffer(
+    runner: Runner, results: dict[str, FileResult], path: str, text: str, unsafe: bool = False
+) -> tuple[str, int]:
+    """``jaxlint check --fix`` on one buffer: its fixes applied to a fixed point, each pass
+    decided against the other files' facts in ``results``. Returns (text, fixes applied);
+    a notebook is fixed in its JSON text's cells."""
+    linter = file_linter(runner)
+
+    def relint(t: str) -> list[Diagnostic]:  # whole, as ``fix_paths`` re-lints a file it fixes
+        found, _ = decide_files(runner, {**results, path: lint_text(linter, path, t)}, [path], {path: t}, cells=False)
+        return found[path]
+
+    new, count, _, _ = fix_text(text, relint, unsafe, path.endswith(".ipynb"))  # the last text that parses
+    return new, count

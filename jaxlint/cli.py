@@ -876,3 +876,29 @@ def verify_cmd(codes, output_format: str, jobs: int | None, timeout: float) -> N
     from jaxlint.verify.cli import run_verify
 
     sys.exit(run_verify(list(codes), output_format, jobs, timeout))
+
+
+@main.command("server")
+@click.option(
+    "--stdio", is_flag=True, help="Talk LSP over stdin/stdout (the only transport; accepted for clients that add it)."
+)
+@click.option(
+    "--debounce-ms",
+    type=click.IntRange(min=0),
+    default=100,
+    show_default=True,
+    help="Wait after a change before linting.",
+)
+@click.option(
+    "--jobs", "-j", type=click.IntRange(min=1), help="Worker processes reading the project (default: CPU count)."
+)
+def server_cmd(stdio: bool, debounce_ms: int, jobs: int | None) -> None:
+    """Run the language server for editors (LSP over stdio; needs the `server` extra)."""
+    try:
+        import lsprotocol  # noqa: F401
+        import pygls  # noqa: F401
+    except ImportError:
+        fail("`jaxlint server` needs the server extra: pip install 'jaxlint[server]'")
+    from jaxlint.server import serve
+
+    serve(debounce_ms / 1000, jobs)

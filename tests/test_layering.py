@@ -25,6 +25,7 @@ STAGE_OF = {
     "cache": "cache",
     "report": "report",
     "verify": "app",
+    "server": "app",
     "api": "app",
     "cli": "app",
     "docs": "app",

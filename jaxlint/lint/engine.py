@@ -27,7 +27,7 @@ from jaxlint.lint.imports import Imports, ModuleReader
 from jaxlint.lint.parse import TooLarge, parse_module, too_many_tokens
 from jaxlint.lint.rule import LineInsert, NodeEdit, Report, Rule, RuleFix
 from jaxlint.lint.suppress import scan_suppressions
-from jaxlint.model import forwarding
+from jaxlint.model import forwarding, frameworks  # noqa: F401  (frameworks: registers what test frameworks mean)
 from jaxlint.model.calls import record_for
 from jaxlint.model.context import FileContext
 from jaxlint.model.facts import FactCollector, ModuleFacts

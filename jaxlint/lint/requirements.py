@@ -180,3 +180,10 @@ def project_requirement(start: str) -> JaxRequirement | None:
         if parent == d:
             return None
         d = parent
+
+
+def forget() -> None:
+    """Read the declarations again from now on (a long-lived process: the language server,
+    after a file that declares requirements changed)."""
+    _declared.cache_clear()
+    project_requirement.cache_clear()

@@ -33,8 +33,12 @@ ARRAY_TYPES = frozenset(
         "chex.Array",
         "chex.ArrayDevice",
         "jaxtyping.Array",
+        "jax._src.typing.Array",
+        "jax._src.basearray.Array",
     }
 )
+# an array or a Python scalar: what a function declared so may be given
+ARRAY_LIKE_TYPES = ARRAY_TYPES | {"jax.typing.ArrayLike", "jax._src.typing.ArrayLike"}
 HOST_ARRAY_TYPES = frozenset({"numpy.ndarray"})
 SCALARS = {"builtins.int": "int", "builtins.float": "float", "builtins.bool": "bool", "builtins.str": "str"}
 JAXTYPING_KINDS: dict[str, DType | None] = {

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from .annotations import ARRAY_TYPES
+
 # jax.numpy functions that return Python values or dtypes, not arrays
 NOT_ARRAY = frozenset(
     [
@@ -141,9 +143,7 @@ ARRAY_ATTRS = frozenset({"T", "real", "imag", "mT"})
 AT_METHODS = {"set", "add", "multiply", "divide", "power", "min", "max", "subtract", "apply", "get"}
 # (``jax._src.typing.Array`` and ``jax._src.basearray.Array`` are ``jax.Array`` in jax's own source;
 # ``ArrayLike`` is not here: it admits NumPy arrays and scalars)
-ARRAY_ANNOTATIONS = frozenset(
-    {"jax.Array", "jax.numpy.ndarray", "jaxtyping.Array", "jax._src.typing.Array", "jax._src.basearray.Array"}
-)
+ARRAY_ANNOTATIONS = ARRAY_TYPES
 
 
 # jax's own source imports the implementation modules (``from jax._src import numpy as jnp``):

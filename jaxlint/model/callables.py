@@ -20,33 +20,13 @@ from jaxlint.base.literals import UNKNOWN
 from .abstract import Bound, Class, External, Function, Partial, Transformed
 from .catalogue import lookup
 from .signature import REQUIRED, Param, ParamKind, Signature
+from .transforms import named
 
 if TYPE_CHECKING:
     from .evaluate import Evaluator
 
 # transforms whose result takes the arguments of the function they wrap
-_SAME_SIGNATURE = frozenset(
-    {
-        "jax.jit",
-        "jax.experimental.pjit.pjit",
-        "jax.vmap",
-        "jax.pmap",
-        "jax.grad",
-        "jax.value_and_grad",
-        "jax.jacrev",
-        "jax.jacfwd",
-        "jax.jacobian",
-        "jax.hessian",
-        "jax.checkpoint",
-        "jax.remat",
-        "jax.ad_checkpoint.checkpoint",
-        "jax.named_call",
-        "jax.custom_vjp",
-        "jax.custom_jvp",
-        "jax.shard_map",
-        "jax.smap",
-    }
-)
+_SAME_SIGNATURE = named("trace") | named("map")  # the transformed function takes what it takes
 
 
 def parameters(ev: Evaluator, node: cst.FunctionDef | cst.Lambda, env: Any) -> Signature:

@@ -21,6 +21,7 @@ import libcst as cst
 from jaxlint.base.literals import UNKNOWN
 
 from .abstract import Bound, Class, Const, External, Function, Struct, Tuple
+from .catalogue.tree import REGISTERS_CLASS
 from .scopes import reaching_in
 from .signature import REQUIRED, Argument, Param, Signature, bind
 
@@ -32,9 +33,7 @@ PLAIN_DATACLASSES = frozenset({"dataclasses.dataclass"})
 PYTREE_BASES = frozenset(
     {"equinox.Module", "typing.NamedTuple", "flax.struct.PyTreeNode", "chex.dataclass", "penzai.core.struct.Struct"}
 )
-CUSTOM_PYTREES = frozenset(
-    {"jax.tree_util.register_pytree_node_class", "jax.tree_util.register_pytree_with_keys_class"}
-)
+CUSTOM_PYTREES = REGISTERS_CLASS  # their own flattening: fields unknown
 STATIC_FIELD_CALLS = {
     "flax.struct.field": ("pytree_node", False),
     "equinox.field": ("static", True),

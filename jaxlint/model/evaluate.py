@@ -63,9 +63,11 @@ from .abstract import (
     with_trace,
 )
 from .catalogue import Call, Problem, lookup
+from .catalogue.host import INSTANCE_METHODS
 from .catalogue.indexing import IndexRef, is_slice, make_slice
 from .scopes import Binding, Scope
 from .signature import REQUIRED, Argument, Param, Signature, bind
+from .transforms import named
 
 if TYPE_CHECKING:
     from .program import Program
@@ -117,68 +119,13 @@ class Env:
 
 _MISSING: Any = object()
 
-# Calls of these give a Python int that is the device count.
-DEVICE_COUNTS = frozenset({"jax.local_device_count", "jax.device_count"})
-DEVICE_LISTS = frozenset({"jax.devices", "jax.local_devices"})
-DEVICE_PUTS = frozenset({"jax.device_put", "jax.device_get", "jax.device_put_replicated", "jax.device_put_sharded"})
-SHAPE_FUNCTIONS = frozenset({"numpy.shape", "jax.numpy.shape"})
-# library calls that make an object whose methods are the library's functions: NumPy's
-# random number generators (``RandomState(0).randn(3, 4)`` is ``numpy.random.randn(3, 4)``)
-LIBRARY_OBJECTS = {
-    "numpy.random.RandomState": "numpy.random.RandomState",
-    "numpy.random.default_rng": "numpy.random.Generator",
-    "numpy.random.Generator": "numpy.random.Generator",
-}
-LIBRARY_METHODS = {
-    "numpy.random.RandomState": {
-        m: f"numpy.random.{m}"
-        for m in (
-            "randn",
-            "rand",
-            "randint",
-            "normal",
-            "uniform",
-            "choice",
-            "permutation",
-            "standard_normal",
-            "random_sample",
-            "random",
-            "binomial",
-            "poisson",
-            "exponential",
-            "gamma",
-            "beta",
-            "shuffle",
-        )
-    },
-    "numpy.random.Generator": {
-        **{
-            m: f"numpy.random.{m}"
-            for m in (
-                "normal",
-                "uniform",
-                "choice",
-                "permutation",
-                "standard_normal",
-                "random",
-                "binomial",
-                "poisson",
-                "exponential",
-                "gamma",
-                "beta",
-                "shuffle",
-            )
-        },
-        "integers": "numpy.random.randint",
-    },
-}
 PARTIAL = frozenset({"functools.partial"})
 # Decorators that leave the function as it is, as far as calling it goes.
 TRANSPARENT = frozenset(
     {"functools.wraps", "staticmethod", "classmethod", "builtins.staticmethod", "builtins.classmethod"}
 )
 # Decorators that keep the signature and run the function (a context-manager decorator).
-TRANSPARENT_CALLS = frozenset({"jax.named_scope", "jax.profiler.annotate_function", "jax.ensure_compile_time_eval"})
+TRANSPARENT_CALLS = named("scope")
 
 
 @dataclass(slots=True)
@@ -566,7 +513,7 @@ class Evaluator:
         if t is Array:
             return self._array_attribute(base, attr)
         if t is Struct and type(base.cls) is External:
-            method = LIBRARY_METHODS.get(base.cls.qualified, {}).get(attr)
+            method = INSTANCE_METHODS.get(base.cls.qualified, {}).get(attr)
             return External(method) if method is not None else UNKNOWN
         if t is Struct:
             v = base.get(attr)
@@ -974,14 +921,6 @@ class Evaluator:
             v = BUILTIN_CALLS[q](self, args)
             if not not_handled(v):
                 return v
-        if q in DEVICE_COUNTS:
-            return Scalar("int", dims.DEVICES)
-        if q in DEVICE_PUTS:
-            return self._device_put(q, args)
-        if q in LIBRARY_OBJECTS:
-            return Struct(External(LIBRARY_OBJECTS[q]), (), "object")
-        if q in DEVICE_LISTS:
-            return Seq(dims.DEVICES, External("jax.Device"))
         if q in PARTIAL:
             if not args or args[0][1] is not None or args[0][2]:
                 return UNKNOWN
@@ -1001,33 +940,11 @@ class Evaluator:
         op = lookup(q)
         if op is None:
             return UNKNOWN
-        out = self._apply_op(q, op, args, node)
-        if out is UNKNOWN and q in SHAPE_FUNCTIONS:
-            return Seq(None, Scalar("int"))  # whatever it is given, a shape is a tuple of ints
-        return out
+        return self._apply_op(q, op, args, node, env)
 
-    def _device_put(self, q: str, args: list[Argument]) -> Any:
-        """``device_put(x)``: x on the device; ``device_put_replicated(x, devices)``: one
-        copy per device stacked on a new leading axis; ``device_put_sharded(shards,
-        devices)``: the shards stacked; ``device_get(x)``: x on the host."""
-        from .transfer import _stack
-
-        if any(s for _, _, s in args) or not args or args[0][1] is not None:
-            return UNKNOWN
-        x = args[0][0]
-        if q == "jax.device_put":
-            return _on_host(x, False)
-        if q == "jax.device_get":
-            return _on_host(x, True)
-        devices = args[1][0] if len(args) > 1 else UNKNOWN
-        n = devices.length if type(devices) is Seq else len(devices.items) if type(devices) in (Tuple, List) else None
-        if q == "jax.device_put_replicated":
-            return _stack(_on_host(x, False), n)
-        if q == "jax.device_put_sharded" and type(x) in (Tuple, List) and x.items:
-            return _stack(_on_host(join_all(list(x.items)), False), len(x.items))
-        return UNKNOWN
-
-    def _apply_op(self, q: str, op: Any, args: list[Argument], node: cst.CSTNode | None) -> Any:
+    def _apply_op(self, q: str, op: Any, args: list[Argument], node: cst.CSTNode | None, env: Env | None = None) -> Any:
+        """A catalogue function's result; the functions it is given (``lax.scan``'s body,
+        ``jax.tree.map``'s) are called from ``env``, the caller's frame."""
         b = bind(op.signature, args)
         if b.error is not None:
             return UNKNOWN
@@ -1043,7 +960,7 @@ class Evaluator:
                 )
                 return UNKNOWN
         call = Call(
-            q, op.signature, b, node, self.report, lambda f, xs: self.call(f, [(x, None, "") for x in xs], None, node)
+            q, op.signature, b, node, self.report, lambda f, xs: self.call(f, [(x, None, "") for x in xs], env, node)
         )
         try:
             out = op.result(call)
@@ -1327,22 +1244,6 @@ def _number(e: cst.BaseNumber) -> Any:
         return Const(e.evaluated_value)  # type: ignore[attr-defined]  # Integer/Float/Imaginary all have it
     except Exception:
         return UNKNOWN
-
-
-def _on_host(v: Any, host: bool) -> Any:
-    """The same pytree with its arrays on the device (or, ``host``, the host)."""
-    t = type(v)
-    if t is Array:
-        return Array(v.shape, v.dtype, host, v.origin)
-    if t is Tuple or t is List:
-        return t(tuple(_on_host(x, host) for x in v.items))
-    if t is Dict:
-        return Dict(tuple((k, _on_host(x, host)) for k, x in v.items))
-    if t is Struct and v.kind == "pytree":
-        return Struct(
-            v.cls, tuple((k, x if k in v.static else _on_host(x, host)) for k, x in v.fields), v.kind, v.static
-        )
-    return v
 
 
 def _truth(v: Any) -> bool | None:

@@ -5,8 +5,9 @@ Two answers, the second wider than the first:
 - ``expects_error(ctx, node)``: the node runs where the error is caught: inside
   ``with self.assertRaises...(...)`` / ``pytest.raises(...)``, or inside the callable that
   the callable form is given (``self.assertRaises(Err, f, *args)``,
-  ``assertRaisesRegex(Err, msg, f, ...)``, ``pytest.raises(Err, f, ...)``,
-  ``jtu.check_raises(lambda: ..., Err, msg)``, ``check_raises_regexp``).
+  ``assertRaisesRegex(Err, msg, f, ...)``, ``pytest.raises(Err, f, ...)``). Which
+  context managers and assertions expect an error is what the test frameworks say
+  (``jaxlint.model.frameworks`` registers them: ``expecting``).
 - ``runs_where_expected(ctx, node)``: that, or the node lies in a definition that runs
   only there: a local def (with its decorators), a local ``name = value``, whose every use
   the program model sees is such a place; a rule function registered by ``f.defvjp`` /
@@ -27,31 +28,19 @@ import libcst as cst
 from jaxlint.base.literals import UNKNOWN
 from jaxlint.base.names import dotted, last_name
 
-RAISES_CONTEXTS = frozenset(
-    {
-        "assertRaises",
-        "assertRaisesRegex",
-        "assertRaisesRegexp",
-        "assertRaisesWithLiteralMatch",
-        "assertRaisesWithPredicateMatch",
-        "raises",
-        "assert_raises",
-        "assert_raises_regex",
-    }
-)
-# the callable forms: which positional argument is the callable that must raise
-CALLABLE_AT = {
-    "assertRaises": 1,
-    "assertRaisesRegex": 2,
-    "assertRaisesRegexp": 2,
-    "assertRaisesWithLiteralMatch": 2,
-    "assertRaisesWithPredicateMatch": 2,
-    "raises": 1,
-    "assert_raises": 1,
-    "assert_raises_regex": 2,
-    "check_raises": 0,
-    "check_raises_regexp": 0,
-}
+# the last names of the context managers that expect an exception (``with
+# self.assertRaises(E):``), and of the callable forms with the position of the callable
+# that must raise (``self.assertRaises(E, f, *args)``): filled by the test frameworks
+RAISES_CONTEXTS: set[str] = set()
+CALLABLE_AT: dict[str, int] = {}
+
+
+def expecting(contexts: tuple[str, ...] = (), callables: dict[str, int] | None = None) -> None:
+    """Register a framework's assertions that expect an error (``jaxlint.model.frameworks``)."""
+    RAISES_CONTEXTS.update(contexts)
+    CALLABLE_AT.update(callables or {})
+
+
 # ``f.defvjp(fwd, bwd)``, ``@f.defjvp``: the rule functions run where ``f`` is differentiated
 REGISTRATIONS = frozenset({"defvjp", "defjvp", "defjvps"})
 _DEPTH = 4  # definitions followed through their uses (``g = jax.vmap(f)``, then ``g``'s uses)
@@ -72,8 +61,8 @@ def raises_context(item: cst.WithItem, also: tuple[str, ...] = ()) -> bool:
 
 
 def callable_raises(call: cst.Call, arg: cst.Arg) -> bool:
-    """Is ``arg`` the callable of a callable-form assertion (``self.assertRaises(Err, arg, ...)``,
-    ``jtu.check_raises(arg, Err, msg)``; see ``CALLABLE_AT``)?"""
+    """Is ``arg`` the callable of a callable-form assertion (``self.assertRaises(Err, arg, ...)``;
+    see ``CALLABLE_AT``)?"""
     at = CALLABLE_AT.get(last_name(call.func) or "")
     if at is None or arg.keyword is not None or arg.star:
         return False

@@ -33,13 +33,14 @@ from typing import Any
 import libcst as cst
 
 from .attributes import instance_attribute
+from .transforms import named
 from .values import External, Function, Parameter, Transformed, is_partial, is_transform
 
 KEY = "forwards"
 # transforms that call their function with the same arguments ...
-SAME_SHAPES = frozenset({"jax.jit", "jax.checkpoint", "jax.remat", "jax.ad_checkpoint.checkpoint", "jax.named_call"})
+SAME_SHAPES = named(gives="value")
 # ... and those that keep the number of arguments but give each a block of it
-SAME_ARITY = frozenset({"jax.shard_map", "jax.smap"})
+SAME_ARITY = named(gives="blocks")
 
 
 def forwards(p, fn: cst.FunctionDef) -> dict[str, dict[str, Any]]:

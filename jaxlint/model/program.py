@@ -13,6 +13,7 @@ from jaxlint.base.names import ALIASES
 
 from .forwarding import forwarded_call
 from .scopes import Binding, Scope, ScopeBuilder, reaching_in
+from .transforms import named
 from .values import (
     TRANSPARENT_DECORATORS,
     External,
@@ -27,14 +28,14 @@ from .values import (
 )
 
 # Transforms whose result calls the function they wrap with the same arguments.
-FORWARDING_TRANSFORMS = frozenset({"jax.jit", "jax.checkpoint", "jax.remat", "jax.named_call"})
+FORWARDING_TRANSFORMS = named(gives="value")
 # ... and those that pass as many positional arguments on, sliced.
-MAPPING_TRANSFORMS = frozenset({"jax.vmap", "jax.pmap"})
+MAPPING_TRANSFORMS = named(gives="map")
 # ``jax.jit(f).trace(*args)`` and ``.lower(*args)`` pass the arguments on like a call.
 TRACING_METHODS = frozenset({"trace", "lower", "eval_shape"})
 # Calls that call their first argument with the primals: spread after it, or as a tuple.
-PRIMALS_SPREAD = frozenset({"jax.vjp", "jax.linearize"})
-PRIMALS_TUPLE = frozenset({"jax.jvp", "jax.test_util.check_grads", "jax._src.test_util.check_grads"})
+PRIMALS_SPREAD = named("call", primals="spread")
+PRIMALS_TUPLE = named("call", primals="tuple")
 _DEPTH = 40
 # methods that change a list or dict in place
 MUTATORS = frozenset(

@@ -11,9 +11,12 @@ transfer function: what the call gives and which problems it certainly raises.
 - ``grad``/``value_and_grad``/``jacfwd``/``jacrev``/``hessian``: the function is evaluated
   on the arguments; the gradient has the structure and shapes of the differentiated
   arguments (``argnums``), ``has_aux`` splits the output.
-- the ``lax`` control-flow calls run their function arguments now: ``scan`` (carry, and
-  the stacked outputs), ``fori_loop``/``while_loop`` (the carry), ``cond``/``switch``
-  (the join of the branches), ``map`` (the stacked outputs).
+- ``shard_map``/``smap``: the function runs on each device's block of its arguments.
+- ``vjp``/``jvp``/``linearize``/``eval_shape``/``check_grads`` run their function now.
+
+Which transform does what is ``transforms.TABLE`` (``gives``, ``primals``); the
+signatures are the catalogue's, read from jax 0.10.2 (``catalogue/signatures.py``). The
+``lax`` control-flow calls are catalogue entries (``catalogue/control.py``).
 """
 
 from __future__ import annotations
@@ -24,202 +27,38 @@ import libcst as cst
 
 from jaxlint.base.literals import UNKNOWN
 
-from . import dims
 from .abstract import (
     FLOAT,
-    INT,
     Array,
     Const,
     List,
-    Opaque,
-    Seq,
     Shape,
     Transformed,
     Tuple,
     as_array,
-    as_dim,
-    join,
-    join_all,
-    leaves,
 )
+from .catalogue.build import signature as _signature
 from .signature import Argument, Signature, bind
+from .transforms import TABLE, named
 
 if TYPE_CHECKING:
     from .evaluate import Env, Evaluator
 
-_NONE = Const(None)
 _ZERO = Const(0)
 _FALSE = Const(False)
-_EMPTY = Tuple(())
 
-# The signatures of the transforms, as jax 0.10.2 declares them (``fun`` first).
-SIGNATURES: dict[str, Signature] = {
-    "jax.vmap": Signature.of(
-        "fun",
-        "in_axes",
-        "out_axes",
-        "axis_name",
-        "axis_size",
-        "spmd_axis_name",
-        "sum_match",
-        in_axes=_ZERO,
-        out_axes=_ZERO,
-        axis_name=_NONE,
-        axis_size=_NONE,
-        spmd_axis_name=_NONE,
-        sum_match=_FALSE,
-    ),
-    "jax.pmap": Signature.of(
-        "fun",
-        "axis_name",
-        "*",
-        "in_axes",
-        "out_axes",
-        "static_broadcasted_argnums",
-        "devices",
-        "backend",
-        "axis_size",
-        "donate_argnums",
-        axis_name=_NONE,
-        in_axes=_ZERO,
-        out_axes=_ZERO,
-        static_broadcasted_argnums=_EMPTY,
-        devices=_NONE,
-        backend=_NONE,
-        axis_size=_NONE,
-        donate_argnums=_EMPTY,
-    ),
-    "jax.jit": Signature.of(
-        "fun",
-        "/",
-        "*",
-        "in_shardings",
-        "out_shardings",
-        "static_argnums",
-        "static_argnames",
-        "donate_argnums",
-        "donate_argnames",
-        "keep_unused",
-        "device",
-        "backend",
-        "inline",
-        "compiler_options",
-        fun=UNKNOWN,
-        in_shardings=UNKNOWN,
-        out_shardings=UNKNOWN,
-        static_argnums=_NONE,
-        static_argnames=_NONE,
-        donate_argnums=_NONE,
-        donate_argnames=_NONE,
-        keep_unused=_FALSE,
-        device=_NONE,
-        backend=_NONE,
-        inline=_FALSE,
-        compiler_options=_NONE,
-    ),
-    "jax.grad": Signature.of(
-        "fun",
-        "argnums",
-        "has_aux",
-        "holomorphic",
-        "allow_int",
-        "reduce_axes",
-        argnums=_ZERO,
-        has_aux=_FALSE,
-        holomorphic=_FALSE,
-        allow_int=_FALSE,
-        reduce_axes=_EMPTY,
-    ),
-    "jax.jacfwd": Signature.of(
-        "fun", "argnums", "has_aux", "holomorphic", argnums=_ZERO, has_aux=_FALSE, holomorphic=_FALSE
-    ),
-    "jax.jacrev": Signature.of(
-        "fun",
-        "argnums",
-        "has_aux",
-        "holomorphic",
-        "allow_int",
-        argnums=_ZERO,
-        has_aux=_FALSE,
-        holomorphic=_FALSE,
-        allow_int=_FALSE,
-    ),
-    "jax.checkpoint": Signature.of(
-        "fun",
-        "*",
-        "prevent_cse",
-        "policy",
-        "static_argnums",
-        "static_argnames",
-        "concrete",
-        prevent_cse=Const(True),
-        policy=_NONE,
-        static_argnums=_EMPTY,
-        static_argnames=_EMPTY,
-        concrete=UNKNOWN,
-    ),
-    "jax.named_call": Signature.of("fun", "*", "name", name=_NONE),
-    "jax.custom_vjp": Signature.of(
-        "fun", "nondiff_argnums", "nondiff_argnames", nondiff_argnums=_EMPTY, nondiff_argnames=_EMPTY
-    ),
-    "jax.shard_map": Signature.of(
-        "fun",
-        "/",
-        "*",
-        "out_specs",
-        "in_specs",
-        "mesh",
-        "axis_names",
-        "check_vma",
-        fun=UNKNOWN,
-        in_specs=UNKNOWN,
-        mesh=_NONE,
-        axis_names=UNKNOWN,
-        check_vma=Const(True),
-    ),
-    "jax.smap": Signature.of("fun", "/", "*", "in_axes", "out_axes", "axis_name", fun=UNKNOWN, in_axes=UNKNOWN),
-}
-SIGNATURES["jax.value_and_grad"] = SIGNATURES["jax.grad"]
-SIGNATURES["jax.hessian"] = SIGNATURES["jax.jacfwd"]
-SIGNATURES["jax.jacobian"] = SIGNATURES["jax.jacrev"]
-SIGNATURES["jax.remat"] = SIGNATURES["jax.checkpoint"]
-SIGNATURES["jax.ad_checkpoint.checkpoint"] = SIGNATURES["jax.checkpoint"]
-SIGNATURES["jax.custom_jvp"] = SIGNATURES["jax.custom_vjp"]
-SIGNATURES["jax.experimental.pjit.pjit"] = SIGNATURES["jax.jit"]
+PASS_THROUGH = named(gives="value")  # the wrapped function's value, for the same arguments
+GRADS = named(gives="grad")
+JACOBIANS = named(gives="jacobian")
+MAPS = named(gives="map")
+BLOCKS = named(gives="blocks")
+TRANSFORMS = named("trace") | named("map")
+RUNS = named("call")
 
-PASS_THROUGH = frozenset(
-    {
-        "jax.jit",
-        "jax.experimental.pjit.pjit",
-        "jax.checkpoint",
-        "jax.remat",
-        "jax.ad_checkpoint.checkpoint",
-        "jax.named_call",
-        "jax.custom_vjp",
-        "jax.custom_jvp",
-    }
-)
-GRADS = frozenset({"jax.grad", "jax.value_and_grad"})
-JACOBIANS = frozenset({"jax.jacfwd", "jax.jacrev", "jax.jacobian", "jax.hessian"})
-MAPS = frozenset({"jax.vmap", "jax.pmap"})
 
-# lax calls that run their function arguments now
-RUNS = frozenset(
-    {
-        "jax.vjp",
-        "jax.jvp",
-        "jax.linearize",
-        "jax.eval_shape",
-        "jax.test_util.check_grads",
-        "jax._src.test_util.check_grads",
-        "jax.lax.scan",
-        "jax.lax.fori_loop",
-        "jax.lax.while_loop",
-        "jax.lax.cond",
-        "jax.lax.switch",
-        "jax.lax.map",
-    }
-)
+def signature(q: str) -> Signature:
+    """The signature jax 0.10.2 declares for a transform or a call of ``transforms.TABLE``."""
+    return _signature(TABLE[q].same_as or q)
 
 
 class Transfer:
@@ -229,7 +68,7 @@ class Transfer:
     # making ----------------------------------------------------------------------------
     @staticmethod
     def is_transform(q: str) -> bool:
-        return q in SIGNATURES
+        return q in TRANSFORMS
 
     @staticmethod
     def runs_functions(q: str) -> bool:
@@ -240,12 +79,13 @@ class Transfer:
         when none is given: ``jax.jit(static_argnums=0)`` as a decorator)."""
         from .evaluate import _NO_TARGET
 
-        sig = SIGNATURES[q]
+        sig = signature(q)
         b = bind(sig, args)
         if b.error is not None:
             return UNKNOWN
-        target = b.arguments.get("fun", _NO_TARGET)
-        options = tuple((k, v) for k, v in b.arguments.items() if k != "fun")
+        fun = sig.params[0].name  # ``fun``, or ``f`` (shard_map)
+        target = b.arguments.get(fun, _NO_TARGET)
+        options = tuple((k, v) for k, v in b.arguments.items() if k != fun)
         return Transformed(q, target, options, node, b.partial)
 
     # calling ---------------------------------------------------------------------------
@@ -268,7 +108,7 @@ class Transfer:
         if t.api in JACOBIANS:
             ev.call(t.target, args, env, node)  # its problems still happen
             return UNKNOWN
-        if t.api in ("jax.shard_map", "jax.smap"):
+        if t.api in BLOCKS:
             # the function runs on each device's block: as many arguments, sizes not known
             ev.call(t.target, [(_blocks(v), k, s) for v, k, s in args], env, node)
             return UNKNOWN
@@ -307,12 +147,12 @@ class Transfer:
         inner = Tuple((value, aux)) if type(has_aux) is Const and has_aux.value is True else value
         return Tuple((inner, grads))
 
-    # lax control flow ------------------------------------------------------------------
+    # calls that run a function now ---------------------------------------------------
     def run_external(self, q: str, args: list[Argument], env: Env | None, node: cst.CSTNode | None) -> Any:
         ev = self.ev
         if any(s for _, _, s in args):
             return UNKNOWN
-        sig = _RUN_SIGNATURES[_RUN_SIGNATURES_ALIASES.get(q, q)]
+        sig = signature(q)
         b = bind(sig, args)
         if b.error is not None:
             return UNKNOWN
@@ -350,76 +190,7 @@ class Transfer:
             return Const(None)
         if q == "jax.eval_shape":
             return call(arg("fun"), *b.arguments.get("args", ()))
-        if q == "jax.lax.fori_loop":
-            init = arg("init_val")
-            out = call(arg("body_fun"), _scalar_int(), init)
-            return join(init, out)
-        if q == "jax.lax.while_loop":
-            init = arg("init_val")
-            call(arg("cond_fun"), init)
-            return join(init, call(arg("body_fun"), init))
-        if q == "jax.lax.cond":
-            ops = list(b.arguments.get("operands", ()))
-            return join(call(arg("true_fun"), *ops), call(arg("false_fun"), *ops))
-        if q == "jax.lax.switch":
-            branches = arg("branches")
-            ops = list(b.arguments.get("operands", ()))
-            if type(branches) not in (Tuple, List):
-                return UNKNOWN
-            return join_all([call(f, *ops) for f in branches.items])
-        if q == "jax.lax.map":
-            xs = arg("xs")
-            n, sliced = _slice_leading(xs)
-            return _stack(call(arg("f"), sliced), n)
-        if q == "jax.lax.scan":
-            init, xs, length = arg("init"), arg("xs"), arg("length")
-            n, sliced = _slice_leading(xs) if xs != _NONE else (as_dim(length), _NONE)
-            out = call(arg("f"), init, sliced)
-            if type(out) is not Tuple or len(out.items) != 2:
-                return UNKNOWN
-            carry, y = out.items
-            return Tuple((join(init, carry), _stack(y, n)))
         return UNKNOWN
-
-
-_RUN_SIGNATURES = {
-    "jax.vjp": Signature.of("fun", "*primals", "has_aux", "reduce_axes", has_aux=_FALSE, reduce_axes=_EMPTY),
-    "jax.jvp": Signature.of("fun", "primals", "tangents", "has_aux", has_aux=_FALSE),
-    "jax.linearize": Signature.of("fun", "*primals", "has_aux", has_aux=_FALSE),
-    "jax.eval_shape": Signature.of("fun", "*args", "**kwargs"),
-    "jax.test_util.check_grads": Signature.of(
-        "f",
-        "args",
-        "order",
-        "modes",
-        "atol",
-        "rtol",
-        "eps",
-        modes=Tuple((Const("fwd"), Const("rev"))),
-        atol=_NONE,
-        rtol=_NONE,
-        eps=_NONE,
-    ),
-    "jax.lax.scan": Signature.of(
-        "f",
-        "init",
-        "xs",
-        "length",
-        "reverse",
-        "unroll",
-        "_split_transpose",
-        xs=_NONE,
-        length=_NONE,
-        reverse=_FALSE,
-        unroll=Const(1),
-        _split_transpose=_FALSE,
-    ),
-    "jax.lax.fori_loop": Signature.of("lower", "upper", "body_fun", "init_val", "*", "unroll", unroll=_NONE),
-    "jax.lax.while_loop": Signature.of("cond_fun", "body_fun", "init_val"),
-    "jax.lax.cond": Signature.of("pred", "true_fun", "false_fun", "*operands", "operand", operand=UNKNOWN),
-    "jax.lax.switch": Signature.of("index", "branches", "*operands", "operand", operand=UNKNOWN),
-    "jax.lax.map": Signature.of("f", "xs", "*", "batch_size", batch_size=_NONE),
-}
 
 
 def _blocks(v: Any) -> Any:
@@ -438,13 +209,6 @@ def _blocks(v: Any) -> Any:
     if t is Struct and v.kind == "pytree":
         return Struct(v.cls, tuple((k, x if k in v.static else _blocks(x)) for k, x in v.fields), v.kind, v.static)
     return v
-
-
-_RUN_SIGNATURES_ALIASES = {"jax._src.test_util.check_grads": "jax.test_util.check_grads"}
-
-
-def _scalar_int() -> Any:
-    return Array(Shape(()), INT)
 
 
 def _cotangent(v: Any) -> Any:
@@ -473,61 +237,4 @@ def _cotangent(v: Any) -> Any:
     return Array(a.shape, a.dtype if a.dtype is not None and a.dtype.kind in ("float", "complex") else FLOAT)
 
 
-def _slice_leading(xs: Any) -> tuple[dims.Dim, Any]:
-    """(the common leading size, the value of one slice) of a pytree of arrays."""
-    sizes: list[dims.Dim] = []
-
-    def cut(v: Any) -> Any:
-        from .abstract import Dict, Struct, children
-
-        kids = children(v)
-        if kids is not None:
-            if type(v) is Tuple:
-                return Tuple(tuple(cut(x) for _, x in kids))
-            if type(v) is List:
-                return List(tuple(cut(x) for _, x in kids))
-            if type(v) is Dict:
-                return Dict(tuple((k, cut(x)) for k, x in v.items))
-            if type(v) is Struct:
-                return Struct(
-                    v.cls, tuple((k, cut(x) if k not in v.static else x) for k, x in v.fields), v.kind, v.static
-                )
-            return UNKNOWN
-        if type(v) is Array and v.shape is not None and v.shape.dims:
-            sizes.append(v.shape.dims[0])
-            return Array(Shape(v.shape.dims[1:], v.shape.rest), v.dtype, v.host)
-        if type(v) is Array:
-            return Array(None, v.dtype, v.host)
-        return UNKNOWN
-
-    sliced = cut(xs)
-    n = sizes[0] if sizes and all(dims.equal(s, sizes[0]) for s in sizes) else None
-    return n, sliced
-
-
-def _stack(v: Any, n: dims.Dim) -> Any:
-    """A pytree with a new leading axis of size ``n`` on every array leaf."""
-    from .abstract import Dict, Struct, children
-
-    kids = children(v)
-    if kids is not None:
-        if type(v) is Tuple:
-            return Tuple(tuple(_stack(x, n) for _, x in kids))
-        if type(v) is List:
-            return List(tuple(_stack(x, n) for _, x in kids))
-        if type(v) is Dict:
-            return Dict(tuple((k, _stack(x, n)) for k, x in v.items))
-        if type(v) is Struct:
-            return Struct(
-                v.cls, tuple((k, _stack(x, n) if k not in v.static else x) for k, x in v.fields), v.kind, v.static
-            )
-        return UNKNOWN
-    a = as_array(v)
-    if a is None:
-        return UNKNOWN
-    if a.shape is None:
-        return Array(Shape((n,), True), a.dtype, a.host)
-    return Array(Shape((n, *a.shape.dims), a.shape.rest), a.dtype, a.host)
-
-
-__all__ = ["MAPS", "SIGNATURES", "Opaque", "Seq", "Transfer", "leaves"]
+__all__ = ["MAPS", "PASS_THROUGH", "Transfer", "signature"]

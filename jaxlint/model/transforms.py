@@ -18,6 +18,7 @@ class Api:
     # "trace": wraps its function in a transformed one (jit, grad, checkpoint, custom_vjp);
     # "body": a lax call that runs its function arguments now, traced (scan, cond, ...);
     # "call": runs its function argument now, under a transform (vjp, jvp, linearize);
+    # "scope": a decorator that leaves the function as it is (named_scope);
     # "removed": recorded as an application only (no path layer, traces nothing known)
     kind: str
     # the function's arguments are abstract tracers: Python control flow on them fails
@@ -31,29 +32,41 @@ class Api:
     # a map whose ``in_specs`` entry ``None`` passes an argument as it is (jax 0.10.2's
     # shard_map hands a Python int through untraced there; ``P()`` traces it)
     in_specs: bool = False
+    # what calling the transformed function gives (``transfer.py``): "value": the
+    # function's own value, called with the same arguments (jit, checkpoint, custom_vjp
+    # change how it runs, not what); "grad": its gradients (value_and_grad: with the
+    # value); "jacobian"; "map": the map's transfer function (``maps.py``); "blocks": the
+    # function on each device's block of every argument (shard_map, smap)
+    gives: str = ""
+    # a "call": how it takes the function's arguments: "spread" (``vjp(f, *primals)``) or
+    # "tuple" (``jvp(f, primals, tangents)``)
+    primals: str = ""
+    # a spelling jax 0.10.2 does not have (removed, or private): the entry whose
+    # signature (catalogue/signatures.py) it has
+    same_as: str = ""
 
 
 _JIT_STATIC = ("static_argnums", "static_argnames")
 
 TABLE: dict[str, Api] = {
-    "jax.jit": Api("trace", True, "jax.jit", _JIT_STATIC),
-    "jax.experimental.pjit.pjit": Api("trace", True, "pjit", _JIT_STATIC),
-    "jax.vmap": Api("map", True, "jax.vmap", in_axes=True),
-    "jax.pmap": Api("map", True, "jax.pmap", ("static_broadcasted_argnums",), in_axes=True),
-    "jax.shard_map": Api("map", True, "jax.shard_map", in_specs=True),
-    "jax.smap": Api("map", True, "jax.smap"),
-    "jax.grad": Api("trace"),
-    "jax.value_and_grad": Api("trace"),
-    "jax.jacrev": Api("trace"),
-    "jax.jacfwd": Api("trace"),
-    "jax.jacobian": Api("trace"),
-    "jax.hessian": Api("trace"),
-    "jax.checkpoint": Api("trace"),
-    "jax.remat": Api("trace"),
-    "jax.ad_checkpoint.checkpoint": Api("trace"),
-    "jax.named_call": Api("trace"),
-    "jax.custom_vjp": Api("trace"),
-    "jax.custom_jvp": Api("trace"),
+    "jax.jit": Api("trace", True, "jax.jit", _JIT_STATIC, gives="value"),
+    "jax.experimental.pjit.pjit": Api("trace", True, "pjit", _JIT_STATIC, gives="value"),
+    "jax.vmap": Api("map", True, "jax.vmap", in_axes=True, gives="map"),
+    "jax.pmap": Api("map", True, "jax.pmap", ("static_broadcasted_argnums",), in_axes=True, gives="map"),
+    "jax.shard_map": Api("map", True, "jax.shard_map", in_specs=True, gives="blocks"),
+    "jax.smap": Api("map", True, "jax.smap", gives="blocks"),
+    "jax.grad": Api("trace", gives="grad"),
+    "jax.value_and_grad": Api("trace", gives="grad"),
+    "jax.jacrev": Api("trace", gives="jacobian"),
+    "jax.jacfwd": Api("trace", gives="jacobian"),
+    "jax.jacobian": Api("trace", gives="jacobian"),
+    "jax.hessian": Api("trace", gives="jacobian"),
+    "jax.checkpoint": Api("trace", gives="value"),
+    "jax.remat": Api("trace", gives="value"),
+    "jax.ad_checkpoint.checkpoint": Api("trace", gives="value", same_as="jax.checkpoint"),
+    "jax.named_call": Api("trace", gives="value"),
+    "jax.custom_vjp": Api("trace", gives="value"),
+    "jax.custom_jvp": Api("trace", gives="value"),
     "jax.lax.scan": Api("body", True, "lax.scan", bodies=((0, "f"),)),
     "jax.lax.fori_loop": Api("body", True, "lax.fori_loop", bodies=((2, "body_fun"),)),
     "jax.lax.while_loop": Api("body", True, "lax.while_loop", bodies=((0, "cond_fun"), (1, "body_fun"))),
@@ -61,17 +74,26 @@ TABLE: dict[str, Api] = {
     "jax.lax.map": Api("body", True, "lax.map", bodies=((0, "f"),)),
     "jax.lax.associative_scan": Api("body", True, "lax.associative_scan", bodies=((0, "fn"),)),
     "jax.lax.switch": Api("body", True, "lax.switch"),  # its branches come as a sequence
-    "jax.vjp": Api("call"),
-    "jax.jvp": Api("call"),
-    "jax.linearize": Api("call"),
+    "jax.vjp": Api("call", primals="spread"),
+    "jax.jvp": Api("call", primals="tuple"),
+    "jax.linearize": Api("call", primals="spread"),
+    "jax.eval_shape": Api("call", True, "jax.eval_shape", primals="spread"),  # on abstract values
+    "jax.test_util.check_grads": Api("call", primals="tuple"),
+    "jax._src.test_util.check_grads": Api("call", primals="tuple", same_as="jax.test_util.check_grads"),
+    # name scopes and profiler annotations: the function as it is, called as it is
+    "jax.named_scope": Api("scope", gives="value"),
+    "jax.profiler.annotate_function": Api("scope", gives="value"),
+    "jax.ensure_compile_time_eval": Api("scope", gives="value"),
     "jax.xmap": Api("removed"),
     "jax.experimental.maps.xmap": Api("removed"),
 }
 
 
-def named(kind: str, **facts) -> frozenset[str]:
-    """The qualified names of the entries of one kind (``"map"``...), optionally with
-    given facts (``abstract=True``)."""
+def named(kind: str | None = None, **facts: object) -> frozenset[str]:
+    """The qualified names of the entries of one kind (``"map"``...; None: any),
+    optionally with given facts (``abstract=True``, ``gives="value"``)."""
     return frozenset(
-        q for q, a in TABLE.items() if a.kind == kind and all(getattr(a, k) == v for k, v in facts.items())
+        q
+        for q, a in TABLE.items()
+        if (kind is None or a.kind == kind) and all(getattr(a, k) == v for k, v in facts.items())
     )

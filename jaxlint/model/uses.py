@@ -22,17 +22,15 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from .abstract import Const, External, List, Transformed, Tuple
-from .catalogue import lookup
+from .catalogue import lookup, rule_family
 from .signature import bind
+from .transforms import named
 
 if TYPE_CHECKING:
     from .program import Program
 
-CONTRACTIONS = frozenset(
-    f"jax.numpy.{f}" for f in ("dot", "matmul", "einsum", "tensordot", "inner", "vdot", "outer")
-) | frozenset({"jax.lax.dot", "jax.lax.dot_general", "numpy.dot", "numpy.matmul", "numpy.einsum"})
 SHAPE_ATTRS = frozenset({"shape", "ndim", "size", "dtype"})
-GRADS = frozenset({"jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian"})
+GRADS = named(gives="grad") | named(gives="jacobian")
 
 
 def uses(p: Program, fn: cst.FunctionDef | cst.Lambda) -> dict[str, frozenset[str]]:
@@ -112,7 +110,7 @@ def _argument_use(p: Program, call: cst.Call, arg: cst.Arg) -> set[str]:
         q = callee.qualified
         if q == "builtins.range":
             return {"static"}
-        if q in CONTRACTIONS:
+        if rule_family(q) == "contractions":
             return {"contraction"}
         if _static_position(p, call, arg):
             return {"static"}

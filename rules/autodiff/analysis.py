@@ -26,6 +26,8 @@ from jaxlint.lint.rule import Rule
 from jaxlint.model import External, Function, Parameter, Partial, Transformed, program
 from jaxlint.model.paths import follow
 from jaxlint.model.returns import always_returns, return_statements
+from jaxlint.model.transfer import signature
+from jaxlint.model.transforms import named
 
 if TYPE_CHECKING:
     from jaxlint.base.types import Pending
@@ -34,34 +36,16 @@ if TYPE_CHECKING:
 KEY = "JAX4xx"
 UNKNOWN_OPT = "<unknown>"
 
-GRAD_APIS = {
-    "jax.grad": "grad",
-    "jax.value_and_grad": "value_and_grad",
-    "jax.jacrev": "jacrev",
-    "jax.jacfwd": "jacfwd",
-    "jax.jacobian": "jacobian",
-    "jax.hessian": "hessian",
-}
-SCALAR_APIS = frozenset({"jax.grad", "jax.value_and_grad"})
-ALLOW_INT_APIS = frozenset({"jax.grad", "jax.value_and_grad", "jax.jacrev", "jax.jacobian"})
+# the differentiating transforms (jaxlint/model/transforms.py), by the name messages give
+GRAD_APIS = {q: q.rsplit(".", 1)[1] for q in sorted(named(gives="grad") | named(gives="jacobian"))}
+SCALAR_APIS = named(gives="grad")  # they need a scalar output
+ALLOW_INT_APIS = frozenset(q for q in GRAD_APIS if signature(q).param("allow_int") is not None)
 OPTION_ORDER = ("argnums", "has_aux", "holomorphic", "allow_int")
 
 # Wrappers that return what the wrapped function returns, called with the same arguments.
-RETURN_PRESERVING = frozenset(
-    {
-        "jax.jit",
-        "jax.checkpoint",
-        "jax.remat",
-        "jax.named_call",
-        "jax.custom_vjp",
-        "jax.custom_jvp",
-        "jax.experimental.pjit.pjit",
-        "staticmethod",
-        "classmethod",
-    }
-)
+RETURN_PRESERVING = named(gives="value") | {"staticmethod", "classmethod"}
 # Wrappers that are called with the same positional arguments (outputs may differ).
-ARITY_PRESERVING = RETURN_PRESERVING | {"jax.vmap", "jax.pmap"} | set(GRAD_APIS)
+ARITY_PRESERVING = RETURN_PRESERVING | named(gives="map") | set(GRAD_APIS)
 
 REDUCTIONS = frozenset(
     f"jax.numpy.{n}"

@@ -23,7 +23,7 @@ from typing import Any
 
 import libcst as cst
 
-from jaxlint.model import dims, frameworks, program  # noqa: F401  (frameworks: parameterized tests run per case)
+from jaxlint.model import dims, program
 from jaxlint.model.abstract import KEY, RAW_KEY, Array, Const, External, Scalar, Seq, as_array
 from jaxlint.model.contexts import sites
 from jaxlint.model.maps import MapIssue, MappedLeaf

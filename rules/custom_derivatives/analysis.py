@@ -18,6 +18,7 @@ import libcst as cst
 
 from jaxlint.lint.rule import Rule, RuleFix
 from jaxlint.model import Transformed, program
+from jaxlint.model.annotations import ARRAY_LIKE_TYPES
 from jaxlint.model.arrays import TAKES_SEQUENCES, call_kind, public_name
 from jaxlint.model.returns import return_statements
 
@@ -27,14 +28,7 @@ _PREFIXES = ("jax.", "jax.custom_derivatives.", "jax._src.custom_derivatives.", 
 CUSTOM = {p + k: k.split("_")[1] for p in _PREFIXES for k in ("custom_vjp", "custom_jvp")}
 PARTIAL = "functools.partial"
 
-ARRAY_TYPES = {
-    "jax.Array",
-    "jax.numpy.ndarray",
-    "jax.typing.ArrayLike",
-    "jax._src.typing.Array",
-    "jax._src.typing.ArrayLike",
-    "jax._src.basearray.Array",
-}
+ARRAY_TYPES = ARRAY_LIKE_TYPES  # annotations that say "an array" (jaxlint/model/annotations.py)
 
 # jax.numpy / lax functions that return one array (never a tuple or list)
 _ARRAY_FUNCS = frozenset(

@@ -12,7 +12,7 @@ from typing import Any
 import libcst as cst
 
 from jaxlint.lint.rule import NodeEdit, Rule, RuleFix
-from jaxlint.model import forwarding, frameworks, program  # noqa: F401  (frameworks: parameterized tests run per case)
+from jaxlint.model import forwarding, program
 from jaxlint.model.abstract import Array, Const, Function, Transformed, path_text
 from jaxlint.model.contexts import case_of
 from jaxlint.model.contexts import sites as call_sites

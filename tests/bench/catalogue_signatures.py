@@ -47,6 +47,34 @@ MODULES = {
     "numpy.testing": "numpy.testing",
 }
 
+# top-level jax functions: the transforms and the calls that run a function
+# (jaxlint/model/transforms.py), the device functions, meshes and name scopes
+TOP_LEVEL = (
+    "jax.device_count",
+    "jax.local_device_count",
+    "jax.devices",
+    "jax.local_devices",
+    "jax.device_put",
+    "jax.device_get",
+    "jax.named_scope",
+    "jax.ensure_compile_time_eval",
+    "jax.profiler.annotate_function",
+    "jax.sharding.Mesh",
+    "jax.sharding.AbstractMesh",
+    "jax.make_mesh",
+)
+
+
+def top_level() -> list[str]:
+    """The qualified names of TOP_LEVEL and of the transform table's entries that this jax
+    has (a name it no longer has is left out: jaxlint keeps what it knows of it apart)."""
+    sys.path.insert(0, ROOT)
+    from jaxlint.model.transforms import TABLE
+
+    names = [q for q, a in TABLE.items() if a.kind != "removed" and not q.startswith(tuple(MODULES))]
+    return sorted({*names, *TOP_LEVEL})
+
+
 KINDS = {
     inspect.Parameter.POSITIONAL_ONLY: 0,
     inspect.Parameter.POSITIONAL_OR_KEYWORD: 1,
@@ -127,6 +155,15 @@ def functions() -> tuple[dict[str, str], list[str]]:
             sig = signature_of(obj)
             if sig is not None and callable(obj):
                 entries[f"{prefix}.{name}"] = encode(sig)
+    for q in top_level():
+        modname, _, name = q.rpartition(".")
+        try:
+            obj = getattr(importlib.import_module(modname), name)
+        except (ImportError, AttributeError):  # removed from this jax (or needs a test-only dependency)
+            continue
+        sig = signature_of(obj)
+        if sig is not None:
+            entries[q] = encode(sig)
     # what an initializer factory (jax.nn.initializers.normal(...)) returns, called
     entries["jax.nn.initializers.Initializer.__call__"] = encode(inspect.signature(jax.nn.initializers.normal()))
     ref = array_methods._IndexUpdateRef

@@ -69,6 +69,7 @@ class Ex:
     # run under jax.shard_map over a one-device mesh with axis "i": "invariant" arguments,
     # or "varying" ones (pcast to varying first)
     sharded: str = ""
+    concrete: bool = False  # run on CPU, not traced: what the function does to a concrete value
 
 
 def ex(*args: Any, **kwargs: Any) -> Ex:
@@ -602,7 +603,6 @@ written("choice", ex(5, 3), ex(A((5,)), (2, 2)), prefixes=NR)
 written("permutation", ex(5), ex(A((4, 3))), prefixes=NR)
 written("shuffle", ex(A((4,))), prefixes=NR)
 written("seed", ex(0), prefixes=NR)
-written("RandomState default_rng", opq(0), prefixes=NR)
 NT = ("numpy.testing",)
 written(
     "assert_allclose assert_almost_equal assert_array_almost_equal assert_array_almost_equal_nulp assert_array_equal assert_equal",
@@ -741,3 +741,39 @@ SCALING: list[tuple[str, Ex]] = [
     ("jax.numpy.inner", ex(A(()), A((3,)))),
     ("numpy.dot", ex(A(()), A((3,)))),
 ]
+
+# devices (run under eval_shape, and on CPU where jax cannot trace: device_get)
+DEV = ("jax",)
+written("device_count local_device_count devices local_devices", ex(), prefixes=DEV)
+written("device_put", ex(F34), ex({"w": F34, "b": A((4,))}), prefixes=DEV)
+written("device_get", Ex((F34,), concrete=True), prefixes=DEV)  # a tracer it leaves as it is
+# jax 0.10.2 no longer has these (the test skips an entry the installed jax lacks)
+written("device_put_replicated", ex(F34, Raw([])), prefixes=DEV)
+written("device_put_sharded", ex([F34, F34], Raw([])), prefixes=DEV)
+# NumPy's generator objects
+written("RandomState default_rng", ex(0), prefixes=("numpy.random",))
+written("Generator", ex(Raw(__import__("numpy").random.PCG64(0))), prefixes=("numpy.random",))
+
+
+def _pytree_class(with_keys: bool) -> type:
+    """A fresh class with the methods the registering decorators need."""
+
+    class Node:
+        def tree_flatten(self) -> tuple[tuple[()], None]:
+            return (), None
+
+        def tree_flatten_with_keys(self) -> tuple[tuple[()], None]:
+            return (), None
+
+        @classmethod
+        def tree_unflatten(cls, aux: Any, children: Any) -> Any:
+            return cls()
+
+    if not with_keys:
+        del Node.tree_flatten_with_keys
+    return Node
+
+
+# the class they are given, registered (the model sees the example's class as UNKNOWN)
+written("register_pytree_node_class", opq(Raw(_pytree_class(False))), prefixes=TU)
+written("register_pytree_with_keys_class", opq(Raw(_pytree_class(True))), prefixes=TU)

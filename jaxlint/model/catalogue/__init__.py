@@ -172,6 +172,18 @@ def lookup(qualified: str) -> Op | None:
     return TABLE.get(qualified)
 
 
+def rule_family(qualified: str) -> str | None:
+    """The family of rules an entry's result rule belongs to: the catalogue module that
+    defines it (``"contractions"`` for ``dot``/``matmul``/``einsum``, ``"reductions"``...)."""
+    op = lookup(qualified)
+    if op is None:
+        return None
+    fn: Any = op.result
+    while hasattr(fn, "func"):  # functools.partial
+        fn = fn.func
+    return str(getattr(fn, "__module__", "")).rsplit(".", 1)[-1] or None
+
+
 _loaded = False
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from jaxlint.base.literals import UNKNOWN
 
 from .. import dims
-from ..abstract import INT, Array, List, Scalar, Shape, Tuple, as_array, int_value, join, join_all, leaves
+from ..abstract import INT, Array, List, Scalar, Shape, Tuple, as_array, as_dim, int_value, join, join_all, leaves
 from ..dims import Dim
 from . import Call
 from .rules import bool_const, full_dims, int_const, is_none, normalize, rule
@@ -48,7 +48,10 @@ def fori_loop(call: Call) -> Any:
 
 
 def while_loop(call: Call) -> Any:
+    """``while_loop(cond_fun, body_fun, init_val)``: the carry ``body_fun`` keeps (``cond_fun``
+    runs on it too: what fails there fails the loop)."""
     init = call.arg("init_val")
+    call.call(call.arg("cond_fun"), [init])
     return join(init, call.call(call.arg("body_fun"), [init]))
 
 
@@ -60,7 +63,7 @@ def _leading(tree: Any) -> tuple[Dim, bool]:
         if a is None or a.shape is None or not a.shape.dims:
             return None, False
         sizes.append(a.shape.dims[0])
-    if not sizes or any(s != sizes[0] for s in sizes):
+    if not sizes or not all(dims.equal(s, sizes[0]) for s in sizes):
         return None, bool(sizes)
     return sizes[0], True
 
@@ -68,20 +71,24 @@ def _leading(tree: Any) -> tuple[Dim, bool]:
 def _slice(tree: Any) -> Any:
     def one(path: tuple[Any, ...], leaf: Any) -> Any:
         a = as_array(leaf)
-        if a is None or a.shape is None or not a.shape.dims:
+        if a is None or (a.shape is not None and not a.shape.dims):
             return UNKNOWN
+        if a.shape is None:
+            return Array(None, a.dtype, a.host)
         return Array(Shape(a.shape.dims[1:], a.shape.rest), a.dtype, a.host)
 
     return rebuild(tree, one)
 
 
-def _stack(tree: Any, n: Dim) -> Any:
+def stacked(tree: Any, n: Dim) -> Any:
+    """``tree`` with a new leading axis of size ``n`` on every array leaf (a device array)."""
+
     def one(path: tuple[Any, ...], leaf: Any) -> Any:
         a = as_array(leaf)
         if a is None:
             return UNKNOWN
         if a.shape is None:
-            return Array(None, a.dtype)
+            return Array(Shape((n,), True), a.dtype)
         return Array(Shape((n, *a.shape.dims), a.shape.rest), a.dtype)
 
     return rebuild(tree, one)
@@ -91,8 +98,7 @@ def scan(call: Call) -> Any:
     """``scan(f, init, xs=None, length=None)``: ``(carry, ys)`` with ``ys`` stacked on a
     leading axis of ``length`` (or the leading size of ``xs``)."""
     init, xs = call.arg("init"), call.arg("xs")
-    n = int_const(call.arg("length"))
-    length: Dim = n
+    length: Dim = as_dim(call.arg("length")) if not is_none(call.arg("length")) else None
     if is_none(xs):
         x = xs
     else:
@@ -103,13 +109,13 @@ def scan(call: Call) -> Any:
     if type(out) is not Tuple or len(out.items) != 2:
         return UNKNOWN
     carry, ys = out.items
-    return Tuple((join(init, carry), _stack(ys, length)))
+    return Tuple((join(init, carry), stacked(ys, length)))
 
 
 def lax_map(call: Call) -> Any:
     xs = call.arg("xs")
     lead, _ = _leading(xs)
-    return _stack(call.call(call.arg("f"), [_slice(xs)]), lead)
+    return stacked(call.call(call.arg("f"), [_slice(xs)]), lead)
 
 
 def associative_scan(call: Call) -> Any:

@@ -7,10 +7,10 @@ from typing import Any
 
 from jaxlint.base.literals import UNKNOWN
 
-from ..abstract import FLOAT, INT, Const, Shape, Tuple, as_array, as_dim
+from ..abstract import FLOAT, INT, Const, External, Shape, Struct, Tuple, as_array, as_dim
 from . import Call, register
-from .build import Entries, family
-from .rules import array_of, broadcast, constant_result, dtype_of, full_dims, is_none, opaque, rule, shape_of
+from .build import Entries, family, op
+from .rules import array_of, broadcast, constant_result, dtype_of, full_dims, is_none, rule, shape_of
 
 RANDOM = ("numpy.random",)
 
@@ -69,7 +69,62 @@ def permutation(call: Call) -> Any:
 
 NONE = Const(None)
 
+
+def generator(cls: str) -> Any:
+    """``RandomState(0)``, ``default_rng(0)``: an object whose methods are the module's
+    functions (``RandomState(0).randn(3, 4)`` is ``numpy.random.randn(3, 4)``)."""
+    return lambda call: Struct(External(cls), (), "object")
+
+
+# the methods of those objects: the functions they are
+INSTANCE_METHODS: dict[str, dict[str, str]] = {
+    "numpy.random.RandomState": {
+        m: f"numpy.random.{m}"
+        for m in (
+            "randn",
+            "rand",
+            "randint",
+            "normal",
+            "uniform",
+            "choice",
+            "permutation",
+            "standard_normal",
+            "random_sample",
+            "random",
+            "binomial",
+            "poisson",
+            "exponential",
+            "gamma",
+            "beta",
+            "shuffle",
+        )
+    },
+    "numpy.random.Generator": {
+        **{
+            m: f"numpy.random.{m}"
+            for m in (
+                "normal",
+                "uniform",
+                "choice",
+                "permutation",
+                "standard_normal",
+                "random",
+                "binomial",
+                "poisson",
+                "exponential",
+                "gamma",
+                "beta",
+                "shuffle",
+            )
+        },
+        "integers": "numpy.random.randint",
+    },
+}
+
 TABLE: Entries = {
+    "numpy.random.RandomState": lambda: op("numpy.random.RandomState", generator("numpy.random.RandomState")),
+    "numpy.random.Generator": lambda: op("numpy.random.Generator", generator("numpy.random.Generator")),
+    "numpy.random.default_rng": lambda: op("numpy.random.default_rng", generator("numpy.random.Generator")),
     **family(RANDOM, ["normal", "logistic", "gumbel", "laplace"], sample, params=("loc", "scale")),
     **family(RANDOM, ["uniform"], sample, params=("low", "high")),
     **family(RANDOM, ["randint"], sample, params=("low", "high"), dtype=INT),
@@ -85,7 +140,6 @@ TABLE: Entries = {
     **family(RANDOM, ["choice"], choice),
     **family(RANDOM, ["permutation"], permutation),
     **family(RANDOM, ["shuffle", "seed"], constant_result(NONE)),
-    **family(RANDOM, ["RandomState", "default_rng"], opaque),
     **family(
         ("numpy.testing",),
         [

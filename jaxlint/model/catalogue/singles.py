@@ -9,7 +9,7 @@ from typing import Any
 from jaxlint.base.literals import UNKNOWN
 
 from .. import dims
-from ..abstract import BOOL, FLOAT, INT, Const, Scalar, Shape, Tuple, as_array, as_dim, int_value
+from ..abstract import BOOL, FLOAT, INT, Const, Scalar, Seq, Shape, Tuple, as_array, as_dim, int_value
 from . import Call
 from . import joining as jn
 from . import reductions as red
@@ -62,10 +62,10 @@ def divmod_(call: Call) -> Any:
 
 
 def shape(call: Call, param: str = "a") -> Any:
-    """``shape(a)``: the Python tuple of its sizes."""
+    """``shape(a)``: the Python tuple of its sizes (whatever it is given, a tuple of ints)."""
     a = as_array(call.arg(param))
     d = full_dims(a) if a is not None else None
-    return shape_tuple(d) if d is not None else UNKNOWN
+    return shape_tuple(d) if d is not None else Seq(None, Scalar("int"))
 
 
 def ndim(call: Call, param: str = "a") -> Any:

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from . import host, lax, methods, nn, numpy, random, tree
+from . import devices, host, lax, methods, nn, numpy, random, tree
 
-NAMESPACES = (numpy, lax, random, nn, tree, host, methods)
+NAMESPACES = (numpy, lax, random, nn, tree, host, methods, devices)

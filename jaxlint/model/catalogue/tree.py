@@ -23,6 +23,8 @@ TABLE: Entries = {
     **family(TREE, ["leaves_with_path"], t.leaves_with_path),
     **family(UTIL, ["tree_leaves_with_path"], t.leaves_with_path),
     **family(UTIL, ["is_tree_node"], t.python_bool),
+    # class decorators: the class, registered (``REGISTERS_CLASS``)
+    **family(UTIL, ["register_pytree_node_class", "register_pytree_with_keys_class"], t.the_class),
     **family(UTIL, ["treedef_tuple", "flatten_one_level", "tree_broadcast"], opaque),
     **family(TREE, ["structure", "unflatten", "map_with_path", "reduce", "transpose", "flatten_with_path"], opaque),
     **family(
@@ -43,5 +45,10 @@ TABLE: Entries = {
         opaque,
     ),
 }
+
+# decorators that make the class they decorate a pytree with its own flattening
+REGISTERS_CLASS = frozenset(
+    {"jax.tree_util.register_pytree_node_class", "jax.tree_util.register_pytree_with_keys_class"}
+)
 
 register(TABLE)

@@ -100,3 +100,8 @@ def partial(call: Call) -> Any:
         tuple(args) if isinstance(args, tuple) else (),
         tuple(kw.items()) if isinstance(kw, dict) else (),
     )
+
+
+def the_class(call: Call) -> Any:
+    """``register_pytree_node_class(cls)``: the class it registers."""
+    return call.arg("cls")

@@ -1,10 +1,12 @@
 """Opt-in knowledge of frameworks the core model does not import: how a test framework
-runs a test function once per case (``parameterized``), and jax's own test-suite
-parameterizations (``jax_test_util``). Importing this package registers them as context
-providers (``jaxlint.model.contexts.PROVIDERS``); the rules that read call contexts import
-it.
+runs a test function once per case (``parameterized``), its assertions that an error is
+raised (``assertions``), and jax's own test-suite helpers (``jax_test_util``). Importing
+this package registers them (``jaxlint.model.contexts.PROVIDERS``,
+``jaxlint.model.expected.expecting``); the engine imports it.
 """
 
 from __future__ import annotations
 
-from . import jax_test_util, parameterized  # noqa: F401  (each registers its provider)
+from . import assertions, jax_test_util, parameterized
+
+REGISTERED = (assertions, parameterized, jax_test_util)  # importing each registered what it knows

@@ -1,7 +1,7 @@
 """jax's own test suite: ``jtu.sample_product(**axes)`` runs a test once per combination
 of the axes' values (like absl's ``product``), and ``jtu.cases_from_list(cases)`` is the
-list of cases ``parameters`` is given. Only for linting jax itself, or code that uses
-its test utilities."""
+list of cases ``parameters`` is given; ``check_raises(f, Err, msg)`` expects ``f`` to
+raise. Only for linting jax itself, or code that uses its test utilities."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from ..contexts import PROVIDERS, Case
+from ..expected import expecting
 from . import parameterized
 
 if TYPE_CHECKING:
@@ -26,3 +27,5 @@ def provide(ev: Evaluator, fn: Any) -> list[Case] | None:
 
 
 PROVIDERS.append(provide)
+# ``jtu.check_raises(lambda: ..., Err, msg)``: the callable must raise
+expecting(callables={"check_raises": 0, "check_raises_regexp": 0})

@@ -33,6 +33,7 @@ def lint(text: str) -> list:
         ("lambdas", 600),  # the model: a free qualified name for each ``<lambda>``
         ("noqa", 600),  # suppressions: per line, not every comment for every diagnostic
         ("calls", 300),  # the callers closure up a long chain
+        ("vmaps", 400),  # the model: a parameter's reads by scope, a map site's records by order made
     ],
 )
 def test_work_grows_linearly(kind, n):

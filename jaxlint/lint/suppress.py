@@ -14,12 +14,13 @@ malformed (no codes, a rule name instead of a code, text after the codes) is kep
 from __future__ import annotations
 
 import bisect
-import io
+import functools
 import re
 import tokenize
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from jaxlint.base.statements import split_lines
 from jaxlint.base.types import Diagnostic, Edit, Fix, Position
 
 _CODE = re.compile(r"[A-Za-z]+[0-9]+")
@@ -63,12 +64,19 @@ class Suppressions:
         return any(c.kind == "ignore" for c in self.comments)
 
 
+def _readline(source: str) -> Callable[[], str]:
+    """The text's lines for the tokenizer as Python counts them: a lone ``\r`` ends a line
+    too (``io.StringIO`` splits at ``\n`` only, so in a CR-only file every comment was on
+    line 1, and an unused one's fix indexed past its line: an internal error)."""
+    return functools.partial(next, iter(split_lines(source)), "")
+
+
 def comment_tokens(source: str) -> list[tokenize.TokenInfo]:
     """The file's comments as the tokenizer reads them; in a file that stops tokenizing
     (a syntax error), those before the error."""
     out: list[tokenize.TokenInfo] = []
     try:
-        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        for tok in tokenize.generate_tokens(_readline(source)):
             if tok.type == tokenize.COMMENT:
                 out.append(tok)
     except (tokenize.TokenError, SyntaxError):
@@ -84,7 +92,7 @@ def noqa_spans(source: str) -> dict[int, int]:
     prev: tokenize.TokenInfo | None = None  # the token before, on the same logical line
     skip = (tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER)
     try:
-        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        for tok in tokenize.generate_tokens(_readline(source)):
             if tok.type in (tokenize.NL, tokenize.NEWLINE):
                 prev = None
                 continue

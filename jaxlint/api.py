@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import io
+import errno
 import os
 import re
 import stat
-import tokenize
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -20,13 +19,21 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
+from jaxlint.base import limits
 from jaxlint.base.crash import describe
 from jaxlint.base.modules import module_name_for
 from jaxlint.base.types import Diagnostic, FileResult, Position, RunResult
 from jaxlint.files.discover import discover
 from jaxlint.lint import suppress
 from jaxlint.lint.config import Settings
-from jaxlint.lint.engine import FileLinter, not_checked, python_source, release_memory, syntax_check
+from jaxlint.lint.engine import (
+    FileLinter,
+    not_checked,
+    python_source,
+    release_memory,
+    resource_reason,
+    syntax_check,
+)
 from jaxlint.lint.registry import all_rules, enabled_rules
 from jaxlint.lint.rule import Rule
 from jaxlint.model.project import Project
@@ -36,7 +43,8 @@ if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor  # imported when a run uses worker processes
 
 MAX_FIX_PASSES = 10
-MAX_FILE_BYTES = 16 * 1024 * 1024  # larger files are reported (JAX003), not read
+MAX_JOBS_PER_CPU = 4  # more worker processes only add memory: linting is CPU-bound
+MAX_FILE_BYTES = limits.MAX_FILE_BYTES  # larger files are reported (JAX003), not read
 
 
 class ReadError(Exception):
@@ -61,6 +69,10 @@ def read_bytes(path: str) -> bytes:
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as e:
+        if e.errno == errno.ENAMETOOLONG:  # a folder nested deeper than a path can name
+            raise ReadError(
+                path, f"Its path is longer than the system allows ({e.strerror}); it was not checked"
+            ) from None
         if os.path.isdir(path):
             raise ReadError(path, f"Cannot list this folder ({e.strerror}); it was not checked") from None
         raise ReadError(path, f"Cannot read the file ({e.strerror}); it was not checked") from None
@@ -94,16 +106,15 @@ def read_source(path: str) -> tuple[str, str]:
 
 
 def decode(data: bytes, path: str) -> tuple[str, str]:
+    """The text of a source file, in the encoding it declares, as Python reads it
+    (jaxlint.files.encoding); ReadError for what Python would refuse."""
+    from jaxlint.files import encoding as codings
+
     try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except SyntaxError:
-        encoding = "utf-8"
-    try:
-        text = data.decode(encoding)
-    except LookupError:
-        raise ReadError(
-            path, f"Unknown encoding {encoding!r} in the coding declaration; the file was not checked"
-        ) from None
+        encoding = codings.declared(data)
+        text = codings.decode(data, encoding)
+    except codings.EncodingRefused as e:
+        raise ReadError(path, f"{e}; the file was not checked", Position(e.line, 1)) from None
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         column = len(data[data.rfind(b"\n", 0, e.start) + 1 : e.start].decode(encoding, errors="replace")) + 1
@@ -113,6 +124,8 @@ def decode(data: bytes, path: str) -> tuple[str, str]:
             f"Cannot decode the file as {encoding} (byte {bad}: {e.reason}); it was not checked",
             Position(line, column),
         ) from None
+    except UnicodeError as e:  # a codec that reports no position
+        raise ReadError(path, f"Cannot decode the file as {encoding} ({e}); it was not checked") from None
     if text.startswith("\ufeff"):
         text = text[1:]
     return text, encoding
@@ -149,14 +162,42 @@ def _collect() -> None:
         gc.collect()
 
 
-def _init_worker(codes: tuple[str, ...], settings: Settings) -> None:
+# LibCST builds millions of acyclic objects per file: at the default thresholds (700
+# allocations) the cycle collector rescans the young tree over and over, and its full
+# collections, over a heap that grows with the file, made linting one large file
+# superlinear (100,000 lines: 820 µs a line against 360 at 4,000). Workers, and a run in
+# this process, collect once per file instead (``_collect``). About 5% of a cold run.
+GC_THRESHOLDS = (50_000, 10, 10)
+
+
+@contextmanager
+def _collecting_per_file():
+    """The workers' collector settings while a run lints in this process (restored after)."""
     import gc
 
-    # LibCST builds millions of acyclic objects per file: at the default threshold (700
-    # allocations) the cycle collector rescans the young tree over and over; a worker
-    # collects once per file instead (``_collect``). About 5% of a cold run.
+    old = gc.get_threshold()
+    if old[0] >= GC_THRESHOLDS[0]:  # a worker, or already inside
+        yield
+        return
     gc.freeze()
-    gc.set_threshold(50_000, 10, 10)
+    gc.set_threshold(*GC_THRESHOLDS)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
+        gc.unfreeze()
+
+
+def _init_worker(codes: tuple[str, ...], settings: Settings, parent: int) -> None:
+    import gc
+
+    from jaxlint.base.processes import die_with_parent, ignore_interrupts
+
+    ignore_interrupts()
+    die_with_parent(parent)  # a killed run (an OOM kill, a cancelled CI job) leaves no worker behind
+
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)  # for good: the worker lives for the run
     global _WORKER
     rules = [r for r in all_rules() if r.code in codes]
     _WORKER = _make_linter(rules, settings)
@@ -176,6 +217,8 @@ def _plan_file(path: str) -> tuple[str, object, str | None]:
         return "done", unreadable(e), None
     try:
         kind, value = _WORKER.plan(path, text)
+    except (MemoryError, RecursionError) as exc:  # extreme code: this file is not checked, the run goes on
+        return "done", FileResult(path=path, diagnostics=[not_checked(path, resource_reason(exc))]), None
     except Exception as exc:
         return "done", FileResult(path=path, internal_error=f"while planning: {describe(exc)}"), None
     release_memory()
@@ -186,9 +229,10 @@ def _plan_file(path: str) -> tuple[str, object, str | None]:
 Job = tuple[str, Blanks, "frozenset[str] | None", "frozenset[str] | None"]
 
 
-def job_for(path: str, plan: FilePlan | None, decided: dict[str, Decision]) -> Job:
-    """What the second pass does with a planned file: blank the units the decision did not keep."""
-    if isinstance(plan, FilePlan):
+def job_for(path: str, plan: FilePlan | None, decided: dict[str, Decision] | None) -> Job:
+    """What the second pass does with a planned file: blank the units the decision did not keep
+    (none when there is no decision: the main process had no memory for it)."""
+    if isinstance(plan, FilePlan) and decided is not None:
         d = decided[path]
         return (path, blanks_for(plan, d.kept), d.looked_up, d.callers_of_seeds)
     return (path, (), None, None)
@@ -203,6 +247,8 @@ def _lint_file(job: Job) -> tuple[FileResult, str | None]:
         return unreadable(e), None
     try:
         result = _WORKER.lint(path, text, blanks=blanks, looked_up=looked_up, callers_of_seeds=callers)
+    except (MemoryError, RecursionError) as exc:
+        return FileResult(path=path, diagnostics=[not_checked(path, resource_reason(exc))]), None
     except Exception as exc:
         return FileResult(path=path, internal_error=describe(exc)), None
     _collect()
@@ -224,10 +270,20 @@ class Runner:
         self.settings = settings
         self.rules = selected_rules(settings)
         self.codes = frozenset(r.code for r in self.rules)
-        self.jobs = jobs or os.cpu_count() or 1
         self.cache = cache
         self.progress = progress
         self.warnings: list[str] = []  # of the last ``finish``: malformed suppression directives
+        # about how this run went (--jobs capped, no memory for the decision): shown, never cached
+        self.notices: list[str] = []
+        cpus = os.cpu_count() or 1
+        self.jobs = jobs or cpus
+        if self.jobs > MAX_JOBS_PER_CPU * cpus:  # each one a process: 100,000 of them forked without end
+            cap = MAX_JOBS_PER_CPU * cpus
+            self.notices.append(
+                f"--jobs {self.jobs} is more than {cap} ({MAX_JOBS_PER_CPU} per CPU): using {cap} worker processes"
+            )
+            self.jobs = cap
+        self.workers = self.jobs  # and no more than there are files (``lint_files``)
         self._pfi = []
         if settings.per_file_ignores:
             import pathspec
@@ -247,9 +303,10 @@ class Runner:
         (``redecide``) and to slice a buffer being edited (``edit_decision``)."""
         results: dict[str, FileResult] = {}
         errors: list[str] = []
+        self.workers = max(1, min(self.jobs, len(files)))
         with self._pool() as run:
             plans = self._plans(files, run, errors)
-            decided = decide([p for p in plans.values() if isinstance(p, FilePlan)])
+            decided = self._decide([p for p in plans.values() if isinstance(p, FilePlan)])
             todo: list[Job] = []
             for path in files:
                 plan = plans.get(path)
@@ -269,7 +326,7 @@ class Runner:
                 else:
                     todo.append(job)
             if record is not None:
-                record["plans"], record["decided"] = plans, decided
+                record["plans"], record["decided"] = plans, decided if decided is not None else {}
             del plans, decided
             for job, (res, err) in zip(todo, run(_lint_file, todo, lambda job: (_died(job[0]), None)), strict=True):
                 path = job[0]
@@ -288,6 +345,17 @@ class Runner:
         if self.cache is not None:
             self.cache.flush()
         return [results[p] for p in files if p in results], errors
+
+    def _decide(self, plans: list[FilePlan]) -> dict[str, Decision] | None:
+        """The slicing decision; None when the main process has no memory for it: then every
+        file is parsed whole (the findings are the same, tested) and the run goes on."""
+        try:
+            return decide(plans)
+        except MemoryError:
+            note = "not enough memory to decide what to parse: every file was parsed whole"
+            if note not in self.notices:
+                self.notices.append(note)
+            return None
 
     def _plans(self, files: list[str], run, errors: list[str]) -> dict[str, object]:
         """path -> FileResult (nothing to parse), FilePlan, or None (parse it whole)."""
@@ -331,14 +399,14 @@ class Runner:
                     max_workers=workers,
                     mp_context=ctx,
                     initializer=_init_worker,
-                    initargs=(tuple(self.codes), self.settings),
+                    initargs=(tuple(self.codes), self.settings, os.getpid()),
                 )
             return pools[workers]
 
         def in_pools(fn, items, on_death):
             from concurrent.futures.process import BrokenProcessPool
 
-            rest, workers = list(items), self.jobs
+            rest, workers = list(items), self.workers
             while rest:
                 done = 0
                 try:
@@ -352,7 +420,7 @@ class Runner:
                 if workers == 1:  # one item at a time: the first one lost killed its worker
                     yield on_death(rest[done])
                     done += 1
-                    workers = self.jobs
+                    workers = self.workers
                 else:  # which one? run the rest one at a time until it is found
                     workers = 1
                 rest = rest[done:]
@@ -365,16 +433,23 @@ class Runner:
             return in_pools(fn, items, on_death)
 
         try:
-            yield run
-        finally:
+            with _collecting_per_file():
+                yield run
+        except BaseException:  # a signal (jaxlint.base.processes), Ctrl-C, a bug: no worker survives it
             for p in pools.values():
-                p.shutdown()
+                _kill(p)
+            raise
+        for p in pools.values():
+            p.shutdown()
 
     def finish(
         self, results: list[FileResult], sources: Callable[[str], list[str] | None] | None = None
     ) -> tuple[list[Diagnostic], list[str]]:
         """Project phase: decide pending findings, then per-file ignores and suppressions."""
-        projects, island_of = islands([r.facts for r in results if r.facts is not None])
+        try:
+            projects, island_of = islands([r.facts for r in results if r.facts is not None])
+        except MemoryError:  # no project: every pending finding is one JAX003 below
+            projects, island_of = None, lambda path: ""
         by_rule: dict[tuple[str, str], list] = defaultdict(list)
         per_file: dict[str, list[Diagnostic]] = defaultdict(list)
         errors: list[str] = []
@@ -392,7 +467,20 @@ class Runner:
             if rule is None:
                 continue
             try:
+                if projects is None:
+                    raise MemoryError
                 verdicts = list(rule.resolve(items, projects[island]))
+            except (MemoryError, RecursionError) as exc:  # the files involved are not checked, the run goes on
+                what = "nested too deeply" if isinstance(exc, RecursionError) else "too large"
+                for path in sorted({p.path for p in items}):
+                    per_file[path].append(
+                        not_checked(
+                            path,
+                            f"{code} ({rule.name}) could not decide its findings in this file: "
+                            f"the project is {what} for it ({type(exc).__name__})",
+                        )
+                    )
+                continue
             except Exception as exc:
                 files = sorted({p.path for p in items})
                 where = files[0] + (f" and {len(files) - 1} more files" if len(files) > 1 else "")
@@ -444,6 +532,18 @@ class Runner:
             if spec.match_file(rel) or spec.match_file(os.path.basename(path)):
                 out |= codes
         return out
+
+
+def _kill(pool) -> None:
+    """End a process pool now: its workers killed, its pending work dropped."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # CPython's ProcessPoolExecutor
+    for p in processes:
+        with contextlib.suppress(OSError, AttributeError):
+            p.kill()
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in processes:
+        with contextlib.suppress(OSError, AttributeError, AssertionError):
+            p.join(5)
 
 
 def selection_warnings(settings: Settings) -> list[str]:
@@ -574,7 +674,7 @@ def lint_paths(
     """Lint ``files`` (default: what ``paths`` discover) as one project with ``settings``."""
     if files is None:
         files = discover(paths, settings.root, settings.exclude, settings.extend_exclude)
-    run_key = cache.run_key(files) if cache is not None else None  # None when a file is not regular
+    run_key = cache.run_key(files, paths) if cache is not None else None  # None when a file is not regular
     hit = cache.get_run(run_key) if cache is not None else None
     if hit is not None:
         if progress:
@@ -588,8 +688,10 @@ def lint_paths(
     prefiltered = sum(1 for r in results if r.prefilter)
     if cache is not None and not errors and not internal and not any(d.code == "JAX003" for d in diags):
         deps = sorted({(d[0], d[1]) for r in results for d in r.deps})
-        cache.put_run(run_key, (diags, prefiltered, runner.warnings, deps))
-    return RunResult(diags, len(files), errors + internal, prefiltered=prefiltered, warnings=runner.warnings)
+        cache.put_run(run_key, (diags, prefiltered, runner.warnings, deps))  # not the notices: about this run
+    return RunResult(
+        diags, len(files), errors + internal, prefiltered=prefiltered, warnings=[*runner.warnings, *runner.notices]
+    )
 
 
 def _check_named(results: list[FileResult], paths: list[str]) -> None:
@@ -606,6 +708,7 @@ def _check_named(results: list[FileResult], paths: list[str]) -> None:
                 syntax_check(r, text)
 
 
+@_collecting_per_file()
 def lint_source(
     source: str,
     path: str = "<stdin>",
@@ -676,14 +779,26 @@ def fix_text(
         new, applied = apply_fixes(text, fixes)
         if not applied or new == text:
             break
-        try:
-            cst.parse_module(to_python(new) if to_python is not None else new)
-        except cst.ParserSyntaxError:
+        if not _parses(to_python(new) if to_python is not None else new):
             return text, applied_total, diags, True
         text = new
         applied_total += len(applied)
         diags = lint(text)
     return text, applied_total, diags, False
+
+
+def _parses(text: str) -> bool:
+    """Does LibCST read the fixed text? (In pieces, with stand-ins, as a lint of it would.)"""
+    from jaxlint.lint.engine import with_standins
+    from jaxlint.lint.parse import TooLarge, parse_module
+
+    try:
+        parse_module(with_standins(text))
+    except (cst.ParserSyntaxError, RecursionError, TooLarge):
+        return False
+    finally:
+        release_memory()
+    return True
 
 
 def fix_source(text: str, path: str, settings: Settings, unsafe: bool) -> tuple[str, int, list[Diagnostic], bool]:
@@ -706,6 +821,7 @@ def cell_lines(path: str, cell: int, text: str | None = None) -> list[str] | Non
     return source_lines(found.source) if found is not None else None
 
 
+@_collecting_per_file()
 def fix_paths(
     paths: list[str],
     settings: Settings,
@@ -726,13 +842,20 @@ def fix_paths(
     _check_named(results, paths)
     diags, internal = runner.finish(results, _lines)
     run = RunResult([], len(files), errors + internal, prefiltered=sum(1 for r in results if r.prefilter))
-    run.warnings.extend(runner.warnings)
+    run.warnings.extend([*runner.warnings, *runner.notices])
     by_path: dict[str, list[Diagnostic]] = defaultdict(list)
     for d in diags:
         by_path[d.path].append(d)
     linter = _make_linter(runner.rules, settings)
+    # every file's latest result and, once fixed, its text: a re-lint of one file sees the
+    # others as they now are (a suppression's columns in its fixed text, not the old ones)
     others = {r.path: r for r in results}
+    texts: dict[str, str] = {}
     final: list[Diagnostic] = []
+
+    def lines_of(p: str) -> list[str] | None:
+        return module_lines(p, texts[p]) if p in texts else _lines(p)
+
     for path in files:
         mine = by_path.get(path, [])
         if not fixes_to_apply(mine, unsafe):
@@ -746,15 +869,16 @@ def fix_paths(
             final.extend(mine)
             continue
         module_name, is_pkg = module_name_for(path)
+        latest: dict[str, FileResult] = {}
 
-        def relint(text: str, path=path, module_name=module_name, is_pkg=is_pkg) -> list[Diagnostic]:
-            res = linter.lint(path, text, module_name, is_pkg)
+        def relint(text: str, path=path, module_name=module_name, is_pkg=is_pkg, latest=latest) -> list[Diagnostic]:
+            res = latest[text] = linter.lint(path, text, module_name, is_pkg)
             rest = [r for p, r in others.items() if p != path]
 
-            def lines_of(p: str) -> list[str] | None:
-                return module_lines(path, text) if p == path else _lines(p)
+            def sources(p: str, text: str = text) -> list[str] | None:
+                return module_lines(path, text) if p == path else lines_of(p)
 
-            d, _ = runner.finish([*rest, res], lines_of)
+            d, _ = runner.finish([*rest, res], sources)
             return [x for x in d if x.path == path]
 
         try:
@@ -771,6 +895,10 @@ def fix_paths(
             run.warnings.append(f"{path}: {e}; not overwritten, run again to fix it")
             final.extend(mine)
             continue
+        except OSError as e:  # a read-only or full file system: the file is as it was (atomic_write)
+            run.errors.append(f"could not write {path}: {e.strerror or e}")
+            final.extend(mine)
+            continue
         except Exception as exc:
             run.errors.append(f"{path}: internal error while fixing (the file was not changed): {describe(exc)}")
             final.extend(mine)
@@ -781,6 +909,8 @@ def fix_paths(
             run.fixed[path] = count
             run.diffs[path] = (original, new)
             final.extend(remaining)
+            if new in latest:
+                others[path], texts[path] = latest[new], new
         else:
             final.extend(mine)
     final = _in_cells(final, files, {p: new for p, (_, new) in run.diffs.items()})

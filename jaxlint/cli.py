@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 import sys
 from collections import Counter
-from typing import TYPE_CHECKING, NoReturn
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NoReturn, TextIO
 
 import click
 
@@ -20,8 +21,17 @@ FORMATS = ("full", "concise", "json", "github", "gitlab", "sarif")
 
 
 def fail(message: str) -> NoReturn:
-    click.echo(f"jaxlint: error: {message}", err=True)
+    _say(f"jaxlint: error: {message}")
     sys.exit(EXIT_ERROR)
+
+
+def _say(line: str) -> None:
+    """One line on stderr; file names and quoted text in it escaped (jaxlint.report.escape),
+    line breaks kept only for the traceback ``JAXLINT_DEBUG=1`` asks for."""
+    from jaxlint.base.crash import debug
+    from jaxlint.report.escape import no_workflow_commands, printable
+
+    click.echo(no_workflow_commands(printable(line, line_breaks=debug())), err=True)
 
 
 # ``jaxlint check --help`` in ruff's sections; options not named here are "Options"
@@ -105,9 +115,13 @@ class DefaultGroup(click.Group):
         formatter.write_text("For help with a command, see: `jaxlint COMMAND --help`.")
 
     def invoke(self, ctx: click.Context):
-        """A bug in jaxlint exits 2 with one line saying where (never 1: that means findings)."""
+        """A bug in jaxlint exits 2 with one line saying where (never 1: that means findings);
+        SIGTERM and SIGHUP end the run and its workers, exit 128 + the signal, one line."""
+        from jaxlint.base.processes import Terminated, terminated_on_signals
+
         try:
-            return super().invoke(ctx)
+            with terminated_on_signals():
+                return super().invoke(ctx)
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
         except BrokenPipeError:
@@ -115,6 +129,9 @@ class DefaultGroup(click.Group):
         except KeyboardInterrupt:
             click.echo("jaxlint: interrupted", err=True)
             sys.exit(130)
+        except Terminated as t:
+            click.echo(f"jaxlint: terminated by {t.name}", err=True)
+            sys.exit(t.exit_code)
         except Exception as exc:
             from jaxlint.base.crash import internal_error_line
 
@@ -309,7 +326,11 @@ def check(
             fail(str(e))
         click.echo(render_settings(paths[0], settings), nl=False)
         sys.exit(EXIT_OK)
-    fmt = output_format or settings.output_format or ("full" if sys.stdout.isatty() and not output_file else "concise")
+    fmt = (
+        output_format
+        or settings.output_format
+        or ("full" if _is_terminal(sys.stdout) and not output_file else "concise")
+    )
     from jaxlint.report.color import use_color
 
     color = fmt == "full" and use_color(sys.stdout) and not output_file
@@ -322,6 +343,7 @@ def check(
         return api._lines(path) if cell is None else api.cell_lines(path, cell)
 
     stdin_text = None
+    stdin_bytes, encoding = b"", "utf-8"
     run = None
     if "-" in paths and paths != ["-"]:
         fail("`-` (stdin) cannot be combined with other paths")
@@ -342,7 +364,7 @@ def check(
             sys.exit(EXIT_OK)
         caches = [_cache(s, cache_dir) if not no_cache else None for s, _ in groups]
         if not (do_fix or diff or add_noqa) and groups and all(c is not None for c in caches):
-            hits = [c.get_run(c.run_key(fs)) for c, (_, fs) in zip(caches, groups, strict=True) if c is not None]
+            hits = [c.get_run(c.run_key(fs, paths)) for c, (_, fs) in zip(caches, groups, strict=True) if c is not None]
             if all(h is not None for h in hits):
                 run = _merge([RunResult.from_cache(h, len(fs)) for h, (_, fs) in zip(hits, groups, strict=True)])
     if run is None:
@@ -365,12 +387,14 @@ def check(
             if paths == ["-"]:
                 if add_noqa:
                     fail("--add-noqa cannot read stdin")
-                stdin_text = sys.stdin.read()
+                stdin_bytes = _read_stdin()
                 name = stdin_filename or "-"
                 from jaxlint.base.crash import doing
 
                 with doing(f"linting {name}"):
-                    run = _lint_stdin(stdin_text, name, settings, do_fix or diff, unsafe_fixes, diff)
+                    run, stdin_text, encoding = _lint_stdin(
+                        stdin_bytes, name, settings, do_fix or diff, unsafe_fixes, diff
+                    )
             else:
                 from jaxlint.base.crash import doing
 
@@ -414,16 +438,22 @@ def check(
         sys.exit(EXIT_ERROR if run.errors else EXIT_OK)
     out = _output(output_file)
     if diff:
+        from jaxlint.report.escape import safe
+
         for path, (old, new) in sorted(run.diffs.items()):
             import difflib
 
             if path.endswith(".ipynb"):
                 from jaxlint.fix.notebook import unified_diff
 
-                out.write(unified_diff(path, old, new))  # per cell, as ruff shows notebook diffs
+                out.write(unified_diff(safe(path), old, new))  # per cell, as ruff shows notebook diffs
                 continue
             out.write(
-                "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), f"a/{path}", f"b/{path}"))
+                "".join(
+                    difflib.unified_diff(
+                        old.splitlines(True), new.splitlines(True), f"a/{safe(path)}", f"b/{safe(path)}"
+                    )
+                )
             )
         out.close()
         if not quiet:
@@ -434,8 +464,16 @@ def check(
             )
         _errors(run)
         sys.exit(EXIT_ERROR if run.errors else (EXIT_FOUND if run.diffs else EXIT_OK))
-    if paths == ["-"] and do_fix and stdin_text is not None:
-        sys.stdout.write(next(iter(run.diffs.values()))[1] if run.diffs else stdin_text)  # keyed by --stdin-filename
+    if paths == ["-"] and do_fix:
+        # the fixed text in the input's own encoding (keyed by --stdin-filename), else the input as it came
+        fixed = next(iter(run.diffs.values()))[1] if run.diffs else None
+        try:
+            out.write_bytes(fixed.encode(encoding) if fixed is not None else stdin_bytes)
+        except UnicodeEncodeError as e:
+            run.warnings.append(
+                f"the fixed code cannot be written in the input's encoding {encoding} ({e.reason}); not fixed"
+            )
+            out.write_bytes(stdin_bytes)
     diags = run.diagnostics
     if fix_only:
         out.close()
@@ -454,7 +492,7 @@ def check(
     if show_fixes and run.fixed:
         click.echo("Fixed:", err=True)
         for path, n in sorted(run.fixed.items()):
-            click.echo(f"  {path}: {n} fix{'es' if n != 1 else ''}", err=True)
+            _say(f"  {path}: {n} fix{'es' if n != 1 else ''}")
     if not quiet and fmt in ("full", "concise") and not statistics:
         _summary(run, unsafe_fixes)
     _errors(run)
@@ -508,30 +546,6 @@ def _merge(runs: list):
     return out
 
 
-class _Output:
-    """stdout, or the ``--output-file`` (written whole when the report is done)."""
-
-    def __init__(self, path: str | None) -> None:
-        self.path = path
-        self.parts: list[str] = []
-
-    def write(self, text: str) -> None:
-        if self.path is None:
-            sys.stdout.write(text)
-        else:
-            self.parts.append(text)
-
-    def close(self) -> None:
-        if self.path is None:
-            return
-        try:
-            with open(self.path, "w", encoding="utf-8") as f:
-                f.write("".join(self.parts))
-        except OSError as e:
-            fail(f"{self.path}: cannot write the report: {e.strerror}")
-        self.path = None
-
-
 def _output(path: str | None) -> _Output:
     return _Output(path)
 
@@ -551,11 +565,76 @@ def _render(fmt: str, diags, **kw) -> str:
             raise
 
 
-def _lint_stdin(text: str, name: str, settings, fix: bool, unsafe: bool, diff: bool):
+def _read_stdin() -> bytes:
+    if sys.stdin is None:
+        fail("could not read <stdin>: it is closed")
+    try:
+        return sys.stdin.buffer.read()
+    except OSError as e:
+        fail(f"could not read <stdin>: {e.strerror or e}")
+
+
+def _is_terminal(stream) -> bool:
+    try:
+        return stream is not None and stream.isatty()
+    except ValueError:  # closed
+        return False
+
+
+class _Output:
+    """stdout, or the ``--output-file`` (written whole when the report is done). A closed or
+    full stdout is one clear line (exit 2), and the unwritten rest is dropped (not reported
+    again when Python exits)."""
+
+    def __init__(self, path: str | None) -> None:
+        self.path = path
+        self.parts: list[str] = []
+
+    def write(self, text: str) -> None:
+        if self.path is None:
+            self._stdout(lambda out: out.write(text))
+        else:
+            self.parts.append(text)
+
+    def write_bytes(self, data: bytes) -> None:
+        """Bytes on stdout (the fixed code read from stdin, in its own encoding)."""
+        self._stdout(lambda out: (out.flush(), out.buffer.write(data)))
+
+    def close(self) -> None:
+        if self.path is None:
+            return
+        try:
+            with open(self.path, "w", encoding="utf-8") as f:
+                f.write("".join(self.parts))
+        except OSError as e:
+            fail(f"{self.path}: cannot write the report: {e.strerror}")
+        self.path = None
+
+    def _stdout(self, action: Callable[[TextIO], object]) -> None:
+        out = sys.stdout
+        if out is None:
+            fail("could not write <stdout>: it is closed")
+        try:
+            action(out)
+            out.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            with open(os.devnull, "w") as null:  # what Python would flush again at exit goes nowhere
+                os.dup2(null.fileno(), out.fileno())
+            fail(f"could not write <stdout>: {e.strerror or e}")
+
+
+def _lint_stdin(data: bytes, name: str, settings, fix: bool, unsafe: bool, diff: bool):
+    """(run, text, encoding): stdin linted as the file ``name``, decoded as a file is."""
     from jaxlint import api
     from jaxlint.base.types import RunResult
 
     path = name
+    try:
+        text, encoding = api.decode(data, path)
+    except api.ReadError as e:  # as for a file: one JAX003
+        return RunResult(api.unreadable(e).diagnostics, 1), None, "utf-8"
     diags = api.lint_source(text, path, settings)
     run = RunResult(diags, 1, warnings=_stdin_directive_warnings(text, path))
     if fix:
@@ -566,7 +645,7 @@ def _lint_stdin(text: str, name: str, settings, fix: bool, unsafe: bool, diff: b
             run.fixed[path] = count
             run.diffs[path] = (text, new)
         run.diagnostics = remaining
-    return run
+    return run, text, encoding
 
 
 def _stdin_directive_warnings(text: str, path: str) -> list[str]:
@@ -720,14 +799,11 @@ def _prefiltered(run) -> str:
 
 def _errors(run) -> None:
     for w in run.warnings:
-        click.echo(f"jaxlint: warning: {w}", err=True)
+        _say(f"jaxlint: warning: {w}")
     for e in run.errors:
-        click.echo(f"jaxlint: error: {e}", err=True)
+        _say(f"jaxlint: error: {e}")
     for p in run.unparsable_fix:
-        click.echo(
-            f"jaxlint: warning: {p}: a fix pass produced code that does not parse; kept the last valid version",
-            err=True,
-        )
+        _say(f"jaxlint: warning: {p}: a fix pass produced code that does not parse; kept the last valid version")
 
 
 @main.command("rules")

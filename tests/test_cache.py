@@ -145,3 +145,16 @@ def test_the_pack_costs_one_file_and_compresses(tmp_path):
     assert os.path.getsize(files[0]) < 40 * len(dumps(value)) / 10
     again = Cache(str(tmp_path / "c"), "ns", secret=b"k" * 32)
     assert all(again.get(str(tmp_path / "m.py"), str(i)) == value for i in range(40))
+
+
+def test_a_lone_surrogate_in_a_file_is_cached_and_answered_again(tmp_path):
+    # the pre-commit hook found it on jaxlint's own sources: a string literal "\ud800" in a
+    # file's facts made writing its cache entry an internal error for the whole run
+    from jaxlint.base.records import dumps, loads
+
+    assert loads(dumps(["a\ud800b", ("\udcff",)])) == ["a\ud800b", ("\udcff",)]
+    (tmp_path / "a.py").write_text('import jax\ns = "\\ud800"\nx = jax.tree_map(f, s)\n')
+    first = run_cli("--output-format", "concise", ".", cwd=str(tmp_path))
+    second = run_cli("--output-format", "concise", ".", cwd=str(tmp_path))
+    assert first == second
+    assert first[0] == 1 and first[1].startswith("a.py:3:5: JAX801")

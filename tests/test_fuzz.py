@@ -4,7 +4,8 @@ For every input: no internal error, the same diagnostics twice (and the same rep
 twice, in every format), every file ``--fix --unsafe-fixes`` writes parses, and a second
 ``--fix`` changes nothing. The inputs are the fixtures (real JAX idioms, bugs and their
 look-alikes) mutated at random — truncated, bytes edited, nested deeply, a very long line,
-NUL bytes, mixed line endings, a BOM, tabs — and programs ``hypothesmith`` generates from
+NUL bytes, mixed line endings, a BOM, tabs, a literal or a string concatenation too large
+for the parsers (a stand-in takes its place) — and programs ``hypothesmith`` generates from
 Python's grammar, each with a JAX snippet appended.
 
 The normal run is seeded and small; ``pytest -m fuzz`` runs the long one (``FUZZ_CASES``
@@ -41,7 +42,7 @@ SNIPPETS = [
 
 
 def _mutate(rng: random.Random, data: bytes) -> bytes:
-    kind = rng.randrange(10)
+    kind = rng.randrange(11)
     if kind == 0 and data:  # truncated at a random point
         return data[: rng.randrange(len(data))]
     if kind == 1 and data:  # random byte edits
@@ -75,6 +76,18 @@ def _mutate(rng: random.Random, data: bytes) -> bytes:
         return b"\n".join(line.replace(b"    ", b"\t") if rng.random() < 0.5 else line for line in data.split(b"\n"))
     if kind == 8:  # a coding cookie that lies
         return b"# -*- coding: latin-1 -*-\n" + data + "\nname = 'caf\u00e9'\n".encode()
+    if kind == 9:  # more constants or string parts than the parsers afford (jaxlint.plan.standins)
+        n = rng.choice([10_001, 30_000])
+        big = rng.choice(
+            [
+                b"[" + b"1, " * n + b"]",
+                b"{" + b"".join(b"%d: (%d, 'v'),\n" % (i, i) for i in range(n)) + b"}",
+                b"(\n" + b"".join(b'    "part %d"\n' % i for i in range(rng.choice([101, 500]))) + b")",
+            ]
+        )
+        lines = data.split(b"\n")
+        at = rng.randrange(len(lines) + 1)  # at module level, between two lines of the file
+        return b"\n".join([*lines[:at], b"TABLE = " + big, *lines[at:]])
     return data + b"\n" + rng.choice(SNIPPETS).encode()  # glued to another snippet
 
 

@@ -45,6 +45,16 @@ def test_a_lone_carriage_return_ends_a_line_for_comments_as_for_the_parsers():
     assert fix(src, "JAX801", "JAX802", "JAX002") == src.replace("  # noqa: JAX802", "")
 
 
+def test_the_comments_of_a_cr_only_file_are_on_the_lines_python_counts():
+    # found by fuzzing: the tokenizer was given lines split at \n only, so each comment of a
+    # CR-only file was on line 1, and the fix of an unused one indexed past that line: an
+    # internal error for the run
+    src = "import jax\rx = jax.tree_map(f, t)  # noqa: JAX801\ry = 1  # noqa: JAX101\r"
+    diags = lint(src, "JAX801", "JAX101", "JAX002")
+    assert [(d.code, d.start.line, d.start.column) for d in diags] == [("JAX002", 3, 8)]
+    assert fix(src, "JAX801", "JAX101", "JAX002") == "import jax\rx = jax.tree_map(f, t)  # noqa: JAX801\ry = 1\r"
+
+
 def test_a_noqa_after_another_comment_still_counts():
     src = "import jax\nx = jax.tree_map(f, t)  # legacy code # noqa: JAX801\n"
     assert lint(src, "JAX801", "JAX002") == []

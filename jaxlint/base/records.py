@@ -37,7 +37,11 @@ class RecordError(ValueError):
 
 
 def dumps(value: Any) -> bytes:
-    return json.dumps(_encode(value), separators=(",", ":"), ensure_ascii=False, allow_nan=True).encode()
+    plain = _encode(value)
+    try:
+        return json.dumps(plain, separators=(",", ":"), ensure_ascii=False, allow_nan=True).encode()
+    except UnicodeEncodeError:  # a lone surrogate (the literal "\ud800" in a file): escaped, it round-trips
+        return json.dumps(plain, separators=(",", ":"), ensure_ascii=True, allow_nan=True).encode()
 
 
 def loads(data: bytes) -> Any:

@@ -44,11 +44,13 @@ class _Top:
     members: list[list[int]] = field(default_factory=list)  # [first, last] of each member
 
 
-def statements(lines: list[str]) -> tuple[list[Statement], tuple[str, int]] | None:
+def statements(lines: list[str], tokens: list[int] | None = None) -> tuple[list[Statement], tuple[str, int]] | None:
     """The lines of the top-level statements (decorators included) and, for a class with an
     indented body, of its members, as LibCST counts statements (``a = 1; b = 2`` is one);
     the first indentation and its line (LibCST's ``default_indent``; ``"    "``, 0 without
-    one).
+    one). With ``tokens``, the tokens of each statement, and of each member after it (what a
+    parser's memory grows with), are appended to it: for each top-level statement its
+    count, then one count per member.
     None when the stdlib tokenizer does not read the text cleanly."""
     tops: list[_Top] = []
     depth = 0
@@ -56,11 +58,16 @@ def statements(lines: list[str]) -> tuple[list[Statement], tuple[str, int]] | No
     decorators = member_decorators = False
     indent: tuple[str, int] | None = None
     skip = (tokenize.NL, tokenize.COMMENT)
+    counts: list[list[int]] = []  # per top: [its tokens, each member's tokens...]
     try:
         for tok in tokenize.generate_tokens(functools.partial(next, iter(lines), "")):
             kind = tok.type
             if kind in skip:
                 continue
+            if counts:
+                counts[-1][0] += 1
+                if depth and len(counts[-1]) > 1:
+                    counts[-1][-1] += 1
             if kind == tokenize.INDENT:
                 depth += 1
                 if indent is None:
@@ -83,6 +90,7 @@ def statements(lines: list[str]) -> tuple[list[Statement], tuple[str, int]] | No
                 if depth == 0:
                     if not (decorators or word in _CLAUSES) or not tops:
                         tops.append(_Top(row, row))
+                        counts.append([1])
                     if word == "class":
                         tops[-1].is_class = True
                     decorators = word == "@"
@@ -90,9 +98,12 @@ def statements(lines: list[str]) -> tuple[list[Statement], tuple[str, int]] | No
                     members = tops[-1].members
                     if not (member_decorators or word in _CLAUSES) or not members:
                         members.append([row, row])
+                        counts[-1].append(1)
                     member_decorators = word == "@"
     except (tokenize.TokenError, SyntaxError):  # IndentationError is a SyntaxError
         return None
+    if tokens is not None:
+        tokens.extend(n for top in counts for n in top)
     if indent is None:
         indent = ("    ", 0)
     elif indent[0].strip(" \t"):  # a form feed: LibCST and the tokenizer may count differently

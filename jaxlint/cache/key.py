@@ -16,13 +16,33 @@ KEY_BYTES = 32
 
 
 def key_path() -> str:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):  # the XDG spec: a relative path is invalid and is ignored
+        base = os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "jaxlint", "cache.key")
+
+
+def _private_folder(path: str) -> bool:
+    """The key's folder is a real folder of ours that nobody else may enter (0700): in a
+    folder others can write to, the key could be swapped or read as it is written."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    ours = not hasattr(os, "getuid") or st.st_uid == os.getuid()
+    return stat.S_ISDIR(st.st_mode) and ours and not st.st_mode & 0o077
 
 
 def load_secret() -> bytes | None:
     """The key (created on first use), or None when no safe key can be had."""
     path = key_path()
+    folder = os.path.dirname(path)
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+    except OSError:
+        return None
+    if not _private_folder(folder):
+        return None
     try:
         return _read(path)
     except FileNotFoundError:
@@ -30,7 +50,6 @@ def load_secret() -> bytes | None:
     except OSError:
         return None
     try:
-        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     except FileExistsError:  # another run created it first
         try:

@@ -34,6 +34,7 @@ import tempfile
 import zlib
 
 from jaxlint import __version__
+from jaxlint.base.limits import MAX_FILE_BYTES
 from jaxlint.base.modules import module_name_for
 from jaxlint.base.types import FileResult
 
@@ -125,7 +126,10 @@ class Cache:
         except OSError:
             return None
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
+            st = os.fstat(fd)
+            # a file too large to lint is a JAX003, whose result is never cached: no key, and
+            # nothing read (hashing a 3 GB file took 12 s and 3 GB of memory)
+            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_FILE_BYTES:
                 return None
             with os.fdopen(fd, "rb") as f:
                 fd = -1
@@ -379,8 +383,13 @@ class Cache:
                 shutil.rmtree(ns.path, ignore_errors=True)
 
     # a whole run: when no file of the run changed, its final answer is reused ---------
-    def run_key(self, files: list[str]) -> str | None:
+    def run_key(self, files: list[str], named: list[str]) -> str | None:
+        """The key of a whole run's answer: everything that changes it. The settings are the
+        namespace; here the working directory and the paths as named (a named file is always
+        checked, and every reported path is relative to both), then every file as found and
+        its contents."""
         h = hashlib.sha256()
+        h.update(repr((os.getcwd(), list(named), files)).encode(errors="surrogateescape"))
         for path in files:
             key = self._keys.get(path) or self._key(path)
             if key is None:

@@ -4,15 +4,19 @@ Skipped: VCS folders, virtual environments (any folder with ``pyvenv.cfg``), bui
 output, caches, what ``exclude``/``extend-exclude`` name, and what ``.gitignore`` files
 ignore (matched with pathspec's implementation of git's rules). A file named explicitly
 on the command line is always linted. Symbolic links to folders are not followed, and no
-folder is walked twice; broken or looping links are not files. A ``.py`` entry that is
-not a regular file (a FIFO, a device) and a folder that cannot be listed are returned as
-files: reading them fails, and that is reported on them (JAX003) instead of stopping the
-run.
+folder is walked twice; broken or looping links are not files, and a link to a file the
+run lints anyway is not linted again. A ``.py`` entry that is not a regular file (a FIFO, a
+device) and a folder that cannot be listed (too deep for the system to name) are returned
+as files: reading them fails, and that is reported on them (JAX003) instead of stopping the
+run. A ``.gitignore`` line git accepts but pathspec cannot read (``[z-a]``, a trailing
+backslash) matches nothing, as in git. The walk is a loop, not a recursion: any depth the
+file system allows.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -61,8 +65,9 @@ class _Ignore:
         return self.spec.match_file(rel + "/" if is_dir else rel)
 
 
-def _gitignore(directory: str) -> _Ignore | None:
-    p = os.path.join(directory, ".gitignore")
+def _gitignore(directory: str, on_disk: str | None = None) -> _Ignore | None:
+    """The ignore file of ``directory`` (read at ``on_disk``, the same folder by a shorter path)."""
+    p = os.path.join(on_disk or directory, ".gitignore")
     if not os.path.isfile(p):
         return None
     try:
@@ -70,9 +75,26 @@ def _gitignore(directory: str) -> _Ignore | None:
             lines = f.read().splitlines()
     except OSError:
         return None
+    return _Ignore(directory, _spec(lines))
+
+
+def _spec(lines: list[str]):
+    """The ignore patterns of ``lines``; a line pathspec cannot compile matches nothing (git
+    reads ``[z-a]`` as a range with no character in it, and ignores a trailing backslash)."""
     import pathspec
 
-    return _Ignore(directory, pathspec.GitIgnoreSpec.from_lines(lines))
+    try:
+        return pathspec.GitIgnoreSpec.from_lines(lines)
+    except (ValueError, re.error):  # pathspec's pattern errors are ValueErrors
+        pass
+    usable = []
+    for line in lines:
+        try:
+            pathspec.GitIgnoreSpec.from_lines([line])
+        except (ValueError, re.error):
+            continue
+        usable.append(line)
+    return pathspec.GitIgnoreSpec.from_lines(usable)
 
 
 def _git_root(start: str) -> str | None:
@@ -104,12 +126,14 @@ def discover(
     root = os.path.abspath(root)
     out: set[str] = set()
     seen: set = set()  # the folders walked, as (device, inode), and the real paths of files named
+    links: set[str] = set()  # found files that are symbolic links
+    named: list[str] = []
 
-    def excluded(path: str, is_dir: bool) -> bool:
+    def excluded(path: str, is_dir: bool, on_disk: str | None = None) -> bool:
         name = os.path.basename(path)
         if is_dir and name in DEFAULT_EXCLUDE:
             return True
-        if is_dir and os.path.isfile(os.path.join(path, "pyvenv.cfg")):
+        if is_dir and os.path.isfile(os.path.join(on_disk or path, "pyvenv.cfg")):
             return True
         if excluded_by is not None:
             return excluded_by(path, is_dir)
@@ -134,6 +158,7 @@ def discover(
             if os.path.realpath(ap) not in seen:
                 seen.add(os.path.realpath(ap))
                 out.add(os.path.normpath(given))
+                named.append(os.path.normpath(given))
             continue
         if force_exclude and _force_excluded(ap, excluded, own=False):
             continue
@@ -152,11 +177,48 @@ def discover(
                 gi = _gitignore(d)
                 if gi:
                     ignores.append(gi)
+        _walk(ap, given, ignores, excluded, out, seen, links)
+    return sorted(_one_name_per_file(out, links, named))
+
+
+def _walk(
+    top: str, shown_top: str, ignores: list[_Ignore], excluded, out: set[str], seen: set, links: set[str]
+) -> None:
+    """Add the files under ``top`` to ``out`` (links to files also to ``links``). The system
+    is asked by the shown paths, relative ones where the user named a relative folder: a
+    path can be at most 4,096 characters, and those are the shorter."""
+    stack = [(top, shown_top, ignores)]
+    while stack:
+        abs_dir, shown_dir, inherited = stack.pop()
         try:
-            _walk(ap, given, ignores, excluded, out, seen)
-        except RecursionError:
-            raise DiscoveryError(f"{given}: folders nested too deeply") from None
-    return sorted(out)
+            st = os.stat(shown_dir)
+            if (st.st_dev, st.st_ino) in seen:
+                continue
+            seen.add((st.st_dev, st.st_ino))
+        except OSError:
+            pass  # listing it fails below and says why
+        gi = _gitignore(abs_dir, shown_dir)
+        here = [*inherited, gi] if gi is not None else inherited
+        try:
+            entries = sorted(os.scandir(shown_dir), key=lambda e: e.name)
+        except OSError:  # unreadable, gone or too deep to name: reading it says why (JAX003)
+            out.add(os.path.normpath(shown_dir))
+            continue
+        for e in reversed(entries):
+            ap = os.path.join(abs_dir, e.name)
+            shown = os.path.normpath(os.path.join(shown_dir, e.name))
+            is_dir = e.is_dir(follow_symlinks=False)
+            link = not is_dir and e.is_symlink()
+            if not is_dir and not (e.name.endswith((".py", ".ipynb")) and (not link or _is_file(e))):
+                continue
+            if excluded(ap, is_dir, shown) or any(i.matches(ap, is_dir) for i in here):
+                continue
+            if is_dir:
+                stack.append((ap, shown, here))
+            else:
+                out.add(shown)
+                if link:
+                    links.add(shown)
 
 
 def _force_excluded(path: str, excluded: Callable[[str, bool], bool], own: bool = True) -> bool:
@@ -173,34 +235,26 @@ def _force_excluded(path: str, excluded: Callable[[str, bool], bool], own: bool 
     return False
 
 
-def _walk(abs_dir: str, shown_dir: str, ignores: list[_Ignore], excluded, out: set[str], seen: set) -> None:
-    try:
-        st = os.stat(abs_dir)
-        if (st.st_dev, st.st_ino) in seen:
-            return
-        seen.add((st.st_dev, st.st_ino))
-    except OSError:
-        pass  # listing it fails below and says why
-    gi = _gitignore(abs_dir)
-    if gi is not None:
-        ignores = [*ignores, gi]
-    try:
-        entries = sorted(os.scandir(abs_dir), key=lambda e: e.name)
-    except OSError:  # unreadable, or gone: reading it says why (JAX003)
-        out.add(os.path.normpath(shown_dir))
-        return
-    for e in entries:
-        ap = e.path
-        shown = os.path.normpath(os.path.join(shown_dir, e.name))
-        is_dir = e.is_dir(follow_symlinks=False)
-        if not is_dir and not (e.name.endswith((".py", ".ipynb")) and (not e.is_symlink() or _is_file(e))):
+def _one_name_per_file(out: set[str], links: set[str], named: list[str]) -> set[str]:
+    """One name for each file: a found link whose file the run lints anyway is dropped (the
+    named name first, then the file's own, then the first link). Looked at only when the
+    run holds a link."""
+    if not links and not any(os.path.islink(n) for n in named):
+        return out
+    first = [n for n in named if n in out]
+    rest = sorted(p for p in out if p not in links and p not in first) + sorted(p for p in links if p not in first)
+    keep: set[str] = set()
+    taken: set[tuple[int, int]] = set()
+    for shown in first + rest:
+        try:
+            st = os.stat(shown)
+        except OSError:  # reading it says why
+            keep.add(shown)
             continue
-        if excluded(ap, is_dir) or any(i.matches(ap, is_dir) for i in ignores):
-            continue
-        if is_dir:
-            _walk(ap, shown, ignores, excluded, out, seen)
-        else:
-            out.add(shown)
+        if (st.st_dev, st.st_ino) not in taken:
+            taken.add((st.st_dev, st.st_ino))
+            keep.add(shown)
+    return keep
 
 
 def _is_file(entry: os.DirEntry) -> bool:

@@ -170,11 +170,17 @@ def parse(text: str) -> Notebook:
             continue
         code = cell_code(source)
         text_ = code.text if not code.text or code.text.endswith(("\n", "\r")) else code.text + "\n"
+        text_ = _LONE_SURROGATE.sub("\ufffd", text_)  # valid JSON, no Python text: one character for one
         span, items = spans[i]
         c = Cell(i + 1, source, text_, code.masked, code.opaque, first, span, items, code.indent, code.dedented)
         first += c.line_count
         out.append(c)
     return Notebook(text, out, "".join(c.code for c in out))
+
+
+# ``"\ud800"`` in a cell's JSON is a lone surrogate: no parser reads it (it has no UTF-8);
+# the virtual module gets U+FFFD in its place, the cell's own source keeps it
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _python_cell(cell: dict) -> bool:

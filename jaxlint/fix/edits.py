@@ -34,8 +34,12 @@ def _offset(starts: list[int], text: str, pos: Position) -> int:
 
 
 def newline_of(text: str) -> str:
+    """The file's line ending: the most frequent of CRLF, LF and CR alone (old Mac files)."""
     crlf = text.count("\r\n")
     lf = text.count("\n") - crlf
+    cr = text.count("\r") - crlf
+    if cr > lf and cr > crlf:
+        return "\r"
     return "\r\n" if crlf > lf else "\n"
 
 

@@ -121,15 +121,21 @@ def _ascii_only(text: str) -> bool:
     return any(int(m.group(1), 16) >= 0x80 for m in re.finditer(r"\\u([0-9a-fA-F]{4})", text))
 
 
+def _json(value: str, ascii_only: bool) -> str:
+    """A JSON string; a lone surrogate (``"\\ud800"`` in the cell) stays an escape, never a
+    character UTF-8 cannot write."""
+    return re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=ascii_only))
+
+
 def _value(text: str, cell: Cell, source: str, ascii_only: bool) -> str:
     """The JSON for ``source`` in the layout of the cell's current value."""
     if cell.items is None:
-        return json.dumps(source, ensure_ascii=ascii_only)
+        return _json(source, ascii_only)
     known: dict[str, str] = {}
     for a, b in cell.items:
         known.setdefault(json.loads(text[a:b]), text[a:b])
     lines = source.splitlines(keepends=True)
-    items = [known.get(x) or json.dumps(x, ensure_ascii=ascii_only) for x in lines]
+    items = [known.get(x) or _json(x, ascii_only) for x in lines]
     if not items:
         return "[]"
     a, b = cell.span

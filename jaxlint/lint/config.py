@@ -99,21 +99,45 @@ _KEYS: dict[str, type] = {
 
 
 CONFIG_NAMES = (".jaxlint.toml", "jaxlint.toml", "pyproject.toml")
+MAX_CONFIG_BYTES = 1 << 20
 
 
 def read_toml(path: str) -> dict[str, Any]:
-    """A TOML file's data; an error names the file and the line."""
+    """A configuration file's TOML; ConfigError (one line naming the file, and the line when
+    the TOML is invalid) for anything else: not a regular file (a FIFO would block the run,
+    ``/dev/zero`` fill its memory), too large, unreadable, not UTF-8 (TOML is), not TOML."""
+    import stat
+
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
         raise ConfigError(f"{path}: configuration file not found") from None
     except OSError as e:
         raise ConfigError(f"{path}: cannot read configuration: {e.strerror}") from None
     try:
-        return tomllib.loads(data.decode("utf-8"))
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"))
+            kind = next((k for test, k in kinds if test(st.st_mode)), "not a regular file")
+            raise ConfigError(f"{path}: not a regular file ({kind})")
+        if st.st_size > MAX_CONFIG_BYTES:
+            raise ConfigError(f"{path}: cannot read configuration: larger than {MAX_CONFIG_BYTES >> 20} MiB")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(MAX_CONFIG_BYTES + 1)
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read configuration: {e.strerror}") from None
+    finally:
+        os.close(fd)
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise ConfigError(f"{path}: invalid TOML: not UTF-8 ({e.reason})") from None
+        line = data.count(b"\n", 0, e.start) + 1
+        column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise ConfigError(
+            f"{path}: cannot read configuration: it is not UTF-8 text (byte {data[e.start]:02x} at {line}:{column})"
+        ) from None
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         m = re.search(r" \(at line (\d+), column \d+\)$", str(e))
         if m is None:
@@ -234,6 +258,25 @@ def _codes(value: Any, key: str, path: str, validate: bool = True) -> list[str]:
     return out
 
 
+def _check_patterns(patterns: list[str], key: str, path: str) -> None:
+    """Each gitignore-style pattern must compile: an error names the file, the key and the pattern."""
+    if not patterns:
+        return
+    import pathspec
+
+    for pattern in patterns:
+        try:
+            pathspec.GitIgnoreSpec.from_lines([pattern])
+        except re.error as e:
+            where = at(path, f"{key}.{pattern}" if key == "per-file-ignores" else key)
+            raise ConfigError(f"{where}: `{key}`: invalid pattern {pattern!r} ({e.msg})") from None
+        except ValueError:
+            where = at(path, f"{key}.{pattern}" if key == "per-file-ignores" else key)
+            raise ConfigError(
+                f"{where}: `{key}`: invalid pattern {pattern!r} (not a gitignore-style pattern: a trailing backslash?)"
+            ) from None
+
+
 def apply_table(s: Settings, table: dict[str, Any], path: str, validate: bool = True) -> None:
     for key, value in table.items():
         if key not in _KEYS:
@@ -257,9 +300,11 @@ def apply_table(s: Settings, table: dict[str, Any], path: str, validate: bool = 
             v = table[key]
             if not all(isinstance(x, str) for x in v):
                 raise ConfigError(f"{at(path, key)}: `{key}` must be a list of glob patterns")
+            _check_patterns(v, key, path)
             setattr(s, key.replace("-", "_"), list(v))
     if "per-file-ignores" in table:
         pfi = {}
+        _check_patterns(list(table["per-file-ignores"]), "per-file-ignores", path)
         for pattern, codes in table["per-file-ignores"].items():
             pfi[pattern] = _codes(codes, f"per-file-ignores.{pattern}", path, validate)
         s.per_file_ignores = pfi

@@ -7,6 +7,7 @@ than LibCST's visitor. Positions are computed only for reported nodes.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -19,16 +20,18 @@ from jaxlint.base.literals import UNKNOWN, literal
 from jaxlint.base.modules import module_name_for
 from jaxlint.base.names import ImportTable
 from jaxlint.base.positions import node_ranges
+from jaxlint.base.statements import split_lines
 from jaxlint.base.tree import NODE_TYPES, _fields
 from jaxlint.base.types import Diagnostic, Edit, FileResult, Fix, Pending, Position
 from jaxlint.lint.imports import Imports, ModuleReader
-from jaxlint.lint.parse import parse_module
+from jaxlint.lint.parse import TooLarge, parse_module, too_many_tokens
 from jaxlint.lint.rule import LineInsert, NodeEdit, Report, Rule, RuleFix
 from jaxlint.lint.suppress import scan_suppressions
 from jaxlint.model import forwarding, frameworks  # noqa: F401  (frameworks: registers what test frameworks mean)
 from jaxlint.model.calls import record_for
 from jaxlint.model.context import FileContext
 from jaxlint.model.facts import FactCollector, ModuleFacts
+from jaxlint.plan import standins
 from jaxlint.plan.slicing import Blanks, apply_blanks, plan_file
 
 
@@ -214,12 +217,25 @@ class FileLinter:
                 self.always = True
             words.update(r.triggers)
         self.triggers = sorted(words)
+        self._found: tuple[str, dict[str, bool]] = ("", {})  # the last text: its words looked for
+
+    def _has(self, source: str, word: str) -> bool:
+        """Is ``word`` in ``source``? Each word is looked for once per text: a pass asks
+        for the same words several times, each a scan of the whole text."""
+        text, found = self._found
+        if text is not source:
+            found = {}
+            self._found = (source, found)
+        hit = found.get(word)
+        if hit is None:
+            hit = found[word] = word in source
+        return hit
 
     def wants(self, source: str) -> bool:
         """Trigger pre-filter: is any enabled rule's trigger word in the text?"""
         if self.always:
             return True
-        return any(w in source for w in self.triggers)
+        return any(self._has(source, w) for w in self.triggers)
 
     def lint(
         self,
@@ -244,26 +260,44 @@ class FileLinter:
         if module_name is None:
             module_name, is_package = module_name_for(path)
         wanted = self.wanted_rules(source)
-        text = apply_blanks(source, blanks) if blanks else source
-        if too_deep_to_parse(source) or (not self.slicing and ast_too_deep(source)):
+        whole = with_standins(source)
+        text = apply_blanks(whole, blanks) if blanks else whole
+        # brackets nested deeper than LibCST survives (counted in strings too: Python decides)
+        if (too_deep_to_parse(whole) and not python_accepts(whole)) or (not self.slicing and ast_too_deep(whole)):
             result.diagnostics.append(_too_deep(path))
+            return result
+        chain = operator_chain_line(whole)
+        if chain:  # LibCST's parser would crash the process
+            result.diagnostics.append(
+                not_checked(
+                    path,
+                    f"Line {chain} has more than {MAX_OPERATORS_FOR_LIBCST:,} operators in one chain, more than "
+                    "LibCST, the parser jaxlint's rules read, survives; the file was not checked",
+                    Position(chain, 1),
+                )
+                if python_accepts(whole)
+                else _too_deep(path)
+            )
             return result
         try:
             first_lines: dict = {}  # see jaxlint.base.positions: known when parsed in pieces
             try:
                 module = parse_module(text, first_lines=first_lines)
             except cst.ParserSyntaxError:
-                if text is source:
+                if text is whole:
                     raise
-                text = source  # ``ast`` and LibCST disagree: let LibCST see the whole file
+                text = whole  # ``ast`` and LibCST disagree: let LibCST see the whole file
                 module = parse_module(text, first_lines=first_lines)
             finally:
                 release_memory()
         except cst.ParserSyntaxError as e:
-            result.diagnostics.append(_syntax_error(path, source, e))
+            result.diagnostics.append(_syntax_error(path, whole, e, source))
+            return result
+        except TooLarge as e:  # over the memory budget: found before anything was parsed
+            result.diagnostics.append(not_checked(path, str(e), Position(e.line, 1)))
             return result
         except RecursionError:
-            result.diagnostics.append(_too_deep(path))
+            result.diagnostics.append(_too_deep_for_libcst(path, whole))
             return result
         try:
             events, parents = walk_events(module)
@@ -286,7 +320,7 @@ class FileLinter:
             result.facts = facts
             result.deps = sorted(imports.deps.items())
         except (RecursionError, MemoryError) as exc:  # the engine's own walk over extreme code
-            result.diagnostics = [not_checked(path, _resource(exc))]
+            result.diagnostics = [not_checked(path, resource_reason(exc))]
         except Exception as exc:  # a bug in the engine must not lose the other files' results
             result.internal_error = describe(exc)
         return result
@@ -362,8 +396,14 @@ class FileLinter:
         if module_name is None:
             module_name, is_package = module_name_for(path)
         wanted = self.wanted_rules(source)
-        plan = plan_file(path, source, wanted, module_name, bool(is_package))
-        if plan is None and ast_too_deep(source):  # ``ast`` gave up: spare LibCST the attempt
+        text = with_standins(source)  # what the parsers read: positions as in ``source``
+        over = too_many_tokens(text)
+        if over is not None:  # over the memory budget: not even ``ast`` reads it
+            result = FileResult(path=path, diagnostics=[not_checked(path, str(over))])
+            result.suppressions = scan_suppressions(source)
+            return "done", result
+        plan = plan_file(path, text, wanted, module_name, bool(is_package))
+        if plan is None and ast_too_deep(text):  # ``ast`` gave up: spare LibCST the attempt
             result = FileResult(path=path, diagnostics=[_too_deep(path)])
             result.suppressions = scan_suppressions(source)
             return "done", result
@@ -382,7 +422,7 @@ class FileLinter:
         return out
 
     def _wants_rule(self, rule: type[Rule], source: str) -> bool:
-        return not rule.triggers or any(w in source for w in rule.triggers)
+        return not rule.triggers or any(self._has(source, w) for w in rule.triggers)
 
     def _materialise(self, result: FileResult, module, ctx, collector, reports: list[Report]) -> None:
         # lines of facts: cheap text search; exact ranges only for what is reported
@@ -502,13 +542,17 @@ def _statement_ranges(module: cst.Module, events, supp) -> None:
             first = ranges[s.decorators[0]][0][0]
         spans.append((first, last))
     spans.sort()
+    firsts = [sp[0] for sp in spans]
     for c in supp.comments:
         if c.kind != "ignore":
             continue
-        after = [sp for sp in spans if sp[0] > c.line]
-        if after:
-            first = min(sp[0] for sp in after)
-            c.first, c.last = first, max(sp[1] for sp in after if sp[0] == first)
+        # the statements that start first after the comment (by bisection: one scan of every
+        # statement per comment was quadratic)
+        i = bisect.bisect_right(firsts, c.line)
+        if i < len(spans):
+            first = firsts[i]
+            j = bisect.bisect_right(firsts, first)
+            c.first, c.last = first, spans[j - 1][1]  # sorted: the widest of those is the last
 
 
 def syntax_check(result: FileResult, source: str) -> None:
@@ -518,6 +562,7 @@ def syntax_check(result: FileResult, source: str) -> None:
     import warnings
 
     result.prefilter = "syntax"
+    source = with_standins(source)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -582,6 +627,51 @@ def ast_too_deep(source: str) -> bool:
     return False
 
 
+def with_standins(source: str) -> str:
+    """The text the parsers read: ``source`` with a stand-in for each expression they cannot
+    afford (a huge literal, a long implicit concatenation; see jaxlint.plan.standins)."""
+    return standins.apply(source, standins.find(source))
+
+
+def python_accepts(source: str) -> bool:
+    """Does CPython's own parser read ``source``? (It has none of LibCST's limits.)"""
+    import ast
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return False
+    return True
+
+
+def _too_deep_for_libcst(path: str, source: str) -> Diagnostic:
+    """LibCST ran out of stack: a syntax error (JAX001) only if Python cannot read it either."""
+    if not python_accepts(source):
+        return _too_deep(path)
+    return not_checked(
+        path,
+        "The code is nested too deeply for LibCST, the parser jaxlint's rules read (Python itself reads it); "
+        "the file was not checked",
+    )
+
+
+MAX_OPERATORS_FOR_LIBCST = 5000  # ``a and a and ...`` on one line: 3,000 parse, 10,000 crash LibCST
+
+
+def operator_chain_line(source: str) -> int:
+    """The first line with more operators than LibCST's parser survives (it nests each one
+    deeper), or 0. Python may still compile it (``and``/``or`` chains are flat to CPython)."""
+    if len(source) < MAX_OPERATORS_FOR_LIBCST * 2:
+        return 0
+    for n, line in enumerate(split_lines(source), 1):
+        if len(line) > MAX_OPERATORS_FOR_LIBCST * 2 and len(_OPERATOR.findall(line)) > MAX_OPERATORS_FOR_LIBCST:
+            return n
+    return 0
+
+
 def _too_deep(path: str) -> Diagnostic:
     return Diagnostic(
         path, "JAX001", "syntax-error", "The file is nested too deeply to be parsed", Position(1, 1), Position(1, 1)
@@ -598,7 +688,8 @@ def not_checked(path: str, message: str, pos: Position | None = None) -> Diagnos
     return Diagnostic(path, code, name, message, pos, pos, None, False, help)
 
 
-def _resource(exc: BaseException) -> str:
+def resource_reason(exc: BaseException) -> str:
+    """Why a file was not checked when checking it exhausted the stack or the memory."""
     if isinstance(exc, RecursionError):
         return "The code is nested too deeply to be checked (RecursionError); the file was not checked"
     return "Checking the file ran out of memory (MemoryError); the file was not checked"
@@ -619,18 +710,28 @@ def _rule_failed(result: FileResult, rule: type[Rule], exc: Exception) -> None:
         result.rule_errors.append(f"{rule.code} ({rule.name}): {describe(exc)}")
 
 
-def _syntax_error(path: str, source: str, e: cst.ParserSyntaxError) -> Diagnostic:
-    """JAX001 at the parser's position; CPython's own message and line when it agrees."""
+def _syntax_error(path: str, source: str, e: cst.ParserSyntaxError, original: str | None = None) -> Diagnostic:
+    """JAX001 at the parser's position; CPython's own message and line when it agrees. When
+    Python reads the file (``original``: before its stand-ins), LibCST's limit is a JAX003."""
     import ast
     import warnings
 
     line, col = e.raw_line, e.raw_column + 1
     msg = str(e.message).strip().splitlines()[0] if e.message else "invalid syntax"
+    libcst_limit = not_checked(
+        path,
+        f"LibCST, the parser jaxlint's rules read, cannot read this file although Python can "
+        f"(at line {line}, column {col}: {msg}); the file was not checked",
+        Position(line, col),
+    )
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             ast.parse(source)
+        return libcst_limit  # Python reads it: a limit or a bug of LibCST, not an error in the file
     except SyntaxError as py:
+        if original is not None and original is not source and python_accepts(original):
+            return libcst_limit  # a stand-in where Python allows no call (a ``case`` pattern)
         if py.lineno is not None and py.msg:
             line, col, msg = py.lineno, py.offset or 1, py.msg
         elif "\x00" in source:  # CPython refuses NUL bytes before it tokenizes

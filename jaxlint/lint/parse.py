@@ -29,14 +29,55 @@ as it counted them, is parsed whole.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import libcst as cst
 
 from jaxlint.base.statements import split_lines, statements
+from jaxlint.plan.standins import STRING_LITERAL
 
 # characters per piece: LibCST's scratch memory for one piece stays near 30 MiB
 PIECE = 32 * 1024
+# The memory budget. LibCST's parser holds about 1 KB per token of the statement it is
+# parsing (a 200,000-element list: 400,000 tokens, 450 MB), and a file costs about 1.2 KB
+# per token in all (100,000 lines of ``x = x + 1``: 400,000 tokens, 470 MB at the peak).
+MAX_STATEMENT_TOKENS = 500_000
+MAX_FILE_TOKENS = 2_000_000
+
+
+# a token, roughly as Python's tokenizer cuts them (a string or a comment is one), for the
+# estimate of a text too large to read at all; counted in C, without a list of tokens
+_TOKEN = re.compile(r"#[^\r\n]*+|" + STRING_LITERAL + r"|\w++|\S")
+
+
+def too_many_tokens(text: str) -> TooLarge | None:
+    """For the first pass, which reads the whole text with ``ast`` (about as costly per
+    token): the budget's verdict, from an estimate. A text with fewer characters than the
+    budget has tokens cannot be over it."""
+    if len(text) <= MAX_FILE_TOKENS:
+        return None
+    n = sum(1 for _ in _TOKEN.finditer(text))
+    return TooLarge(1, n, True) if n > MAX_FILE_TOKENS else None
+
+
+class TooLarge(Exception):
+    """A statement, or the text, needs more memory to parse than the budget allows."""
+
+    def __init__(self, line: int, tokens: int, whole: bool) -> None:
+        super().__init__(line, tokens, whole)
+        self.line, self.tokens, self.whole = line, tokens, whole
+
+    def __str__(self) -> str:
+        if self.whole:
+            return (
+                f"The file has {self.tokens:,} tokens, more than jaxlint's memory budget allows in one file "
+                f"({MAX_FILE_TOKENS:,}, about 2.5 GB); the file was not checked"
+            )
+        return (
+            f"The statement at line {self.line} has {self.tokens:,} tokens, more than LibCST can parse within "
+            f"jaxlint's memory budget ({MAX_STATEMENT_TOKENS:,}, about 600 MB); the file was not checked"
+        )
 
 
 class _Mismatch(Exception):
@@ -47,7 +88,8 @@ def parse_module(text: str, piece: int | None = None, first_lines: dict | None =
     """``libcst.parse_module(text)``, with a bounded peak of memory for a large text
     (pieces of ``piece`` characters, default ``PIECE``). When it was parsed in pieces,
     ``first_lines`` receives the line each top-level statement and class member starts
-    on, the memo ``jaxlint.base.positions`` would otherwise compute with ``ast``."""
+    on, the memo ``jaxlint.base.positions`` would otherwise compute with ``ast``. Raises
+    TooLarge, before any parsing, for a text over the memory budget."""
     piece = piece or PIECE
     if len(text) <= piece:
         return cst.parse_module(text)
@@ -85,10 +127,12 @@ def _plan(text: str, piece: int):
     """Lines, the file's first indentation and its line, the pieces and the statements (see
     jaxlint.base.statements); None: parse the text whole."""
     lines = split_lines(text)
-    found = statements(lines)
+    tokens: list[int] = []
+    found = statements(lines, tokens)
     if found is None:
         return None
     statement_lines, indent = found
+    _within_budget(statement_lines, tokens)
     offsets = [0]
     for line in lines:
         offsets.append(offsets[-1] + len(line))
@@ -114,6 +158,26 @@ def _plan(text: str, piece: int):
     if len(pieces) == 1:
         return None
     return lines, indent, pieces, statement_lines
+
+
+def _within_budget(statement_lines, tokens: list[int]) -> None:
+    """Raise TooLarge for a file, or a statement LibCST would parse alone, over the budget.
+    ``tokens`` per top-level statement, each followed by its members' (base.statements)."""
+    total = 0
+    i = 0
+    for first, _, _, members in statement_lines:
+        whole, parts = tokens[i], tokens[i + 1 : i + 1 + len(members)]
+        i += 1 + len(members)
+        total += whole
+        # a large class is parsed member by member (see _plan): its biggest member counts
+        alone = max(parts) if len(parts) > 1 and whole > MAX_STATEMENT_TOKENS else whole
+        if alone > MAX_STATEMENT_TOKENS:
+            line = first
+            if alone != whole:
+                line = members[parts.index(alone)][0]
+            raise TooLarge(line, alone, False)
+    if total > MAX_FILE_TOKENS:
+        raise TooLarge(1, total, True)
 
 
 def _clean_gap(lines: list[str], last: int, first: int, member: bool) -> bool:

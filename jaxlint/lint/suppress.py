@@ -13,12 +13,14 @@ malformed (no codes, a rule name instead of a code, text after the codes) is kep
 
 from __future__ import annotations
 
-import io
+import bisect
+import functools
 import re
 import tokenize
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from jaxlint.base.statements import split_lines
 from jaxlint.base.types import Diagnostic, Edit, Fix, Position
 
 _CODE = re.compile(r"[A-Za-z]+[0-9]+")
@@ -62,14 +64,11 @@ class Suppressions:
         return any(c.kind == "ignore" for c in self.comments)
 
 
-_LONE_CR = re.compile(r"\r(?!\n)")
-
-
-def _lines_as_python_counts(source: str) -> str:
-    """``source`` with each lone ``\r`` read as ``\n`` (same length, so columns hold): the
-    parsers end a line there, but the tokenizer reading a ``StringIO`` does not, and the
-    comments after one would be a line early."""
-    return _LONE_CR.sub("\n", source) if "\r" in source else source
+def _readline(source: str) -> Callable[[], str]:
+    """The text's lines for the tokenizer as Python counts them: a lone ``\r`` ends a line
+    too (``io.StringIO`` splits at ``\n`` only, so in a CR-only file every comment was on
+    line 1, and an unused one's fix indexed past its line: an internal error)."""
+    return functools.partial(next, iter(split_lines(source)), "")
 
 
 def comment_tokens(source: str) -> list[tokenize.TokenInfo]:
@@ -77,7 +76,7 @@ def comment_tokens(source: str) -> list[tokenize.TokenInfo]:
     (a syntax error), those before the error."""
     out: list[tokenize.TokenInfo] = []
     try:
-        for tok in tokenize.generate_tokens(io.StringIO(_lines_as_python_counts(source)).readline):
+        for tok in tokenize.generate_tokens(_readline(source)):
             if tok.type == tokenize.COMMENT:
                 out.append(tok)
     except (tokenize.TokenError, SyntaxError):
@@ -93,7 +92,7 @@ def noqa_spans(source: str) -> dict[int, int]:
     prev: tokenize.TokenInfo | None = None  # the token before, on the same logical line
     skip = (tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER)
     try:
-        for tok in tokenize.generate_tokens(io.StringIO(_lines_as_python_counts(source)).readline):
+        for tok in tokenize.generate_tokens(_readline(source)):
             if tok.type in (tokenize.NL, tokenize.NEWLINE):
                 prev = None
                 continue
@@ -230,14 +229,14 @@ def apply(
     if supp is None or not supp.comments:
         return diagnostics
     kept: list[Diagnostic] = []
+    covering = _covering(supp.comments)
     for d in diagnostics:
         suppressed = False
-        for c in supp.comments:
+        for c in covering(d.start.line):
             if c.codes is not None and d.code not in c.codes:
                 continue
-            if c.kind == "file" or c.first <= d.start.line <= c.last:
-                c.used.add(d.code)
-                suppressed = True
+            c.used.add(d.code)
+            suppressed = True
         if not suppressed:
             kept.append(d)
     if "JAX002" in enabled:
@@ -249,6 +248,41 @@ def apply(
                 continue
             kept.append(_unused(path, c, unused, source_lines))
     return kept
+
+
+def _covering(comments: list[Comment]):
+    """``line -> the comments that cover it``, found by line (not by trying every comment:
+    thousands of comments and findings made that quadratic). Statement ranges nest or are
+    disjoint, so the ranges holding a line are one chain of enclosing ranges."""
+    whole = [c for c in comments if c.kind == "file"]
+    by_range: dict[tuple[int, int], list[Comment]] = {}
+    for c in comments:
+        if c.kind != "file":
+            by_range.setdefault((c.first, c.last), []).append(c)
+    ranges = sorted(by_range, key=lambda r: (r[0], -r[1]))
+    starts = [r[0] for r in ranges]
+    parent: list[int] = []  # index of the nearest earlier range that encloses it, or -1
+    open_: list[int] = []
+    nested = True
+    for i, (first, last) in enumerate(ranges):
+        while open_ and ranges[open_[-1]][1] < last:
+            nested = nested and ranges[open_.pop()][1] < first
+        parent.append(open_[-1] if open_ else -1)
+        open_.append(i)
+
+    def covering(line: int) -> list[Comment]:
+        out = list(whole)
+        if not nested:  # ranges that overlap without nesting: try each
+            return out + [c for r in ranges if r[0] <= line <= r[1] for c in by_range[r]]
+        i = bisect.bisect_right(starts, line) - 1
+        while i >= 0 and ranges[i][1] < line:
+            i = parent[i]
+        while i >= 0:
+            out.extend(by_range[ranges[i]])
+            i = parent[i]
+        return out
+
+    return covering
 
 
 def _unused(path: str, c: Comment, unused: list[str], lines: list[str] | None) -> Diagnostic:

@@ -152,6 +152,7 @@ class World:
         self.depth = 0
         # facts transfer functions record per (application node, call node, frame)
         self.records: dict[tuple[Any, ...], list[Any]] = {}
+        self.record_log: list[Any] = []  # every record, in the order made (what one evaluation added)
         self.maps: list[Any] = []  # the mapped calls being evaluated, outermost first
         self.uncertain = 0  # inside a call of one of several callables (``OneOf``)
         self._load = load
@@ -213,6 +214,7 @@ class Evaluator:
         self._active = w.active
         self._budget = w.budget
         self.records = w.records
+        self.record_log = w.record_log
         self.at: cst.CSTNode | None = None  # the call a builtin is evaluating (for its problems)
         from .transfer import Transfer
 

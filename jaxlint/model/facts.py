@@ -128,6 +128,10 @@ class FactCollector:
         # function scope -> names it assigns something other than a call (``g = lambda ...``):
         # such a local hides an outer def of the same name
         self.local_names: dict[str, set[str]] = {}
+        # qualname -> the last ``#n`` suffix given to a def or lambda of that qualname: the
+        # next free one is found from there, not by trying 2, 3, ... again (32,000
+        # same-named lambdas took minutes)
+        self._suffix: dict[str, int] = {}
 
     @property
     def scope(self) -> str:
@@ -162,10 +166,13 @@ class FactCollector:
         else:
             qual = f"{prefix}.<lambda>" if prefix else "<lambda>"
             fact = FunctionFact(qual, "<lambda>", _param_list(node.params, self.code_for), 0, None, False, True)
-        base, n = qual, 1
+        base, n = qual, self._suffix.get(qual, 1)
+        if n > 1:
+            qual = f"{base}#{n}"
         while qual in self.facts.functions:
             n += 1
             qual = f"{base}#{n}"
+        self._suffix[base] = n
         fact.qualname = qual
         self.facts.functions[qual] = fact
         self.qualname_of[node] = qual

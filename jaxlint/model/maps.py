@@ -217,6 +217,7 @@ def call_map(ev: Evaluator, t: Transformed, args: list[Argument], env: Env | Non
         t, node, env, len(positional), tuple(k for k, _ in keywords), inside=outer, certain=not ev.world.uncertain
     )
     ev.records.setdefault(("map", t.node), []).append(rec)
+    ev.record_log.append(rec)
     in_axes = t.option("in_axes", Const(0))
     static: set[int] = set()
     if is_pmap:

@@ -78,14 +78,13 @@ def map_sites(p: Program, api: str) -> list[MapSite]:
             root = call if (assumed is not None or written is call) else written
             home = p.ctx.enclosing_function(written)
             frames = contexts(ev, home) if home is not None else [None]
-            before = {id(r) for recs in ev.records.values() for r in recs}
+            before = len(ev.record_log)  # the records this call's evaluation adds follow
             for frame in frames:
                 with ev.query(FUEL_PER_CALL):
                     ev.value(root, frame)
-            for recs in ev.records.values():
-                for rec in recs:
-                    if id(rec) not in before and id(rec) not in rests:
-                        rests[id(rec)] = (assumed, shapes)
+            for rec in ev.record_log[before:]:
+                if id(rec) not in rests:
+                    rests[id(rec)] = (assumed, shapes)
         out.append(site)
     # every application's calls, also those made inside another one's evaluation (an
     # inner vmap of a nested pair gets its sliced arguments from the outer one)

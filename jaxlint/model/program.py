@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -72,6 +73,7 @@ class Program:
         self.scope_of_node = b.scope_of_node
         self._reads = b.reads
         self._reads_by_name = b.reads_by_name
+        self._local_reads: dict[tuple[int, str], list[cst.Name]] | None = None
         self._values: dict[cst.CSTNode, Any] = {}
         self._literals: dict[cst.CSTNode, Any] = {}
         self._depth = 0
@@ -168,7 +170,7 @@ class Program:
         memo = self.__dict__.setdefault("_mutation_memo", {})
         if b in memo:
             return memo[b]
-        out = [r for r in self._reads_by_name.get(b.name, ()) if self._changes(r) and b in self.reaching(r)]
+        out = [r for r in self._candidate_reads(b) if self._changes(r) and b in self.reaching(r)]
         memo[b] = out
         return out
 
@@ -201,9 +203,7 @@ class Program:
     def references(self, b: Binding) -> tuple[list[cst.Name], bool]:
         """(reads that can only be ``b``, True when no other read may also be ``b``)."""
         sure, complete = [], True
-        for read in self._reads_by_name.get(b.name, ()):
-            if b.scope is not self.module_scope and not self._within(read, b.scope):
-                continue  # a local is read only inside its scope (cheap to rule out, unlike ``reaching``)
+        for read in self._candidate_reads(b):
             found = self.reaching(read)
             if b in found:
                 if len(found) == 1:
@@ -212,12 +212,24 @@ class Program:
                     complete = False
         return sure, complete
 
-    def _within(self, read: cst.Name, scope: Scope) -> bool:
-        r = self._reads.get(read)
-        s = r.scope if r is not None else None
-        while s is not None and s is not scope:
-            s = s.parent
-        return s is not None
+    def _candidate_reads(self, b: Binding) -> Sequence[cst.Name]:
+        """The reads of ``b``'s name that may be ``b``: a local is read only inside its scope
+        and the scopes nested in it (cheap to rule out, unlike ``reaching``). Indexed by scope
+        once: scanning every same-named read for each binding was quadratic (500 defs with a
+        parameter ``x``)."""
+        if b.scope is self.module_scope:
+            return self._reads_by_name.get(b.name, ())
+        if self._local_reads is None:
+            index: dict[tuple[int, str], list[cst.Name]] = {}
+            for name, reads in self._reads_by_name.items():
+                for read in reads:
+                    r = self._reads.get(read)
+                    s = r.scope if r is not None else None
+                    while s is not None and s is not self.module_scope:
+                        index.setdefault((id(s), name), []).append(read)
+                        s = s.parent
+            self._local_reads = index
+        return self._local_reads.get((id(b.scope), b.name), ())
 
     def binding_of_value(self, node: cst.CSTNode) -> Binding | None:
         """The binding a whole right-hand side (``name = node``) or a def creates."""
@@ -767,9 +779,7 @@ class Program:
         b = family[0]
         inner = {self.value(x.value).target_node for x in family[1:]}
         sure, complete = [], True
-        for read in self._reads_by_name.get(b.name, ()):
-            if b.scope is not self.module_scope and not self._within(read, b.scope):
-                continue
+        for read in self._candidate_reads(b):
             found = self.reaching(read)
             if not any(x in family for x in found):
                 continue

@@ -42,6 +42,7 @@ look at what this keeps (see docs/writing-rules.md, "What a rule may read").
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 from collections import defaultdict
@@ -246,14 +247,16 @@ def always_kept(ol: Outline, source_lines: list[str]) -> set[int]:
             first_code = i
     if first_code is not None:
         keep.add(first_code)
-    # ``# jaxlint: ignore[...]`` covers the statement after it: keep that statement
+    # ``# jaxlint: ignore[...]`` covers the statement after it: keep that statement, and
+    # every unit from the first one that ends at or after the comment (units are in order,
+    # and so are their last lines: found by bisection, not by a scan per comment)
+    ends = [u.end for u in ol.units]
     for line_no, line in enumerate(source_lines, 1):
         if "jaxlint" in line and SUPPRESSION.search(line):
-            for i, u in enumerate(ol.units):
-                if u.end >= line_no:
-                    keep.add(i)
-                    if u.start > line_no:
-                        break
+            for i in range(bisect.bisect_left(ends, line_no), len(ol.units)):
+                keep.add(i)
+                if ol.units[i].start > line_no:
+                    break
     return keep
 
 
@@ -265,8 +268,16 @@ def _docstring_or_future(u: Unit, lines: list[str]) -> bool:
 
 
 # -- the project-wide decision -------------------------------------------------------------
+# A reference goes to a *symbol*, never to the units themselves: ``("n", plan, name)``, the
+# units of a module that bind ``name``, or ``("m", plan, class, member)``, the members of the
+# module's classes called ``class``. ``x = x + 1`` written 8,000 times refers to one symbol
+# of 8,000 units, not to 8,000 units 8,000 times; every step below visits a symbol's units
+# or referrers once, so the decision is linear in the size of the plans.
+Symbol = tuple
+
+
 class _Index:
-    """Names to units across the project, for following references."""
+    """Names to symbols, symbols to units across the project, for following references."""
 
     def __init__(self, plans: list[FilePlan]) -> None:
         self.plans = plans
@@ -274,27 +285,41 @@ class _Index:
         for p, plan in enumerate(plans):
             by_module[plan.module].append(p)
         self.by_module = dict(by_module)
-        self._memo: dict[tuple[str, str, int], list[tuple[int, int]]] = {}
+        self._memo: dict[tuple[str, str, int], tuple[Symbol, ...]] = {}
         self.dirs = [os.path.dirname(plan.path) for plan in plans]
         self.names: list[dict[str, list[int]]] = []
-        self.members: list[dict[tuple[int, str], list[int]]] = []  # (class line, member name) -> units
+        self.members: list[dict[tuple[str, str], list[int]]] = []  # (class name, member name) -> units
+        self.classes: list[dict[int, str]] = []  # first line of a split class -> its name
         for plan in plans:
             names: dict[str, list[int]] = defaultdict(list)
-            members: dict[tuple[int, str], list[int]] = defaultdict(list)
+            members: dict[tuple[str, str], list[int]] = defaultdict(list)
+            classes = {u.start: u.header_of for u in plan.units if u.header_of is not None}
+            self.classes.append(classes)
             for i, u in enumerate(plan.units):
                 if u.name is not None:
                     names[u.name].append(i)
-                    if u.owner is not None:
-                        members[(u.owner, u.name)].append(i)
+                    if u.owner is not None and u.owner in classes:
+                        members[(classes[u.owner], u.name)].append(i)
                 if u.header_of is not None:
                     names[u.header_of].append(i)
                 for a in u.assigns:
                     names[a].append(i)
-            self.names.append(names)
-            self.members.append(members)
+            self.names.append(dict(names))
+            self.members.append(dict(members))
 
-    def local(self, p: int, name: str) -> list[tuple[int, int]]:
-        return [(p, i) for i in self.names[p].get(name, ())]
+    def units(self, sym: Symbol) -> list[tuple[int, int]]:
+        p = sym[1]
+        found = self.names[p].get(sym[2], ()) if sym[0] == "n" else self.members[p].get((sym[2], sym[3]), ())
+        return [(p, i) for i in found]
+
+    def symbols_of(self, p: int, i: int) -> list[Symbol]:
+        """The symbols unit ``i`` of plan ``p`` belongs to."""
+        u = self.plans[p].units[i]
+        out: list[Symbol] = [("n", p, n) for n in {u.name, u.header_of, *u.assigns} if n is not None]
+        cls = self.classes[p].get(u.owner) if u.name is not None and u.owner is not None else None
+        if cls is not None:
+            out.append(("m", p, cls, u.name))
+        return out
 
     def module(self, name: str, here: int) -> int | None:
         """The plan of a module name; scripts that share a name (``examples/*/train.py``)
@@ -307,56 +332,55 @@ class _Index:
         mine = [p for p in ps if self.dirs[p] == self.dirs[here]]
         return mine[0] if len(mine) == 1 else None
 
-    def qualified(self, full: str, here: int, depth: int = 0) -> list[tuple[int, int]]:
-        """Units defining ``pkg.mod.name`` (following re-exports), or []."""
+    def qualified(self, full: str, here: int, depth: int = 0) -> tuple[Symbol, ...]:
+        """The symbols defining ``pkg.mod.name`` (following re-exports), or ()."""
         key = (full, self.dirs[here], depth)
         hit = self._memo.get(key)
         if hit is None:
             hit = self._memo[key] = self._qualified(full, here, depth)
         return hit
 
-    def _qualified(self, full: str, here: int, depth: int) -> list[tuple[int, int]]:
+    def _qualified(self, full: str, here: int, depth: int) -> tuple[Symbol, ...]:
         if depth > 5 or full == CONFLICT:
-            return []
+            return ()
         parts = full.split(".")
         for k in range(len(parts) - 1, 0, -1):
             p = self.module(".".join(parts[:k]), here)
             if p is None:
                 continue
             name = parts[k]
-            hits = self.local(p, name)
-            if hits and k + 1 < len(parts):
+            if name in self.names[p]:
                 # ``mod.Model.loss``: the member, not just the class
-                units = self.plans[p].units
-                for _, i in list(hits):
-                    if units[i].header_of is not None:
-                        hits += [(p, j) for j in self.members[p].get((units[i].start, parts[k + 1]), ())]
-            if hits:
-                return hits
+                if k + 1 < len(parts) and (name, parts[k + 1]) in self.members[p]:
+                    return (("n", p, name), ("m", p, name, parts[k + 1]))
+                return (("n", p, name),)
             target = self.plans[p].imports.get(name)
             if target is not None:
                 return self.qualified(".".join([target, *parts[k + 1 :]]), p, depth + 1)
-            return []
-        return []
+            return ()
+        return ()
 
-    def refs_of(self, p: int, u: PlanUnit, passed: bool = False) -> list[tuple[int, int]]:
-        """What a unit refers to; ``passed``: only what it uses other than by calling it."""
+    def refs_of(self, p: int, u: PlanUnit, passed: bool = False) -> list[Symbol]:
+        """The symbols a unit refers to; ``passed``: only what it uses other than by calling it."""
         plan = self.plans[p]
-        out: list[tuple[int, int]] = []
+        out: dict[Symbol, None] = {}
         for name in u.passed if passed else u.refs:
-            out += self.local(p, name)
+            if name in self.names[p]:
+                out[("n", p, name)] = None
             target = plan.imports.get(name)
             if target is not None:
-                out += self.qualified(target, p)
+                out.update(dict.fromkeys(self.qualified(target, p)))
         for chain in u.passed_chains if passed else u.chains:
             head, _, rest = chain.partition(".")
             if head == "self" and u.owner is not None:
-                out += [(p, j) for j in self.members[p].get((u.owner, rest), ())]
+                cls = self.classes[p].get(u.owner)
+                if cls is not None:  # ``grad(self.loss)``: a member of the method's class
+                    out[("m", p, cls, rest)] = None
                 continue
             target = plan.imports.get(head)
             if target is not None and target != CONFLICT:
-                out += self.qualified(f"{target}.{rest}", p)
-        return out
+                out.update(dict.fromkeys(self.qualified(f"{target}.{rest}", p)))
+        return list(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -369,6 +393,7 @@ class Decision:
 def decide(plans: list[FilePlan]) -> dict[str, Decision]:
     """The units to keep in each planned file, and the defs rules may look up there."""
     index = _Index(plans)
+    units = index.units
     kept: set[tuple[int, int]] = set()
     reached: list[tuple[int, int]] = []
     callers: list[tuple[int, int]] = []
@@ -383,73 +408,104 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
                 callers.append((p, i))
             if u.flags & DIRECT_CALLER_SEED:
                 direct.append((p, i))
+
+    def unit(ref: tuple[int, int]) -> PlanUnit:
+        return plans[ref[0]].units[ref[1]]
+
     # 3. what the seeds pass (``grad(loss)``; not what they call: ``jnp.ones(3)``); through
     # ``step = jit(train)``, what that binds
     seen = set(reached)
     looked_up: set[tuple[int, int]] = set()
+    followed: set[Symbol] = set()
     while reached:
         p, i = reached.pop()
-        for ref in index.refs_of(p, plans[p].units[i], passed=True):
-            kept.add(ref)
-            looked_up.add(ref)
-            if ref not in seen and plans[ref[0]].units[ref[1]].flags & BINDS_TRANSFORM:
-                seen.add(ref)
-                reached.append(ref)
+        for sym in index.refs_of(p, plans[p].units[i], passed=True):
+            if sym in followed:
+                continue
+            followed.add(sym)
+            for ref in units(sym):
+                kept.add(ref)
+                looked_up.add(ref)
+                if ref not in seen and unit(ref).flags & BINDS_TRANSFORM:
+                    seen.add(ref)
+                    reached.append(ref)
     # 4 and 5 need who refers to what
-    referrers: dict[tuple[int, int], list[tuple[int, int]]] = defaultdict(list)
+    referrers: dict[Symbol, list[tuple[int, int]]] = defaultdict(list)
     for p, plan in enumerate(plans):
         for i, u in enumerate(plan.units):
-            for ref in index.refs_of(p, u):
-                if ref != (p, i):
-                    referrers[ref].append((p, i))
+            for sym in index.refs_of(p, u):
+                referrers[sym].append((p, i))
     # the callers of a ``direct`` seed in its module, transitively (the frames its calls are
-    # evaluated in: jaxlint/model/contexts.py), and the defs of the module those units refer
-    # to, transitively (the helpers that build what a caller passes, the defs a transformed
-    # value is handed to)
-    frontier = [(ref, 0) for ref in direct]
+    # evaluated in: jaxlint/model/contexts.py), and the units of the module those refer to,
+    # transitively (the helpers that build what a caller passes, the defs a transformed
+    # value is handed to, the module-level statement binding a name one reads:
+    # ``params = init(key)``), ``MODULE_DEPTH`` steps at most. Breadth first, so a unit is
+    # reached at its least depth and each symbol's referrers and units are visited once.
     reached_direct = set(direct)
-    while frontier:
-        ref, depth = frontier.pop()
-        kept.add(ref)
-        if depth >= MODULE_DEPTH:
-            continue
-        for who in referrers.get(ref, ()):
-            if who[0] == ref[0] and who not in reached_direct:
-                reached_direct.add(who)
-                frontier.append((who, depth + 1))
-        for callee in index.refs_of(ref[0], plans[ref[0]].units[ref[1]]):
-            # a def, or the module-level statement that binds a name the unit reads
-            # (``params = init(key)``: what ``init`` is matters too)
-            if callee[0] == ref[0] and callee not in reached_direct:
-                reached_direct.add(callee)
-                frontier.append((callee, depth + 1))
+    layer = list(direct)
+    callers_done: set[Symbol] = set()
+    callees_done: set[Symbol] = set()
+    for depth in range(MODULE_DEPTH + 1):
+        kept.update(layer)
+        if depth == MODULE_DEPTH:
+            break
+        next_layer: list[tuple[int, int]] = []
+        for ref in layer:
+            for sym in index.symbols_of(*ref):
+                if sym in callers_done:
+                    continue
+                callers_done.add(sym)
+                for who in referrers.get(sym, ()):
+                    if who[0] == ref[0] and who not in reached_direct:
+                        reached_direct.add(who)
+                        next_layer.append(who)
+            for sym in index.refs_of(ref[0], unit(ref)):
+                if sym[1] != ref[0] or sym in callees_done:
+                    continue
+                callees_done.add(sym)
+                for callee in units(sym):
+                    if callee not in reached_direct:
+                        reached_direct.add(callee)
+                        next_layer.append(callee)
+        layer = next_layer
     seen = set(callers)
+    climbed: set[Symbol] = set()
     while callers:
         ref = callers.pop()
-        for who in referrers.get(ref, ()):
-            kept.add(who)
-            u = plans[who[0]].units[who[1]]
-            # module-level code is called by nobody, unless it binds a transform (``g = pmap(f)``)
-            if who not in seen and (u.name is not None or u.flags & BINDS_TRANSFORM):
-                seen.add(who)
-                callers.append(who)
+        for sym in index.symbols_of(*ref):
+            if sym in climbed:
+                continue
+            climbed.add(sym)
+            for who in referrers.get(sym, ()):
+                kept.add(who)
+                u = unit(who)
+                # module-level code is called by nobody, unless it binds a transform (``g = pmap(f)``)
+                if who not in seen and (u.name is not None or u.flags & BINDS_TRANSFORM):
+                    seen.add(who)
+                    callers.append(who)
     closure_names: set[str] = set()
-    for p, i in seen:
-        u = plans[p].units[i]
+    for ref in seen:
+        u = unit(ref)
         closure_names.update(n for n in (u.name, u.header_of) if n)
         closure_names.update(u.assigns)
     # 5. transforms applied to what a target_transforms seed names, in the def's module
-    targets = {
-        ref
-        for p, plan in enumerate(plans)
-        for i, u in enumerate(plan.units)
-        if u.flags & TARGET_SEED
-        for ref in index.refs_of(p, u, passed=True)
-    }
+    # (not the def itself: a unit is no referrer of its own)
+    target_syms: set[Symbol] = set()
+    for p, plan in enumerate(plans):
+        for u in plan.units:
+            if u.flags & TARGET_SEED:
+                target_syms.update(index.refs_of(p, u, passed=True))
+    targets = {ref for sym in target_syms for ref in units(sym)}
+    by_target: set[Symbol] = set()
     for ref in targets:
-        for who in referrers.get(ref, ()):
-            if who[0] == ref[0] and plans[who[0]].units[who[1]].flags & TRANSFORM:
-                kept.add(who)
+        for sym in index.symbols_of(*ref):
+            if sym in by_target:
+                continue
+            by_target.add(sym)
+            mine = [t for t in units(sym) if t in targets]
+            for who in referrers.get(sym, ()):
+                if who[0] == sym[1] and unit(who).flags & TRANSFORM and (len(mine) > 1 or mine[0] != who):
+                    kept.add(who)
     out: dict[str, set[int]] = {plan.path: set() for plan in plans}
     names: dict[str, set[str]] = {plan.path: set() for plan in plans}
     for p, i in kept:

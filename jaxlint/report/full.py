@@ -20,6 +20,7 @@ from rich.text import Text
 
 from jaxlint.base.types import Diagnostic
 from jaxlint.fix.edits import apply_fixes
+from jaxlint.report.escape import no_workflow_commands, printable, shown_path
 
 
 class SourceLines(Protocol):
@@ -33,9 +34,14 @@ MAX_SPAN_LINES = 6  # a longer span shows its first lines only
 TAB = 4
 
 
+def _display(raw: str) -> str:
+    """A source line as shown: tabs expanded, control characters escaped (``\x1b``)."""
+    return printable(raw.expandtabs(TAB))
+
+
 def _display_col(raw: str, column: int) -> int:
-    """0-based display offset of 1-based character ``column`` once tabs are expanded."""
-    return len(raw[: max(0, column - 1)].expandtabs(TAB))
+    """0-based display offset of 1-based character ``column`` once the line is shown."""
+    return len(_display(raw[: max(0, column - 1)]))
 
 
 def _window(start: int, end: int, longest: int, avail: int) -> tuple[int, int]:
@@ -68,7 +74,7 @@ def _frame(d: Diagnostic, lines: list[str], width: int) -> Text:
     gutter = " " * num_w + " | "
     avail = max(20, width - len(gutter))
     shown = {n: lines[n - 1].rstrip("\r\n") for n in range(first, last + 1)}
-    expanded = {n: s.expandtabs(TAB) for n, s in shown.items()}
+    expanded = {n: _display(s) for n, s in shown.items()}
     # the underline of each span line, in display columns
     marks: dict[int, tuple[int, int]] = {}
     for n in range(d.start.line, min(span_last, last) + 1):
@@ -106,7 +112,7 @@ def _note(label: str, text: str, width: int, style: str = "cyan") -> Text:
     """``  = label: text``, wrapped to ``width`` with the text's lines aligned."""
     prefix = f"  = {label}: "
     body = textwrap.fill(
-        text, width=width, initial_indent=prefix, subsequent_indent=" " * len(prefix), break_on_hyphens=False
+        printable(text), width=width, initial_indent=prefix, subsequent_indent=" " * len(prefix), break_on_hyphens=False
     )
     t = Text(prefix, style=style)
     t.append(body[len(prefix) :])
@@ -123,8 +129,8 @@ def _diff(d: Diagnostic, lines: list[str], width: int) -> Text:
     new, applied = apply_fixes(old, [d.fix])
     if not applied or new == old:
         return Text()
-    a = [x.expandtabs(TAB) for x in old.splitlines()]
-    b = [x.expandtabs(TAB) for x in new.splitlines()]
+    a = [_display(x) for x in old.splitlines()]
+    b = [_display(x) for x in new.splitlines()]
     w = len(str(max(len(a), len(b))))
     avail = max(20, width - (2 * w + 8))  # "    12 12 |" and the sign
     out = Text()
@@ -179,11 +185,11 @@ def render(
     for d in diagnostics:
         head = Text()
         cell = f"cell {d.cell}:" if d.cell is not None else ""
-        head.append(f"{d.path}:{cell}{d.start.line}:{d.start.column}: ", style="bold")
+        head.append(f"{shown_path(d.path)}:{cell}{d.start.line}:{d.start.column}: ", style="bold")
         head.append(d.code, style="bold red")
         if d.fix is not None and (d.fix.applicability == "safe" or unsafe_fixes):
             head.append(" [*]", style="cyan")
-        head.append(f" {d.message}")
+        head.append(f" {printable(d.message)}")
         console.print(head)
         key = d.path if d.cell is None else f"{d.path}\0{d.cell}"
         if source is not None and key not in cache:
@@ -206,4 +212,4 @@ def render(
             if lines:
                 console.print(_diff(d, lines, width), end="")
         console.print()
-    return buf.getvalue()
+    return no_workflow_commands(buf.getvalue())

@@ -7,11 +7,14 @@ or newline in a message, or a ``,``/``:`` in a path, would cut the command short
 from __future__ import annotations
 
 from jaxlint.base.types import Diagnostic
+from jaxlint.report.escape import printable
 from jaxlint.report.paths import relative
 
 
 def escape_data(s: str) -> str:
-    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """Control characters shown escaped first (an ESC must not reach the log raw), then
+    what would end the command (a line break is the annotation's own ``%0A``)."""
+    return printable(s, line_breaks=True).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def escape_property(s: str) -> str:

@@ -14,13 +14,16 @@ import hashlib
 import json
 
 from jaxlint.base.types import Diagnostic
+from jaxlint.report.escape import json_text
 from jaxlint.report.paths import relative
 
 
 def as_dict(d: Diagnostic, occurrence: int) -> dict:
     path = relative(d.path)
     start, end = (d.file_start, d.file_end) if d.file_start is not None and d.file_end is not None else (d.start, d.end)
-    digest = hashlib.sha256(f"{path}\0{d.code}\0{d.message}\0{occurrence}".encode()).hexdigest()[:32]
+    digest = hashlib.sha256(
+        f"{path}\0{d.code}\0{d.message}\0{occurrence}".encode(errors="surrogateescape")
+    ).hexdigest()[:32]
     cell = f" (cell {d.cell}, line {d.start.line})" if d.cell is not None else ""
     return {
         "description": f"{d.code}: {d.message}{cell}",
@@ -44,4 +47,4 @@ def render(diagnostics: list[Diagnostic], **_) -> str:
         key = (d.path, d.code, d.message)
         seen[key] = seen.get(key, 0) + 1
         out.append(as_dict(d, seen[key]))
-    return json.dumps(out, indent=2, ensure_ascii=False) + "\n"
+    return json_text(json.dumps(out, indent=2, ensure_ascii=False)) + "\n"  # valid UTF-8, same values

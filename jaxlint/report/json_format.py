@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from jaxlint.base.types import Diagnostic, Position
+from jaxlint.report.escape import json_text
 from jaxlint.report.links import rule_url
 
 
@@ -43,4 +44,4 @@ def _cell(x) -> dict:
 
 
 def render(diagnostics: list[Diagnostic], **_) -> str:
-    return json.dumps([as_dict(d) for d in diagnostics], indent=2, ensure_ascii=False) + "\n"
+    return json_text(json.dumps([as_dict(d) for d in diagnostics], indent=2, ensure_ascii=False)) + "\n"

@@ -26,4 +26,4 @@ def uri(path: str) -> str:
     rel = relative(path)
     if os.path.isabs(rel) or rel == ".." or rel.startswith("../"):
         return Path(os.path.abspath(path)).as_uri()
-    return quote(rel)
+    return quote(rel, errors="surrogateescape")  # a name that is not UTF-8: its bytes, percent-encoded

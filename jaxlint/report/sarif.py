@@ -14,6 +14,7 @@ import json
 from jaxlint import __version__
 from jaxlint.base.types import Diagnostic, Position
 from jaxlint.report import links
+from jaxlint.report.escape import json_text
 from jaxlint.report.paths import uri
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -106,4 +107,4 @@ def render(diagnostics: list[Diagnostic], **_) -> str:
             }
         ],
     }
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return json_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n"

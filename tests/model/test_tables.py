@@ -29,8 +29,7 @@ HOMES = (
 )
 # tables that the families still being moved onto the model keep (issue 29): each goes
 # when its family reads the model
-PENDING = {
-}
+PENDING = {}
 KNOWN = frozenset(SIGNATURES) | frozenset(TABLE)
 
 

@@ -83,3 +83,39 @@ def read_annotations(source: str) -> Annotations:
         for m in _TODO.finditer(line):
             a.todo_ok |= {(i, c) for c in _split(m.group(1))}
     return a
+
+
+class Worded(str):
+    """A finding's headline, equal to a whole message text when cutting that text as the
+    rules do (``jaxlint.lint.wording.split``) gives this headline and this note: a test
+    writes the finding's wording once, and both parts are compared exactly."""
+
+    note: str
+
+    def __new__(cls, headline: str, note: str) -> Worded:
+        self = super().__new__(cls, headline)
+        self.note = note
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        from jaxlint.lint.wording import split
+
+        if not isinstance(other, str):
+            return NotImplemented
+        if isinstance(other, Worded):
+            return str(self) == str(other) and self.note == other.note
+        return split(other) == (str(self), self.note)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = str.__hash__
+
+
+def worded(d: Diagnostic) -> Worded:
+    return Worded(d.message, d.note)
+
+
+def wording(d: Diagnostic) -> str:
+    """Headline and note as one text (for ``in`` checks of a phrase in either)."""
+    return f"{d.message} {d.note}" if d.note else d.message

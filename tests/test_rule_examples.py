@@ -35,7 +35,7 @@ def test_invalid(rule, case):
     if expect.line is not None:
         assert expect.line in [d.start.line for d in found], [str(d) for d in found]
     if expect.message is not None:
-        assert any(expect.message in d.message for d in found), [d.message for d in found]
+        assert any(expect.message in testing.wording(d) for d in found), [testing.wording(d) for d in found]
     if expect.fixed is not None:
         assert testing.fix(source, *_codes(rule, source)) == expect.fixed
 

@@ -19,6 +19,7 @@ import libcst as cst
 
 from jaxlint.base.literals import UNKNOWN
 from jaxlint.lint.rule import Rule
+from jaxlint.lint.wording import split
 from jaxlint.model import program
 from jaxlint.model.abstract import Bound, Const, Function, List, Partial, Transformed, Tuple
 from jaxlint.model.contexts import call_arguments, contexts, default_frame
@@ -236,7 +237,8 @@ class GradRule(Rule):
         for site in sites(self.ctx):
             message = self.verdict(site)
             if message:
-                self.report(self.where(site), message, fix=self.fix(site, message))
+                head, note = split(message)
+                self.report(self.where(site), head, fix=self.fix(site, message), note=note)
 
     def where(self, site: Site) -> cst.CSTNode:
         return site.option_nodes.get("argnums", site.node)

@@ -135,8 +135,8 @@ class GradAuxWithoutHasAux(GradRule):
             evidence = self.aux_evidence(site, out)
             if evidence is not None:
                 return (
-                    f"{fname} returns `{shown}` and {evidence}, but `{api}` has no has_aux=True: it "
-                    "silently differentiates the auxiliary output too and returns a tuple of Jacobians. Pass "
+                    f"{fname} returns `{shown}`, but `{api}` has no has_aux=True: it silently differentiates "
+                    f"the auxiliary output too and returns a tuple of Jacobians ({evidence}). Pass "
                     "has_aux=True to get `(jacobian, aux)`"
                 )
         return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.lint.rule import Invalid, NodeEdit, Rule, RuleFix
+from jaxlint.lint.wording import split
 
 from .analysis import TRACING_APIS, analysis
 from .seeds import jax_units
@@ -111,7 +112,8 @@ class InplaceUpdate(Rule):
     def finish(self) -> None:
         for flow in analysis(self.ctx).values():
             for item in flow.setitems.values():
-                self.report(item.target, self.message(item), fix=self.fix(item))
+                head, note = split(self.message(item))
+                self.report(item.target, head, fix=self.fix(item), note=note)
 
     def message(self, item) -> str:
         ctx = self.ctx

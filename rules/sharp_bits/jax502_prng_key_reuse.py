@@ -7,6 +7,7 @@ from typing import Any
 import libcst as cst
 
 from jaxlint.lint.rule import Invalid, Rule
+from jaxlint.lint.wording import split
 from jaxlint.model import program
 from jaxlint.model.catalogue.signatures import SIGNATURES
 
@@ -120,7 +121,8 @@ class PrngKeyReuse(Rule):
             [r.first.node for r in found] + [r.node for r in found] + [r.loop for r in found if r.loop is not None],
         )
         for r in found:
-            self.report(r.node, self.message(r, lines))
+            head, note = split(self.message(r, lines))
+            self.report(r.node, head, note=note)
 
     def _rebound_in(self, loop: cst.CSTNode, key: str) -> bool:
         """Does the loop body bind ``key`` (``key, sub = split(key)``)? Then each iteration has a
@@ -160,12 +162,12 @@ class PrngKeyReuse(Rule):
                 at = f" at line {first}" if first else ""
                 loop = f"the loop at line {line}" if line else "its loop"
                 return (
-                    f"{api} consumes the PRNG key `{k}` that `{r.first.api}`{at} already consumed in the previous "
+                    f"{api} consumes the PRNG key `{k}`, which `{r.first.api}`{at} consumed in the previous "
                     f"iteration of {loop}: {once}. {checker}. Give `{r.first.api}` a fresh key ({split}, then use `{sub}`)"
                 )
             where = f"in every iteration of the loop at line {line}" if line else "in every iteration of its loop"
             return (
-                f"{api} consumes the PRNG key `{k}` {where} without splitting it again: every iteration {again}. "
+                f"{api} consumes the PRNG key `{k}` {where}, never split again: every iteration {again}. "
                 f"{checker}. Split it in the loop ({split}, then use `{sub}`) or use `jax.random.fold_in({k}, i)`"
             )
         line = lines.get(r.first.node)

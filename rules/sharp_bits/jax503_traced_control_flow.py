@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jaxlint.lint.rule import Invalid, Rule
+from jaxlint.lint.wording import split
 from jaxlint.model.paths import call_paths
 from jaxlint.model.transforms import TABLE
 
@@ -112,7 +113,8 @@ class TracedControlFlow(Rule):
         if uses:
             lines = exact_lines(ctx, [u.trace.node for u in uses])
             for u in sorted(uses, key=lambda u: ctx.text_order(u.node)):
-                self.report(u.node, self.message(u, lines))
+                head, note = split(self.message(u, lines))
+                self.report(u.node, head, note=note)
         # a def traced by a transform in another module: the call paths decide (resolve)
         for fn, bools in analysis(ctx).elsewhere():
             qualname = ctx.qualname(fn)
@@ -153,7 +155,7 @@ class TracedControlFlow(Rule):
                 continue
             where = f"{LABELS.get(layer['api'], layer['api'])} {_where(layer, p.path)}"
             static = layer["api"] in ("jit", "pjit") and d["on_argument"]
-            yield p, _message(d["kind"], d["expr"], d["origin"], where, static)
+            yield p, *split(_message(d["kind"], d["expr"], d["origin"], where, static))
 
 
 # the name messages give a layer's transform ("jit" -> "jax.jit")

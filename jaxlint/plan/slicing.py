@@ -17,7 +17,8 @@ LibCST must see it. Kept are:
    ``defvjp``, in the same module or, through the imports, in another module
    (``grad(loss_fn)`` keeps ``loss_fn`` wherever it is defined; ``jnp.ones(3)`` or
    ``helper(f)`` keep nothing); through module-level ``step = jit(train)`` or an alias
-   ``f = lax.dot``, what that names;
+   ``f = lax.dot``, what that names; and the defs of the module that the decorators of a
+   seed or of such a def name (``@jax.custom_vjp @logged def f``: the wrapper ``logged``);
 4. for rules with ``callers = "all"`` (JAX201), every unit that refers to one of their
    seeds, transitively, in any module (the callers of the function with the ``pmean``);
    with ``callers = "direct"`` (the vmap and pmap rules), the units of the same module
@@ -110,6 +111,7 @@ class PlanUnit:
     header_of: str | None = None  # the class a split class's header unit opens
     passed: tuple[str, ...] = ()  # of refs: those used other than as a called function
     passed_chains: tuple[str, ...] = ()
+    decorators: tuple[str, ...] = ()  # of refs: what its decorators name (a def's wrapper)
 
 
 @dataclass(slots=True)
@@ -167,7 +169,18 @@ def plan_file(path: str, source: str, rules, module: str, is_package: bool) -> F
             passed_chains = tuple(c for c in dotted if c.partition(".")[0] in ol.imports)
         units.append(
             PlanUnit(
-                u.start, u.end, u.name, u.owner, refs, chains, tuple(u.assigns), f, u.header_of, passed, passed_chains
+                u.start,
+                u.end,
+                u.name,
+                u.owner,
+                refs,
+                chains,
+                tuple(u.assigns),
+                f,
+                u.header_of,
+                passed,
+                passed_chains,
+                tuple(local & ol.decorator_names(i)) if u.name is not None else (),
             )
         )
     return FilePlan(path, module, units, dict(ol.imports))
@@ -380,9 +393,13 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
     looked_up: set[tuple[int, int]] = set()
     while reached:
         p, i = reached.pop()
-        for ref in index.refs_of(p, plans[p].units[i], passed=True):
+        here = plans[p].units[i]
+        wrappers = [w for name in here.decorators for w in index.local(p, name)]
+        for ref in [*index.refs_of(p, here, passed=True), *wrappers]:
             kept.add(ref)
             looked_up.add(ref)
+            for name in plans[ref[0]].units[ref[1]].decorators:  # the wrapper of a def it hands on
+                kept.update(index.local(ref[0], name))
             if ref not in seen and plans[ref[0]].units[ref[1]].flags & BINDS_TRANSFORM:
                 seen.add(ref)
                 reached.append(ref)

@@ -183,7 +183,9 @@ def _in_class(p: Any, node: cst.CSTNode) -> bool:
     return False
 
 
-def rule_fn(p: Any, role: str, value: Any, arg: cst.CSTNode, primal: Primal | None = None) -> RuleFn | None:
+def rule_fn(
+    p: Any, role: str, value: Any, arg: cst.CSTNode, primal: Primal | None = None, label: str = ""
+) -> RuleFn | None:
     """What JAX will call for ``role``: a def or lambda (here or in another module), or any
     callable the model knows the signature of (``partial``, a bound method, a wrapper)."""
     sig = p.evaluator.signature(value)
@@ -208,7 +210,7 @@ def rule_fn(p: Any, role: str, value: Any, arg: cst.CSTNode, primal: Primal | No
         return None
     if isinstance(node, cst.FunctionDef) and not return_statements(home.ctx, node) and always_returns(node):
         return None  # it always raises: a placeholder that is never meant to run
-    label = node.name.value if isinstance(node, cst.FunctionDef) else f"the {role} lambda"
+    label = node.name.value if isinstance(node, cst.FunctionDef) else label or f"the {role} lambda"
     if home is not p:  # findings go on the argument that names it
         path = os.path.basename(home.ctx.path)
         line = home.ctx.lines([node]).get(node)
@@ -316,10 +318,13 @@ def _promised(p: Any, e: cst.Call | cst.Subscript, fn: cst.CSTNode, jax: frozens
     if got is not None:
         return got
     callee = ev.value(e.func, None)
+    inner: frozenset[str] = frozenset()  # a custom function's differentiable arguments are JAX values
     while type(callee) is Transformed and callee.api in SAME_VALUE:
+        primal = primal_of(p, callee, "")
+        inner = frozenset(primal.diff or ()) if primal is not None else inner
         callee = callee.target
     if type(callee) is Function and (callee.program or p) is p and callee.node is not fn and depth < 3:
-        found = returns(p, callee.node)
+        found = returns(p, callee.node, inner)
         kinds = {r.length for r in found}
         if found and len(kinds) == 1 and len(found) == len(return_statements(p.ctx, callee.node) or [1]):
             k = kinds.pop()
@@ -371,8 +376,11 @@ def _registrations(ctx: Any) -> Any:
         if method == "defjvps":
             if any(a.star for a in node.args) or any(a.keyword is not None for a in node.args):
                 continue
+            params = primal.params or ()
             jvps = tuple(
-                None if _is_none(a.value) else rule_fn(p, f"jvp {i + 1}", ev.value(a.value, None), a.value)
+                None
+                if _is_none(a.value)
+                else rule_fn(p, "jvp", ev.value(a.value, None), a.value, primal, _lambda_for(params, i))
                 for i, a in enumerate(positional)
             )
             yield Registration(node, primal, {}, jvps, node)
@@ -385,6 +393,10 @@ def _registrations(ctx: Any) -> Any:
             if rule is not None:
                 rules[role] = rule
         yield Registration(node, primal, rules)
+
+
+def _lambda_for(params: tuple[str, ...], i: int) -> str:
+    return f"the lambda for `{params[i]}`" if i < len(params) else f"the lambda {i + 1}"
 
 
 def _is_none(e: cst.BaseExpression) -> bool:

@@ -141,20 +141,13 @@ class CustomJvpRuleShape(CustomDerivativeRule):
         n, k = len(primal.params), len(jvps)
         node = reg.jvps_node or reg.node
         name = primal.name
-        if k < n:
-            left = names(f"`{x}`" for x in primal.params[k:])
+        if k != n:
             headline, note = worded(
-                f"`{name}.defjvps` gives {plural(k, 'rule')} for the {n} arguments of `{name}`",
+                f"`{name}.defjvps` gives {plural(k, 'rule')} for {plural(n, 'argument')} of `{name}`",
                 "give one per argument, `None` where there is no tangent",
-                f"JAX pairs the rules with the arguments by position and drops the rest, so the tangent of {left} is "
-                "silently left out of every derivative (a zero gradient, no error)",
-            )
-            self.report(node, headline, note=note)
-        elif k > n:
-            headline, note = worded(
-                f"`{name}.defjvps` gives {plural(k, 'rule')} for the {n} arguments of `{name}`",
-                "give one per argument",
-                f"JAX pairs the rules with the arguments by position: the last {k - n} are never called",
+                f"JAX pairs the rules with the arguments {names(primal.params)} one by one, and when the function is "
+                f"differentiated raises `ValueError: safe_zip() argument 1 has length {k} but argument 0 has length "
+                f"{n}`",
             )
             self.report(node, headline, note=note)
         for rule in jvps:

@@ -27,8 +27,10 @@ class CustomVjpFwdNotPair(CustomDerivativeRule):
     """
     ## What it does
     Checks that every `return` of a `jax.custom_vjp` `fwd` rule is an
-    `(output, residuals)` pair. Reports a tuple or list literal of another length
-    (`return out, r1, r2`) and a value that is visibly not a tuple (`return x * y`).
+    `(output, residuals)` pair. Reports a tuple or list of another length
+    (`return out, r1, r2`) and a value that is not a tuple: one array (`return x * y`,
+    a `jax.numpy` call), or only the output (`out = f(x); return out`: calling the
+    primal gives what the primal returns), also through variables.
 
     ## Why is this bad?
     JAX unpacks `fwd`'s result into the primal output and the residuals passed to `bwd`.

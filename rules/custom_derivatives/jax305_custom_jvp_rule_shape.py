@@ -33,7 +33,9 @@ class CustomJvpRuleShape(CustomDerivativeRule):
     `nondiff_argnums` arguments if any, and return a `(primal_out, tangent_out)` pair. A
     two-parameter rule whose first parameter has a name of the primal's arguments, is
     computed with as an array and never unpacked, indexed or passed on
-    (`def f_jvp(x, t)`) is reported too.
+    (`def f_jvp(x, t)`) is reported too. For `f.defjvps(*rules)` it checks that there is
+    one rule (or `None`) per positional argument of the primal, each taking
+    `(tangent, primal_out, *primals)`.
 
     ## Why is this bad?
     A rule written like the primal (`f_jvp(x, y, x_dot, y_dot)`) fails with
@@ -41,8 +43,10 @@ class CustomJvpRuleShape(CustomDerivativeRule):
     tuples `(x,)` and `(t,)`, and array code fails on them (`TypeError: sin requires
     ndarray or scalar arguments, got <class 'tuple'>`); a rule that returns only
     the tangent fails with `TypeError: Custom JVP rule f_jvp for function f must produce a
-    pair (list or tuple of length two) representing primal and tangent outputs`. Both show
-    up only when the function is differentiated.
+    pair (list or tuple of length two) representing primal and tangent outputs`;
+    `defjvps` with one rule too few or too many raises `ValueError: safe_zip() argument 1
+    has length 1 but argument 0 has length 2`. All of these show up only when the function
+    is differentiated.
 
     ## Example
     ```python
@@ -84,6 +88,11 @@ class CustomJvpRuleShape(CustomDerivativeRule):
         (
             _F.format(params="x, y, x_dot, y_dot", ret="f(x, y), x_dot"),
             Invalid("JAX305", line=9, message="write it as `f_jvp(primals, tangents)`"),
+        ),
+        (
+            "import jax\nimport jax.numpy as jnp\n\n@jax.custom_jvp\ndef f(x, y):\n    return jnp.sin(x) * y\n\n"
+            "f.defjvps(lambda x_dot, out, x, y: jnp.cos(x) * x_dot * y)\n",
+            Invalid("JAX305", line=8, message="`f.defjvps` gives 1 rule for 2 arguments of `f`"),
         ),
     )
 

@@ -257,21 +257,20 @@ def length(p: Any, e: cst.BaseExpression, fn: cst.CSTNode, jax: frozenset[str], 
         return len(v.items)
     if type(v) in (Array, Const, Scalar, Dict):
         return ONE
-    t = type(e)
     if depth > 3:
         return None
-    if t is cst.Name:
+    if isinstance(e, cst.Name):
         b = p.binding(e)
         if b is not None and b.kind == "assign" and b.scope.node is fn and not b.unpack and b.value is not None:
             return length(p, b.value, fn, jax, depth + 1)
-    elif t is cst.IfExp:
+    elif isinstance(e, cst.IfExp):
         a, b2 = length(p, e.body, fn, jax, depth + 1), length(p, e.orelse, fn, jax, depth + 1)
         return a if a == b2 else None
-    elif t is cst.Comparison or (t is cst.UnaryOperation and not isinstance(e.operator, cst.Not)):
+    elif isinstance(e, cst.Comparison) or (isinstance(e, cst.UnaryOperation) and not isinstance(e.operator, cst.Not)):
         return ONE  # a sequence has no ``-x``, ``~x`` or ``+x``; a comparison gives a bool or an array
-    elif t is cst.BinaryOperation:
+    elif isinstance(e, cst.BinaryOperation):
         return _operator(p, e, fn, jax, depth)
-    elif t is cst.Call or t is cst.Subscript:
+    elif isinstance(e, (cst.Call, cst.Subscript)):
         return _promised(p, e, fn, jax, depth)
     return None
 
@@ -303,16 +302,17 @@ def _promised(p: Any, e: cst.Call | cst.Subscript, fn: cst.CSTNode, jax: frozens
     one array, ``jnp.linalg.slogdet(x)`` a pair), an item of one, or a call of a function
     whose value a transform passes on (a custom_vjp primal called in its own ``fwd``)."""
     ev = p.evaluator
-    if type(e) is cst.Subscript:
-        index = ev.value(e.slice[0].slice.value, None) if len(e.slice) == 1 else UNKNOWN
-        inner = ev.result_with_arrays(e.value, None) if type(e.value) is cst.Call else UNKNOWN
+    if isinstance(e, cst.Subscript):
+        sl = e.slice[0].slice if len(e.slice) == 1 else None
+        index = ev.value(sl.value, None) if isinstance(sl, cst.Index) else UNKNOWN
+        made = ev.result_with_arrays(e.value, None) if isinstance(e.value, cst.Call) else UNKNOWN
         if (
-            type(inner) is Tuple
+            type(made) is Tuple
             and type(index) is Const
             and type(index.value) is int
-            and -len(inner.items) <= index.value < len(inner.items)
+            and -len(made.items) <= index.value < len(made.items)
         ):
-            return _kind(inner.items[index.value])
+            return _kind(made.items[index.value])
         return None
     got = _kind(ev.result_with_arrays(e, None))
     if got is not None:
@@ -324,9 +324,11 @@ def _promised(p: Any, e: cst.Call | cst.Subscript, fn: cst.CSTNode, jax: frozens
         inner = frozenset(primal.diff or ()) if primal is not None else inner
         callee = callee.target
     if type(callee) is Function and (callee.program or p) is p and callee.node is not fn and depth < 3:
-        found = returns(p, callee.node, inner)
+        node = callee.node
+        found = returns(p, node, inner)
         kinds = {r.length for r in found}
-        if found and len(kinds) == 1 and len(found) == len(return_statements(p.ctx, callee.node) or [1]):
+        every = 1 if isinstance(node, cst.Lambda) else len(return_statements(p.ctx, node) or ())
+        if found and len(kinds) == 1 and len(found) == every:
             k = kinds.pop()
             return ONE if k is None else k
     return None

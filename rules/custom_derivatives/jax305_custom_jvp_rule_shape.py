@@ -189,29 +189,26 @@ class CustomJvpRuleShape(CustomDerivativeRule):
         opened: set[str] = set()
         computed: set[str] = set()
         for n in [fn.body, *self.ctx.descendants(fn.body, prune=())]:
-            t = type(n)
-            if t is cst.BinaryOperation or t is cst.Comparison:
-                operands = (
-                    [n.left, n.right] if t is cst.BinaryOperation else [n.left, *(c.comparator for c in n.comparisons)]
-                )
-                computed.update(o.value for o in operands if type(o) is cst.Name)
-            elif t is cst.UnaryOperation and type(n.expression) is cst.Name:
+            if isinstance(n, cst.BinaryOperation):
+                computed.update(o.value for o in (n.left, n.right) if isinstance(o, cst.Name))
+            elif isinstance(n, cst.Comparison):
+                operands = [n.left, *(c.comparator for c in n.comparisons)]
+                computed.update(o.value for o in operands if isinstance(o, cst.Name))
+            elif isinstance(n, cst.UnaryOperation) and isinstance(n.expression, cst.Name):
                 computed.add(n.expression.value)
-            elif t is cst.Attribute and type(n.value) is cst.Name:
+            elif isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name):
                 computed.add(n.value.value)
-            elif t is cst.Call and self._array_call(n):
-                computed.update(a.value.value for a in n.args if type(a.value) is cst.Name)
-            if t is cst.Assign and any(type(x.target) in (cst.Tuple, cst.List) for x in n.targets):
-                values = n.value.elements if type(n.value) in (cst.Tuple, cst.List) else [n.value]
-                opened.update(v.value for v in (getattr(e, "value", e) for e in values) if type(v) is cst.Name)
-            elif (t is cst.Subscript and type(n.value) is cst.Name) or (
-                t in (cst.StarredElement, cst.Arg) and type(n.value) is cst.Name and (t is cst.StarredElement or n.star)
-            ):
-                opened.add(n.value.value)
-            elif t is cst.For and type(n.iter) is cst.Name:
+            elif isinstance(n, cst.Call) and self._array_call(n):
+                computed.update(a.value.value for a in n.args if isinstance(a.value, cst.Name))
+            if isinstance(n, cst.Assign) and any(isinstance(x.target, (cst.Tuple, cst.List)) for x in n.targets):
+                values = n.value.elements if isinstance(n.value, (cst.Tuple, cst.List)) else [n.value]
+                opened.update(v.value for v in (getattr(e, "value", e) for e in values) if isinstance(v, cst.Name))
+            elif _opens(n):
+                opened.add(n.value.value)  # type: ignore[attr-defined]
+            elif isinstance(n, cst.For) and isinstance(n.iter, cst.Name):
                 opened.add(n.iter.value)
-            elif t is cst.Call and not self._array_call(n):
-                opened.update(a.value.value for a in n.args if type(a.value) is cst.Name)
+            elif isinstance(n, cst.Call) and not self._array_call(n):
+                opened.update(a.value.value for a in n.args if isinstance(a.value, cst.Name))
         return opened, computed
 
     def _array_call(self, call: cst.Call) -> bool:
@@ -227,3 +224,9 @@ class CustomJvpRuleShape(CustomDerivativeRule):
         """A function that also takes a tuple of arrays (``jnp.stack(primals)``, model/arrays.py)."""
         fn = program(self.ctx).evaluator.value(call.func, None)
         return type(fn) is External and fn.qualified.rsplit(".", 1)[-1] in TAKES_SEQUENCES
+
+
+def _opens(n: cst.CSTNode) -> bool:
+    """``xs[i]``, ``*xs``: the name ``xs`` is used as a sequence."""
+    sequence = isinstance(n, (cst.Subscript, cst.StarredElement)) or (isinstance(n, cst.Arg) and bool(n.star))
+    return sequence and isinstance(getattr(n, "value", None), cst.Name)

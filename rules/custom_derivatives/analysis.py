@@ -24,26 +24,21 @@ import libcst as cst
 from jaxlint.lint.rule import Rule
 from jaxlint.model import program
 from jaxlint.model.abstract import (
-    UNKNOWN,
-    Array,
     Const,
-    Dict,
     Function,
     List,
     Partial,
-    Scalar,
     Transformed,
     Tuple,
     Wraps,
 )
-from jaxlint.model.returns import always_returns, return_statements
+from jaxlint.model.returns import Returned, always_returns, return_statements, returned_items
 from jaxlint.model.signature import Signature
 from jaxlint.model.transforms import TABLE, named
 
 KINDS = {q: a.derivatives for q, a in TABLE.items() if a.derivatives}  # custom_vjp: "vjp", custom_jvp: "jvp"
 ROLES = {"defvjp": ("fwd", "bwd"), "defjvp": ("jvp",)}
 SAME_VALUE = named(gives="value")  # calling it gives the wrapped function's value
-ONE = -1  # ``length``: one value, neither a tuple nor a list
 
 
 def names(xs: Any) -> str:
@@ -72,13 +67,6 @@ class Primal:
     @property
     def nondiff_names(self) -> list[str]:
         return [self.params[i] for i in self.nondiff or ()] if self.params is not None else []
-
-
-@dataclass(frozen=True, slots=True)
-class Returned:
-    node: cst.CSTNode  # the returned expression (the ``return`` of a bare one)
-    text: str
-    length: int | None  # a tuple or list of this many; None: one value, neither
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,11 +202,21 @@ def rule_fn(
     if home is not p:  # findings go on the argument that names it
         path = os.path.basename(home.ctx.path)
         line = home.ctx.lines([node]).get(node)
-        found = returns(home, node, _jax_values(role, sig, primal)) if readable else None
+        found = returned_items(home, node, _jax_values(role, sig, primal), _jax_args(p)) if readable else None
         return RuleFn(role, label, sig, arg, found, f"{path}:{line}" if line else path)
     at = node.name if isinstance(node, cst.FunctionDef) else node
-    found = returns(p, node, _jax_values(role, sig, primal)) if readable else None
+    found = returned_items(p, node, _jax_values(role, sig, primal), _jax_args(p)) if readable else None
     return RuleFn(role, label, sig, at, found, "", node if readable else None)
+
+
+def _jax_args(p: Any) -> Any:
+    """The differentiable arguments of a custom function a rule calls hold JAX values."""
+
+    def of(t: Transformed) -> frozenset[str]:
+        primal = primal_of(p, t, "")
+        return frozenset(primal.diff or ()) if primal is not None else frozenset()
+
+    return of
 
 
 def _jax_values(role: str, sig: Signature, primal: Primal | None) -> frozenset[str]:
@@ -232,112 +230,6 @@ def _jax_values(role: str, sig: Signature, primal: Primal | None) -> frozenset[s
     if role == "fwd" and primal is not None and primal.nondiff is not None:
         return frozenset(x for i, x in enumerate(pos) if i not in primal.nondiff)
     return frozenset()
-
-
-def returns(p: Any, fn: cst.FunctionDef | cst.Lambda, jax: frozenset[str] = frozenset()) -> tuple[Returned, ...]:
-    """What each ``return`` of ``fn`` visibly gives (those the model cannot say are left out)."""
-    if isinstance(fn, cst.Lambda):
-        exprs: list[tuple[cst.CSTNode, cst.BaseExpression | None]] = [(fn.body, fn.body)]
-    else:
-        exprs = [(r.value or r, r.value) for r in return_statements(p.ctx, fn) or ()]
-    out = []
-    for node, e in exprs:
-        n = ONE if e is None else length(p, e, fn, jax)
-        if n is not None:
-            text = "None" if e is None else " ".join(p.ctx.code(e).split())
-            out.append(Returned(node, text if len(text) <= 40 else text[:37] + "...", None if n == ONE else n))
-    return tuple(out)
-
-
-def length(p: Any, e: cst.BaseExpression, fn: cst.CSTNode, jax: frozenset[str], depth: int = 0) -> int | None:
-    """How many items the tuple or list ``e`` gives has; ``ONE``: a value that is neither
-    (an array, a number, None, a dict); None: not known."""
-    v = p.evaluator.value(e, None)
-    if type(v) in (Tuple, List):
-        return len(v.items)
-    if type(v) in (Array, Const, Scalar, Dict):
-        return ONE
-    if depth > 3:
-        return None
-    if isinstance(e, cst.Name):
-        b = p.binding(e)
-        if b is not None and b.kind == "assign" and b.scope.node is fn and not b.unpack and b.value is not None:
-            return length(p, b.value, fn, jax, depth + 1)
-    elif isinstance(e, cst.IfExp):
-        a, b2 = length(p, e.body, fn, jax, depth + 1), length(p, e.orelse, fn, jax, depth + 1)
-        return a if a == b2 else None
-    elif isinstance(e, cst.Comparison) or (isinstance(e, cst.UnaryOperation) and not isinstance(e.operator, cst.Not)):
-        return ONE  # a sequence has no ``-x``, ``~x`` or ``+x``; a comparison gives a bool or an array
-    elif isinstance(e, cst.BinaryOperation):
-        return _operator(p, e, fn, jax, depth)
-    elif isinstance(e, (cst.Call, cst.Subscript)):
-        return _promised(p, e, fn, jax, depth)
-    return None
-
-
-def _operator(p: Any, e: cst.BinaryOperation, fn: cst.CSTNode, jax: frozenset[str], depth: int) -> int | None:
-    """Of Python's operators only ``+`` (concatenation) and ``*`` (repetition by an int)
-    make a sequence; with an array or a float on one side neither does."""
-    if not isinstance(e.operator, (cst.Add, cst.Multiply)):
-        return ONE
-    sides = [length(p, x, fn, jax, depth + 1) for x in (e.left, e.right)]
-    if isinstance(e.operator, cst.Add):
-        return ONE if ONE in sides else None
-    values = [p.evaluator.value(x, None) for x in (e.left, e.right)]
-    if any(n == ONE and not _int_like(v) for n, v in zip(sides, values, strict=True)):
-        return ONE  # a float or an array times a sequence is no sequence (or raises)
-    # two JAX values: arrays, or pytrees that a product of raises on
-    return ONE if all(type(x) is cst.Name and x.value in jax for x in (e.left, e.right)) else None
-
-
-def _int_like(v: Any) -> bool:
-    """A value that repeats a sequence it multiplies."""
-    if type(v) is Const:
-        return type(v.value) in (int, bool)
-    return type(v) is Scalar and v.kind in ("int", "bool")
-
-
-def _promised(p: Any, e: cst.Call | cst.Subscript, fn: cst.CSTNode, jax: frozenset[str], depth: int) -> int | None:
-    """A call of a catalogue function on arrays (what its API gives: ``jnp.where(c, g, 0.0)``
-    one array, ``jnp.linalg.slogdet(x)`` a pair), an item of one, or a call of a function
-    whose value a transform passes on (a custom_vjp primal called in its own ``fwd``)."""
-    ev = p.evaluator
-    if isinstance(e, cst.Subscript):
-        sl = e.slice[0].slice if len(e.slice) == 1 else None
-        index = ev.value(sl.value, None) if isinstance(sl, cst.Index) else UNKNOWN
-        made = ev.result_with_arrays(e.value, None) if isinstance(e.value, cst.Call) else UNKNOWN
-        if (
-            type(made) is Tuple
-            and type(index) is Const
-            and type(index.value) is int
-            and -len(made.items) <= index.value < len(made.items)
-        ):
-            return _kind(made.items[index.value])
-        return None
-    got = _kind(ev.result_with_arrays(e, None))
-    if got is not None:
-        return got
-    callee = ev.value(e.func, None)
-    inner: frozenset[str] = frozenset()  # a custom function's differentiable arguments are JAX values
-    while type(callee) is Transformed and callee.api in SAME_VALUE:
-        primal = primal_of(p, callee, "")
-        inner = frozenset(primal.diff or ()) if primal is not None else inner
-        callee = callee.target
-    if type(callee) is Function and (callee.program or p) is p and callee.node is not fn and depth < 3:
-        node = callee.node
-        found = returns(p, node, inner)
-        kinds = {r.length for r in found}
-        every = 1 if isinstance(node, cst.Lambda) else len(return_statements(p.ctx, node) or ())
-        if found and len(kinds) == 1 and len(found) == every:
-            k = kinds.pop()
-            return ONE if k is None else k
-    return None
-
-
-def _kind(v: Any) -> int | None:
-    if type(v) in (Tuple, List):
-        return len(v.items)
-    return ONE if type(v) is Array else None
 
 
 def registrations(ctx: Any) -> list[Registration]:

@@ -401,3 +401,40 @@ def test_links_only_to_a_repository_the_project_declares(monkeypatch, sarif_sche
     assert driver["informationUri"] == "https://github.com/o/jaxlint"
     assert driver["rules"][0]["helpUri"] == "https://github.com/o/jaxlint/blob/main/docs/rules.md#jax002"
     _validate(doc, sarif_schema)
+
+
+def test_full_shows_the_fix_as_a_diff_of_the_lines_it_changes() -> None:
+    """As ruff shows a fix: the changed lines old and new, numbered, with a line of context;
+    a long line is cut around the change so the diff fits the width."""
+    d = Diagnostic(
+        "a.py",
+        "JAX801",
+        "removed-api",
+        "m",
+        Position(3, 5),
+        Position(3, 17),
+        Fix("Replace with `jax.tree.map`", (Edit(Position(3, 5), Position(3, 17), "jax.tree.map"),)),
+    )
+    src = ["import jax\n", "\n", "y = jax.tree_map(f, x)\n", "z = 1\n", "w = 2\n"]
+    out = full.render([d], source=lambda _: src)
+    assert out.splitlines()[-6:-1] == [
+        "  = fix: Replace with `jax.tree.map`",
+        "    2 2 |",
+        "    3   |-y = jax.tree_map(f, x)",
+        "      3 |+y = jax.tree.map(f, x)",
+        "    4 4 | z = 1",
+    ]
+    long = "y = " + "g(" * 60 + "jax.tree_map(f, x)" + ")" * 60 + "\n"
+    at = long.index("jax.tree_map") + 1
+    d = Diagnostic(
+        "a.py",
+        "JAX801",
+        "removed-api",
+        "m",
+        Position(1, at),
+        Position(1, at + 12),
+        Fix("Replace", (Edit(Position(1, at), Position(1, at + 12), "jax.tree.map"),)),
+    )
+    minus, plus = full.render([d], source=lambda _: [long]).splitlines()[-3:-1]
+    assert len(minus) <= 80 and len(plus) <= 80
+    assert "ree_map(f, x)" in minus and "ree.map(f, x)" in plus  # cut just before the change

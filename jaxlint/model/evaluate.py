@@ -69,7 +69,8 @@ from .catalogue.host import INSTANCE_METHODS
 from .catalogue.indexing import IndexRef, is_slice, make_slice
 from .scopes import Binding, Scope
 from .signature import REQUIRED, Argument, Param, Signature, bind
-from .transforms import named
+from .transforms import SCOPES
+from .values import TRANSPARENT_DECORATORS
 
 if TYPE_CHECKING:
     from .program import Program
@@ -123,11 +124,7 @@ _MISSING: Any = object()
 
 PARTIAL = frozenset({"functools.partial"})
 # Decorators that leave the function as it is, as far as calling it goes.
-TRANSPARENT = frozenset(
-    {"functools.wraps", "staticmethod", "classmethod", "builtins.staticmethod", "builtins.classmethod"}
-)
-# Decorators that keep the signature and run the function (a context-manager decorator).
-TRANSPARENT_CALLS = named("scope")
+TRANSPARENT = TRANSPARENT_DECORATORS
 
 
 @dataclass(slots=True)
@@ -944,6 +941,12 @@ class Evaluator:
                 star,
                 node,
             )
+        if q in SCOPES:
+            first = args[0][0] if args and args[0][1] is None and not args[0][2] else None
+            if type(first) in (Function, Bound, Partial, Transformed):
+                return first  # ``annotate_function(f)``: the function, run as it is
+            # ``named_scope("x")``: a context manager that, as a decorator, keeps the function
+            return External(q)
         if self.transfer.is_transform(q):
             return self.transfer.make(q, args, node)
         if self.transfer.runs_functions(q):
@@ -1174,7 +1177,7 @@ class Evaluator:
         """The value ``@d`` makes of ``fn``."""
         if type(d) is External:
             q = d.qualified
-            if q in TRANSPARENT or q in TRANSPARENT_CALLS:
+            if q in TRANSPARENT or q in SCOPES:
                 return fn
             if self.transfer.is_transform(q):
                 return self.transfer.make(q, [(fn, None, "")], node)

@@ -13,7 +13,7 @@ from jaxlint.base.names import ALIASES
 
 from .forwarding import forwarded_call
 from .scopes import Binding, Scope, ScopeBuilder, reaching_in
-from .transforms import named
+from .transforms import SCOPES, named
 from .values import (
     TRANSPARENT_DECORATORS,
     External,
@@ -320,7 +320,7 @@ class Program:
             elif type(d) is Partial and is_transform(d.func):
                 cur = apply_transform(d.func.qualified, cur, dec.decorator, d.arg_nodes, decorator=True)
                 made.append(cur)
-            elif (type(d) is External and d.qualified in TRANSPARENT_DECORATORS) or (
+            elif (type(d) is External and d.qualified in TRANSPARENT_DECORATORS | SCOPES) or (
                 type(dec.decorator) is cst.Name
                 and dec.decorator.value in ("staticmethod", "classmethod")
                 and not self.reaching(dec.decorator)
@@ -355,6 +355,10 @@ class Program:
             return apply_transform(f.func.qualified, self.value(first.value), call, rest, target_node=first.value)
         if type(f) is Function and not isinstance(f.node, cst.Lambda):
             return self._returned(f.node)  # a factory: the closure it returns
+        if type(f) is External and f.qualified in SCOPES:
+            # ``named_scope("x")`` makes a decorator that keeps the function; ``annotate_function(f)`` is f
+            given = self.value(positional[0].value) if positional else None
+            return given if type(given) in (Function, Transformed, Partial) else f
         return UNKNOWN
 
     def _returned(self, fn: cst.FunctionDef) -> Any:
@@ -625,10 +629,23 @@ class Program:
             return [], False
         if type(parent) is cst.Decorator:
             fn = parents.get(parent)
-            if type(fn) is not cst.FunctionDef or fn.decorators[0] is not parent:
-                return [], False  # other decorators wrap it again
+            if type(fn) is not cst.FunctionDef:
+                return [], False
+            if fn.decorators[0] is not parent and not self._outer_decorators_keep(fn, node):
+                return [], False  # other decorators wrap it again, in a way not known to forward the call
             return self._calls_of(self.binding_of_value(fn), depth)
         return self._calls_of(self.binding_of_value(node), depth)
+
+    def _outer_decorators_keep(self, fn: cst.FunctionDef, node: cst.CSTNode) -> bool:
+        """Do the decorators above ``node`` pass a call of the def on to what ``node`` made
+        (signature-keeping ones: ``jax.named_scope(...)``, ``functools.wraps``; ``jit`` and,
+        through maps, ``vmap``/``pmap``)?"""
+        v = self.value(fn)
+        while type(v) is Transformed and v.node is not node:
+            if not (v.api in FORWARDING_TRANSFORMS or (self._through_maps and v.api in MAPPING_TRANSFORMS)):
+                return False
+            v = v.target
+        return type(v) is Transformed and v.node is node
 
     def _primal_call(self, call: cst.Call) -> cst.Call | None:
         """``jax.vjp(f, x, y)`` (also ``linearize``, ``jvp(f, (x, y), ...)``,

@@ -100,3 +100,7 @@ def named(kind: str | None = None, **facts: object) -> frozenset[str]:
         for q, a in TABLE.items()
         if (kind is None or a.kind == kind) and all(getattr(a, k) == v for k, v in facts.items())
     )
+
+
+# decorators (and calls that make one) that keep the function's signature and run it
+SCOPES = named("scope")

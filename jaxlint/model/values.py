@@ -19,8 +19,10 @@ from jaxlint.base.literals import UNKNOWN
 from jaxlint.model.facts import PARTIAL, TRANSFORMS
 from jaxlint.model.scopes import Binding
 
-# Decorators that leave the function callable the same way.
-TRANSPARENT_DECORATORS = frozenset({"functools.wraps", "staticmethod", "classmethod"})
+# Decorators that leave the function callable the same way (the evaluator's too).
+TRANSPARENT_DECORATORS = frozenset(
+    {"functools.wraps", "staticmethod", "classmethod", "builtins.staticmethod", "builtins.classmethod"}
+)
 
 
 @dataclass(slots=True, eq=False)

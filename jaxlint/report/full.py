@@ -1,4 +1,5 @@
-"""The terminal view: the concise line, a code frame with the span underlined, help, fix.
+"""The terminal view: the concise line, a code frame with the span underlined, note, help,
+and the fix with the change it makes as a diff of the lines it touches (as ruff shows it).
 
 Rendered with rich. Colour only when the caller asks for it (``use_color``: a terminal,
 ``NO_COLOR`` unset); without it the output holds no escape sequence at all. The frame and
@@ -8,6 +9,7 @@ marks a cut) and help text wraps, so the output stays readable in an 80-column t
 
 from __future__ import annotations
 
+import difflib
 import io
 import textwrap
 from typing import Protocol
@@ -17,6 +19,7 @@ from rich.console import Console
 from rich.text import Text
 
 from jaxlint.base.types import Diagnostic
+from jaxlint.fix.edits import apply_fixes
 
 
 class SourceLines(Protocol):
@@ -110,6 +113,47 @@ def _note(label: str, text: str, width: int, style: str = "cyan") -> Text:
     return t
 
 
+def _diff(d: Diagnostic, lines: list[str], width: int) -> Text:
+    """The lines the fix changes, old (``-``) and new (``+``) with their line numbers and one
+    line of context around each change; empty when the fix changes nothing shown here.
+    Long lines are cut around the first changed column, as the frame cuts around the span."""
+    if d.fix is None or not d.fix.edits:
+        return Text()
+    old = "".join(line if line.endswith(("\n", "\r")) else line + "\n" for line in lines)
+    new, applied = apply_fixes(old, [d.fix])
+    if not applied or new == old:
+        return Text()
+    a = [x.expandtabs(TAB) for x in old.splitlines()]
+    b = [x.expandtabs(TAB) for x in new.splitlines()]
+    w = len(str(max(len(a), len(b))))
+    avail = max(20, width - (2 * w + 8))  # "    12 12 |" and the sign
+    out = Text()
+    for group in difflib.SequenceMatcher(None, a, b, autojunk=False).get_grouped_opcodes(CONTEXT):
+        shown = [a[k] for _, i1, i2, _, _ in group for k in range(i1, i2)] + [
+            b[k] for tag, _, _, j1, j2 in group if tag != "equal" for k in range(j1, j2)
+        ]
+        change = next((t for t in group if t[0] != "equal"), group[0])
+        first_old = a[change[1]] if change[1] < change[2] else ""
+        first_new = b[change[3]] if change[3] < change[4] else ""
+        col = next((i for i, (x, y) in enumerate(zip(first_old, first_new, strict=False)) if x != y), 0)
+        lo, hi = _window(col, col + 1, max((len(x) for x in shown), default=0) + 1, avail)
+        if out:
+            out.append(" " * (4 + 2 * w) + " ...\n", style="blue")
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                for k in range(i2 - i1):
+                    out.append(f"    {i1 + k + 1:>{w}} {j1 + k + 1:>{w}} |", style="blue")
+                    out.append((" " + _cut(a[i1 + k], lo, hi)).rstrip() + "\n")
+                continue
+            for k in range(i1, i2):
+                out.append(f"    {k + 1:>{w}} {'':>{w}} |", style="blue")
+                out.append("-" + _cut(a[k], lo, hi) + "\n", style="red")
+            for k in range(j1, j2):
+                out.append(f"    {'':>{w}} {k + 1:>{w}} |", style="blue")
+                out.append("+" + _cut(b[k], lo, hi) + "\n", style="green")
+    return out
+
+
 def render(
     diagnostics: list[Diagnostic],
     color: bool = False,
@@ -159,5 +203,7 @@ def render(
                 )
             else:
                 console.print(_note("fix", d.fix.message, width))
+            if lines:
+                console.print(_diff(d, lines, width), end="")
         console.print()
     return buf.getvalue()

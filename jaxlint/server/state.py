@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from jaxlint.api import (
+    Job,
     ReadError,
     Runner,
     decide_files,
@@ -81,7 +82,7 @@ class Project:
         self.files: set[str] = set()
         self.plans: dict[str, object] = {}
         self.decided: dict[str, Decision] = {}
-        self.jobs: dict[str, object] = {}
+        self.jobs: dict[str, Job | None] = {}
         self.results: dict[str, FileResult] = {}
         self.buffers: dict[str, Buffer] = {}
         self.stale: set[str] = set()  # changed on disk (or a closed buffer's file): plan and read again
@@ -266,8 +267,8 @@ class Project:
                 self._result(buf)
             plans[path] = buf.plan[1] if buf.plan is not None else None
         self.runner.cache = self._cache()
-        jobs, results, decided = redecide(self.runner, plans, self.jobs, skip=edited)  # type: ignore[arg-type]
-        self.plans, self.jobs, self.decided = plans, jobs, decided  # type: ignore[assignment]
+        jobs, results, decided = redecide(self.runner, plans, self.jobs, skip=edited)
+        self.plans, self.jobs, self.decided = plans, jobs, decided
         self.stale.clear()
         self.results.update(results)
         _settle()

@@ -173,7 +173,8 @@ class MigrationRule(Rule):
         if self.minimum_text is None or entry.kind not in ("rename", "module") or not entry.replacement:
             return None
         known = self._known_from(entry)
-        if known is None or version(known[0]) <= self.minimum:  # type: ignore[operator]
+        since = version(known[0]) if known is not None else None
+        if known is None or since is None or since <= self.minimum:
             return None
         return known
 

@@ -260,6 +260,19 @@ def test_arity_call():
     ]
 
 
+def test_arity_under_decorators_that_pass_the_call_on():
+    """``@jax.named_scope(...)`` keeps the function and ``@jax.jit`` calls it with the same
+    arguments: a call of the def is a call of the vmap below them (jax's name_stack_test,
+    flax's tracer-leak test). A decorator nothing is known of keeps the rule silent."""
+    body = "@functools.partial(jax.vmap, in_axes=(0,))\ndef f(x, y):\n    return x + y\nf(jnp.arange(2.0), True)\n"
+    head = "import functools\nimport jax\nimport jax.numpy as jnp\n"
+    for above in ("@jax.named_scope('foo')\n", "@jax.jit\n", "@jax.named_scope('foo')\n@jax.jit\n"):
+        assert [(c, m) for c, _, _, m, _ in _lint(head + above + body, "JAX102")] == [
+            ("JAX102", "`in_axes=(0,)` has 1 entry, but `vmap(f)` is called with 2 positional arguments")
+        ], above
+    assert _lint(head + "@some_library.wrap\n" + body, "JAX102") == []
+
+
 def test_arity_sig():
     src = "from jax import vmap\ng = vmap(lambda x, y: x + y, in_axes=[0, 0, 0])\n"
     assert _lint(src, "JAX102") == [

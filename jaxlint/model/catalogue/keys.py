@@ -190,7 +190,8 @@ def choice(call: Call) -> Any:
     s = shape_of(call.arg("shape"))
     av = call.arg("a")
     n = int_const(av)
-    if n is not None or (as_array(av) is not None and as_array(av).rank == 0):  # type: ignore[union-attr]
+    arr = as_array(av)
+    if n is not None or (arr is not None and arr.rank == 0):
         return array_of(call, s, INT)
     a = as_array(av)
     d = full_dims(a) if a is not None else None

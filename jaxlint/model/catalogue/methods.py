@@ -9,7 +9,7 @@ from typing import Any
 
 from jaxlint.base.literals import UNKNOWN
 
-from ..abstract import INT, Const, Scalar, as_array
+from ..abstract import INT, Const, Scalar, ScalarKind, as_array
 from . import Call, register
 from . import contractions as c
 from . import indexing as ix
@@ -30,8 +30,9 @@ def item(call: Call) -> Any:
     a = as_array(call.arg("self"))
     if a is None or a.dtype is None:
         return UNKNOWN
-    kind = {"bool": "bool", "int": "int", "uint": "int", "float": "float", "complex": "complex"}.get(a.dtype.kind)
-    return Scalar(kind) if kind is not None else UNKNOWN  # type: ignore[arg-type]
+    kinds: dict[str, ScalarKind] = {"bool": "bool", "int": "int", "uint": "int", "float": "float", "complex": "complex"}
+    kind = kinds.get(a.dtype.kind)
+    return Scalar(kind) if kind is not None else UNKNOWN
 
 
 def itemsize(call: Call) -> Any:

@@ -57,8 +57,9 @@ def along_axis(call: Call) -> Any:
         return UNKNOWN
     d = full_dims(a)
     ax = call.arg("axis")
-    for axis in (ints(ax) or ()) if d is not None else ():
-        normalize(axis, len(d))  # type: ignore[arg-type]
+    if d is not None:
+        for axis in ints(ax) or ():
+            normalize(axis, len(d))
     return array_of(call, a.shape, inexact(a.dtype))
 
 

@@ -922,11 +922,6 @@ class Evaluator:
             v = BUILTIN_CALLS[q](self, args)
             if not not_handled(v):
                 return v
-        if q in TRANSPARENT_CALLS:
-            # ``jax.named_scope("f")``: a decorator that keeps its function (and its
-            # signature); ``annotate_function(f)`` is that function
-            first = args[0][0] if args and args[0][1] is None and not args[0][2] else None
-            return first if type(first) in CALLABLES else _KEEPS
         if q == "functools.wraps" and args and args[0][1] is None and not args[0][2]:
             return _WrapsDecorator(args[0][0])
         if q in PARTIAL:
@@ -1187,8 +1182,6 @@ class Evaluator:
             args: list[Argument] = [(fn, None, ""), *((v, None, "") for v in d.args)]
             args += [(v, k, "") for k, v in d.keywords]
             return self.transfer.make(d.func.qualified, args, node)
-        if d is _KEEPS:
-            return fn
         if type(d) is _WrapsDecorator:
             return Wraps(fn, d.wrapped) if type(fn) in CALLABLES else UNKNOWN
         if type(d) is Transformed and d.target is _NO_TARGET:
@@ -1202,7 +1195,6 @@ class Evaluator:
 
 
 _NO_TARGET: Any = Opaque("<no function yet>")
-_KEEPS: Any = Opaque("<a decorator that keeps its function>")
 
 
 @dataclass(frozen=True, slots=True)

@@ -88,6 +88,8 @@ def length(
     v = p.evaluator.value(e, None)
     if type(v) in (Tuple, List):
         return len(v.items)
+    if type(v) is Const and v.value is Ellipsis:
+        return None  # ``lambda x: ...``: a stub, not a value anyone reads
     if type(v) in (Array, Const, Scalar, Dict):
         return ONE
     if depth > 3:

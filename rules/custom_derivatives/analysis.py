@@ -196,8 +196,8 @@ def rule_fn(
         return None
     if isinstance(node, cst.FunctionDef) and not isinstance(node.body, cst.IndentedBlock | cst.SimpleStatementSuite):
         return None
-    if isinstance(node, cst.FunctionDef) and not return_statements(home.ctx, node) and always_returns(node):
-        return None  # it always raises: a placeholder that is never meant to run
+    if isinstance(node, cst.FunctionDef) and _stub(home, node):
+        return None  # a placeholder that is never meant to run
     label = node.name.value if isinstance(node, cst.FunctionDef) else label or f"the {role} lambda"
     if home is not p:  # findings go on the argument that names it
         path = os.path.basename(home.ctx.path)
@@ -207,6 +207,19 @@ def rule_fn(
     at = node.name if isinstance(node, cst.FunctionDef) else node
     found = returned_items(p, node, _jax_values(role, sig, primal), _jax_args(p)) if readable else None
     return RuleFn(role, label, sig, at, found, "", node if readable else None)
+
+
+def _stub(p: Any, fn: cst.FunctionDef) -> bool:
+    """A def that always raises: no ``return``, and every path raises, or its first
+    statement is ``assert False``."""
+    if return_statements(p.ctx, fn):
+        return False
+    if always_returns(fn):
+        return True
+    body = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else ()
+    first = body[0] if body else None
+    small = first.body[0] if isinstance(first, cst.SimpleStatementLine) and first.body else None
+    return isinstance(small, cst.Assert) and p.evaluator.value(small.test, None) in (Const(False), Const(0))
 
 
 def _jax_args(p: Any) -> Any:

@@ -123,3 +123,13 @@ def test_warnings_survive_the_whole_run_cache(tmp_path):
         code, _, err = run_cli("--output-format", "concise", str(p), cwd=str(tmp_path))
         assert code == 0
         assert f"jaxlint: warning: Invalid `# noqa` directive at {p}:2: expected" in err
+
+
+def test_an_unused_noqa_after_a_lone_carriage_return_is_reported_without_a_misplaced_fix(tmp_path):
+    # the tokenizer ends a line at a lone \r, the file's lines do not: the comment's column
+    # may lie past the end of the line the fix would edit (found by test_fuzz)
+    (tmp_path / "m.py").write_bytes(b"x = 1\rimport jax\nu = jax.tree_util.tree_map(f, t)  # noqa: JAX101\n")
+    code, out, err = run_cli("--no-cache", "--output-format", "json", "m.py", cwd=str(tmp_path))
+    assert (code, err) == (1, "")
+    found = [d for d in json.loads(out) if d["code"] == "JAX002"]
+    assert [(d["location"]["row"], d["fix"]) for d in found] == [(2, None)]

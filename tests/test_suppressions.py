@@ -142,3 +142,15 @@ def test_warnings_survive_the_whole_run_cache(tmp_path):
         code, _, err = run_cli("--output-format", "concise", str(p), cwd=str(tmp_path))
         assert code == 0
         assert f"jaxlint: warning: Invalid `# noqa` directive at {p}:2: expected" in err
+
+
+def test_an_unused_noqa_after_a_lone_carriage_return_is_reported_with_a_fix_in_its_place(tmp_path):
+    # a lone \r ends a line for the parsers and the comments alike (found by test_fuzz: the
+    # comment's column lay past the end of the line the fix would edit)
+    (tmp_path / "m.py").write_bytes(b"x = 1\rimport jax\nu = jax.tree_util.tree_map(f, t)  # noqa: JAX101\n")
+    code, out, err = run_cli("--no-cache", "--output-format", "json", "m.py", cwd=str(tmp_path))
+    assert (code, err) == (1, "")
+    found = [d for d in json.loads(out) if d["code"] == "JAX002"]
+    assert [(d["location"]["row"], d["location"]["column"]) for d in found] == [(3, 35)]
+    run_cli("--no-cache", "--fix", "m.py", cwd=str(tmp_path))
+    assert (tmp_path / "m.py").read_bytes() == b"x = 1\rimport jax\nu = jax.tree_util.tree_map(f, t)\n"

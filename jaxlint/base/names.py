@@ -23,6 +23,10 @@ ALIASES: dict[str, str] = {
     "jax.api.grad": "jax.grad",
     "jax.experimental.pjit.pjit": "jax.experimental.pjit.pjit",
     "jax.numpy.linalg": "jax.numpy.linalg",
+    "jax.custom_derivatives.custom_vjp": "jax.custom_vjp",
+    "jax.custom_derivatives.custom_jvp": "jax.custom_jvp",
+    "jax._src.custom_derivatives.custom_vjp": "jax.custom_vjp",
+    "jax._src.custom_derivatives.custom_jvp": "jax.custom_jvp",
 }
 
 _CONFLICT = "<conflict>"

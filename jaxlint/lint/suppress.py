@@ -291,16 +291,19 @@ def _unused(path: str, c: Comment, unused: list[str], lines: list[str] | None) -
     fix = None
     if c.codes is not None and set(unused) == set(c.codes):
         # remove the whole comment (and the line, for own-line comments)
+        text = lines[c.line - 1] if lines is not None and c.line - 1 < len(lines) else None
+        edit: Edit | None = None
         if c.kind in ("ignore", "file"):
             edit = Edit(Position(c.line, 1), Position(c.line + 1, 1), "")
-        else:
+        elif text is None or text[c.start - 1 : c.start] == "#":
             col = c.start
-            if lines is not None and c.line - 1 < len(lines):
-                text = lines[c.line - 1]
-                while col > 1 and text[col - 2] in " \t":
-                    col -= 1
+            while text is not None and col > 1 and text[col - 2] in " \t":
+                col -= 1
             edit = Edit(Position(c.line, col), end, "")
-        fix = Fix("Remove the unused suppression", (edit,), "safe")
+        # else: the lines are not split as the comments were found (a lone carriage return
+        # ends a line for the tokenizer): no edit rather than one in the wrong place
+        if edit is not None:
+            fix = Fix("Remove the unused suppression", (edit,), "safe")
     kind = {"noqa": "`# noqa`", "ignore": "`# jaxlint: ignore`", "file": "`# jaxlint: noqa`"}[c.kind]
     return Diagnostic(
         path,

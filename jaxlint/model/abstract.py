@@ -14,7 +14,7 @@ A small lattice, ordered by what is known:
   NamedTuple, ``flax.struct`` / ``chex`` dataclass, ``eqx.Module``, or a plain object).
 - Callables: ``Function`` (a def or lambda, with the environment it closes over),
   ``Bound`` (a method bound to its receiver), ``Partial`` (``functools.partial`` with its
-  bound arguments), ``Transformed`` (``jax.vmap(f, in_axes=...)`` and every other
+  bound arguments), ``Wraps`` (a ``functools.wraps`` wrapper: the signature of what it wraps), ``Transformed`` (``jax.vmap(f, in_axes=...)`` and every other
   transform, with its options as values), ``External`` (anything named by an import that
   the model does not read the source of: ``jax.numpy.dot``, a module, a library class),
   and ``Class`` (a class defined in the linted code).
@@ -60,6 +60,7 @@ __all__ = [
     "Struct",
     "Transformed",
     "Tuple",
+    "Wraps",
 ]
 
 ConstValue = None | bool | int | float | complex | str | bytes | EllipsisType
@@ -261,6 +262,15 @@ class Partial:
 
 
 @dataclass(frozen=True, slots=True)
+class Wraps:
+    """``functools.wraps(wrapped)`` applied to ``func``: a call calls ``func``; its
+    signature (what ``inspect.signature`` reports, through ``__wrapped__``) is ``wrapped``'s."""
+
+    func: Any
+    wrapped: Any
+
+
+@dataclass(frozen=True, slots=True)
 class Transformed:
     """``api(target, **options)``: a JAX transform applied to a callable. ``options``
     holds every option as an abstract value (positional ones under their parameter
@@ -312,7 +322,7 @@ class OneOf:
     options: tuple[Any, ...]
 
 
-CALLABLES = (Function, Bound, Partial, Transformed, External, Class, OneOf)
+CALLABLES = (Function, Bound, Partial, Transformed, External, Class, OneOf, Wraps)
 MAX_OPTIONS = 4
 
 

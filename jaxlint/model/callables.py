@@ -5,7 +5,8 @@ method bound to its receiver drops its first parameter; ``partial`` drops what i
 positionally and gives keyword-bound parameters their value as default (keyword-only
 after, as ``inspect`` shows them); a transform keeps the signature of what it wraps
 (``jit``, ``vmap``, ``pmap``, ``grad`` and relatives, ``checkpoint``, ``custom_vjp``); a
-catalogue function has the signature JAX declares; a class has its ``__init__``'s without
+catalogue function has the signature JAX declares; a ``functools.wraps`` wrapper has the
+signature of what it wraps (``inspect`` follows ``__wrapped__``); a class has its ``__init__``'s without
 ``self`` (a dataclass: its fields).
 """
 
@@ -17,7 +18,7 @@ import libcst as cst
 
 from jaxlint.base.literals import UNKNOWN
 
-from .abstract import Bound, Class, External, Function, Partial, Transformed
+from .abstract import Bound, Class, External, Function, Partial, Transformed, Wraps
 from .catalogue import lookup
 from .signature import REQUIRED, Param, ParamKind, Signature
 from .transforms import named
@@ -73,6 +74,8 @@ def signature_of(ev: Evaluator, fn: Any, depth: int = 0) -> Signature | None:
             return None
         dropped = inner.drop_positional(len(fn.args))
         return dropped.with_defaults(dict(fn.keywords)) if dropped is not None else None
+    if t is Wraps:
+        return signature_of(ev, fn.wrapped, depth + 1)
     if t is Transformed:
         if fn.api in _SAME_SIGNATURE:
             return signature_of(ev, fn.target, depth + 1)

@@ -37,6 +37,7 @@ from .abstract import (
     BOOL as _BOOL,
 )
 from .abstract import (
+    CALLABLES,
     Array,
     Bound,
     Class,
@@ -54,6 +55,7 @@ from .abstract import (
     Struct,
     Transformed,
     Tuple,
+    Wraps,
     as_array,
     as_dim,
     int_value,
@@ -891,6 +893,8 @@ class Evaluator:
             return self.call_function(fn, args, env, node)
         if t is Bound:
             return self.call(fn.func, [(fn.receiver, None, ""), *args], env, node)
+        if t is Wraps:
+            return self.call(fn.func, args, env, node)
         if t is Partial:
             if fn.star:
                 return UNKNOWN
@@ -927,6 +931,8 @@ class Evaluator:
             v = BUILTIN_CALLS[q](self, args)
             if not not_handled(v):
                 return v
+        if q == "functools.wraps" and args and args[0][1] is None and not args[0][2]:
+            return _WrapsDecorator(args[0][0])
         if q in PARTIAL:
             if not args or args[0][1] is not None or args[0][2]:
                 return UNKNOWN
@@ -981,6 +987,29 @@ class Evaluator:
         if any(traced(v) for v, _, _ in args):
             out = with_trace(out)  # computed from a tracer: a tracer
         return out
+
+    def result_with_arrays(self, call: cst.Call, env: Env | None) -> Any:
+        """What a call of a catalogue function gives when the arguments the model does not
+        know are arrays (of unknown shape): the kind of result its API promises
+        (``jnp.where(c, g, 0.0)`` one array, ``jnp.linalg.slogdet(x)`` a pair of them, even
+        when ``g`` and ``x`` are opaque); UNKNOWN for anything else."""
+        fn = self.value(call.func, env)
+        if type(fn) is not External:
+            return UNKNOWN
+        op = lookup(fn.qualified)
+        if op is None or any(a.star for a in call.args):
+            return UNKNOWN
+        args: list[Argument] = []
+        for a in call.args:
+            v = self.value(a.value, env)
+            if v is UNKNOWN or type(v) is Opaque:
+                v = Array()
+            args.append((v, a.keyword.value if a.keyword is not None else None, ""))
+        self._stack.append([])  # what it would raise on made-up arrays is no problem of the code's
+        try:
+            return self._apply_op(fn.qualified, op, args, None, env)
+        finally:
+            self._stack.pop()
 
     def test(self, value: Any, node: cst.CSTNode | None) -> bool | None:
         """What Python makes of ``value`` as a condition: True/False when known; a traced
@@ -1162,17 +1191,26 @@ class Evaluator:
             args: list[Argument] = [(fn, None, ""), *((v, None, "") for v in d.args)]
             args += [(v, k, "") for k, v in d.keywords]
             return self.transfer.make(d.func.qualified, args, node)
+        if type(d) is _WrapsDecorator:
+            return Wraps(fn, d.wrapped) if type(fn) in CALLABLES else UNKNOWN
         if type(d) is Transformed and d.target is _NO_TARGET:
             # ``jax.jit(static_argnums=0)`` used as a decorator factory
             return Transformed(d.api, fn, d.options, node, d.unknown_options)
         if type(d) in (Function, Bound, Partial):
             v = self.call(d, [(fn, None, "")], None, node)
-            if type(v) in (Function, Bound, Partial, Transformed):
+            if type(v) in (Function, Bound, Partial, Transformed, Wraps):
                 return v
         return UNKNOWN
 
 
 _NO_TARGET: Any = Opaque("<no function yet>")
+
+
+@dataclass(frozen=True, slots=True)
+class _WrapsDecorator:
+    """``functools.wraps(wrapped)``: makes of a def a ``Wraps`` of ``wrapped``."""
+
+    wrapped: Any
 
 
 # ----------------------------------------------------------------------------------

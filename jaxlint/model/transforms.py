@@ -44,6 +44,9 @@ class Api:
     # a spelling jax 0.10.2 does not have (removed, or private): the entry whose
     # signature (catalogue/signatures.py) it has
     same_as: str = ""
+    # a function with rules of its own: "vjp" (``f.defvjp(fwd, bwd)``: custom_vjp) or
+    # "jvp" (``f.defjvp(jvp)``, ``f.defjvps(...)``: custom_jvp)
+    derivatives: str = ""
 
 
 _JIT_STATIC = ("static_argnums", "static_argnames")
@@ -65,8 +68,8 @@ TABLE: dict[str, Api] = {
     "jax.remat": Api("trace", gives="value"),
     "jax.ad_checkpoint.checkpoint": Api("trace", gives="value", same_as="jax.checkpoint"),
     "jax.named_call": Api("trace", gives="value"),
-    "jax.custom_vjp": Api("trace", gives="value"),
-    "jax.custom_jvp": Api("trace", gives="value"),
+    "jax.custom_vjp": Api("trace", gives="value", derivatives="vjp"),
+    "jax.custom_jvp": Api("trace", gives="value", derivatives="jvp"),
     "jax.lax.scan": Api("body", True, "lax.scan", bodies=((0, "f"),)),
     "jax.lax.fori_loop": Api("body", True, "lax.fori_loop", bodies=((2, "body_fun"),)),
     "jax.lax.while_loop": Api("body", True, "lax.while_loop", bodies=((0, "cond_fun"), (1, "body_fun"))),

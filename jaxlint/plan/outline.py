@@ -112,6 +112,18 @@ class Outline:
             hit = self._cache[key] = (frozenset(names), frozenset(chains))
         return hit
 
+    def decorator_names(self, i: int) -> frozenset[str]:
+        """The names the decorators of def ``i`` call or are (``@logged``, ``@traced(level)``):
+        what a transform applied to the def also wraps (a ``functools.wraps`` wrapper)."""
+        out: set[str] = set()
+        for root in self.nodes[i]:
+            if isinstance(root, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for d in root.decorator_list:
+                    f = d.func if isinstance(d, ast.Call) else d
+                    if isinstance(f, ast.Name):
+                        out.add(f.id)
+        return frozenset(out)
+
     def code_names(self, i: int) -> frozenset[str]:
         """Words unit ``i`` uses in code: its text without comments and string literals
         (f-strings stay: their braces hold code). A docstring that mentions ``jax.grad``

@@ -17,7 +17,8 @@ LibCST must see it. Kept are:
    ``defvjp``, in the same module or, through the imports, in another module
    (``grad(loss_fn)`` keeps ``loss_fn`` wherever it is defined; ``jnp.ones(3)`` or
    ``helper(f)`` keep nothing); through module-level ``step = jit(train)`` or an alias
-   ``f = lax.dot``, what that names;
+   ``f = lax.dot``, what that names; and the defs of the module that the decorators of a
+   seed or of such a def name (``@jax.custom_vjp @logged def f``: the wrapper ``logged``);
 4. for rules with ``callers = "all"`` (JAX201), every unit that refers to one of their
    seeds, transitively, in any module (the callers of the function with the ``pmean``);
    with ``callers = "direct"`` (the vmap and pmap rules), the units of the same module
@@ -111,6 +112,7 @@ class PlanUnit:
     header_of: str | None = None  # the class a split class's header unit opens
     passed: tuple[str, ...] = ()  # of refs: those used other than as a called function
     passed_chains: tuple[str, ...] = ()
+    decorators: tuple[str, ...] = ()  # of refs: what its decorators name (a def's wrapper)
 
 
 @dataclass(slots=True)
@@ -174,7 +176,18 @@ def plan_file(path: str, source: str, rules, module: str, is_package: bool) -> F
             )
         units.append(
             PlanUnit(
-                u.start, u.end, u.name, u.owner, refs, chains, tuple(u.assigns), f, u.header_of, passed, passed_chains
+                u.start,
+                u.end,
+                u.name,
+                u.owner,
+                refs,
+                chains,
+                tuple(u.assigns),
+                f,
+                u.header_of,
+                passed,
+                passed_chains,
+                tuple(local & ol.decorator_names(i)) if u.name is not None else (),
             )
         )
     return FilePlan(path, module, units, dict(ol.imports))
@@ -419,13 +432,18 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
     followed: set[Symbol] = set()
     while reached:
         p, i = reached.pop()
-        for sym in index.refs_of(p, plans[p].units[i], passed=True):
+        here = plans[p].units[i]
+        # the wrappers a def's decorators name are kept with it (a ``functools.wraps`` wrapper)
+        wrapped = [("n", p, name) for name in here.decorators]
+        for sym in [*index.refs_of(p, here, passed=True), *wrapped]:
             if sym in followed:
                 continue
             followed.add(sym)
             for ref in units(sym):
                 kept.add(ref)
                 looked_up.add(ref)
+                for name in unit(ref).decorators:  # the wrapper of a def it hands on
+                    kept.update(units(("n", ref[0], name)))
                 if ref not in seen and unit(ref).flags & BINDS_TRANSFORM:
                     seen.add(ref)
                     reached.append(ref)

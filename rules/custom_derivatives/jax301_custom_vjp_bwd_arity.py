@@ -1,8 +1,14 @@
 from __future__ import annotations
 
 from jaxlint.lint.rule import Invalid, NodeEdit, RuleFix
+from jaxlint.lint.wording import worded
 
-from .analysis import CustomDerivativeRule, Primal, Sig
+from .analysis import CustomDerivativeRule, Registration, names, plural
+
+RAISES = (
+    "under `jax.grad` JAX raises `TypeError: Custom VJP bwd rule must produce an output with the same container "
+    "(pytree) structure as the args tuple of the primal function`"
+)
 
 _CLIP = """import jax
 import jax.numpy as jnp
@@ -31,7 +37,12 @@ class CustomVjpBwdArity(CustomDerivativeRule):
     arguments listed in `nondiff_argnums` / `nondiff_argnames`. Reports a tuple or list of
     the wrong length, and a bare value where a tuple is required (also for a primal with a
     single argument, which needs a 1-tuple). The rules are paired with their primal through
-    `f.defvjp(fwd, bwd)`, in the same module or across modules.
+    `f.defvjp(fwd, bwd)`, in the same module or across modules. The primal is read as a
+    value: a decorator, `jax.custom_vjp(g, ...)` or `partial(jax.custom_vjp, ...)`, with
+    `nondiff_argnums` from a constant or a config field, and a primal behind
+    `jax.named_scope` or a `functools.wraps` wrapper has the signature it wraps. What
+    `bwd` returns is read through variables (`grads = (gx, None); return grads`); a value
+    that is one array (a product with the cotangent, a `jax.numpy` call) is not a tuple.
 
     ## Why is this bad?
     JAX checks the structure only when the function is differentiated, and then fails with
@@ -73,7 +84,6 @@ class CustomVjpBwdArity(CustomDerivativeRule):
     summary = "A custom_vjp bwd rule returns the wrong number of cotangents"
     help = "Return a tuple with one cotangent (or None) per differentiable primal argument"
     fix_availability = "sometimes"
-    roles = ("bwd",)
     VALID = (
         _CLIP.format(ret="(grad_x, None, None)"),
         _CLIP.format(ret="[grad_x, None, None]"),
@@ -91,7 +101,7 @@ class CustomVjpBwdArity(CustomDerivativeRule):
     INVALID = (
         (
             _CLIP.format(ret="(grad_x,)"),
-            Invalid("JAX301", line=14, message="returns 1 cotangent(s) but `my_clip` has 3"),
+            Invalid("JAX301", line=14, message="returns 1 cotangent but `my_clip` has 3 differentiable arguments"),
         ),
         (
             (
@@ -108,12 +118,28 @@ class CustomVjpBwdArity(CustomDerivativeRule):
         ),
     )
 
-    def fix_for(self, sig: Sig, where, primal: Primal) -> RuleFix | None:
-        diff = primal.diff_names
-        if where == "def" or diff is None or len(diff) != 1:
-            return None
-        ret = sig.returns[where]
-        if ret.shape != "bare" or ret.node is None or ret.text == "None":
-            return None
-        code = self.ctx.code(ret.node)
-        return RuleFix(f"Return the 1-tuple `({ret.text},)`", [NodeEdit(ret.node, f"({code},)")], "unsafe")
+    def check(self, reg: Registration) -> None:
+        bwd, primal = reg.rules.get("bwd"), reg.primal
+        diff = primal.diff
+        if bwd is None or diff is None or bwd.returns is None:
+            return
+        m = len(diff)
+        excluded = f" (`{primal.nondiff_text}` excludes {names(primal.nondiff_names)})" if primal.nondiff else ""
+        why = f"{bwd.located()}the differentiable arguments of `{primal.name}` are {names(diff) or 'none'}{excluded}"
+        for r in bwd.returns:
+            if r.length is not None and r.length != m:
+                head = f"{bwd.shown} returns {plural(r.length, 'cotangent')} but `{primal.name}` has " + plural(
+                    m, "differentiable argument"
+                )
+                headline, note = worded(head, "return one per argument, `None` where there is no gradient", why, RAISES)
+                self.report(bwd.at(r), headline, note=note)
+            elif r.length is None:
+                want = f"`({r.text},)`" if m == 1 else f"a {m}-tuple, one entry per argument"
+                headline, note = worded(
+                    f"{bwd.shown} returns `{r.text}`, not a tuple of cotangents", f"return {want}", why, RAISES
+                )
+                fix = None
+                if m == 1 and not bwd.where and r.text != "None" and r.node is not None:
+                    code = self.ctx.code(r.node)
+                    fix = RuleFix(f"Return the 1-tuple `({r.text},)`", [NodeEdit(r.node, f"({code},)")], "unsafe")
+                self.report(bwd.at(r), headline, note=note, fix=fix)

@@ -1,8 +1,9 @@
 from __future__ import annotations
 
 from jaxlint.lint.rule import Invalid
+from jaxlint.lint.wording import worded
 
-from .analysis import CustomDerivativeRule
+from .analysis import CustomDerivativeRule, Registration, names, plural
 
 _F = """import jax
 
@@ -61,7 +62,6 @@ class CustomVjpFwdSignature(CustomDerivativeRule):
     name = "custom-vjp-fwd-signature"
     summary = "A custom_vjp fwd rule does not take the primal's arguments in the primal's order"
     help = "Give the fwd rule exactly the primal function's positional parameters, in the same order"
-    roles = ("fwd",)
     VALID = (
         _F.format(params="x, y"),
         _F.format(params="a, b"),
@@ -69,9 +69,40 @@ class CustomVjpFwdSignature(CustomDerivativeRule):
         _F.format(params="x, y, z=None"),
     )
     INVALID = (
-        (_F.format(params="y, x"), Invalid("JAX302", line=7, message="gradients come back silently swapped")),
+        (
+            _F.format(params="y, x"),
+            Invalid("JAX302", line=7, message="`f_fwd(y, x)` orders its parameters differently from `f(x, y)`"),
+        ),
         (
             _F.format(params="x"),
-            Invalid("JAX302", line=7, message="takes 1 positional parameter(s) (x) but JAX calls it with the 2"),
+            Invalid(
+                "JAX302",
+                line=7,
+                message="`f_fwd` takes 1 positional parameter but JAX calls it with the 2 arguments of `f`",
+            ),
         ),
     )
+
+    def check(self, reg: Registration) -> None:
+        fwd, primal = reg.rules.get("fwd"), reg.primal
+        if fwd is None or primal.params is None:
+            return
+        params, n = list(primal.params), len(primal.params)
+        where = fwd.located()
+        if not fwd.accepts(n):
+            head = f"{fwd.shown} takes {plural(len(fwd.params), 'positional parameter')} but JAX calls it with the {n} "
+            headline, note = worded(
+                head + f"arguments of `{primal.name}`",
+                "give it the primal's signature",
+                f"{where}{fwd.form(fwd.params)} for `{primal.name}({names(params)})`"
+                + (f" (`{primal.nondiff_text}` arguments are passed too, in their places)" if primal.nondiff else ""),
+                "under `jax.grad` the call fails with `TypeError`",
+            )
+            self.report(fwd.node, headline, note=note)
+        elif fwd.params != params and len(fwd.params) == n and sorted(fwd.params) == sorted(params):
+            headline, note = worded(
+                f"{fwd.form(fwd.params)} orders its parameters differently from `{primal.name}({names(params)})`",
+                "use the primal's order",
+                f"{where}JAX passes the arguments by position, so the gradients come back silently swapped",
+            )
+            self.report(fwd.node, headline, note=note)

@@ -1,8 +1,14 @@
 from __future__ import annotations
 
 from jaxlint.lint.rule import Invalid
+from jaxlint.lint.wording import worded
 
-from .analysis import CustomDerivativeRule
+from .analysis import CustomDerivativeRule, Registration
+
+RAISES = (
+    "under `jax.grad` JAX raises `TypeError: Custom VJP fwd rule ... must produce a pair (list or tuple of length "
+    "two) representing primal outputs and residuals`"
+)
 
 _F = """import jax
 
@@ -21,8 +27,10 @@ class CustomVjpFwdNotPair(CustomDerivativeRule):
     """
     ## What it does
     Checks that every `return` of a `jax.custom_vjp` `fwd` rule is an
-    `(output, residuals)` pair. Reports a tuple or list literal of another length
-    (`return out, r1, r2`) and a value that is visibly not a tuple (`return x * y`).
+    `(output, residuals)` pair. Reports a tuple or list of another length
+    (`return out, r1, r2`) and a value that is not a tuple: one array (`return x * y`,
+    a `jax.numpy` call), or only the output (`out = f(x); return out`: calling the
+    primal gives what the primal returns), also through variables.
 
     ## Why is this bad?
     JAX unpacks `fwd`'s result into the primal output and the residuals passed to `bwd`.
@@ -51,7 +59,6 @@ class CustomVjpFwdNotPair(CustomDerivativeRule):
     name = "custom-vjp-fwd-not-pair"
     summary = "A custom_vjp fwd rule does not return an (output, residuals) pair"
     help = "Return `(primal_out, residuals)`, with all residuals packed in one pytree"
-    roles = ("fwd",)
     VALID = (
         _F.format(ret="f(x, y), (x, y)"),
         _F.format(ret="[f(x, y), (x, y)]"),
@@ -65,3 +72,20 @@ class CustomVjpFwdNotPair(CustomDerivativeRule):
             Invalid("JAX303", line=8, message="returns `x * y`, not an `(output, residuals)` pair"),
         ),
     )
+
+    def check(self, reg: Registration) -> None:
+        fwd = reg.rules.get("fwd")
+        if fwd is None or fwd.returns is None:
+            return
+        for r in fwd.returns:
+            if r.length == 2:
+                continue
+            if r.length is None:
+                head = f"{fwd.shown} returns `{r.text}`, not an `(output, residuals)` pair"
+                advice = f"return `({r.text}, residuals)` with what `bwd` needs"
+            else:
+                what = "tuple" if r.length != 1 else "sequence"
+                head = f"{fwd.shown} returns a {r.length}-element {what}, not an `(output, residuals)` pair"
+                advice = "return `(out, (res1, res2, ...))`"
+            headline, note = worded(head, advice, fwd.located() + RAISES)
+            self.report(fwd.at(r), headline, note=note)

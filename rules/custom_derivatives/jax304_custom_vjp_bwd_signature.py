@@ -1,8 +1,9 @@
 from __future__ import annotations
 
 from jaxlint.lint.rule import Invalid
+from jaxlint.lint.wording import worded
 
-from .analysis import CustomDerivativeRule
+from .analysis import CustomDerivativeRule, Registration, plural
 
 _F = """import jax
 from functools import partial
@@ -60,7 +61,6 @@ class CustomVjpBwdSignature(CustomDerivativeRule):
     name = "custom-vjp-bwd-signature"
     summary = "A custom_vjp bwd rule does not take (nondiff args..., residuals, cotangent)"
     help = "Write the bwd rule as bwd(residuals, g), preceded by the nondiff_argnums arguments if any"
-    roles = ("bwd",)
     VALID = (
         _F.format(nd="(0,)", params="fn, res, g"),
         _F.format(nd="()", params="res, g"),
@@ -69,7 +69,23 @@ class CustomVjpBwdSignature(CustomDerivativeRule):
     INVALID = (
         (
             _F.format(nd="(0,)", params="res, g"),
-            Invalid("JAX304", line=11, message="write it as `f_bwd(fn, residuals, g)`"),
+            Invalid("JAX304", line=11, message="`f_bwd` takes 2 positional parameters but JAX calls it with 3"),
         ),
-        (_F.format(nd="()", params="fn, x, g"), Invalid("JAX304", line=11, message="takes 3 positional parameter(s)")),
+        (_F.format(nd="()", params="fn, x, g"), Invalid("JAX304", line=11, message="takes 3 positional parameters")),
     )
+
+    def check(self, reg: Registration) -> None:
+        bwd, primal = reg.rules.get("bwd"), reg.primal
+        if bwd is None or primal.nondiff is None or primal.params is None:
+            return
+        n = len(primal.nondiff) + 2
+        if bwd.accepts(n):
+            return
+        why = f"because of `{primal.nondiff_text}`, " if primal.nondiff else ""
+        headline, note = worded(
+            f"{bwd.shown} takes {plural(len(bwd.params), 'positional parameter')} but JAX calls it with {n}",
+            f"write it as {bwd.form([*primal.nondiff_names, 'residuals', 'g'])}",
+            f"{bwd.located()}{why}JAX calls `bwd` with the non-differentiable arguments first, then the residuals "
+            "`fwd` returned and the output cotangent; under `jax.grad` the call fails with `TypeError`",
+        )
+        self.report(bwd.node, headline, note=note)

@@ -1,10 +1,13 @@
 from __future__ import annotations
 
-import libcst as cst
-
 from jaxlint.lint.rule import Invalid, Rule
+from jaxlint.lint.wording import worded
+from jaxlint.model import program
+from jaxlint.model.abstract import External, Function
+from jaxlint.model.annotations import ARRAY_LIKE_TYPES
+from jaxlint.model.mapsites import application_value
 
-from .analysis import ARRAY_TYPES, analysis
+from .analysis import KINDS, primal_of
 
 _F = """import jax
 from functools import partial
@@ -81,26 +84,36 @@ class NondiffArgnumsArray(Rule):
         _F.format(param="scale: float"),
         _F.format(param="scale: Callable"),
     )
-    INVALID = ((_F.format(param="scale: jax.Array"), Invalid("JAX306", line=5, message="`scale` of `f`")),)
+    INVALID = (
+        (_F.format(param="scale: jax.Array"), Invalid("JAX306", line=5, message="the array argument `scale` of `f`")),
+    )
 
     def finish(self) -> None:
-        a = analysis(self.ctx)
-        for primal, node in a.primal_nodes:
-            if not primal.nondiff or primal.params is None:
-                continue
-            fn = node if isinstance(node, cst.FunctionDef) else a.target_function(node)
-            if fn is None:
-                continue
-            pos = [*fn.params.posonly_params, *fn.params.params]
-            for i in primal.nondiff:
-                ann = primal.annotations[i] if i < len(primal.annotations) else None
-                if ann in ARRAY_TYPES:
-                    param = pos[i]
-                    shown = self.ctx.code(param.annotation.annotation) if param.annotation is not None else ann
-                    self.report(
-                        param,
-                        f"`{primal.nondiff_source}` marks `{param.name.value}` of `{primal.name}` as "
-                        f"non-differentiable, but it is annotated `{shown}`: under jit or vmap an array there "
-                        f"is a tracer and JAX raises UnexpectedTracerError; make it an ordinary argument and "
-                        f"return `None` as its cotangent",
+        p = program(self.ctx)
+        ev = p.evaluator
+        for api in KINDS:
+            for app in p.applications(api):
+                t = application_value(p, app)
+                fn = t.target if t is not None else None
+                if type(fn) is not Function or (fn.program or p) is not p or not hasattr(fn.node, "name"):
+                    continue
+                primal = primal_of(p, t, fn.name)
+                if primal is None or not primal.nondiff or primal.params is None:
+                    continue
+                params = {x.name.value: x for x in (*fn.node.params.posonly_params, *fn.node.params.params)}
+                for i in primal.nondiff:
+                    param = params.get(primal.params[i])
+                    if param is None or param.annotation is None:
+                        continue
+                    ann = ev.value(param.annotation.annotation, None)
+                    if type(ann) is not External or ann.qualified not in ARRAY_LIKE_TYPES:
+                        continue
+                    shown = " ".join(self.ctx.code(param.annotation.annotation).split())
+                    headline, note = worded(
+                        f"`{primal.nondiff_text}` marks the array argument `{param.name.value}` of `{primal.name}` "
+                        "as non-differentiable",
+                        "make it an ordinary argument and return `None` as its cotangent",
+                        f"it is annotated `{shown}`: under `jax.jit` or `jax.vmap` an array there is a tracer, and "
+                        "JAX raises `UnexpectedTracerError`",
                     )
+                    self.report(param, headline, note=note)

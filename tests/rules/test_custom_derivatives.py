@@ -17,20 +17,33 @@ def _lint(source):
     return [(d.code, d.start.line, d.message) for d in testing.lint(source, *CODES)]
 
 
+def _noted(source):
+    return [(d.code, d.start.line, d.message, d.note) for d in testing.lint(source, *CODES)]
+
+
+BWD_RAISES = (
+    "Under `jax.grad` JAX raises `TypeError: Custom VJP bwd rule must produce an output with the same container "
+    "(pytree) structure as the args tuple of the primal function`."
+)
+FWD_RAISES = (
+    "Under `jax.grad` JAX raises `TypeError: Custom VJP fwd rule ... must produce a pair (list or tuple of length "
+    "two) representing primal outputs and residuals`."
+)
+
+
 def test_seed_my_clip_is_clean():
     assert _lint(SEED) == []
 
 
 def test_seed_my_clip_one_tuple_variant():
     bad = SEED.replace("return (grad_x, None, None)", "return (grad_x,)")
-    assert _lint(bad) == [
+    assert _noted(bad) == [
         (
             "JAX301",
             15,
-            (
-                "`my_clip_bwd` returns 1 cotangent(s) but `my_clip` has 3 differentiable argument(s) (x, low, high); "
-                "return a tuple with one entry per argument, `None` where there is no gradient"
-            ),
+            "`my_clip_bwd` returns 1 cotangent but `my_clip` has 3 differentiable arguments",
+            "Return one per argument, `None` where there is no gradient. The differentiable arguments of `my_clip` "
+            "are x, low, high. " + BWD_RAISES,
         )
     ]
 
@@ -41,14 +54,12 @@ def test_bare_value_for_one_argument_and_its_fix():
         "def f_bwd(res, g):\n    grad = 2.0 * g\n    return grad\n\n"
         "f.defvjp(lambda x: (f(x), None), f_bwd)\n"
     )
-    assert _lint(src) == [
+    assert _noted(src) == [
         (
             "JAX301",
             9,
-            (
-                "`f_bwd` returns `grad`, not a tuple; JAX requires a tuple with one cotangent per differentiable "
-                "argument of `f` (x): return `(grad,)`"
-            ),
+            "`f_bwd` returns `grad`, not a tuple of cotangents; return `(grad,)`",
+            "The differentiable arguments of `f` are x. " + BWD_RAISES,
         )
     ]
     assert "    return (grad,)\n" in testing.fix(src, "JAX301")
@@ -62,22 +73,20 @@ def test_nondiff_argnums_excluded_from_count_and_bwd_signature():
         "def f_bwd(res, g):\n    return (None, g)\n\n"
         "f.defvjp(f_fwd, f_bwd)\n"
     )
-    assert _lint(src) == [
+    assert _noted(src) == [
         (
             "JAX304",
             11,
-            (
-                "`f_bwd` takes 2 positional parameter(s) (res, g) but JAX calls it with 3 because of "
-                "`nondiff_argnums=(0,)`: write it as `f_bwd(fn, residuals, g)`"
-            ),
+            "`f_bwd` takes 2 positional parameters but JAX calls it with 3; write it as `f_bwd(fn, residuals, g)`",
+            "Because of `nondiff_argnums=(0,)`, JAX calls `bwd` with the non-differentiable arguments first, then "
+            "the residuals `fwd` returned and the output cotangent; under `jax.grad` the call fails with `TypeError`.",
         ),
         (
             "JAX301",
             12,
-            (
-                "`f_bwd` returns 2 cotangent(s) but `f` has 1 differentiable argument(s) (x; `nondiff_argnums=(0,)` "
-                "excludes fn); return a tuple with one entry per argument, `None` where there is no gradient"
-            ),
+            "`f_bwd` returns 2 cotangents but `f` has 1 differentiable argument",
+            "Return one per argument, `None` where there is no gradient. The differentiable arguments of `f` are x "
+            "(`nondiff_argnums=(0,)` excludes fn). " + BWD_RAISES,
         ),
     ]
 
@@ -88,14 +97,12 @@ def test_swapped_fwd_parameters():
         "def f_fwd(y, x):\n    return f(x, y), (x, y)\n\n"
         "f.defvjp(f_fwd, lambda res, g: (g * res[1], g * res[0]))\n"
     )
-    assert _lint(src) == [
+    assert _noted(src) == [
         (
             "JAX302",
             7,
-            (
-                "`f_fwd(y, x)` orders its parameters differently from `f(x, y)`; JAX passes the arguments by "
-                "position, so the gradients come back silently swapped: use the primal's order"
-            ),
+            "`f_fwd(y, x)` orders its parameters differently from `f(x, y)`; use the primal's order",
+            "JAX passes the arguments by position, so the gradients come back silently swapped.",
         )
     ]
 
@@ -107,16 +114,20 @@ def test_fwd_not_pair_and_jvp_shape():
         "@jax.custom_jvp\ndef h(x):\n    return x\n\n"
         "@h.defjvp\ndef h_jvp(primals, tangents):\n    t = tangents[0] * 2.0\n    return t\n"
     )
-    assert _lint(src) == [
+    assert _noted(src) == [
         (
             "JAX303",
             8,
-            (
-                "the fwd lambda returns `jnp.sin(x)`, not an `(output, residuals)` pair; return "
-                "`(jnp.sin(x), residuals)` with the values `bwd` needs"
-            ),
+            "The fwd lambda returns `jnp.sin(x)`, not an `(output, residuals)` pair",
+            "Return `(jnp.sin(x), residuals)` with what `bwd` needs. " + FWD_RAISES,
         ),
-        ("JAX305", 17, "`h_jvp` returns `t`, not a `(primal_out, tangent_out)` pair; return both"),
+        (
+            "JAX305",
+            17,
+            "`h_jvp` returns `t`, not a `(primal_out, tangent_out)` pair; return both",
+            "JAX raises `TypeError: Custom JVP rule ... must produce a pair (list or tuple of length two) representing "
+            "primal and tangent outputs` when the function is differentiated.",
+        ),
     ]
 
 
@@ -148,15 +159,13 @@ def test_nondiff_array_annotation():
         "import jax\nfrom functools import partial\n\n"
         "@partial(jax.custom_vjp, nondiff_argnums=(0,))\ndef f(scale: jax.Array, x):\n    return scale * x\n"
     )
-    assert _lint(src) == [
+    assert _noted(src) == [
         (
             "JAX306",
             5,
-            (
-                "`nondiff_argnums=(0,)` marks `scale` of `f` as non-differentiable, but it is annotated `jax.Array`: "
-                "under jit or vmap an array there is a tracer and JAX raises UnexpectedTracerError; make it an "
-                "ordinary argument and return `None` as its cotangent"
-            ),
+            "`nondiff_argnums=(0,)` marks the array argument `scale` of `f` as non-differentiable",
+            "Make it an ordinary argument and return `None` as its cotangent. It is annotated `jax.Array`: under "
+            "`jax.jit` or `jax.vmap` an array there is a tracer, and JAX raises `UnexpectedTracerError`.",
         )
     ]
 
@@ -173,4 +182,137 @@ def test_rules_in_another_module(tmp_path, monkeypatch):
     run = lint_paths(["."], settings, jobs=1)
     assert run.errors == []
     assert [(os.path.basename(d.path), d.code, d.start.line) for d in run.diagnostics] == [("grads.py", "JAX301", 7)]
-    assert "`f` has 2 differentiable argument(s) (x, y)" in run.diagnostics[0].message
+    assert run.diagnostics[0].message == "`f_bwd` returns 1 cotangent but `f` has 2 differentiable arguments"
+    assert run.diagnostics[0].note.startswith(
+        "Return one per argument, `None` where there is no gradient. The differentiable arguments of `f` are x, y. "
+    )
+
+
+def test_defjvps_one_rule_per_argument():
+    src = (
+        "import jax\nimport jax.numpy as jnp\n\n@jax.custom_jvp\ndef f(x, y):\n    return jnp.sin(x) * y\n\n"
+        "f.defjvps(lambda x_dot, out, x, y: jnp.cos(x) * x_dot * y)\n"
+        "f.defjvps(lambda t, x, y: t, None)\n"
+    )
+    assert _noted(src) == [
+        (
+            "JAX305",
+            8,
+            "`f.defjvps` gives 1 rule for 2 arguments of `f`; give one per argument, `None` where there is no tangent",
+            "JAX pairs the rules with the arguments x, y one by one, and when the function is differentiated raises "
+            "`ValueError: safe_zip() argument 1 has length 1 but argument 0 has length 2`.",
+        ),
+        (
+            "JAX305",
+            9,
+            "The lambda for `x` takes 3 positional parameters but JAX calls it with 4; write it as "
+            "`lambda t, primal_out, x, y: ...`",
+            "`defjvps` calls each rule with its argument's tangent, the primal output and all the primal's "
+            "arguments; under `jax.jvp` or `jax.grad` the call fails with `TypeError`.",
+        ),
+    ]
+
+
+def test_fwd_returning_only_the_primal_value_through_a_variable():
+    src = (
+        "import jax\n\n@jax.custom_vjp\ndef f(x, y):\n    return x * y\n\n"
+        "def f_fwd(x, y):\n    out = f(x, y)\n    return out\n\n"
+        "f.defvjp(f_fwd, lambda res, g: (g, g))\n"
+    )
+    assert _noted(src) == [
+        (
+            "JAX303",
+            9,
+            "`f_fwd` returns `out`, not an `(output, residuals)` pair; return `(out, residuals)` with what `bwd` needs",
+            FWD_RAISES,
+        )
+    ]
+    paired = src.replace("    return out\n", "    res = (out, (x, y))\n    return res\n")
+    assert _noted(paired) == []
+
+
+def test_nondiff_argnums_from_a_constant():
+    src = (
+        "import jax\nfrom functools import partial\n\nSTATIC = (0,)\n\n"
+        "@partial(jax.custom_vjp, nondiff_argnums=STATIC)\ndef f(n, x):\n    return n * x\n\n"
+        "def f_bwd(n, res, g):\n    return (n * g, None)\n\n"
+        "f.defvjp(lambda n, x: (f(n, x), None), f_bwd)\n"
+    )
+    assert _noted(src) == [
+        (
+            "JAX301",
+            11,
+            "`f_bwd` returns 2 cotangents but `f` has 1 differentiable argument",
+            "Return one per argument, `None` where there is no gradient. The differentiable arguments of `f` are x "
+            "(`nondiff_argnums=(0,)` excludes n). " + BWD_RAISES,
+        )
+    ]
+    assert _noted(src.replace("STATIC = (0,)", "STATIC = ()")) == [
+        (
+            "JAX304",
+            10,
+            "`f_bwd` takes 3 positional parameters but JAX calls it with 2; write it as `f_bwd(residuals, g)`",
+            "JAX calls `bwd` with the non-differentiable arguments first, then the residuals `fwd` returned and the "
+            "output cotangent; under `jax.grad` the call fails with `TypeError`.",
+        )
+    ]
+
+
+def test_signature_keeping_decorators_are_seen_through():
+    src = (
+        "import functools\nimport jax\n\n"
+        "def logged(fn):\n    @functools.wraps(fn)\n    def wrapper(*args, **kwargs):\n"
+        "        return fn(*args, **kwargs)\n    return wrapper\n\n"
+        "@jax.custom_vjp\n@logged\ndef f(x, y):\n    return x * y\n\n"
+        "@jax.named_scope('f_fwd')\ndef f_fwd(y, x):\n    return f(x, y), (x, y)\n\n"
+        "f.defvjp(f_fwd, lambda res, g: (g, g))\n"
+    )
+    assert _noted(src) == [
+        (
+            "JAX302",
+            16,
+            "`f_fwd(y, x)` orders its parameters differently from `f(x, y)`; use the primal's order",
+            "JAX passes the arguments by position, so the gradients come back silently swapped.",
+        )
+    ]
+    # a wrapper without functools.wraps has only (*args, **kwargs): the primal's arity is not known
+    assert _noted(src.replace("    @functools.wraps(fn)\n", "")) == []
+
+
+def test_a_rule_of_another_module_is_reported_at_the_argument(tmp_path, monkeypatch):
+    (tmp_path / "ops.py").write_text("import jax\n\n@jax.custom_vjp\ndef double(x):\n    return 2.0 * x\n")
+    (tmp_path / "rules_elsewhere.py").write_text(
+        "def double_fwd(x):\n    return 2.0 * x, None\n\n\ndef double_bwd(res, g):\n    return 2.0 * g\n"
+    )
+    (tmp_path / "grads.py").write_text(
+        "import rules_elsewhere\nfrom ops import double\n\n"
+        "double.defvjp(rules_elsewhere.double_fwd, rules_elsewhere.double_bwd)\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    settings = testing.settings_for(*CODES)
+    settings.root = str(tmp_path)
+    run = lint_paths(["."], settings, jobs=1)
+    assert run.errors == []
+    assert [(os.path.basename(d.path), d.code, d.start.line, d.start.column) for d in run.diagnostics] == [
+        ("grads.py", "JAX301", 4, 43)
+    ]
+    d = run.diagnostics[0]
+    assert d.message == "`double_bwd` returns `2.0 * g`, not a tuple of cotangents; return `(2.0 * g,)`"
+    assert (
+        d.note
+        == "`double_bwd` is defined at rules_elsewhere.py:5; the differentiable arguments of `double` are x. "
+        + BWD_RAISES
+    )
+
+
+def test_every_fixture_headline_fits_a_line():
+    from jaxlint.lint.wording import HEADLINE
+
+    heads = []
+    for code in CODES:
+        folder = os.path.join(FIXTURES, code, "lint")
+        for name in sorted(os.listdir(folder)):
+            if name.endswith(".py"):
+                with open(os.path.join(folder, name), encoding="utf-8") as f:
+                    heads += [d.message for d in testing.lint(f.read(), *CODES)]
+    assert heads and [h for h in heads if len(h) > HEADLINE] == []

@@ -141,7 +141,7 @@ class TracedControlFlow(Rule):
 
     # -- project phase: a def that a transform of another module traces -----------------
     @classmethod
-    def resolve(cls, items: list[Pending], project: Project) -> Iterator[tuple[Pending, str]]:
+    def resolve(cls, items: list[Pending], project: Project) -> Iterator[tuple[Pending, str, str]]:
         paths = call_paths(project)
         layers: dict[str, dict | None] = {}
         for p in items:

@@ -895,8 +895,8 @@ def verify_cmd(codes, output_format: str, jobs: int | None, timeout: float) -> N
 def server_cmd(stdio: bool, debounce_ms: int, jobs: int | None) -> None:
     """Run the language server for editors (LSP over stdio; needs the `server` extra)."""
     try:
-        import lsprotocol  # noqa: F401
-        import pygls  # noqa: F401
+        import lsprotocol  # noqa: F401  (only whether the server extra is installed)
+        import pygls  # noqa: F401  (only whether the server extra is installed)
     except ImportError:
         fail("`jaxlint server` needs the server extra: pip install 'jaxlint[server]'")
     from jaxlint.server import serve

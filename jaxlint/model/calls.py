@@ -329,7 +329,13 @@ class Uses:
         scope = self.p.scope_of_node.get(fn) if fn is not None else self.p.module_scope
         if scope is None or scope.kind not in ("function", "module") or not isinstance(target, cst.Name):
             return False
-        return any(b.kind == "def" for b in scope.bindings.get(target.value, ()))
+        # once per scope and name: asked for each of n bindings of one name, a scan of its
+        # bindings each time was quadratic (``x = x + 1`` n times)
+        memo: dict[tuple[int, str], bool] = self.__dict__.setdefault("_def_names", {})
+        key = (id(scope), target.value)
+        if key not in memo:
+            memo[key] = any(b.kind == "def" for b in scope.bindings.get(target.value, ()))
+        return memo[key]
 
     def _attribute_ref(self, attr: cst.Attribute) -> str | None:
         """``self.step``, assigned once in the class: a reference of its own (``Cls.step@self``)."""

@@ -112,3 +112,22 @@ def test_jobs_is_capped_by_the_files_and_the_cpus(tmp_path):
         "Found 50 problems in 50 files (50 fixable with --fix).",
         f"jaxlint: warning: --jobs 100000 is more than {cap} (4 per CPU): using {cap} worker processes",
     ]
+
+
+def test_workers_started_by_a_fork_server_live_for_the_run(tmp_path):
+    """The language server's pool starts its workers from a fork server, so their parent is
+    not the run: each must watch the run, not exit at once (every file was a JAX003
+    "worker process died" in the editor)."""
+    from jaxlint.api import Runner
+    from jaxlint.lint.config import Settings
+
+    paths = []
+    for i in range(4):
+        p = tmp_path / f"m{i}.py"
+        p.write_text("import jax\nt = jax.tree_map(f, t)\n")
+        paths.append(str(p))
+    runner = Runner(Settings(), jobs=2)
+    runner.start_method = "forkserver"
+    results, errors = runner.lint_files(paths)
+    found = sorted((os.path.basename(d.path), d.code) for r in results for d in r.diagnostics)
+    assert (errors, found) == ([], [(f"m{i}.py", "JAX801") for i in range(4)])

@@ -65,12 +65,33 @@ def die_with_parent(parent: int) -> None:
         libc = ctypes.CDLL(None, use_errno=True)
         if libc.prctl(1, signal.SIGKILL, 0, 0, 0) != 0:  # PR_SET_PDEATHSIG
             raise OSError(ctypes.get_errno(), "prctl")
-        if os.getppid() != parent:  # it died before the request was made
-            os._exit(1)
+        if os.getppid() != parent:
+            if not _alive(parent):  # it died before the request was made
+                os._exit(1)
+            # started by a fork server (the language server's pool): the request watches that
+            # server; the run itself is watched here
+            threading.Thread(target=_watch_pid, args=(parent,), daemon=True, name="jaxlint-parent-watch").start()
         return
     except (OSError, AttributeError):
         pass
-    threading.Thread(target=_watch, args=(parent,), daemon=True, name="jaxlint-parent-watch").start()
+    watch = _watch if os.getppid() == parent else _watch_pid
+    threading.Thread(target=watch, args=(parent,), daemon=True, name="jaxlint-parent-watch").start()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _watch_pid(pid: int) -> None:
+    while _alive(pid):
+        time.sleep(0.5)
+    os._exit(1)
 
 
 def _watch(parent: int) -> None:

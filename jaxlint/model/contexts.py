@@ -200,3 +200,22 @@ def case_of(frame: Env | None) -> CaseSite | None:
             return f.site
         f = f.caller if f.caller is not None else f.parent
     return None
+
+
+def runs_in(ev: Evaluator, node: cst.CSTNode, env: Env | None, within: cst.CSTNode | None) -> bool:
+    """Can ``node`` run in the frame ``env``? Not when an ``if`` around it (up to ``within``,
+    its function) has a test the frame decides against its branch: a parameterized test's
+    case with ``is_training=False`` never reaches the ``if is_training:`` body."""
+    from .evaluate import _truth
+
+    parents = ev.p.parents
+    child: cst.CSTNode = node
+    cur = parents.get(node)
+    while cur is not None and cur is not within:
+        if type(cur) is cst.If:
+            with ev.query(64):
+                taken = _truth(ev.value(cur.test, env))
+            if taken is not None and taken != (child is cur.body):
+                return False
+        child, cur = cur, parents.get(cur)
+    return True

@@ -22,7 +22,7 @@ from jaxlint.lint.rule import Rule
 from jaxlint.lint.wording import split
 from jaxlint.model import program
 from jaxlint.model.abstract import Bound, Const, Function, List, Partial, Transformed, Tuple
-from jaxlint.model.contexts import call_arguments, contexts, default_frame
+from jaxlint.model.contexts import call_arguments, contexts, default_frame, runs_in
 from jaxlint.model.evaluate import Env
 from jaxlint.model.mapsites import application_value
 from jaxlint.model.returns import return_statements
@@ -202,6 +202,8 @@ def sites(ctx: Any) -> list[Site]:
         for call in calls[:8]:
             home = ctx.enclosing_function(call)
             for frame in contexts(ev, home)[:4] if home is not None else [None]:
+                if not runs_in(ev, call, frame, home):
+                    continue  # this case of the test never makes the call
                 with ev.query(FUEL):
                     args = call_arguments(ev, call, frame)
                 if args is not None:

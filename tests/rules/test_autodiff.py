@@ -348,3 +348,16 @@ def test_a_module_whose_init_the_slicer_blanked_is_not_built_from_its_fields():
         "g = jax.grad(loss)(CNN(jax.random.PRNGKey(0)), jnp.ones(3))\n"
     )
     assert found(src, "JAX405") == []
+
+
+def test_a_call_under_a_branch_the_frame_decides_against_never_runs():
+    """jax's scaled_matmul_stablehlo_test differentiates only ``if is_training:``; a case (or a
+    module) where the test is known to be False never makes the call."""
+    src = (
+        "import jax\nimport jax.numpy as jnp\n\nTRAINING = False\n\n\ndef fwd(a):\n    return a * 2.0\n\n\n"
+        "if TRAINING:\n    jax.grad(fwd)(jnp.ones((3, 3)))\n"
+    )
+    assert found(src, "JAX407") == []
+    assert [(c, line) for c, line, _ in found(src.replace("TRAINING = False", "TRAINING = True"), "JAX407")] == [
+        ("JAX407", 12)
+    ]

@@ -713,6 +713,15 @@ class Evaluator:
     def _comparison(self, e: cst.Comparison, env: Env | None) -> Any:
         left = self.value(e.left, env)
         values = [left] + [self.value(c.comparator, env) for c in e.comparisons]
+        ops = {type(c.operator) for c in e.comparisons}
+        if ops <= {cst.Is, cst.IsNot}:
+            # identity gives a Python bool, traced operands or not (``rng is not None`` asks
+            # no tracer for its truth; ``x in arr`` does); an array is never None
+            if len(values) == 2 and Const(None) in values:
+                other = values[1] if values[0] == Const(None) else values[0]
+                if type(other) is Array or (type(other) is Const and other.value is not None):
+                    return Const(next(iter(ops)) is cst.IsNot)
+            return Scalar("bool")
         arrays = [as_array(v) for v in values if type(v) is Array]
         if arrays:
             from .catalogue.rules import broadcast_shapes

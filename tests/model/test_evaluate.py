@@ -15,7 +15,7 @@ from jaxlint.model.abstract import (
     Tuple,
 )
 
-from .helpers import value_of
+from .helpers import model_of, value_of
 
 HEAD = "import jax\nimport jax.numpy as jnp\nfrom functools import partial\n"
 
@@ -145,3 +145,31 @@ def test_lax_control_flow_runs_its_bodies():
 def test_unknown_stays_unknown():
     assert value_of(HEAD + "result = load_data()\n") is UNKNOWN
     assert value_of(HEAD + "import optax\nresult = optax.adam(1e-3)\n") is UNKNOWN
+
+
+def test_identity_with_a_traced_array_is_a_python_bool():
+    """``rng is not None`` on a tracer asks it for no truth value (haiku's apply under vmap);
+    an array is never None."""
+    from jaxlint.model.abstract import Array, Const, Scalar
+
+    p = model_of(
+        """
+        import jax
+        def f(rng):
+            a = rng is not None
+            b = rng is None
+            c = rng == None
+            return a
+        jax.vmap(f)(jax.numpy.ones((3, 2)))
+        """
+    )
+    ev = p.evaluator
+    traced = Array(None, None, False, None, True)
+    frame = ev.frame(p.ctx.module.body[1], {"rng": traced}, None)
+    values = {}
+    for stmt in p.ctx.module.body[1].body.body[:3]:
+        assign = stmt.body[0]
+        values[assign.targets[0].target.value] = ev.value(assign.value, frame)
+    assert values["a"] == Const(True) and values["b"] == Const(False)
+    assert type(values["c"]) is Array and values["c"].traced  # ``==`` is elementwise: a traced array
+    assert Scalar("bool") != values["c"]

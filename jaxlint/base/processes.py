@@ -107,3 +107,6 @@ def ignore_interrupts() -> None:
     for name in ("SIGINT", "SIGHUP"):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), signal.SIG_IGN)
+    # a forked worker inherits the run's SIGTERM handler (which unwinds the run with a
+    # Terminated exception): a pool ending a worker then printed that traceback
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)

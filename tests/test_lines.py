@@ -1,11 +1,11 @@
-"""Lines of module facts come from a text search (jaxlint.base.lines); they must be exact."""
+"""Lines that messages cite come from a text search (jaxlint.base.lines); they must be exact."""
 
 import libcst as cst
 
 from jaxlint import testing
 from jaxlint.base.lines import node_lines
 from jaxlint.base.positions import node_ranges
-from jaxlint.lint.engine import collect_facts, walk_events
+from jaxlint.lint.engine import walk_events
 
 SOURCE = """import functools
 import jax
@@ -29,14 +29,14 @@ k = jax.vmap(
 """
 
 
-def test_fact_lines_match_exact_positions():
+def test_text_search_lines_match_exact_positions():
     module = cst.parse_module(SOURCE)
     events, parents = walk_events(module)
-    _, _, collector = collect_facts("m.py", module, events, "m", False)
     order = {n: i for i, (n, entering) in enumerate(events) if entering}
-    nodes = [n for _, n in collector.transform_nodes] + [
-        n for _, n in collector.function_nodes if isinstance(n, cst.FunctionDef)
-    ]
+    # calls, defs and bare decorators (``@jax.jit``): what messages cite
+    nodes = [n for n, entering in events if entering and type(n) in (cst.Call, cst.FunctionDef)]
+    nodes += [n.decorator for n, entering in events if entering and type(n) is cst.Decorator]
+    nodes = list(dict.fromkeys(nodes))
     nodes.sort(key=lambda n: order[n.name if isinstance(n, cst.FunctionDef) else n])
     decorators = frozenset(n for n in nodes if isinstance(parents.get(n), cst.Decorator))
     got = node_lines(module, SOURCE, nodes, decorators)

@@ -198,7 +198,7 @@ def test_decision_names_the_defs_a_seed_hands_to_a_transform():
 def test_slicer_transform_names_are_the_last_names_of_the_models_transforms():
     """The plan stage may not import the model (tests/test_layering.py), so its list of
     transform last names is written out; this keeps it equal to the model's table."""
-    from jaxlint.model.facts import TRANSFORMS
+    from jaxlint.model.transforms import TRANSFORMS
     from jaxlint.plan.slicing import TRANSFORM_NAMES
 
     assert {q.rsplit(".", 1)[-1] for q in TRANSFORMS} == TRANSFORM_NAMES

@@ -15,10 +15,7 @@ from typing import Any
 import libcst as cst
 
 from jaxlint.base.crash import describe
-from jaxlint.base.lines import node_lines
-from jaxlint.base.literals import UNKNOWN, literal
 from jaxlint.base.modules import module_name_for
-from jaxlint.base.names import ImportTable
 from jaxlint.base.positions import node_ranges
 from jaxlint.base.statements import split_lines
 from jaxlint.base.tree import NODE_TYPES, _fields
@@ -30,7 +27,7 @@ from jaxlint.lint.suppress import scan_suppressions
 from jaxlint.model import forwarding, frameworks  # noqa: F401  (frameworks: registers what test frameworks mean)
 from jaxlint.model.calls import record_for
 from jaxlint.model.context import FileContext
-from jaxlint.model.facts import FactCollector, ModuleFacts
+from jaxlint.model.facts import collect_facts
 from jaxlint.plan import standins
 from jaxlint.plan.slicing import Blanks, apply_blanks, plan_file
 
@@ -84,110 +81,6 @@ def walk_events(module: cst.Module) -> tuple[list[tuple[cst.CSTNode, bool]], dic
             parents[c] = node
             push((c, True))
     return events, parents
-
-
-def collect_facts(
-    path: str, module: cst.Module, events: list[tuple[cst.CSTNode, bool]], module_name: str, is_package: bool
-) -> tuple[ImportTable, ModuleFacts, FactCollector]:
-    names = ImportTable(module_name, is_package)
-    facts = ModuleFacts(module=module_name, path=path)
-    collector = FactCollector(facts, names, module.code_for_node)
-    calls: list[tuple[str, cst.Call]] = []
-    decorated: list[tuple[str, cst.FunctionDef, str]] = []
-    assigns: list[tuple[str, str, cst.BaseExpression]] = []
-    for node, entering in events:
-        # exact types, not isinstance: LibCST's nodes are ABCs, and this loop sees every node
-        if entering:
-            if type(node) is cst.Import:
-                names.add_import(node)
-            elif type(node) is cst.ImportFrom:
-                names.add_import_from(node)
-            elif type(node) is cst.FunctionDef:
-                scope = collector.scope
-                collector.enter_function(node)
-                decorated.append((scope, node, collector.scopes[-1][1]))
-            elif type(node) is cst.Lambda:
-                collector.enter_function(node)
-            elif type(node) is cst.ClassDef:
-                collector.enter_class(node)
-            elif type(node) is cst.Call:
-                calls.append((collector.scope, node))
-            elif type(node) is cst.Assign:
-                if type(node.value) is cst.Lambda:
-                    collector.lambda_targets.update(x.target.value for x in node.targets if type(x.target) is cst.Name)
-                if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
-                    target = node.targets[0].target.value
-                    in_class = bool(collector.scopes) and collector.scopes[-1][0] == "class"
-                    if not in_class:
-                        assigns.append((collector.scope, target, node.value))
-        elif type(node) is cst.FunctionDef or type(node) is cst.Lambda or type(node) is cst.ClassDef:
-            collector.leave_scope()
-    # module-level constants and aliases (first pass: literals; aliases need imports)
-    for scope, target, value in assigns:
-        if scope:
-            continue
-        v = literal(value, facts.constants)
-        if v is not UNKNOWN:
-            if target in facts.constants and facts.constants[target] != v:
-                facts.constants[target] = UNKNOWN
-            else:
-                facts.constants.setdefault(target, v)
-        else:
-            names.add_alias(target, value)
-    facts.constants = {k: v for k, v in facts.constants.items() if v is not UNKNOWN}
-    for scope, target, value in assigns:
-        if scope and not isinstance(value, cst.Call):
-            collector.local_names.setdefault(scope, set()).add(target)
-    # variables bound to transformed functions: ``step = jax.pmap(f, ...)``
-    bound: dict[cst.CSTNode, str] = {}
-    for scope, target, value in assigns:
-        if isinstance(value, cst.Call):
-            qual = f"{scope}.{target}" if scope else target
-            bound[value] = facts.ref(qual)
-            collector.bindings.setdefault(scope, {})[target] = qual
-    # transforms applied as decorators
-    for scope, fn, qual in decorated:
-        for dec in fn.decorators:
-            expr = dec.decorator
-            tr = None
-            if isinstance(expr, cst.Call):
-                tr = collector.transform_of_call(expr, scope, decorated=facts.ref(qual))
-            else:
-                api = names.resolve(expr)
-                from jaxlint.model.facts import TRANSFORMS
-
-                if api in TRANSFORMS:
-                    tr = collector._build(api, expr, [], [], None, scope, facts.ref(qual))
-            if tr is not None:
-                facts.transforms.append(tr)
-    # transforms applied as calls, and the call graph
-    # ``partial(api, ...)(f)`` is read at the outer call; ``api(f)(x)`` at the inner one
-    from jaxlint.model.facts import PARTIAL
-
-    func_of_call = {c.func for _, c in calls if isinstance(c.func, cst.Call) and names.resolve(c.func.func) in PARTIAL}
-    decorator_calls = {d.decorator for _, fn, _ in decorated for d in fn.decorators}
-    for scope, call in calls:
-        if call in func_of_call or call in decorator_calls:
-            continue
-        tr = collector.transform_of_call(call, scope)
-        if tr is not None:
-            tr.bound_to = bound.get(call)
-            facts.transforms.append(tr)
-        callee = collector.ref_for_expr(call.func, scope) if not isinstance(call.func, cst.Call) else None
-        refs = [callee] if callee else []
-        if tr is None:
-            # functions handed to other calls (lax.scan bodies, callbacks) run in the caller's context
-            for arg in call.args:
-                if isinstance(arg.value, (cst.Name, cst.Lambda)):
-                    r = collector.ref_for_expr(arg.value, scope)
-                    if (r and r.startswith(facts.module + ".")) or (r and not facts.module):
-                        refs.append(r)
-        calls_from = facts.functions[scope].calls if scope in facts.functions else facts.module_calls
-        for r in refs:
-            if r not in calls_from:
-                calls_from.append(r)
-    facts.imports = names.items()
-    return names, facts, collector
 
 
 class FileLinter:
@@ -301,8 +194,8 @@ class FileLinter:
             return result
         try:
             events, parents = walk_events(module)
-            names, facts, collector = collect_facts(path, module, events, module_name, bool(is_package))
-            ctx = FileContext(path, text, module, names, facts, collector, parents, self.settings, events)
+            names, facts, qualnames = collect_facts(path, module, events, module_name, bool(is_package))
+            ctx = FileContext(path, text, module, names, facts, qualnames, parents, self.settings, events)
             if first_lines:
                 ctx.shared["positions"] = {"first_lines": first_lines}
             ctx.original_source = source
@@ -314,7 +207,7 @@ class FileLinter:
             record_for(ctx, wanted)  # the call paths' uses, for the rules that read them (reads = "call paths")
             forwarding.record_for(ctx, wanted)  # the defs that forward ``*args`` (reads = "forwarders")
             reports = [rep for inst in instances for rep in inst.reports]
-            self._materialise(result, module, ctx, collector, reports)
+            self._materialise(result, module, ctx, reports)
             if result.suppressions.needs_statement_ranges:
                 _statement_ranges(module, events, result.suppressions)
             result.facts = facts
@@ -424,19 +317,8 @@ class FileLinter:
     def _wants_rule(self, rule: type[Rule], source: str) -> bool:
         return not rule.triggers or any(self._has(source, w) for w in rule.triggers)
 
-    def _materialise(self, result: FileResult, module, ctx, collector, reports: list[Report]) -> None:
-        # lines of facts: cheap text search; exact ranges only for what is reported
-        fact_nodes = [n for _, n in collector.transform_nodes] + [
-            n for _, n in collector.function_nodes if isinstance(n, cst.FunctionDef)
-        ]
-        if fact_nodes:
-            fact_nodes.sort(key=ctx.text_order)
-            decorators = frozenset(n for n in fact_nodes if isinstance(ctx.parents.get(n), cst.Decorator))
-            lines = node_lines(module, ctx.source, fact_nodes, decorators)
-            for t, n in collector.transform_nodes:
-                t.line = lines.get(n, 0)
-            for f, n in collector.function_nodes:
-                f.line = lines.get(n, 0)
+    def _materialise(self, result: FileResult, module, ctx, reports: list[Report]) -> None:
+        # exact ranges only for what is reported
         nodes: set[cst.CSTNode] = set()
         for rep in reports:
             nodes.add(rep.node)

@@ -105,9 +105,10 @@ class ModuleReader:
         return d, ctx
 
     def _parse(self, path: str, data: bytes) -> FileContext | None:
-        from jaxlint.lint.engine import collect_facts, walk_events
+        from jaxlint.lint.engine import walk_events
         from jaxlint.lint.parse import parse_module
         from jaxlint.model.context import FileContext
+        from jaxlint.model.facts import collect_facts
 
         try:
             text = data.decode("utf-8-sig")
@@ -116,8 +117,8 @@ class ModuleReader:
             return None
         events, parents = walk_events(module)
         name, is_package = module_name_for(path)
-        names, facts, collector = collect_facts(path, module, events, name, is_package)
-        return FileContext(path, text, module, names, facts, collector, parents, self.settings, events)
+        names, facts, qualnames = collect_facts(path, module, events, name, is_package)
+        return FileContext(path, text, module, names, facts, qualnames, parents, self.settings, events)
 
 
 class Imports:

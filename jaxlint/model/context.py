@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from jaxlint.base.names import ImportTable
-from jaxlint.model.facts import FactCollector, FunctionFact, ModuleFacts, Transform
+from jaxlint.model.facts import FunctionFact, ModuleFacts
 
 if TYPE_CHECKING:
     from jaxlint.model.evaluate import World
@@ -25,7 +25,7 @@ class FileContext:
         module: cst.Module,
         names: ImportTable,
         facts: ModuleFacts,
-        collector: FactCollector,
+        qualnames: dict[FunctionNode, str],
         parents: dict[cst.CSTNode, cst.CSTNode],
         settings: Any = None,
         events: list | None = None,
@@ -52,12 +52,11 @@ class FileContext:
         self.module = module
         self.names = names
         self.facts = facts
-        self.collector = collector
+        self._qualnames = qualnames
         self.parents = parents
         self.settings = settings
         # the project modules this file imports, read on demand (World's loader; jaxlint.lint.imports)
         self.load_module: Callable[[str, World], Program | None] | None = None
-        self._transform_by_node: dict[cst.CSTNode, Transform] = {n: t for t, n in collector.transform_nodes}
 
     # names -------------------------------------------------------------------------
     def resolve(self, node: cst.BaseExpression) -> str | None:
@@ -68,9 +67,9 @@ class FileContext:
         return self.module.code_for_node(node)
 
     def literal(self, node: cst.BaseExpression | None) -> Any:
-        from jaxlint.base.literals import literal
+        from jaxlint.model import program
 
-        return literal(node, self.facts.constants)
+        return program(self).literal(node)
 
     # tree --------------------------------------------------------------------------
     def document_order(self) -> dict[cst.CSTNode, int]:
@@ -222,29 +221,20 @@ class FileContext:
             memo[n] = found
         return found
 
-    # functions and transforms ------------------------------------------------------
+    # functions ----------------------------------------------------------------------
     def qualname(self, func: FunctionNode) -> str | None:
-        return self.collector.qualname_of.get(func)
+        """The def's or lambda's name in the module facts (``Model.apply``, ``<lambda>#2``)."""
+        return self._qualnames.get(func)
 
     def scope_of(self, node: cst.CSTNode) -> str:
         """Qualname of the function that contains ``node`` ("" at module level)."""
         f = self.enclosing_function(node)
-        return (self.collector.qualname_of.get(f) or "") if f is not None else ""
+        return (self._qualnames.get(f) or "") if f is not None else ""
 
-    def function_fact(self, func: FunctionNode) -> FunctionFact | None:
-        q = self.collector.qualname_of.get(func)
-        return self.facts.functions.get(q) if q else None
-
-    def ref(self, expr: cst.BaseExpression, at: cst.CSTNode | None = None) -> str | None:
-        """Reference of the function an expression names, seen from ``at`` (default: expr)."""
-        return self.collector.ref_for_expr(expr, self.scope_of(at if at is not None else expr))
-
-    def transform_for(self, call: cst.Call) -> Transform | None:
-        """The transform fact recorded for a call (``jax.vmap(f, ...)``) or decorator call."""
-        return self._transform_by_node.get(call)
-
-    def transforms(self) -> list[Transform]:
-        return self.facts.transforms
+    def functions(self) -> list[tuple[FunctionFact, FunctionNode]]:
+        """Every def and lambda of the file with its fact, in text order."""
+        functions = self.facts.functions
+        return [(functions[q], fn) for fn, q in self._qualnames.items()]
 
     def extra(self, code: str) -> dict[str, Any]:
         """Rule-specific module facts that travel to the project phase."""

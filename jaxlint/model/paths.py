@@ -11,9 +11,6 @@ innermost first: the maps with the axis names they bind, tracing transforms, ``l
 bodies. A ``PathSet`` is *complete* when no use on the way was unknown (stored, passed to
 unknown code, an unknown decorator, code expected to fail, a cut-off): only then do its
 paths say everything about how the function runs. Unknown means silent.
-
-``follow(project, ref)`` is the other direction: the def a reference names, through
-variables bound to transforms, with the transform layers in between.
 """
 
 from __future__ import annotations
@@ -201,26 +198,3 @@ def call_paths(project) -> CallPaths:
         found = CallPaths(project)
         project._call_paths = found
     return found
-
-
-def follow(project, ref: str | None, through: frozenset[str] | None = None, depth: int = 0):
-    """The def a reference names, through variables bound to transforms (``step = jit(f)``):
-    ``((module facts, function fact), layers)`` with the layers between, innermost first,
-    each ``(partial_args, partial_keywords, api)``; None when unknown or when a transform on
-    the way is not in ``through`` (when given)."""
-    if ref is None or depth > 3:
-        return None
-    found = project.function(ref)
-    if found is not None:
-        return found, []
-    bound = project.bound_transform(ref)
-    if bound is None:
-        return None
-    _, t = bound
-    if through is not None and (t.api not in through or any(c not in through for c in t.chain)):
-        return None
-    inner = follow(project, t.target, through, depth + 1)
-    if inner is None:
-        return None
-    fn, layers = inner
-    return fn, [*layers, (t.partial_args, list(t.partial_keywords), t.api)]

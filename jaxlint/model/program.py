@@ -542,7 +542,7 @@ class Program:
         """Every transform application of the file (calls, decorators, ``partial(api, ...)(f)``),
         in text order; only those of ``api`` when given."""
         if self._applications is None:
-            from jaxlint.model.facts import TRANSFORMS
+            from jaxlint.model.transforms import TRANSFORMS
 
             shorts = {q.rsplit(".", 1)[-1] for q in TRANSFORMS} | {"partial"}
             found: list[Transformed] = []

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from functools import cached_property
 
-from jaxlint.model.facts import FunctionFact, ModuleFacts, Transform
+from jaxlint.model.facts import FunctionFact, ModuleFacts
 
 
 class Project:
@@ -63,32 +62,3 @@ class Project:
     def module_of(self, ref: str) -> ModuleFacts | None:
         mod, _ = self._split(ref)
         return self.modules.get(mod) if mod is not None else None
-
-    # transforms and calls ----------------------------------------------------------
-    @cached_property
-    def _transforms_by_target(self) -> dict[str, list[tuple[ModuleFacts, Transform]]]:
-        out: dict[str, list[tuple[ModuleFacts, Transform]]] = defaultdict(list)
-        for m in self.all:
-            for t in m.transforms:
-                key = self.canonical(t.target)
-                if key:
-                    out[key].append((m, t))
-        return out
-
-    @cached_property
-    def _transform_by_binding(self) -> dict[str, tuple[ModuleFacts, Transform]]:
-        out: dict[str, tuple[ModuleFacts, Transform]] = {}
-        for m in self.all:
-            for t in m.transforms:
-                if t.bound_to:
-                    out[t.bound_to] = (m, t)
-        return out
-
-    def transforms_of(self, ref: str | None) -> list[tuple[ModuleFacts, Transform]]:
-        """Every transform applied to this function anywhere in the project."""
-        ref = self.canonical(ref)
-        return list(self._transforms_by_target.get(ref, [])) if ref else []
-
-    def bound_transform(self, ref: str | None) -> tuple[ModuleFacts, Transform] | None:
-        """The transform whose result was assigned to this variable (``step = pmap(f)``)."""
-        return self._transform_by_binding.get(ref) if ref else None

@@ -104,3 +104,6 @@ def named(kind: str | None = None, **facts: object) -> frozenset[str]:
 
 # decorators (and calls that make one) that keep the function's signature and run it
 SCOPES = named("scope")
+# transforms whose first argument is the function they wrap
+TRANSFORMS = frozenset(q for q, a in TABLE.items() if a.kind in ("map", "trace", "removed"))
+PARTIAL = frozenset({"functools.partial"})

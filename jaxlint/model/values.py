@@ -16,8 +16,8 @@ from typing import TypeGuard
 import libcst as cst
 
 from jaxlint.base.literals import UNKNOWN
-from jaxlint.model.facts import PARTIAL, TRANSFORMS
 from jaxlint.model.scopes import Binding
+from jaxlint.model.transforms import PARTIAL, TRANSFORMS
 
 # Decorators that leave the function callable the same way (the evaluator's too).
 TRANSPARENT_DECORATORS = frozenset(

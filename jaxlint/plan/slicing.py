@@ -71,7 +71,7 @@ MODULE_DEPTH = 4
 # calls whose arguments a rule may take for the function it checks, besides the anchors
 WRAPPERS = frozenset({"partial", "defvjp", "defjvp", "defjvps"})
 
-# last names of the transforms recorded in the module facts (jaxlint.model.facts.TRANSFORMS,
+# last names of the transforms recorded in the module facts (jaxlint.model.transforms.TRANSFORMS,
 # derived from model/transforms.py; the plan stage may not import the model, a test keeps
 # the two equal):
 # ``step = jit(train)`` at module level is followed to ``train``

@@ -609,7 +609,7 @@ class FileAnalysis:
             top = ValueFlow(ctx, ctx.module, None, None, set())
             top.run(ctx.module)
             flows[ctx.module] = top
-            for _fact, fn in ctx.collector.function_nodes:
+            for _fact, fn in ctx.functions():
                 enclosing = ctx.enclosing_function(fn)
                 parent = flows.get(enclosing) if enclosing is not None else None
                 closure = None
@@ -642,7 +642,7 @@ class FileAnalysis:
         traced = traced_functions(ctx, p)
         looked_up = ctx.looked_up
         out = []
-        for fact, fn in ctx.collector.function_nodes:
+        for fact, fn in ctx.functions():
             if type(fn) is not cst.FunctionDef or fn.decorators or fact.class_name or fn in traced:
                 continue
             if looked_up is not None and fn.name.value not in looked_up:

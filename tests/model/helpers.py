@@ -6,17 +6,18 @@ import textwrap
 
 import libcst as cst
 
-from jaxlint.lint.engine import collect_facts, walk_events
+from jaxlint.lint.engine import walk_events
 from jaxlint.model import Program, program
 from jaxlint.model.context import FileContext
+from jaxlint.model.facts import collect_facts
 
 
 def model_of(source: str) -> Program:
     source = textwrap.dedent(source)
     module = cst.parse_module(source)
     events, parents = walk_events(module)
-    names, facts, collector = collect_facts("m.py", module, events, "m", False)
-    ctx = FileContext("m.py", source, module, names, facts, collector, parents, None, events)
+    names, facts, qualnames = collect_facts("m.py", module, events, "m", False)
+    ctx = FileContext("m.py", source, module, names, facts, qualnames, parents, None, events)
     return program(ctx)
 
 
@@ -74,8 +75,8 @@ def project_model(sources: dict[str, str], main: str) -> Program:
         source = textwrap.dedent(sources[name])
         module = cst.parse_module(source)
         events, parents = walk_events(module)
-        names, facts, collector = collect_facts(f"{name}.py", module, events, name, False)
-        return FileContext(f"{name}.py", source, module, names, facts, collector, parents, None, events)
+        names, facts, qualnames = collect_facts(f"{name}.py", module, events, name, False)
+        return FileContext(f"{name}.py", source, module, names, facts, qualnames, parents, None, events)
 
     def load(name: str, world) -> Program | None:
         if name not in sources:

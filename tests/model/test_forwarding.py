@@ -134,7 +134,7 @@ def test_a_call_through_a_forwarder_gets_the_trailing_arguments():
 
 def _project(path: str, module: str, forwards_fact: dict) -> Project:
     facts = ModuleFacts(module=module, path=path)
-    facts.functions["apply"] = FunctionFact("apply", "apply", [])
+    facts.functions["apply"] = FunctionFact("apply")
     facts.extra["forwards"] = {"apply": forwards_fact}
     return Project([facts])
 

@@ -9,10 +9,11 @@ import textwrap
 import libcst as cst
 
 from jaxlint.base.records import dumps, loads
-from jaxlint.lint.engine import collect_facts, walk_events
+from jaxlint.lint.engine import walk_events
 from jaxlint.model.calls import record
 from jaxlint.model.context import FileContext
-from jaxlint.model.paths import call_paths, follow
+from jaxlint.model.facts import collect_facts
+from jaxlint.model.paths import call_paths
 from jaxlint.model.project import Project
 
 
@@ -21,8 +22,8 @@ def module_facts(name: str, source: str, is_package: bool = False):
     module = cst.parse_module(source)
     events, parents = walk_events(module)
     path = name.replace(".", "/") + ("/__init__.py" if is_package else ".py")
-    names, facts, collector = collect_facts(path, module, events, name, is_package)
-    ctx = FileContext(path, source, module, names, facts, collector, parents, None, events)
+    names, facts, qualnames = collect_facts(path, module, events, name, is_package)
+    ctx = FileContext(path, source, module, names, facts, qualnames, parents, None, events)
     record(ctx)
     return facts
 
@@ -210,24 +211,6 @@ def test_an_unknown_decorator_and_an_unknown_caller():
 def test_use_facts_survive_the_cache_encoding():
     facts = module_facts("m", "import jax\ndef f(x):\n    return x\njax.vmap(f, axis_name='b')(1)\n")
     assert loads(dumps(facts)).extra["calls"] == facts.extra["calls"]
-
-
-def test_follow_through_bound_transforms():
-    p = project(
-        m="""
-        import jax
-        from functools import partial
-
-        def loss(w, x, y):
-            return w
-        g = jax.jit(partial(loss, 1.0))
-        h = jax.grad(g)
-    """
-    )
-    (_module, fn), steps = follow(p, "m.h")
-    assert fn.qualname == "loss"
-    assert steps == [(1, [], "jax.jit"), (0, [], "jax.grad")]
-    assert follow(p, "m.h", through=frozenset({"jax.grad"})) is None
 
 
 def test_a_factory_closure_goes_where_the_factory_result_goes():

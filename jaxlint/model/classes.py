@@ -288,12 +288,48 @@ def stored_attribute(ev: Evaluator, cls: Any, name: str) -> Any:
     from .contexts import default_frame
 
     found = stores_of(ev.p, cls.node, name)
+    if found == []:
+        return class_data(ev, cls, name)
     if found is None or len(found) != 1 or found[0] is None:
         return UNKNOWN
     value = found[0]
     method = ev.ctx.enclosing_function(value)
     frame = default_frame(ev, method) if method is not None else None
     return ev.value(value, frame)
+
+
+def class_data(ev: Evaluator, cls: Class, name: str) -> Any:
+    """``self.name`` where no method stores it: Python finds the class attribute, and a
+    plain value there (not a function, which would bind) is what the instance reads. Only
+    for a plain class (a dataclass's class-level value is a field default, a library base
+    may add anything) and when no subclass of the file binds the name again (``self`` may
+    be an instance of one); else UNKNOWN."""
+    if kind_of(ev, cls) != "object" or not _shown_whole(ev, cls):
+        return UNKNOWN
+    v = class_attribute(ev, cls, name)
+    if not _plain_data(v):
+        return UNKNOWN
+    owner = _owner(ev, cls)
+    for scope in {id(s): s for s in owner.p.scope_of_node.values()}.values():
+        node = scope.node
+        if scope.kind != "class" or node is cls.node or name not in scope.bindings:
+            continue
+        assert isinstance(node, cst.ClassDef)
+        if cls in mro(owner, Class(node, owner.p))[1:]:
+            return UNKNOWN
+    return v
+
+
+def _plain_data(v: Any) -> bool:
+    """A constant, or a display of constants: no descriptor, read through an instance as it is."""
+    from .abstract import Const, Dict, List, Tuple
+
+    t = type(v)
+    if t is Tuple or t is List:
+        return all(_plain_data(x) for x in v.items)
+    if t is Dict:
+        return all(_plain_data(x) for _, x in v.items)
+    return t is Const
 
 
 def instantiate(ev: Evaluator, cls: Class, args: list[Argument], env: Env | None, node: cst.CSTNode | None) -> Any:

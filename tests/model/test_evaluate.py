@@ -1,6 +1,8 @@
 """The evaluator: names, calls of defs with their arguments, catalogue calls, classes,
 builtins, decorators and transforms, on small programs."""
 
+import libcst as cst
+
 from jaxlint.base.literals import UNKNOWN
 from jaxlint.model import dims
 from jaxlint.model.abstract import (
@@ -173,3 +175,33 @@ def test_identity_with_a_traced_array_is_a_python_bool():
     assert values["a"] == Const(True) and values["b"] == Const(False)
     assert type(values["c"]) is Array and values["c"].traced  # ``==`` is elementwise: a traced array
     assert Scalar("bool") != values["c"]
+
+
+def _self_reads(src: str, attr: str) -> list:
+    """The values of ``self.<attr>`` read in the methods named ``run``."""
+    p = model_of(HEAD + src)
+    return [
+        p.evaluator.value(n, None)
+        for n in p.ctx.descendants(p.ctx.module, prune=())
+        if type(n) is cst.Attribute and type(n.value) is cst.Name and n.value.value == "self" and n.attr.value == attr
+        if getattr(p.ctx.enclosing_function(n), "name", None) is not None
+        and p.ctx.enclosing_function(n).name.value == "run"
+    ]
+
+
+def test_a_class_attribute_read_through_self_is_its_value_unless_something_may_replace_it():
+    method = "    def run(self):\n        return self.axis\n"
+    assert _self_reads("class A:\n    axis = 'batch'\n" + method, "axis") == [Const("batch")]
+    # an instance store comes first: exactly one, evaluated where it is stored
+    stored = "class A:\n    axis = 'batch'\n    def __init__(self):\n        self.axis = 'data'\n" + method
+    assert _self_reads(stored, "axis") == [Const("data")]
+    # a subclass of the file binds it again: self may be an instance of it
+    sub = "class A:\n    axis = 'batch'\n" + method + "class B(A):\n    axis = 'data'\n"
+    assert _self_reads(sub, "axis") == [UNKNOWN]
+    # a dataclass's class-level value is only a field default; a library base may set it
+    field = "@dataclasses.dataclass\nclass A:\n    axis: str = 'batch'\n" + method
+    assert _self_reads("import dataclasses\n" + field, "axis") == [UNKNOWN]
+    library = "import flax.linen as nn\nclass A(nn.Module):\n    axis = 'batch'\n" + method
+    assert _self_reads(library, "axis") == [UNKNOWN]
+    # a method is bound, not read as data
+    assert _self_reads("class A:\n    def axis(self):\n        return 1\n" + method, "axis") != [UNKNOWN]

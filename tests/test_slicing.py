@@ -103,6 +103,16 @@ def test_a_class_whose_members_are_all_blanked_gets_a_pass_and_crlf_is_kept():
     assert out == "import jax.numpy as jnp\r\n\r\nx = 1\r\n\r\nclass A:\r\n    pass\r\n\r\n\r\n\r\n\r\n"
 
 
+def test_a_class_reference_keeps_its_constructor():
+    """Calling a class runs ``__init__``: what the instance holds is written there."""
+    text = (
+        "import jax\n\nclass M:\n    def __init__(self, n):\n        self.w = n\n\n    def other(self):\n"
+        "        return 2\n\ndef run(m, x):\n    return x\n\ndef main():\n    return jax.vmap(run)(M(3), 1)\n"
+    )
+    out = _plan({"m.py": text}, ["JAX104"])["m.py"]
+    assert "self.w = n" in out and "return 2" not in out
+
+
 def test_a_grad_target_in_another_module_is_kept():
     lib = "import jax.numpy as jnp\n\ndef first():\n    return 0\n\ndef helper(x):\n    return x\n\ndef loss(w, x):\n    return jnp.sum(w * x)\n"
     train = "import jax\nfrom lib import loss\n\ndef step(w, x):\n    return jax.grad(loss, argnums=2)(w, x)\n"

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from jaxlint.base.literals import UNKNOWN
+from jaxlint.base.tree import walk
 
 from .abstract import Bound, Class, Const, External, Function, Struct, Tuple
 from .catalogue.tree import REGISTERS_CLASS, REGISTERS_TYPE
@@ -360,6 +361,12 @@ def instantiate(ev: Evaluator, cls: Class, args: list[Argument], env: Env | None
         return UNKNOWN
     if kind == "pytree":
         declared = declared_fields(ev, cls) or []
+        # a field ``__init__`` never stores keeps its class-level default (``activation:
+        # Callable = jax.nn.relu``): flattening reads it like the others. A frozen pytree
+        # class is stored only in ``__init__``, which the slicer keeps with the class.
+        stored = _stored_in(init.node)
+        if stored is not None:
+            fields_ += [(n, d) for n, d, _ in declared if n not in stored and d is not REQUIRED]
         static = frozenset(n for n, _, s in declared if s)
         order = [n for n, _, _ in declared]
         ordered = sorted(fields_, key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))
@@ -372,6 +379,33 @@ def _shown_whole(ev: Evaluator, cls: Class) -> bool:
     from .attributes import whole_class
 
     return all(type(c) is not Class or whole_class(_owner(ev, c).p, c.node) for c in mro(ev, cls))
+
+
+def _stored_in(fn: cst.CSTNode) -> set[str] | None:
+    """The attributes a method stores on its first parameter anywhere in its body
+    (``self.x = ...``, ``self.x += ...``, ``object.__setattr__(self, "x", ...)``); None when
+    it may store names it does not spell (``setattr(self, name, v)``, ``self.__dict__``)."""
+    if not isinstance(fn, cst.FunctionDef):
+        return None
+    params = [*fn.params.posonly_params, *fn.params.params]
+    if not params:
+        return None
+    me = params[0].name.value
+    out: set[str] = set()
+    for n in walk(fn.body):
+        if type(n) is cst.Attribute and type(n.value) is cst.Name and n.value.value == me:
+            if n.attr.value == "__dict__":
+                return None
+            out.add(n.attr.value)  # reads count too: more names stored only means fewer defaults
+        elif type(n) is cst.Call:
+            f = n.func
+            last = f.value if isinstance(f, cst.Name) else f.attr.value if isinstance(f, cst.Attribute) else ""
+            if last in ("setattr", "__setattr__"):
+                named = [a.value for a in n.args[1:2] if type(a.value) is cst.SimpleString]
+                if not named:
+                    return None
+                out.add(str(named[0].evaluated_value))
+    return out
 
 
 def _init_fields(

@@ -99,6 +99,10 @@ TRANSFORM_NAMES = frozenset(
 )
 
 
+# the members that make an instance: what a reference to a class needs kept
+CONSTRUCTORS = frozenset({"__init__", "__post_init__", "__new__"})
+
+
 @dataclass(slots=True)
 class PlanUnit:
     start: int
@@ -317,6 +321,10 @@ class _Index:
                     names[u.header_of].append(i)
                 for a in u.assigns:
                     names[a].append(i)
+            # calling a class runs its constructor: the class's name reaches those members too
+            for (cls, member), found in members.items():
+                if member in CONSTRUCTORS:
+                    names[cls].extend(found)
             self.names.append(dict(names))
             self.members.append(dict(members))
 

@@ -9,7 +9,9 @@ reads that can only be that parameter, ``Program.references``):
 - ``contraction``: an operand of ``@`` or of a catalogue contraction (``dot``, ``einsum``);
 - ``static``: where JAX needs a Python value, not a tracer — a catalogue function's static
   parameter (a shape, an axis, ``num``), ``range(x)``, the test of an ``if``/``while``;
-- ``differentiated``: passed at a position a ``grad``-family transform differentiates.
+- ``differentiated``: passed at a position a ``grad``-family transform differentiates;
+- ``key``: the PRNG key a catalogue function consumes (``jax.random.normal(key, ...)``,
+  ``split(key)``): a key, whatever the callers pass.
 
 Rules read it as evidence of what a parameter is for (JAX405 a static argnum, JAX503 a
 traced value in Python control flow).
@@ -53,12 +55,13 @@ def _uses(p: Program, fn: cst.FunctionDef | cst.Lambda) -> dict[str, frozenset[s
         for b in params:
             reads, _ = p.references(b)
             for r in reads:
-                found |= _use(p, r)
+                found |= use_of(p, r)
         out[name] = frozenset(found)
     return out
 
 
-def _use(p: Program, read: cst.Name) -> set[str]:
+def use_of(p: Program, read: cst.Name) -> set[str]:
+    """How one read of a parameter uses it (the kinds of the module doc)."""
     parents = p.parents
     parent = parents.get(read)
     t = type(parent)
@@ -114,6 +117,9 @@ def _argument_use(p: Program, call: cst.Call, arg: cst.Arg) -> set[str]:
             return {"contraction"}
         if _static_position(p, call, arg):
             return {"static"}
+        op = lookup(q)
+        if op is not None and op.key is not None and _lands_on(op, call, arg, (op.key,)):
+            return {"key"}
         return set()
     if type(callee) is Transformed and callee.api in GRADS:
         argnums = callee.option("argnums", Const(0))
@@ -138,11 +144,16 @@ def _static_position(p: Program, call: cst.Call, arg: cst.Arg) -> bool:
     if type(callee) is not External:
         return False
     op = lookup(callee.qualified)
-    if op is None or not op.static or any(a.star for a in call.args):
+    return op is not None and bool(op.static) and _lands_on(op, call, arg, op.static)
+
+
+def _lands_on(op: Any, call: cst.Call, arg: cst.Arg, names) -> bool:
+    """Does ``arg`` bind one of the catalogue function ``op``'s parameters ``names``?"""
+    if any(a.star for a in call.args):
         return False
     marks = [(i, a.keyword.value if a.keyword is not None else None, "") for i, a in enumerate(call.args)]
     b = bind(op.signature, marks)  # positions stand in for the values
     if b.error is not None:
         return False
     k = call.args.index(arg)
-    return any(v == k and name in op.static for name, v in b.arguments.items())
+    return any(v == k and name in names for name, v in b.arguments.items())

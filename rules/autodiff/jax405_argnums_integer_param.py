@@ -24,6 +24,7 @@ from jaxlint.model.catalogue import lookup
 from jaxlint.model.contexts import default_frame
 from jaxlint.model.mapsites import application_value
 from jaxlint.model.signature import bind
+from jaxlint.model.uses import use_of, uses
 
 from .analysis import ALLOW_INT_APIS, GradRule, Site, at_line, normalised, short
 
@@ -201,10 +202,28 @@ class Declared:
         d = param.default
         if type(d) is Const and isinstance(d.value, int):
             return f"its default is `{d.value!r}`", True
-        use = self.static_use(name)
+        maybe_none = type(d) is Const and d.value is None  # ``key=None``: an empty pytree, perhaps
+        use = self.static_use(name) or (None if maybe_none else self.key_use(name))
         if use is not None:
             return use, True
         return self.jit_static(name), False
+
+    def key_use(self, name: str) -> str | None:
+        """The body consumes the parameter as a PRNG key (the model's ``uses``): whatever a
+        caller passes there, it is a key, never a float."""
+        node = self.leaf.node
+        if "key" not in uses(self.p, node).get(name, ()):
+            return None
+        scope = self.p.scope_of_node.get(node)
+        for b in scope.bindings.get(name, ()) if scope is not None else ():
+            if b.kind != "param":
+                continue
+            for read in self.p.references(b)[0]:
+                arg = self.p.parents.get(read)
+                call = self.p.parents.get(arg) if type(arg) is cst.Arg else None
+                if type(call) is cst.Call and "key" in use_of(self.p, read):
+                    return f"used as a PRNG key in `{short(self.p.ctx.code(call))}`"
+        return None
 
     def static_use(self, name: str) -> str | None:
         """A use of the parameter that needs a Python value: a loop bound, or an argument a

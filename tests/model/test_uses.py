@@ -44,3 +44,17 @@ def test_differentiated_and_range():
     )
     assert got["steps"] == {"static"}
     assert got["w"] == {"differentiated"} and got["x"] == set()
+
+
+def test_a_key_the_catalogue_consumes():
+    got = _uses(
+        "import jax\n"
+        "def f(key, rng, w, seed):\n"
+        "    k1, k2 = jax.random.split(rng)\n"
+        "    other = jax.random.fold_in(seed, 3)\n"
+        "    return w + jax.random.normal(key=key, shape=w.shape)\n"
+    )
+    assert got["key"] == {"key"}
+    assert got["rng"] == {"key"}  # split consumes the key it splits
+    assert got["w"] == {"shape"}
+    assert "key" not in got["seed"]  # fold_in makes a new key and consumes none

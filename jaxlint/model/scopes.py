@@ -11,6 +11,8 @@ pyright's binder, without a graph: Python's structured control flow is enough.
 
 from __future__ import annotations
 
+import bisect
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -45,9 +47,14 @@ class Scope:
     globals: set[str] = field(default_factory=set)
     nonlocals: set[str] = field(default_factory=set)
     end: int = 0  # event index where the scope ends
+    # names whose bindings are not in index order, or bound from a nested scope
+    unsorted: set[str] = field(default_factory=set)
 
     def add(self, b: Binding) -> None:
-        self.bindings.setdefault(b.name, []).append(b)
+        found = self.bindings.setdefault(b.name, [])
+        if b.anywhere or (found and found[-1].index > b.index):
+            self.unsorted.add(b.name)  # reaching_in reads every binding of such a name
+        found.append(b)
 
 
 @dataclass(slots=True)
@@ -303,6 +310,29 @@ def _is_prefix(a: tuple, b: tuple) -> bool:
     return len(a) <= len(b) and b[: len(a)] == a
 
 
+def _index(b: Binding) -> int:
+    return b.index
+
+
+def _candidates(scope: Scope, name: str, binds: list[Binding], index: int, loops: set) -> Iterator[Binding]:
+    """The bindings that may reach a read at ``index``, latest first. Bindings are in index
+    order: those after the read matter only inside a loop around it, and they end where
+    the loop does; the earlier ones are read backwards until one covers the read (the
+    caller stops), so ``x = x + 1`` written 100,000 times stays linear."""
+    if name in scope.unsorted:
+        yield from reversed(binds)
+        return
+    k = bisect.bisect_right(binds, index, key=_index)
+    if loops:
+        end = k
+        while end < len(binds) and any(arm[0] in loops for arm in binds[end].path):
+            end += 1
+        for j in range(end - 1, k - 1, -1):
+            yield binds[j]
+    for j in range(k - 1, -1, -1):
+        yield binds[j]
+
+
 def reaching_in(scope: Scope, name: str, path: tuple[Arm, ...], index: int) -> list[Binding]:
     """The bindings of ``name`` in ``scope`` that can be the value read at (path, index)."""
     binds = scope.bindings.get(name)
@@ -311,7 +341,7 @@ def reaching_in(scope: Scope, name: str, path: tuple[Arm, ...], index: int) -> l
     out: list[Binding] = []
     loops = {arm[0] for arm in path if isinstance(arm[0], _LOOPS) and arm[1] == 0}
     covered: dict[cst.CSTNode, set[int]] = {}
-    for b in reversed(binds):
+    for b in _candidates(scope, name, binds, index, loops):
         if b.anywhere:
             out.append(b)
             continue

@@ -198,9 +198,11 @@ class ThroughForwarders(Rule):
 
     shapes_needed: bool = True  # False: the number of arguments is enough (JAX102)
 
-    def verdict(
+    def report_evaluated(
         self, node: cst.CSTNode, message: str, evaluated: Evaluated, fix: RuleFix | None = None, note: str = ""
     ) -> None:
+        """Report now, or, when the evaluation assumed a forwarder of another module, as a
+        pending finding the project phase confirms."""
         if evaluated.assumed is not None:
             self.pending(node, {"message": message, "note": note, "assumed": [evaluated.assumed]})
         else:

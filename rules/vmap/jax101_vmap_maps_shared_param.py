@@ -116,5 +116,5 @@ class VmapMapsSharedParam(ThroughForwarders):
                 place = where(ctx, rec, site).strip()
                 note = f"{place + ': ' if place else ''}on one example's slices, {code} {what} ({problem.message}); {advice}"
                 fix = in_axes_fix(ctx, site, set(rec.culprits), rec.positional, FIX_TITLE) if len(who) == 1 else None
-                self.verdict(site.node, message, e, fix, note=note)
+                self.report_evaluated(site.node, message, e, fix, note=note)
                 break

@@ -139,7 +139,7 @@ class VmapInAxesArity(ThroughForwarders):
                     "raises `ValueError: vmap in_axes specification must be a tree prefix of the corresponding "
                     "value`; give that argument one entry, or one with its structure"
                 )
-            self.verdict(site.node, message, e, note=note)
+            self.report_evaluated(site.node, message, e, note=note)
             return True
         return False
 

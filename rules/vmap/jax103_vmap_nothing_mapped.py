@@ -106,6 +106,6 @@ class VmapNothingMapped(ThroughForwarders):
                 "non-None value in in_axes`; put `0` at the batched argument's position, or pass `axis_size=`"
             )
             if failing is not None:
-                self.verdict(site.node, message, failing[0], note=note)
+                self.report_evaluated(site.node, message, failing[0], note=note)
             else:
                 self.report(site.node, message, note=note)

@@ -120,5 +120,5 @@ class VmapAxisBeyondRank(ThroughForwarders):
                 message = f"`{site.label}` maps {leaf_text(self.ctx, rec, leaf)} along axis {leaf.axis}, but {what}"
                 place = where(self.ctx, rec, site).strip()
                 note = f"{place + ': ' if place else ''}JAX raises {raises}; give it `None` in `in_axes`"
-                self.verdict(site.node, message, e, fix, note=note)
+                self.report_evaluated(site.node, message, e, fix, note=note)
                 break

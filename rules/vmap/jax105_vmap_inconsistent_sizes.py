@@ -95,7 +95,7 @@ class VmapInconsistentSizes(ThroughForwarders):
                     message = f"`{site.label}` maps axes of different sizes: {_by_size(self.ctx, rec, issue.leaves, 2)}"
                     every = _by_size(self.ctx, rec, issue.leaves, 8)
                     note = f"{place + ': ' if place else ''}{raises}. Mapped sizes: {every}"
-                self.verdict(site.node, message, e, note=note)
+                self.report_evaluated(site.node, message, e, note=note)
                 break
 
 

@@ -87,3 +87,21 @@ def test_a_run_in_this_process_collects_garbage_as_the_workers_do(tmp_path, monk
     lint_source("import jax\nx = jax.vmap(f)(y)\n", "m.py")
     assert seen == [api.GC_THRESHOLDS, api.GC_THRESHOLDS]
     assert gc.get_threshold() == before
+
+
+def test_looking_up_every_def_for_an_assertion_is_linear():
+    """Each call of a module-level def asks whether the def hands a parameter to an
+    assertion (model/expected.py); that scanned every top-level statement for the def's
+    name: 100,000 lines of defs calling each other took 200 s of CPU."""
+    from model.helpers import model_of
+
+    from jaxlint.model import expected
+
+    def make(n: int):
+        return model_of("".join(f"def f{i}(x):\n    return f{i - 1}(x)\n" for i in range(n))).ctx
+
+    def run(ctx) -> None:
+        for i in range(len(ctx.functions())):
+            expected._hands_to_assertion(ctx, f"f{i}")
+
+    assert growth(run, make, 200) < LINEAR

@@ -95,13 +95,18 @@ def _asserting_helper(ctx, func: cst.BaseExpression) -> int | None:
 def _hands_to_assertion(ctx, name: str) -> int | None:
     import ast
 
-    tree = ctx.shared.get("original_ast")
-    if tree is None:
+    by_name = ctx.shared.get("original_defs")
+    if by_name is None:
         try:
-            tree = ctx.shared["original_ast"] = ast.parse(getattr(ctx, "original_source", None) or ctx.source)
+            tree = ast.parse(getattr(ctx, "original_source", None) or ctx.source)
         except (SyntaxError, ValueError):
             return None
-    defs = [s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name == name]
+        # the module's defs by name, once: a scan per name was quadratic in the file
+        by_name = ctx.shared["original_defs"] = {}
+        for s in tree.body:
+            if isinstance(s, ast.FunctionDef):
+                by_name.setdefault(s.name, []).append(s)
+    defs = by_name.get(name, [])
     if len(defs) != 1:
         return None
     params = [a.arg for a in (*defs[0].args.posonlyargs, *defs[0].args.args)]

@@ -102,7 +102,7 @@ def _hands_to_assertion(ctx, name: str) -> int | None:
         except (SyntaxError, ValueError):
             return None
         # the module's defs by name, once: a scan per name was quadratic in the file
-        by_name = ctx.shared["original_defs"] = {}
+        by_name = ctx.shared["original_defs"] = dict[str, list[ast.FunctionDef]]()
         for s in tree.body:
             if isinstance(s, ast.FunctionDef):
                 by_name.setdefault(s.name, []).append(s)

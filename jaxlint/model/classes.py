@@ -21,7 +21,7 @@ import libcst as cst
 from jaxlint.base.literals import UNKNOWN
 from jaxlint.base.tree import walk
 
-from .abstract import Bound, Class, Const, External, Function, Struct, Tuple
+from .abstract import Bound, Class, Const, Dict, External, Function, List, Struct, Tuple
 from .catalogue.tree import REGISTERS_CLASS, REGISTERS_TYPE
 from .scopes import reaching_in
 from .signature import REQUIRED, Argument, Param, Signature, bind
@@ -310,21 +310,27 @@ def class_data(ev: Evaluator, cls: Class, name: str) -> Any:
     v = class_attribute(ev, cls, name)
     if not _plain_data(v):
         return UNKNOWN
-    owner = _owner(ev, cls)
-    for scope in {id(s): s for s in owner.p.scope_of_node.values()}.values():
-        node = scope.node
-        if scope.kind != "class" or node is cls.node or name not in scope.bindings:
-            continue
-        assert isinstance(node, cst.ClassDef)
-        if cls in mro(owner, Class(node, owner.p))[1:]:
-            return UNKNOWN
-    return v
+    return UNKNOWN if name in _rebound_by_subclasses(_owner(ev, cls), cls) else v
+
+
+def _rebound_by_subclasses(ev: Evaluator, cls: Class) -> frozenset[str]:
+    """The names the subclasses of ``cls`` in its file bind again (once per class: every
+    ``self.name`` read of the class asks)."""
+    memo = ev.p.__dict__.setdefault("_rebound_by_subclasses", {})
+    if cls.node not in memo:
+        names: set[str] = set()
+        for scope in {id(s): s for s in ev.p.scope_of_node.values()}.values():
+            node = scope.node
+            if scope.kind != "class" or node is cls.node or not isinstance(node, cst.ClassDef):
+                continue
+            if cls in mro(ev, Class(node, ev.p))[1:]:
+                names.update(scope.bindings)
+        memo[cls.node] = frozenset(names)
+    return memo[cls.node]
 
 
 def _plain_data(v: Any) -> bool:
     """A constant, or a display of constants: no descriptor, read through an instance as it is."""
-    from .abstract import Const, Dict, List, Tuple
-
     t = type(v)
     if t is Tuple or t is List:
         return all(_plain_data(x) for x in v.items)

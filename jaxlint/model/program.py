@@ -29,7 +29,7 @@ from .values import (
 )
 
 # Transforms whose result calls the function they wrap with the same arguments.
-FORWARDING_TRANSFORMS = named(gives="value")
+FORWARDING_TRANSFORMS = named(gives="value") | named(gives="jaxpr")  # a call of it calls the function
 # ... and those that pass as many positional arguments on, sliced.
 MAPPING_TRANSFORMS = named(gives="map")
 # ``jax.jit(f).trace(*args)`` and ``.lower(*args)`` pass the arguments on like a call.

@@ -50,6 +50,7 @@ _FALSE = Const(False)
 PASS_THROUGH = named(gives="value")  # the wrapped function's value, for the same arguments
 GRADS = named(gives="grad")
 JACOBIANS = named(gives="jacobian")
+JAXPRS = named(gives="jaxpr")
 MAPS = named(gives="map")
 BLOCKS = named(gives="blocks")
 TRANSFORMS = named("trace") | named("map")
@@ -105,7 +106,7 @@ class Transfer:
             return call_map(ev, t, args, env, node)
         if t.api in GRADS:
             return self._grad(t, args, env, node)
-        if t.api in JACOBIANS:
+        if t.api in JACOBIANS or t.api in JAXPRS:
             ev.call(t.target, args, env, node)  # its problems still happen
             return UNKNOWN
         if t.api in BLOCKS:

@@ -34,7 +34,9 @@ class Api:
     in_specs: bool = False
     # what calling the transformed function gives (``transfer.py``): "value": the
     # function's own value, called with the same arguments (jit, checkpoint, custom_vjp
-    # change how it runs, not what); "grad": its gradients (value_and_grad: with the
+    # change how it runs, not what); "jaxpr": the jaxpr of the function traced on the
+    # arguments' abstract values (make_jaxpr: it runs the function on them, its value is
+    # not the function's); "grad": its gradients (value_and_grad: with the
     # value); "jacobian"; "map": the map's transfer function (``maps.py``); "blocks": the
     # function on each device's block of every argument (shard_map, smap)
     gives: str = ""
@@ -58,6 +60,7 @@ TABLE: dict[str, Api] = {
     "jax.pmap": Api("map", True, "jax.pmap", ("static_broadcasted_argnums",), in_axes=True, gives="map"),
     "jax.shard_map": Api("map", True, "jax.shard_map", in_specs=True, gives="blocks"),
     "jax.smap": Api("map", True, "jax.smap", gives="blocks"),
+    "jax.make_jaxpr": Api("trace", True, "jax.make_jaxpr", ("static_argnums",), gives="jaxpr"),
     "jax.grad": Api("trace", gives="grad"),
     "jax.value_and_grad": Api("trace", gives="grad"),
     "jax.jacrev": Api("trace", gives="jacobian"),

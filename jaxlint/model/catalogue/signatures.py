@@ -323,6 +323,7 @@ SIGNATURES: dict[str, tuple[tuple[Any, ...], ...]] = {
     'jax.linearize': (('fun', 1), ('primals', 2), ('has_aux', 3, False), ),
     'jax.local_device_count': (('backend', 1, None), ),
     'jax.local_devices': (('process_index', 1, None), ('backend', 1, None), ('host_id', 1, None), ),
+    'jax.make_jaxpr': (('fun', 1), ('static_argnums', 1, ()), ('axis_env', 1, None), ('return_shape', 1, False), ),
     'jax.make_mesh': (('axis_shapes', 1), ('axis_names', 1), ('axis_types', 1, None), ('devices', 3, None), ),
     'jax.named_call': (('fun', 1), ('name', 3, None), ),
     'jax.named_scope': (('name', 1), ),

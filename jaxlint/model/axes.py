@@ -10,7 +10,7 @@ f-string of constants are all the same string.
   ``None`` (none: ``()``); None when the value is not known to be such.
 - ``map_names(ev, t)``: the names a ``Transformed`` map value binds: ``pmap``/``vmap``
   ``axis_name`` (and vmap's ``spmd_axis_name``), ``smap``'s ``axis_name``, the axes of a
-  ``shard_map``'s mesh. ``()``: it binds none; None: they cannot be read (unknown means
+  ``shard_map``'s mesh, the names of ``make_jaxpr``'s ``axis_env`` pairs. ``()``: it binds none; None: they cannot be read (unknown means
   silent).
 - ``mesh_names(value)``: the axes of a mesh. A mesh built by ``Mesh(devices, axis_names)``,
   ``jax.make_mesh(shape, axis_names)`` or ``AbstractMesh(sizes, axis_names)`` is a
@@ -75,6 +75,16 @@ def map_names(t: Any) -> tuple[str, ...] | None:
         a = names_of(t.option("axis_name", Const(None)))
         b = names_of(t.option("spmd_axis_name", Const(None)))
         return None if a is None or b is None else a + b
+    if api == "jax.make_jaxpr":
+        env = t.option("axis_env", Const(None))
+        if type(env) is Const and env.value is None:
+            return ()
+        if type(env) not in (Tuple, List):
+            return None
+        names = [names_of(pair.items[0]) if type(pair) in (Tuple, List) and pair.items else None for pair in env.items]
+        if any(n is None or len(n) != 1 for n in names):
+            return None
+        return tuple(n[0] for n in names if n)
     if api == "jax.shard_map":
         if t.given("axis_names"):
             return None  # manual over a subset of the mesh's axes

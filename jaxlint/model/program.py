@@ -332,7 +332,7 @@ class Program:
             elif type(d) is Partial and is_transform(d.func):
                 cur = apply_transform(d.func.qualified, cur, dec.decorator, d.arg_nodes, decorator=True)
                 made.append(cur)
-            elif (type(d) is External and d.qualified in TRANSPARENT_DECORATORS | SCOPES) or (
+            elif self._keeps_function(d, dec.decorator) or (
                 type(dec.decorator) is cst.Name
                 and dec.decorator.value in ("staticmethod", "classmethod")
                 and not self.reaching(dec.decorator)
@@ -341,6 +341,18 @@ class Program:
             else:
                 return UNKNOWN
         return cur
+
+    def _keeps_function(self, d: Any, expr: cst.BaseExpression) -> bool:
+        """Does ``@expr`` (valued ``d``) leave the function callable as it is: ``@staticmethod``,
+        or a call of a decorator factory that does (``@functools.wraps(fn)``, whose
+        ``update_wrapper`` returns the function itself; ``@jax.named_scope("name")``)?"""
+        keeping = TRANSPARENT_DECORATORS | SCOPES
+        if type(d) is External and d.qualified in keeping:
+            return True
+        if type(expr) is cst.Call:
+            f = self.value(expr.func)
+            return type(f) is External and f.qualified in keeping
+        return False
 
     def _call(self, call: cst.Call) -> Any:
         f = self.value(call.func)

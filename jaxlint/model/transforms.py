@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class Api:
-    # "map": traces its function and binds axis names (pmap, vmap, shard_map, smap);
+    # "map": traces its function and binds axis names (pmap, vmap, shard_map, smap,
+    # make_jaxpr's ``axis_env``);
     # "trace": wraps its function in a transformed one (jit, grad, checkpoint, custom_vjp);
     # "body": a lax call that runs its function arguments now, traced (scan, cond, ...);
     # "call": runs its function argument now, under a transform (vjp, jvp, linearize);
@@ -60,7 +61,8 @@ TABLE: dict[str, Api] = {
     "jax.pmap": Api("map", True, "jax.pmap", ("static_broadcasted_argnums",), in_axes=True, gives="map"),
     "jax.shard_map": Api("map", True, "jax.shard_map", in_specs=True, gives="blocks"),
     "jax.smap": Api("map", True, "jax.smap", gives="blocks"),
-    "jax.make_jaxpr": Api("trace", True, "jax.make_jaxpr", ("static_argnums",), gives="jaxpr"),
+    # its ``axis_env`` binds axis names by hand: ``[("i", 4)]``
+    "jax.make_jaxpr": Api("map", True, "jax.make_jaxpr", ("static_argnums",), gives="jaxpr"),
     "jax.grad": Api("trace", gives="grad"),
     "jax.value_and_grad": Api("trace", gives="grad"),
     "jax.jacrev": Api("trace", gives="jacobian"),

@@ -360,7 +360,8 @@ def _message(api: str, short: str, name: str, path: Path, here: str) -> tuple[st
                 f"{head}, but {descs[0]}, not '{name}'",
                 f"use the same axis name in the {m['api']} and the collective",
             )
-        return worded(f"{head}, but {descs[0]}", f"pass `axis_name='{name}'` to that {m['api']}")
+        option = f"axis_env=[('{name}', size)]" if m["api"] == "make_jaxpr" else f"axis_name='{name}'"
+        return worded(f"{head}, but {descs[0]}", f"pass `{option}` to that {m['api']}")
     return worded(
         f"{head}, but none of the maps around it binds it",
         f"bind '{name}' in one of them",

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from .definitions import DEFINED_AT
+
 # Names that mean the same API under another spelling.
 ALIASES: dict[str, str] = {
     "jax.experimental.shard_map.shard_map": "jax.shard_map",
@@ -18,18 +20,21 @@ ALIASES: dict[str, str] = {
     "jax.sharding.Mesh": "jax.sharding.Mesh",
     "jax.P": "jax.sharding.PartitionSpec",
     "jax.api.vmap": "jax.vmap",
-    "jax._src.api.vmap": "jax.vmap",
     "jax.api.pmap": "jax.pmap",
     "jax.api.grad": "jax.grad",
     "jax.experimental.pjit.pjit": "jax.experimental.pjit.pjit",
     "jax.numpy.linalg": "jax.numpy.linalg",
     "jax.custom_derivatives.custom_vjp": "jax.custom_vjp",
     "jax.custom_derivatives.custom_jvp": "jax.custom_jvp",
-    "jax._src.custom_derivatives.custom_vjp": "jax.custom_vjp",
-    "jax._src.custom_derivatives.custom_jvp": "jax.custom_jvp",
 }
 
 _CONFLICT = "<conflict>"
+
+
+def canonical(q: str) -> str:
+    """The public name of the API ``q`` spells: an alias above, or where jax defines a
+    public function (``jax._src.api.vmap`` is ``jax.vmap``: ``definitions.py``)."""
+    return ALIASES.get(q) or DEFINED_AT.get(q, q)
 
 
 def last_name(node: cst.BaseExpression) -> str | None:
@@ -127,7 +132,7 @@ class ImportTable:
         if q is None:
             return None
         full = f"{q}.{rest}" if rest else q
-        return ALIASES.get(full, full)
+        return canonical(full)
 
     def local_names_for(self, qualified: str) -> list[str]:
         """Every spelling under which this file could refer to ``qualified``."""

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from jaxlint.base.literals import UNKNOWN
-from jaxlint.base.names import ALIASES
+from jaxlint.base.names import canonical
 
 from . import dims
 from .abstract import (
@@ -413,7 +413,7 @@ class Evaluator:
         frame = self.frame_of(b.scope, env) if b.scope.kind in ("function", "lambda", "comprehension") else None
         if kind == "import":
             q = b.imported or ""
-            q = ALIASES.get(q, q)
+            q = canonical(q)
             found = self.world.resolve(q) if "." in q else None
             if found is not None and type(found) is not External:
                 return found
@@ -510,7 +510,7 @@ class Evaluator:
         t = type(base)
         if t is External:
             q = f"{base.qualified}.{attr}"
-            q = ALIASES.get(q, q)
+            q = canonical(q)
             found = self.world.resolve(q)
             if found is not None and type(found) is not External:
                 return found

@@ -10,7 +10,7 @@ import libcst as cst
 
 from jaxlint.base.literals import UNKNOWN
 from jaxlint.base.literals import literal as leaf_literal
-from jaxlint.base.names import ALIASES
+from jaxlint.base.names import canonical
 
 from .forwarding import forwarded_call
 from .scopes import Binding, Scope, ScopeBuilder, reaching_in
@@ -279,7 +279,7 @@ class Program:
             base = self.value(expr.value)
             if type(base) is External:
                 q = f"{base.qualified}.{expr.attr.value}"
-                return External(ALIASES.get(q, q))
+                return External(canonical(q))
             if type(base) is Parameter:
                 return self._method(base, expr.attr.value)
             return UNKNOWN
@@ -299,7 +299,7 @@ class Program:
             return self.value(b.node)
         if b.kind == "import":
             q = b.imported or ""
-            return External(ALIASES.get(q, q))
+            return External(canonical(q))
         if b.kind == "param":
             return Parameter(b)
         if b.kind in ("assign", "walrus") and b.value is not None:

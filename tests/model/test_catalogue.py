@@ -749,8 +749,12 @@ def test_scaling_by_a_rank0_operand_is_recorded_and_does_not_raise():
         assert mismatches(rule, real_result(q, e), e) == [], q
 
 
+def _generator_path() -> Path:
+    return Path(__file__).resolve().parents[1] / "bench" / "catalogue_signatures.py"
+
+
 def _generator() -> Any:
-    path = Path(__file__).resolve().parents[1] / "bench" / "catalogue_signatures.py"
+    path = _generator_path()
     spec = importlib.util.spec_from_file_location("catalogue_signatures", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -777,6 +781,36 @@ def test_signatures_are_what_jax_declares():
     for q, api in TRANSFORMS.items():  # the transfer functions read their signatures there
         if api.kind != "removed":
             assert (api.same_as or q) in SIGNATURES, q
+
+
+@pytest.mark.jax
+@needs_jax
+def test_definitions_are_where_jax_holds_its_public_functions():
+    """``base/definitions.py`` says what the generator reads off a fresh interpreter (the
+    loaded ``jax._src`` modules depend on what else was imported: not this process), and
+    each private path is the public function itself."""
+    import json
+    import subprocess
+    import sys
+
+    from jaxlint.base.definitions import DEFINED_AT
+
+    script = (
+        "import importlib.util, json, sys\n"
+        f"spec = importlib.util.spec_from_file_location('g', {str(_generator_path())!r})\n"
+        "g = importlib.util.module_from_spec(spec); spec.loader.exec_module(g)\n"
+        "entries, _ = g.functions()\n"
+        "json.dump(g.definitions(list(entries)), sys.stdout)\n"
+    )
+    fresh = json.loads(
+        subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    )
+    assert fresh == DEFINED_AT
+    for private, public in [("jax._src.api.vmap", "jax.vmap"), ("jax._src.shard_map.shard_map", "jax.shard_map")]:
+        mod, _, name = private.rpartition(".")
+        pmod, _, pname = public.rpartition(".")
+        assert getattr(importlib.import_module(mod), name) is getattr(importlib.import_module(pmod), pname)
+        assert DEFINED_AT[private] == public
 
 
 @pytest.mark.jax

@@ -34,6 +34,8 @@ import libcst as cst
 from jaxlint.base.names import dotted
 from jaxlint.base.tree import walk
 
+from .abstract import constant
+
 # packages whose version decides which jax API exists (jaxlib is released with jax)
 VERSION_PACKAGES = ("jax", "jaxlib")
 # a package's version, by Python's convention (PEP 396): ``jax.__version__``, ``jax.version.__version_info__``
@@ -66,6 +68,7 @@ _BASE = {
     "TypeError": "Exception",
     "Exception": "BaseException",
 }
+_NAME_FUEL = 200  # what evaluating a distribution's name may cost (a string, a constant)
 _DEPTH = 8  # names followed to their values (``_V = ...``, then ``_NEW = _V >= ...``)
 
 
@@ -210,7 +213,9 @@ class _Guards:
         if q in MODULE_PRESENCE:
             return True
         if q in DISTRIBUTION_VERSION and call.args:
-            v = self.p.literal(call.args[0].value)
+            ev = self.p.evaluator
+            with ev.query(_NAME_FUEL):
+                v = constant(ev.value(call.args[0].value, None))
             return isinstance(v, str) and v in VERSION_PACKAGES
         return False
 

@@ -12,7 +12,7 @@ a shim, not a use of a removed or deprecated API: ``guarded(ctx, node)`` says wh
   version value (``jax.__version__ >= "0.4"``, ``jax.__version_info__ >= (0, 4, 30)``), and
   anything computed from one, through the names the binder sees
   (``_V = tuple(int(p) for p in jax.__version__.split(".")[:3])``; ``if _V >= (0, 4, 30):``,
-  ``HAS_TREE = hasattr(jax, "tree")``, a local def that reads a version value);
+  ``HAS_TREE = hasattr(jax, "tree")``, a local def that returns one);
 - a ``try:`` whose handler catches what a missing API raises: ``AttributeError`` (an
   attribute), ``ImportError``/``ModuleNotFoundError`` (a module or ``from`` import),
   ``TypeError`` (a keyword or argument the signature lost), or a base class of one
@@ -197,7 +197,7 @@ class _Guards:
             elif b.kind in ("assign", "walrus") and b.value is not None:
                 if self.depends(b.value, depth + 1):
                     return True
-            elif b.kind == "def" and self.depends(b.node.body, depth + 1):
+            elif b.kind == "def" and any(self.depends(r, depth + 1) for r in _returned(b.node)):
                 return True
         return False
 
@@ -237,6 +237,17 @@ class _Guards:
             q = self.qualified(expr)
             return q is not None and q.startswith("builtins.") and q[len("builtins.") :] in CATCHING
         return False
+
+
+def _returned(fn: cst.CSTNode) -> list[cst.BaseExpression]:
+    """The expressions a def returns (not those of the defs and lambdas inside it)."""
+    if not isinstance(fn, cst.FunctionDef):
+        return []
+    return [
+        n.value
+        for n in walk(fn.body, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
+        if isinstance(n, cst.Return) and n.value is not None
+    ]
 
 
 def version_value(qualified: str) -> bool:

@@ -99,3 +99,16 @@ def test_version_values_are_jaxs():
     assert version_value("jax._src.lib.version")
     assert not version_value("numpy.__version__")
     assert not version_value("jax.numpy.version")
+
+
+def test_a_def_counts_by_what_it_returns():
+    source = (
+        "import jax\n"
+        "def check(x):\n"
+        "    if hasattr(x, 'shape'):\n"
+        "        return x.shape\n"
+        "    return None\n"
+        "if check(y):\n"
+        "    f = jax.tree_map\n"
+    )
+    assert _attribute_lines(source, "tree_map") == {7: False}

@@ -34,6 +34,9 @@ def _attribute_lines(source: str, attr: str) -> dict[int, bool]:
         "    f = jax.tree_map\n",
         "import jax\ntry:\n    f = jax.tree.map\nexcept Exception:\n    f = jax.tree_map\n",
         "import jax\ntry:\n    f = jax.tree.map\nexcept:\n    f = jax.tree_map\n",
+        "import jax\n_ERRORS = (ImportError, AttributeError)\ntry:\n    f = jax.tree.map\nexcept _ERRORS:\n"
+        "    f = jax.tree_map\n",
+        "import jax\ntry:\n    f = jax.numpy.reshape(x, newshape=(2,))\nexcept TypeError:\n    f = jax.tree_map\n",
         "import jax\nif jax.__version__ >= '0.4':\n    f = jax.tree.map\nelse:\n    f = jax.tree_map\n",
         "import jax\nif jax.__version_info__ >= (0, 4, 30):\n    f = jax.tree.map\nelse:\n    f = jax.tree_map\n",
         "import jax\n_V = tuple(int(p) for p in jax.__version__.split('.')[:3])\n"
@@ -80,6 +83,8 @@ def test_a_use_outside_the_guard_is_not_guarded():
         "import jax\nversion = 3\nif version >= 2:\n    f = jax.tree_map\n",
         # a handler that does not catch what a missing API raises
         "import jax\ntry:\n    f = jax.tree_map\nexcept (ValueError, KeyError):\n    pass\n",
+        # a missing API raises AttributeError, ImportError or TypeError, never NameError
+        "import jax\ntry:\n    f = jax.tree_map\nexcept NameError:\n    pass\n",
         # a name the file binds is not the builtin
         "import jax\ndef hasattr(a, b):\n    return True\nif hasattr(jax, 'tree'):\n    f = jax.tree_map\n",
         "import jax\nclass AttributeError(Exception):\n    pass\n"

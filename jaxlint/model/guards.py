@@ -181,7 +181,7 @@ class _Guards:
             return self._presence(node)
         if isinstance(node, cst.Attribute):
             q = self.qualified(node)
-            return q is not None and version_value(q)
+            return q is not None and (version_value(q) or self._elsewhere(q, depth))
         if isinstance(node, cst.Name):
             parent = self.ctx.parent(node)
             if type(parent) is cst.Attribute and parent.attr is node:
@@ -190,15 +190,35 @@ class _Guards:
         return False
 
     def _name(self, name: cst.Name, depth: int) -> bool:
-        for b in self._bindings(name):
-            if b.kind == "import":
-                if b.imported is not None and version_value(b.imported):
-                    return True
-            elif b.kind in ("assign", "walrus") and b.value is not None:
-                if self.depends(b.value, depth + 1):
-                    return True
-            elif b.kind == "def" and any(self.depends(r, depth + 1) for r in _returned(b.node)):
-                return True
+        return any(self._binding(b, depth) for b in self._bindings(name))
+
+    def _binding(self, b: Any, depth: int) -> bool:
+        """Is the value ``b`` gives its name computed from a guard's source?"""
+        if b.kind == "import":
+            return b.imported is not None and (version_value(b.imported) or self._elsewhere(b.imported, depth))
+        if b.kind in ("assign", "walrus") and b.value is not None:
+            return self.depends(b.value, depth + 1)
+        if b.kind == "def":
+            return any(self.depends(r, depth + 1) for r in _returned(b.node))
+        return False
+
+    def _elsewhere(self, qualified: str, depth: int) -> bool:
+        """Is ``qualified`` a name another module of the project computes from a source
+        (``from .compat import JAX_VERSION``, ``compat.jax_version()``)? Read in that
+        module's program, through the evaluator's world (never jax's own modules)."""
+        if depth >= _DEPTH:
+            return False
+        from .scopes import reaching_in
+
+        world = self.p.evaluator.world
+        parts = qualified.split(".")
+        for k in range(len(parts) - 1, 0, -1):
+            other = world.program(".".join(parts[:k]))
+            if other is None:
+                continue
+            scope = other.module_scope
+            theirs = _Guards.of(other.ctx)
+            return any(theirs._binding(b, depth + 1) for b in reaching_in(scope, parts[k], (), scope.end))
         return False
 
     def _presence(self, call: cst.Call) -> bool:

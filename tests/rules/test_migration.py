@@ -319,3 +319,18 @@ def test_config_option_name_is_evaluated():
     """The option's name is a value the model's evaluator reads: a literal or a constant."""
     src = "import jax\nNAME = 'jax_array'\njax.config.update(NAME, True)\njax.config.update('jax_enable_x64', True)\n"
     assert _lint(src) == [("JAX801", 3, "The config option 'jax_array' was removed in JAX 0.4.14; delete the call")]
+
+
+def test_a_guard_computed_in_another_module(tmp_path):
+    (tmp_path / "compat.py").write_text(
+        "import jax\n\nJAX_VERSION = tuple(int(p) for p in jax.__version__.split('.')[:3])\n\n"
+        "def has_tree():\n    return hasattr(jax, 'tree')\n\nDEBUG = False\n"
+    )
+    (tmp_path / "train.py").write_text(
+        "import jax\nimport compat\nfrom compat import JAX_VERSION, DEBUG\n"
+        "if JAX_VERSION >= (0, 4, 25):\n    f = jax.tree.map\nelse:\n    f = jax.tree_map\n"
+        "if compat.has_tree():\n    g = jax.tree.map\nelse:\n    g = jax.tree_map\n"
+        "if DEBUG:\n    h = jax.tree_map\n"
+    )
+    run = testing.lint_folder(tmp_path, testing.settings_for("JAX801"))
+    assert [(os.path.basename(d.path), d.start.line, d.code) for d in run.diagnostics] == [("train.py", 13, "JAX801")]

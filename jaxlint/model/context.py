@@ -66,11 +66,6 @@ class FileContext:
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
 
-    def literal(self, node: cst.BaseExpression | None) -> Any:
-        from jaxlint.model import program
-
-        return program(self).literal(node)
-
     # tree --------------------------------------------------------------------------
     def document_order(self) -> dict[cst.CSTNode, int]:
         """Pre-order index of every syntax node (computed once, on demand)."""

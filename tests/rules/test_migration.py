@@ -261,3 +261,76 @@ def test_runtime_reference(code, tmp_path):
                 np.testing.assert_allclose(got[k], want[k], rtol=1e-5, atol=1e-6)
         else:
             np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+# the importer: spellings through the file's imports, and the import a fix adds ------------
+def test_fix_reuses_the_import_alias_as_written():
+    assert testing.fix("import jax.numpy as jnp\ny = jnp.msort(a)\n", "JAX801") == (
+        "import jax.numpy as jnp\ny = jnp.sort(a, axis=0)\n"
+    )
+    assert testing.fix("from jax import lax\ny = lax.pvary(x, 'i')\n", "JAX801") == (
+        "from jax import lax\ny = lax.pcast(x, 'i', to='varying')\n"
+    )
+    assert testing.fix("from jax import random\nk = random.threefry2x32_key(0)\n", "JAX801") == (
+        "from jax import random\nk = random.PRNGKey(0, impl='threefry2x32')\n"
+    )
+
+
+def test_fix_adds_the_import_before_the_other_imports():
+    src = '"""Doc."""\nfrom __future__ import annotations\n\nimport numpy as np\nfrom jax import numpy as jnp\ny = jnp.trapz(x)\n'
+    assert _lint(src)[0][:2] == ("JAX801", 6)
+    assert testing.fix(src, "JAX801") == (
+        '"""Doc."""\nfrom __future__ import annotations\n\nimport jax\nimport jax.scipy.integrate\n'
+        "import numpy as np\nfrom jax import numpy as jnp\ny = jax.scipy.integrate.trapezoid(x)\n"
+    )
+
+
+# version guards: the rules are silent in a shim, not next to it ---------------------------
+GUARDED = [
+    "if hasattr(jax, 'tree'):\n    f = jax.tree.map\nelse:\n    f = jax.tree_map\n",
+    "f = getattr(jax, 'tree', None) and jax.tree.map or jax.tree_map\n",
+    "if getattr(jax, 'tree', None) is None:\n    f = jax.tree_map\n",
+    "try:\n    f = jax.tree.map\nexcept (ImportError, AttributeError, ModuleNotFoundError):\n    f = jax.tree_map\n",
+    "if jax.__version__ >= '0.4':\n    f = jax.tree.map\nelse:\n    f = jax.tree_map\n",
+    "if jax.__version_info__ >= (0, 4, 30):\n    f = jax.tree.map\nelse:\n    f = jax.tree_map\n",
+    "_V = tuple(int(p) for p in jax.__version__.split('.')[:3])\nif _V >= (0, 4, 30):\n"
+    "    f = jax.tree.map\nelse:\n    f = jax.tree_map\n",
+]
+
+
+@pytest.mark.parametrize("guard", GUARDED)
+def test_a_guarded_use_is_silent_and_the_next_one_is_reported(guard):
+    src = "import jax\n" + guard + "g = jax.tree_map(h, t)\n"
+    last = src.count("\n")
+    assert _lint(src) == [
+        ("JAX801", last, "`jax.tree_map` was removed in JAX 0.6.0 (deprecated since 0.4.26); use `jax.tree.map`")
+    ]
+    assert testing.fix(src, "JAX801") == src.replace("g = jax.tree_map(h, t)", "g = jax.tree.map(h, t)")
+
+
+def test_a_test_about_something_else_is_no_guard():
+    src = "import jax\nimport numpy\nif numpy.__version__ >= '1.2':\n    f = jax.tree_map\n"
+    assert [(c, line) for c, line, _ in _lint(src)] == [("JAX801", 4)]
+    src = "import jax\ntry:\n    f = jax.tree_map\nexcept ValueError:\n    pass\n"
+    assert [(c, line) for c, line, _ in _lint(src)] == [("JAX801", 3)]
+
+
+def test_config_option_name_is_evaluated():
+    """The option's name is a value the model's evaluator reads: a literal or a constant."""
+    src = "import jax\nNAME = 'jax_array'\njax.config.update(NAME, True)\njax.config.update('jax_enable_x64', True)\n"
+    assert _lint(src) == [("JAX801", 3, "The config option 'jax_array' was removed in JAX 0.4.14; delete the call")]
+
+
+def test_a_guard_computed_in_another_module(tmp_path):
+    (tmp_path / "compat.py").write_text(
+        "import jax\n\nJAX_VERSION = tuple(int(p) for p in jax.__version__.split('.')[:3])\n\n"
+        "def has_tree():\n    return hasattr(jax, 'tree')\n\nDEBUG = False\n"
+    )
+    (tmp_path / "train.py").write_text(
+        "import jax\nimport compat\nfrom compat import JAX_VERSION, DEBUG\n"
+        "if JAX_VERSION >= (0, 4, 25):\n    f = jax.tree.map\nelse:\n    f = jax.tree_map\n"
+        "if compat.has_tree():\n    g = jax.tree.map\nelse:\n    g = jax.tree_map\n"
+        "if DEBUG:\n    h = jax.tree_map\n"
+    )
+    run = testing.lint_folder(tmp_path, testing.settings_for("JAX801"))
+    assert [(os.path.basename(d.path), d.start.line, d.code) for d in run.diagnostics] == [("train.py", 13, "JAX801")]

@@ -28,7 +28,10 @@ the mutation's family appears that the unmutated file does not have. Mutations:
 - grad-argnums-past: ``argnums`` moves past the last parameter (JAX4xx)
 - grad-argnums-int: ``argnums`` moves onto a parameter annotated ``int`` or with an int
   default (JAX4xx)
-- grad-drop-has-aux: ``has_aux=True`` is removed from a function returning a pair (JAX4xx)
+- grad-drop-has-aux: ``has_aux=True`` is removed from a ``grad``/``value_and_grad`` of a
+  function returning a pair (JAX4xx; JAX raises "Gradient only defined for scalar-output
+  functions"). Not for the jacobians: ``jacfwd``/``jacrev`` of a pair output is the pair's
+  jacobian, valid code that computes other numbers, which no rule can tell from intent
 
 Mutations that need the function's parameters (argnums, pmap's collectives) are made only
 where the file shows them. It prints, per mutation, site class and family, the sites found, the mutants that still parse,
@@ -300,7 +303,8 @@ def mutants(path: str, text: str):
                 if ints and ints[0] != kw.value.value:
                     yield "grad-argnums-int", "grad", site.kind, src.replace(kw.value, str(ints[0]))
             aux = keyword(call, "has_aux")
-            if aux is not None and isinstance(aux.value, ast.Constant) and aux.value.value is True:
+            scalar_only = api in ("grad", "value_and_grad")
+            if scalar_only and aux is not None and isinstance(aux.value, ast.Constant) and aux.value.value is True:
                 yield "grad-drop-has-aux", "grad", site.kind, _drop_keyword(src, call, aux)
     for call in ast.walk(tree):
         if (

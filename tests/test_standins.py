@@ -108,6 +108,9 @@ def test_a_huge_literal_costs_neither_the_file_nor_memory(tmp_path):
         "x = (\n" + "".join(f'"line {i}\\n"\n' for i in range(400)) + ")\n",  # was JAX003, nested too deeply
         "x = " + '"a" ' * 5_000 + "\n",  # was a false JAX001 (LibCST's parser fails)
         "s = '" + "(" * 600 + "'\n",  # was a false JAX001 (brackets counted in a string)
+        # a notebook's base64 image in a comment, and in a string: was JAX003, its + and / counted
+        "# <img src='data:image/png;base64," + "iVB+/w" * 4_000 + "'>\nx = 1\n",
+        "s = '" + "a+b/" * 6_000 + "'\n",
     ],
 )
 def test_valid_code_libcst_cannot_read_is_checked_around_it(source):

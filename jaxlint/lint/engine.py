@@ -545,13 +545,43 @@ MAX_OPERATORS_FOR_LIBCST = 5000  # ``a and a and ...`` on one line: 3,000 parse,
 
 def operator_chain_line(source: str) -> int:
     """The first line with more operators than LibCST's parser survives (it nests each one
-    deeper), or 0. Python may still compile it (``and``/``or`` chains are flat to CPython)."""
+    deeper), or 0. Python may still compile it (``and``/``or`` chains are flat to CPython).
+    Only operators of the code count: a comment or a string (a base64 image in a notebook's
+    markdown, say) is one token to the parser, whatever characters it holds."""
     if len(source) < MAX_OPERATORS_FOR_LIBCST * 2:
         return 0
-    for n, line in enumerate(split_lines(source), 1):
-        if len(line) > MAX_OPERATORS_FOR_LIBCST * 2 and len(_OPERATOR.findall(line)) > MAX_OPERATORS_FOR_LIBCST:
-            return n
-    return 0
+    candidates = [
+        n
+        for n, line in enumerate(split_lines(source), 1)
+        if len(line) > MAX_OPERATORS_FOR_LIBCST * 2 and len(_OPERATOR.findall(line)) > MAX_OPERATORS_FOR_LIBCST
+    ]
+    if not candidates:
+        return 0
+    counts = _code_operators_per_line(source, set(candidates))
+    if counts is None:  # the tokenizer stops: keep to the characters (not checked beats a crash)
+        return candidates[0]
+    return next((n for n in candidates if counts.get(n, 0) > MAX_OPERATORS_FOR_LIBCST), 0)
+
+
+def _code_operators_per_line(source: str, lines: set[int]) -> dict[int, int] | None:
+    """How many operator tokens (and ``and``/``or``) each of ``lines`` holds, read by
+    Python's tokenizer; None when it cannot tokenize the source."""
+    import io
+    import tokenize
+
+    counts: dict[int, int] = {}
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            row = tok.start[0]
+            if row not in lines:
+                continue
+            if (tok.type == tokenize.OP and _OPERATOR.fullmatch(tok.string[:1] or " ")) or (
+                tok.type == tokenize.NAME and tok.string in ("and", "or")
+            ):
+                counts[row] = counts.get(row, 0) + 1
+    except (tokenize.TokenError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return counts
 
 
 def _too_deep(path: str) -> Diagnostic:

@@ -80,6 +80,7 @@ TRANSFORM_NAMES = frozenset(
         "vmap",
         "pmap",
         "shard_map",
+        "make_jaxpr",
         "smap",
         "grad",
         "value_and_grad",

@@ -75,28 +75,32 @@ def test_rule_finds_the_same_sliced_and_whole(rule, monkeypatch):
     assert differences(rule.code, monkeypatch) == []
 
 
-# a knob the declaration derives, set wrong: the slicer blanks what the rule reads
+# knobs the declaration derives, set wrong: the slicer blanks what the rule reads
 WRONG_KNOBS = [
     # ``reads = "calls"``: the call of a decorated vmap in another def tells the arity
-    ("JAX102", "callers", ""),
-    # ``reads = "jit of targets"``: a jit in another def marks the differentiated parameter static
-    ("JAX405", "target_transforms", frozenset()),
+    ("JAX102", {"callers": ""}),
+    # ``reads = "jit of targets"``: a jit in another def marks the differentiated parameter
+    # static (with the callers off too: ``"calls"`` keeps that def as a caller of the site's)
+    ("JAX405", {"target_transforms": frozenset(), "callers": ""}),
+    # ``reads = "calls"``: the parameterized test calling the grad's def gives each case's input
+    ("JAX407", {"callers": ""}),
     # ``reads = "call graph"``: the pmap that calls the collective's function is in another module
-    ("JAX201", "callers", "direct"),
+    ("JAX201", {"callers": "direct"}),
     # ``reads = "calls"``: only the caller in another def says the mapped weights come from ``init``
-    ("JAX101", "callers", ""),
+    ("JAX101", {"callers": ""}),
     # ``reads = "calls"``: the helper def a jitted vmap is handed to calls it
-    ("JAX104", "callers", ""),
+    ("JAX104", {"callers": ""}),
 ]
 # ... and one whose caller silences it: the call in another def passes a keyword argument
-WRONG_KNOBS_SILENCING = [("JAX103", "callers", "")]
+WRONG_KNOBS_SILENCING = [("JAX103", {"callers": ""})]
 
 
-@pytest.mark.parametrize("code,knob,value", WRONG_KNOBS, ids=[f"{c}-{k}" for c, k, _ in WRONG_KNOBS])
-def test_a_wrong_knob_is_caught(code, knob, value, monkeypatch):
-    monkeypatch.setattr(rule_by_code(code), knob, value)
+@pytest.mark.parametrize("code,knobs", WRONG_KNOBS, ids=[f"{c}-{'+'.join(k)}" for c, k in WRONG_KNOBS])
+def test_a_wrong_knob_is_caught(code, knobs, monkeypatch):
+    for knob, value in knobs.items():
+        monkeypatch.setattr(rule_by_code(code), knob, value)
     found = differences(code, monkeypatch)
-    assert found, f"{code} with {knob}={value!r} lints the same sliced and whole: the check cannot see this knob"
+    assert found, f"{code} with {knobs!r} lints the same sliced and whole: the check cannot see these knobs"
     assert any(": only whole: " in d for d in found), found
     if code not in FALLBACK:
         assert all(": only whole: " in d for d in found), found
@@ -108,10 +112,11 @@ FALLBACK = frozenset({"JAX201"})
 
 
 @pytest.mark.parametrize(
-    "code,knob,value", WRONG_KNOBS_SILENCING, ids=[f"{c}-{k}" for c, k, _ in WRONG_KNOBS_SILENCING]
+    "code,knobs", WRONG_KNOBS_SILENCING, ids=[f"{c}-{'+'.join(k)}" for c, k in WRONG_KNOBS_SILENCING]
 )
-def test_a_wrong_knob_that_drops_a_silencing_caller_is_caught(code, knob, value, monkeypatch):
-    monkeypatch.setattr(rule_by_code(code), knob, value)
+def test_a_wrong_knob_that_drops_a_silencing_caller_is_caught(code, knobs, monkeypatch):
+    for knob, value in knobs.items():
+        monkeypatch.setattr(rule_by_code(code), knob, value)
     found = differences(code, monkeypatch)
-    assert found, f"{code} with {knob}={value!r} lints the same sliced and whole: the check cannot see this knob"
+    assert found, f"{code} with {knobs!r} lints the same sliced and whole: the check cannot see these knobs"
     assert all(": only sliced: " in d for d in found), found

@@ -155,9 +155,23 @@ class Site:
                     out.append((leaf_ev.returned(t.leaf, default_frame(leaf_ev, t.leaf.node)), None))
             for c in self.calls:
                 with ev.query(FUEL):
-                    out.append((ev.call(self.value.target, c.args, c.frame, c.node), c))
+                    out.append((ev.call(self.target_for(ev, c), c.args, c.frame, c.node), c))
             self._outputs = out
         return self._outputs
+
+    def target_for(self, ev: Any, c: Call) -> Any:
+        """The differentiated function as ``c`` calls it: the application evaluated in the
+        call's frame (``jax.grad(fn)(x)`` in a function called once per problem differentiates
+        that problem's ``fn``, with that problem's ``x``), else as evaluated where it is written."""
+        with ev.query(FUEL):
+            v = ev.value(c.node.func, c.frame)
+        for _ in range(8):
+            if type(v) is not Transformed:
+                break
+            if v.node is self.node:
+                return v.target
+            v = v.target
+        return self.value.target
 
     def returned_text(self) -> str | None:
         """The source of what the differentiated def returns (its first ``return``; a
@@ -231,7 +245,9 @@ class GradRule(Rule):
 
     about = tuple(GRAD_APIS)
     quiet_where_expected = True  # silent where the code expects the error (model/expected.py)
-    reads = "jit of targets"  # a jit of the target (its static arguments), in its module
+    # a jit of the target (its static arguments), in its module; the calls of the def a site
+    # is in (its call contexts: the arguments each call passes)
+    reads = ("jit of targets", "calls")
     # files that may define the function a grad in another module differentiates
     context_words = ("argnums", "has_aux", "jnp", "jax.numpy", "loss")
 

@@ -43,5 +43,5 @@ def test_annotated_array():
         pass
     """)
     fn = next(n for n, entering in p.ctx._events if entering and type(n) is cst.FunctionDef)
-    got = {q.name.value: annotated_array(p.ctx, q.annotation.annotation) for q in fn.params.params}
+    got = {q.name.value: annotated_array(p.evaluator, q.annotation.annotation) for q in fn.params.params}
     assert got == {"a": True, "b": True, "c": True, "d": False, "e": False, "g": False}

@@ -1,4 +1,4 @@
-"""The JAX1xx/JAX2xx rules and the call paths, axis names and vocabulary they read ask
+"""The JAX1xx/JAX2xx/JAX5xx rules and the call paths, axis names and vocabulary they read ask
 one model what names refer to and what expressions are: the semantic model's evaluator
 and the binder. The older readers (``ctx.resolve``, ``ctx.literal``, ``ctx.ref``,
 ``ctx.transform_for``, the ``FactCollector``'s scopes, ``Program.value``/``literal``)
@@ -14,12 +14,19 @@ import pkgutil
 import pytest
 
 import jaxlint.rules.collectives
+import jaxlint.rules.sharp_bits
 import jaxlint.rules.vmap
 
-MODEL = ["jaxlint.model.calls", "jaxlint.model.paths", "jaxlint.model.axes", "jaxlint.model.vocabulary"]
+MODEL = [
+    "jaxlint.model.calls",
+    "jaxlint.model.paths",
+    "jaxlint.model.axes",
+    "jaxlint.model.vocabulary",
+    "jaxlint.model.arrays",
+]
 RULES = [
     f"{pkg.__name__}.{m.name}"
-    for pkg in (jaxlint.rules.vmap, jaxlint.rules.collectives)
+    for pkg in (jaxlint.rules.vmap, jaxlint.rules.collectives, jaxlint.rules.sharp_bits)
     for m in pkgutil.iter_modules(pkg.__path__)
 ]
 # attributes that are the older readers whatever they are called on

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxlint.model.arrays import annotated_array, call_kind, public_name
+from jaxlint.model.arrays import annotated_array, call_kind, made_by, public_name, qualified
 
 from .helpers import model_of
 
@@ -45,3 +45,30 @@ def test_annotated_array():
     fn = next(n for n, entering in p.ctx._events if entering and type(n) is cst.FunctionDef)
     got = {q.name.value: annotated_array(p.evaluator, q.annotation.annotation) for q in fn.params.params}
     assert got == {"a": True, "b": True, "c": True, "d": False, "e": False, "g": False}
+
+
+def test_made_by_reads_the_abstract_value():
+    p = model_of("""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from jax import lax
+    zeros = jnp.zeros
+    a = jnp.zeros(3)
+    b = np.array(a)
+    c = jax.device_put(b)
+    d = zeros(2)
+    e = jnp.shape(a)
+    f = lax.psum(a, "i")  # what it was given: here an array
+    g = len(a)
+    """)
+    ev = p.evaluator
+    calls = {
+        n.targets[0].target.value: n.value
+        for n, entering in p.ctx._events
+        if entering and type(n) is cst.Assign and type(n.value) is cst.Call
+    }
+    got = {k: made_by(ev, v) for k, v in calls.items()}
+    assert got == {"a": "array", "b": "numpy", "c": "array", "d": "array", "e": None, "f": "array", "g": None}
+    assert qualified(ev, calls["d"].func) == "jax.numpy.zeros"
+    assert qualified(ev, calls["g"].func) == "builtins.len"

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from jaxlint.base.literals import UNKNOWN
 from jaxlint.base.names import last_name
 from jaxlint.model import program
-from jaxlint.model.abstract import Array, Function, List, Tuple
+from jaxlint.model.abstract import Array, Bound, Function, List, Opaque, Partial, Transformed, Tuple, Wraps
 from jaxlint.model.arrays import ARRAY_ATTRS, ARRAY_METHODS, AT_METHODS, annotated_array, made_by, qualified
 from jaxlint.model.contexts import contexts, sites
 from jaxlint.model.expected import raises_context
@@ -213,7 +214,13 @@ class ValueFlow(Flow):
         # a call of a def, lambda or transformed function of the code: what the evaluator
         # says it returns (an array computed from a traced argument is traced)
         self.traced_call(e)
-        v = self.ev.value(e, None)
+        callee = self.ev.value(func, None)
+        ours = type(callee) in (Function, Partial, Transformed, Wraps) or (
+            type(callee) is Bound and type(callee.func) is Function
+        )
+        fn = self.fn
+        frame = self.plain_frame(fn) if isinstance(fn, (cst.FunctionDef, cst.Lambda)) else None
+        v = self.ev.value(e, frame) if ours else UNKNOWN
         if type(v) is Array:
             if v.host:
                 return (NUMPY, None)
@@ -395,15 +402,16 @@ class ValueFlow(Flow):
         An array known only by identity (a parameter whose body reads ``.shape``, as a Pallas
         ``Ref``'s does) is no proof: the array must have been made (``origin`` None)."""
         ev = self.ev
-        v = ev.value(e, None)
-        if _made_array(v):
+        fn = self.fn
+        if not isinstance(fn, (cst.FunctionDef, cst.Lambda)):
+            return "" if _made_array(ev.value(e, None)) else None
+        if _made_array(ev.value(e, self.plain_frame(fn))):
             return ""
-        if not isinstance(self.fn, (cst.FunctionDef, cst.Lambda)):
-            return None
-        for frame in contexts(ev, self.fn):
-            if frame is not None and _made_array(ev.value(e, frame)):
-                calls = sites(frame)
-                line = self.ctx.exact_lines(calls[:1]).get(calls[0]) if calls else None
+        for frame in contexts(ev, fn):
+            calls = sites(frame)  # none: the frame that binds nothing (the guesses above)
+            if calls and _made_array(ev.value(e, frame)):
+                first = calls[0]
+                line = self.ctx.exact_lines([first]).get(first) if isinstance(first, cst.CSTNode) else None
                 return f"as called at line {line}" if line else "in a call of it in this file"
         return None
 
@@ -456,6 +464,24 @@ class ValueFlow(Flow):
             trace = self.trace or self.outer_trace
             if trace is not None:
                 self.bools[report_at] = BoolUse(report_at, kind, test, f[1], trace)
+
+    def plain_frame(self, fn):
+        """A frame for ``fn`` (and the defs around it) in which a parameter with no annotation
+        is opaque: no guess from how the body uses it (the evaluator's "reads ``.shape``, so
+        an array" is no proof of a JAX array). A method's receiver stays unbound: its
+        instance's attributes are what its class stores."""
+        outer = self.ctx.enclosing_function(fn)
+        parent = self.plain_frame(outer) if outer is not None else None
+        params = [*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params]
+        scope = program(self.ctx).scope_of_node.get(fn)
+        method = scope is not None and scope.parent is not None and scope.parent.kind == "class"
+        label = fn.name.value if isinstance(fn, cst.FunctionDef) else "<lambda>"
+        bound = {
+            p.name.value: Opaque(f"{label}.{p.name.value}", p.name.value)
+            for i, p in enumerate(params)
+            if p.annotation is None and not (method and i == 0 and p in fn.params.params[:1])
+        }
+        return self.ev.frame(fn, bound, parent)
 
 
 def _made_array(v) -> bool:

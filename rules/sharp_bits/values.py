@@ -20,6 +20,7 @@ from jaxlint.base.literals import UNKNOWN
 from jaxlint.base.names import last_name
 from jaxlint.model import program
 from jaxlint.model.abstract import Array, Bound, Function, List, Opaque, Partial, Transformed, Tuple, Wraps
+from jaxlint.model.annotations import annotated_value
 from jaxlint.model.arrays import ARRAY_ATTRS, ARRAY_METHODS, AT_METHODS, annotated_array, made_by, qualified
 from jaxlint.model.contexts import contexts, sites
 from jaxlint.model.expected import raises_context
@@ -467,7 +468,7 @@ class ValueFlow(Flow):
 
     def plain_frame(self, fn):
         """A frame for ``fn`` (and the defs around it) in which a parameter with no annotation
-        is opaque: no guess from how the body uses it (the evaluator's "reads ``.shape``, so
+        the model reads is opaque: no guess from how the body uses it (the evaluator's "reads ``.shape``, so
         an array" is no proof of a JAX array). A method's receiver stays unbound: its
         instance's attributes are what its class stores."""
         outer = self.ctx.enclosing_function(fn)
@@ -476,11 +477,18 @@ class ValueFlow(Flow):
         scope = program(self.ctx).scope_of_node.get(fn)
         method = scope is not None and scope.parent is not None and scope.parent.kind == "class"
         label = fn.name.value if isinstance(fn, cst.FunctionDef) else "<lambda>"
-        bound = {
-            p.name.value: Opaque(f"{label}.{p.name.value}", p.name.value)
-            for i, p in enumerate(params)
-            if p.annotation is None and not (method and i == 0 and p in fn.params.params[:1])
-        }
+        bound = {}
+        for i, p in enumerate(params):
+            if method and i == 0 and p in fn.params.params[:1]:
+                continue
+            name = p.name.value
+            promised = (
+                annotated_value(self.ev, p.annotation.annotation, f"{label}.{name}", name, fn)
+                if p.annotation is not None
+                else UNKNOWN
+            )
+            if promised is UNKNOWN:  # no annotation, or one the model does not read (a class)
+                bound[name] = Opaque(f"{label}.{name}", name)
         return self.ev.frame(fn, bound, parent)
 
 

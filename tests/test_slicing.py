@@ -202,7 +202,9 @@ def test_decision_names_the_defs_a_seed_hands_to_a_transform():
     d = decide([plan])["m.py"]
     assert d.looked_up == frozenset({"loss"})
     kept = {plan.units[i].name for i in d.kept}
-    assert kept == {None, "loss", "step"}  # helper is only called, first unrelated: blanked
+    # helper builds the argument step passes to the gradient (the grad rules read the calls of
+    # the def a site is in, and what they are given): kept; first is unrelated: blanked
+    assert kept == {None, "loss", "step", "helper"}
 
 
 def test_slicer_transform_names_are_the_last_names_of_the_models_transforms():

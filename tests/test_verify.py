@@ -18,6 +18,8 @@ from conftest import run_cli
 
 from jaxlint.lint.registry import all_rules
 from jaxlint.lint.rule import NodeEdit, Rule, RuleFix
+from jaxlint.model import program
+from jaxlint.model.arrays import qualified
 from jaxlint.verify import cli as vcli
 from jaxlint.verify.compare import difference, exception_matches, judge_bad, judge_good
 from jaxlint.verify.runner import fixtures_root, run_programs
@@ -36,7 +38,7 @@ class FakeMean(Rule):
     triggers = ("mean",)
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.ctx.resolve(node.func) == "jax.numpy.mean":
+        if qualified(program(self.ctx).evaluator, node.func) == "jax.numpy.mean":
             self.report(node, "use jnp.sum", fix=RuleFix("use jnp.sum", [NodeEdit(node.func, "jnp.sum")], "safe"))
 
 

@@ -339,10 +339,12 @@ def join(a: Any, b: Any) -> Any:
     if ta is Const or ta is Scalar:
         return _join_scalars(a, b)
     if ta is Array and tb is Array:
+        if a.host != b.host:
+            return UNKNOWN  # a NumPy array on one path, a JAX array on the other: not one kind
         return Array(
             join_shapes(a.shape, b.shape),
             a.dtype if a.dtype == b.dtype else _join_dtypes(a.dtype, b.dtype),
-            a.host and b.host,
+            a.host,
             a.origin if a.origin == b.origin else None,
             a.traced or b.traced,
         )

@@ -10,9 +10,15 @@ A rule follows values along its own paths (``flow.py``) and asks here what a ste
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
-from .annotations import ARRAY_TYPES
+from .abstract import Array, External
+from .annotations import annotated_value
+
+if TYPE_CHECKING:
+    from .evaluate import Evaluator
 
 # jax.numpy functions that return Python values or dtypes, not arrays
 NOT_ARRAY = frozenset(
@@ -141,45 +147,35 @@ ARRAY_METHODS = frozenset(
 ARRAY_ATTRS = frozenset({"T", "real", "imag", "mT"})
 # ``x.at[i].<method>(...)``: the functional updates
 AT_METHODS = {"set", "add", "multiply", "divide", "power", "min", "max", "subtract", "apply", "get"}
-# (``jax._src.typing.Array`` and ``jax._src.basearray.Array`` are ``jax.Array`` in jax's own source;
-# ``ArrayLike`` is not here: it admits NumPy arrays and scalars)
-ARRAY_ANNOTATIONS = ARRAY_TYPES
 
 
-# jax's own source imports the implementation modules (``from jax._src import numpy as jnp``):
-# their public functions are the ones ``jax.numpy`` / ``jax.random`` / ``jax.lax`` re-export
-PRIVATE_ALIASES = (
-    ("jax._src.numpy.lax_numpy.", "jax.numpy."),
-    ("jax._src.numpy.ufuncs.", "jax.numpy."),
-    ("jax._src.numpy.reductions.", "jax.numpy."),
-    ("jax._src.numpy.array_creation.", "jax.numpy."),
-    ("jax._src.numpy.", "jax.numpy."),
-    ("jax._src.random.", "jax.random."),
-    ("jax._src.lax.lax.", "jax.lax."),
-    ("jax._src.lax.", "jax.lax."),
-)
+def qualified(ev: Evaluator, expr: cst.BaseExpression) -> str | None:
+    """The public name of the library object ``expr`` evaluates to (an ``External``:
+    ``jnp.zeros`` -> ``jax.numpy.zeros``, also through local aliases), or None."""
+    v = ev.value(expr, None)
+    return v.qualified if type(v) is External else None  # the binder gives public names (base/definitions.py)
 
 
-def public_name(q: str | None) -> str | None:
-    """``jax._src.numpy.zeros`` -> ``jax.numpy.zeros``; private (``_x``) and nested names stay as they are."""
-    if q is None or not q.startswith("jax._src."):
-        return q
-    for private, public in PRIVATE_ALIASES:
-        if q.startswith(private):
-            rest = q[len(private) :]
-            return public + rest if rest and "." not in rest and not rest.startswith("_") else q
-    return q
+def annotated_array(ev: Evaluator, ann: cst.BaseExpression) -> bool:
+    """Does the annotation promise a JAX array: ``jax.Array``, ``jnp.ndarray``, jaxtyping's
+    ``Array`` or ``Float[Array, "n"]`` (not ``Float[np.ndarray, ...]``, not ``np.ndarray``)?
+    The model's reading of annotations (``annotations.annotated_value``)."""
+    v = annotated_value(ev, ann, "<annotation>", "<annotation>", ann)
+    return type(v) is Array and not v.host
 
 
-def annotated_array(ctx, ann) -> bool:
-    """``jax.Array``, ``jnp.ndarray``, jaxtyping's ``Array`` or ``Float[Array, "n"]`` (not ``Float[np.ndarray, ...]``)."""
-    if isinstance(ann, cst.Subscript):
-        head = ctx.resolve(ann.value) or ""
-        if not head.startswith("jaxtyping.") or not ann.slice:
-            return False
-        first = ann.slice[0].slice
-        return isinstance(first, cst.Index) and ctx.resolve(first.value) in ARRAY_ANNOTATIONS
-    return ctx.resolve(ann) in ARRAY_ANNOTATIONS
+def made_by(ev: Evaluator, call: cst.Call) -> str | None:
+    """What a call of a library function makes: "array" (a JAX array), "numpy" (a NumPy
+    value), "pytree" (its arguments' structure) or None. The abstract value of the call
+    decides where the model computes one (``np.array(jnp.zeros(3))`` is a NumPy array,
+    ``jax.device_put(a)`` a JAX one); else what the API promises (``call_kind``)."""
+    q = qualified(ev, call.func)
+    if q is None:
+        return None
+    v = ev.value(call, None)
+    if type(v) is Array:
+        return "numpy" if v.host else "array"
+    return call_kind(q)
 
 
 def call_kind(q: str) -> str | None:

@@ -123,7 +123,7 @@ def record_for(ctx, rules) -> None:
     readers = [r for r in rules if r.call_paths]
     if not readers:
         return
-    if any(not r.callers for r in readers):
+    if any(r.callers != "all" for r in readers):  # ``"calls"`` keeps direct callers: no closure walked
         ctx.callers_of_seeds = None
     record(ctx)
 

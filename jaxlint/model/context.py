@@ -59,10 +59,6 @@ class FileContext:
         self.load_module: Callable[[str, World], Program | None] | None = None
 
     # names -------------------------------------------------------------------------
-    def resolve(self, node: cst.BaseExpression) -> str | None:
-        """The qualified name (``jax.lax.pmean``) an expression refers to, or None."""
-        return self.names.resolve(node)
-
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
 

@@ -671,7 +671,12 @@ class Evaluator:
             entry = lookup(q)
             if entry is None:
                 return UNKNOWN
-            return self._apply_op(q, entry, [(left, None, ""), (right, None, "")], node)
+            out = self._apply_op(q, entry, [(left, None, ""), (right, None, "")], node)
+            if type(out) is Array and not out.host and all(x.host for x in (left, right) if type(x) is Array):
+                # NumPy's operators on NumPy arrays give NumPy arrays (a JAX operand wins: it has
+                # the higher ``__array_priority__``)
+                return Array(out.shape, out.dtype, True, out.origin, out.traced)
+            return out
         if tl in (Tuple, List) and tr is tl and op == "Add":
             return tl(left.items + right.items)
         if tl in (Tuple, List) and op == "Multiply" and type(right) is Const and isinstance(right.value, int):

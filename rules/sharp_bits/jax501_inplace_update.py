@@ -76,6 +76,7 @@ class InplaceUpdate(Rule):
     # any JAX API (seeds: every unit naming jax, ``seeds``); the tracing APIs say which calls
     # hand on a function whose arguments are traced (its def must be kept too)
     about = ("jax.*", *TRACING_APIS)
+    reads = ("targets", "calls")  # the visible calls of a def that give it its arrays
 
     VALID = (
         "import jax.numpy as jnp\nx = jnp.zeros(3)\nx = x.at[0].set(1.0)\n",

@@ -77,7 +77,8 @@ class TracedControlFlow(Rule):
     status = "preview"
     help = "Use `jnp.where` / `lax.cond` / `lax.while_loop`, or mark the argument static"
     about = TRACING_APIS
-    reads = ("targets", "call paths")  # a def here that a transform of another module traces
+    # the helpers a traced def calls (``calls``); a def here that a transform of another module traces
+    reads = ("targets", "calls", "call paths")
     context_words = ("jax",)  # the module of such a def may name none of the transforms
 
     VALID = (

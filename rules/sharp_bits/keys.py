@@ -25,7 +25,6 @@ import libcst as cst
 from jaxlint.model import Function, program
 from jaxlint.model import dims as dims_
 from jaxlint.model.abstract import Array, Const, Opaque, Scalar, Tuple
-from jaxlint.model.arrays import public_name
 from jaxlint.model.catalogue import Op, key_consumers, lookup
 from jaxlint.model.catalogue.keys import key_kind
 from jaxlint.model.context import FileContext
@@ -87,7 +86,7 @@ def catalogue_op(ctx: FileContext, call: cst.Call) -> tuple[str, Op] | None:
     fn = program(ctx).value(call.func)
     if type(fn) is not External:
         return None
-    q = public_name(fn.qualified)
+    q = fn.qualified
     op = lookup(q) if q is not None else None
     return (q, op) if q is not None and op is not None else None
 

@@ -1,4 +1,4 @@
-"""The JAX1xx/JAX2xx/JAX8xx rules and the call paths, axis names, vocabulary, importer and guards they read ask
+"""The JAX1xx/JAX2xx/JAX5xx/JAX8xx rules and the call paths, axis names, vocabulary, importer and guards they read ask
 one model what names refer to and what expressions are: the semantic model's evaluator
 and the binder. The older readers (``ctx.resolve``, ``ctx.literal``, ``ctx.ref``,
 ``ctx.transform_for``, the ``FactCollector``'s scopes, ``Program.value``/``literal``)
@@ -15,6 +15,7 @@ import pytest
 
 import jaxlint.rules.collectives
 import jaxlint.rules.migration
+import jaxlint.rules.sharp_bits
 import jaxlint.rules.vmap
 
 MODEL = [
@@ -24,10 +25,11 @@ MODEL = [
     "jaxlint.model.vocabulary",
     "jaxlint.model.importer",
     "jaxlint.model.guards",
+    "jaxlint.model.arrays",
 ]
 RULES = [
     f"{pkg.__name__}.{m.name}"
-    for pkg in (jaxlint.rules.vmap, jaxlint.rules.collectives, jaxlint.rules.migration)
+    for pkg in (jaxlint.rules.vmap, jaxlint.rules.collectives, jaxlint.rules.migration, jaxlint.rules.sharp_bits)
     for m in pkgutil.iter_modules(pkg.__path__)
 ]
 # attributes that are the older readers whatever they are called on

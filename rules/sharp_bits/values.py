@@ -1,0 +1,515 @@
+"""The JAX5xx family's value facts along the paths of one body (``jaxlint.model.flow.Flow``):
+which local names are JAX arrays (``ARRAY``), NumPy arrays (``NUMPY``), and which values
+depend on a traced argument (``TRACED``); where such a value meets Python
+``if``/``while``/``and``/``or``/``not``/``bool``/``int``/``float`` (``ValueFlow.bools``) and
+where a JAX array is assigned in place (``ValueFlow.setitems``).
+
+What a call makes is the model's answer (``arrays.made_by``: the call's abstract value,
+else what the API promises); annotations are read by the model (``arrays.annotated_array``).
+Facts join as "must" facts: a fact holds after a join only if it holds on every path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Set
+from dataclasses import dataclass
+
+import libcst as cst
+
+from jaxlint.base.literals import UNKNOWN
+from jaxlint.base.names import last_name
+from jaxlint.model import program
+from jaxlint.model.abstract import Array, Bound, Function, List, Opaque, Partial, Transformed, Tuple, Wraps
+from jaxlint.model.annotations import annotated_value
+from jaxlint.model.arrays import ARRAY_ATTRS, ARRAY_METHODS, AT_METHODS, annotated_array, made_by, qualified
+from jaxlint.model.contexts import contexts, sites
+from jaxlint.model.expected import raises_context
+from jaxlint.model.flow import Flow, bound_names
+from jaxlint.model.traced import Trace
+
+from .evidence import whole_accessed
+
+# LEAF: a traced argument with no sign of being a container (a flag or number passed to jit)
+ARRAY, TRACED, NUMPY, LEAF = 1, 2, 4, 8
+NONE = (0, None)
+
+LOOP_COMPS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+
+
+def meet(a, b):
+    flags = a[0] & b[0]
+    return (flags, (a[1] or b[1]) if flags & TRACED else None)
+
+
+def merge_envs(envs: list[dict]) -> dict:
+    if not envs:
+        return {}
+    keys = set().union(*envs)
+    return {k: _meet_all([e.get(k, NONE) for e in envs]) for k in keys}
+
+
+def _meet_all(values):
+    v = values[0]
+    for w in values[1:]:
+        v = meet(v, w)
+    return v
+
+
+def _catches_type_error(ctx, t: cst.Try) -> bool:
+    for h in t.handlers:
+        if h.type is None:
+            return True
+        # ``except (*errors,)``: a starred element names no class here
+        types = (
+            [e.value for e in h.type.elements if isinstance(e, cst.Element)]
+            if isinstance(h.type, cst.Tuple)
+            else [h.type]
+        )
+        for v in types:
+            name = last_name(v) or ""
+            if (
+                name in ("TypeError", "Exception", "BaseException")
+                or ("Error" in name and "Tracer" in name)
+                or name == "ConcretizationTypeError"
+            ):
+                return True
+    return False
+
+
+@dataclass(slots=True)
+class SetItem:
+    stmt: cst.CSTNode  # the Assign / AugAssign
+    target: cst.Subscript
+    name: str | None  # the array's name when the target is ``name[...]``
+    origin: str  # what made it a JAX array, for the message
+
+
+@dataclass(slots=True)
+class BoolUse:
+    node: cst.CSTNode  # reported node
+    kind: str  # "if", "while", "ifexp", "and", "or", "not", "bool", "int", "float"
+    expr: cst.CSTNode  # the traced expression
+    origin: str  # the traced argument it depends on
+    trace: Trace
+
+
+class ValueFlow(Flow):
+    """The facts of one function (or module) body along the walk: array kinds and traced values."""
+
+    def __init__(
+        self,
+        ctx,
+        fn,
+        trace: Trace | None,
+        closure: dict | None,
+        evidence: set[str],
+        containers: Set[str] = frozenset(),
+        updated: Set[str] = frozenset(),
+    ):
+        super().__init__(ctx)
+        self.ev = ev = program(ctx).evaluator
+        self.fn = fn
+        self.trace = trace
+        self.setitems: dict[cst.CSTNode, SetItem] = {}
+        self.bools: dict[cst.CSTNode, BoolUse] = {}
+        self.nested_env: dict[cst.CSTNode, dict] = {}
+        # calls of a def of the file with traced arguments: (the def, the parameters they bind)
+        self.calls: list[tuple[cst.FunctionDef, set[str]]] = []
+        self.origins: dict[str, str] = {}
+        self.evidence = evidence  # names the body uses the way only an array is used
+        self.outer_trace: Trace | None = None  # for a def nested in a traced function
+        env = dict(closure or {})
+        if fn is not None and not isinstance(fn, cst.Module):
+            params = list(fn.params.posonly_params) + list(fn.params.params) + list(fn.params.kwonly_params)
+            for p in params + [s for s in (fn.params.star_arg, fn.params.star_kwarg) if isinstance(s, cst.Param)]:
+                env.pop(p.name.value, None)
+            annotated = {
+                p.name.value
+                for p in params
+                if p.annotation is not None and annotated_array(ev, p.annotation.annotation)
+            }
+            refs = whole_accessed(ctx, fn) if annotated else set()  # read or written whole: Pallas refs
+            for p in params:
+                n = p.name.value
+                flags = 0
+                if n in annotated and n not in refs:
+                    flags |= ARRAY
+                    self.origins[n] = f"annotated `{ctx.code(p.annotation.annotation)}`"
+                elif n in updated:
+                    flags |= ARRAY
+                    self.origins[n] = f"`{_fname(fn)}` updates it with `{n}.at[...]`"
+                if trace is not None and n in trace.params:
+                    flags |= TRACED
+                    if n not in containers and n not in evidence:
+                        flags |= LEAF
+                    if n in evidence:
+                        flags |= ARRAY
+                        self.origins.setdefault(n, f"a traced argument of `{_fname(fn)}` ({trace.api})")
+                if flags:
+                    env[n] = (flags, n if flags & TRACED else None)
+        self.env = env
+
+    # -- expressions ----------------------------------------------------------------
+    def fact(self, e):
+        env = self.env
+        t = type(e)
+        if t is cst.Name:
+            return env.get(e.value, NONE)
+        if t is cst.Call:
+            return self._call_fact(e)
+        if t is cst.BinaryOperation:
+            a, b = self.fact(e.left), self.fact(e.right)
+            if (a[0] | b[0]) & TRACED:
+                return (ARRAY | TRACED, a[1] or b[1])
+            # a JAX array's operators return JAX arrays (NumPy defers to them too)
+            if ((a[0] | b[0]) & ARRAY and not isinstance(e.operator, (cst.BitOr, cst.BitAnd))) or (
+                a[0] & ARRAY and b[0] & ARRAY
+            ):
+                return (ARRAY, None)
+            return NONE
+        if t is cst.Comparison:
+            if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in e.comparisons):
+                return NONE
+            parts = [e.left] + [c.comparator for c in e.comparisons]
+            if any(_is_str_or_none(p) for p in parts):
+                return NONE
+            for p in parts:
+                f = self.fact(p)
+                if f[0] & TRACED:
+                    return (ARRAY | TRACED, f[1])
+            return NONE
+        if t is cst.UnaryOperation:
+            if isinstance(e.operator, cst.Not):
+                return NONE
+            f = self.fact(e.expression)
+            return f if f[0] & ARRAY else NONE
+        if t is cst.Subscript:
+            f = self.fact(e.value)
+            if f[0] & NUMPY:
+                return NONE
+            return f
+        if t is cst.Attribute:
+            if e.attr.value in ARRAY_ATTRS:
+                f = self.fact(e.value)
+                return f if f[0] & ARRAY else NONE
+            return NONE
+        if t is cst.IfExp:
+            return meet(self.fact(e.body), self.fact(e.orelse))
+        if t is cst.NamedExpr:
+            return self.fact(e.value)
+        return NONE
+
+    def _call_fact(self, e: cst.Call):
+        func = e.func
+        kind = made_by(self.ev, e)
+        if kind is not None or qualified(self.ev, func) is not None:
+            if kind == "numpy":
+                return (NUMPY, None)
+            if kind == "pytree":
+                origin = self._traced_arg(e)
+                return (TRACED, origin) if origin else NONE
+            if kind == "array":
+                origin = self._traced_arg(e)
+                return (ARRAY | (TRACED if origin else 0), origin)
+            return NONE
+        # a call of a def, lambda or transformed function of the code: what the evaluator
+        # says it returns (an array computed from a traced argument is traced)
+        self.traced_call(e)
+        callee = self.ev.value(func, None)
+        ours = type(callee) in (Function, Partial, Transformed, Wraps) or (
+            type(callee) is Bound and type(callee.func) is Function
+        )
+        fn = self.fn
+        frame = self.plain_frame(fn) if isinstance(fn, (cst.FunctionDef, cst.Lambda)) else None
+        v = self.ev.value(e, frame) if ours else UNKNOWN
+        if type(v) is Array:
+            if v.host:
+                return (NUMPY, None)
+            origin = self._traced_arg(e)
+            return (ARRAY | (TRACED if origin else 0), origin)
+        if type(v) in (Tuple, List) and v.items and all(type(x) is Array and not x.host for x in v.items):
+            origin = self._traced_arg(e)  # a pair of arrays (``loss, grads = value_and_grad(f)(w)``)
+            return (TRACED, origin) if origin else NONE
+        if isinstance(func, cst.Attribute):
+            name = func.attr.value
+            if (
+                name in AT_METHODS
+                and isinstance(func.value, cst.Subscript)
+                and isinstance(func.value.value, cst.Attribute)
+                and func.value.value.attr.value == "at"
+            ):
+                base = self.fact(func.value.value.value)
+                origin = base[1] or self._traced_arg(e)
+                return (ARRAY | (TRACED if origin else 0), origin) if base[0] & ARRAY else NONE
+            if name in ARRAY_METHODS:
+                base = self.fact(func.value)
+                if base[0] & ARRAY:
+                    origin = base[1] or self._traced_arg(e)
+                    return (ARRAY | (TRACED if origin else 0), origin)
+        return NONE
+
+    def traced_call(self, e: cst.Call) -> None:
+        """Record a call of a def of the file that passes traced arguments (``calls``)."""
+        fn = self.ev.value(e.func, None)
+        node = fn.node if type(fn) is Function else None
+        if type(node) is not cst.FunctionDef or self.quiet or any(a.star for a in e.args):
+            return
+        params = [*node.params.posonly_params, *node.params.params]
+        keywords = {p.name.value for p in params + list(node.params.kwonly_params)}
+        passed: set[str] = set()
+        positional = [a for a in e.args if a.keyword is None]
+        if len(positional) > len(params):
+            return
+        for i, a in enumerate(positional):
+            if self.fact(a.value)[0] & TRACED:
+                passed.add(params[i].name.value)
+        for a in e.args:
+            if a.keyword is not None and a.keyword.value in keywords and self.fact(a.value)[0] & TRACED:
+                passed.add(a.keyword.value)
+        if passed:
+            self.calls.append((node, passed))
+
+    def _traced_arg(self, e: cst.Call) -> str | None:
+        for a in e.args:
+            f = self.fact(a.value)
+            if f[0] & TRACED:
+                return f[1]
+        return None
+
+    # -- the walk's hooks (jaxlint.model.flow) ----------------------------------------
+    def join(self, envs):
+        return merge_envs(envs)
+
+    def expression(self, e) -> None:
+        self.expressions(e)
+
+    def test(self, e, kind) -> None:
+        self.check_bool(e, kind, e)
+
+    def unbind(self, target) -> None:
+        self.bind_target(target, NONE)
+
+    def quiet_block(self, s) -> bool:
+        if type(s) is cst.With:
+            return any(raises_context(i) for i in s.items)
+        return _catches_type_error(self.ctx, s)
+
+    def define(self, s) -> None:
+        self.nested_env[s] = dict(self.env)
+
+    def first_iteration(self):
+        return dict(self.setitems), dict(self.bools)
+
+    def repeats(self, body) -> bool:
+        return True  # findings come from the second walk only, with the loop's facts merged in
+
+    def next_iteration(self, before, after, mark):
+        self.setitems, self.bools = mark
+        return merge_envs([before, after])
+
+    def small(self, s) -> None:
+        t = type(s)
+        if t is cst.Assign:
+            self.expressions(s.value)
+            value = self.fact(s.value)
+            for target in s.targets:
+                self.setitem(s, target.target, None)
+                self.bind_target(target.target, value, s.value)
+        elif t is cst.AnnAssign:
+            if s.value is not None:
+                self.expressions(s.value)
+                value = self.fact(s.value)
+                if isinstance(s.target, cst.Name) and annotated_array(self.ev, s.annotation.annotation):
+                    value = (value[0] | ARRAY, value[1])
+                self.setitem(s, s.target, None)
+                self.bind_target(s.target, value, s.value)
+        elif t is cst.AugAssign:
+            self.expressions(s.value)
+            if isinstance(s.target, cst.Subscript):
+                self.setitem(s, s.target, s.operator)
+            elif isinstance(s.target, cst.Name):
+                cur = self.env.get(s.target.value, NONE)
+                other = self.fact(s.value)
+                flags = cur[0] & (ARRAY | NUMPY)
+                if (cur[0] | other[0]) & TRACED and not cur[0] & NUMPY:
+                    self.env[s.target.value] = (flags | ARRAY | TRACED, cur[1] or other[1])
+                else:
+                    self.env[s.target.value] = (flags, None)
+        elif t is cst.Expr or (t is cst.Return and s.value is not None):
+            self.expressions(s.value)
+            if type(s.value) is cst.Call:
+                self.fact(s.value)  # what it calls (``traced_call``)
+        elif t is cst.Assert:
+            self.expressions(s.test)
+        elif t is cst.Del:
+            for n in bound_names(s.target):
+                self.env.pop(n, None)
+        elif t in (cst.Global, cst.Nonlocal):
+            for item in s.names:
+                self.env.pop(item.name.value, None)
+
+    def bind(self, target, value) -> None:
+        if isinstance(target, cst.Name):
+            if value[0] & TRACED and target.value in self.evidence:
+                value = (value[0] | ARRAY, value[1])
+            if value[0]:
+                self.env[target.value] = value
+            else:
+                self.env.pop(target.value, None)
+        else:
+            self.bind_target(target, NONE)
+
+    def bind_target(self, target, value, source=None) -> None:
+        if isinstance(target, cst.Name):
+            self.bind(target, value)
+            if source is not None and value[0] & ARRAY and not value[0] & TRACED:
+                self.origins[target.value] = f"made by `{_short(self.ctx.code(source))}`"
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            values = None
+            if isinstance(source, (cst.Tuple, cst.List)) and len(source.elements) == len(target.elements):
+                values = [self.fact(el.value) for el in source.elements]
+            elif source is not None and value[0] & TRACED:
+                # unpacking a traced pytree (a scan carry): its parts are traced, arrays or not
+                values = [(TRACED, value[1])] * len(target.elements)
+            for i, el in enumerate(target.elements):
+                inner = el.value
+                if isinstance(el, cst.StarredElement):
+                    self.bind_target(inner, NONE)
+                elif values is not None:
+                    part = source.elements[i].value if isinstance(source, (cst.Tuple, cst.List)) else None
+                    self.bind_target(inner, values[i], part)
+                else:
+                    self.bind_target(inner, NONE)
+
+    def setitem(self, stmt, target, op) -> None:
+        if not isinstance(target, cst.Subscript) or self.quiet:
+            return
+        base = self.fact(target.value)
+        if base[0] & ARRAY and not base[0] & NUMPY:
+            name = target.value.value if isinstance(target.value, cst.Name) else None
+            origin = self.origins.get(name, "") if name else ""
+            if base[0] & TRACED and not origin and base[1]:
+                origin = f"computed from `{base[1]}`, a traced argument of `{_fname(self.fn)}` ({self.trace.api if self.trace else 'traced'})"
+            self.setitems[stmt] = SetItem(stmt, target, name, origin)
+        elif not base[0] & NUMPY:
+            found = self.evaluated_array(target.value)
+            if found is not None:
+                name = target.value.value if isinstance(target.value, cst.Name) else None
+                self.setitems[stmt] = SetItem(stmt, target, name, found)
+
+    def evaluated_array(self, e) -> str | None:
+        """Is ``e`` a JAX array by the evaluator's value of it, with no call in view or in a
+        visible call of the function (``contexts``)? The origin for the message, or None.
+        An array known only by identity (a parameter whose body reads ``.shape``, as a Pallas
+        ``Ref``'s does) is no proof: the array must have been made (``origin`` None)."""
+        ev = self.ev
+        fn = self.fn
+        if not isinstance(fn, (cst.FunctionDef, cst.Lambda)):
+            return "" if _made_array(ev.value(e, None)) else None
+        if _made_array(ev.value(e, self.plain_frame(fn))):
+            return ""
+        for frame in contexts(ev, fn):
+            calls = sites(frame)  # none: the frame that binds nothing (the guesses above)
+            if calls and _made_array(ev.value(e, frame)):
+                first = calls[0]
+                line = self.ctx.exact_lines([first]).get(first) if isinstance(first, cst.CSTNode) else None
+                return f"as called at line {line}" if line else "in a call of it in this file"
+        return None
+
+    # -- boolean contexts -----------------------------------------------------------
+    def expressions(self, e) -> None:
+        """Check the boolean uses inside an expression (not inside lambdas or comprehensions)."""
+        if (self.trace is None and not any(v[0] & TRACED for v in self.env.values())) or isinstance(e, cst.Lambda):
+            return  # a lambda's body is checked on its own, with its own parameters
+        nodes = [e, *self.ctx.descendants(e, prune=(cst.Lambda, cst.FunctionDef, cst.ClassDef, *LOOP_COMPS))]
+        for n in nodes:
+            t = type(n)
+            if t is cst.IfExp:
+                self.check_bool(n.test, "ifexp", n.test)
+            elif t is cst.BooleanOperation:
+                kind = "and" if isinstance(n.operator, cst.And) else "or"
+                self.check_bool(n.left, kind, n.left, nested=False)
+            elif t is cst.UnaryOperation and isinstance(n.operator, cst.Not):
+                self.check_bool(n.expression, "not", n, nested=False)
+            elif (
+                t is cst.Call
+                and isinstance(n.func, cst.Name)
+                and n.func.value in ("bool", "int", "float")
+                and qualified(self.ev, n.func) == f"builtins.{n.func.value}"
+                and len(n.args) == 1
+                and n.args[0].keyword is None
+                and not n.args[0].star
+            ):
+                self.check_bool(n.args[0].value, n.func.value, n)
+
+    def check_bool(self, test, kind, report_at, nested=True) -> None:
+        if self.quiet:
+            return
+        if nested:
+            self.expressions(test)
+        if isinstance(test, cst.BooleanOperation) and kind in ("if", "while", "ifexp", "bool"):
+            self.check_bool(test.left, kind, test.left, nested=False)
+            self.check_bool(test.right, kind, test.right, nested=False)
+            return
+        if (
+            isinstance(test, cst.UnaryOperation)
+            and isinstance(test.operator, cst.Not)
+            and kind in ("if", "while", "ifexp")
+        ):
+            self.check_bool(test.expression, kind, test.expression, nested=False)
+            return
+        f = self.fact(test)
+        needs = TRACED if kind in ("int", "float") else ARRAY | TRACED
+        leaf = isinstance(test, cst.Name) and f[0] & (LEAF | TRACED) == LEAF | TRACED
+        if (f[0] & needs == needs or leaf) and f[1] and report_at not in self.bools:
+            trace = self.trace or self.outer_trace
+            if trace is not None:
+                self.bools[report_at] = BoolUse(report_at, kind, test, f[1], trace)
+
+    def plain_frame(self, fn):
+        """A frame for ``fn`` (and the defs around it) in which a parameter with no annotation
+        the model reads is opaque: no guess from how the body uses it (the evaluator's "reads ``.shape``, so
+        an array" is no proof of a JAX array). A method's receiver stays unbound: its
+        instance's attributes are what its class stores."""
+        outer = self.ctx.enclosing_function(fn)
+        parent = self.plain_frame(outer) if outer is not None else None
+        params = [*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params]
+        scope = program(self.ctx).scope_of_node.get(fn)
+        method = scope is not None and scope.parent is not None and scope.parent.kind == "class"
+        label = fn.name.value if isinstance(fn, cst.FunctionDef) else "<lambda>"
+        bound = {}
+        for i, p in enumerate(params):
+            if method and i == 0 and p in fn.params.params[:1]:
+                continue
+            name = p.name.value
+            promised = (
+                annotated_value(self.ev, p.annotation.annotation, f"{label}.{name}", name, fn)
+                if p.annotation is not None
+                else UNKNOWN
+            )
+            if promised is UNKNOWN:  # no annotation, or one the model does not read (a class)
+                bound[name] = Opaque(f"{label}.{name}", name)
+        return self.ev.frame(fn, bound, parent)
+
+
+def _made_array(v) -> bool:
+    return type(v) is Array and not v.host and v.origin is None
+
+
+def _is_str_or_none(e) -> bool:
+    return isinstance(e, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)) or (
+        isinstance(e, cst.Name) and e.value == "None"
+    )
+
+
+def _fname(fn) -> str:
+    if isinstance(fn, cst.FunctionDef):
+        return fn.name.value
+    if isinstance(fn, cst.Lambda):
+        return "<lambda>"
+    return "<module>"
+
+
+def _short(text: str, limit: int = 40) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."

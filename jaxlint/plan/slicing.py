@@ -16,7 +16,8 @@ LibCST must see it. Kept are:
 3. every def or module-level name a seed hands to a transform, ``partial``, an anchor or
    ``defvjp``, in the same module or, through the imports, in another module
    (``grad(loss_fn)`` keeps ``loss_fn`` wherever it is defined; ``jnp.ones(3)`` or
-   ``helper(f)`` keep nothing); through module-level ``step = jit(train)`` or an alias
+   ``helper(f)`` keep nothing; ``grad(self.loss)`` the member of the method's class,
+   ``grad(Model.loss)`` / ``grad(model.loss)`` every member ``loss`` of the module's classes); through module-level ``step = jit(train)`` or an alias
    ``f = lax.dot``, what that names; and the defs of the module that the decorators of a
    seed or of such a def name (``@jax.custom_vjp @logged def f``: the wrapper ``logged``);
 4. for rules with ``callers = "all"`` (JAX201), every unit that refers to one of their
@@ -171,12 +172,16 @@ def plan_file(path: str, source: str, rules, module: str, is_package: bool) -> F
             if u.alias:
                 names, dotted = names | u.idents, dotted | set(u.chains)
             passed = tuple(resolvable & names)
-            # ``grad(self.loss)`` in a method hands over a member of its class
+            # ``grad(self.loss)`` in a method hands over a member of its class;
+            # ``grad(Model.loss)`` / ``grad(model.loss)``: a member of a class of the module
             passed_chains = tuple(
                 c
                 for c in dotted
                 if c.partition(".")[0] in ol.imports
-                or (u.owner is not None and c.count(".") == 1 and c.startswith("self."))
+                or (
+                    c.count(".") == 1
+                    and ((c.startswith("self.") and u.owner is not None) or c.partition(".")[0] in local)
+                )
             )
         units.append(
             PlanUnit(
@@ -401,6 +406,10 @@ class _Index:
             target = plan.imports.get(head)
             if target is not None and target != CONFLICT:
                 out.update(dict.fromkeys(self.qualified(f"{target}.{rest}", p)))
+            elif target is None and head != "self" and "." not in rest:
+                # a local class or instance of one (``model = Model()``): whatever class
+                # it is, the method is the member of that name of one of the module's classes
+                out.update(dict.fromkeys(("m", p, cls, member) for cls, member in self.members[p] if member == rest))
         return list(out)
 
 

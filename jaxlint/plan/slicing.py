@@ -20,6 +20,7 @@ LibCST must see it. Kept are:
    ``grad(Model.loss)`` / ``grad(model.loss)`` every member ``loss`` of the module's classes); through module-level ``step = jit(train)`` or an alias
    ``f = lax.dot``, what that names; and the defs of the module that the decorators of a
    seed or of such a def name (``@jax.custom_vjp @logged def f``: the wrapper ``logged``);
+   for a seed that is a method, its class's constructor (what ``self.x`` holds);
 4. for rules with ``callers = "all"`` (JAX201), every unit that refers to one of their
    seeds, transitively, in any module (the callers of the function with the ``pmean``);
    with ``callers = "direct"`` (the vmap and pmap rules), the units of the same module
@@ -441,6 +442,14 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
 
     def unit(ref: tuple[int, int]) -> PlanUnit:
         return plans[ref[0]].units[ref[1]]
+
+    # a seed that is a method reads ``self.x``: what its class's constructor stores
+    for p, i in list(kept):
+        u = plans[p].units[i]
+        cls = index.classes[p].get(u.owner) if u.flags & SEED and u.owner is not None else None
+        if cls is not None:
+            for c in CONSTRUCTORS:
+                kept.update(index.units(("m", p, cls, c)))
 
     # 3. what the seeds pass (``grad(loss)``; not what they call: ``jnp.ones(3)``); through
     # ``step = jit(train)``, what that binds

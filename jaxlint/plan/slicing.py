@@ -32,7 +32,10 @@ LibCST must see it. Kept are:
    refers to a def a seed names and mentions one of those transforms
    (``jit(loss_fn, static_argnums=...)``);
 6. for rules with ``forwarders`` (the vmap rules), every def that calls one of its
-   parameters with its ``*args`` (``def apply(fn, *args): return fn(*args)``).
+   parameters with its ``*args`` (``def apply(fn, *args): return fn(*args)``);
+7. for rules with ``target_callees`` (JAX4xx), the defs of a seed's targets' module that
+   those targets refer to, transitively, ``MODULE_DEPTH`` steps at most (the helper that
+   builds what a grad target returns).
 
 Only module-level statements that bind a transform are followed further than one step
 (``step = jit(train)`` then ``grad(step)`` keeps ``train``): no rule reads what a
@@ -56,7 +59,7 @@ from jaxlint.plan.outline import CONFLICT, Outline, Unit, outline, split_lines
 SUPPRESSION = re.compile(r"#\s*jaxlint\s*:\s*ignore", re.IGNORECASE)
 
 # flags of a planned unit
-ALWAYS, SEED, CALLER_SEED, DIRECT_CALLER_SEED, TARGET_SEED, TRANSFORM, BINDS_TRANSFORM, FOLLOW = (
+ALWAYS, SEED, CALLER_SEED, DIRECT_CALLER_SEED, TARGET_SEED, TRANSFORM, BINDS_TRANSFORM, FOLLOW, CALLEES = (
     1,
     2,
     4,
@@ -65,6 +68,7 @@ ALWAYS, SEED, CALLER_SEED, DIRECT_CALLER_SEED, TARGET_SEED, TRANSFORM, BINDS_TRA
     32,
     64,
     128,
+    256,
 )
 
 # how many steps of callers and callees a ``direct`` seed keeps in its module
@@ -149,6 +153,7 @@ def plan_file(path: str, source: str, rules, module: str, is_package: bool) -> F
             return None
         bit = SEED | (TARGET_SEED if r.target_transforms else 0) | (FOLLOW if r.follows_references else 0)
         bit |= {"all": CALLER_SEED, "direct": DIRECT_CALLER_SEED}.get(r.callers, 0)
+        bit |= CALLEES if r.target_callees else 0
         wanted_transforms |= r.target_transforms
         for i in seeds:
             flags[i] |= bit
@@ -473,6 +478,29 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
                 if ref not in seen and unit(ref).flags & BINDS_TRANSFORM:
                     seen.add(ref)
                     reached.append(ref)
+    # what a target of a ``target callees`` seed calls in its module, transitively: the
+    # evaluator runs it to know what the target returns
+    frontier = [
+        ref
+        for p, plan in enumerate(plans)
+        for i, u in enumerate(plan.units)
+        if u.flags & CALLEES and u.flags & SEED
+        for sym in index.refs_of(p, u, passed=True)
+        for ref in units(sym)
+    ]
+    visited = set(frontier)
+    for _ in range(MODULE_DEPTH):
+        step = []
+        for p, i in frontier:
+            for sym in index.refs_of(p, unit((p, i))):
+                if sym[1] != p:
+                    continue
+                for ref in units(sym):
+                    if ref not in visited and unit(ref).name is not None:
+                        visited.add(ref)
+                        kept.add(ref)
+                        step.append(ref)
+        frontier = step
     # 4 and 5 need who refers to what
     referrers: dict[Symbol, list[tuple[int, int]]] = defaultdict(list)
     for p, plan in enumerate(plans):

@@ -231,7 +231,9 @@ class GradRule(Rule):
 
     about = tuple(GRAD_APIS)
     quiet_where_expected = True  # silent where the code expects the error (model/expected.py)
-    reads = "jit of targets"  # a jit of the target (its static arguments), in its module
+    # a jit of the target (its static arguments), in its module; what the target calls
+    # there (the helper that builds its output)
+    reads = ("jit of targets", "target callees")
     # files that may define the function a grad in another module differentiates
     context_words = ("argnums", "has_aux", "jnp", "jax.numpy", "loss")
 

@@ -92,6 +92,9 @@ WRONG_KNOBS = [
     ("JAX101", {"callers": ""}),
     # ``reads = "calls"``: the helper def a jitted vmap is handed to calls it
     ("JAX104", {"callers": ""}),
+    # ``reads = "target callees"``: the grad target returns the pair a helper of its module builds
+    # (with the callers off too: ``"calls"`` keeps the defs the site's def refers to)
+    ("JAX403", {"target_callees": False, "callers": ""}),
 ]
 # ... and one whose caller silences it: the call in another def passes a keyword argument
 WRONG_KNOBS_SILENCING = [("JAX103", {"callers": ""})]

@@ -113,6 +113,16 @@ def test_a_class_reference_keeps_its_constructor():
     assert "self.w = n" in out and "return 2" not in out
 
 
+def test_a_method_handed_on_through_its_class_or_an_instance_is_kept():
+    """``grad(Model.loss)`` / ``grad(model.loss)`` hand over a member of a class of the module."""
+    text = (
+        "import jax\n\nclass M:\n    @staticmethod\n    def loss(w, x):\n        return w * x\n\n"
+        "    def other(self):\n        return 2\n\nm = M()\ng = jax.grad(M.loss, argnums=2)\nh = jax.grad(m.loss)\n"
+    )
+    out = _plan({"m.py": text}, ["JAX401"])["m.py"]
+    assert "return w * x" in out and "return 2" not in out
+
+
 def test_a_grad_target_in_another_module_is_kept():
     lib = "import jax.numpy as jnp\n\ndef first():\n    return 0\n\ndef helper(x):\n    return x\n\ndef loss(w, x):\n    return jnp.sum(w * x)\n"
     train = "import jax\nfrom lib import loss\n\ndef step(w, x):\n    return jax.grad(loss, argnums=2)(w, x)\n"

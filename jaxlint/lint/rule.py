@@ -119,6 +119,8 @@ class Rule:
     call_paths: ClassVar[bool] = False
     # True: the slicer keeps, and the engine records, the defs that forward ``*args`` (model/forwarding.py)
     forwarders: ClassVar[bool] = False
+    # True: the slicer keeps the defs of a target's module that the target calls (plan/needs.py)
+    target_callees: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

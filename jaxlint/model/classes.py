@@ -226,7 +226,11 @@ def _class_binding(ev: Evaluator, cls: Class, name: str) -> Any:
 
 
 def class_attribute(ev: Evaluator, cls: Class, attr: str) -> Any:
-    """``Cls.attr``: a class-level binding (also of a base class), else UNKNOWN."""
+    """``Cls.attr``: a class-level binding (also of a base class), else UNKNOWN; a
+    classmethod read through its class is bound to it (``Cls.make`` takes no ``cls``)."""
+    v, node = _method_def(ev, cls, attr)
+    if node is not None and v is not UNKNOWN and v is not None and _descriptor(ev, node) == "classmethod":
+        return Bound(v, cls)
     for c in mro(ev, cls):
         if type(c) is not Class:
             return UNKNOWN
@@ -265,18 +269,30 @@ def bound_method(ev: Evaluator, cls: Any, name: str, receiver: Any) -> Any:
     v, node = _method_def(ev, cls, name)
     if v is UNKNOWN or v is None:
         return UNKNOWN
-    if node is not None:
-        for d in node.decorators:
-            dv = ev.value(d.decorator, None)
-            if type(dv) is External and dv.qualified in ("builtins.staticmethod", "staticmethod"):
-                return v
-            if type(dv) is External and dv.qualified in ("builtins.classmethod", "classmethod"):
-                return Bound(v, cls)
-            if type(dv) is External and dv.qualified in ("builtins.property", "functools.cached_property"):
-                return ev.call(v, [(receiver, None, "")], None, node)
+    kind = _descriptor(ev, node) if node is not None else None
+    if kind == "staticmethod":
+        return v
+    if kind == "classmethod":
+        return Bound(v, cls)
+    if kind == "property":
+        return ev.call(v, [(receiver, None, "")], None, node)
     if type(v) in (Function,) or type(v).__name__ in ("Transformed", "Partial"):
         return Bound(v, receiver)
     return UNKNOWN
+
+
+def _descriptor(ev: Evaluator, node: cst.FunctionDef) -> str | None:
+    """What the decorators make of a method: ``staticmethod``, ``classmethod``,
+    ``property`` (also ``functools.cached_property``), or None (a plain method)."""
+    for d in node.decorators:
+        dv = ev.value(d.decorator, None)
+        if type(dv) is External and dv.qualified in ("builtins.staticmethod", "staticmethod"):
+            return "staticmethod"
+        if type(dv) is External and dv.qualified in ("builtins.classmethod", "classmethod"):
+            return "classmethod"
+        if type(dv) is External and dv.qualified in ("builtins.property", "functools.cached_property"):
+            return "property"
+    return None
 
 
 def stored_attribute(ev: Evaluator, cls: Any, name: str) -> Any:

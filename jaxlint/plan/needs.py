@@ -40,6 +40,7 @@ class Reads:
     follows_references: bool = True
     call_paths: bool = False  # the engine records each read file's uses of its functions (model/calls.py)
     forwarders: bool = False  # every def that calls a parameter with its ``*args`` (model/forwarding.py)
+    target_callees: bool = False  # the defs of a target's module the target calls, transitively
 
 
 # What a rule's analysis may read besides its sites' units and module-level code.
@@ -68,6 +69,10 @@ READS: dict[str, Reads] = {
     # in another module, is called there with the caller's trailing arguments
     # (model/forwarding.py; the vmap rules). The rule also reads files that spell ``(*``.
     "forwarders": Reads(follows_references=False, forwarders=True),
+    # also the defs of a target's module that the target refers to, transitively
+    # (``MODULE_DEPTH`` steps): what the evaluator runs when it computes what the target
+    # returns (``def loss(w, x): return helper(w, x)``; the JAX4xx outputs)
+    "target callees": Reads(target_callees=True),
 }
 
 # what a kind of reading adds to the pre-filter's words: a forwarder spells ``fn(*args``
@@ -75,7 +80,15 @@ READ_WORDS: dict[str, tuple[str, ...]] = {"forwarders": ("(*",)}
 
 
 # knobs only ``about`` and ``reads`` give (``triggers`` and ``anchors`` may be set by hand: see above)
-DERIVED_ONLY = ("method_anchors", "callers", "target_transforms", "follows_references", "call_paths", "forwarders")
+DERIVED_ONLY = (
+    "method_anchors",
+    "callers",
+    "target_transforms",
+    "follows_references",
+    "call_paths",
+    "forwarders",
+    "target_callees",
+)
 
 
 def derive(cls) -> None:
@@ -99,7 +112,14 @@ def derive(cls) -> None:
             cls.triggers = trigger_words(about or (), cls.context_words + _read_words(cls.reads))
     if "reads" in own:
         r = reads_of(cls.reads, cls.__name__)
-        for knob in ("callers", "target_transforms", "follows_references", "call_paths", "forwarders"):
+        for knob in (
+            "callers",
+            "target_transforms",
+            "follows_references",
+            "call_paths",
+            "forwarders",
+            "target_callees",
+        ):
             setattr(cls, knob, getattr(r, knob))
 
 
@@ -153,4 +173,5 @@ def reads_of(reads, owner: str = "rule") -> Reads:
         any(p.follows_references for p in parts),
         any(p.call_paths for p in parts),
         any(p.forwarders for p in parts),
+        any(p.target_callees for p in parts),
     )

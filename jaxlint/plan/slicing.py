@@ -16,9 +16,11 @@ LibCST must see it. Kept are:
 3. every def or module-level name a seed hands to a transform, ``partial``, an anchor or
    ``defvjp``, in the same module or, through the imports, in another module
    (``grad(loss_fn)`` keeps ``loss_fn`` wherever it is defined; ``jnp.ones(3)`` or
-   ``helper(f)`` keep nothing); through module-level ``step = jit(train)`` or an alias
+   ``helper(f)`` keep nothing; ``grad(self.loss)`` the member of the method's class,
+   ``grad(Model.loss)`` / ``grad(model.loss)`` every member ``loss`` of the module's classes); through module-level ``step = jit(train)`` or an alias
    ``f = lax.dot``, what that names; and the defs of the module that the decorators of a
    seed or of such a def name (``@jax.custom_vjp @logged def f``: the wrapper ``logged``);
+   for a seed that is a method, its class's constructor (what ``self.x`` holds);
 4. for rules with ``callers = "all"`` (JAX201), every unit that refers to one of their
    seeds, transitively, in any module (the callers of the function with the ``pmean``);
    with ``callers = "direct"`` (the vmap and pmap rules), the units of the same module
@@ -30,7 +32,10 @@ LibCST must see it. Kept are:
    refers to a def a seed names and mentions one of those transforms
    (``jit(loss_fn, static_argnums=...)``);
 6. for rules with ``forwarders`` (the vmap rules), every def that calls one of its
-   parameters with its ``*args`` (``def apply(fn, *args): return fn(*args)``).
+   parameters with its ``*args`` (``def apply(fn, *args): return fn(*args)``);
+7. for rules with ``target_callees`` (JAX4xx), the defs of a seed's targets' module that
+   those targets refer to, transitively, ``MODULE_DEPTH`` steps at most (the helper that
+   builds what a grad target returns).
 
 Only module-level statements that bind a transform are followed further than one step
 (``step = jit(train)`` then ``grad(step)`` keeps ``train``): no rule reads what a
@@ -54,7 +59,7 @@ from jaxlint.plan.outline import CONFLICT, Outline, Unit, outline, split_lines
 SUPPRESSION = re.compile(r"#\s*jaxlint\s*:\s*ignore", re.IGNORECASE)
 
 # flags of a planned unit
-ALWAYS, SEED, CALLER_SEED, DIRECT_CALLER_SEED, TARGET_SEED, TRANSFORM, BINDS_TRANSFORM, FOLLOW = (
+ALWAYS, SEED, CALLER_SEED, DIRECT_CALLER_SEED, TARGET_SEED, TRANSFORM, BINDS_TRANSFORM, FOLLOW, CALLEES = (
     1,
     2,
     4,
@@ -63,6 +68,7 @@ ALWAYS, SEED, CALLER_SEED, DIRECT_CALLER_SEED, TARGET_SEED, TRANSFORM, BINDS_TRA
     32,
     64,
     128,
+    256,
 )
 
 # how many steps of callers and callees a ``direct`` seed keeps in its module
@@ -148,6 +154,7 @@ def plan_file(path: str, source: str, rules, module: str, is_package: bool) -> F
             return None
         bit = SEED | (TARGET_SEED if r.target_transforms else 0) | (FOLLOW if r.follows_references else 0)
         bit |= {"all": CALLER_SEED, "direct": DIRECT_CALLER_SEED}.get(r.callers, 0)
+        bit |= CALLEES if r.target_callees else 0
         wanted_transforms |= r.target_transforms
         for i in seeds:
             flags[i] |= bit
@@ -172,12 +179,16 @@ def plan_file(path: str, source: str, rules, module: str, is_package: bool) -> F
             if u.alias:
                 names, dotted = names | u.idents, dotted | set(u.chains)
             passed = tuple(resolvable & names)
-            # ``grad(self.loss)`` in a method hands over a member of its class
+            # ``grad(self.loss)`` in a method hands over a member of its class;
+            # ``grad(Model.loss)`` / ``grad(model.loss)``: a member of a class of the module
             passed_chains = tuple(
                 c
                 for c in dotted
                 if c.partition(".")[0] in ol.imports
-                or (u.owner is not None and c.count(".") == 1 and c.startswith("self."))
+                or (
+                    c.count(".") == 1
+                    and ((c.startswith("self.") and u.owner is not None) or c.partition(".")[0] in local)
+                )
             )
         units.append(
             PlanUnit(
@@ -402,6 +413,10 @@ class _Index:
             target = plan.imports.get(head)
             if target is not None and target != CONFLICT:
                 out.update(dict.fromkeys(self.qualified(f"{target}.{rest}", p)))
+            elif target is None and head != "self" and "." not in rest:
+                # a local class or instance of one (``model = Model()``): whatever class
+                # it is, the method is the member of that name of one of the module's classes
+                out.update(dict.fromkeys(("m", p, cls, member) for cls, member in self.members[p] if member == rest))
         return list(out)
 
 
@@ -434,6 +449,14 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
     def unit(ref: tuple[int, int]) -> PlanUnit:
         return plans[ref[0]].units[ref[1]]
 
+    # a seed that is a method reads ``self.x``: what its class's constructor stores
+    for p, i in list(kept):
+        u = plans[p].units[i]
+        cls = index.classes[p].get(u.owner) if u.flags & SEED and u.owner is not None else None
+        if cls is not None:
+            for c in CONSTRUCTORS:
+                kept.update(index.units(("m", p, cls, c)))
+
     # 3. what the seeds pass (``grad(loss)``; not what they call: ``jnp.ones(3)``); through
     # ``step = jit(train)``, what that binds
     seen = set(reached)
@@ -456,6 +479,29 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
                 if ref not in seen and unit(ref).flags & BINDS_TRANSFORM:
                     seen.add(ref)
                     reached.append(ref)
+    # what a target of a ``target callees`` seed calls in its module, transitively: the
+    # evaluator runs it to know what the target returns
+    frontier = [
+        ref
+        for p, plan in enumerate(plans)
+        for i, u in enumerate(plan.units)
+        if u.flags & CALLEES and u.flags & SEED
+        for sym in index.refs_of(p, u, passed=True)
+        for ref in units(sym)
+    ]
+    visited = set(frontier)
+    for _ in range(MODULE_DEPTH):
+        step = []
+        for p, i in frontier:
+            for sym in index.refs_of(p, unit((p, i))):
+                if sym[1] != p:
+                    continue
+                for ref in units(sym):
+                    if ref not in visited and unit(ref).name is not None:
+                        visited.add(ref)
+                        kept.add(ref)
+                        step.append(ref)
+        frontier = step
     # 4 and 5 need who refers to what
     referrers: dict[Symbol, list[tuple[int, int]]] = defaultdict(list)
     for p, plan in enumerate(plans):

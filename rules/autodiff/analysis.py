@@ -245,9 +245,10 @@ class GradRule(Rule):
 
     about = tuple(GRAD_APIS)
     quiet_where_expected = True  # silent where the code expects the error (model/expected.py)
-    # a jit of the target (its static arguments), in its module; the calls of the def a site
-    # is in (its call contexts: the arguments each call passes)
-    reads = ("jit of targets", "calls")
+    # a jit of the target (its static arguments), in its module; what the target calls
+    # there (the helper that builds its output); the calls of the def a site is in (its call
+    # contexts: the arguments each call passes)
+    reads = ("jit of targets", "target callees", "calls")
     # files that may define the function a grad in another module differentiates
     context_words = ("argnums", "has_aux", "jnp", "jax.numpy", "loss")
 

@@ -13,8 +13,9 @@ class ArgnumsOutOfRange(GradRule):
     an index at or beyond the number of positional parameters, a negative index below
     `-n`, an empty sequence, or a string. The positional parameters are the callable's as
     the transform calls it: after `functools.partial` (bound positionals shift the
-    positions, a bound keyword ends them) and for a bound method (`self` is not counted);
-    the function may be defined in another module. Where the transformed function is
+    positions, a bound keyword ends them) and for a bound method (`self` is not counted,
+    nor `cls` of a classmethod read through its class or an instance; a staticmethod has
+    no receiver); the function may be defined in another module. Where the transformed function is
     called in view (`jax.grad(f, argnums=2)(a, b)`), argnums is also checked against the
     positional arguments of that call, which is what JAX checks: a function with `*args`
     is reported only there.

@@ -17,8 +17,8 @@ class GradAuxWithoutHasAux(GradRule):
     ## What it does
     Reports `jax.grad` / `value_and_grad` of a function whose returned value is a tuple,
     list or dict on every path (typically `(loss, aux)`, also built in a variable and
-    returned through it), as the model evaluates it, without `has_aux=True`. For
-    `jacrev`, `jacfwd`, `jacobian` and `hessian`, where a tuple output is legitimate when
+    returned through it, or by a helper it returns), as the model evaluates it, without
+    `has_aux=True`. For `jacrev`, `jacfwd`, `jacobian` and `hessian`, where a tuple output is legitimate when
     a tuple of Jacobians is wanted, it reports only a visible `(loss, aux)` pair: the same
     function is differentiated elsewhere with `has_aux=True`, or the second element is a
     dict literal or is named like auxiliary data (`aux`, `metrics`, `stats`, `info`,

@@ -112,7 +112,7 @@ class ArgnumsIntegerParam(GradRule):
         declared = Declared(target.leaf, self.ctx) if idx is not None else None
         for i in nums:
             name = target.params[i] if idx is not None else None
-            why, ints = given.get(i, (None, True))
+            why, ints, got = given.get(i, (None, True, None))
             if why is None and declared is not None and name is not None and i not in self.inexact:
                 why, ints = declared.why(name)
             if why is None:
@@ -121,8 +121,7 @@ class ArgnumsIntegerParam(GradRule):
             if ints:
                 # the name JAX's message gives: value_and_grad checks as grad, hessian as jacfwd
                 said = {"value_and_grad": "grad", "hessian": "jacfwd", "jacobian": "jacrev"}.get(api, api)
-                real = "" if said == "jacfwd" else "- or complex"
-                err = f"`{api}` fails with `TypeError: {said} requires real{real}-valued inputs`"
+                err = f"`{api}` fails with `TypeError: {jax_error(said, got)}`"
             else:
                 err = "a static argument is a Python value that cannot be traced or differentiated"
             hint = (
@@ -135,10 +134,11 @@ class ArgnumsIntegerParam(GradRule):
             )
         return None
 
-    def given(self, site: Site, nums: list[int], names: list[str] | None) -> dict[int, tuple[str, bool]]:
+    def given(self, site: Site, nums: list[int], names: list[str] | None) -> dict[int, tuple[str, bool, str | None]]:
         """Positions (as argnums spells them) where a call in view passes an integer, boolean
-        or PRNG key value; ``self.inexact``: those where some call passes a floating array."""
-        out: dict[int, tuple[str, bool]] = {}
+        or PRNG key value, with the dtype JAX names it by (None: not known); ``self.inexact``:
+        those where some call passes a floating array."""
+        out: dict[int, tuple[str, bool, str | None]] = {}
         self.inexact: set[int] = set()
         for call in site.calls:
             args = call.positional
@@ -149,18 +149,21 @@ class ArgnumsIntegerParam(GradRule):
                 if not -len(args) <= i < len(args):
                     continue
                 v = args[i]
-                bad = [(path, k) for path, leaf in leaves(v) if (k := integer_kind(leaf)) is not None]
+                bad = [(path, k, leaf) for path, leaf in leaves(v) if (k := integer_kind(leaf)) is not None]
                 if not bad:
                     a = as_array(v)
                     if a is not None and a.dtype is not None and a.dtype.kind in ("float", "complex"):
                         self.inexact.add(i)
                     continue
-                path, kind = bad[0]
+                path, kind, leaf = bad[0]
+                got = jax_dtype(leaf)
                 text = short(self.ctx.code(nodes[i]), 40) if len(nodes) == len(args) else f"argument {i}"
                 root = names[i] if names is not None and -len(names) <= i < len(names) else "the argument"
                 leaf_text = f", whose leaf `{path_text(root, path)}` is {kind}," if path else f" ({kind})"
                 call_text = short(self.ctx.code(call.node))
-                out.setdefault(i, (f"given `{text}`{leaf_text} in `{call_text}` {at_line(self.ctx, call.node)}", True))
+                out.setdefault(
+                    i, (f"given `{text}`{leaf_text} in `{call_text}` {at_line(self.ctx, call.node)}", True, got)
+                )
         return out
 
 
@@ -179,6 +182,36 @@ def integer_kind(v: Any) -> str | None:
         if v.dtype.kind in ("int", "uint", "bool"):
             return f"an array of dtype {v.dtype.name or v.dtype.kind}"
     return None
+
+
+def jax_dtype(v: Any) -> str | None:
+    """The dtype JAX's error names for a value it cannot differentiate (jax 0.10.2, 64-bit
+    types off: a Python int is ``int32``, a ``PRNGKey`` array ``uint32``, a typed key
+    ``key<fry>``), or None when the model does not know it."""
+    t = type(v)
+    if (t is Const and isinstance(v.value, bool)) or (t is Scalar and v.kind == "bool"):
+        return "bool"
+    if (t is Const and isinstance(v.value, int)) or (t is Scalar and v.kind == "int"):
+        return "int32"
+    if t is Array and v.dtype is not None:
+        if v.dtype == RAW_KEY:
+            return "uint32"
+        if v.dtype.kind == "bool":
+            return "bool"
+        return v.dtype.name
+    return None
+
+
+def jax_error(said: str, got: str | None) -> str:
+    """JAX's error for differentiating a non-float input (``said``: the transform that
+    checks: ``grad``, ``jacrev`` or ``jacfwd``), as jax 0.10.2 words it."""
+    real = "real-valued inputs" if said == "jacfwd" else "real- or complex-valued inputs"
+    if got is None:
+        return f"{said} requires {real}"
+    if said == "jacfwd" and got.startswith("key<"):
+        return f"jacfwd with input element type {got}"
+    sub = "np.floating" if said == "jacfwd" else "np.inexact"
+    return f"{said} requires {real} (input dtype that is a sub-dtype of {sub}), but got {got}"
 
 
 class Declared:

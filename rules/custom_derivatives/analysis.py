@@ -274,21 +274,24 @@ def _registrations(ctx: Any) -> Any:
         if type(node) is not cst.Call or type(node.func) is not cst.Attribute:
             continue
         method = node.func.attr.value
-        if method not in ("defvjp", "defjvp", "defjvps") or any(a.star for a in node.args[:2]):
+        if method not in ("defvjp", "defjvp", "defjvps") or (
+            method != "defjvps" and any(a.star for a in node.args[:2])
+        ):
             continue
         primal = primal_of(p, ev.value(node.func.value, None), ctx.code(node.func.value))
         if primal is None or primal.kind != ("vjp" if method == "defvjp" else "jvp"):
             continue
         positional = [a for a in node.args if a.keyword is None]
         if method == "defjvps":
-            if any(a.star for a in node.args) or any(a.keyword is not None for a in node.args):
+            if any(a.star == "**" or a.keyword is not None for a in node.args):
+                continue
+            given = _spread(ev, node.args)  # ``f.defjvps(*rules)``: the items of a known sequence
+            if given is None:
                 continue
             params = primal.params or ()
             jvps = tuple(
-                None
-                if _is_none(a.value)
-                else rule_fn(p, "jvp", ev.value(a.value, None), a.value, primal, _lambda_for(params, i))
-                for i, a in enumerate(positional)
+                None if v == Const(None) else rule_fn(p, "jvp", v, arg, primal, _lambda_for(params, i))
+                for i, (v, arg) in enumerate(given)
             )
             yield Registration(node, primal, {}, jvps, node)
             continue
@@ -300,6 +303,21 @@ def _registrations(ctx: Any) -> Any:
             if rule is not None:
                 rules[role] = rule
         yield Registration(node, primal, rules)
+
+
+def _spread(ev: Any, args: Any) -> list[tuple[Any, cst.BaseExpression]] | None:
+    """The positional arguments of a call as values, each with the expression it comes
+    from; a ``*rules`` gives the items of the tuple or list it evaluates to (None: not known)."""
+    out: list[tuple[Any, cst.BaseExpression]] = []
+    for a in args:
+        v = ev.value(a.value, None)
+        if a.star == "*":
+            if type(v) not in (Tuple, List):
+                return None
+            out.extend((x, a.value) for x in v.items)
+        else:
+            out.append((v, a.value))
+    return out
 
 
 def _lambda_for(params: tuple[str, ...], i: int) -> str:

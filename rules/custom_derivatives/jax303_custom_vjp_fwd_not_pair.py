@@ -1,14 +1,33 @@
 from __future__ import annotations
 
+from typing import Any
+
+import libcst as cst
+
 from jaxlint.lint.rule import Invalid
 from jaxlint.lint.wording import worded
+from jaxlint.model.abstract import Function, Partial, Transformed, Wraps
 
 from .analysis import CustomDerivativeRule, Registration
 
-RAISES = (
-    "under `jax.grad` JAX raises `TypeError: Custom VJP fwd rule ... must produce a pair (list or tuple of length "
-    "two) representing primal outputs and residuals`"
-)
+
+def raises(fwd: str, primal: str) -> str:
+    """JAX's error (jax 0.10.2), with the names it gives the rule and the primal."""
+    return (
+        f"under `jax.grad` JAX raises `TypeError: Custom VJP fwd rule {fwd} for function {primal} must produce a "
+        "pair (list or tuple of length two) where the first element represents the primal output ... and the "
+        "second element represents residuals`"
+    )
+
+
+def _jax_name(v: Any) -> str:
+    """The ``__name__`` JAX's message gives a function: a def's name, ``<lambda>``, or ``...``."""
+    while type(v) in (Transformed, Wraps, Partial):
+        v = v.wrapped if type(v) is Wraps else v.func if type(v) is Partial else v.target
+    if type(v) is Function:
+        return "<lambda>" if isinstance(v.node, cst.Lambda) else v.name
+    return "..."
+
 
 _F = """import jax
 
@@ -87,5 +106,9 @@ class CustomVjpFwdNotPair(CustomDerivativeRule):
                 what = "tuple" if r.length != 1 else "sequence"
                 head = f"{fwd.shown} returns a {r.length}-element {what}, not an `(output, residuals)` pair"
                 advice = "return `(out, (res1, res2, ...))`"
-            headline, note = worded(head, advice, fwd.located() + RAISES)
+            fwd_name = "<lambda>" if isinstance(fwd.function, cst.Lambda) else fwd.name
+            if fwd.name.startswith("the ") and fwd.function is None:
+                fwd_name = "..."
+            text = raises(fwd_name, _jax_name(reg.primal.value.target))
+            headline, note = worded(head, advice, fwd.located() + text)
             self.report(fwd.at(r), headline, note=note)

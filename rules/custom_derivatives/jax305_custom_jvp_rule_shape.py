@@ -35,7 +35,8 @@ class CustomJvpRuleShape(CustomDerivativeRule):
     computed with as an array and never unpacked, indexed or passed on
     (`def f_jvp(x, t)`) is reported too. For `f.defjvps(*rules)` it checks that there is
     one rule (or `None`) per positional argument of the primal, each taking
-    `(tangent, primal_out, *primals)`.
+    `(tangent, primal_out, *primals)` (rules spread from a tuple or list are counted), and
+    that the primal has no `nondiff_argnums` / `nondiff_argnames`.
 
     ## Why is this bad?
     A rule written like the primal (`f_jvp(x, y, x_dot, y_dot)`) fails with
@@ -46,7 +47,8 @@ class CustomJvpRuleShape(CustomDerivativeRule):
     pair (list or tuple of length two) representing primal and tangent outputs`;
     `defjvps` with one rule too few or too many raises `ValueError: safe_zip() argument 1
     has length 1 but argument 0 has length 2`. All of these show up only when the function
-    is differentiated.
+    is differentiated. `defjvps` on a function with `nondiff_argnums` raises `TypeError:
+    Can't use ``defjvps`` with ``nondiff_argnums``.` as soon as it is called.
 
     ## Example
     ```python
@@ -145,11 +147,19 @@ class CustomJvpRuleShape(CustomDerivativeRule):
         """``f.defjvps(*jvps)``: one rule per positional argument, each called as
         ``jvp(tangent, primal_out, *primals)``; JAX pairs them with ``zip``."""
         primal, jvps = reg.primal, reg.jvps or ()
-        if primal.params is None or primal.nondiff:
-            return
-        n, k = len(primal.params), len(jvps)
         node = reg.jvps_node or reg.node
         name = primal.name
+        if primal.nondiff:
+            headline, note = worded(
+                f"`{name}.defjvps` cannot be used with `{primal.nondiff_text}`",
+                f"register one rule with `@{name}.defjvp`, taking the non-differentiable arguments first",
+                "JAX raises `TypeError: Can't use ``defjvps`` with ``nondiff_argnums``.` as soon as the line runs",
+            )
+            self.report(node, headline, note=note)
+            return
+        if primal.params is None:
+            return
+        n, k = len(primal.params), len(jvps)
         if k != n:
             headline, note = worded(
                 f"`{name}.defjvps` gives {plural(k, 'rule')} for {plural(n, 'argument')} of `{name}`",

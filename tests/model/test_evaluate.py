@@ -8,8 +8,11 @@ from jaxlint.model import dims
 from jaxlint.model.abstract import (
     FLOAT,
     Array,
+    Bound,
+    Class,
     Const,
     Dict,
+    Function,
     Opaque,
     Scalar,
     Struct,
@@ -114,6 +117,20 @@ def test_methods_see_their_receiver():
         "result = Model(3).apply(jnp.ones((5, 3)))\n"
     )
     assert shape(value_of(src)) == (5, 2)
+
+
+def test_a_classmethod_is_bound_to_its_class_and_a_staticmethod_to_nothing():
+    src = HEAD + (
+        "class Model:\n    @classmethod\n    def make(cls, x):\n        return x\n"
+        "    @staticmethod\n    def plain(x):\n        return x\n"
+        "m = Model()\n"
+    )
+    for read in ("Model.make", "m.make"):
+        v = value_of(src + f"result = {read}\n")
+        assert type(v) is Bound and type(v.receiver) is Class and v.func.name == "make", read
+    for read in ("Model.plain", "m.plain"):
+        v = value_of(src + f"result = {read}\n")
+        assert type(v) is Function and v.name == "plain", read
 
 
 def test_decorators_and_transforms_are_values():

@@ -263,7 +263,9 @@ def test_argnums_onto_a_key_an_int_array_and_an_int_leaf():
             14,
             "`jax.grad` argnums=0 differentiates `key`, which is given `key` (a PRNG key) in "
             "`jax.grad(loss)(key, jnp.ones(3))` at line 14; `grad` fails with `TypeError: grad requires real- or "
-            "complex-valued inputs`" + tail + " (or pass allow_int=True if a float0 gradient is really wanted)",
+            "complex-valued inputs (input dtype that is a sub-dtype of np.inexact), but got key<fry>`"
+            + tail
+            + " (or pass allow_int=True if a float0 gradient is really wanted)",
         ),
         (
             "JAX405",
@@ -279,7 +281,8 @@ def test_argnums_onto_a_key_an_int_array_and_an_int_leaf():
             16,
             "`jax.jacfwd` argnums=0 differentiates `state`, which is given `{'w': jnp.ones(3), 'n': 2}`, whose leaf "
             "`state['n']` is a Python int, in `jax.jacfwd(tree)({'w': jnp.ones(3), 'n': 2})` at line 16; `jacfwd` "
-            "fails with `TypeError: jacfwd requires real-valued inputs`" + tail,
+            "fails with `TypeError: jacfwd requires real-valued inputs (input dtype that is a sub-dtype of "
+            "np.floating), but got int32`" + tail,
         ),
     ]
 
@@ -360,4 +363,23 @@ def test_a_call_under_a_branch_the_frame_decides_against_never_runs():
     assert found(src, "JAX407") == []
     assert [(c, line) for c, line, _ in found(src.replace("TRAINING = False", "TRAINING = True"), "JAX407")] == [
         ("JAX407", 12)
+    ]
+
+
+def test_an_int_or_key_argument_gets_the_dtype_jax_names():
+    src = (
+        "import jax\nimport jax.numpy as jnp\n\n"
+        "def f(a, w):\n    return jnp.sum(a * w)\n\n"
+        "w = jnp.ones(3)\n"
+        "a = jax.grad(f)(jax.random.PRNGKey(0), w)\n"
+        "b = jax.jacfwd(f)(jax.random.key(0), w)\n"
+        "c = jax.jacrev(f)(True, w)\n"
+    )
+    notes = [d.note for d in testing.lint(src, "JAX405")]
+    assert [n[n.index("fails with") :].split("`. ")[0] for n in notes] == [
+        "fails with `TypeError: grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of "
+        "np.inexact), but got uint32",
+        "fails with `TypeError: jacfwd with input element type key<fry>",
+        "fails with `TypeError: jacrev requires real- or complex-valued inputs (input dtype that is a sub-dtype of "
+        "np.inexact), but got bool",
     ]

@@ -25,10 +25,14 @@ BWD_RAISES = (
     "Under `jax.grad` JAX raises `TypeError: Custom VJP bwd rule must produce an output with the same container "
     "(pytree) structure as the args tuple of the primal function`."
 )
-FWD_RAISES = (
-    "Under `jax.grad` JAX raises `TypeError: Custom VJP fwd rule ... must produce a pair (list or tuple of length "
-    "two) representing primal outputs and residuals`."
-)
+
+
+def fwd_raises(fwd, primal):
+    return (
+        f"Under `jax.grad` JAX raises `TypeError: Custom VJP fwd rule {fwd} for function {primal} must produce a pair "
+        "(list or tuple of length two) where the first element represents the primal output ... and the second "
+        "element represents residuals`."
+    )
 
 
 def test_seed_my_clip_is_clean():
@@ -119,7 +123,7 @@ def test_fwd_not_pair_and_jvp_shape():
             "JAX303",
             8,
             "The fwd lambda returns `jnp.sin(x)`, not an `(output, residuals)` pair",
-            "Return `(jnp.sin(x), residuals)` with what `bwd` needs. " + FWD_RAISES,
+            "Return `(jnp.sin(x), residuals)` with what `bwd` needs. " + fwd_raises("<lambda>", "f"),
         ),
         (
             "JAX305",
@@ -224,7 +228,7 @@ def test_fwd_returning_only_the_primal_value_through_a_variable():
             "JAX303",
             9,
             "`f_fwd` returns `out`, not an `(output, residuals)` pair; return `(out, residuals)` with what `bwd` needs",
-            FWD_RAISES,
+            fwd_raises("f_fwd", "f"),
         )
     ]
     paired = src.replace("    return out\n", "    res = (out, (x, y))\n    return res\n")

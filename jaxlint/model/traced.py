@@ -4,7 +4,8 @@ A function is traced when ``jit``/``pjit``/``vmap``/``pmap``/``shard_map``/``sma
 applies to it (as a call, a decorator, through ``partial``, or an inner transform:
 ``jax.jit(jax.grad(f))`` traces ``f``), or when it is a ``lax`` loop/branch body
 (``scan``, ``fori_loop``, ``while_loop``, ``cond``, ``map``, ``associative_scan``).
-Its traced parameters are those without a default, minus what the application makes
+Its traced parameters are those without a default (and those with one that a visible
+call of the transformed function passes), minus what the application makes
 concrete: ``static_argnums``/``static_argnames`` (``static_broadcasted_argnums`` for
 ``pmap``), arguments ``partial`` binds, a method's ``self``, for ``vmap``/``pmap``
 the ``None`` entries of ``in_axes``, and for ``shard_map`` those of ``in_specs``. Read through the program model (``applications``,
@@ -190,7 +191,26 @@ def _trace_of(p: Program, fn, app: Transformed, bound: int, bound_keywords: list
             return UNKNOWN
         concrete |= {n for n, as_is in zip(free, passed, strict=False) if as_is}
     params = {n for n in free + kwonly if n not in concrete and n not in with_default}
+    optional = [n for n in free + kwonly if n in with_default and n not in concrete]
+    if optional:
+        params |= _passed(p, app, free[1:] if names[:1] == free[:1] and _method(p, fn) else free, optional)
     return Trace(params, TRACING[app.api], app.node, app.api in STATIC_OPTIONS and TABLE[app.api].kind != "map")
+
+
+def _passed(p: Program, app: Transformed, free: list[str], optional: list[str]) -> set[str]:
+    """The parameters with a default that a visible call of the transformed function
+    passes: a transform traces what it is given, and a default only when it is not given
+    (``jit(f)(x, 0.5)`` traces ``temperature=None``). A call spreading ``*args`` or
+    ``**kwargs`` passes what cannot be read: it adds nothing."""
+    calls, _complete = p.invocations(app.node)
+    out: set[str] = set()
+    for call in calls:
+        if any(a.star for a in call.args):
+            continue
+        given = sum(1 for a in call.args if a.keyword is None)
+        keywords = {a.keyword.value for a in call.args if a.keyword is not None}
+        out |= {n for n in optional if n in keywords or (n in free and free.index(n) < given)}
+    return out
 
 
 def _passed_as_is(p: Program, specs: cst.BaseExpression, count: int) -> list[bool] | None:

@@ -154,22 +154,28 @@ class Site:
                 with ev.query(FUEL):
                     out.append((leaf_ev.returned(t.leaf, default_frame(leaf_ev, t.leaf.node)), None))
             for c in self.calls:
+                target = self.target_for(ev, c)
+                if target is None:
+                    continue  # the call's frame gives other options: this site's are not its
                 with ev.query(FUEL):
-                    out.append((ev.call(self.target_for(ev, c), c.args, c.frame, c.node), c))
+                    out.append((ev.call(target, c.args, c.frame, c.node), c))
             self._outputs = out
         return self._outputs
 
     def target_for(self, ev: Any, c: Call) -> Any:
         """The differentiated function as ``c`` calls it: the application evaluated in the
         call's frame (``jax.grad(fn)(x)`` in a function called once per problem differentiates
-        that problem's ``fn``, with that problem's ``x``), else as evaluated where it is written."""
+        that problem's ``fn``, with that problem's ``x``), else as evaluated where it is written;
+        None when that frame gives the application other options (``has_aux=has_aux`` of
+        a parameterized case) than those the rules read."""
         with ev.query(FUEL):
             v = ev.value(c.node.func, c.frame)
         for _ in range(8):
             if type(v) is not Transformed:
                 break
             if v.node is self.node:
-                return v.target
+                # the options the rules read are the site's: a frame with others is not judged
+                return v.target if v.options == self.value.options else None
             v = v.target
         return self.value.target
 

@@ -59,7 +59,9 @@ TABLE: dict[str, Api] = {
     "jax.experimental.pjit.pjit": Api("trace", True, "pjit", _JIT_STATIC, gives="value"),
     "jax.vmap": Api("map", True, "jax.vmap", in_axes=True, gives="map"),
     "jax.pmap": Api("map", True, "jax.pmap", ("static_broadcasted_argnums",), in_axes=True, gives="map"),
-    "jax.shard_map": Api("map", True, "jax.shard_map", in_specs=True, gives="blocks"),
+    # called eagerly, shard_map runs its function on each device's concrete block (Python
+    # control flow works, jax 0.10.2); only a trace around it (jit) makes them tracers
+    "jax.shard_map": Api("map", False, "jax.shard_map", in_specs=True, gives="blocks"),
     "jax.smap": Api("map", True, "jax.smap", gives="blocks"),
     # its ``axis_env`` binds axis names by hand: ``[("i", 4)]``
     "jax.make_jaxpr": Api("map", True, "jax.make_jaxpr", ("static_argnums",), gives="jaxpr"),

@@ -199,18 +199,35 @@ def _trace_of(p: Program, fn, app: Transformed, bound: int, bound_keywords: list
 
 def _passed(p: Program, app: Transformed, free: list[str], optional: list[str]) -> set[str]:
     """The parameters with a default that a visible call of the transformed function
-    passes: a transform traces what it is given, and a default only when it is not given
-    (``jit(f)(x, 0.5)`` traces ``temperature=None``). A call spreading ``*args`` or
-    ``**kwargs`` passes what cannot be read: it adds nothing."""
+    passes a leaf: a transform traces what it is given, and a default only when it is not
+    given (``jit(f)(x, 0.5)`` traces ``temperature=None``). A call spreading ``*args`` or
+    ``**kwargs``, or passing a value not known to be a leaf, adds nothing."""
     calls, _complete = p.invocations(app.node)
     out: set[str] = set()
     for call in calls:
         if any(a.star for a in call.args):
             continue
-        given = sum(1 for a in call.args if a.keyword is None)
-        keywords = {a.keyword.value for a in call.args if a.keyword is not None}
-        out |= {n for n in optional if n in keywords or (n in free and free.index(n) < given)}
+        positional = [a.value for a in call.args if a.keyword is None]
+        keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+        for n in optional:
+            given = keywords.get(n)
+            if given is None and n in free and free.index(n) < len(positional):
+                given = positional[free.index(n)]
+            if given is not None and _leaf(p, given):
+                out.add(n)
     return out
+
+
+def _leaf(p: Program, expr: cst.BaseExpression) -> bool:
+    """Is what a call passes known to be one traced leaf: an array or a Python number or
+    bool (a dict or list is a container: ``partial_params or {}`` tests the container)?"""
+    from .abstract import Array, Const, Scalar
+
+    with p.evaluator.query(2_000):
+        v = p.evaluator.value(expr, None)
+    if type(v) is Const:
+        return isinstance(v.value, (bool, int, float, complex))
+    return type(v) in (Array, Scalar)
 
 
 def _passed_as_is(p: Program, specs: cst.BaseExpression, count: int) -> list[bool] | None:

@@ -19,16 +19,20 @@ if TYPE_CHECKING:
     from .analysis import MigrationRule
 
 
-def _call_of(rule: MigrationRule, node: cst.Attribute) -> cst.Call | None:
+def _call_of(rule: MigrationRule, node: cst.Attribute, positional: int | None = None) -> cst.Call | None:
+    """The call ``node`` is the function of, with no ``*``/``**`` argument; with
+    ``positional``, only when it passes exactly that many arguments and no keyword."""
     call = rule.ctx.parent(node)
-    if isinstance(call, cst.Call) and call.func is node and all(a.star == "" for a in call.args):
-        return call
-    return None
+    if not (isinstance(call, cst.Call) and call.func is node and all(a.star == "" for a in call.args)):
+        return None
+    if positional is not None and (len(call.args) != positional or any(a.keyword is not None for a in call.args)):
+        return None
+    return call
 
 
 def index_update(rule: MigrationRule, node: cst.Attribute, entry: Entry) -> RuleFix | None:
-    call = _call_of(rule, node)
-    if call is None or len(call.args) != 3 or any(a.keyword is not None for a in call.args):
+    call = _call_of(rule, node, positional=3)
+    if call is None:
         return None
     ctx = rule.ctx
     x, idx, y = (a.value for a in call.args)
@@ -42,8 +46,8 @@ def index_update(rule: MigrationRule, node: cst.Attribute, entry: Entry) -> Rule
 
 
 def tie_in(rule: MigrationRule, node: cst.Attribute, entry: Entry) -> RuleFix | None:
-    call = _call_of(rule, node)
-    if call is None or len(call.args) != 2 or any(a.keyword is not None for a in call.args):
+    call = _call_of(rule, node, positional=2)
+    if call is None:
         return None
     x, y = (a.value for a in call.args)
     safety: Applicability = "safe" if is_simple(x) else "unsafe"  # dropping `x` must not drop a side effect
@@ -51,8 +55,8 @@ def tie_in(rule: MigrationRule, node: cst.Attribute, entry: Entry) -> RuleFix | 
 
 
 def msort(rule: MigrationRule, node: cst.Attribute, entry: Entry) -> RuleFix | None:
-    call = _call_of(rule, node)
-    if call is None or len(call.args) != 1 or call.args[0].keyword is not None:
+    call = _call_of(rule, node, positional=1)
+    if call is None:
         return None
     spelled = rule.spell("jax.numpy.sort", node.value)
     if spelled is None:
@@ -63,8 +67,8 @@ def msort(rule: MigrationRule, node: cst.Attribute, entry: Entry) -> RuleFix | N
 
 
 def prng_impl(rule: MigrationRule, node: cst.Attribute, entry: Entry) -> RuleFix | None:
-    call = _call_of(rule, node)
-    if call is None or len(call.args) != 1 or call.args[0].keyword is not None:
+    call = _call_of(rule, node, positional=1)
+    if call is None:
         return None
     spelled = rule.spell("jax.random.PRNGKey", node.value)
     if spelled is None:
@@ -80,8 +84,8 @@ def prng_impl(rule: MigrationRule, node: cst.Attribute, entry: Entry) -> RuleFix
 
 
 def pvary(rule: MigrationRule, node: cst.Attribute, entry: Entry) -> RuleFix | None:
-    call = _call_of(rule, node)
-    if call is None or len(call.args) != 2 or any(a.keyword is not None for a in call.args):
+    call = _call_of(rule, node, positional=2)
+    if call is None:
         return None
     spelled = rule.spell("jax.lax.pcast", node)
     if spelled is None:

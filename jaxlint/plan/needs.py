@@ -26,7 +26,7 @@ the catalogue's words) and ``anchors`` (the catalogue rules choose their seeds i
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 _API = re.compile(r"(\.?[A-Za-z_]\w*)(\.[A-Za-z_]\w*)*(\.\*)?")
 
@@ -80,15 +80,9 @@ READ_WORDS: dict[str, tuple[str, ...]] = {"forwarders": ("(*",)}
 
 
 # knobs only ``about`` and ``reads`` give (``triggers`` and ``anchors`` may be set by hand: see above)
-DERIVED_ONLY = (
-    "method_anchors",
-    "callers",
-    "target_transforms",
-    "follows_references",
-    "call_paths",
-    "forwarders",
-    "target_callees",
-)
+# the slicer's knobs ``reads`` gives (``Reads``' fields)
+READ_KNOBS = tuple(f.name for f in fields(Reads))
+DERIVED_ONLY = ("method_anchors", *READ_KNOBS)
 
 
 def derive(cls) -> None:
@@ -112,14 +106,7 @@ def derive(cls) -> None:
             cls.triggers = trigger_words(about or (), cls.context_words + _read_words(cls.reads))
     if "reads" in own:
         r = reads_of(cls.reads, cls.__name__)
-        for knob in (
-            "callers",
-            "target_transforms",
-            "follows_references",
-            "call_paths",
-            "forwarders",
-            "target_callees",
-        ):
+        for knob in READ_KNOBS:
             setattr(cls, knob, getattr(r, knob))
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import libcst as cst
 
 from jaxlint.model.abstract import Const, Function, List, Partial, Transformed, Tuple
+from jaxlint.model.classes import descriptor
 from jaxlint.model.returns import always_returns, return_statements
 from jaxlint.model.signature import Signature
 from jaxlint.model.transforms import TABLE, named
@@ -94,9 +95,11 @@ def _kwonly(sig: Signature, name: Any) -> bool:
 
 
 def in_class(p: Any, node: cst.CSTNode) -> bool:
+    """A method of a class body, whose call may bind ``self`` or ``cls``: a ``staticmethod``
+    is called as its def is, however it is reached (``Cls.fwd``, ``self.fwd``)."""
     for a in p.ctx.ancestors(node):
         if isinstance(a, cst.ClassDef):
-            return True
+            return not (isinstance(node, cst.FunctionDef) and descriptor(p.evaluator, node) == "staticmethod")
         if isinstance(a, (cst.FunctionDef, cst.Lambda)):
             return False
     return False

@@ -229,7 +229,7 @@ def class_attribute(ev: Evaluator, cls: Class, attr: str) -> Any:
     """``Cls.attr``: a class-level binding (also of a base class), else UNKNOWN; a
     classmethod read through its class is bound to it (``Cls.make`` takes no ``cls``)."""
     v, node = _method_def(ev, cls, attr)
-    if node is not None and v is not UNKNOWN and v is not None and _descriptor(ev, node) == "classmethod":
+    if node is not None and v is not UNKNOWN and v is not None and descriptor(ev, node) == "classmethod":
         return Bound(v, cls)
     for c in mro(ev, cls):
         if type(c) is not Class:
@@ -269,7 +269,7 @@ def bound_method(ev: Evaluator, cls: Any, name: str, receiver: Any) -> Any:
     v, node = _method_def(ev, cls, name)
     if v is UNKNOWN or v is None:
         return UNKNOWN
-    kind = _descriptor(ev, node) if node is not None else None
+    kind = descriptor(ev, node) if node is not None else None
     if kind == "staticmethod":
         return v
     if kind == "classmethod":
@@ -281,7 +281,7 @@ def bound_method(ev: Evaluator, cls: Any, name: str, receiver: Any) -> Any:
     return UNKNOWN
 
 
-def _descriptor(ev: Evaluator, node: cst.FunctionDef) -> str | None:
+def descriptor(ev: Evaluator, node: cst.FunctionDef) -> str | None:
     """What the decorators make of a method: ``staticmethod``, ``classmethod``,
     ``property`` (also ``functools.cached_property``), or None (a plain method)."""
     for d in node.decorators:

@@ -4,11 +4,9 @@ A registration is ``f.defvjp(fwd, bwd)``, ``f.defjvp(jvp)`` (also ``@f.defjvp``)
 ``f.defjvps(*jvps)``. ``f`` is evaluated where the registration is written (JAX's tests
 redefine ``f`` many times in one function: each registration meets the live one), to a
 ``Transformed`` value of ``jax.custom_vjp``/``jax.custom_jvp`` made by a decorator, a
-call or ``partial``, here or in a project module the World reads. Its options are values
-(``nondiff_argnums`` from a constant or a config field); the primal's parameters are the
-model's ``signature`` of the wrapped callable (a method bound to its receiver drops
-``self``, a ``functools.wraps`` wrapper has its wrapped function's, ``jax.named_scope``
-keeps it). A rule's signature is its own; what each of its ``return`` statements gives
+call or ``partial``, here or in a project module the World reads; what the primal takes and
+which of its arguments are differentiable is ``jaxlint.model.derivatives``. A rule's
+signature is its own; what each of its ``return`` statements gives
 is the evaluator's value, else what Python's operators and the catalogue's functions
 promise (``returned``). Unknown is silent: the rule modules decide on what is known.
 """
@@ -23,22 +21,20 @@ import libcst as cst
 
 from jaxlint.lint.rule import Rule
 from jaxlint.model import program
-from jaxlint.model.abstract import (
-    Const,
-    Function,
-    List,
-    Partial,
-    Transformed,
-    Tuple,
-    Wraps,
+from jaxlint.model.abstract import Const, Function, Transformed, Wraps
+from jaxlint.model.derivatives import (
+    ROLES,
+    SAME_VALUE,
+    Primal,
+    in_class,
+    is_stub,
+    jax_args,
+    jax_values,
+    primal_of,
+    spread,
 )
-from jaxlint.model.returns import Returned, always_returns, return_statements, returned_items
+from jaxlint.model.returns import Returned, returned_items
 from jaxlint.model.signature import Signature
-from jaxlint.model.transforms import TABLE, named
-
-KINDS = {q: a.derivatives for q, a in TABLE.items() if a.derivatives}  # custom_vjp: "vjp", custom_jvp: "jvp"
-ROLES = {"defvjp": ("fwd", "bwd"), "defjvp": ("jvp",)}
-SAME_VALUE = named(gives="value")  # calling it gives the wrapped function's value
 
 
 def names(xs: Any) -> str:
@@ -47,26 +43,6 @@ def names(xs: Any) -> str:
 
 def plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
-
-
-@dataclass(frozen=True, slots=True)
-class Primal:
-    kind: str  # "vjp" | "jvp"
-    name: str
-    params: tuple[str, ...] | None  # the positional parameters JAX passes; None: not known
-    nondiff: tuple[int, ...] | None  # sorted positions; None: not known
-    nondiff_text: str  # ``nondiff_argnums=(0,)``, as evaluated
-    value: Transformed
-
-    @property
-    def diff(self) -> list[str] | None:
-        if self.params is None or self.nondiff is None:
-            return None
-        return [p for i, p in enumerate(self.params) if i not in self.nondiff]
-
-    @property
-    def nondiff_names(self) -> list[str]:
-        return [self.params[i] for i in self.nondiff or ()] if self.params is not None else []
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,61 +92,6 @@ class Registration:
     jvps_node: cst.CSTNode | None = None
 
 
-def primal_of(p: Any, v: Any, name: str) -> Primal | None:
-    """The custom_vjp/custom_jvp value ``v`` as a primal; None when it is not one."""
-    if type(v) is not Transformed or v.api not in KINDS:
-        return None
-    target = v.target
-    if type(target) is Function and _in_class(target.program or p, target.node):
-        return None  # a method: how JAX gets its ``self`` is not visible
-    sig = p.evaluator.signature(target)
-    params = None
-    # a ``partial`` primal takes what its calls pass (JAX does not read its signature)
-    if sig is not None and sig.var_positional is None and type(target) is not Partial:
-        params = tuple(x.name for x in sig.positional)
-    nondiff, text = _nondiff(v, params, sig)
-    return Primal(KINDS[v.api], name, params, nondiff, text, v)
-
-
-def _nondiff(v: Transformed, params: tuple[str, ...] | None, sig: Signature | None) -> tuple[Any, str]:
-    if v.unknown_options:
-        return None, ""
-    found: set[int] = set()
-    texts = []
-    for key in ("nondiff_argnums", "nondiff_argnames"):
-        opt = v.option(key, Const(None))
-        if opt == Const(None) or opt == Tuple(()):
-            continue
-        items = opt.items if type(opt) in (Tuple, List) else (opt,)
-        if any(type(x) is not Const for x in items):
-            return None, ""
-        vals = [x.value for x in items]
-        texts.append(f"{key}={vals[0]!r}" if type(opt) is Const else f"{key}={tuple(vals)!r}")
-        for x in vals:
-            if key == "nondiff_argnums" and type(x) is int and x >= 0:
-                found.add(x)
-            elif key == "nondiff_argnames" and type(x) is str and params is not None and x in params:
-                found.add(params.index(x))
-            elif not (key == "nondiff_argnames" and sig is not None and _kwonly(sig, x)):
-                return None, ""
-    if params is not None and any(i >= len(params) for i in found):
-        return None, ""
-    return tuple(sorted(found)), ", ".join(texts)
-
-
-def _kwonly(sig: Signature, name: Any) -> bool:
-    return any(x.name == name and x.kind == "kwonly" for x in sig.params)
-
-
-def _in_class(p: Any, node: cst.CSTNode) -> bool:
-    for a in p.ctx.ancestors(node):
-        if isinstance(a, cst.ClassDef):
-            return True
-        if isinstance(a, (cst.FunctionDef, cst.Lambda)):
-            return False
-    return False
-
-
 def rule_fn(
     p: Any, role: str, value: Any, arg: cst.CSTNode, primal: Primal | None = None, label: str = ""
 ) -> RuleFn | None:
@@ -192,57 +113,21 @@ def rule_fn(
         return RuleFn(role, text if len(text) <= 40 else text[:37] + "...", sig, arg, None, "")
     home = value.program or p
     node = value.node
-    if _in_class(home, node):
+    if in_class(home, node):
         return None
     if isinstance(node, cst.FunctionDef) and not isinstance(node.body, cst.IndentedBlock | cst.SimpleStatementSuite):
         return None
-    if isinstance(node, cst.FunctionDef) and _stub(home, node):
+    if isinstance(node, cst.FunctionDef) and is_stub(home, node):
         return None  # a placeholder that is never meant to run
     label = node.name.value if isinstance(node, cst.FunctionDef) else label or f"the {role} lambda"
     if home is not p:  # findings go on the argument that names it
         path = os.path.basename(home.ctx.path)
         line = home.ctx.lines([node]).get(node)
-        found = returned_items(home, node, _jax_values(role, sig, primal), _jax_args(p)) if readable else None
+        found = returned_items(home, node, jax_values(role, sig, primal), jax_args(p)) if readable else None
         return RuleFn(role, label, sig, arg, found, f"{path}:{line}" if line else path)
     at = node.name if isinstance(node, cst.FunctionDef) else node
-    found = returned_items(p, node, _jax_values(role, sig, primal), _jax_args(p)) if readable else None
+    found = returned_items(p, node, jax_values(role, sig, primal), jax_args(p)) if readable else None
     return RuleFn(role, label, sig, at, found, "", node if readable else None)
-
-
-def _stub(p: Any, fn: cst.FunctionDef) -> bool:
-    """A def that always raises: no ``return``, and every path raises, or its first
-    statement is ``assert False``."""
-    if return_statements(p.ctx, fn):
-        return False
-    if always_returns(fn):
-        return True
-    body = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else ()
-    first = body[0] if body else None
-    small = first.body[0] if isinstance(first, cst.SimpleStatementLine) and first.body else None
-    return isinstance(small, cst.Assert) and p.evaluator.value(small.test, None) in (Const(False), Const(0))
-
-
-def _jax_args(p: Any) -> Any:
-    """The differentiable arguments of a custom function a rule calls hold JAX values."""
-
-    def of(t: Transformed) -> frozenset[str]:
-        primal = primal_of(p, t, "")
-        return frozenset(primal.diff or ()) if primal is not None else frozenset()
-
-    return of
-
-
-def _jax_values(role: str, sig: Signature, primal: Primal | None) -> frozenset[str]:
-    """The parameters JAX gives a rule JAX values (arrays or pytrees of them, never a Python
-    int that would repeat a sequence): ``fwd``'s differentiable arguments, ``bwd``'s cotangent."""
-    pos = [x.name for x in sig.positional]
-    if sig.var_positional is not None or not pos:
-        return frozenset()
-    if role == "bwd":
-        return frozenset(pos[-1:])
-    if role == "fwd" and primal is not None and primal.nondiff is not None:
-        return frozenset(x for i, x in enumerate(pos) if i not in primal.nondiff)
-    return frozenset()
 
 
 def registrations(ctx: Any) -> list[Registration]:
@@ -285,7 +170,7 @@ def _registrations(ctx: Any) -> Any:
         if method == "defjvps":
             if any(a.star == "**" or a.keyword is not None for a in node.args):
                 continue
-            given = _spread(ev, node.args)  # ``f.defjvps(*rules)``: the items of a known sequence
+            given = spread(ev, node.args)  # ``f.defjvps(*rules)``: the items of a known sequence
             if given is None:
                 continue
             params = primal.params or ()
@@ -305,27 +190,8 @@ def _registrations(ctx: Any) -> Any:
         yield Registration(node, primal, rules)
 
 
-def _spread(ev: Any, args: Any) -> list[tuple[Any, cst.BaseExpression]] | None:
-    """The positional arguments of a call as values, each with the expression it comes
-    from; a ``*rules`` gives the items of the tuple or list it evaluates to (None: not known)."""
-    out: list[tuple[Any, cst.BaseExpression]] = []
-    for a in args:
-        v = ev.value(a.value, None)
-        if a.star == "*":
-            if type(v) not in (Tuple, List):
-                return None
-            out.extend((x, a.value) for x in v.items)
-        else:
-            out.append((v, a.value))
-    return out
-
-
 def _lambda_for(params: tuple[str, ...], i: int) -> str:
     return f"the lambda for `{params[i]}`" if i < len(params) else f"the lambda {i + 1}"
-
-
-def _is_none(e: cst.BaseExpression) -> bool:
-    return type(e) is cst.Name and e.value == "None"
 
 
 class CustomDerivativeRule(Rule):

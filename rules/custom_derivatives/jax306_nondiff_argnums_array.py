@@ -5,9 +5,8 @@ from jaxlint.lint.wording import worded
 from jaxlint.model import program
 from jaxlint.model.abstract import External, Function
 from jaxlint.model.annotations import ARRAY_LIKE_TYPES
+from jaxlint.model.derivatives import KINDS, primal_of
 from jaxlint.model.mapsites import application_value
-
-from .analysis import KINDS, primal_of
 
 _F = """import jax
 from functools import partial

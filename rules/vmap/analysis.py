@@ -215,55 +215,6 @@ class ThroughForwarders(Rule):
                 yield item, item.data["message"], item.data.get("note", "")
 
 
-def static_but_mapped(ctx: Any, site: Site) -> list[int]:
-    """Positions a ``jit`` around this vmap makes static (``static_argnums``) while the
-    vmap maps them: every call passes a Python value there, which has no axis to map."""
-    from jaxlint.model.abstract import Const, List, Tuple
-    from jaxlint.model.mapsites import application_value
-
-    p = program(ctx)
-    t = site.mapped.value
-    if t is None:
-        return []
-    in_axes = t.option("in_axes", Const(0))
-    for app in p.applications("jax.jit"):
-        jit = application_value(p, app)
-        if jit is None or type(jit.target) is not type(t) or getattr(jit.target, "node", None) is not t.node:
-            continue
-        static = jit.option("static_argnums", Const(None))
-        picked = (
-            [static.value]
-            if type(static) is Const and isinstance(static.value, int)
-            else [x.value for x in static.items if type(x) is Const and isinstance(x.value, int)]
-            if type(static) in (Tuple, List)
-            else []
-        )
-        out = []
-        for i in picked:
-            if type(in_axes) in (Tuple, List):
-                if 0 <= i < len(in_axes.items) and _maps(in_axes.items[i]):
-                    out.append(i)
-            elif _maps(in_axes):
-                out.append(i)
-        if out:
-            return out
-    return []
-
-
-def _maps(axes: Any) -> bool:
-    """Whether an ``in_axes`` entry surely maps something: an int axis, or a display with
-    one among its leaves (an entry the evaluator does not know maps nothing we can show)."""
-    from jaxlint.model.abstract import Const, Dict, List, Tuple
-
-    if type(axes) is Const:
-        return isinstance(axes.value, int) and not isinstance(axes.value, bool)
-    if type(axes) in (Tuple, List):
-        return any(_maps(x) for x in axes.items)
-    if type(axes) is Dict:
-        return any(_maps(v) for _, v in axes.items)
-    return False
-
-
 def target_name(site: Site) -> str:
     """How messages name the mapped function: ``predict``, ``the lambda``."""
     v = site.mapped.value

@@ -1,9 +1,13 @@
 from __future__ import annotations
 
-from jaxlint.lint.rule import Invalid
-from jaxlint.model.abstract import Array, Const, Scalar, as_array, describe
+from typing import Any
 
-from .analysis import ThroughForwarders, first_with, in_axes_fix, leaf_text, static_but_mapped, vmap_sites, where
+from jaxlint.lint.rule import Invalid
+from jaxlint.model import program
+from jaxlint.model.abstract import Array, Const, Dict, List, Scalar, Tuple, as_array, describe
+from jaxlint.model.mapsites import application_value
+
+from .analysis import Site, ThroughForwarders, first_with, in_axes_fix, leaf_text, vmap_sites, where
 
 FIX_TITLE = "Give the unmappable argument `None` in `in_axes`"
 
@@ -122,3 +126,47 @@ class VmapAxisBeyondRank(ThroughForwarders):
                 note = f"{place + ': ' if place else ''}JAX raises {raises}; give it `None` in `in_axes`"
                 self.report_evaluated(site.node, message, e, fix, note=note)
                 break
+
+
+def static_but_mapped(ctx: Any, site: Site) -> list[int]:
+    """Positions a ``jit`` around this vmap makes static (``static_argnums``) while the
+    vmap maps them: every call passes a Python value there, which has no axis to map."""
+    p = program(ctx)
+    t = site.mapped.value
+    if t is None:
+        return []
+    in_axes = t.option("in_axes", Const(0))
+    for app in p.applications("jax.jit"):
+        jit = application_value(p, app)
+        if jit is None or type(jit.target) is not type(t) or getattr(jit.target, "node", None) is not t.node:
+            continue
+        static = jit.option("static_argnums", Const(None))
+        picked = (
+            [static.value]
+            if type(static) is Const and isinstance(static.value, int)
+            else [x.value for x in static.items if type(x) is Const and isinstance(x.value, int)]
+            if type(static) in (Tuple, List)
+            else []
+        )
+        out = []
+        for i in picked:
+            if type(in_axes) in (Tuple, List):
+                if 0 <= i < len(in_axes.items) and _maps(in_axes.items[i]):
+                    out.append(i)
+            elif _maps(in_axes):
+                out.append(i)
+        if out:
+            return out
+    return []
+
+
+def _maps(axes: Any) -> bool:
+    """Whether an ``in_axes`` entry surely maps something: an int axis, or a display with
+    one among its leaves (an entry the evaluator does not know maps nothing we can show)."""
+    if type(axes) is Const:
+        return isinstance(axes.value, int) and not isinstance(axes.value, bool)
+    if type(axes) in (Tuple, List):
+        return any(_maps(x) for x in axes.items)
+    if type(axes) is Dict:
+        return any(_maps(v) for _, v in axes.items)
+    return False

@@ -20,6 +20,12 @@ def sentence(text: str) -> str:
     return text if text[-1] in ".!?" else text + "."
 
 
+def clipped(text: str, limit: int = 60) -> str:
+    """Source text for a message: whitespace folded, cut to ``limit`` with ``...``."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def notes(*parts: str | None) -> str:
     """The non-empty ``parts`` as sentences of one note."""
     return " ".join(sentence(p) for p in parts if p and p.strip())

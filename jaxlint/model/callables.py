@@ -8,10 +8,14 @@ after, as ``inspect`` shows them); a transform keeps the signature of what it wr
 catalogue function has the signature JAX declares; a ``functools.wraps`` wrapper has the
 signature of what it wraps (``inspect`` follows ``__wrapped__``); a class has its ``__init__``'s without
 ``self`` (a dataclass: its fields).
+
+``unwrapped(callable)``: the def or lambda it finally calls, what ``partial`` binds on
+the way, and whether that def's return is the callable's value (a grad target's output).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -28,6 +32,7 @@ if TYPE_CHECKING:
 
 # transforms whose result takes the arguments of the function they wrap
 _SAME_SIGNATURE = named("trace") | named("map")  # the transformed function takes what it takes
+_SAME_VALUE = named(gives="value")  # calling it gives the wrapped function's value
 
 
 def parameters(ev: Evaluator, node: cst.FunctionDef | cst.Lambda, env: Any) -> Signature:
@@ -88,3 +93,35 @@ def signature_of(ev: Evaluator, fn: Any, depth: int = 0) -> Signature | None:
 
         return init_signature(ev, fn)
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class Unwrapped:
+    """The def or lambda a callable finally calls, as a transform of it sees it."""
+
+    leaf: Function | None  # None: something other than a def or lambda is called
+    bound: tuple[str, ...]  # the parameters ``functools.partial`` binds on the way
+    same_value: bool  # only partial, bound methods and value-keeping transforms between:
+    # the leaf's return is the callable's value
+
+
+def unwrapped(ev: Evaluator, fn: Any) -> Unwrapped:
+    """Follow ``partial``, a bound method's function and transforms to the def or lambda
+    called (a ``partial`` with ``*args`` is not followed)."""
+    bound: list[str] = []
+    same = True
+    for _ in range(16):
+        t = type(fn)
+        if t is Partial and not fn.star:
+            inner = signature_of(ev, fn.func)
+            names = [p.name for p in inner.positional] if inner is not None else []
+            bound += names[: len(fn.args)] + [k for k, _ in fn.keywords if k in names[len(fn.args) :]]
+            fn = fn.func
+        elif t is Bound:
+            fn = fn.func
+        elif t is Transformed:
+            same = same and fn.api in _SAME_VALUE
+            fn = fn.target
+        else:
+            break
+    return Unwrapped(fn if type(fn) is Function else None, tuple(bound), same)

@@ -176,3 +176,23 @@ def _kind(v: Any) -> int | None:
     if type(v) in (Tuple, List):
         return len(v.items)
     return ONE if type(v) is Array else None
+
+
+def returned_source(fn: Function, limit: int = 60) -> str | None:
+    """The source of what a def first returns, for a message (a lambda: its body; a name
+    bound once to a tuple or list display: that display), whitespace folded and cut to
+    ``limit``; None when it returns nothing readable."""
+    p = fn.program
+    if p is None:
+        return None
+    if isinstance(fn.node, cst.Lambda):
+        expr: cst.BaseExpression | None = fn.node.body
+    else:
+        rets = return_statements(p.ctx, fn.node)
+        expr = rets[0].value if rets else None
+    if expr is None:
+        return None
+    shown = (p.display(expr) if isinstance(expr, cst.Name) else None) or expr
+    text = " ".join(p.ctx.code(shown).split())
+    text = text if len(text) <= limit else text[: limit - 3] + "..."
+    return f"({text})" if isinstance(shown, cst.Tuple) and not shown.lpar else text

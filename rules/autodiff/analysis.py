@@ -19,15 +19,16 @@ import libcst as cst
 
 from jaxlint.base.literals import UNKNOWN
 from jaxlint.lint.rule import Rule
-from jaxlint.lint.wording import split
+from jaxlint.lint.wording import clipped, split
 from jaxlint.model import program
-from jaxlint.model.abstract import Bound, Const, Function, List, Partial, Transformed, Tuple
+from jaxlint.model.abstract import Function, Transformed, constant
+from jaxlint.model.callables import unwrapped
 from jaxlint.model.contexts import call_arguments, contexts, default_frame, runs_in
 from jaxlint.model.evaluate import Env
 from jaxlint.model.mapsites import application_value
-from jaxlint.model.returns import return_statements
+from jaxlint.model.returns import returned_source
 from jaxlint.model.signature import Argument, Signature
-from jaxlint.model.transfer import PASS_THROUGH, signature
+from jaxlint.model.transfer import signature
 from jaxlint.model.transforms import named
 
 # the differentiating transforms (jaxlint/model/transforms.py), by the name messages give
@@ -35,11 +36,6 @@ GRAD_APIS = {q: q.rsplit(".", 1)[1] for q in sorted(named(gives="grad") | named(
 SCALAR_APIS = named(gives="grad")  # they need a scalar output
 ALLOW_INT_APIS = frozenset(q for q in GRAD_APIS if signature(q).param("allow_int") is not None)
 FUEL = 20_000  # evaluation steps per evaluated call of a site
-
-
-def short(text: str, limit: int = 60) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 @dataclass
@@ -63,31 +59,13 @@ class Target:
 def target_of(ev: Any, value: Any) -> Target | None:
     """The callable ``value`` as a transform of it calls it, or None when not known."""
     sig: Signature | None = ev.signature(value)
-    if sig is None:
+    u = unwrapped(ev, value)
+    if sig is None or u.leaf is None:
         return None
-    bound: list[str] = []
-    visible, v = True, value
-    for _ in range(16):
-        t = type(v)
-        if t is Partial and not v.star:
-            inner = ev.signature(v.func)
-            names = [p.name for p in inner.positional] if inner is not None else []
-            bound += names[: len(v.args)] + [k for k, _ in v.keywords if k in names[len(v.args) :]]
-            v = v.func
-        elif t is Bound:
-            v = v.func
-        elif t is Transformed:
-            visible = visible and v.api in PASS_THROUGH
-            v = v.target
-        else:
-            break
-    leaf = v if type(v) is Function else None
-    if leaf is None:
-        return None
-    label = "the lambda" if isinstance(leaf.node, cst.Lambda) else f"`{leaf.name}`"
-    note = " after functools.partial binds " + ", ".join(f"`{b}`" for b in bound) if bound else ""
+    label = "the lambda" if isinstance(u.leaf.node, cst.Lambda) else f"`{u.leaf.name}`"
+    note = " after functools.partial binds " + ", ".join(f"`{b}`" for b in u.bound) if u.bound else ""
     params = [p.name for p in sig.positional]
-    return Target(label, params, sig.var_positional is not None, note, leaf, visible)
+    return Target(label, params, sig.var_positional is not None, note, u.leaf, u.same_value)
 
 
 @dataclass
@@ -126,13 +104,7 @@ class Site:
         if self.value.unknown_options:
             return UNKNOWN
         v = self.value.option(name)
-        if v is None:
-            return default
-        if type(v) is Const:
-            return v.value
-        if type(v) in (Tuple, List) and all(type(x) is Const for x in v.items):
-            return tuple(x.value for x in v.items) if type(v) is Tuple else [x.value for x in v.items]
-        return UNKNOWN
+        return default if v is None else constant(v)
 
     def argnums(self) -> list[int] | None:
         """The argnums as a list of ints (default 0), or None when not such a constant."""
@@ -180,23 +152,9 @@ class Site:
         return self.value.target
 
     def returned_text(self) -> str | None:
-        """The source of what the differentiated def returns (its first ``return``; a
-        name bound once to a tuple display: that display)."""
+        """The source of what the differentiated def returns, for a message."""
         leaf = self.target.leaf if self.target is not None else None
-        if leaf is None or leaf.program is None:
-            return None
-        p = leaf.program
-        if isinstance(leaf.node, cst.Lambda):
-            expr: cst.BaseExpression | None = leaf.node.body
-        else:
-            rets = return_statements(p.ctx, leaf.node)
-            expr = rets[0].value if rets else None
-        if expr is None:
-            return None
-        shown = p.display(expr) if isinstance(expr, cst.Name) else None
-        shown = shown if shown is not None else expr
-        text = short(p.ctx.code(shown))
-        return f"({text})" if isinstance(shown, cst.Tuple) and not shown.lpar else text
+        return returned_source(leaf) if leaf is not None else None
 
 
 def sites(ctx: Any) -> list[Site]:
@@ -217,7 +175,7 @@ def sites(ctx: Any) -> list[Site]:
             option_nodes[name] = arg
         node = app.node
         shown = ctx.code(node.func if isinstance(node, cst.Call) and not app.decorator else node)
-        site = Site(node, app.api, short(shown, 40), value, option_nodes, target_of(ev, value.target))
+        site = Site(node, app.api, clipped(shown, 40), value, option_nodes, target_of(ev, value.target))
         calls, _ = p.invocations(node)
         for call in calls[:8]:
             home = ctx.enclosing_function(call)

@@ -1,15 +1,12 @@
 from __future__ import annotations
 
-import re
-
 import libcst as cst
 
 from jaxlint.lint.rule import Invalid, NodeEdit, RuleFix
 from jaxlint.model import program
-from jaxlint.model.abstract import Array, Const, Dict, External, List, Tuple
-from jaxlint.model.returns import return_statements
+from jaxlint.model.abstract import Array, Const, Dict, External, List, Scalar, Tuple
 
-from .analysis import GRAD_APIS, SCALAR_APIS, GradRule, Site, at_line, short, sites
+from .analysis import GRAD_APIS, SCALAR_APIS, GradRule, Site, at_line, sites
 
 
 class GradAuxWithoutHasAux(GradRule):
@@ -20,9 +17,9 @@ class GradAuxWithoutHasAux(GradRule):
     returned through it, or by a helper it returns), as the model evaluates it, without
     `has_aux=True`. For `jacrev`, `jacfwd`, `jacobian` and `hessian`, where a tuple output is legitimate when
     a tuple of Jacobians is wanted, it reports only a visible `(loss, aux)` pair: the same
-    function is differentiated elsewhere with `has_aux=True`, or the second element is a
-    dict literal or is named like auxiliary data (`aux`, `metrics`, `stats`, `info`,
-    `logs`, ...) while the first is a loss.
+    function is differentiated elsewhere with `has_aux=True`, or, as the model evaluates
+    it, the first element is a scalar (a loss) and the second a dict (its metrics). Names
+    are no evidence: where the values do not decide, it is silent.
 
     ## Why is this bad?
     `grad` and `value_and_grad` need a scalar output and fail when called with
@@ -77,7 +74,7 @@ class GradAuxWithoutHasAux(GradRule):
             ),
         ),
         (
-            "import jax\nimport jax.numpy as jnp\ndef f(x):\n    loss = jnp.sum(x ** 2)\n    return loss, metrics\nj = jax.jacrev(f)\n",
+            "import jax\nimport jax.numpy as jnp\ndef f(x):\n    loss = jnp.sum(x ** 2)\n    return loss, {'x': x}\nj = jax.jacrev(f)\n",
             Invalid("JAX403", line=6, message="silently"),
         ),
     )
@@ -142,7 +139,9 @@ class GradAuxWithoutHasAux(GradRule):
         return None
 
     def aux_evidence(self, site: Site, out: Tuple | List) -> str | None:
-        """Why the second of two returned values is auxiliary (a jacobian of a pair may be meant)."""
+        """Why the second of two returned values is auxiliary (a jacobian of a pair may be
+        meant): the same function is differentiated with has_aux=True elsewhere, or it
+        returns a scalar and a dict (a loss and its metrics). Names are no evidence."""
         target = site.target
         if target is not None and target.leaf is not None:
             for other in sites(self.ctx):
@@ -154,31 +153,14 @@ class GradAuxWithoutHasAux(GradRule):
                     and other.option("has_aux", False) is True
                 ):
                     return f"{target.label} is differentiated with has_aux=True {at_line(self.ctx, other.node)}"
-        texts = _elements(site)
-        if texts is None or len(texts) != 2:
-            return None
-        second = texts[1]
-        named_aux = bool(re.fullmatch(r"[A-Za-z_][\w.]*", second)) and bool(AUX.search(second))
-        if (type(out.items[1]) is Dict or named_aux) and (_scalar(out.items[0]) or LOSS.search(texts[0])):
-            return f"`{short(second, 30)}` is visibly auxiliary output"
+        first, second = out.items
+        if type(second) is Dict and _scalar(first):
+            return "the first is a scalar, the second a dict"
         return None
-
-
-AUX = re.compile(r"(aux|metric|stats?\b|stats_|info|logs?\b|logs_|extra|summar)", re.IGNORECASE)
-LOSS = re.compile(r"loss|objective|cost|energy", re.IGNORECASE)
-
-
-def _elements(site: Site) -> list[str] | None:
-    """The element texts of the tuple display the differentiated def returns first."""
-    leaf = site.target.leaf if site.target is not None else None
-    if leaf is None or leaf.program is None or isinstance(leaf.node, cst.Lambda):
-        return None
-    rets = return_statements(leaf.program.ctx, leaf.node) or []
-    shown = [leaf.program.display(r.value) for r in rets if r.value is not None]
-    if not shown or shown[0] is None:
-        return None
-    return [leaf.program.ctx.code(e.value) for e in shown[0].elements]
 
 
 def _scalar(v: object) -> bool:
-    return (type(v) is Array and v.shape is not None and v.shape.rank == 0) or type(v) is Const
+    """A rank-0 array or a Python number: a value ``grad`` could differentiate."""
+    if type(v) is Array:
+        return v.shape is not None and v.shape.rank == 0
+    return (type(v) is Const and type(v.value) in (int, float)) or (type(v) is Scalar and v.kind == "float")

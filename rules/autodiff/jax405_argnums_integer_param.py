@@ -5,6 +5,7 @@ from typing import Any
 import libcst as cst
 
 from jaxlint.lint.rule import Invalid
+from jaxlint.lint.wording import clipped
 from jaxlint.model.abstract import (
     RAW_KEY,
     Array,
@@ -26,7 +27,7 @@ from jaxlint.model.mapsites import application_value
 from jaxlint.model.signature import bind
 from jaxlint.model.uses import use_of, uses
 
-from .analysis import ALLOW_INT_APIS, GradRule, Site, at_line, normalised, short
+from .analysis import ALLOW_INT_APIS, GradRule, Site, at_line, normalised
 
 
 class ArgnumsIntegerParam(GradRule):
@@ -157,10 +158,10 @@ class ArgnumsIntegerParam(GradRule):
                     continue
                 path, kind, leaf = bad[0]
                 got = jax_dtype(leaf)
-                text = short(self.ctx.code(nodes[i]), 40) if len(nodes) == len(args) else f"argument {i}"
+                text = clipped(self.ctx.code(nodes[i]), 40) if len(nodes) == len(args) else f"argument {i}"
                 root = names[i] if names is not None and -len(names) <= i < len(names) else "the argument"
                 leaf_text = f", whose leaf `{path_text(root, path)}` is {kind}," if path else f" ({kind})"
-                call_text = short(self.ctx.code(call.node))
+                call_text = clipped(self.ctx.code(call.node))
                 out.setdefault(
                     i, (f"given `{text}`{leaf_text} in `{call_text}` {at_line(self.ctx, call.node)}", True, got)
                 )
@@ -255,7 +256,7 @@ class Declared:
                 arg = self.p.parents.get(read)
                 call = self.p.parents.get(arg) if type(arg) is cst.Arg else None
                 if type(call) is cst.Call and "key" in use_of(self.p, read):
-                    return f"used as a PRNG key in `{short(self.p.ctx.code(call))}`"
+                    return f"used as a PRNG key in `{clipped(self.p.ctx.code(call))}`"
         return None
 
     def static_use(self, name: str) -> str | None:
@@ -284,7 +285,7 @@ class Declared:
                 for it in items:
                     found = self.p.binding(it) if isinstance(it, cst.Name) and it.value == name else None
                     if found is not None and found.kind == "param" and found.scope.node is node:
-                        return f"used as {how} in `{short(ctx.code(call))}`"
+                        return f"used as {how} in `{clipped(ctx.code(call))}`"
         return None
 
     def jit_static(self, name: str) -> str | None:

@@ -7,8 +7,10 @@ applies to it (as a call, a decorator, through ``partial``, or an inner transfor
 Its traced parameters are those without a default (and those with one that a visible
 call of the transformed function passes), minus what the application makes
 concrete: ``static_argnums``/``static_argnames`` (``static_broadcasted_argnums`` for
-``pmap``), arguments ``partial`` binds, a method's ``self``, for ``vmap``/``pmap``
-the ``None`` entries of ``in_axes``, and for ``shard_map`` those of ``in_specs``. Read through the program model (``applications``,
+``pmap``), arguments ``partial`` binds, a method's ``self``, and for ``vmap``/``pmap``
+the ``None`` entries of ``in_axes``. ``shard_map`` called eagerly runs its function on
+concrete blocks (jax 0.10.2), so only a trace around it counts (``jit(shard_map(f))``
+traces every argument of ``f``). Read through the program model (``applications``,
 ``value``, ``target_function``, ``literal``); an option it cannot read, or a def one of
 whose decorators it does not know, leaves the function out: unknown means silent.
 """
@@ -20,8 +22,8 @@ from dataclasses import dataclass
 import libcst as cst
 
 from jaxlint.base.literals import UNKNOWN
-from jaxlint.base.names import last_name
 
+from .classes import descriptor
 from .program import Program
 from .transforms import TABLE
 from .values import External, Function, Partial, Transformed
@@ -32,7 +34,6 @@ TRACING = {q: a.label for q, a in TABLE.items() if a.kind in ("map", "trace") an
 STATIC_OPTIONS = {q: a.static for q, a in TABLE.items() if q in TRACING and a.static}
 LAX_BODIES = {q: a.bodies for q, a in TABLE.items() if a.kind == "body" and a.bodies}
 IN_AXES = frozenset(q for q, a in TABLE.items() if a.in_axes)
-IN_SPECS = frozenset(q for q, a in TABLE.items() if a.in_specs)
 _LAX_SHORT = frozenset(q.rsplit(".", 1)[1] for q in LAX_BODIES)
 
 
@@ -185,15 +186,12 @@ def _trace_of(p: Program, fn, app: Transformed, bound: int, bound_keywords: list
             return UNKNOWN
     if app.api in IN_AXES and app.args:
         return UNKNOWN  # in_axes given positionally: read no further
-    if app.api in IN_SPECS and "in_specs" in app.keywords:
-        passed = _passed_as_is(p, app.keywords["in_specs"], len(free))
-        if passed is None:
-            return UNKNOWN
-        concrete |= {n for n, as_is in zip(free, passed, strict=False) if as_is}
     params = {n for n in free + kwonly if n not in concrete and n not in with_default}
     optional = [n for n in free + kwonly if n in with_default and n not in concrete]
     if optional:
-        params |= _passed(p, app, free[1:] if names[:1] == free[:1] and _method(p, fn) else free, optional)
+        # a call of the transformed method passes its arguments after ``self``
+        called = free[1:] if _method(p, fn) and names[:1] == free[:1] else free
+        params |= _passed(p, app, called, optional)
     return Trace(params, TRACING[app.api], app.node, app.api in STATIC_OPTIONS and TABLE[app.api].kind != "map")
 
 
@@ -230,25 +228,11 @@ def _leaf(p: Program, expr: cst.BaseExpression) -> bool:
     return type(v) in (Array, Scalar)
 
 
-def _passed_as_is(p: Program, specs: cst.BaseExpression, count: int) -> list[bool] | None:
-    """Per argument, is its ``in_specs`` entry a literal ``None``? One spec (``P('x')``)
-    covers every argument; a tuple that is not visible, or of another length: None."""
-    display = p.display(specs)
-    if display is None:
-        if type(specs) is cst.Call and last_name(specs.func) in ("P", "PartitionSpec"):
-            return [False] * count  # one PartitionSpec for all
-        return None
-    entries = [el.value for el in display.elements]
-    if len(entries) != count or any(type(el) is cst.StarredElement for el in display.elements):
-        return None
-    return [type(e) is cst.Name and e.value == "None" for e in entries]
-
-
 def _method(p: Program, fn) -> bool:
     """A def of a class body whose first parameter is bound (``self``/``cls``)."""
     if type(fn) is not cst.FunctionDef or not _positional(fn):
         return False
-    if any(type(d.decorator) is cst.Name and d.decorator.value == "staticmethod" for d in fn.decorators):
+    if descriptor(p.evaluator, fn) == "staticmethod":
         return False
     scope = p.scope_of_node.get(fn)
     return scope is not None and scope.parent is not None and scope.parent.kind == "class"

@@ -30,9 +30,6 @@ class Api:
     # a lax body call: (position, keyword) of each function argument it traces
     bodies: tuple[tuple[int, str], ...] = ()
     in_axes: bool = False  # a map whose ``in_axes`` entry ``None`` passes an argument as it is
-    # a map whose ``in_specs`` entry ``None`` passes an argument as it is (jax 0.10.2's
-    # shard_map hands a Python int through untraced there; ``P()`` traces it)
-    in_specs: bool = False
     # what calling the transformed function gives (``transfer.py``): "value": the
     # function's own value, called with the same arguments (jit, checkpoint, custom_vjp
     # change how it runs, not what); "jaxpr": the jaxpr of the function traced on the
@@ -61,7 +58,7 @@ TABLE: dict[str, Api] = {
     "jax.pmap": Api("map", True, "jax.pmap", ("static_broadcasted_argnums",), in_axes=True, gives="map"),
     # called eagerly, shard_map runs its function on each device's concrete block (Python
     # control flow works, jax 0.10.2); only a trace around it (jit) makes them tracers
-    "jax.shard_map": Api("map", False, "jax.shard_map", in_specs=True, gives="blocks"),
+    "jax.shard_map": Api("map", False, "jax.shard_map", gives="blocks"),
     "jax.smap": Api("map", True, "jax.smap", gives="blocks"),
     # its ``axis_env`` binds axis names by hand: ``[("i", 4)]``
     "jax.make_jaxpr": Api("map", True, "jax.make_jaxpr", ("static_argnums",), gives="jaxpr"),

@@ -281,6 +281,29 @@ def bound_method(ev: Evaluator, cls: Any, name: str, receiver: Any) -> Any:
     return UNKNOWN
 
 
+def data_attribute(ev: Evaluator, receiver: Any, name: str) -> bool:
+    """Does ``receiver.name`` read a value stored on the object (a field, or a plain
+    ``self.name = value`` of its class's methods), rather than a method or a property
+    that computes one on each read?"""
+    if type(receiver) is not Struct:
+        return False
+    if receiver.get(name) is not None:
+        return True
+    cls = receiver.cls
+    if type(cls) is not Class or receiver.kind != "object" or kind_of(ev, cls) != "object":
+        return False
+    from .attributes import whole_class
+
+    for c in mro(ev, cls):
+        if type(c) is not Class:
+            if type(c) is External and c.qualified in ("builtins.object", "object"):
+                continue
+            return False  # a library base may define it as anything
+        if not whole_class(_owner(ev, c).p, c.node) or _class_binding(ev, c, name) is not None:
+            return False
+    return name not in _rebound_by_subclasses(_owner(ev, cls), cls)
+
+
 def descriptor(ev: Evaluator, node: cst.FunctionDef) -> str | None:
     """What the decorators make of a method: ``staticmethod``, ``classmethod``,
     ``property`` (also ``functools.cached_property``), or None (a plain method)."""
@@ -304,15 +327,39 @@ def stored_attribute(ev: Evaluator, cls: Any, name: str) -> Any:
     from .attributes import stores_of
     from .contexts import default_frame
 
-    found = stores_of(ev.p, cls.node, name)
+    owner, found = ev, stores_of(ev.p, cls.node, name)
+    if found == []:
+        owner, found = _inherited_stores(ev, cls, name)
     if found == []:
         return class_data(ev, cls, name)
     if found is None or len(found) != 1 or found[0] is None:
         return UNKNOWN
     value = found[0]
-    method = ev.ctx.enclosing_function(value)
-    frame = default_frame(ev, method) if method is not None else None
-    return ev.value(value, frame)
+    method = owner.ctx.enclosing_function(value)
+    frame = default_frame(owner, method) if method is not None else None
+    return owner.value(value, frame)
+
+
+def _inherited_stores(ev: Evaluator, cls: Class, name: str) -> tuple[Evaluator, list[Any] | None]:
+    """The stores of ``self.name`` in the methods of the class's bases (a parent's
+    ``__init__`` stores the key its subclass draws from), with the evaluator of the base
+    that stores it. A library base (not ``object``) may store anything: None."""
+    from .attributes import stores_of
+
+    owner: Evaluator = ev
+    found: list[Any] = []
+    for c in mro(ev, cls)[1:]:
+        if type(c) is not Class:
+            if type(c) is External and c.qualified in ("builtins.object", "object"):
+                continue
+            return ev, None
+        c_ev = _owner(ev, c)
+        got = stores_of(c_ev.p, c.node, name)
+        if got is None:
+            return ev, None
+        if got:
+            owner, found = c_ev, found + got
+    return owner, found
 
 
 def class_data(ev: Evaluator, cls: Class, name: str) -> Any:

@@ -24,9 +24,11 @@ import libcst as cst
 
 from jaxlint.model import Function, program
 from jaxlint.model import dims as dims_
-from jaxlint.model.abstract import Array, Const, Opaque, Scalar, Tuple
+from jaxlint.model.abstract import Array, Const, Dict, List, Opaque, Scalar, Tuple
+from jaxlint.model.abstract import External as Library
 from jaxlint.model.catalogue import Op, key_consumers, lookup
 from jaxlint.model.catalogue.keys import key_kind
+from jaxlint.model.classes import data_attribute
 from jaxlint.model.context import FileContext
 from jaxlint.model.expected import raises_context
 from jaxlint.model.flow import Flow, bound_names, terminates
@@ -37,6 +39,8 @@ from jaxlint.model.values import External
 KEY = "JAX502"
 LOOP_COMPS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 NESTED = (cst.Lambda, cst.FunctionDef, cst.ClassDef)
+CONTAINERS = (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)
+LIBRARY_OBJECTS = (List, Dict, Tuple, Array, Const, Scalar)  # their methods are Python's or jax's
 
 
 @dataclass(slots=True)
@@ -92,9 +96,11 @@ def catalogue_op(ctx: FileContext, call: cst.Call) -> tuple[str, Op] | None:
 
 
 def key_name(e: cst.BaseExpression | None) -> str | None:
-    """The tracked name of a key expression: ``key`` or ``keys[0]``."""
+    """The tracked name of a key expression: ``key``, ``keys[0]`` or ``self.key``."""
     if isinstance(e, cst.Name):
         return e.value
+    if isinstance(e, cst.Attribute) and isinstance(e.value, cst.Name):
+        return f"{e.value.value}.{e.attr.value}"
     if isinstance(e, cst.Subscript) and isinstance(e.value, cst.Name) and len(e.slice) == 1:
         idx = e.slice[0].slice
         if isinstance(idx, cst.Index) and isinstance(idx.value, cst.Integer):
@@ -145,21 +151,52 @@ class KeyFlow(Flow):
             self.expression(s.test)
 
     def unbind(self, target: Any) -> None:
-        """A binding: the name (and its indexed items) now hold a fresh value."""
+        """A binding: the name (and its items and attributes) now hold a fresh value."""
         for n in bound_names(target):
             self.assigned.add(n)
-            for k in [k for k in self.env if k == n or k.startswith(n + "[")]:
-                del self.env[k]
-        if isinstance(target, cst.Subscript):
-            k = key_name(target)
+            self.forget(n)
+        for stored in _stored_into(target):
+            k = key_name(stored)
             if k is not None:
-                self.env.pop(k, None)
+                self.forget(k)
+
+    def forget(self, name: str) -> None:
+        for k in [k for k in self.env if k == name or k.startswith((name + "[", name + "."))]:
+            del self.env[k]
+
+    def forget_attributes(self) -> None:
+        """A call that is not a jax function may store into any object it reaches (a method
+        of ``self`` splitting ``self.key``): keys read from attributes are fresh after it."""
+        for k in [k for k in self.env if "." in k]:
+            del self.env[k]
+
+    def leave(self, call: cst.Call) -> None:
+        if self.may_store(call):
+            self.forget_attributes()
+
+    def may_store(self, call: cst.Call) -> bool:
+        """Can the call store a new key into an object whose attribute key is tracked? A
+        library function (jax, numpy, a builtin) or a method of a list, dict or array
+        stores only into what it is given; anything else (a method of ``self``, a function
+        of the project, an unknown callee) may store anywhere it reaches."""
+        bases = {k.partition(".")[0] for k in self.env if "." in k}
+        if not bases:
+            return False
+        ev = program(self.ctx).evaluator
+        f = call.func
+        library_method = type(f) is cst.Attribute and (
+            type(ev.value(f.value, None)) in LIBRARY_OBJECTS or _container(self.ctx, f.value)
+        )
+        if not library_method and type(ev.value(f, None)) is not Library:
+            return True
+        return any(type(a.value) is cst.Name and a.value.value in bases for a in call.args)
 
     def expression(self, e: Any) -> None:
         if isinstance(e, cst.Lambda):
             return  # its body runs when it is called, with its own parameters
         nodes = [e, *self.ctx.descendants(e, prune=NESTED)]
         comps: list[cst.CSTNode] = []
+        running: list[cst.Call] = []
         for n in nodes:
             t = type(n)
             if t in LOOP_COMPS:
@@ -167,7 +204,13 @@ class KeyFlow(Flow):
                 continue
             if t is not cst.Call or any(n is c or _inside(self.ctx, n, c) for c in comps):
                 continue
+            # a call stores only once its arguments ran: forget when leaving it
+            while running and not _inside(self.ctx, n, running[-1]):
+                self.leave(running.pop())
             self.call(n)
+            running.append(n)
+        while running:
+            self.leave(running.pop())
         for n in nodes:
             if type(n) is cst.NamedExpr:
                 self.unbind(n.target)
@@ -186,7 +229,7 @@ class KeyFlow(Flow):
             args = bound_arguments(op, n)
             arg = args.get(op.key) if args is not None else None
             k = key_name(arg)
-            if arg is None or k is None:
+            if arg is None or k is None or (type(arg) is cst.Attribute and not self.stored_key(arg)):
                 return None
             return Use(arg, k, q, "keys" if op.makes_key else "draw")
         if isinstance(n.func, cst.Name):
@@ -222,6 +265,12 @@ class KeyFlow(Flow):
             loop = self.loop_node if prev.previous_iteration else None
             self.reuses[n] = Reuse(n, key, api, used.gives, prev, loop, self.kind(used))
         self.env[key] = Consumed(n, api, used.gives)
+
+    def stored_key(self, attr: cst.Attribute) -> bool:
+        """``obj.key`` that reads a key stored on the object (a field, or what a method of
+        its class or of a base stores), not a property that may give a fresh key per read."""
+        ev = program(self.ctx).evaluator
+        return data_attribute(ev, ev.value(attr.value, None), attr.attr.value)
 
     def kind(self, used: Use) -> str | None:
         """A typed key (``jax.random.key``) or a raw one (``PRNGKey``), by its abstract value."""
@@ -346,6 +395,26 @@ def _argument(call: cst.Call, index: int, keyword: str) -> cst.BaseExpression | 
     if any(a.star for a in positional[: index + 1]):
         return None
     return positional[index].value if index < len(positional) else None
+
+
+def _container(ctx: FileContext, e: cst.BaseExpression) -> bool:
+    """A name every binding of which is a list, dict or set display (``out = []``): its
+    methods are Python's, however much it has been appended to."""
+    if type(e) is not cst.Name:
+        return False
+    bs = program(ctx).reaching(e)
+    return bool(bs) and all(b.kind == "assign" and not b.unpack and type(b.value) in CONTAINERS for b in bs)
+
+
+def _stored_into(target: Any) -> list[cst.BaseExpression]:
+    """The attributes and items a target stores into (``self.key, sub = ...``)."""
+    if isinstance(target, (cst.Attribute, cst.Subscript)):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [x for el in target.elements for x in _stored_into(el.value)]
+    if isinstance(target, cst.StarredElement):
+        return _stored_into(target.value)
+    return []
 
 
 def merge(envs: list[dict]) -> dict:

@@ -158,6 +158,9 @@ def _codes(value: str | None) -> list[str] | None:
 @click.version_option(__version__, "-V", "--version", prog_name="jaxlint", message="%(prog)s %(version)s")
 def main() -> None:
     """jaxlint: a static linter for JAX code."""
+    from jaxlint.base.processes import freeze_at_exit
+
+    freeze_at_exit()
 
 
 @main.command(cls=GroupedCommand)

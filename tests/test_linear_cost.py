@@ -89,6 +89,41 @@ def test_a_run_in_this_process_collects_garbage_as_the_workers_do(tmp_path, monk
     assert gc.get_threshold() == before
 
 
+def test_a_files_tree_frozen_out_of_the_collectors_sight_is_still_freed_after_the_file(tmp_path, monkeypatch):
+    """The tree is frozen once built (``api._freeze_tree``): the model's cycles around it are
+    collected after the file, and the tree, which has none of its own, goes with them. Each
+    file's tree is gone before the next file is parsed."""
+    import gc
+
+    import libcst as cst
+
+    from jaxlint import api
+    from jaxlint.lint import engine
+    from jaxlint.lint.config import Settings
+
+    parsed: list[int] = []
+    freed: list[int] = []
+    alive_at_parse: list[int] = []
+    real = engine.parse_module
+
+    def parse(*a, **k):
+        alive_at_parse.append(len(parsed) - len(freed))
+        module = real(*a, **k)
+        parsed.append(1)
+        return module
+
+    monkeypatch.setattr(engine, "parse_module", parse)
+    monkeypatch.setattr(cst.Module, "__del__", lambda self: freed.append(1), raising=False)
+    code = "import jax\n\ndef f(x):\n    return jax.lax.psum(x, 'i')\n\ny = jax.vmap(f, axis_name='i')(x)\n"
+    for i in range(4):
+        (tmp_path / f"m{i}.py").write_text(code)
+    frozen = gc.get_freeze_count()
+    run = api.lint_paths([str(tmp_path / f"m{i}.py") for i in range(4)], Settings(root=str(tmp_path)), jobs=1)
+    assert run.errors == []
+    assert (len(parsed), alive_at_parse, len(freed)) == (4, [0, 0, 0, 0], 4)
+    assert gc.get_freeze_count() == frozen
+
+
 def test_looking_up_every_def_for_an_assertion_is_linear():
     """Each call of a module-level def asks whether the def hands a parameter to an
     assertion (model/expected.py); that scanned every top-level statement for the def's

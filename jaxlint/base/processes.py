@@ -110,3 +110,15 @@ def ignore_interrupts() -> None:
     # a forked worker inherits the run's SIGTERM handler (which unwinds the run with a
     # Terminated exception): a pool ending a worker then printed that traceback
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def freeze_at_exit() -> None:
+    """Spare the interpreter's last cycle collections, at exit, the run's heap: they scanned
+    every object jaxlint imported or built, a sixth of the CPU time of a one-file run.
+    ``gc.freeze`` first changes nothing else: atexit handlers still run, the streams are
+    flushed, and the memory goes with the process."""
+    import atexit
+    import gc
+
+    atexit.unregister(gc.freeze)  # once, however many commands ran in this process
+    atexit.register(gc.freeze)

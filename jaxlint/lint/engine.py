@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import libcst as cst
@@ -98,6 +98,9 @@ class FileLinter:
         self.options = options or {}
         self.settings = settings
         self.reader = ModuleReader(settings)  # the project modules files import (jaxlint.lint.imports)
+        # called once a file's tree, events and parents are built (the run's collector
+        # policy: jaxlint.api ``_freeze_tree``)
+        self.on_parsed: Callable[[], None] | None = None
         self._methods: dict[type[Rule], list[tuple[str, str]]] = {}
         for r in self.rules:
             self._methods[r] = [
@@ -192,8 +195,11 @@ class FileLinter:
         except RecursionError:
             result.diagnostics.append(_too_deep_for_libcst(path, whole))
             return result
+        imports: Imports | None = None
         try:
             events, parents = walk_events(module)
+            if self.on_parsed is not None:
+                self.on_parsed()
             names, facts, qualnames = collect_facts(path, module, events, module_name, bool(is_package))
             ctx = FileContext(path, text, module, names, facts, qualnames, parents, self.settings, events)
             if first_lines:
@@ -216,6 +222,9 @@ class FileLinter:
             result.diagnostics = [not_checked(path, resource_reason(exc))]
         except Exception as exc:  # a bug in the engine must not lose the other files' results
             result.internal_error = describe(exc)
+        finally:
+            if imports is not None:
+                imports.release()
         return result
 
     def _run_rules(self, result: FileResult, ctx: FileContext, wanted: list[type[Rule]], events) -> list[Rule]:

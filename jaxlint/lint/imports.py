@@ -130,6 +130,16 @@ class Imports:
         self.path = os.path.abspath(path)
         self.root = search_root(path, module, is_package)
         self.deps: dict[str, str] = {}
+        self._loaded: list[FileContext] = []  # the kept contexts given a program of this file's world
+
+    def release(self) -> None:
+        """Drop what this file's world left on the kept contexts (its programs, the rules'
+        memos). A kept context then holds no cycle, and what hung on it dies with this
+        file's collection, not later: once a file is over, everything alive may be frozen
+        out of the collector's sight (jaxlint.api ``_freeze_tree``)."""
+        for ctx in self._loaded:
+            ctx.shared.clear()
+        self._loaded.clear()
 
     def load(self, module: str, world: World) -> Program | None:
         from jaxlint.model.program import Program
@@ -146,4 +156,5 @@ class Imports:
             return None
         program = Program(ctx, world)
         ctx.shared["model"] = program
+        self._loaded.append(ctx)
         return program

@@ -74,6 +74,7 @@ class Program:
         self._reads = b.reads
         self._reads_by_name = b.reads_by_name
         self._local_reads: dict[tuple[int, str], list[cst.Name]] | None = None
+        self._reaching: dict[cst.Name, list[Binding]] = {}
         self._values: dict[cst.CSTNode, Any] = {}
         self._literals: dict[cst.CSTNode, Any] = {}
         self._depth = 0
@@ -100,11 +101,13 @@ class Program:
     # bindings
     # ------------------------------------------------------------------------------
     def reaching(self, name: cst.Name) -> list[Binding]:
-        """The bindings that can be the value of the name read at ``name`` (empty: unknown)."""
-        r = self._reads.get(name)
-        if r is None:
-            return []
-        return self._lookup(r.scope, name.value, r.path, r.index)
+        """The bindings that can be the value of the name read at ``name`` (empty: unknown).
+        Memoised: the rules and the model ask for the same reads many times over."""
+        found = self._reaching.get(name)
+        if found is None:
+            r = self._reads.get(name)
+            found = self._reaching[name] = [] if r is None else self._lookup(r.scope, name.value, r.path, r.index)
+        return found
 
     def binding(self, name: cst.Name) -> Binding | None:
         """The one binding a read can see, or None when there are several or none."""

@@ -26,7 +26,9 @@ a bracket after a name (a call, a subscript) is never taken for one.
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 
 MAX_LEAVES = 10_000  # constants in one display (20,000 characters at the least)
 MAX_PARTS = 100  # string literals in one implicit concatenation (LibCST's walks fail near 400)
@@ -35,6 +37,13 @@ NAME = "__jaxlint_literal__"
 Span = tuple[int, int]  # character offsets [start, end) in the text
 
 STRING, STRING_REST, CONSTANT = "\x01", "\x02", "\x03"
+
+
+def _lazy(pattern: str, flags: int = 0) -> Callable[[], re.Pattern[str]]:
+    """A pattern compiled on first use: compiling these took a third of the start-up of a
+    one-file run, and most files never need them (``worth_a_look``)."""
+    return functools.cache(lambda: re.compile(pattern, flags))
+
 
 # String literals, with their prefix and over line breaks, as runs (possessive: no state kept
 # per character, a 10 MB string in constant memory; a lazy ``*?`` kept 120 bytes a character)
@@ -46,7 +55,7 @@ STRING_LITERAL = (
 
 # strings, comments, and the constant keywords (the lookahead lets every other character
 # fail at once: four times faster)
-_MASKED = re.compile(
+_MASKED = _lazy(
     r"#[^\r\n]*+"
     r"|(?=[TFN\"'rRbBuUfF])(?:(?<![\w])(?:True|False|None)(?![\w])|(?<![\w])" + STRING_LITERAL + ")"
 )
@@ -63,11 +72,11 @@ def _mask(m: re.Match) -> str:
 
 # what a literal display can be made of, once masked (hex digits and number letters too:
 # a run is only a candidate, the automaton decides)
-_RUN = re.compile(r"[0-9a-fA-FxXoObBjJ_.+\- \t\r\n\f\\,:()\[\]{}\x01\x02\x03]+")
+_RUN = _lazy(r"[0-9a-fA-FxXoObBjJ_.+\- \t\r\n\f\\,:()\[\]{}\x01\x02\x03]+")
 # The patterns below match each token one way only, so they are possessive (``*+``, ``(?>``):
 # no backtracking state is kept, five times faster on a 10 MB list.
 _SEP = r"[ \t\f]*+(?:(?:\\?\r?\n|\\?\r(?!\n))[ \t\f]*+)*+"
-_CONCAT = re.compile(rf"\x01\x02*+(?:{_SEP}\x01\x02*+){{{MAX_PARTS},}}")
+_CONCAT = _lazy(rf"\x01\x02*+(?:{_SEP}\x01\x02*+){{{MAX_PARTS},}}")
 # numbers, loosely (no nested repetition); what the loose form lets through that Python
 # refuses is looked for separately (``_BAD_NUMBER``)
 _NUMBER = (
@@ -75,7 +84,7 @@ _NUMBER = (
     r"|[0-9][0-9_]*+(?:\.[0-9_]*+)?+(?:[eE][-+]?+[0-9][0-9_]*+)?+[jJ]?+"
     r"|\.[0-9][0-9_]*+(?:[eE][-+]?+[0-9][0-9_]*+)?+[jJ]?+)"
 )
-_BAD_NUMBER = re.compile(  # every alternative starts with 0 or _: the lookahead skips the rest fast
+_BAD_NUMBER = _lazy(  # every alternative starts with 0 or _: the lookahead skips the rest fast
     r"(?=[0_])(?:(?<![\w.])0[0-9_]*[1-9][0-9_]*(?![\w.])"  # 012: a leading zero (0.5, 01.5, 01e5, 00 are fine)
     r"|__|_(?![0-9a-fA-F])|(?<![0-9a-fA-FxXoObB])_(?=[0-9])"  # 1__0, 1_, 1_.5, 1._5
     r"|(?<![\w.])0[oO][0-7_]*[89a-fA-F]|(?<![\w.])0[bB][01_]*[2-9a-fA-F])"  # 0o8, 0b2
@@ -84,7 +93,7 @@ _SCALAR = rf"(?>{_NUMBER}|\x01\x02*+(?:{_SEP}\x01\x02*+)*+|\x03++)"
 # a display of scalars only (``(1, 'v')``, ``[]``): one element, read in one step
 _ITEMS = rf"{_SEP}(?:{_SCALAR}{_SEP},{_SEP})*+(?:{_SCALAR}{_SEP})?+"
 _ELEMENT = rf"(?>{_SCALAR}|\({_ITEMS}\)|\[{_ITEMS}\]|\{{{_SEP}(?:{_SCALAR}{_SEP},{_SEP})*+{_SCALAR}{_SEP},?+{_SEP}\}})"
-_TOKENS = re.compile(
+_TOKENS = _lazy(
     rf"(?P<element>(?=[\[({{]){_ELEMENT}(?!{_SEP}[,:]))"  # a display of scalars alone: read once
     rf"|(?P<flat>(?:{_ELEMENT}{_SEP},{_SEP})++)"  # ``1, 2, 3, `` in one step
     rf"|(?P<pairs>(?:{_ELEMENT}{_SEP}:{_SEP}{_ELEMENT}{_SEP},{_SEP})++)"  # ``1: 'a', 2: 'b', ``
@@ -110,9 +119,9 @@ def find(text: str) -> list[Span]:
     """The outermost expressions of ``text`` that need a stand-in, in text order."""
     if not worth_a_look(text):
         return []
-    masked = _MASKED.sub(_mask, text)
-    spans = [m.span() for m in _CONCAT.finditer(masked)]
-    for m in _RUN.finditer(masked):
+    masked = _MASKED().sub(_mask, text)
+    spans = [m.span() for m in _CONCAT().finditer(masked)]
+    for m in _RUN().finditer(masked):
         if m.end() - m.start() >= 2 * MAX_LEAVES:
             spans += _displays(masked, m.start(), m.end())
     spans.sort(key=lambda s: (s[0], -s[1]))
@@ -139,7 +148,7 @@ def _displays(masked: str, start: int, end: int) -> list[Span]:
     out: list[Span] = []
     stack: list[_Frame] = []
     previous = _word_before(masked, start)  # "name", "display" (a keyword or an operator) or "value"
-    for m in _TOKENS.finditer(masked, start, end):
+    for m in _TOKENS().finditer(masked, start, end):
         kind = m.lastgroup
         if kind == "space":
             continue
@@ -155,7 +164,7 @@ def _displays(masked: str, start: int, end: int) -> list[Span]:
                 continue
             stack.pop()
             complete = top.ok and top.state != "colon" and not (top.dict and top.state == "element" and not top.colon)
-            if complete and top.leaves > MAX_LEAVES and not _BAD_NUMBER.search(masked, top.start, m.end()):
+            if complete and top.leaves > MAX_LEAVES and not _BAD_NUMBER().search(masked, top.start, m.end()):
                 out.append((top.start, m.end()))
             if stack:
                 _element(stack[-1], top.leaves if complete else -1)
@@ -209,7 +218,7 @@ def _displays(masked: str, start: int, end: int) -> list[Span]:
 
 
 def _bad_number(masked: str, m: re.Match) -> bool:
-    return _BAD_NUMBER.search(masked, m.start(), m.end()) is not None
+    return _BAD_NUMBER().search(masked, m.start(), m.end()) is not None
 
 
 def _element(frame: _Frame, leaves: int) -> None:

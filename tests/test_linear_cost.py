@@ -106,14 +106,23 @@ def test_a_files_tree_frozen_out_of_the_collectors_sight_is_still_freed_after_th
     alive_at_parse: list[int] = []
     real = engine.parse_module
 
+    mine: set[int] = set()  # this test's trees (earlier tests' garbage may be freed meanwhile)
+
     def parse(*a, **k):
         alive_at_parse.append(len(parsed) - len(freed))
         module = real(*a, **k)
         parsed.append(1)
+        mine.add(id(module))
         return module
 
+    def deleted(self):
+        if id(self) in mine:
+            mine.discard(id(self))
+            freed.append(1)
+
+    gc.collect()
     monkeypatch.setattr(engine, "parse_module", parse)
-    monkeypatch.setattr(cst.Module, "__del__", lambda self: freed.append(1), raising=False)
+    monkeypatch.setattr(cst.Module, "__del__", deleted, raising=False)
     code = "import jax\n\ndef f(x):\n    return jax.lax.psum(x, 'i')\n\ny = jax.vmap(f, axis_name='i')(x)\n"
     for i in range(4):
         (tmp_path / f"m{i}.py").write_text(code)

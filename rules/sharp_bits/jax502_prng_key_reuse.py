@@ -42,6 +42,12 @@ class PrngKeyReuse(Rule):
     (`if`/`else`, `try`/`except`) are not reuse, nor is a key consumed on some paths
     only, nor a use where the code expects an error (`with pytest.raises(...)`).
 
+    A key stored on an object (`self.key` set in `__init__`, also a base class's, or a
+    dataclass field) is tracked like a name until something stores a new one: an
+    assignment to the attribute, or a call that may store one (a method of the object, a
+    function of the project; a jax function or a list's `append` cannot). A property or
+    an attribute of a library base class may give a fresh key on each read: not tracked.
+
     One key given on purpose to two draws that shuffle paired arrays in unison is not
     reported: `permutation(key, x)` and `permutation(key, y)`, or `choice(key, xs, (n,))`
     and `choice(key, ys, (n,))`, with the other arguments equal and the arrays not known

@@ -33,12 +33,41 @@ from jaxlint.base.names import dotted, last_name
 # that must raise (``self.assertRaises(E, f, *args)``): filled by the test frameworks
 RAISES_CONTEXTS: set[str] = set()
 CALLABLE_AT: dict[str, int] = {}
+# the last names of the context managers and decorators under which a warning is expected
+# or silenced on purpose (``with pytest.warns(W):``, ``with warnings.catch_warnings():``,
+# ``@pytest.mark.filterwarnings(...)``): filled by the test frameworks
+WARNING_CONTEXTS: set[str] = set()
 
 
-def expecting(contexts: tuple[str, ...] = (), callables: dict[str, int] | None = None) -> None:
-    """Register a framework's assertions that expect an error (``jaxlint.model.frameworks``)."""
+def expecting(
+    contexts: tuple[str, ...] = (), callables: dict[str, int] | None = None, warnings: tuple[str, ...] = ()
+) -> None:
+    """Register a framework's assertions that expect an error or a warning (``jaxlint.model.frameworks``)."""
     RAISES_CONTEXTS.update(contexts)
     CALLABLE_AT.update(callables or {})
+    WARNING_CONTEXTS.update(warnings)
+
+
+def _callee(e: cst.BaseExpression) -> str | None:
+    return last_name(e.func) if type(e) is cst.Call else last_name(e)
+
+
+def expects_warning(ctx, node: cst.CSTNode) -> bool:
+    """Does ``node`` run where an error or a warning is expected on purpose: inside a
+    ``with`` whose item is one of ``RAISES_CONTEXTS`` / ``WARNING_CONTEXTS``, in the callable
+    of a callable-form assertion, or in a def or class decorated with one of ``WARNING_CONTEXTS``?"""
+    if expects_error(ctx, node):
+        return True
+    for a in ctx.ancestors(node):
+        t = type(a)
+        if t is cst.With:
+            if any(type(i.item) is cst.Call and _callee(i.item) in WARNING_CONTEXTS for i in a.items):
+                return True
+        elif (t is cst.FunctionDef or t is cst.ClassDef) and any(
+            _callee(d.decorator) in WARNING_CONTEXTS for d in a.decorators
+        ):
+            return True
+    return False
 
 
 # ``f.defvjp(fwd, bwd)``, ``@f.defjvp``: the rule functions run where ``f`` is differentiated

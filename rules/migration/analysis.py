@@ -12,23 +12,17 @@ the model's importer (``jaxlint.model.importer``), as written, without the engin
 
 from __future__ import annotations
 
-import re
-
 import libcst as cst
 
 from jaxlint.lint.config import parse_version
 from jaxlint.lint.rule import LineInsert, Rule, RuleFix
 from jaxlint.lint.wording import worded
+from jaxlint.model.expected import expects_warning
 from jaxlint.model.guards import guarded
 from jaxlint.model.importer import importer
 
 from . import arguments, import_statements, mesh, references
 from .table import LAZY_MODULES, Entry
-
-# ``with pytest.raises(...)``, ``@jtu.ignore_warning(category=DeprecationWarning)``: the old API is exercised on purpose
-_DELIBERATE = re.compile(
-    r"assertRaises|assertWarns|raises|warns|ignore_warning|catch_warnings|filterwarnings|deprecat", re.IGNORECASE
-)
 
 
 def version(text: str | None) -> tuple[int, ...] | None:
@@ -158,17 +152,9 @@ class MigrationRule(Rule):
     def in_shim(self, node: cst.CSTNode) -> bool:
         """Compatibility code (under a version guard: ``jaxlint.model.guards``), a name
         patched back in (``jax.tree_map = ...``, ``del``), or a deliberate use of the old API."""
-        if guarded(self.ctx, node):
+        if guarded(self.ctx, node) or expects_warning(self.ctx, node):
             return True
-        return any(isinstance(a, (cst.AssignTarget, cst.Del)) or self._deliberate(a) for a in self.ctx.ancestors(node))
-
-    def _deliberate(self, node: cst.CSTNode) -> bool:
-        """A ``with`` or decorator that expects the warning or error of the old API."""
-        if isinstance(node, cst.With):
-            return any(_DELIBERATE.search(self.ctx.code(i.item)) for i in node.items)
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-            return any(_DELIBERATE.search(self.ctx.code(d.decorator)) for d in node.decorators)
-        return False
+        return any(isinstance(a, (cst.AssignTarget, cst.Del)) for a in self.ctx.ancestors(node))
 
     # spelling a replacement in this file ------------------------------------------------
     def spell(self, qualified: str, like: cst.BaseExpression | None = None) -> tuple[str, list[LineInsert]] | None:

@@ -28,4 +28,7 @@ expecting(
         "assert_raises": 1,
         "assert_raises_regex": 2,
     },
+    # ``with self.assertWarns(W):``, ``with pytest.warns(W):`` / ``pytest.deprecated_call()``,
+    # ``with warnings.catch_warnings():``, ``@pytest.mark.filterwarnings(...)``
+    warnings=("assertWarns", "assertWarnsRegex", "warns", "deprecated_call", "catch_warnings", "filterwarnings"),
 )

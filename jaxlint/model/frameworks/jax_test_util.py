@@ -29,3 +29,6 @@ def provide(ev: Evaluator, fn: Any) -> list[Case] | None:
 PROVIDERS.append(provide)
 # ``jtu.check_raises(lambda: ..., Err, msg)``: the callable must raise
 expecting(callables={"check_raises": 0, "check_raises_regexp": 0})
+# ``@jtu.ignore_warning(category=DeprecationWarning)``, ``with self.assertDeprecationWarnsOrRaises(...)``:
+# the test silences or expects the deprecation on purpose
+expecting(warnings=("ignore_warning", "assertDeprecationWarnsOrRaises"))

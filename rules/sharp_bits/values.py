@@ -116,6 +116,7 @@ class ValueFlow(Flow):
         # calls of a def of the file with traced arguments: (the def, the parameters they bind)
         self.calls: list[tuple[cst.FunctionDef, set[str]]] = []
         self.origins: dict[str, str] = {}
+        self.parts: dict[cst.Call, list[tuple[int, str | None]]] = {}  # facts of a call's tuple items
         self.evidence = evidence  # names the body uses the way only an array is used
         self.outer_trace: Trace | None = None  # for a def nested in a traced function
         env = dict(closure or {})
@@ -227,9 +228,13 @@ class ValueFlow(Flow):
                 return (NUMPY, None)
             origin = self._traced_arg(e)
             return (ARRAY | (TRACED if origin else 0), origin)
-        if type(v) in (Tuple, List) and v.items and all(type(x) is Array and not x.host for x in v.items):
-            origin = self._traced_arg(e)  # a pair of arrays (``loss, grads = value_and_grad(f)(w)``)
-            return (TRACED, origin) if origin else NONE
+        if type(v) in (Tuple, List) and v.items:
+            origin = self._traced_arg(e)
+            # each part on its own, for unpacking: ``loss, grads = value_and_grad(f)(w)`` gives a
+            # traced scalar ``loss`` even when the structure of ``grads`` is unknown
+            self.parts[e] = [_array_fact(x, origin) for x in v.items]
+            if all(type(x) is Array and not x.host for x in v.items):
+                return (TRACED, origin) if origin else NONE  # a pytree of arrays
         if isinstance(func, cst.Attribute):
             name = func.attr.value
             if (
@@ -366,8 +371,11 @@ class ValueFlow(Flow):
                 self.origins[target.value] = f"made by `{_short(self.ctx.code(source))}`"
         elif isinstance(target, (cst.Tuple, cst.List)):
             values = None
+            parts = self.parts.get(source) if type(source) is cst.Call else None
             if isinstance(source, (cst.Tuple, cst.List)) and len(source.elements) == len(target.elements):
                 values = [self.fact(el.value) for el in source.elements]
+            elif parts is not None and len(parts) == len(target.elements):
+                values = parts
             elif source is not None and value[0] & TRACED:
                 # unpacking a traced pytree (a scan carry): its parts are traced, arrays or not
                 values = [(TRACED, value[1])] * len(target.elements)
@@ -490,6 +498,16 @@ class ValueFlow(Flow):
             if promised is UNKNOWN:  # no annotation, or one the model does not read (a class)
                 bound[name] = Opaque(f"{label}.{name}", name)
         return self.ev.frame(fn, bound, parent)
+
+
+def _array_fact(v, origin: str | None) -> tuple[int, str | None]:
+    """The fact of one part of a call's result: a JAX array (traced when the call had a
+    traced argument), a NumPy array, or nothing known."""
+    if type(v) is not Array:
+        return NONE
+    if v.host:
+        return (NUMPY, None)
+    return (ARRAY | (TRACED if origin else 0), origin)
 
 
 def _made_array(v) -> bool:

@@ -991,9 +991,13 @@ class Evaluator:
                     )
                 )
                 return UNKNOWN
-        call = Call(
-            q, op.signature, b, node, self.report, lambda f, xs: self.call(f, [(x, None, "") for x in xs], env, node)
-        )
+
+        def call_function(f: Any, xs: list[Any]) -> Any:
+            if type(f) is Function and node is not None:
+                self.records.setdefault(("operands", node, f.node), []).append(tuple(xs))
+            return self.call(f, [(x, None, "") for x in xs], env, node)
+
+        call = Call(q, op.signature, b, node, self.report, call_function)
         try:
             out = op.result(call)
         except (ValueError, TypeError, IndexError, KeyError, ZeroDivisionError, OverflowError):
@@ -1001,6 +1005,13 @@ class Evaluator:
         if any(traced(v) for v, _, _ in args):
             out = with_trace(out)  # computed from a tracer: a tracer
         return out
+
+    def operands(self, call: cst.Call, fn: cst.CSTNode, env: Env | None) -> list[tuple[Any, ...]]:
+        """The positional arguments a catalogue function given ``fn`` calls it with
+        (``fori_loop(0, n, body, init)`` calls ``body(i, init)``: its result rule says so),
+        one tuple per call the rule makes, for ``call`` evaluated in ``env``."""
+        self.value(call, env)
+        return self.records.get(("operands", call, fn), [])
 
     def result_with_arrays(self, call: cst.Call, env: Env | None) -> Any:
         """What a call of a catalogue function gives when the arguments the model does not

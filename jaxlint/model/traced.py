@@ -33,6 +33,7 @@ from .values import External, Function, Partial, Transformed
 TRACING = {q: a.label for q, a in TABLE.items() if a.kind in ("map", "trace") and a.abstract}
 STATIC_OPTIONS = {q: a.static for q, a in TABLE.items() if q in TRACING and a.static}
 LAX_BODIES = {q: a.bodies for q, a in TABLE.items() if a.kind == "body" and a.bodies}
+BODY_LABELS = frozenset(TABLE[q].label for q in LAX_BODIES)  # ``Trace.api`` of a lax body
 IN_AXES = frozenset(q for q, a in TABLE.items() if a.in_axes)
 _LAX_SHORT = frozenset(q.rsplit(".", 1)[1] for q in LAX_BODIES)
 

@@ -25,7 +25,7 @@ from jaxlint.model.arrays import ARRAY_ATTRS, ARRAY_METHODS, AT_METHODS, annotat
 from jaxlint.model.contexts import contexts, sites
 from jaxlint.model.expected import raises_context
 from jaxlint.model.flow import Flow, bound_names
-from jaxlint.model.traced import Trace
+from jaxlint.model.traced import BODY_LABELS, Trace
 
 from .evidence import whole_accessed
 
@@ -130,10 +130,14 @@ class ValueFlow(Flow):
                 if p.annotation is not None and annotated_array(ev, p.annotation.annotation)
             }
             refs = whole_accessed(ctx, fn) if annotated else set()  # read or written whole: Pallas refs
-            for p in params:
+            operands = self.lax_operands(fn, trace)
+            for i, p in enumerate(params):
                 n = p.name.value
                 flags = 0
-                if n in annotated and n not in refs:
+                if i < len(operands) and operands[i] is not None:
+                    flags |= ARRAY
+                    self.origins[n] = str(operands[i])
+                elif n in annotated and n not in refs:
                     flags |= ARRAY
                     self.origins[n] = f"annotated `{ctx.code(p.annotation.annotation)}`"
                 elif n in updated:
@@ -473,6 +477,25 @@ class ValueFlow(Flow):
             trace = self.trace or self.outer_trace
             if trace is not None:
                 self.bools[report_at] = BoolUse(report_at, kind, test, f[1], trace)
+
+    def lax_operands(self, fn, trace: Trace | None) -> list[str | None]:
+        """Per positional parameter of a lax body, where it is a JAX array: a lax loop or
+        branch passes its body the operands it is given (``fori_loop``'s ``init_val`` as the
+        carry) as traced JAX arrays, NumPy arrays and Python numbers included; what the
+        catalogue's result rule passes, for the call evaluated in its function's frame."""
+        if trace is None or trace.api not in BODY_LABELS or type(trace.node) is not cst.Call:
+            return []
+        outer = self.ctx.enclosing_function(trace.node)
+        frame = self.plain_frame(outer) if isinstance(outer, (cst.FunctionDef, cst.Lambda)) else None
+        calls = self.ev.operands(trace.node, fn, frame)
+        if not calls:
+            return []
+        width = min(len(c) for c in calls)
+        api = trace.api
+        return [
+            f"passed by `{api}` to its body as a traced array" if all(type(c[i]) is Array for c in calls) else None
+            for i in range(width)
+        ]
 
     def plain_frame(self, fn):
         """A frame for ``fn`` (and the defs around it) in which a parameter with no annotation

@@ -52,12 +52,13 @@ def full(call: Call, shape: str = "shape", fill: str = "fill_value", dtype: str 
 
 def like(call: Call, param: str = "a") -> Any:
     """``zeros_like(a, dtype=None, shape=None)`` and friends: ``a``'s shape and dtype
-    unless ``shape``/``dtype`` say otherwise."""
+    unless ``shape``/``dtype`` say otherwise. Whatever ``a`` is, the result is an array
+    (of unknown shape when ``a``'s is unknown): jax raises on anything not array-like."""
     a = as_array(call.arg(param))
     s = shape_of(call.arg("shape")) if not is_none(call.arg("shape")) else None
     dt = given_dtype(call)
     if a is None:
-        return array_of(call, s, dt) if s is not None else UNKNOWN
+        return array_of(call, s, dt)
     return array_of(call, s if s is not None else a.shape, dt or a.dtype)
 
 

@@ -86,6 +86,11 @@ def mro(ev: Evaluator, cls: Class, depth: int = 0) -> list[Any]:
     return out
 
 
+def _is_object(base: Any) -> bool:
+    """Python's ``object`` as a base (written or not): it defines no attribute of its own."""
+    return type(base) is External and base.qualified in ("builtins.object", "object")
+
+
 def kind_of(ev: Evaluator, cls: Class) -> str:
     """ "pytree" (dataclass pytree, NamedTuple, eqx.Module), "dataclass" (a plain
     dataclass: an object), "custom" (its own flattening: unknown), or "object"."""
@@ -97,7 +102,7 @@ def kind_of(ev: Evaluator, cls: Class) -> str:
     for b in mro(ev, cls)[1:]:
         if type(b) is External and b.qualified in PYTREE_BASES:
             return "pytree"
-        if type(b) is External and b.qualified not in ("builtins.object", "object"):
+        if type(b) is External and not _is_object(b):
             return "unknown"  # a library base class may register the subclass as a pytree
     if any(d in PLAIN_DATACLASSES for d in decs):
         return "dataclass"
@@ -296,7 +301,7 @@ def data_attribute(ev: Evaluator, receiver: Any, name: str) -> bool:
 
     for c in mro(ev, cls):
         if type(c) is not Class:
-            if type(c) is External and c.qualified in ("builtins.object", "object"):
+            if _is_object(c):
                 continue
             return False  # a library base may define it as anything
         if not whole_class(_owner(ev, c).p, c.node) or _class_binding(ev, c, name) is not None:
@@ -350,7 +355,7 @@ def _inherited_stores(ev: Evaluator, cls: Class, name: str) -> tuple[Evaluator, 
     found: list[Any] = []
     for c in mro(ev, cls)[1:]:
         if type(c) is not Class:
-            if type(c) is External and c.qualified in ("builtins.object", "object"):
+            if _is_object(c):
                 continue
             return ev, None
         c_ev = _owner(ev, c)

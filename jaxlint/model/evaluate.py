@@ -994,7 +994,7 @@ class Evaluator:
 
         def call_function(f: Any, xs: list[Any]) -> Any:
             if type(f) is Function and node is not None:
-                self.records.setdefault(("operands", node, f.node), []).append(tuple(xs))
+                self.records.setdefault(("operands", node, f.node, env), []).append(tuple(xs))
             return self.call(f, [(x, None, "") for x in xs], env, node)
 
         call = Call(q, op.signature, b, node, self.report, call_function)
@@ -1011,7 +1011,7 @@ class Evaluator:
         (``fori_loop(0, n, body, init)`` calls ``body(i, init)``: its result rule says so),
         one tuple per call the rule makes, for ``call`` evaluated in ``env``."""
         self.value(call, env)
-        return self.records.get(("operands", call, fn), [])
+        return self.records.get(("operands", call, fn, env), [])
 
     def result_with_arrays(self, call: cst.Call, env: Env | None) -> Any:
         """What a call of a catalogue function gives when the arguments the model does not

@@ -134,9 +134,9 @@ class ValueFlow(Flow):
             for i, p in enumerate(params):
                 n = p.name.value
                 flags = 0
-                if i < len(operands) and operands[i] is not None:
+                if i < len(operands) and operands[i] and trace is not None:
                     flags |= ARRAY
-                    self.origins[n] = str(operands[i])
+                    self.origins[n] = f"passed by `{trace.api}` to its body as a traced array"
                 elif n in annotated and n not in refs:
                     flags |= ARRAY
                     self.origins[n] = f"annotated `{ctx.code(p.annotation.annotation)}`"
@@ -228,10 +228,7 @@ class ValueFlow(Flow):
         frame = self.plain_frame(fn) if isinstance(fn, (cst.FunctionDef, cst.Lambda)) else None
         v = self.ev.value(e, frame) if ours else UNKNOWN
         if type(v) is Array:
-            if v.host:
-                return (NUMPY, None)
-            origin = self._traced_arg(e)
-            return (ARRAY | (TRACED if origin else 0), origin)
+            return _array_fact(v, None if v.host else self._traced_arg(e))
         if type(v) in (Tuple, List) and v.items:
             origin = self._traced_arg(e)
             # each part on its own, for unpacking: ``loss, grads = value_and_grad(f)(w)`` gives a
@@ -478,8 +475,8 @@ class ValueFlow(Flow):
             if trace is not None:
                 self.bools[report_at] = BoolUse(report_at, kind, test, f[1], trace)
 
-    def lax_operands(self, fn, trace: Trace | None) -> list[str | None]:
-        """Per positional parameter of a lax body, where it is a JAX array: a lax loop or
+    def lax_operands(self, fn, trace: Trace | None) -> list[bool]:
+        """Per positional parameter of a lax body, is it a JAX array? A lax loop or
         branch passes its body the operands it is given (``fori_loop``'s ``init_val`` as the
         carry) as traced JAX arrays, NumPy arrays and Python numbers included; what the
         catalogue's result rule passes, for the call evaluated in its function's frame."""
@@ -491,11 +488,7 @@ class ValueFlow(Flow):
         if not calls:
             return []
         width = min(len(c) for c in calls)
-        api = trace.api
-        return [
-            f"passed by `{api}` to its body as a traced array" if all(type(c[i]) is Array for c in calls) else None
-            for i in range(width)
-        ]
+        return [all(type(c[i]) is Array for c in calls) for i in range(width)]
 
     def plain_frame(self, fn):
         """A frame for ``fn`` (and the defs around it) in which a parameter with no annotation

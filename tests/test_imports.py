@@ -134,3 +134,53 @@ def test_the_reader_keeps_a_module_until_its_text_changes(tmp_path):
     second = reader.context(str(p))
     assert second is not None and second[0] != first[0] and second[1] is not first[1]
     assert read_module_bytes(str(tmp_path)) is None  # a folder
+
+
+FIT = """\
+import jax
+import optax
+from flax.training import train_state
+
+
+def fit(model, params, batches, step):
+    state = train_state.TrainState.create(apply_fn=model.apply, params=params, tx=optax.adam(1e-3))
+    p_step = jax.pmap(step, axis_name="batch")
+    for batch in batches:
+        state = p_step(state, batch)
+    return state
+"""
+
+UNREPLICATED = "fit.py:10:24: JAX204 pmap maps `state`, a pytree with no device axis (`state.step` is rank 0)\n"
+
+
+def _check_pmap(root, *args):
+    code, out, _err = run_cli("--preview", "--select", "JAX204", "--output-format", "concise", *args, cwd=str(root))
+    return code, out
+
+
+def test_a_library_module_the_project_lacks_is_read_from_its_stub(tmp_path):
+    # flax is not installed here, and no file of the project defines flax.training.train_state:
+    # jaxlint's stub says that TrainState.create sets step=0
+    _write(tmp_path, "fit.py", FIT)
+    assert _check_pmap(tmp_path, "--no-cache", "fit.py") == (1, UNREPLICATED)
+
+
+def test_a_module_of_the_project_wins_over_the_stub(tmp_path):
+    # the project's own flax (a vendored copy, or linting flax itself) is what the code imports
+    _write(tmp_path, "fit.py", FIT)
+    _write(tmp_path, "flax/__init__.py", "")
+    _write(tmp_path, "flax/training/__init__.py", "")
+    _write(
+        tmp_path,
+        "flax/training/train_state.py",
+        "class TrainState:\n    @classmethod\n    def create(cls, **kwargs):\n        return kwargs['params']\n",
+    )
+    assert _check_pmap(tmp_path, "--no-cache", "fit.py") == (0, "")
+
+
+def test_stubs_are_read_once_and_only_for_library_modules():
+    reader = ModuleReader()
+    ctx = reader.stub("flax.training.train_state")
+    assert ctx is not None and reader.stub("flax.training.train_state") is ctx
+    assert reader.stub("flax.nothing_here") is None
+    assert reader.stub("../etc/passwd") is None

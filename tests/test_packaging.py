@@ -62,6 +62,7 @@ def test_wheel_installs_into_a_fresh_venv_and_lints(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     assert any(n.startswith("jaxlint/rules/migration/") for n in names)
     assert any(n.startswith("jaxlint/fixtures/seeds/") for n in names)
+    assert "jaxlint/model/stubs/flax.training.train_state.stub" in names  # the model reads them
     assert not any(n.startswith(("rules/", "fixtures/", "tests/")) for n in names), "top-level package leaked"
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)

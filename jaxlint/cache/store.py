@@ -68,7 +68,7 @@ def code_fingerprint() -> str:
         for root, dirs, files in os.walk(base):
             dirs[:] = sorted(d for d in dirs if d != "__pycache__")
             for name in sorted(files):
-                if name.endswith(".py"):
+                if name.endswith((".py", ".stub")):  # a stub is code the model reads
                     path = os.path.join(root, name)
                     st = os.stat(path)
                     h.update(f"{os.path.relpath(path, base)}:{st.st_size}:{st.st_mtime_ns};".encode())

@@ -9,6 +9,12 @@ result is used only while those files are unchanged.
 
 One ``ModuleReader`` per worker keeps the last few parsed modules: the files of a
 package import the same few modules.
+
+A library module the project does not contain may have a *stub*: Python source shipped
+with jaxlint (``jaxlint/model/stubs/<module>.stub``) that says what the library's
+functions and classes do, in the library's own terms (flax's ``TrainState.create`` gives
+``step=0``; ``replicate`` gives every leaf a leading device axis). The model reads a stub
+as it reads a project module; it is never run either.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ if TYPE_CHECKING:
     from jaxlint.model.evaluate import World
     from jaxlint.model.program import Program
 
+STUBS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "model", "stubs")
 MAX_MODULE_BYTES = 1 << 20  # a larger module is not read for values (it stays unknown)
 KEPT = 8  # parsed modules kept per worker
 
@@ -86,6 +93,7 @@ class ModuleReader:
         self.settings = settings
         self.read = read or read_module_bytes
         self._kept: OrderedDict[str, tuple[str, FileContext | None]] = OrderedDict()
+        self._stubs: dict[str, FileContext | None] = {}
 
     def context(self, path: str) -> tuple[str, FileContext | None] | None:
         """(digest, context) of the module at ``path``; the context is None when it does
@@ -104,7 +112,21 @@ class ModuleReader:
             self._kept.popitem(last=False)
         return d, ctx
 
-    def _parse(self, path: str, data: bytes) -> FileContext | None:
+    def stub(self, module: str) -> FileContext | None:
+        """The parsed stub of library module ``module``, or None when jaxlint has none.
+        Read from jaxlint's own files (not through ``read``: an editor's unsaved buffers
+        are the project's), once per worker."""
+        if module in self._stubs:
+            return self._stubs[module]
+        ctx = None
+        if all(p.isidentifier() for p in module.split(".")):
+            path = os.path.join(STUBS, module + ".stub")
+            data = read_module_bytes(path) if os.path.isfile(path) else None
+            ctx = self._parse(path, data, module) if data is not None else None
+        self._stubs[module] = ctx
+        return ctx
+
+    def _parse(self, path: str, data: bytes, dotted: str | None = None) -> FileContext | None:
         from jaxlint.lint.engine import walk_events
         from jaxlint.lint.parse import parse_module
         from jaxlint.model.context import FileContext
@@ -116,7 +138,7 @@ class ModuleReader:
         except (UnicodeDecodeError, cst.ParserSyntaxError, RecursionError, MemoryError):
             return None
         events, parents = walk_events(module)
-        name, is_package = module_name_for(path)
+        name, is_package = (dotted, False) if dotted is not None else module_name_for(path)
         names, facts, qualnames = collect_facts(path, module, events, name, is_package)
         return FileContext(path, text, module, names, facts, qualnames, parents, self.settings, events)
 
@@ -145,13 +167,16 @@ class Imports:
         from jaxlint.model.program import Program
 
         path = module_path(self.root, module)
-        if path is None or os.path.abspath(path) == self.path:
-            return None
-        found = self.reader.context(path)
-        if found is None:
-            return None
-        d, ctx = found
-        self.deps[path] = d
+        if path is None:
+            ctx = self.reader.stub(module)  # a library module: its stub, if jaxlint has one
+        else:
+            if os.path.abspath(path) == self.path:
+                return None
+            found = self.reader.context(path)
+            if found is None:
+                return None
+            d, ctx = found
+            self.deps[path] = d
         if ctx is None:
             return None
         program = Program(ctx, world)

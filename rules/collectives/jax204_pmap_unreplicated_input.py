@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.lint.rule import Invalid, NodeEdit, Rule, RuleFix
+from jaxlint.model.abstract import path_text
 
 from .pmap import Finding, built, clip, findings, head, jax_name
 
@@ -152,6 +153,15 @@ class PmapUnreplicatedInput(Rule):
         shown = clip(self.ctx, f.node, 30)
         where = built(self.ctx, f)
         it = f"`{shown}` is {where}. " if where else ""
+        if f.leaf.size is None:  # a leaf with no axis at all
+            named = isinstance(f.node, (cst.Name, cst.Attribute))
+            leaf = f"`{path_text(shown, f.leaf.path)}`" if named else f"its leaf `{path_text('', f.leaf.path)}`"
+            return (
+                f"pmap maps `{shown}`, a pytree with no device axis ({leaf} is rank 0)",
+                f"{it}{head(self.ctx, f)}, but {leaf} has no axis to map (`ValueError` for a Python "
+                "number, `IndexError: tuple index out of range` for a rank-0 array): replicate it first "
+                "(`flax.jax_utils.replicate`, `jax.device_put_replicated`), or pass `in_axes=None` at this position",
+            )
         return (
             f"pmap maps `{shown}`, one copy of the parameters with no device axis",
             f"{it}{head(self.ctx, f)}, but none of its {f.leaves} leaves has a device axis: each device gets one "

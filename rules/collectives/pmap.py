@@ -85,7 +85,8 @@ def _judge(ctx: Any, site: MapSite, e: Evaluated, issue: MapIssue) -> list[Findi
     if issue.kind == "rank":
         leaf = issue.leaves[0]
         a = as_array(leaf.value)
-        kind = "key" if a is not None and a.dtype == KEY else "data"
+        # a rank-0 leaf inside a pytree (a train state's ``step``): the pytree was never replicated
+        kind = "key" if a is not None and a.dtype == KEY else "params" if leaf.path else "data"
         return [Finding(site, e, leaf, kind, _origin(ctx, rec, leaf), rec.size)]
     if issue.kind != "devices":
         return []

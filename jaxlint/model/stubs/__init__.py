@@ -1,0 +1,13 @@
+"""Library stubs.
+
+Each ``<module>.stub`` is Python source that says what a library module's functions and
+classes do, in the library's own terms, for the semantic model to read when the linted
+project does not contain that module (``jaxlint.lint.imports``). A stub is read, never run.
+
+A stub keeps the library's signatures and what its code computes that a rule can use
+(a field's initial value, a leading device axis, which fields are pytree children), and
+leaves out what no rule reads (logging, sharding annotations, fast paths). Each stub names
+the library version it follows. Where a stub and the library disagree, the library is
+right: ``tests/test_stubs.py`` checks each stub's signatures and fields against the library
+(installed with the test extra).
+"""

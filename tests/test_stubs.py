@@ -1,0 +1,138 @@
+"""jaxlint's library stubs (jaxlint/model/stubs/) say what the library says: each stub's
+functions and methods have the library's parameters, its dataclass fields are the
+library's fields (pytree children or static alike), and the mistake a stub lets the model
+find fails with the real library."""
+
+import ast
+import dataclasses
+import importlib
+import inspect
+import os
+import subprocess
+import sys
+
+import pytest
+
+from jaxlint.lint.imports import STUBS
+
+STUB_FILES = sorted(f for f in os.listdir(STUBS) if f.endswith(".stub"))
+
+
+def _library(module):
+    top = module.split(".")[0]
+    pytest.importorskip(top)
+    return importlib.import_module(module)
+
+
+def _params(args: ast.arguments):
+    out = []
+    for kind, group in (
+        (inspect.Parameter.POSITIONAL_ONLY, args.posonlyargs),
+        (inspect.Parameter.POSITIONAL_OR_KEYWORD, args.args),
+    ):
+        out += [(a.arg, kind) for a in group]
+    if args.vararg:
+        out.append((args.vararg.arg, inspect.Parameter.VAR_POSITIONAL))
+    out += [(a.arg, inspect.Parameter.KEYWORD_ONLY) for a in args.kwonlyargs]
+    if args.kwarg:
+        out.append((args.kwarg.arg, inspect.Parameter.VAR_KEYWORD))
+    return out
+
+
+def _signature(obj, bound: bool):
+    params = list(inspect.signature(obj).parameters.values())
+    return [(p.name, p.kind) for p in params][1 if bound else 0 :]
+
+
+def _defs(path):
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read())
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            yield node.name, None, node
+        elif isinstance(node, ast.ClassDef):
+            yield node.name, node, None
+            for member in node.body:
+                if isinstance(member, ast.FunctionDef):
+                    yield f"{node.name}.{member.name}", node, member
+
+
+def test_there_are_stubs():
+    assert {"flax.training.train_state.stub", "optax.stub"} <= set(STUB_FILES)
+
+
+@pytest.mark.parametrize("stub", STUB_FILES)
+def test_a_stub_has_the_library_signatures_and_fields(stub):
+    module = stub[: -len(".stub")]
+    lib = _library(module)
+    for name, cls, fn in _defs(os.path.join(STUBS, stub)):
+        obj = lib
+        for part in name.split("."):
+            obj = getattr(obj, part)
+        if fn is None:  # a class: its dataclass fields, in order, pytree children or static
+            declared = [
+                (s.target.id, _static(s.value))
+                for s in cls.body
+                if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+            ]
+            if dataclasses.is_dataclass(obj):
+                real = [(f.name, not f.metadata.get("pytree_node", True)) for f in dataclasses.fields(obj)]
+            else:  # a NamedTuple: every field is a pytree child
+                real = [(name, False) for name in obj._fields]
+            assert declared == real, name
+            continue
+        method = cls is not None and not any(
+            isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list
+        )
+        ours = _params(fn.args)[1 if method else 0 :]
+        assert ours == _signature(obj, bound=False)[1 if method and not inspect.ismethod(obj) else 0 :], name
+
+
+def _static(value):
+    return isinstance(value, ast.Call) and any(
+        k.arg == "pytree_node" and isinstance(k.value, ast.Constant) and k.value.value is False for k in value.keywords
+    )
+
+
+UNREPLICATED = """
+import os
+os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=2"
+import jax, jax.numpy as jnp, optax
+import flax.linen as nn
+from flax import jax_utils
+from flax.training.train_state import TrainState
+
+model = nn.Dense(3)
+params = model.init(jax.random.key(0), jnp.ones((1, 4)))["params"]
+
+
+def train_step(state, batch):
+    def loss(p):
+        return jnp.mean((state.apply_fn({"params": p}, batch["x"]) - batch["y"]) ** 2)
+
+    return state.apply_gradients(grads=jax.lax.pmean(jax.grad(loss)(state.params), "batch"))
+
+
+p_train_step = jax.pmap(train_step, axis_name="batch")
+batch = {"x": jnp.ones((2, 5, 4)), "y": jnp.ones((2, 5, 3))}
+state = TrainState.create(apply_fn=model.apply, params=params, tx=optax.adam(1e-3))
+print(p_train_step(jax_utils.replicate(state), batch).step.tolist())
+for bad in (state, optax.adam(1e-3).init(params)):  # step=0; Adam's rank-0 count
+    try:
+        p_train_step(bad, batch) if bad is state else jax.pmap(lambda s, x: s)(bad, batch)
+    except (ValueError, IndexError) as e:
+        print(type(e).__name__, "rank at least 1" in str(e) or str(e))
+"""
+
+
+@pytest.mark.jax
+@pytest.mark.slow
+def test_an_unreplicated_train_state_fails_under_pmap():
+    # what fixtures/JAX204/lint/train_state.py flags: the stubs' step=0 and Adam count are what flax and optax give
+    pytest.importorskip("flax")
+    out = subprocess.run([sys.executable, "-c", UNREPLICATED], capture_output=True, text=True, timeout=300)
+    assert out.stdout.split("\n")[:3] == [
+        "[1, 1]",
+        "ValueError True",  # "... only valid for values of rank at least 1, but was applied to ... rank 0"
+        "IndexError tuple index out of range",
+    ], out.stderr[-2000:]

@@ -21,7 +21,7 @@ from jaxlint.base.names import last_name
 from jaxlint.model import program
 from jaxlint.model.abstract import Array, Bound, Function, List, Opaque, Partial, Transformed, Tuple, Wraps
 from jaxlint.model.annotations import annotated_value
-from jaxlint.model.arrays import ARRAY_ATTRS, ARRAY_METHODS, AT_METHODS, annotated_array, made_by, qualified
+from jaxlint.model.arrays import ARRAY_ATTRS, ARRAY_METHODS, annotated_array, at_method, made_by, qualified
 from jaxlint.model.contexts import contexts, sites
 from jaxlint.model.expected import raises_context
 from jaxlint.model.flow import Flow, bound_names
@@ -239,7 +239,7 @@ class ValueFlow(Flow):
         if isinstance(func, cst.Attribute):
             name = func.attr.value
             if (
-                name in AT_METHODS
+                at_method(name)
                 and isinstance(func.value, cst.Subscript)
                 and isinstance(func.value.value, cst.Attribute)
                 and func.value.value.attr.value == "at"
@@ -297,7 +297,7 @@ class ValueFlow(Flow):
 
     def quiet_block(self, s) -> bool:
         if type(s) is cst.With:
-            return any(raises_context(i) for i in s.items)
+            return any(raises_context(self.ctx, i) for i in s.items)
         return _catches_type_error(self.ctx, s)
 
     def define(self, s) -> None:

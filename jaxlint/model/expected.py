@@ -93,6 +93,57 @@ def _is(ctx, e: cst.BaseExpression, names: set[str], last: set[str]) -> bool:
     return q in names
 
 
+# jax's errors that are ``TypeError``s (``jax._src.errors.JAXTypeError``), and the modules
+# that name them
+JAX_TYPE_ERRORS = frozenset(
+    {
+        "JAXTypeError",
+        "ConcretizationTypeError",
+        "TracerArrayConversionError",
+        "TracerBoolConversionError",
+        "TracerIntegerConversionError",
+        "UnexpectedTracerError",
+        "KeyReuseError",
+    }
+)
+JAX_ERROR_MODULES = ("jax.errors", "jax._src.errors", "jax.core", "jax._src.core")
+
+
+def catches_type_error(ctx, handler: cst.ExceptHandler) -> bool:
+    """Does the ``except`` clause catch a ``TypeError`` (what a traced value in Python
+    control flow raises): a bare ``except:``, a class that ``TypeError`` is (by Python's
+    own hierarchy: ``Exception``), one of jax's ``TypeError``s (``JAX_TYPE_ERRORS``)?
+    A class the model cannot resolve may be one when its last name is: expected, so silent."""
+    if handler.type is None:
+        return True
+    # ``except (*errors,)``: a starred element names no class here
+    types = (
+        [e.value for e in handler.type.elements if isinstance(e, cst.Element)]
+        if isinstance(handler.type, cst.Tuple)
+        else [handler.type]
+    )
+    for e in types:
+        q = resolved(ctx, e)
+        if q is UNKNOWN:
+            name = last_name(e) or ""
+            if name in JAX_TYPE_ERRORS or _builtin_catches(name):
+                return True
+        elif isinstance(q, str):
+            module, _, name = q.rpartition(".")
+            if (module == "builtins" and _builtin_catches(name)) or (
+                module in JAX_ERROR_MODULES and name in JAX_TYPE_ERRORS
+            ):
+                return True
+    return False
+
+
+def _builtin_catches(name: str) -> bool:
+    import builtins
+
+    cls = getattr(builtins, name, None)
+    return isinstance(cls, type) and issubclass(TypeError, cls)
+
+
 def _callee(e: cst.BaseExpression) -> cst.BaseExpression:
     return e.func if type(e) is cst.Call else e
 

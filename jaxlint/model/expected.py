@@ -63,10 +63,13 @@ def resolved(ctx, e: cst.BaseExpression) -> str | object | None:
     (``pytest.raises``, also through ``from pytest import raises as r``), a def's or class's
     of the linted code (``m.raises`` for a local ``class raises``); None for a value that is
     neither (a number, an instance); UNKNOWN when the model does not know it (a method of
-    ``self`` in a test case, an attribute of a parameter)."""
+    ``self`` in a test case, an attribute of a parameter), or for an expression that is no
+    dotted name (``make()(x)``: not evaluated here)."""
     from . import program
     from .abstract import Bound, Class, External, Function, Opaque
 
+    if type(e) is not cst.Name and type(e) is not cst.Attribute:
+        return UNKNOWN
     p = program(ctx)
     v = p.evaluator.value(e, None)
     t = type(v)

@@ -1,6 +1,6 @@
 """What a parameter's annotation says its value is, when no call shows it.
 
-``int``/``float``/``bool``/``str`` give a Python scalar (an int is a size symbol of its
+``int``/``float``/``bool``/``complex``/``str`` give a Python scalar (an int is a size symbol of its
 own, named by the parameter); ``jax.Array``/``jnp.ndarray``/``chex.Array`` an array of
 unknown shape (known by identity, so ``x.shape[0]`` is a symbol); ``np.ndarray`` a host
 array; jaxtyping's ``Float[Array, "batch d"]`` an array of that rank whose sizes are
@@ -40,7 +40,13 @@ ARRAY_TYPES = frozenset(
 # an array or a Python scalar: what a function declared so may be given
 ARRAY_LIKE_TYPES = ARRAY_TYPES | {"jax.typing.ArrayLike", "jax._src.typing.ArrayLike"}
 HOST_ARRAY_TYPES = frozenset({"numpy.ndarray"})
-SCALARS = {"builtins.int": "int", "builtins.float": "float", "builtins.bool": "bool", "builtins.str": "str"}
+SCALARS = {
+    "builtins.int": "int",
+    "builtins.float": "float",
+    "builtins.bool": "bool",
+    "builtins.complex": "complex",
+    "builtins.str": "str",
+}
 JAXTYPING_KINDS: dict[str, DType | None] = {
     "Float": DType("float"),
     "Int": DType("int"),

@@ -10,6 +10,7 @@ A rule follows values along its own paths (``flow.py``) and asks here what a ste
 
 from __future__ import annotations
 
+from functools import cache
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -223,3 +224,46 @@ TAKES_SEQUENCES = frozenset(
         "fromiter",
     ]
 )
+# jax.numpy functions that read only the ``.shape`` and ``.dtype`` of their argument: they
+# take anything that has them (a ``jax.ShapeDtypeStruct``, a ``Ref``)
+SHAPE_ONLY = frozenset(["zeros_like", "ones_like", "empty_like", "full_like"])
+
+
+def rejects_sequences(q: str) -> bool:
+    """Does the ``jax.numpy`` function named ``q`` (public name) raise when given a list, a
+    tuple or a ``Ref`` (JAX's ``check_arraylike``)? Every one does but those that return
+    Python values (``NOT_ARRAY``), take sequences (``TAKES_SEQUENCES``) or read only the
+    shape and dtype (``SHAPE_ONLY``)."""
+    if not q.startswith("jax.numpy."):
+        return False
+    last = q.rsplit(".", 1)[1]
+    return last not in NOT_ARRAY and last not in TAKES_SEQUENCES and last not in SHAPE_ONLY
+
+
+@cache
+def array_only_members() -> frozenset[str]:
+    """The attributes and methods that only an array has: those the catalogue gives a JAX
+    array (``jax.Array.shape``, ``jax.Array.sum``, ``jax.Array.at``), but those Python's
+    containers have too (``xs.copy()``, ``xs.sort()``, ``xs[i]``)."""
+    from .catalogue import TABLE
+
+    python = {n for t in (list, tuple, dict, set, frozenset, str, bytes) for n in dir(t)}
+    prefix = "jax.Array."
+    return frozenset(q[len(prefix) :].split(".", 1)[0] for q in TABLE if q.startswith(prefix)) - python
+
+
+def at_method(name: str) -> bool:
+    """Is ``x.at[i].<name>(...)`` one of the catalogue's functional updates or reads of a JAX
+    array (``set``, ``add``, ``get``, ...)?"""
+    from .catalogue import TABLE
+
+    return f"jax.Array.at.{name}" in TABLE
+
+
+def at_update(name: str) -> bool:
+    """Is ``x.at[i].<name>(v)`` a functional update (``set``, ``add``...), not the read ``get``?"""
+    from .catalogue import lookup
+    from .catalogue.indexing import at_update as rule
+
+    op = lookup(f"jax.Array.at.{name}")
+    return op is not None and op.result is rule

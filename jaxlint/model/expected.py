@@ -28,28 +28,127 @@ import libcst as cst
 from jaxlint.base.literals import UNKNOWN
 from jaxlint.base.names import dotted, last_name
 
-# the last names of the context managers that expect an exception (``with
-# self.assertRaises(E):``), and of the callable forms with the position of the callable
-# that must raise (``self.assertRaises(E, f, *args)``): filled by the test frameworks
+# the qualified names of the context managers that expect an exception (``with
+# pytest.raises(E):``, ``with self.assertRaises(E):`` is ``unittest.TestCase.assertRaises``),
+# and of the callable forms with the position of the callable that must raise
+# (``self.assertRaises(E, f, *args)``): filled by the test frameworks
 RAISES_CONTEXTS: set[str] = set()
 CALLABLE_AT: dict[str, int] = {}
-# the last names of the context managers and decorators under which a warning is expected
-# or silenced on purpose (``with pytest.warns(W):``, ``with warnings.catch_warnings():``,
-# ``@pytest.mark.filterwarnings(...)``): filled by the test frameworks
+# the qualified names of the context managers and decorators under which a warning is
+# expected or silenced on purpose (``with pytest.warns(W):``, ``with
+# warnings.catch_warnings():``, ``@pytest.mark.filterwarnings(...)``): filled by the test frameworks
 WARNING_CONTEXTS: set[str] = set()
+# the same by their last names: what an expression the model cannot resolve may be
+# (``self.assertRaises`` of a test case, ``test.assertRaises`` of a parameter)
+_LAST: dict[str, set[str]] = {"raises": set(), "warnings": set()}
+_CALLABLE_LAST: dict[str, int] = {}
 
 
 def expecting(
     contexts: tuple[str, ...] = (), callables: dict[str, int] | None = None, warnings: tuple[str, ...] = ()
 ) -> None:
-    """Register a framework's assertions that expect an error or a warning (``jaxlint.model.frameworks``)."""
+    """Register a framework's assertions that expect an error or a warning, by qualified
+    name (``jaxlint.model.frameworks``)."""
     RAISES_CONTEXTS.update(contexts)
     CALLABLE_AT.update(callables or {})
     WARNING_CONTEXTS.update(warnings)
+    _LAST["raises"].update(q.rsplit(".", 1)[-1] for q in contexts)
+    _LAST["warnings"].update(q.rsplit(".", 1)[-1] for q in warnings)
+    for q, at in (callables or {}).items():
+        _CALLABLE_LAST[q.rsplit(".", 1)[-1]] = at
 
 
-def _callee(e: cst.BaseExpression) -> str | None:
-    return last_name(e.func) if type(e) is cst.Call else last_name(e)
+def resolved(ctx, e: cst.BaseExpression) -> str | object | None:
+    """The qualified name of what ``e`` evaluates to: a library object's public name
+    (``pytest.raises``, also through ``from pytest import raises as r``), a def's or class's
+    of the linted code (``m.raises`` for a local ``class raises``); None for a value that is
+    neither (a number, an instance); UNKNOWN when the model does not know it (a method of
+    ``self`` in a test case, an attribute of a parameter), or for an expression that is no
+    dotted name (``make()(x)``: not evaluated here)."""
+    from . import program
+    from .abstract import Bound, Class, External, Function, Opaque
+
+    if type(e) is not cst.Name and type(e) is not cst.Attribute:
+        return UNKNOWN
+    p = program(ctx)
+    v = p.evaluator.value(e, None)
+    t = type(v)
+    if v is UNKNOWN or t is Opaque:
+        return UNKNOWN
+    if t is External:
+        return v.qualified
+    if t is Bound and type(v.func) is Function:
+        v, t = v.func, Function
+    if t is Function or t is Class:
+        owner = v.program.ctx if v.program is not None else ctx
+        name = owner.qualname(v.node) if t is Function else v.name
+        return owner.facts.ref(name) if name else None
+    return None
+
+
+def _is(ctx, e: cst.BaseExpression, names: set[str], last: set[str]) -> bool:
+    """Is ``e`` one of the objects named ``names``? By its qualified name when the model
+    resolves it (a local ``class raises`` is not ``pytest.raises``); an expression it cannot
+    resolve may be one when its last name is (``self.assertRaises``): expected, so silent."""
+    q = resolved(ctx, e)
+    if q is UNKNOWN:
+        return last_name(e) in last
+    return q in names
+
+
+# jax's errors that are ``TypeError``s (``jax._src.errors.JAXTypeError``), and the modules
+# that name them
+JAX_TYPE_ERRORS = frozenset(
+    {
+        "JAXTypeError",
+        "ConcretizationTypeError",
+        "TracerArrayConversionError",
+        "TracerBoolConversionError",
+        "TracerIntegerConversionError",
+        "UnexpectedTracerError",
+        "KeyReuseError",
+    }
+)
+JAX_ERROR_MODULES = ("jax.errors", "jax._src.errors", "jax.core", "jax._src.core")
+
+
+def catches_type_error(ctx, handler: cst.ExceptHandler) -> bool:
+    """Does the ``except`` clause catch a ``TypeError`` (what a traced value in Python
+    control flow raises): a bare ``except:``, a class that ``TypeError`` is (by Python's
+    own hierarchy: ``Exception``), one of jax's ``TypeError``s (``JAX_TYPE_ERRORS``)?
+    A class the model cannot resolve may be one when its last name is: expected, so silent."""
+    if handler.type is None:
+        return True
+    # ``except (*errors,)``: a starred element names no class here
+    types = (
+        [e.value for e in handler.type.elements if isinstance(e, cst.Element)]
+        if isinstance(handler.type, cst.Tuple)
+        else [handler.type]
+    )
+    for e in types:
+        q = resolved(ctx, e)
+        if q is UNKNOWN:
+            name = last_name(e) or ""
+            if name in JAX_TYPE_ERRORS or _builtin_catches(name):
+                return True
+        elif isinstance(q, str):
+            module, _, name = q.rpartition(".")
+            if (module == "builtins" and _builtin_catches(name)) or (
+                module in JAX_ERROR_MODULES and name in JAX_TYPE_ERRORS
+            ):
+                return True
+    return False
+
+
+def _builtin_catches(name: str) -> bool:
+    import builtins
+
+    cls = getattr(builtins, name, None)
+    return isinstance(cls, type) and issubclass(TypeError, cls)
+
+
+def _callee(e: cst.BaseExpression) -> cst.BaseExpression:
+    return e.func if type(e) is cst.Call else e
 
 
 def expects_warning(ctx, node: cst.CSTNode) -> bool:
@@ -61,10 +160,12 @@ def expects_warning(ctx, node: cst.CSTNode) -> bool:
     for a in ctx.ancestors(node):
         t = type(a)
         if t is cst.With:
-            if any(type(i.item) is cst.Call and _callee(i.item) in WARNING_CONTEXTS for i in a.items):
+            if any(
+                type(i.item) is cst.Call and _is(ctx, i.item.func, WARNING_CONTEXTS, _LAST["warnings"]) for i in a.items
+            ):
                 return True
         elif (t is cst.FunctionDef or t is cst.ClassDef) and any(
-            _callee(d.decorator) in WARNING_CONTEXTS for d in a.decorators
+            _is(ctx, _callee(d.decorator), WARNING_CONTEXTS, _LAST["warnings"]) for d in a.decorators
         ):
             return True
     return False
@@ -75,13 +176,13 @@ REGISTRATIONS = frozenset({"defvjp", "defjvp", "defjvps"})
 _DEPTH = 4  # definitions followed through their uses (``g = jax.vmap(f)``, then ``g``'s uses)
 
 
-def raises_context(item: cst.WithItem, also: tuple[str, ...] = ()) -> bool:
-    """Is this ``with`` item a context manager that expects an exception (its callee's last
-    name is one of ``RAISES_CONTEXTS``), or one whose dotted name contains a word of ``also``?"""
+def raises_context(ctx, item: cst.WithItem, also: tuple[str, ...] = ()) -> bool:
+    """Is this ``with`` item a context manager that expects an exception (one of
+    ``RAISES_CONTEXTS``, see ``_is``), or one whose dotted name contains a word of ``also``?"""
     e = item.item
     if type(e) is not cst.Call:
         return False
-    if last_name(e.func) in RAISES_CONTEXTS:
+    if _is(ctx, e.func, RAISES_CONTEXTS, _LAST["raises"]):
         return True
     if also:
         full = dotted(e.func)
@@ -89,12 +190,12 @@ def raises_context(item: cst.WithItem, also: tuple[str, ...] = ()) -> bool:
     return False
 
 
-def callable_raises(call: cst.Call, arg: cst.Arg, ctx=None) -> bool:
+def callable_raises(ctx, call: cst.Call, arg: cst.Arg) -> bool:
     """Is ``arg`` the callable of a callable-form assertion (``self.assertRaises(Err, arg, ...)``;
-    see ``CALLABLE_AT``), or (with ``ctx``) of a def of the file that hands that parameter
+    see ``CALLABLE_AT``), or of a def of the file that hands that parameter
     to one (``def check(test, etype, f): test.assertRaises(etype, f)``)?"""
-    at = CALLABLE_AT.get(last_name(call.func) or "")
-    if at is None and ctx is not None:
+    at = _callable_at(ctx, call.func)
+    if at is None:
         at = _asserting_helper(ctx, call.func)
     if at is None or arg.keyword is not None or arg.star:
         return False
@@ -104,10 +205,18 @@ def callable_raises(call: cst.Call, arg: cst.Arg, ctx=None) -> bool:
     return at < len(positional) and positional[at] is arg
 
 
+def _callable_at(ctx, func: cst.BaseExpression) -> int | None:
+    """The position of the callable in a callable-form assertion ``func`` (see ``_is``)."""
+    q = resolved(ctx, func)
+    if q is UNKNOWN:
+        return _CALLABLE_LAST.get(last_name(func) or "")
+    return CALLABLE_AT.get(q) if isinstance(q, str) else None
+
+
 def _asserting_helper(ctx, func: cst.BaseExpression) -> int | None:
     """The position of the parameter a module-level def of the file (called by name) hands,
-    as it is, to a callable-form assertion in its body; None when it hands none. Read from
-    the original source: the slicer may have blanked the def."""
+    as it is, to a callable-form assertion in its body; None when it hands none (or the
+    slicer blanked it: what the model does not see hands nothing)."""
     if type(func) is not cst.Name:
         return None
     memo = ctx.shared.setdefault("asserting_helpers", {})
@@ -116,39 +225,25 @@ def _asserting_helper(ctx, func: cst.BaseExpression) -> int | None:
         from . import program
 
         found = program(ctx).reaching(func)
-        if all(b.kind == "def" and b.scope.kind == "module" for b in found):
-            memo[func.value] = _hands_to_assertion(ctx, func.value)
+        if len(found) == 1 and found[0].kind == "def" and found[0].scope.kind == "module":
+            node = found[0].node
+            if type(node) is cst.FunctionDef:
+                memo[func.value] = _hands_to_assertion(ctx, node)
     return memo[func.value]
 
 
-def _hands_to_assertion(ctx, name: str) -> int | None:
-    import ast
-
-    by_name = ctx.shared.get("original_defs")
-    if by_name is None:
-        try:
-            tree = ast.parse(getattr(ctx, "original_source", None) or ctx.source)
-        except (SyntaxError, ValueError):
-            return None
-        # the module's defs by name, once: a scan per name was quadratic in the file
-        by_name = ctx.shared["original_defs"] = dict[str, list[ast.FunctionDef]]()
-        for s in tree.body:
-            if isinstance(s, ast.FunctionDef):
-                by_name.setdefault(s.name, []).append(s)
-    defs = by_name.get(name, [])
-    if len(defs) != 1:
-        return None
-    params = [a.arg for a in (*defs[0].args.posonlyargs, *defs[0].args.args)]
-    for n in ast.walk(defs[0]):
-        if not isinstance(n, ast.Call):
+def _hands_to_assertion(ctx, fn: cst.FunctionDef) -> int | None:
+    params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+    for n in ctx.descendants(fn.body, prune=()):
+        if type(n) is not cst.Call:
             continue
-        f = n.func
-        at = CALLABLE_AT.get(f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else "")
-        if at is None or any(isinstance(a, ast.Starred) for a in n.args[: at + 1]) or at >= len(n.args):
+        at = _callable_at(ctx, n.func)
+        positional = [a for a in n.args if a.keyword is None]
+        if at is None or any(a.star for a in positional[: at + 1]) or at >= len(positional):
             continue
-        handed = n.args[at]
-        if isinstance(handed, ast.Name) and handed.id in params:
-            return params.index(handed.id)
+        handed = positional[at].value
+        if type(handed) is cst.Name and handed.value in params:
+            return params.index(handed.value)
     return None
 
 
@@ -159,9 +254,9 @@ def expects_error(ctx, node: cst.CSTNode, also: tuple[str, ...] = ()) -> bool:
     for a in ctx.ancestors(node):
         t = type(a)
         if t is cst.With:
-            if any(raises_context(i, also) for i in a.items):
+            if any(raises_context(ctx, i, also) for i in a.items):
                 return True
-        elif t is cst.Call and type(child) is cst.Arg and callable_raises(a, child, ctx):
+        elif t is cst.Call and type(child) is cst.Arg and callable_raises(ctx, a, child):
             return True
         child = a
     return False

@@ -259,6 +259,12 @@ def _isinstance(ev: Evaluator, args: list[Argument]) -> Any:
 
 _NOT_HANDLED: Any = object()
 
+# the builtins that take a container whole: its size (``len(xs)``), its items (``list(xs)``,
+# ``zip(xs, ys)``, ``sorted(xs)``) or its keys (``dict(xs)``)
+TAKES_CONTAINER = frozenset(
+    f"builtins.{n}" for n in ("len", "list", "tuple", "dict", "iter", "sorted", "enumerate", "zip")
+)
+
 BUILTIN_CALLS: dict[str, Builtin] = {
     "builtins.len": _len,
     "builtins.int": _int,

@@ -3,29 +3,25 @@
 ``x.sum()``, ``x.at[i].set(v)``), or a Pallas ``Ref`` read whole as ``x[...]``.
 
 The names calls and annotations refer to are the model's (``jaxlint.model.arrays``:
-``qualified``, ``annotated_array``); what a use of a parameter shows is the family's.
+``qualified``; ``jaxlint.model.annotations``: what an annotation promises, read through
+aliases and shadowing), and so is what an array has (the catalogue's ``jax.Array``
+members, ``arrays.array_only_members``), which ``jax.numpy`` functions reject lists
+(``arrays.rejects_sequences``), which builtins take a container whole
+(``pybuiltins.TAKES_CONTAINER``) and which functions take pytrees (the catalogue's
+``jax.tree``/``jax.tree_util``); what a use of a parameter shows is the family's.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
+from jaxlint.base.literals import UNKNOWN
 from jaxlint.model import program
-from jaxlint.model.arrays import (
-    ARRAY_ATTRS,
-    ARRAY_METHODS,
-    AT_METHODS,
-    NOT_ARRAY,
-    TAKES_SEQUENCES,
-    annotated_array,
-    qualified,
-)
-
-# attribute uses that only an array has: evidence that a traced argument is an array
-EVIDENCE_ATTRS = (ARRAY_METHODS - {"copy"}) | ARRAY_ATTRS | {"shape", "dtype", "ndim", "at", "size"}
-SCALAR_ANNOTATIONS = frozenset({"bool", "int", "float", "complex"})
-# builtins that take a container whole (``len(xs)``, ``zip(xs, ys)``)
-CONTAINER_BUILTINS = frozenset({"len", "list", "tuple", "dict", "iter", "sorted", "enumerate", "zip"})
+from jaxlint.model.abstract import Array, Scalar
+from jaxlint.model.annotations import annotated_value
+from jaxlint.model.arrays import array_only_members, at_update, qualified, rejects_sequences
+from jaxlint.model.catalogue.tree import takes_pytrees
+from jaxlint.model.pybuiltins import TAKES_CONTAINER
 
 
 def parameters(fn) -> list[cst.Param]:
@@ -38,22 +34,18 @@ def container_evidence(ctx, fn) -> set[str]:
     iterated, unpacked, ``len()``-ed, tested with ``in``, called, or given a non-array attribute.
     A bare truth test on such a parameter is legal under ``jit`` (a dict stays a dict)."""
     ev = program(ctx).evaluator
+    only_arrays = array_only_members()
     out = set()
     params = parameters(fn)
     for p in params:
-        ann = p.annotation
-        if (
-            ann is not None
-            and not annotated_array(ev, ann.annotation)
-            and not (isinstance(ann.annotation, cst.Name) and ann.annotation.value in SCALAR_ANNOTATIONS)
-        ):
+        if p.annotation is not None and not _array_or_number(ev, p.annotation.annotation, fn, p.name.value):
             out.add(p.name.value)
     names = {p.name.value for p in params}
     body = fn.body
     for n in [body, *ctx.descendants(body, prune=(cst.ClassDef,))]:
         t = type(n)
         if (t is cst.Subscript and type(n.value) is cst.Name) or (
-            t is cst.Attribute and type(n.value) is cst.Name and n.attr.value not in EVIDENCE_ATTRS
+            t is cst.Attribute and type(n.value) is cst.Name and n.attr.value not in only_arrays
         ):
             out.add(n.value.value)
         elif (t is cst.For or t is cst.CompFor) and type(n.iter) is cst.Name:
@@ -64,11 +56,7 @@ def container_evidence(ctx, fn) -> set[str]:
             if type(n.func) is cst.Name:
                 out.add(n.func.value)
             q = qualified(ev, n.func) or ""
-            if (
-                (q.startswith("builtins.") and q[len("builtins.") :] in CONTAINER_BUILTINS)
-                or ".tree" in q
-                or q.startswith("jax.tree")
-            ):
+            if q in TAKES_CONTAINER or takes_pytrees(q):
                 out.update(a.value.value for a in n.args if type(a.value) is cst.Name)
         elif t is cst.Comparison:
             for c in n.comparisons:
@@ -83,6 +71,18 @@ def container_evidence(ctx, fn) -> set[str]:
     return out & names
 
 
+def _array_or_number(ev, ann: cst.BaseExpression, fn, name: str) -> bool:
+    """Does the annotation promise a JAX array or a Python number (what a traced argument
+    may be, ``x: jax.Array``, ``flag: bool``, also through an alias ``Scalar = float``)?
+    Anything else it promises or may promise (a ``str``, a class, ``dict[str, Array]``) is
+    no leaf of the trace."""
+    label = fn.name.value if isinstance(fn, cst.FunctionDef) else "<lambda>"
+    v = annotated_value(ev, ann, f"{label}.{name}", name, fn)
+    if v is UNKNOWN:
+        return False
+    return (type(v) is Array and not v.host) or (type(v) is Scalar and v.kind != "str")
+
+
 def array_evidence(ctx, fn) -> set[str]:
     """Parameters the body uses the way only an array is used: ``x.shape``, ``x.at``,
     ``x.sum()``, or an argument of a ``jax.numpy`` function that rejects lists, tuples and
@@ -90,28 +90,19 @@ def array_evidence(ctx, fn) -> set[str]:
     (and a Ref has ``.shape``, ``.dtype`` and ``.at`` too, and takes item assignment): its
     attributes are no evidence. Indexing is none either (lists, dicts and Refs index)."""
     ev = program(ctx).evaluator
+    only_arrays = array_only_members()
     attrs: set[str] = set()
     whole: set[str] = set()
     calls: set[str] = set()
     body = fn.body
     nodes = ctx.descendants(body, prune=(cst.ClassDef,))
     for n in nodes if not isinstance(body, cst.BaseExpression) else [body, *nodes]:
-        if type(n) is cst.Attribute and type(n.value) is cst.Name and n.attr.value in EVIDENCE_ATTRS:
+        if type(n) is cst.Attribute and type(n.value) is cst.Name and n.attr.value in only_arrays:
             attrs.add(n.value.value)
         elif type(n) is cst.Subscript and type(n.value) is cst.Name and whole_read(n):
             whole.add(n.value.value)
-        elif type(n) is cst.Call:
-            q = qualified(ev, n.func) or ""
-            last = q.rsplit(".", 1)[-1]
-            if (
-                q.startswith("jax.numpy.")
-                and q.count(".") == 2
-                and last not in NOT_ARRAY | TAKES_SEQUENCES
-                and not last.endswith("_like")
-            ):
-                calls.update(
-                    a.value.value for a in n.args if type(a.value) is cst.Name and not a.keyword and not a.star
-                )
+        elif type(n) is cst.Call and rejects_sequences(qualified(ev, n.func) or ""):
+            calls.update(a.value.value for a in n.args if type(a.value) is cst.Name and not a.keyword and not a.star)
     return (attrs - whole) | calls
 
 
@@ -142,7 +133,7 @@ def at_evidence(ctx, fn) -> set[str]:
         if (
             type(n) is cst.Call
             and isinstance(n.func, cst.Attribute)
-            and n.func.attr.value in AT_METHODS - {"get"}
+            and at_update(n.func.attr.value)
             and isinstance(n.func.value, cst.Subscript)
             and isinstance(n.func.value.value, cst.Attribute)
             and n.func.value.value.attr.value == "at"

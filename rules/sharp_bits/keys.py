@@ -123,7 +123,7 @@ class KeyFlow(Flow):
         return merge(envs)
 
     def quiet_block(self, s: Any) -> bool:
-        return type(s) is cst.With and any(raises_context(i) for i in s.items)
+        return type(s) is cst.With and any(raises_context(self.ctx, i) for i in s.items)
 
     def next_iteration(self, before: dict, after: dict, mark: Any) -> dict:
         """The keys consumed at the end of an iteration are consumed by the previous one."""

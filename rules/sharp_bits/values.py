@@ -17,13 +17,12 @@ from dataclasses import dataclass
 import libcst as cst
 
 from jaxlint.base.literals import UNKNOWN
-from jaxlint.base.names import last_name
 from jaxlint.model import program
 from jaxlint.model.abstract import Array, Bound, Function, List, Opaque, Partial, Transformed, Tuple, Wraps
 from jaxlint.model.annotations import annotated_value
-from jaxlint.model.arrays import ARRAY_ATTRS, ARRAY_METHODS, AT_METHODS, annotated_array, made_by, qualified
+from jaxlint.model.arrays import ARRAY_ATTRS, ARRAY_METHODS, annotated_array, at_method, made_by, qualified
 from jaxlint.model.contexts import contexts, sites
-from jaxlint.model.expected import raises_context
+from jaxlint.model.expected import catches_type_error, raises_context
 from jaxlint.model.flow import Flow, bound_names
 from jaxlint.model.traced import BODY_LABELS, Trace
 
@@ -53,27 +52,6 @@ def _meet_all(values):
     for w in values[1:]:
         v = meet(v, w)
     return v
-
-
-def _catches_type_error(ctx, t: cst.Try) -> bool:
-    for h in t.handlers:
-        if h.type is None:
-            return True
-        # ``except (*errors,)``: a starred element names no class here
-        types = (
-            [e.value for e in h.type.elements if isinstance(e, cst.Element)]
-            if isinstance(h.type, cst.Tuple)
-            else [h.type]
-        )
-        for v in types:
-            name = last_name(v) or ""
-            if (
-                name in ("TypeError", "Exception", "BaseException")
-                or ("Error" in name and "Tracer" in name)
-                or name == "ConcretizationTypeError"
-            ):
-                return True
-    return False
 
 
 @dataclass(slots=True)
@@ -239,7 +217,7 @@ class ValueFlow(Flow):
         if isinstance(func, cst.Attribute):
             name = func.attr.value
             if (
-                name in AT_METHODS
+                at_method(name)
                 and isinstance(func.value, cst.Subscript)
                 and isinstance(func.value.value, cst.Attribute)
                 and func.value.value.attr.value == "at"
@@ -297,8 +275,8 @@ class ValueFlow(Flow):
 
     def quiet_block(self, s) -> bool:
         if type(s) is cst.With:
-            return any(raises_context(i) for i in s.items)
-        return _catches_type_error(self.ctx, s)
+            return any(raises_context(self.ctx, i) for i in s.items)
+        return any(catches_type_error(self.ctx, h) for h in s.handlers)
 
     def define(self, s) -> None:
         self.nested_env[s] = dict(self.env)

@@ -244,3 +244,81 @@ def test_a_rule_runs_where_its_function_is_differentiated():
         "k": False,
         "k_jvp": False,  # ``k(1.0)`` in a helper: whoever calls it may differentiate it
     }
+
+
+RESOLVED = """
+import warnings
+import pytest
+from pytest import raises as expect, warns as expect_warning
+import jax
+
+class raises:
+    def __init__(self, kind):
+        pass
+
+def catch_warnings():
+    return open("log")
+
+def test(self, helper):
+    with raises(ValueError):
+        jax.jit(a)(x)
+    with expect(ValueError):
+        jax.jit(b)(x)
+    with self.assertRaises(ValueError):
+        jax.jit(c)(x)
+    with helper.raises(ValueError):
+        jax.jit(d)(x)
+    with catch_warnings():
+        jax.jit(e)(x)
+    with warnings.catch_warnings():
+        jax.jit(f)(x)
+    with expect_warning(UserWarning):
+        jax.jit(g)(x)
+"""
+
+
+def test_contexts_are_known_by_what_their_names_resolve_to():
+    from jaxlint.model.expected import expects_warning
+
+    p = model_of(RESOLVED)
+    calls = _calls(p)
+    # a local class or def with a framework's name is not the framework's; an alias of one
+    # is; a name the model cannot resolve (``self``'s, a parameter's) may be: expected
+    assert {name: expects_error(p.ctx, c) for name, c in calls.items()} == {
+        "a": False,
+        "b": True,
+        "c": True,
+        "d": True,
+        "e": False,
+        "f": False,
+        "g": False,
+    }
+    assert {name: expects_warning(p.ctx, c) for name, c in calls.items()} == {
+        "a": False,
+        "b": True,
+        "c": True,
+        "d": True,
+        "e": False,
+        "f": True,
+        "g": True,
+    }
+
+
+def test_a_helper_def_that_hands_its_parameter_to_an_assertion_is_read_from_the_tree():
+    p = model_of(
+        """
+import jax
+
+def check(test, etype, f):
+    test.assertRaises(etype, f)
+
+def assert_raises(etype, f):
+    return f()
+
+def test(self):
+    check(self, TypeError, lambda: jax.jit(a)(x))
+    assert_raises(TypeError, lambda: jax.jit(b)(x))
+"""
+    )
+    calls = _calls(p)
+    assert {name: expects_error(p.ctx, c) for name, c in calls.items()} == {"a": True, "b": False}

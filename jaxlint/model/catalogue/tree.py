@@ -72,4 +72,11 @@ REGISTERS_TYPE = REGISTERS_CLASS | frozenset(
     }
 )
 
+
+def takes_pytrees(q: str) -> bool:
+    """Is ``q`` (a public name) a function of ``jax.tree`` / ``jax.tree_util``, which take
+    their arguments as pytrees?"""
+    return q in TABLE or q.rpartition(".")[0] in (*TREE, *UTIL)
+
+
 register(TABLE)

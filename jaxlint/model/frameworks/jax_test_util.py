@@ -28,7 +28,11 @@ def provide(ev: Evaluator, fn: Any) -> list[Case] | None:
 
 PROVIDERS.append(provide)
 # ``jtu.check_raises(lambda: ..., Err, msg)``: the callable must raise
-expecting(callables={"check_raises": 0, "check_raises_regexp": 0})
+expecting(callables={f"{m}.{f}": 0 for m in MODULES for f in ("check_raises", "check_raises_regexp")})
 # ``@jtu.ignore_warning(category=DeprecationWarning)``, ``with self.assertDeprecationWarnsOrRaises(...)``:
 # the test silences or expects the deprecation on purpose
-expecting(warnings=("ignore_warning", "assertDeprecationWarnsOrRaises"))
+expecting(
+    warnings=tuple(
+        f"{m}.{f}" for m in MODULES for f in ("ignore_warning", "JaxTestCase.assertDeprecationWarnsOrRaises")
+    )
+)

@@ -10,6 +10,7 @@ from jaxlint.lint.rule import Invalid, Rule
 from jaxlint.lint.wording import split
 from jaxlint.model import program
 from jaxlint.model.catalogue.signatures import SIGNATURES
+from jaxlint.model.stubs import KEY_CONSUMERS
 
 from .analysis import exact_lines
 from .keys import Reuse, reuses
@@ -90,8 +91,9 @@ class PrngKeyReuse(Rule):
     status = "stable"
     help = "Split the key (`key, subkey = jax.random.split(key)`) and give each consumer its own subkey"
     # every jax.random function JAX declares (the catalogue's generated signatures: no table
-    # is built at import): the consumers among them, and the key makers a seed may name
-    about = ("jax.random.*", *sorted(q for q in SIGNATURES if q.startswith("jax.random.")))
+    # is built at import): the consumers among them, and the key makers a seed may name; and
+    # the library layers whose constructors consume a key (jaxlint's stubs: ``eqx.nn.Linear``)
+    about = ("jax.random.*", *sorted(q for q in SIGNATURES if q.startswith("jax.random.")), *KEY_CONSUMERS)
     reads = "calls"  # a helper that consumes its key argument, called twice from the same module
     quiet_where_expected = True
 

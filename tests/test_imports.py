@@ -184,3 +184,44 @@ def test_stubs_are_read_once_and_only_for_library_modules():
     assert ctx is not None and reader.stub("flax.training.train_state") is ctx
     assert reader.stub("flax.nothing_here") is None
     assert reader.stub("../etc/passwd") is None
+
+
+LAYERS = """\
+import jax
+
+
+def init_layer(key, n_in, n_out):
+    w_key, b_key = jax.random.split(key)
+    return {"w": jax.random.normal(w_key, (n_in, n_out)), "b": jax.random.normal(b_key, (n_out,))}
+"""
+
+NET = """\
+import jax
+
+import layers
+
+
+def init_net(key):
+    return [layers.init_layer(key, 4, 8), layers.init_layer(key, 8, 8)]
+
+
+def init_net_split(key, keys):
+    return [layers.init_layer(keys[0], 4, 8), layers.init_layer(keys[1], 8, 8)]
+
+
+params = init_net(jax.random.key(0))
+"""
+
+
+def test_a_helper_of_another_module_consumes_its_key(tmp_path):
+    # what init_layer does with its key is read in layers.py: both layers get the same weights
+    _write(tmp_path, "layers.py", LAYERS)
+    _write(tmp_path, "net.py", NET)
+    code, out, _err = run_cli(
+        "--select", "JAX502", "--output-format", "concise", "--no-cache", "net.py", cwd=str(tmp_path)
+    )
+    assert (code, out) == (
+        1,
+        "net.py:7:43: JAX502 `layers.init_layer` reuses the PRNG key `key`, already consumed by "
+        "`layers.init_layer` earlier on the same line\n",
+    )

@@ -76,7 +76,10 @@ def test_a_stub_has_the_library_signatures_and_fields(stub):
                 if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
             ]
             if dataclasses.is_dataclass(obj):
-                real = [(f.name, not f.metadata.get("pytree_node", True)) for f in dataclasses.fields(obj)]
+                real = [
+                    (f.name, not f.metadata.get("pytree_node", True) or f.metadata.get("static", False))
+                    for f in dataclasses.fields(obj)
+                ]
             else:  # a NamedTuple: every field is a pytree child
                 real = [(name, False) for name in obj._fields]
             assert declared == real, name
@@ -89,8 +92,13 @@ def test_a_stub_has_the_library_signatures_and_fields(stub):
 
 
 def _static(value):
-    return isinstance(value, ast.Call) and any(
-        k.arg == "pytree_node" and isinstance(k.value, ast.Constant) and k.value.value is False for k in value.keywords
+    """``struct.field(pytree_node=False)`` (flax) or ``eqx.field(static=True)``."""
+    if not isinstance(value, ast.Call):
+        return False
+    return any(
+        (k.arg, k.value.value) in (("pytree_node", False), ("static", True))
+        for k in value.keywords
+        if isinstance(k.value, ast.Constant)
     )
 
 
@@ -136,3 +144,34 @@ def test_an_unreplicated_train_state_fails_under_pmap():
         "ValueError True",  # "... only valid for values of rank at least 1, but was applied to ... rank 0"
         "IndexError tuple index out of range",
     ], out.stderr[-2000:]
+
+
+def test_the_key_consumers_jax502_declares_are_those_the_model_finds_in_the_stubs():
+    # JAX502's pre-filter and slicer keep code naming them (stubs.KEY_CONSUMERS): the list
+    # must be exactly the stubs' classes and functions that consume a key argument, found by
+    # giving one key twice at each parameter in turn
+    from jaxlint import testing
+    from jaxlint.model.stubs import KEY_CONSUMERS
+
+    found = set()
+    for stub in STUB_FILES:
+        module = stub[: -len(".stub")]
+        for name, cls, fn in _defs(os.path.join(STUBS, stub)):
+            if "." in name:
+                continue  # a method
+            init = fn or next((m for m in cls.body if isinstance(m, ast.FunctionDef) and m.name == "__init__"), None)
+            if init is None:
+                continue
+            params = [
+                p
+                for p, kind in _params(init.args)
+                if kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+            ]
+            params = params[1:] if cls is not None else params
+            for given in params:
+                args = ", ".join(f"{p}={'k' if p == given else 'unknown_' + p}" for p in params)
+                call = f"{module}.{name}({args})"
+                source = f"import jax.random\nimport {module}\nk = jax.random.key(0)\n{call}\n{call}\n"
+                if testing.lint(source, "JAX502", path="probe.py"):
+                    found.add(f"{module}.{name}")
+    assert found == set(KEY_CONSUMERS)

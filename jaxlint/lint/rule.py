@@ -107,6 +107,8 @@ class Rule:
     anchors: ClassVar[frozenset[str] | None] = None
     # anchors that are methods (``f.defvjp``): any receiver counts, not only jax
     method_anchors: ClassVar[frozenset[str]] = frozenset()
+    # the top-level packages of the APIs (``jax``): where an anchor's import must lead
+    packages: ClassVar[frozenset[str]] = frozenset({"jax"})
     # who refers to a seed: "" nobody, "direct" units of the same module that refer to a
     # seed, "all" every unit that refers to a seed or to such a unit, in any module
     callers: ClassVar[str] = ""
@@ -172,7 +174,7 @@ class Rule:
             return None
         from jaxlint.plan.slicing import seeds_by_anchor
 
-        return seeds_by_anchor(outline, cls.anchors, cls.method_anchors)
+        return seeds_by_anchor(outline, cls.anchors, cls.method_anchors, cls.packages)
 
     # documentation -------------------------------------------------------------------
     @classmethod

@@ -82,7 +82,7 @@ READ_WORDS: dict[str, tuple[str, ...]] = {"forwarders": ("(*",)}
 # knobs only ``about`` and ``reads`` give (``triggers`` and ``anchors`` may be set by hand: see above)
 # the slicer's knobs ``reads`` gives (``Reads``' fields)
 READ_KNOBS = tuple(f.name for f in fields(Reads))
-DERIVED_ONLY = ("method_anchors", *READ_KNOBS)
+DERIVED_ONLY = ("method_anchors", "packages", *READ_KNOBS)
 
 
 def derive(cls) -> None:
@@ -102,6 +102,7 @@ def derive(cls) -> None:
             if "anchors" not in own:
                 cls.anchors = anchors
             cls.method_anchors = methods
+            cls.packages = packages_of(about)
         if "triggers" not in own and (about is not None or cls.context_words):
             cls.triggers = trigger_words(about or (), cls.context_words + _read_words(cls.reads))
     if "reads" in own:
@@ -125,6 +126,12 @@ def anchors_of(about, owner: str = "rule") -> tuple[frozenset[str], frozenset[st
         if api.startswith("."):
             methods.add(last)
     return frozenset(anchors), frozenset(methods)
+
+
+def packages_of(about) -> frozenset[str]:
+    """The top-level packages the APIs live in (``jax``; ``equinox`` for ``equinox.nn.Linear``):
+    an anchor counts where the file's imports resolve it into one of them."""
+    return frozenset(api.split(".", 1)[0] for api in about if not api.startswith("."))
 
 
 def trigger_words(about, context_words=()) -> tuple[str, ...]:

@@ -228,10 +228,16 @@ def anchor_names(ol: Outline, anchors: frozenset[str]) -> frozenset[str]:
     return out
 
 
-def seeds_by_anchor(ol: Outline, anchors: frozenset[str], methods: frozenset[str] = frozenset()) -> set[int]:
+def seeds_by_anchor(
+    ol: Outline,
+    anchors: frozenset[str],
+    methods: frozenset[str] = frozenset(),
+    packages: frozenset[str] = frozenset({"jax"}),
+) -> set[int]:
     """Units whose code (not only a docstring or comment) names an anchor the way the rules
-    resolve names: as a jax API (``jax.vmap``, ``vmap`` imported from jax; not ``nnx.vmap``),
-    a module-level alias of one, or a method anchor on any object (``f.defvjp``)."""
+    resolve names: as an API of the rule's ``packages`` (``jax.vmap``, ``vmap`` imported from
+    jax; not ``nnx.vmap``), a module-level alias of one, or a method anchor on any object
+    (``f.defvjp``)."""
     names = anchor_names(ol, anchors)
     aliases = names - anchors
     out = set()
@@ -241,25 +247,28 @@ def seeds_by_anchor(ol: Outline, anchors: frozenset[str], methods: frozenset[str
         code = ol.code_names(i)
         if names.isdisjoint(code):
             continue
-        if not aliases.isdisjoint(code) or not methods.isdisjoint(code) or _names_jax_api(ol, u, anchors):
+        if not aliases.isdisjoint(code) or not methods.isdisjoint(code) or _names_api(ol, u, anchors, packages):
             out.add(i)
     return out
 
 
-def _names_jax_api(ol: Outline, u: Unit, anchors: frozenset[str]) -> bool:
-    """Does a mention resolve into jax through the imports (as jaxlint.base.names resolves)?
-    A name the imports do not bind, or bind outside jax, is no jax API to the rules."""
+def _names_api(ol: Outline, u: Unit, anchors: frozenset[str], packages: frozenset[str]) -> bool:
+    """Does a mention resolve into one of ``packages`` through the imports (as
+    jaxlint.base.names resolves)? A name the imports do not bind, or bind elsewhere, is no
+    API of the rule."""
     imports = ol.imports
+
+    def inside(target: str | None) -> bool:
+        return target is not None and (target == CONFLICT or target.split(".", 1)[0] in packages)
+
     for n in anchors.intersection(u.idents):
-        target = imports.get(n)
-        if target is not None and (target == CONFLICT or target.startswith("jax")):
+        if inside(imports.get(n)):
             return True
     for chain in u.chains:
         head, _, rest = chain.partition(".")
         if anchors.isdisjoint(rest.split(".")):
             continue
-        target = imports.get(head)
-        if target is not None and (target == CONFLICT or target.startswith("jax")):
+        if inside(imports.get(head)):
             return True
     return False
 

@@ -10,6 +10,7 @@ from jaxlint.lint.rule import Invalid, Rule
 from jaxlint.lint.wording import split
 from jaxlint.model import program
 from jaxlint.model.catalogue.signatures import SIGNATURES
+from jaxlint.model.stubs import KEY_CONSUMERS
 
 from .analysis import exact_lines
 from .keys import Reuse, reuses
@@ -34,8 +35,11 @@ class PrngKeyReuse(Rule):
     Reports a PRNG key that is consumed a second time on the same path: passed as the key
     to two `jax.random` samplers or `split` calls with no new key bound to the name in
     between; consumed inside a loop body (or a comprehension) when the key is not split
-    again in each iteration; or passed twice to a function of the same module that
-    consumes its key argument on every path. What consumes a key is what JAX's key-reuse
+    again in each iteration; or passed twice to a callee that consumes its key argument
+    on every path: a function of the same module or of another module of the project, a
+    class whose `__init__` does, or a library layer whose constructor does (equinox's
+    `eqx.nn.Linear` and `eqx.nn.MLP` split their key; jaxlint reads them from its stubs of
+    the library). What consumes a key is what JAX's key-reuse
     checker (`jax.experimental.key_reuse`) says: every sampler and `split`;
     `jax.random.fold_in(key, i)`, `key_data` and `clone` do not, so
     `normal(fold_in(key, i))` in a loop is fine. Uses in mutually exclusive branches
@@ -90,8 +94,9 @@ class PrngKeyReuse(Rule):
     status = "stable"
     help = "Split the key (`key, subkey = jax.random.split(key)`) and give each consumer its own subkey"
     # every jax.random function JAX declares (the catalogue's generated signatures: no table
-    # is built at import): the consumers among them, and the key makers a seed may name
-    about = ("jax.random.*", *sorted(q for q in SIGNATURES if q.startswith("jax.random.")))
+    # is built at import): the consumers among them, and the key makers a seed may name; and
+    # the library layers whose constructors consume a key (jaxlint's stubs: ``eqx.nn.Linear``)
+    about = ("jax.random.*", *sorted(q for q in SIGNATURES if q.startswith("jax.random.")), *KEY_CONSUMERS)
     reads = "calls"  # a helper that consumes its key argument, called twice from the same module
     quiet_where_expected = True
 

@@ -24,11 +24,13 @@ import libcst as cst
 
 from jaxlint.model import Function, program
 from jaxlint.model import dims as dims_
-from jaxlint.model.abstract import Array, Const, Dict, List, Opaque, Scalar, Tuple
+from jaxlint.model.abstract import Array, Class, Const, Dict, List, Opaque, Scalar, Tuple
 from jaxlint.model.abstract import External as Library
+from jaxlint.model.abstract import Function as ModelFunction
 from jaxlint.model.catalogue import Op, key_consumers, lookup
 from jaxlint.model.catalogue.keys import key_kind
 from jaxlint.model.classes import data_attribute
+from jaxlint.model.classes import method as classes_method
 from jaxlint.model.context import FileContext
 from jaxlint.model.expected import raises_context
 from jaxlint.model.flow import Flow, bound_names, terminates
@@ -111,9 +113,10 @@ def key_name(e: cst.BaseExpression | None) -> str | None:
 class KeyFlow(Flow):
     """The key names definitely consumed at each point of the walk (``env``: name -> Consumed)."""
 
-    def __init__(self, ctx: FileContext, helpers: dict[cst.CSTNode, dict[str, int]]) -> None:
+    def __init__(self, ctx: FileContext, helpers: dict[cst.CSTNode, dict[str, int]], follow: bool = True) -> None:
         super().__init__(ctx)
         self.helpers = helpers
+        self.follow = follow  # also callees of other modules, and classes whose ``__init__`` consumes
         self.reuses: dict[cst.CSTNode, Reuse] = {}
         self.exits: list[dict[str, Consumed]] = []
         self.assigned: set[str] = set()
@@ -219,9 +222,9 @@ class KeyFlow(Flow):
     def use(self, n: cst.Call) -> Use | None:
         """The key the call consumes: a catalogue function's ``Op.key`` argument, or the key
         parameter of a helper of this module that consumes it on every path."""
-        if type(n.func) is cst.Attribute and n.func.attr.value not in consumer_names():
-            return None  # ``x.method(...)``: an attribute keeps its name, so no consumer (and cheap)
-        found = catalogue_op(self.ctx, n)
+        # ``x.method(...)``: an attribute keeps its name, so no catalogue consumer (and cheap)
+        named = type(n.func) is not cst.Attribute or n.func.attr.value in consumer_names()
+        found = catalogue_op(self.ctx, n) if named else None
         if found is not None:
             q, op = found
             if op.key is None:
@@ -240,6 +243,14 @@ class KeyFlow(Flow):
                 k = key_name(arg)
                 if arg is not None and k:
                     return Use(arg, k, n.func.value, None)
+            if params:
+                return None
+        if self.follow and any(key_name(a.value) for a in n.args):
+            for pname, idx in (consumer(self.ctx, n) or {}).items():
+                arg = _argument(n, idx, pname)
+                k = key_name(arg)
+                if arg is not None and k and (type(arg) is not cst.Attribute or self.stored_key(arg)):
+                    return Use(arg, k, " ".join(self.ctx.code(n.func).split()), None)
         return None
 
     def call(self, n: cst.Call, comp: cst.CSTNode | None = None, comp_bound: set[str] | None = None) -> None:
@@ -438,17 +449,47 @@ def helpers(ctx: FileContext) -> dict[cst.CSTNode, dict[str, int]]:
     for fn, scope in _defs(ctx):
         if fn.decorators or (scope.parent is not None and scope.parent.kind == "class"):
             continue
-        flow = KeyFlow(ctx, {})
-        flow.run(fn.body)
-        ends = flow.exits + ([] if terminates(fn.body) else [flow.env])
-        consumed = merge(ends)
-        positional = list(fn.params.posonly_params) + list(fn.params.params)
-        params = {p.name.value: i for i, p in enumerate(positional)}
-        kwonly = {p.name.value: -1 for p in fn.params.kwonly_params}
-        hit = {n: i for n, i in {**params, **kwonly}.items() if n in consumed and n not in flow.assigned}
+        hit = consumed_parameters(ctx, fn)
         if hit:
             out[fn] = hit
     return out
+
+
+def consumed_parameters(ctx: FileContext, fn: cst.FunctionDef, method: bool = False) -> dict[str, int]:
+    """The parameters of ``fn`` (a def of ``ctx``'s file) its body consumes as keys on every
+    path: {param: position in a call, -1 keyword-only}; a method's receiver is no position."""
+    memo: dict[cst.CSTNode, dict[str, int]] = ctx.shared.setdefault("JAX502_consumed", {})
+    if fn in memo:
+        return memo[fn]
+    flow = KeyFlow(ctx, {}, follow=False)
+    flow.run(fn.body)
+    ends = flow.exits + ([] if terminates(fn.body) else [flow.env])
+    consumed = merge(ends)
+    positional = list(fn.params.posonly_params) + list(fn.params.params)
+    params = {p.name.value: i for i, p in enumerate(positional[1:] if method else positional)}
+    kwonly = {p.name.value: -1 for p in fn.params.kwonly_params}
+    hit = {n: i for n, i in {**params, **kwonly}.items() if n in consumed and n not in flow.assigned}
+    memo[fn] = hit
+    return hit
+
+
+def consumer(ctx: FileContext, call: cst.Call) -> dict[str, int] | None:
+    """The key parameters a call's callee consumes on every path, when the callee is a def of
+    another module (the project's, or a library stub's) or a class whose ``__init__``
+    consumes them (``eqx.nn.Linear(3, 4, key=key)`` splits its key): the model's value of the
+    callee, and the key flow of its body in its own module. None: not known."""
+    p = program(ctx)
+    ev = p.evaluator
+    v = ev.value(call.func, None)
+    if type(v) is Class:
+        v, method = classes_method(ev, v, "__init__"), True
+    elif type(v) is ModelFunction and v.program is not p:
+        method = False
+    else:
+        return None
+    if type(v) is not ModelFunction or type(v.node) is not cst.FunctionDef or v.program is None or v.node.decorators:
+        return None
+    return consumed_parameters(v.program.ctx, v.node, method)
 
 
 def reuses(ctx: FileContext) -> list[Reuse]:

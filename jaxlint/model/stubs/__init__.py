@@ -11,3 +11,9 @@ the library version it follows. Where a stub and the library disagree, the libra
 right: ``tests/test_stubs.py`` checks each stub's signatures and fields against the library
 (installed with the test extra).
 """
+
+# The stubs' functions and classes that consume a PRNG key argument on every path (what
+# JAX502 reads through them): the pre-filter and the slicer keep the code that names them,
+# as they keep code naming ``jax.random``. tests/test_stubs.py checks that this is exactly
+# what the model finds in the stubs.
+KEY_CONSUMERS = ("equinox.nn.Linear", "equinox.nn.MLP", "flax.training.common_utils.shard_prng_key")

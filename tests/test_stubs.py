@@ -175,3 +175,27 @@ def test_the_key_consumers_jax502_declares_are_those_the_model_finds_in_the_stub
                 if testing.lint(source, "JAX502", path="probe.py"):
                     found.add(f"{module}.{name}")
     assert found == set(KEY_CONSUMERS)
+
+
+LAYERS_FROM_ONE_KEY = """
+import jax, equinox as eqx
+jax.config.update("jax_debug_key_reuse", True)
+key = jax.random.key(0)
+eqx.nn.Linear(2, 3, key=key)
+try:
+    eqx.nn.Linear(2, 3, key=key)
+except Exception as e:
+    print(type(e).__name__)
+k1, k2 = jax.random.split(jax.random.key(1))
+eqx.nn.MLP(4, 8, 16, 2, key=k1), eqx.nn.MLP(4, 8, 16, 2, key=k2)
+print("split keys ok")
+"""
+
+
+@pytest.mark.jax
+@pytest.mark.slow
+def test_two_layers_from_one_key_is_key_reuse():
+    # what fixtures/JAX502/lint/library_layers.py flags: the stub's split of the key is equinox's
+    pytest.importorskip("equinox")
+    out = subprocess.run([sys.executable, "-c", LAYERS_FROM_ONE_KEY], capture_output=True, text=True, timeout=300)
+    assert out.stdout.split("\n")[:2] == ["KeyReuseError", "split keys ok"], out.stderr[-2000:]

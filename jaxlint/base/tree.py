@@ -78,6 +78,20 @@ def _all_node_types() -> frozenset[type]:
 NODE_TYPES = _all_node_types()
 
 
+def _hash_identity_in_c() -> None:
+    """LibCST nodes are equal and hash by identity, through a ``__hash__`` written in Python
+    (``id(self)``) that every node class carries: a Python call for each lookup in the
+    node-keyed dicts of the engine and the model (about a fifteenth of a lint). ``object``'s
+    own hash is by identity too, in C: same equality, same dicts."""
+    by_id = cst.CSTNode.__dict__["__hash__"]
+    for t in NODE_TYPES:
+        if t.__dict__.get("__hash__") is by_id:
+            type.__setattr__(t, "__hash__", object.__hash__)
+
+
+_hash_identity_in_c()
+
+
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """Syntax children in text order (no whitespace, comments or punctuation)."""
     out: list[cst.CSTNode] = []

@@ -196,6 +196,7 @@ class FileLinter:
             result.diagnostics.append(_too_deep_for_libcst(path, whole))
             return result
         imports: Imports | None = None
+        ctx: FileContext | None = None
         try:
             events, parents = walk_events(module)
             if self.on_parsed is not None:
@@ -225,6 +226,8 @@ class FileLinter:
         finally:
             if imports is not None:
                 imports.release()
+            if ctx is not None:
+                ctx.release()
         return result
 
     def _run_rules(self, result: FileResult, ctx: FileContext, wanted: list[type[Rule]], events) -> list[Rule]:

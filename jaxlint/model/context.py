@@ -58,6 +58,14 @@ class FileContext:
         # the project modules this file imports, read on demand (World's loader; jaxlint.lint.imports)
         self.load_module: Callable[[str, World], Program | None] | None = None
 
+    def release(self) -> None:
+        """Once the file is linted: drop the per-file analyses and the model (its cycles
+        broken, ``Program.release``) so they are freed by reference counting."""
+        model = self.shared.get("model")
+        self.shared.clear()
+        if model is not None:
+            model.release()
+
     # names -------------------------------------------------------------------------
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)

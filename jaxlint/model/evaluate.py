@@ -160,6 +160,20 @@ class World:
         self._load = load
         self._programs: dict[str, Program | None] = {}
 
+    def release(self) -> None:
+        """Drop the memos and the programs read (see ``Program.release``)."""
+        programs = [p for p in self._programs.values() if p is not None]
+        self._programs.clear()
+        for d in (self.memo, self.frames, self.calls, self.records):
+            d.clear()
+        self.active.clear()
+        self.stack.clear()
+        self.record_log.clear()
+        self.maps.clear()
+        self._load = None
+        for p in programs:
+            p.release()
+
     def program(self, module: str) -> Program | None:
         """The program of a project module (parsed once), or None."""
         if self._load is None or module.split(".")[0] in NEVER_LOADED:
@@ -329,10 +343,7 @@ class Evaluator:
         if type(e) is cst.Integer or type(e) is cst.Float or type(e) is cst.Imaginary:
             return _number(e)
         if type(e) is cst.SimpleString:
-            try:
-                return Const(e.evaluated_value)
-            except Exception:
-                return UNKNOWN
+            return _string(e)
         if type(e) is cst.ConcatenatedString:
             return self._concatenated(e, env)
         if type(e) is cst.FormattedString:
@@ -1314,9 +1325,31 @@ _BUILTINS = frozenset(
 )
 
 
-def _number(e: cst.BaseNumber) -> Any:
+# A literal's value as Python reads it. ``evaluated_value`` is ``ast.literal_eval``: a
+# compile and four closures in a reference cycle per literal (most of what a file left for
+# the collector). ``int``, ``float`` and ``complex`` read number literals as the parser does
+# (prefixes, exponents, underscores); a string without escapes or carriage returns is its
+# text between the quotes.
+def _number(e: cst.Integer | cst.Float | cst.Imaginary) -> Any:
     try:
-        return Const(e.evaluated_value)  # type: ignore[attr-defined]  # Integer/Float/Imaginary all have it
+        if type(e) is cst.Integer:
+            return Const(int(e.value, 0))
+        return Const(float(e.value) if type(e) is cst.Float else complex(e.value))
+    except ValueError:
+        return UNKNOWN
+
+
+def _string(e: cst.SimpleString) -> Any:
+    v = e.value
+    prefix = e.prefix.lower()
+    if prefix in ("", "r", "u"):
+        start = len(prefix)
+        q = 3 if v[start : start + 3] in ('"""', "'''") else 1
+        body = v[start + q : -q]
+        if "\\" not in body and "\r" not in body:
+            return Const(body)
+    try:
+        return Const(e.evaluated_value)
     except Exception:
         return UNKNOWN
 

@@ -97,6 +97,19 @@ class Program:
             ev = self.__dict__["_evaluator"] = Evaluator(self, self._world)
         return ev
 
+    def release(self) -> None:
+        """Once the file is linted: break the model's reference cycles (a scope and its
+        bindings, the program and its evaluator, the world's memos and the programs of
+        the modules it read), so that the file's model and tree are freed by reference
+        counting when the file is over, not by a collection over all of them. The
+        program is not used after this."""
+        world, self._world = self._world, None
+        for s in {id(s): s for s in self.scope_of_node.values()}.values():
+            s.bindings.clear()
+        self.__dict__.clear()
+        if world is not None:
+            world.release()
+
     # ------------------------------------------------------------------------------
     # bindings
     # ------------------------------------------------------------------------------

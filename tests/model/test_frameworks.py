@@ -125,3 +125,20 @@ class T:
     ret = [ev.returned(Function(fn, None, p), f) for f in contexts(ev, fn)]
     assert [r.shape.dims for r in ret] == [(3, 5), (2,)]
     assert [case_of(f).label for f in contexts(ev, fn)] == ["shape=(3, 5)", "shape=(2,)"]
+
+
+def test_a_jax_test_case_draws_from_the_random_state_of_its_rng():
+    from jaxlint.model.abstract import Array
+    from jaxlint.model.contexts import default_frame
+
+    p = model_of(
+        HEADER + "class T(jtu.JaxTestCase):\n"
+        "    def test(self):\n"
+        "        return self.rng().randn(3, 4), self.rng().uniform(size=(5,)), self.other().randn(2)\n"
+    )
+    fn = next(n for n, entering in p.ctx._events if entering and type(n) is cst.FunctionDef and n.name.value == "test")
+    ev = p.evaluator
+    a, b, c = ev.returned(ev.value(fn, None), default_frame(ev, fn)).items
+    assert type(a) is Array and a.shape.dims == (3, 4) and a.host
+    assert type(b) is Array and b.shape.dims == (5,)
+    assert type(c) is not Array  # not a method jax's test case has: unknown

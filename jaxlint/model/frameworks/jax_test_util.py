@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
+from ..catalogue.host import INSTANCE_METHODS
 from ..contexts import PROVIDERS, Case
 from ..expected import expecting
 from . import parameterized
@@ -32,3 +33,7 @@ expecting(callables={"check_raises": 0, "check_raises_regexp": 0})
 # ``@jtu.ignore_warning(category=DeprecationWarning)``, ``with self.assertDeprecationWarnsOrRaises(...)``:
 # the test silences or expects the deprecation on purpose
 expecting(warnings=("ignore_warning", "assertDeprecationWarnsOrRaises"))
+# ``self.rng()`` of a ``JaxTestCase``: the numpy ``RandomState`` its ``setUp`` seeds from the
+# test's name (``npr.RandomState(zlib.adler32(...))``)
+for _module in MODULES:
+    INSTANCE_METHODS[f"{_module}.JaxTestCase"] = {"rng": "numpy.random.RandomState"}

@@ -22,6 +22,7 @@ from jaxlint.base.literals import UNKNOWN
 from jaxlint.base.tree import walk
 
 from .abstract import Bound, Class, Const, Dict, External, Function, List, Struct, Tuple
+from .catalogue.host import INSTANCE_METHODS
 from .catalogue.tree import REGISTERS_CLASS, REGISTERS_TYPE
 from .scopes import reaching_in
 from .signature import REQUIRED, Argument, Param, Signature, bind
@@ -250,7 +251,9 @@ def _method_def(ev: Evaluator, cls: Any, name: str) -> tuple[Any, cst.FunctionDe
         return UNKNOWN, None
     for c in mro(ev, cls):
         if type(c) is not Class:
-            return UNKNOWN, None
+            # a library base: the methods the catalogue knows of its instances
+            found_method = INSTANCE_METHODS.get(c.qualified, {}).get(name) if type(c) is External else None
+            return (External(found_method), None) if found_method is not None else (UNKNOWN, None)
         ev = _owner(ev, c)
         scope = ev.p.scope_of_node.get(c.node)
         if scope is None:
@@ -283,6 +286,8 @@ def bound_method(ev: Evaluator, cls: Any, name: str, receiver: Any) -> Any:
         return ev.call(v, [(receiver, None, "")], None, node)
     if type(v) in (Function,) or type(v).__name__ in ("Transformed", "Partial"):
         return Bound(v, receiver)
+    if type(v) is External:
+        return v  # a library base's method, as the catalogue takes it (without the receiver)
     return UNKNOWN
 
 

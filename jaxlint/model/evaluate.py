@@ -436,6 +436,12 @@ class Evaluator:
         if kind == "param":
             if frame is not None:
                 v = frame.get(b.name)
+                if v is UNKNOWN or type(v) is Opaque:
+                    # the call passes a value it does not show: the parameter is still what
+                    # its annotation declares (``gamma: float`` given ``config.gamma``),
+                    # known by the argument's identity
+                    declared = self.declared_param(b, v)
+                    return declared if declared is not UNKNOWN else v
                 if v is not _MISSING:
                     return v
             return self.unbound_param(b, frame)
@@ -487,6 +493,21 @@ class Evaluator:
                     # the body reads its ``.shape``: an array, known by identity
                     return Array(None, None, False, f"{qual}.{b.name}")
         return Opaque(f"{qual}.{b.name}", b.name)
+
+    def declared_param(self, b: Binding, given: Any) -> Any:
+        """What parameter ``b``'s annotation declares its value is, or UNKNOWN; an
+        ``Opaque`` argument ``given`` keeps its identity (its key names the sizes)."""
+        from .annotations import annotated_value
+
+        param = b.node
+        if type(param) is not cst.Param or param.star or param.annotation is None:
+            return UNKNOWN
+        fn = b.scope.node
+        ann = param.annotation.annotation
+        key, label = f"{self._qualname(fn)}.{b.name}", b.name
+        if type(given) is Opaque and type(ann) is not cst.Subscript:  # jaxtyping's sizes are the signature's
+            key, label = given.key, given.label
+        return annotated_value(self, ann, key, label, fn)
 
     def _receiver(self, b: Binding) -> Any:
         """The first parameter of a method written in a class body, when no call binds it:

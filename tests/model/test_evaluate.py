@@ -77,6 +77,24 @@ def test_a_parameter_without_a_call_is_opaque_or_what_its_annotation_says():
     assert type(a1) is Scalar and a1.dim == dims.sym("f.a.shape[1]")
 
 
+def test_an_argument_the_call_does_not_show_is_what_the_annotation_declares():
+    src = HEAD + (
+        "def f(g: float, n: int, x, h):\n    return g, n, x, h\n"
+        "def run(config):\n    return f(config.gamma, config.steps, config.x, unknown)\n"
+    )
+    from jaxlint.model.contexts import default_frame
+
+    from .helpers import model_of
+
+    p = model_of(src)
+    fn = p.module_scope.bindings["run"][0].node
+    ev = p.evaluator
+    g, n, x, h = ev.returned(ev.value(fn, None), default_frame(ev, fn)).items
+    assert g == Scalar("float")
+    assert type(n) is Scalar and n.kind == "int" and dims.text(n.dim) == "config.steps"  # the argument's identity
+    assert type(x) is Opaque and h is UNKNOWN  # no annotation: as given
+
+
 def test_jaxtyping_annotations_give_named_sizes_shared_in_a_signature():
     src = HEAD + (
         "from jaxtyping import Array, Float\n"

@@ -67,6 +67,7 @@ SIGNATURES: dict[str, tuple[tuple[Any, ...], ...]] = {
     'jax.Array.transpose': (('self', 1), ('args', 2), ),
     'jax.Array.var': (('self', 1), ('axis', 1, None), ('dtype', 1, None), ('out', 1, None), ('ddof', 1, 0), ('keepdims', 1, False), ('where', 3, None), ('correction', 3, None), ),
     'jax.Array.view': (('self', 1), ('dtype', 1, None), ('type', 1, None), ),
+    'jax._src.test_util.check_grads': (('f', 1), ('args', 1), ('order', 1), ('modes', 1, ('fwd', 'rev')), ('atol', 1, None), ('rtol', 1, None), ('eps', 1, None), ),
     'jax.checkpoint': (('fun', 1), ('prevent_cse', 3, True), ('policy', 3, None), ('static_argnums', 3, ()), ('static_argnames', 3, ()), ('concrete', 3, U), ),
     'jax.custom_jvp': (('fun', 1), ('nondiff_argnums', 1, ()), ('nondiff_argnames', 1, ()), ),
     'jax.custom_vjp': (('fun', 1), ('nondiff_argnums', 1, ()), ('nondiff_argnames', 1, ()), ),

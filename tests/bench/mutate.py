@@ -147,16 +147,17 @@ def expecting(tree: ast.Module) -> set[ast.AST]:
     import jaxlint.model.frameworks  # noqa: F401  (the assertion frameworks register their contexts)
     from jaxlint.model.expected import CALLABLE_AT, RAISES_CONTEXTS
 
+    # the registry holds qualified names (``unittest.TestCase.assertRaises``); without the
+    # model, a written name counts by its last part
+    raising = {q.rsplit(".", 1)[-1] for q in RAISES_CONTEXTS}
+    callable_at = {q.rsplit(".", 1)[-1]: at for q, at in CALLABLE_AT.items()}
     roots: list[ast.AST] = []
     for n in ast.walk(tree):
         if isinstance(n, (ast.With, ast.AsyncWith)):
-            if any(
-                isinstance(i.context_expr, ast.Call) and last_name(i.context_expr.func) in RAISES_CONTEXTS
-                for i in n.items
-            ):
+            if any(isinstance(i.context_expr, ast.Call) and last_name(i.context_expr.func) in raising for i in n.items):
                 roots += n.body
-        elif isinstance(n, ast.Call) and last_name(n.func) in CALLABLE_AT:
-            at = CALLABLE_AT[last_name(n.func)]
+        elif isinstance(n, ast.Call) and last_name(n.func) in callable_at:
+            at = callable_at[last_name(n.func)]
             if at < len(n.args) and not any(isinstance(a, ast.Starred) for a in n.args[: at + 1]):
                 roots.append(n.args[at])
     return {c for r in roots for c in ast.walk(r) if isinstance(c, ast.Call)}

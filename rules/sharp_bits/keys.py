@@ -8,8 +8,9 @@ checker ``jax.experimental.key_reuse`` calls a sink: every sampler and ``split``
 words of ``PRNGKey`` is the evaluator's abstract value of the key argument. What stays here
 is the family's own judgement: the names definitely consumed at each point of the walk
 (``jaxlint.model.flow.Flow``; joins keep what every path consumed), loops and
-comprehensions that consume a key once per iteration, helpers of the module that consume
-their key parameter on every path, and the aligned-sampling idiom: two draws that select
+comprehensions that consume a key once per iteration, callees that consume their key
+parameter on every path (what the model says the callee is: a def of any module, a class's
+``__init__``), and the aligned-sampling idiom: two draws that select
 slices of equally long arrays from one key, on purpose, so that paired arrays are shuffled
 in unison (``permutation(key, x)`` / ``permutation(key, y)``).
 """
@@ -22,11 +23,10 @@ from typing import Any
 
 import libcst as cst
 
-from jaxlint.model import Function, program
 from jaxlint.model import dims as dims_
-from jaxlint.model.abstract import Array, Class, Const, Dict, List, Opaque, Scalar, Tuple
+from jaxlint.model import program
+from jaxlint.model.abstract import Array, Class, Const, Dict, Function, List, Opaque, Scalar, Tuple
 from jaxlint.model.abstract import External as Library
-from jaxlint.model.abstract import Function as ModelFunction
 from jaxlint.model.catalogue import Op, key_consumers, lookup
 from jaxlint.model.catalogue.keys import key_kind
 from jaxlint.model.classes import data_attribute
@@ -113,10 +113,9 @@ def key_name(e: cst.BaseExpression | None) -> str | None:
 class KeyFlow(Flow):
     """The key names definitely consumed at each point of the walk (``env``: name -> Consumed)."""
 
-    def __init__(self, ctx: FileContext, helpers: dict[cst.CSTNode, dict[str, int]], follow: bool = True) -> None:
+    def __init__(self, ctx: FileContext, follow: bool = True) -> None:
         super().__init__(ctx)
-        self.helpers = helpers
-        self.follow = follow  # also callees of other modules, and classes whose ``__init__`` consumes
+        self.follow = follow  # also callees that consume their key parameter (``consumer``)
         self.reuses: dict[cst.CSTNode, Reuse] = {}
         self.exits: list[dict[str, Consumed]] = []
         self.assigned: set[str] = set()
@@ -221,7 +220,7 @@ class KeyFlow(Flow):
     # -- consumption --------------------------------------------------------------------
     def use(self, n: cst.Call) -> Use | None:
         """The key the call consumes: a catalogue function's ``Op.key`` argument, or the key
-        parameter of a helper of this module that consumes it on every path."""
+        parameter of a callee that consumes it on every path (``consumer``)."""
         # ``x.method(...)``: an attribute keeps its name, so no catalogue consumer (and cheap)
         named = type(n.func) is not cst.Attribute or n.func.attr.value in consumer_names()
         found = catalogue_op(self.ctx, n) if named else None
@@ -235,16 +234,6 @@ class KeyFlow(Flow):
             if arg is None or k is None or (type(arg) is cst.Attribute and not self.stored_key(arg)):
                 return None
             return Use(arg, k, q, "keys" if op.makes_key else "draw")
-        if isinstance(n.func, cst.Name):
-            fn = program(self.ctx).value(n.func)  # the helper the name reaches
-            params = self.helpers.get(fn.node) if type(fn) is Function else None
-            for pname, idx in (params or {}).items():
-                arg = _argument(n, idx, pname)
-                k = key_name(arg)
-                if arg is not None and k:
-                    return Use(arg, k, n.func.value, None)
-            if params:
-                return None
         if self.follow and any(key_name(a.value) for a in n.args):
             for pname, idx in (consumer(self.ctx, n) or {}).items():
                 arg = _argument(n, idx, pname)
@@ -442,26 +431,13 @@ def _defs(ctx: FileContext) -> list[tuple[cst.FunctionDef, Scope]]:
     return sorted(found, key=lambda d: ctx.text_order(d[0]))
 
 
-def helpers(ctx: FileContext) -> dict[cst.CSTNode, dict[str, int]]:
-    """The undecorated functions (not methods) of this file that consume a key parameter on
-    every path: {def: {param: position in the call, -1 keyword-only}}."""
-    out: dict[cst.CSTNode, dict[str, int]] = {}
-    for fn, scope in _defs(ctx):
-        if fn.decorators or (scope.parent is not None and scope.parent.kind == "class"):
-            continue
-        hit = consumed_parameters(ctx, fn)
-        if hit:
-            out[fn] = hit
-    return out
-
-
 def consumed_parameters(ctx: FileContext, fn: cst.FunctionDef, method: bool = False) -> dict[str, int]:
     """The parameters of ``fn`` (a def of ``ctx``'s file) its body consumes as keys on every
     path: {param: position in a call, -1 keyword-only}; a method's receiver is no position."""
     memo: dict[cst.CSTNode, dict[str, int]] = ctx.shared.setdefault("JAX502_consumed", {})
     if fn in memo:
         return memo[fn]
-    flow = KeyFlow(ctx, {}, follow=False)
+    flow = KeyFlow(ctx, follow=False)
     flow.run(fn.body)
     ends = flow.exits + ([] if terminates(fn.body) else [flow.env])
     consumed = merge(ends)
@@ -474,22 +450,25 @@ def consumed_parameters(ctx: FileContext, fn: cst.FunctionDef, method: bool = Fa
 
 
 def consumer(ctx: FileContext, call: cst.Call) -> dict[str, int] | None:
-    """The key parameters a call's callee consumes on every path, when the callee is a def of
-    another module (the project's, or a library stub's) or a class whose ``__init__``
-    consumes them (``eqx.nn.Linear(3, 4, key=key)`` splits its key): the model's value of the
-    callee, and the key flow of its body in its own module. None: not known."""
+    """The key parameters a call's callee consumes on every path, by the model's value of the
+    callee and the key flow of its body in its own module: an undecorated def (not a
+    method) of this module, of another one of the project or of a library stub, or a class
+    whose ``__init__`` consumes them (``eqx.nn.Linear(3, 4, key=key)`` splits its key).
+    None: not known."""
     p = program(ctx)
     ev = p.evaluator
     v = ev.value(call.func, None)
-    if type(v) is Class:
-        v, method = classes_method(ev, v, "__init__"), True
-    elif type(v) is ModelFunction and v.program is not p:
-        method = False
-    else:
+    method = type(v) is Class
+    if method:
+        v = classes_method(ev, v, "__init__")
+    if type(v) is not Function or type(v.node) is not cst.FunctionDef or v.node.decorators:
         return None
-    if type(v) is not ModelFunction or type(v.node) is not cst.FunctionDef or v.program is None or v.node.decorators:
-        return None
-    return consumed_parameters(v.program.ctx, v.node, method)
+    owner = v.program or p
+    if not method:
+        scope = owner.scope_of_node.get(v.node)
+        if scope is None or (scope.parent is not None and scope.parent.kind == "class"):
+            return None  # a method, called through its class
+    return consumed_parameters(owner.ctx, v.node, method)
 
 
 def reuses(ctx: FileContext) -> list[Reuse]:
@@ -497,10 +476,9 @@ def reuses(ctx: FileContext) -> list[Reuse]:
     found = ctx.shared.get(KEY)
     if found is not None:
         return found
-    consumers = helpers(ctx)
     out: dict[cst.CSTNode, Reuse] = {}
     for body in [ctx.module, *(fn.body for fn, _ in _defs(ctx))]:
-        flow = KeyFlow(ctx, consumers)
+        flow = KeyFlow(ctx)
         flow.run(body)
         for stmt in _statements(ctx, body):
             flow.comprehensions(stmt)

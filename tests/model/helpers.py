@@ -56,6 +56,17 @@ def value_of(source: str, name: str = "result"):
     return p.evaluator.value(b.value, None)
 
 
+def returned_items(source: str, name: str) -> tuple:
+    """The items of the tuple the module-level def ``name`` returns, in its default frame
+    (its parameters as their calls, or their annotations, give them)."""
+    from jaxlint.model.contexts import default_frame
+
+    p = model_of(source)
+    fn = p.module_scope.bindings[name][0].node
+    ev = p.evaluator
+    return ev.returned(ev.value(fn, None), default_frame(ev, fn)).items
+
+
 def map_records(source: str, api: str = "jax.vmap"):
     """Every evaluated call of each ``api`` application, in text order: [[MapCall, ...], ...]."""
     from jaxlint.model.mapsites import map_sites

@@ -82,14 +82,9 @@ def test_an_argument_the_call_does_not_show_is_what_the_annotation_declares():
         "def f(g: float, n: int, x, h):\n    return g, n, x, h\n"
         "def run(config):\n    return f(config.gamma, config.steps, config.x, unknown)\n"
     )
-    from jaxlint.model.contexts import default_frame
+    from .helpers import returned_items
 
-    from .helpers import model_of
-
-    p = model_of(src)
-    fn = p.module_scope.bindings["run"][0].node
-    ev = p.evaluator
-    g, n, x, h = ev.returned(ev.value(fn, None), default_frame(ev, fn)).items
+    g, n, x, h = returned_items(src, "run")
     assert g == Scalar("float")
     assert type(n) is Scalar and n.kind == "int" and dims.text(n.dim) == "config.steps"  # the argument's identity
     assert type(x) is Opaque and h is UNKNOWN  # no annotation: as given
@@ -100,14 +95,9 @@ def test_jaxtyping_annotations_give_named_sizes_shared_in_a_signature():
         "from jaxtyping import Array, Float\n"
         "def f(x: Float[Array, 'batch d'], y: Float[Array, 'batch']):\n    return x, y\nresult = f\n"
     )
-    from jaxlint.model.contexts import default_frame
+    from .helpers import returned_items
 
-    from .helpers import model_of
-
-    p = model_of(src)
-    fn = p.module_scope.bindings["f"][0].node
-    ev = p.evaluator
-    x, y = ev.returned(ev.value(fn, None), default_frame(ev, fn)).items
+    x, y = returned_items(src, "f")
     assert x.shape.dims[0] == y.shape.dims[0] and x.dtype == FLOAT
     assert dims.text(x.shape.dims[1]) == "d"
 

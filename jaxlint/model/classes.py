@@ -329,17 +329,14 @@ def descriptor(ev: Evaluator, node: cst.FunctionDef) -> str | None:
 
 
 def stored_attribute(ev: Evaluator, cls: Any, name: str) -> Any:
-    """``self.name`` that the class's methods store exactly once, by a plain
-    ``self.name = value`` (``self.step = jax.pmap(train)`` in ``__init__``): that value,
-    evaluated where it is stored with nothing bound; else UNKNOWN."""
+    """``self.name`` that the class's methods, or its project bases' methods, store exactly
+    once, by a plain ``self.name = value`` (``self.step = jax.pmap(train)`` in ``__init__``):
+    that value, evaluated where it is stored with nothing bound; else UNKNOWN."""
     if type(cls) is not Class:
         return UNKNOWN
-    from .attributes import stores_of
     from .contexts import default_frame
 
-    owner, found = ev, stores_of(ev.p, cls.node, name)
-    if found == []:
-        owner, found = _inherited_stores(ev, cls, name)
+    owner, found = _stores_up_the_mro(ev, cls, name)
     if found == []:
         return class_data(ev, cls, name)
     if found is None or len(found) != 1 or found[0] is None:
@@ -350,19 +347,23 @@ def stored_attribute(ev: Evaluator, cls: Any, name: str) -> Any:
     return owner.value(value, frame)
 
 
-def _inherited_stores(ev: Evaluator, cls: Class, name: str) -> tuple[Evaluator, list[Any] | None]:
-    """The stores of ``self.name`` in the methods of the class's bases (a parent's
-    ``__init__`` stores the key its subclass draws from), with the evaluator of the base
-    that stores it. A library base (not ``object``) may store anything: None."""
+def _stores_up_the_mro(ev: Evaluator, cls: Class, name: str) -> tuple[Evaluator, list[Any] | None]:
+    """The stores of ``self.name`` in the methods of the class and its bases (a parent's
+    ``__init__`` stores the key its subclass draws from, a test base's ``setUp`` the
+    generator its ``rng()`` returns), with the evaluator of the class that stores it (the
+    last one found: one store is all a caller uses). The project's classes before the first
+    library base (not ``object``) of the MRO decide, as a type checker reads a member from
+    the classes that assign it; a library base reached with no store found may store
+    anything: None."""
     from .attributes import stores_of
 
     owner: Evaluator = ev
     found: list[Any] = []
-    for c in mro(ev, cls)[1:]:
+    for c in mro(ev, cls):
         if type(c) is not Class:
             if _is_object(c):
                 continue
-            return ev, None
+            return (owner, found) if found else (ev, None)
         c_ev = _owner(ev, c)
         got = stores_of(c_ev.p, c.node, name)
         if got is None:

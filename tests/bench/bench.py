@@ -130,8 +130,11 @@ def main() -> int:
     print(f"tree: {tree}\nfiles: {len(files)}  lines: {lines}  cores: {os.cpu_count()}  jobs: {args.jobs}\n")
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as lst:
         lst.write("\n".join(files) + "\n")
+    # ``-P``: the tree is the working folder, and its modules (jax/_src has ``typing.py``)
+    # must not shadow the standard library or jaxlint
     jaxlint = [
         sys.executable,
+        "-P",
         "-m",
         "jaxlint",
         "check",

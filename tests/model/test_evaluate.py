@@ -230,3 +230,16 @@ def test_a_class_attribute_read_through_self_is_its_value_unless_something_may_r
     assert _self_reads(library, "axis") == [UNKNOWN]
     # a method is bound, not read as data
     assert _self_reads("class A:\n    def axis(self):\n        return 1\n" + method, "axis") != [UNKNOWN]
+
+
+def test_an_attribute_a_project_base_stores_is_read_through_a_library_base_further_up():
+    run = "    def run(self):\n        return self.rng\n"
+    base = "import absl.testing.absltest as absltest\nclass Base(absltest.TestCase):\n"
+    # a base of the file stores it in ``setUp``; its own base is a library class
+    stored = base + "    def setUp(self):\n        self.rng = 'gen'\nclass T(Base):\n" + run
+    assert _self_reads(stored, "rng") == [Const("gen")]
+    # no project class stores it: the library base may
+    assert _self_reads(base + "    pass\nclass T(Base):\n" + run, "rng") == [UNKNOWN]
+    # two stores in the project's classes: not one value
+    twice = stored.replace("class T(Base):\n", "class T(Base):\n    def reset(self):\n        self.rng = 'other'\n")
+    assert _self_reads(twice, "rng") == [UNKNOWN]

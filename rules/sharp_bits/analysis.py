@@ -59,6 +59,7 @@ def analysis(ctx) -> FileAnalysis:
 class FileAnalysis:
     ctx: FileContext
     _values: list[ValueFlow] | None = field(default=None, init=False)
+    _stores: set[cst.CSTNode] = field(default_factory=set, init=False)  # bodies with ``x[i] = ...``
     helpers: set[cst.CSTNode] = field(default_factory=set, init=False)  # defs traced as helpers
 
     def values(self) -> list[ValueFlow]:
@@ -66,9 +67,11 @@ class FileAnalysis:
         if self._values is None:
             ctx = self.ctx
             traced = dict(traced_functions(ctx, program(ctx)))
+            self._stores = _subscript_store_owners(ctx)
             flows: dict[cst.CSTNode, ValueFlow] = {}
             top = ValueFlow(ctx, ctx.module, None, None, set())
-            top.run(ctx.module)
+            if ctx.module in self._stores:
+                top.run(ctx.module)
             flows[ctx.module] = top
             for _fact, fn in ctx.functions():
                 flows[fn] = self._flow(fn, traced.get(fn), flows)
@@ -92,6 +95,10 @@ class FileAnalysis:
         closure = None
         if parent is not None:
             closure = {k: v for k, v in parent.nested_env.get(fn, parent.env).items() if v[0] & TRACED}
+        if trace is None and not closure and fn not in self._stores:
+            # nothing in it is traced and nothing is assigned in place: the walk could find
+            # neither a traced bool nor a JAX501 site, and its nested defs get no traced closure
+            return ValueFlow(ctx, fn, None, None, set())
         evidence = array_evidence(ctx, fn) if trace is not None or closure else set()
         containers = container_evidence(ctx, fn) if trace is not None else set()
         updated = at_evidence(ctx, fn) if isinstance(fn, cst.FunctionDef) else set()
@@ -164,6 +171,25 @@ class FileAnalysis:
             if bools:
                 out.append((fn, sorted(bools, key=lambda u: ctx.text_order(u.node))))
         return out
+
+
+def _subscript_store_owners(ctx) -> set[cst.CSTNode]:
+    """The defs, lambdas and the module whose own statements assign into a subscript
+    (``x[i] = v``, ``x[i] += v``): the only bodies where an untraced walk can find a JAX501
+    site."""
+    owners: set[cst.CSTNode] = set()
+    for node in ctx.descendants(ctx.module, prune=()):
+        t = type(node)
+        if t is cst.Assign:
+            hit = any(type(a.target) is cst.Subscript for a in node.targets)
+        elif t is cst.AugAssign or t is cst.AnnAssign:
+            hit = type(node.target) is cst.Subscript
+        else:
+            continue
+        if hit:
+            fn = ctx.enclosing_function(node)
+            owners.add(ctx.module if fn is None else fn)
+    return owners
 
 
 def _under_option(ctx, node, fn, optional: set[str]) -> bool:

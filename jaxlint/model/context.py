@@ -133,6 +133,10 @@ class FileContext:
                     skipping = n
         return out
 
+    def events(self) -> list[tuple[cst.CSTNode, bool]]:
+        """The engine's walk of the module: ``(node, entering)`` in text order."""
+        return self._events
+
     def text_order(self, node: cst.CSTNode) -> int:
         """Sort key in the order nodes start in the text (a def starts after its decorators)."""
         order = self.document_order()
@@ -147,17 +151,30 @@ class FileContext:
 
         nodes = sorted(set(nodes), key=self.text_order)
         decorators = frozenset(n for n in nodes if isinstance(self.parents.get(n), cst.Decorator))
-        return node_lines(self.module, self.source, nodes, decorators)
+        return node_lines(self.module, self.source, nodes, decorators, parents=self.parents)
 
     def exact_lines(self, nodes) -> dict[cst.CSTNode, int]:
         """Exact 1-based start lines (a position pass over the statements that hold them):
         for the lines a finding's message cites, where ``lines`` could pick another node
         with the same text."""
-        from jaxlint.base.positions import node_ranges
-
         nodes = [n for n in set(nodes) if n is not None]
         if not nodes:
             return {}
+        return self._exact_lines(nodes)
+
+    def _exact_lines(self, nodes: list[cst.CSTNode]) -> dict[cst.CSTNode, int]:
+        """Exact lines in two steps: a node whose text occurs in the file exactly as often
+        as the nodes asked with that text is placed by the text search (``lines``: the k-th
+        such node has the k-th occurrence); only the rest cost a position pass."""
+        from jaxlint.base.lines import node_lines
+
+        nodes = sorted(nodes, key=self.text_order)
+        decorators = frozenset(n for n in nodes if isinstance(self.parents.get(n), cst.Decorator))
+        return node_lines(self.module, self.source, nodes, decorators, exact=self._position_lines, parents=self.parents)
+
+    def _position_lines(self, nodes: list[cst.CSTNode]) -> dict[cst.CSTNode, int]:
+        from jaxlint.base.positions import node_ranges
+
         ranges = node_ranges(self.module, nodes, self.parents, self.source, self.shared.setdefault("positions", {}))
         return {n: r[0][0] for n, r in ranges.items()}
 

@@ -92,11 +92,13 @@ class ScopeBuilder:
         targets = self.targets
         parents = self.parents
         pending: dict[cst.CSTNode, list] = {}  # statement -> bindings to add when it ends
+        here: tuple[Arm, ...] = ()  # ``tuple(path)``, rebuilt only when the path changes
         for i, (node, entering) in enumerate(events):
             t = type(node)
             if not entering:
                 if node in arms:
                     path.pop()
+                    here = tuple(path)
                 late = pending.pop(node, None)
                 if late is not None:
                     for args in late:
@@ -104,9 +106,11 @@ class ScopeBuilder:
                 if self.scope_of_node.get(node) is scope and node is not self.module_scope.node:
                     scope.end = i
                     scope, path = stack.pop()
+                    here = tuple(path)
                 continue
             if node in arms:
                 path.append(arms[node])
+                here = tuple(path)
             if t is cst.Name:
                 if node in targets:
                     continue
@@ -114,7 +118,7 @@ class ScopeBuilder:
                 tp = type(p)
                 if (tp is cst.Attribute and p.attr is node) or (tp is cst.Arg and p.keyword is node):
                     continue
-                self.reads[node] = Read(scope, tuple(path), i)
+                self.reads[node] = Read(scope, here, i)
                 self.reads_by_name.setdefault(node.value, []).append(node)
                 continue
             if t is cst.Parameters:
@@ -123,16 +127,18 @@ class ScopeBuilder:
                 stack.append((scope, path))
                 scope = Scope(kind, owner, scope)
                 path = []
+                here = ()
                 self.scope_of_node[owner] = scope
                 continue
             if t is cst.Param:
                 targets.add(node.name)
-                self._bind(scope, node.name.value, "param", node, tuple(path), index=i)
+                self._bind(scope, node.name.value, "param", node, here, index=i)
                 continue
             if t in _COMPREHENSIONS:
                 stack.append((scope, path))
                 scope = Scope("comprehension", node, scope)
                 path = []
+                here = ()
                 self.scope_of_node[node] = scope
                 self.scope_start[node] = i
                 continue
@@ -141,6 +147,7 @@ class ScopeBuilder:
                 stack.append((scope, path))
                 scope = Scope("class", owner, scope)
                 path = []
+                here = ()
                 self.scope_of_node[owner] = scope
                 # the class body ends with the ClassDef: register the end there
                 self.scope_of_node[node] = scope
@@ -148,7 +155,7 @@ class ScopeBuilder:
             if t is cst.FunctionDef or t is cst.ClassDef:
                 targets.add(node.name)
                 pending.setdefault(node, []).append(
-                    (scope, node.name.value, "def" if t is cst.FunctionDef else "class", node, tuple(path))
+                    (scope, node.name.value, "def" if t is cst.FunctionDef else "class", node, here)
                 )
                 continue
             if t is cst.Assign:

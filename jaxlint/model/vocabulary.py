@@ -125,8 +125,15 @@ def module_mentions(p: Any, collectives: frozenset[str]) -> list[str]:
     ctx = p.ctx
     ev = p.evaluator
     out: set[str] = set()
-    for node, entering in ctx._events:
-        if not entering or type(node) is not cst.Call:
+    for node, entering in ctx.events():
+        if not entering:
+            continue
+        t = type(node)
+        if t is cst.Param:  # ``def fit(step, mesh_axes=("data", "fsdp"))``
+            if node.default is not None and names_keyword(node.name.value):
+                out.update(_mentioned(ev, node.default))
+            continue
+        if t is not cst.Call:
             continue
         name = _api_name(p, node.func)
         if name in collectives:
@@ -141,9 +148,6 @@ def module_mentions(p: Any, collectives: frozenset[str]) -> list[str]:
         for a in node.args:
             if whole or (a.keyword is not None and names_keyword(a.keyword.value)):
                 out.update(_mentioned(ev, a.value))
-    for node, entering in ctx._events:  # ``def fit(step, mesh_axes=("data", "fsdp"))``
-        if entering and type(node) is cst.Param and node.default is not None and names_keyword(node.name.value):
-            out.update(_mentioned(ev, node.default))
     return sorted(out)
 
 

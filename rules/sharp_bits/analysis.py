@@ -98,7 +98,10 @@ class FileAnalysis:
         if trace is None and not closure and fn not in self._stores:
             # nothing in it is traced and nothing is assigned in place: the walk could find
             # neither a traced bool nor a JAX501 site, and its nested defs get no traced closure
-            return ValueFlow(ctx, fn, None, None, set())
+            stub = ValueFlow(ctx, None, None, None, set())
+            stub.fn = fn
+            stub.quiet = int(expects_error(ctx, fn))
+            return stub
         evidence = array_evidence(ctx, fn) if trace is not None or closure else set()
         containers = container_evidence(ctx, fn) if trace is not None else set()
         updated = at_evidence(ctx, fn) if isinstance(fn, cst.FunctionDef) else set()
@@ -178,7 +181,9 @@ def _subscript_store_owners(ctx) -> set[cst.CSTNode]:
     (``x[i] = v``, ``x[i] += v``): the only bodies where an untraced walk can find a JAX501
     site."""
     owners: set[cst.CSTNode] = set()
-    for node in ctx.descendants(ctx.module, prune=()):
+    for node, entering in ctx.events():
+        if not entering:
+            continue
         t = type(node)
         if t is cst.Assign:
             hit = any(type(a.target) is cst.Subscript for a in node.targets)

@@ -131,6 +131,7 @@ TRANSPARENT = TRANSPARENT_DECORATORS
 @dataclass(slots=True)
 class _Budget:
     fuel: int = FUEL
+    exhausted: int = 0  # how often a value was cut short by the fuel (such values are not memoised)
 
 
 @dataclass(slots=True)
@@ -317,9 +318,14 @@ class Evaluator:
                 top = self._stack[-1]
                 top.extend(x for x in probs if x not in top)
             return v
-        if key in self._active or self._budget.fuel <= 0:
-            return UNKNOWN  # a cycle (a loop-carried name), or out of fuel
-        self._budget.fuel -= 1
+        budget = self._budget
+        if key in self._active:
+            return UNKNOWN  # a cycle (a loop-carried name)
+        if budget.fuel <= 0:
+            budget.exhausted += 1
+            return UNKNOWN
+        budget.fuel -= 1
+        cut = budget.exhausted
         self._active.add(key)
         mine: list[Problem] = []
         self._stack.append(mine)
@@ -330,7 +336,11 @@ class Evaluator:
         finally:
             self._stack.pop()
             self._active.discard(key)
-        self._memo[key] = (v, tuple(mine))
+        if budget.exhausted == cut:
+            # a value the fuel cut short is not what the expression evaluates to: another
+            # question, with more fuel, must compute it again (else answers depend on which
+            # rule asked first)
+            self._memo[key] = (v, tuple(mine))
         if mine and self._stack:
             top = self._stack[-1]
             top.extend(x for x in mine if x not in top)

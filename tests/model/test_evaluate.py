@@ -243,3 +243,16 @@ def test_an_attribute_a_project_base_stores_is_read_through_a_library_base_furth
     # two stores in the project's classes: not one value
     twice = stored.replace("class T(Base):\n", "class T(Base):\n    def reset(self):\n        self.rng = 'other'\n")
     assert _self_reads(twice, "rng") == [UNKNOWN]
+
+
+def test_a_value_the_fuel_cut_short_is_computed_again_with_more_fuel():
+    # a rule asking with little fuel must not fix the answer for a later question
+    src = HEAD + (
+        "def inner(n):\n    return jnp.zeros((n, 3))\ndef outer(n):\n    return inner(n) + 1\nresult = outer(4)\n"
+    )
+    p = model_of(src)
+    ev = p.evaluator
+    expr = p.module_scope.bindings["result"][-1].value
+    with ev.query(3):
+        assert ev.value(expr, None) is UNKNOWN
+    assert shape(ev.value(expr, None)) == (4, 3)

@@ -59,7 +59,7 @@ class VmapAxisBeyondRank(ThroughForwarders):
     quiet_where_expected = True  # silent where the code expects the error (model/expected.py)
     name = "vmap-axis-beyond-rank"
     summary = "`vmap` maps an argument along an axis it does not have"
-    status = "preview"
+    status = "stable"
     fix_availability = "sometimes"
     help = "Give an argument every example shares `None` in `in_axes`"
     about = ("jax.vmap",)

@@ -50,7 +50,7 @@ class VmapInconsistentSizes(ThroughForwarders):
     quiet_where_expected = True  # silent where the code expects the error (model/expected.py)
     name = "vmap-inconsistent-sizes"
     summary = "`vmap` maps arguments whose sizes along the mapped axes differ"
-    status = "preview"
+    status = "stable"
     help = "Map each argument along its batch axis, or give a shared argument `None` in `in_axes`"
     about = ("jax.vmap",)
     reads = ("calls", "forwarders")

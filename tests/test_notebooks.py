@@ -529,3 +529,19 @@ def test_json_positions_follow_the_decoded_strings():
     assert raw.splitlines()[p.line - 1][p.column - 1 :].startswith("jax.tree_map")
     p = nb.file_position(cell, 2, 6)  # the `é`, written as \u00e9
     assert raw.splitlines()[p.line - 1][p.column - 1 :].startswith("\\u00e9")
+
+
+def test_a_cell_tagged_raises_exception_is_expected_to_raise():
+    # Jupyter's ``raises-exception`` tag (nbval, Jupyter Book): the error is the point of the
+    # cell, as inside ``with pytest.raises``; the same code in an untagged cell is reported
+    setitem = "x = jnp.arange(10)\nx[0] = 10"
+    vmap = "jax.vmap(lambda a, b: a + b)(jnp.ones((4, 3)), jnp.ones((5, 3)))"
+    cells = [
+        code("import jax\nimport jax.numpy as jnp", 1),
+        code(setitem, 2, metadata={"tags": ["raises-exception"]}),
+        code(vmap, 3, metadata={"tags": ["raises-exception", "hide-output"]}),
+        code(setitem, 4),
+        code(vmap, 5),
+    ]
+    found = api.lint_source(notebook_json(cells), "gotchas.ipynb", Settings(select=["JAX501", "JAX105"], preview=True))
+    assert [(d.code, d.cell, d.start.line) for d in found] == [("JAX501", 4, 2), ("JAX105", 5, 1)]

@@ -54,6 +54,7 @@ class Cell:
     items: tuple[tuple[int, int], ...] | None  # offsets of each string of a list value
     indent: str = ""  # IPython strips it from the ``dedented`` lines (see jaxlint.files.magics)
     dedented: frozenset[int] = frozenset()
+    raises: bool = False  # tagged ``raises-exception``: the cell is expected to raise
 
     @property
     def line_count(self) -> int:
@@ -172,7 +173,19 @@ def parse(text: str) -> Notebook:
         text_ = code.text if not code.text or code.text.endswith(("\n", "\r")) else code.text + "\n"
         text_ = _LONE_SURROGATE.sub("\ufffd", text_)  # valid JSON, no Python text: one character for one
         span, items = spans[i]
-        c = Cell(i + 1, source, text_, code.masked, code.opaque, first, span, items, code.indent, code.dedented)
+        c = Cell(
+            i + 1,
+            source,
+            text_,
+            code.masked,
+            code.opaque,
+            first,
+            span,
+            items,
+            code.indent,
+            code.dedented,
+            _raises(cell),
+        )
         first += c.line_count
         out.append(c)
     return Notebook(text, out, "".join(c.code for c in out))
@@ -191,6 +204,24 @@ def _python_cell(cell: dict) -> bool:
         else None
     )
     return not isinstance(lang, str) or lang.lower() in ("python", "ipython")
+
+
+def _raises(cell: dict) -> bool:
+    """Is the cell tagged ``raises-exception``? Jupyter's convention (nbval, Jupyter Book and
+    myst-nb run such a cell and expect it to raise): the error is the point of the cell."""
+    meta = cell.get("metadata")
+    tags = meta.get("tags") if isinstance(meta, dict) else None
+    return isinstance(tags, list) and "raises-exception" in tags
+
+
+def raising_lines(text: str) -> tuple[tuple[int, int], ...]:
+    """The virtual module's line ranges (first, last) of the cells expected to raise; none for
+    a text that is not a notebook."""
+    try:
+        cells = parse(text).cells
+    except NotebookError:
+        return ()
+    return tuple((c.first, c.first + c.line_count - 1) for c in cells if c.raises and c.line_count)
 
 
 def python_text(text: str) -> str:

@@ -146,6 +146,7 @@ class FileLinter:
         """Lint one file; ``blanks`` are the line ranges no wanted rule needs, ``looked_up``
         the defs a rule may look up in the project phase (None: any; see jaxlint.plan.slicing)."""
         result = FileResult(path=path)
+        raw = source
         python = python_source(path, source, result)
         if python is None:
             return result
@@ -206,6 +207,10 @@ class FileLinter:
             if first_lines:
                 ctx.shared["positions"] = {"first_lines": first_lines}
             ctx.original_source = source
+            if path.endswith(".ipynb"):
+                from jaxlint.files.notebook import raising_lines
+
+                ctx.raising_lines = raising_lines(raw)
             ctx.looked_up = looked_up
             ctx.callers_of_seeds = callers_of_seeds
             imports = Imports(self.reader, path, module_name, bool(is_package))

@@ -55,6 +55,9 @@ class FileContext:
         self._qualnames = qualnames
         self.parents = parents
         self.settings = settings
+        # a notebook's cells tagged ``raises-exception``, as (first, last) lines of the module:
+        # code there is expected to raise (jaxlint.model.expected)
+        self.raising_lines: tuple[tuple[int, int], ...] = ()
         # the project modules this file imports, read on demand (World's loader; jaxlint.lint.imports)
         self.load_module: Callable[[str, World], Program | None] | None = None
 

@@ -249,7 +249,10 @@ def _hands_to_assertion(ctx, fn: cst.FunctionDef) -> int | None:
 
 def expects_error(ctx, node: cst.CSTNode, also: tuple[str, ...] = ()) -> bool:
     """Does ``node`` run where an error is expected: inside a ``with`` block that expects one
-    (see ``raises_context``), or inside the callable of a callable form (``callable_raises``)?"""
+    (see ``raises_context``), inside the callable of a callable form (``callable_raises``), or
+    in a notebook cell tagged ``raises-exception``?"""
+    if ctx.raising_lines and _in_raising_cell(ctx, node):
+        return True
     child = node
     for a in ctx.ancestors(node):
         t = type(a)
@@ -260,6 +263,11 @@ def expects_error(ctx, node: cst.CSTNode, also: tuple[str, ...] = ()) -> bool:
             return True
         child = a
     return False
+
+
+def _in_raising_cell(ctx, node: cst.CSTNode) -> bool:
+    line = ctx.exact_lines([node]).get(node)
+    return line is not None and any(a <= line <= b for a, b in ctx.raising_lines)
 
 
 def runs_where_expected(ctx, node: cst.CSTNode) -> bool:

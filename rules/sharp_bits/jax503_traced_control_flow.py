@@ -10,6 +10,7 @@ import libcst as cst
 
 from jaxlint.lint.rule import Invalid, Rule
 from jaxlint.lint.wording import split
+from jaxlint.model.expected import runs_where_expected
 from jaxlint.model.paths import call_paths
 from jaxlint.model.transforms import TABLE
 
@@ -75,6 +76,7 @@ class TracedControlFlow(Rule):
     name = "traced-control-flow"
     summary = "Python control flow, `bool()`, `int()` or `float()` on a traced value"
     status = "preview"
+    quiet_where_expected = True  # silent where the code expects the error (model/expected.py)
     help = "Use `jnp.where` / `lax.cond` / `lax.while_loop`, or mark the argument static"
     about = TRACING_APIS
     # the helpers a traced def calls (``calls``); a def here that a transform of another module traces
@@ -110,7 +112,14 @@ class TracedControlFlow(Rule):
 
     def finish(self) -> None:
         ctx = self.ctx
-        uses = [u for flow in analysis(ctx).values() for u in flow.bools.values()]
+        # the transform that traces may itself run only where the error is expected
+        # (``with self.assertRaises(...): jit(f)(1)``): then the error is the point
+        uses = [
+            u
+            for flow in analysis(ctx).values()
+            for u in flow.bools.values()
+            if not runs_where_expected(ctx, u.trace.node)
+        ]
         if uses:
             lines = exact_lines(ctx, [u.trace.node for u in uses])
             for u in sorted(uses, key=lambda u: ctx.text_order(u.node)):

@@ -1091,6 +1091,16 @@ class Evaluator:
                 )
             )
             return None
+        if type(value) is Array and _more_than_one_element(value):
+            self.report(
+                Problem(
+                    "ambiguous",
+                    "an array of more than one element used as a Python bool (ValueError: the truth value "
+                    "is ambiguous): use `.any()`/`.all()`, or `jnp.where`",
+                    node,
+                )
+            )
+            return None
         return _truth(value)
 
     def signature(self, fn: Any) -> Signature | None:
@@ -1383,6 +1393,18 @@ def _string(e: cst.SimpleString) -> Any:
         return Const(e.evaluated_value)
     except Exception:
         return UNKNOWN
+
+
+def _more_than_one_element(v: Array) -> bool:
+    """Is the array's element count known and above one? (Python asks ``bool(a)`` of a
+    condition; NumPy and JAX raise for such an array.)"""
+    shape = v.shape
+    if shape is None or shape.rest or not all(type(d) is int for d in shape.dims):
+        return False
+    n = 1
+    for d in shape.dims:
+        n *= d
+    return n > 1
 
 
 def _truth(v: Any) -> bool | None:

@@ -1399,10 +1399,12 @@ def _more_than_one_element(v: Array) -> bool:
     """Is the array's element count known and above one? (Python asks ``bool(a)`` of a
     condition; NumPy and JAX raise for such an array.)"""
     shape = v.shape
-    if shape is None or shape.rest or not all(type(d) is int for d in shape.dims):
+    if shape is None or shape.rest:
         return False
     n = 1
     for d in shape.dims:
+        if type(d) is not int:
+            return False
         n *= d
     return n > 1
 

@@ -105,7 +105,10 @@ def _judge(ctx: Any, site: MapSite, e: Evaluated, issue: MapIssue) -> list[Findi
         if a is not None and a.dtype == RAW_KEY and a.shape is not None and a.shape.dims == (2,):
             out.append(Finding(site, e, leaf, "key", org, expected, beside))
             continue
-        if len(leaves) > 1 or leaf.path:
+        # leaves whose leading sizes differ cannot be one batch of examples: weights of one
+        # copy of the parameters (JAX204); one leading size for every leaf is a batch (JAX203)
+        uniform = all(dims.equal(x.size, leaf.size) for x in leaves)
+        if (len(leaves) > 1 or leaf.path) and not uniform:
             if not _certain(ctx, rec, leaves, expected, beside):
                 continue
             out.append(Finding(site, e, leaf, "params", org, expected, beside, len(leaves)))
@@ -250,7 +253,10 @@ def built(ctx: Any, f: Finding) -> str:
 
 def constructor_shape(f: Finding) -> tuple[dims.Dim, ...] | None:
     """The whole shape of a batch of data (not keys; a leading size larger than a host's
-    device count) whose every size is a known int: what a reshape to a device axis needs."""
+    device count) whose every size is a known int: what a reshape to a device axis needs.
+    None for a leaf of a pytree: the argument itself (a tuple, a dict) has no ``reshape``."""
+    if f.leaf.path:
+        return None
     a = as_array(f.leaf.value)
     if a is None or a.shape is None or a.shape.rest or a.dtype in (KEY, RAW_KEY):
         return None

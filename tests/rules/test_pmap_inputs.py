@@ -199,3 +199,21 @@ def test_loop():
             "`step` (a pmap of `lambda p, b: (p, b.mean())`) maps `params` over its leading axis, one slice per device, but none of its 2 leaves has a device axis: each device gets one slice of every weight (an `IndivisibleError`, or silently wrong results when a weight's first dimension equals the device count); pass `in_axes=None` at this position, or replicate them first (`jax.device_put_replicated`, `flax.jax_utils.replicate`, or a pmapped init over one key per device)",
         )
     ]
+
+
+def test_a_pytree_batch_whose_leaves_share_a_leading_size_is_data_with_no_reshape_fix():
+    # an (inputs, labels) tuple: one leading size for every leaf is a batch (JAX203), not one
+    # copy of the parameters (JAX204); a tuple has no ``reshape``, so no fix is offered
+    src = (
+        "import jax\nimport jax.numpy as jnp\n"
+        "p = jax.pmap(lambda w, b: w + b[0].sum() + b[1].sum())\n"
+        "batch = (jnp.ones((64, 5)), jnp.ones((64,)))\n"
+        "out = p(jnp.zeros((jax.device_count(), 5)), batch)\n"
+    )
+    [d] = testing.lint(src, "JAX203")
+    assert (d.start.line, d.message) == (
+        5,
+        "pmap maps `batch` over a leading axis of 64, a fixed size, not the device count",
+    )
+    assert testing.lint(src, "JAX204") == []
+    assert testing.fix(src, "JAX203") == src

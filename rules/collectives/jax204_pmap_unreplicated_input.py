@@ -70,7 +70,7 @@ class PmapUnreplicatedInput(Rule):
     quiet_where_expected = True  # silent where the code expects the error (model/expected.py)
     name = "pmap-unreplicated-input"
     summary = "A single PRNG key or unreplicated parameters passed where a `pmap` maps its argument"
-    status = "preview"
+    status = "stable"
     fix_availability = "sometimes"
     help = "Split one key per device, replicate the parameters, or pass `in_axes=None` at that position"
     about = ("jax.pmap",)

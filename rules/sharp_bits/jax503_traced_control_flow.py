@@ -75,7 +75,7 @@ class TracedControlFlow(Rule):
     code = "JAX503"
     name = "traced-control-flow"
     summary = "Python control flow, `bool()`, `int()` or `float()` on a traced value"
-    status = "preview"
+    status = "stable"
     quiet_where_expected = True  # silent where the code expects the error (model/expected.py)
     help = "Use `jnp.where` / `lax.cond` / `lax.while_loop`, or mark the argument static"
     about = TRACING_APIS

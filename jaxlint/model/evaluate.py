@@ -458,6 +458,8 @@ class Evaluator:
         if kind in ("assign", "walrus") and b.value is not None:
             v = self.value(b.value, frame)
             return unpack(v, b.unpack)
+        if kind == "augassign" and type(b.node) is cst.AugAssign and type(b.node.target) is cst.Name:
+            return self._augmented(b, env, frame)
         if kind == "with" and type(b.node) is cst.WithItem:
             v = self.value(b.node.item, frame)
             return v if mesh_names(v) is not None else UNKNOWN  # ``with Mesh(...) as mesh``: the mesh itself
@@ -473,6 +475,37 @@ class Evaluator:
                 outer = frame.parent if frame is not None else env
                 return unpack(self.element(self.value(loop.iter, outer)), b.unpack)
         return UNKNOWN
+
+    def _augmented(self, b: Binding, env: Env | None, frame: Env | None) -> Any:
+        """``x op= y``: ``x op y`` of what ``x`` held before. A NumPy array is updated in
+        place (its shape and dtype stay, or NumPy raises: unknown); anything else with a
+        value of its own (a JAX array, a number, a tuple) is rebound to ``x op y``. A list
+        or dict (extended in place, seen by every alias) and a loop that comes back to the
+        statement stay unknown."""
+        node = b.node
+        assert type(node) is cst.AugAssign
+        before = self.p._lookup(b.scope, b.name, b.path, b.index - 1)
+        if not before or any(x.index >= b.index or x.anywhere for x in before):
+            return UNKNOWN
+        old = join_all([self.binding_value(x, env) for x in before])
+        if type(old) not in (Array, Const, Scalar, Tuple):
+            return UNKNOWN
+        op = type(node.operator).__name__.removesuffix("Assign")
+        right = self.value(node.value, frame)
+        new = self.binary(op, old, right, node)
+        if type(old) is not Array or not old.host:
+            return new
+        if (
+            type(new) is not Array
+            or (type(right) is Array and not right.host)
+            or old.shape is None
+            or new.shape != old.shape
+            or new.dtype is None
+            or old.dtype is None
+            or new.dtype.kind != old.dtype.kind
+        ):
+            return UNKNOWN
+        return Array(old.shape, old.dtype, True, old.origin, new.traced)
 
     def unbound_param(self, b: Binding, frame: Env | None) -> Any:
         """A parameter no visible call gives a value: its annotation's meaning, or an

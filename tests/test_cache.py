@@ -32,8 +32,8 @@ def test_warm_run_matches_cold_and_sees_edits(tmp_path):
     a = _write(tmp_path, "a.py", TREE_MAP)
     _write(tmp_path, "b.py", "import jax\nx = jax.tree.map(f, t)  # noqa: JAX801\n")
     cold = run_cli("--output-format", "json", ".", cwd=str(tmp_path))
-    # a first-pass entry per file, a result for a.py (b.py has no trigger word: not parsed)
-    assert len(_packed(tmp_path)) == 3
+    # a first-pass entry and a result per file (both mention jax, which JAX501/JAX503 read)
+    assert len(_packed(tmp_path)) == 4
     warm = run_cli("--output-format", "json", ".", cwd=str(tmp_path))
     assert warm == cold and cold[0] == 1
     a.write_text("import jax\n\nparams = jax.tree.map(lambda p: p, params)\n")

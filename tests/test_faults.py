@@ -168,7 +168,7 @@ def test_files_in_folders_that_mention_jax_get_the_syntax_check_and_the_summary_
     assert out == f"{tmp_path}/a_broken.py:2:7: JAX001 SyntaxError: invalid syntax\n{tmp_path}/d.py:3:10: {FOUND}\n"
     assert (
         err
-        == "Found 2 problems in 2 files (1 fixable with --fix). 3 files skipped by the trigger pre-filter (no enabled rule's trigger word).\n"
+        == "Found 2 problems in 2 files (1 fixable with --fix). 1 file skipped by the trigger pre-filter (no enabled rule's trigger word).\n"
     )
     # the same answer from the cache
     for _ in range(2):

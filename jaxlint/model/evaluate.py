@@ -68,7 +68,7 @@ from .axes import mesh_names
 from .catalogue import Call, Problem, lookup
 from .catalogue.host import INSTANCE_METHODS
 from .catalogue.indexing import IndexRef, is_slice, make_slice
-from .scopes import Binding, Scope
+from .scopes import Binding, Scope, reaching_in
 from .signature import REQUIRED, Argument, Param, Signature, bind
 from .transforms import SCOPES
 from .values import TRANSPARENT_DECORATORS
@@ -404,6 +404,8 @@ class Evaluator:
     # names ---------------------------------------------------------------------------
     def _name(self, name: cst.Name, env: Env | None) -> Any:
         found = self.p.reaching(name)
+        if env is not None and found:
+            found = self._free_at_call(name, env, found)
         if not found:
             v = name.value
             if v == "True":
@@ -427,6 +429,38 @@ class Evaluator:
             if kept and len(kept) < len(values):
                 return join_all(kept)
         return join_all(values)
+
+    def _free_at_call(self, name: cst.Name, env: Env, found: list[Binding]) -> list[Binding]:
+        """A function's free name is read when the function runs. When the call chain that
+        runs it starts at a module-level statement of this module (a script, a notebook),
+        the module's bindings are those reaching that statement, not those at the module's
+        end (``def f`` rebound later in a notebook is not yet the ``f`` a call in cell 3 sees)."""
+        module = self.p.module_scope
+        if any(b.scope is not module for b in found) or len(module.bindings.get(name.value, ())) < 2:
+            return found
+        r = self.p._reads.get(name)
+        if r is None or r.scope is module:
+            return found  # read by module code itself: already where it runs
+        root = env
+        while root.caller is not None:
+            root = root.caller
+        site = root.site
+        if not isinstance(site, cst.CSTNode) or self.ctx.enclosing_function(site) is not None:
+            return found
+        at = self._module_read_at(site)
+        if at is None:
+            return found
+        path, index = at
+        return reaching_in(module, name.value, path, index) or found
+
+    def _module_read_at(self, node: cst.CSTNode) -> tuple[tuple, int] | None:
+        """(arm path, event index) of a module-level expression: those of a name it reads."""
+        reads = self.p._reads
+        for n in (node, *self.ctx.descendants(node)):
+            r = reads.get(n) if type(n) is cst.Name else None
+            if r is not None and r.scope is self.p.module_scope:
+                return r.path, r.index
+        return None
 
     def binding_value(self, b: Binding, env: Env | None) -> Any:
         """What binding ``b`` gives its name, in the frame of ``env`` for its scope."""

@@ -256,3 +256,16 @@ def test_a_value_the_fuel_cut_short_is_computed_again_with_more_fuel():
     with ev.query(3):
         assert ev.value(expr, None) is UNKNOWN
     assert shape(ev.value(expr, None)) == (4, 3)
+
+
+def test_a_free_name_is_read_where_the_module_level_call_runs():
+    # a notebook rebinds ``f``; the call in between sees the ``f`` bound before it
+    src = HEAD + (
+        "def f(x):\n    return jnp.round(x)\n"
+        "def g(x):\n    return f(x) + 1.0\n"
+        "early = g(jnp.zeros(3))\n"
+        "def f(x):\n    return jnp.zeros((4, 3))\n"
+        "late = g(jnp.zeros(3))\n"
+    )
+    assert shape(value_of(src, "early")) == (3,)
+    assert shape(value_of(src, "late")) == (4, 3)

@@ -22,7 +22,7 @@ from jaxlint.model.abstract import Array, Bound, Function, List, Opaque, Partial
 from jaxlint.model.annotations import annotated_value
 from jaxlint.model.arrays import ARRAY_ATTRS, ARRAY_METHODS, annotated_array, at_method, made_by, qualified
 from jaxlint.model.contexts import contexts, sites
-from jaxlint.model.expected import catches_type_error, expects_error, raises_context
+from jaxlint.model.expected import catches_type_error, raises_context
 from jaxlint.model.flow import Flow, bound_names
 from jaxlint.model.traced import BODY_LABELS, Trace
 
@@ -369,7 +369,7 @@ class ValueFlow(Flow):
                     self.bind_target(inner, NONE)
 
     def setitem(self, stmt, target, op) -> None:
-        if not isinstance(target, cst.Subscript) or self.quiet or self._in_raising_cell(stmt):
+        if not isinstance(target, cst.Subscript) or self.quiet:
             return
         base = self.fact(target.value)
         if base[0] & ARRAY and not base[0] & NUMPY:
@@ -430,7 +430,7 @@ class ValueFlow(Flow):
                 self.check_bool(n.args[0].value, n.func.value, n)
 
     def check_bool(self, test, kind, report_at, nested=True) -> None:
-        if self.quiet or self._in_raising_cell(test):
+        if self.quiet:
             return
         if nested:
             self.expressions(test)
@@ -452,10 +452,6 @@ class ValueFlow(Flow):
             trace = self.trace or self.outer_trace
             if trace is not None:
                 self.bools[report_at] = BoolUse(report_at, kind, test, f[1], trace)
-
-    def _in_raising_cell(self, node) -> bool:
-        """In a notebook cell that is expected to raise (``raises-exception``): the error is the point."""
-        return bool(self.ctx.raising_lines) and expects_error(self.ctx, node)
 
     def lax_operands(self, fn, trace: Trace | None) -> list[bool]:
         """Per positional parameter of a lax body, is it a JAX array? A lax loop or

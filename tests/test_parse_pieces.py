@@ -2,6 +2,7 @@
 one a single ``libcst.parse_module`` gives, node for node, and findings do not change."""
 
 import json
+import sys
 from pathlib import Path
 
 import libcst as cst
@@ -221,3 +222,31 @@ def test_the_lines_a_piecewise_parse_hands_to_positions_are_those_ast_gives(name
     lines: dict = {}
     module = parse.parse_module(text, 40, first_lines=lines)
     assert lines and lines == _first_lines(module, text)
+
+
+def test_a_parse_does_not_validate_the_parsers_own_nodes(monkeypatch):
+    """The parser's nodes skip ``_validate`` (a tenth of the parse); nodes built
+    afterwards are checked again, and the tree is the validated parse's."""
+    checked = []
+    real = cst.Name._validate
+    monkeypatch.setattr(cst.Name, "_validate", lambda self: checked.append(self.value) or real(self))
+    module = parse.parse_module(CLASS)
+    assert checked == []
+    assert module.deep_equals(_whole(CLASS))  # ``_whole`` validates: every Name was checked there
+    assert "step" in checked
+    with pytest.raises(cst.CSTValidationError, match="empty name"):
+        cst.Name("")
+
+
+def test_statements_from_ast_are_the_tokenizers():
+    """``ast`` gives the statements and the first indentation the tokenizer gives (the
+    tokenizer is kept for 3.12 syntax on 3.11 and for texts that may be over the budget)."""
+    from jaxlint.base.statements import ast_statements, split_lines, statements
+
+    for name, text in CASES.items():
+        lines = split_lines(text)
+        from_ast = ast_statements(text, lines)
+        if name == "3.12 syntax" and sys.version_info < (3, 12):
+            assert from_ast is None
+            continue
+        assert from_ast == statements(lines), name

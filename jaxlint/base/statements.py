@@ -1,16 +1,19 @@
-"""Where the top-level statements and class members of a file start and end, from the
-stdlib tokenizer.
+"""Where the top-level statements and class members of a file start and end.
 
-About a tenth of LibCST's parse (twice ``ast.parse``, but with no tree to hold and, unlike
-the 3.11 ``ast``, reading 3.12 syntax such as ``def f[T]()``). Used to cut a large file
-into pieces for LibCST (``jaxlint.lint.parse``).
+Used to cut a large file into pieces for LibCST (``jaxlint.lint.parse``). Read from the
+stdlib ``ast`` (``ast_statements``: a C parse, about a twentieth of LibCST's), or, where
+the 3.11 ``ast`` cannot read the text (3.12 syntax such as ``def f[T]()``), from the stdlib
+tokenizer (``statements``: pure Python on 3.11, about a fifth of LibCST's parse). Both give
+the statements as LibCST counts them (``a = 1; b = 2`` on one line is one).
 """
 
 from __future__ import annotations
 
+import ast
 import functools
 import re
 import tokenize
+import warnings
 from dataclasses import dataclass, field
 
 LINE_END = re.compile(r"\r\n|\r|\n")
@@ -109,3 +112,93 @@ def statements(lines: list[str], tokens: list[int] | None = None) -> tuple[list[
     elif indent[0].strip(" \t"):  # a form feed: LibCST and the tokenizer may count differently
         return None
     return [(t.first, t.last, t.is_class, t.members) for t in tops], indent
+
+
+def ast_statements(text: str, lines: list[str]) -> tuple[list[Statement], tuple[str, int]] | None:
+    """What ``statements`` gives (without token counts), read from ``ast``; None when ``ast``
+    cannot read the text."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return None
+    tops: list[Statement] = []
+    for first, last, stmt in _merged(tree.body):
+        members: list[list[int]] = []
+        is_class = isinstance(stmt, ast.ClassDef)
+        if isinstance(stmt, ast.ClassDef) and _own_line(stmt.body[0], lines):  # not ``class A: pass``
+            members = [[a, b] for a, b, _ in _merged(stmt.body)]
+        tops.append((first, last, is_class, members))
+    indent = _first_indent(tree, lines)
+    if indent is None:
+        return None
+    return tops, indent
+
+
+def _first_line(stmt: ast.stmt) -> int:
+    decorators: list[ast.expr] = getattr(stmt, "decorator_list", [])
+    return min([stmt.lineno, *(d.lineno for d in decorators)])
+
+
+def _merged(body: list[ast.stmt]) -> list[tuple[int, int, ast.stmt]]:
+    """Statements of a block as LibCST counts them: those sharing a line (``a = 1; b = 2``)
+    are one; each with its first and last line and its first ``ast`` statement."""
+    out: list[tuple[int, int, ast.stmt]] = []
+    for stmt in body:
+        first, last = _first_line(stmt), stmt.end_lineno or stmt.lineno
+        if out and first <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], last), out[-1][2])
+        else:
+            out.append((first, last, stmt))
+    return out
+
+
+def _own_line(stmt: ast.stmt, lines: list[str]) -> bool:
+    """Does the statement start its line (an indented block), not follow a header's colon?"""
+    line = lines[_first_line(stmt) - 1]
+    col = stmt.col_offset if not getattr(stmt, "decorator_list", ()) else len(line) - len(line.lstrip(" \t\f"))
+    return not line.encode("utf-8")[:col].strip()
+
+
+def _suites(stmt: ast.stmt) -> list[list[ast.stmt]]:
+    """The blocks of a compound statement, in text order."""
+    if isinstance(stmt, ast.Try | ast.TryStar):
+        return [stmt.body, *(h.body for h in stmt.handlers), stmt.orelse, stmt.finalbody]
+    if isinstance(stmt, ast.Match):
+        return [c.body for c in stmt.cases]
+    return [getattr(stmt, name, None) or [] for name in ("body", "orelse", "finalbody")]
+
+
+def _first_block(body: list[ast.stmt], lines: list[str]) -> ast.stmt | None:
+    """The first statement, in text order, that opens an indented block (statements are
+    visited before the blocks they hold, so the first found is the first in the text)."""
+    for stmt in body:
+        if isinstance(stmt, ast.expr | ast.Expr | ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Return):
+            continue  # simple statements hold no block
+        for suite in _suites(stmt):
+            if not suite or not isinstance(suite[0], ast.stmt):
+                continue
+            head = suite[0]
+            elif_clause = isinstance(stmt, ast.If) and suite is stmt.orelse and isinstance(head, ast.If)
+            if not (elif_clause and head.col_offset == stmt.col_offset) and _own_line(head, lines):
+                return head
+            found = _first_block(suite, lines)
+            if found is not None:
+                return found
+    return None
+
+
+def _first_indent(tree: ast.Module, lines: list[str]) -> tuple[str, int] | None:
+    """The tokenizer's first INDENT: the leading whitespace of the first line that opens an
+    indented block, and that line (``"    "``, 0 without one); None for whitespace other
+    than spaces and tabs (a form feed), which LibCST and the tokenizer may count apart."""
+    head = _first_block(tree.body, lines)
+    if head is None:
+        return ("    ", 0)
+    line = _first_line(head)
+    text = lines[line - 1]
+    whitespace = text[: len(text) - len(text.lstrip(" \t\f\v"))]
+    if whitespace.strip(" \t"):
+        return None
+    return whitespace, line

@@ -21,10 +21,11 @@ How a piece is parsed so that its nodes are those of the whole parse:
   (``leading_lines``), whereas a comment indented deeper belongs to the footer of the
   block before it.
 
-The statements and the first indentation come from the stdlib tokenizer
-(``jaxlint.base.statements``; unlike the 3.11 ``ast`` it reads 3.12 syntax such as
-``def f[T]()``). Text it does not read cleanly, or a piece whose statements do not come out
-as it counted them, is parsed whole.
+The statements and the first indentation come from ``ast``, or from the stdlib tokenizer
+where ``ast`` cannot read the text (``jaxlint.base.statements``: the 3.11 ``ast`` does not
+read 3.12 syntax such as ``def f[T]()``), which also counts the tokens of a text that may be
+over the memory budget. Text neither reads cleanly, or a piece whose statements do not come
+out as they counted them, is parsed whole.
 """
 
 from __future__ import annotations
@@ -33,8 +34,9 @@ import re
 from collections.abc import Sequence
 
 import libcst as cst
+from libcst._nodes.base import CSTNode
 
-from jaxlint.base.statements import split_lines, statements
+from jaxlint.base.statements import ast_statements, split_lines, statements
 from jaxlint.plan.standins import STRING_LITERAL
 
 # characters per piece: LibCST's scratch memory for one piece stays near 30 MiB
@@ -80,6 +82,26 @@ class TooLarge(Exception):
         )
 
 
+def _native_parse(text: str) -> cst.Module:
+    """``libcst.parse_module`` without validating each node it builds. LibCST's nodes check
+    their invariants in ``__post_init__`` (about a tenth of a parse); the parser's own nodes
+    always hold them — its authors note the check is wasted on a parse (``CSTNode``'s
+    ``__post_init__``) — and a text the parser rejects still raises ``ParserSyntaxError``.
+    Nodes a rule builds (fixes, ``with_changes``) are still checked."""
+    CSTNode.__post_init__ = _no_check  # type: ignore[method-assign]
+    try:
+        return cst.parse_module(text)
+    finally:
+        CSTNode.__post_init__ = _check  # type: ignore[method-assign]
+
+
+_check = CSTNode.__post_init__
+
+
+def _no_check(self: CSTNode) -> None:
+    pass
+
+
 class _Mismatch(Exception):
     """A piece did not parse into the statements the tokenizer found: parse the text whole."""
 
@@ -92,15 +114,15 @@ def parse_module(text: str, piece: int | None = None, first_lines: dict | None =
     TooLarge, before any parsing, for a text over the memory budget."""
     piece = piece or PIECE
     if len(text) <= piece:
-        return cst.parse_module(text)
+        return _native_parse(text)
     plan = _plan(text, piece)
     if plan is None:
-        return cst.parse_module(text)
+        return _native_parse(text)
     lines, indent, pieces, tops = plan
     try:
         module = _stitched(lines, indent, pieces)
     except (_Mismatch, cst.ParserSyntaxError):  # the tokenizer and LibCST disagree: LibCST decides
-        return cst.parse_module(text)
+        return _native_parse(text)
     if first_lines is not None:
         first_lines.update(_first_lines(module, tops))
     return module
@@ -127,15 +149,17 @@ def _plan(text: str, piece: int):
     """Lines, the file's first indentation and its line, the pieces and the statements (see
     jaxlint.base.statements); None: parse the text whole."""
     lines = split_lines(text)
-    tokens: list[int] = []
-    found = statements(lines, tokens)
-    if found is None:
-        return None
-    statement_lines, indent = found
-    _within_budget(statement_lines, tokens)
     offsets = [0]
     for line in lines:
         offsets.append(offsets[-1] + len(line))
+    found = ast_statements(text, lines)
+    if found is None or not _surely_within_budget(found[0], offsets):
+        tokens: list[int] = []
+        found = statements(lines, tokens)
+        if found is None:
+            return None
+        _within_budget(found[0], tokens)
+    statement_lines, indent = found
     # atoms: (first line, last line, member?) — one LibCST statement each
     atoms: list[tuple[int, int, bool]] = []
     for first, last, _, member_lines in statement_lines:
@@ -180,6 +204,21 @@ def _within_budget(statement_lines, tokens: list[int]) -> None:
         raise TooLarge(1, total, True)
 
 
+def _surely_within_budget(statement_lines, offsets: list[int]) -> bool:
+    """Is the text within the budget without counting its tokens? A token has at least one
+    character, but for a DEDENT, which closes an INDENT of at least one: text with fewer
+    than half as many characters as a budget has tokens is within it."""
+    if 2 * offsets[-1] <= MAX_STATEMENT_TOKENS:
+        return True
+    if 2 * offsets[-1] > MAX_FILE_TOKENS:
+        return False
+    for first, last, _, members in statement_lines:
+        spans = [(first, last)] if len(members) < 2 else [(first, members[0][1]), *((a, b) for a, b in members[1:])]
+        if any(2 * (offsets[b] - offsets[a - 1]) > MAX_STATEMENT_TOKENS for a, b in spans):
+            return False
+    return True
+
+
 def _clean_gap(lines: list[str], last: int, first: int, member: bool) -> bool:
     """May a piece start after line ``last``? Only if every line up to ``first`` is empty or a
     comment at the indentation of the statement starting at ``first``."""
@@ -215,14 +254,14 @@ def _stitched(lines: list[str], first_indent: tuple[str, int], pieces: list[Piec
     for n, (start, end, n_members, n_tops) in enumerate(pieces):
         text = "".join(lines[start - 1 : end])
         if n == 0:
-            module = first = cst.parse_module(text)
+            module = first = _native_parse(text)
             nl = module.default_newline
             stmts = list(module.body)
             if 0 < indent_line <= end and module.default_indent != indent:  # it has the first block
                 raise _Mismatch
         else:
             head = f"if 1:{nl}{indent}pass{nl}" + (f"class _:{nl}" if n_members else "")
-            module = cst.parse_module(head + text)
+            module = _native_parse(head + text)
             stmts = list(module.body[1:])
             if not isinstance(module.body[0], cst.If) or module.header:
                 raise _Mismatch

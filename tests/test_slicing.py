@@ -224,3 +224,22 @@ def test_slicer_transform_names_are_the_last_names_of_the_models_transforms():
     from jaxlint.plan.slicing import TRANSFORM_NAMES
 
     assert {q.rsplit(".", 1)[-1] for q in TRANSFORMS} == TRANSFORM_NAMES
+
+
+def test_inplace_seeds_are_the_units_that_assign_into_a_subscript():
+    from jaxlint.rules.sharp_bits.seeds import subscript_store_units
+
+    src = (
+        "import jax.numpy as jnp\n"
+        "def store(x):\n    x[0] = 1\n"  # 1
+        "def augmented(x):\n    if x:\n        x[1:] += 2\n"  # 2
+        "def unpacked(x, y):\n    a, x[0] = y\n"  # 3
+        "def nested():\n    def inner(x):\n        x[0]: float = 1.0\n    return inner\n"  # 4
+        "def reads(x):\n    return jnp.sum(x[0])\n"  # 5: a read, no store
+        "def updates(x):\n    return x.at[0].set(1)\n"  # 6
+        "class C:\n    def method(self, x):\n        try:\n            pass\n        finally:\n            x[0] = 1\n"
+    )
+    ol = outline(src)
+    assert ol is not None
+    named = {ol.units[i].name for i in subscript_store_units(ol)}
+    assert named == {"store", "augmented", "unpacked", "nested", "method"}

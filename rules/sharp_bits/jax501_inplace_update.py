@@ -8,7 +8,7 @@ from jaxlint.lint.rule import Invalid, NodeEdit, Rule, RuleFix
 from jaxlint.lint.wording import split
 
 from .analysis import TRACING_APIS, analysis
-from .seeds import jax_units
+from .seeds import subscript_store_units
 
 # augmented operator -> the ``.at[...]`` method that does the same out of place
 AT_METHOD = {
@@ -74,8 +74,8 @@ class InplaceUpdate(Rule):
     quiet_where_expected = True  # silent where the code expects the error (model/expected.py)
     fix_availability = "sometimes"
     help = "Use `x = x.at[idx].set(v)` (or `.add`, `.multiply`, ...): JAX arrays are immutable"
-    # any JAX API (seeds: every unit naming jax, ``seeds``); the tracing APIs say which calls
-    # hand on a function whose arguments are traced (its def must be kept too)
+    # any JAX API (its sites: every unit that assigns into a subscript, ``seeds``); the
+    # tracing APIs say which calls hand on a function whose arguments are traced
     about = ("jax.*", *TRACING_APIS)
     reads = ("targets", "calls")  # the visible calls of a def that give it its arrays
 
@@ -109,7 +109,7 @@ class InplaceUpdate(Rule):
 
     @classmethod
     def seeds(cls, outline):
-        return jax_units(outline)
+        return subscript_store_units(outline)
 
     def finish(self) -> None:
         for flow in analysis(self.ctx).values():

@@ -103,7 +103,7 @@ class ArgnumsOutOfRange(GradRule):
             bad = [i for i in nums if not -n <= i < n]
             if bad:
                 return (
-                    f"`{api}` argnums={value!r}: index {', '.join(map(str, bad))} is out of range because "
+                    f"`{api}` argnums={value!r}: index {', '.join(map(str, bad))} is out of range; "
                     f"{target.describe()}; JAX raises an error only when the gradient is called; {_valid(n)}"
                 )
         for call in site.calls:

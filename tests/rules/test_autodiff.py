@@ -29,7 +29,7 @@ def test_out_of_range_message():
             "JAX401",
             10,
             (
-                "`grad` argnums=3: index 3 is out of range because `loss` takes 3 positional parameters "
+                "`grad` argnums=3: index 3 is out of range; `loss` takes 3 positional parameters "
                 "(`params`, `inputs`, `targets`); JAX raises an error only when the gradient is called; "
                 "use indices 0..2 (or -3..-1)"
             ),
@@ -231,15 +231,14 @@ def test_argnums_on_a_bound_method_and_after_partial():
         (
             "JAX401",
             10,
-            "`jax.grad` argnums=2: index 2 is out of range because `loss` takes 2 positional parameters (`w`, `x`)",
+            "`jax.grad` argnums=2: index 2 is out of range; `loss` takes 2 positional parameters (`w`, `x`)",
             "JAX raises an error only when the gradient is called",
         ),
         (
             "JAX401",
             15,
-            "`jax.jacrev` argnums=2",
-            "Index 2 is out of range because `energy` takes 2 positional parameters (`x`, `y`) after"
-            " functools.partial binds `params`",
+            "`jax.jacrev` argnums=2: index 2 is out of range",
+            "`energy` takes 2 positional parameters (`x`, `y`) after functools.partial binds `params`",
         ),
     ]
 

@@ -10,7 +10,7 @@ from jaxlint.plan.slicing import FilePlan, decide
 LIB = "import jax\n\n\ndef loss(params, x):\n    return (params * x).sum()\n\n\ndef unused(a):\n    return a\n"
 TRAIN = "import jax\n\nfrom lib import loss\n\ng = jax.grad(loss, argnums=2)\n"
 OUT_OF_RANGE = (
-    "`jax.grad` argnums=2: index 2 is out of range because `loss` takes 2 positional parameters (`params`, `x`)"
+    "`jax.grad` argnums=2: index 2 is out of range; `loss` takes 2 positional parameters (`params`, `x`)"
 )
 
 

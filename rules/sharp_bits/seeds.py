@@ -40,16 +40,15 @@ def _statements(roots: list[ast.AST]) -> list[ast.AST]:
 
 
 def _stores_subscript(node: ast.AST) -> bool:
-    t = type(node)
-    if t is ast.Assign:
+    if isinstance(node, ast.Assign):
         return any(type(x) is ast.Subscript for target in node.targets for x in _targets(target))
-    if t is ast.AugAssign or t is ast.AnnAssign:
+    if isinstance(node, ast.AugAssign | ast.AnnAssign):
         return type(node.target) is ast.Subscript
     return False
 
 
 def _targets(target: ast.AST) -> list[ast.AST]:
     """An assignment target and, in an unpacking (``a, x[0] = ...``), its parts."""
-    if type(target) in (ast.Tuple, ast.List):
-        return [x for e in target.elts for x in _targets(e.value if type(e) is ast.Starred else e)]
+    if isinstance(target, ast.Tuple | ast.List):
+        return [x for e in target.elts for x in _targets(e.value if isinstance(e, ast.Starred) else e)]
     return [target]

@@ -33,6 +33,8 @@ from .abstract import External, Function
 from .attributes import assigned_value, instance_attribute
 from .axes import MAPS, in_contexts, map_names
 from .catalogue import calls_functions
+from .catalogue.build import signature
+from .catalogue.signatures import SIGNATURES
 from .scopes import FUNCTION_KINDS, Binding
 from .transforms import TABLE, named
 
@@ -81,7 +83,6 @@ TEST_DECORATOR_PREFIXES = (
 FOREIGN_MAP_LIBS = ("flax", "haiku", "equinox", "praxis")
 # libraries whose functions never call back into the project the way a path could follow
 EXTERNAL = frozenset({"jax", "jaxlib", "numpy", "functools", "typing", "builtins", "math", "os", "sys"})
-FUN_KEYWORDS = frozenset({"fun", "f", "fn"})
 # ``f = jax.pmap(f, ...)``: the variable gets a reference of its own, so that the def
 # (``scope.f``) and the pmapped value (``scope.f@bound``) are two functions. At module level
 # the name is also what other modules import: their uses are uses of the variable
@@ -410,7 +411,7 @@ class Uses:
                 api, options, partial_form = self._callee(call)
                 positional = [a for a in call.args if a.keyword is None]
                 is_fun = (positional and positional[0] is parent) or (
-                    parent.keyword is not None and parent.keyword.value in FUN_KEYWORDS
+                    parent.keyword is not None and parent.keyword.value == _function_parameter(api)
                 )
                 if is_fun and api in MAPS:
                     plain = not bound and _plain(api, options, not partial_form)
@@ -593,6 +594,15 @@ def _plain(api: str, options: list[cst.Arg], with_fun: bool) -> bool:
     entry = TABLE[api]
     concrete = set(entry.static) | ({"in_axes"} if entry.in_axes else set())
     return not any(a.keyword is not None and a.keyword.value in concrete for a in options)
+
+
+def _function_parameter(api: str | None) -> str | None:
+    """The name of the parameter a transform takes its function by (``jax.vmap(fun=f)``,
+    ``jax.shard_map(f=...)``), as JAX declares it."""
+    if api is None or api not in SIGNATURES:
+        return None
+    params = signature(api).params
+    return params[0].name if params else None
 
 
 def _test_decorator(api: str | None) -> bool:

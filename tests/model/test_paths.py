@@ -308,3 +308,21 @@ def test_entry_points_main_guard_and_app_run():
         (["m.train"], [("vmap", "map", ("b",))], 12),
     ]
     assert not any(x.traced for x in call_paths(p).paths("m.main").paths)
+
+
+def test_a_transform_given_its_function_by_keyword_is_a_layer():
+    """``jax.pmap(fun=step)``: the keyword JAX declares for the function."""
+    p = project(
+        m="""
+        import jax
+        from jax import lax
+
+        def step(x):
+            return lax.psum(x, "i")
+
+        pstep = jax.pmap(fun=step, axis_name="i")
+        pstep(1)
+    """
+    )
+    found = call_paths(p).paths("m.step")
+    assert [layers(x) for x in found.paths] == [[("pmap", "map", ("i",))]]

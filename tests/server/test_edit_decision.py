@@ -9,9 +9,7 @@ from jaxlint.plan.slicing import FilePlan, decide
 
 LIB = "import jax\n\n\ndef loss(params, x):\n    return (params * x).sum()\n\n\ndef unused(a):\n    return a\n"
 TRAIN = "import jax\n\nfrom lib import loss\n\ng = jax.grad(loss, argnums=2)\n"
-OUT_OF_RANGE = (
-    "`jax.grad` argnums=2: index 2 is out of range; `loss` takes 2 positional parameters (`params`, `x`)"
-)
+OUT_OF_RANGE = "`jax.grad` argnums=2: index 2 is out of range; `loss` takes 2 positional parameters (`params`, `x`)"
 
 
 def test_what_other_modules_read_of_an_edited_file_stays_kept(tmp_path, monkeypatch):

@@ -70,7 +70,7 @@ from .catalogue.host import INSTANCE_METHODS
 from .catalogue.indexing import IndexRef, is_slice, make_slice
 from .scopes import Binding, Scope, reaching_in
 from .signature import REQUIRED, Argument, Param, Signature, bind
-from .transforms import SCOPES
+from .transforms import PARTIAL, SCOPES
 from .values import TRANSPARENT_DECORATORS
 
 if TYPE_CHECKING:
@@ -123,7 +123,6 @@ class Env:
 
 _MISSING: Any = object()
 
-PARTIAL = frozenset({"functools.partial"})
 # Decorators that leave the function as it is, as far as calling it goes.
 TRANSPARENT = TRANSPARENT_DECORATORS
 

@@ -6,17 +6,19 @@ can still be checked against the project: a name that no binding site anywhere m
 is unbound wherever the collective runs. *Mentions* are read generously (more mentions
 only make JAX201 quieter):
 
-- in code (``module_mentions``, per module, exported as plain data): every string in
-  the arguments of a binding API — the maps of any library (``pmap``, ``vmap``,
-  ``smap``, ``shard_map``, ``filter_pmap``, ``xmap``), meshes (``Mesh``,
-  ``AbstractMesh``, ``make_mesh``), partition specs (``PartitionSpec``/``P``,
-  ``NamedSharding``, ``with_sharding_constraint``) and flax's logical partitioning
-  (``with_partitioning``, ``logical_axis_rules``, ``axis_rules``, ...) — and every string
-  given to a keyword about axes, names, meshes, specs, rules or grids (``axis_name``,
-  ``spmd_axis_name``, ``axis_env``, ``in_specs``/``out_specs``, ``mesh_axes``, ``rules``,
-  Pallas's ``grid_names``/``thread_name``/named ``grid``, ...) of any call but a
-  collective's, and to a parameter default of such a name (``mesh_axes=("data",)``). Arguments are read as values (constants, local and module names,
-  tuples, dicts), never as spellings.
+- in code (``module_vocabulary``, per module, exported as plain data): every string
+  a binding site names (``jaxlint/model/binders.py``): the arguments of a binding API —
+  the maps of any library, meshes, partition specs (``PartitionSpec``, which jax also
+  calls ``jax.P``), flax's logical partitioning —, the keywords about axes, names,
+  meshes, specs, rules or grids of any call but a collective's, and parameter defaults
+  of such a name (``mesh_axes=("data",)``); and every string given to a *binding
+  helper*, a def whose parameter reaches one of those (``create_mesh((8,), "x")`` where
+  ``create_mesh`` builds ``Mesh(devices, axis_names)``), wherever the model can read the
+  def. What the model cannot read (a helper of jax's own ``jax._src.test_util`` while
+  linting jax) is joined in the project phase: a module exports its helpers and the
+  strings it gives functions it cannot read, matched by qualified name
+  (``project_helpers_mentions``). Arguments are read as values (constants, local and
+  module names, tuples, dicts), never as spellings.
 - in the project's configuration files (``config_mentions``): YAML, JSON and TOML files
   under the folder that holds every linted module (their common parent), read as data
   (``yaml.safe_load``, ``json``, ``tomllib``; nothing is executed): every string below a
@@ -31,46 +33,19 @@ from __future__ import annotations
 import json
 import os
 import tomllib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 import libcst as cst
 
-from jaxlint.base.names import last_name
+from .abstract import External, List, Opaque, Tuple
+from .axes import frames, strings
+from .binders import binding_arguments, binding_parameters, given, names_keyword
 
-from .abstract import Const, Dict, External, List, Opaque, Partial, Struct, Transformed, Tuple
+KEY = "axis_vocabulary"  # ModuleFacts.extra[code][KEY]: sorted list of the names the module mentions
+HELPERS = "axis_helpers"  # ... {qualname: [[position, name], ...]}: the module's binding helpers
+GIVEN = "axis_given"  # ... [[callee, slot, [names]], ...]: what it gives functions the model cannot read
 
-KEY = "axis_vocabulary"  # ModuleFacts.extra[KEY]: sorted list of the names the module mentions
-
-# the last names of the APIs whose arguments name axes (any library's maps, meshes, specs)
-BINDING_CALLS = frozenset(
-    {
-        "pmap",
-        "vmap",
-        "smap",
-        "shard_map",
-        "filter_pmap",
-        "filter_vmap",
-        "xmap",
-        "Mesh",
-        "AbstractMesh",
-        "make_mesh",
-        "PartitionSpec",
-        "NamedSharding",
-        "with_sharding_constraint",
-        "with_partitioning",
-        "with_logical_partitioning",
-        "with_logical_constraint",
-        "logical_axis_rules",
-        "axis_rules",
-        "logical_to_mesh_axes",
-        "logical_to_mesh_sharding",
-        "logical_to_mesh",
-        "set_logical_axis_rules",
-    }
-)
-# keywords that name axes, of any call
-MENTION_KEYWORDS = frozenset({"in_specs", "out_specs", "rules", "logical_axis_rules", "partition_spec"})
 # what config keys that name axes contain (lower case)
 CONFIG_KEY_WORDS = ("axis", "axes", "mesh", "rules", "partition", "sharding", "spec")
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml")
@@ -80,51 +55,23 @@ SKIP_FOLDERS = frozenset({"node_modules", "__pycache__", "site-packages", "venv"
 _FUEL = 400
 
 
-def names_keyword(k: str) -> bool:
-    """Does a keyword (or a parameter with a default) name axes? Read generously: any
-    keyword about axes, names, meshes, specs, rules or grids (Pallas names its grid
-    axes: ``grid_names=("m", "n")``, ``grid=(("i", 2),)``, ``thread_name="t"``)."""
-    return any(w in k for w in _MENTION_WORDS) or k in MENTION_KEYWORDS
-
-
-_MENTION_WORDS = ("axis", "axes", "name", "mesh", "spec", "rules", "grid")
-
-
-def strings(v: Any, depth: int = 0) -> Iterator[str]:
-    """Every string constant inside a value (tuples, lists, dicts with their keys, a
-    mesh's names, a ``partial``'s arguments, a map's options)."""
-    if depth > 6:
-        return
-    t = type(v)
-    if t is Const:
-        if isinstance(v.value, str):
-            yield v.value
-    elif t is Tuple or t is List:
-        for x in v.items:
-            yield from strings(x, depth + 1)
-    elif t is Dict:
-        for k, x in v.items:
-            if isinstance(k, str):
-                yield k
-            yield from strings(x, depth + 1)
-    elif t is Struct:
-        for _, x in v.fields:
-            yield from strings(x, depth + 1)
-    elif t is Partial:
-        for x in (*v.args, *(x for _, x in v.keywords)):
-            yield from strings(x, depth + 1)
-    elif t is Transformed:
-        for _, x in v.options:
-            yield from strings(x, depth + 1)
-
-
 def module_mentions(p: Any, collectives: frozenset[str]) -> list[str]:
-    """The axis names the module's binding sites mention (see the module docstring);
+    """The axis names the module's binding sites mention (see the module docstring)."""
+    return module_vocabulary(p, collectives)[KEY]
+
+
+def module_vocabulary(p: Any, collectives: frozenset[str]) -> dict[str, Any]:
+    """What the module exports to the project's vocabulary, as plain data: the names its
+    binding sites mention (``KEY``), its binding helpers (``HELPERS``), and the strings
+    it gives functions the model cannot read, which may be another module's helpers
+    (``GIVEN``: jax's own ``jtu.create_mesh``, in a module the model never reads);
     ``collectives``: the last names of the collectives, whose own axis names are no
     binding."""
     ctx = p.ctx
     ev = p.evaluator
     out: set[str] = set()
+    helpers: dict[str, list[list[Any]]] = {}
+    given_out: list[list[Any]] = []
     for node, entering in ctx.events():
         if not entering:
             continue
@@ -135,27 +82,30 @@ def module_mentions(p: Any, collectives: frozenset[str]) -> list[str]:
             continue
         if t is not cst.Call:
             continue
-        name = _api_name(p, node.func)
-        if name in collectives:
+        binding = binding_arguments(p, node, collectives)
+        for expr in binding:
+            out.update(_mentioned(ev, expr))
+        fn = ctx.enclosing_function(node)
+        if binding and fn is not None:
+            qual = ctx.qualname(fn)
+            if qual is not None and qual not in helpers:
+                helpers[qual] = [list(x) for x in binding_parameters(p, fn, collectives)]
+        if binding:
             continue
-        if name == "partial" and node.args:
-            inner = _api_name(p, node.args[0].value)
-            if inner in collectives:
-                continue
-            if inner in BINDING_CALLS:
-                name = inner
-        whole = name in BINDING_CALLS
-        for a in node.args:
-            if whole or (a.keyword is not None and names_keyword(a.keyword.value)):
-                out.update(_mentioned(ev, a.value))
-    return sorted(out)
+        got = given(ev, node, None, collectives)
+        if got == set() and fn is not None:  # a helper given a parameter: what the def's callers give
+            for f in frames(ev, fn):
+                got.update(given(ev, node, f, collectives) or ())
+        if got is not None:
+            out.update(got)
+        else:
+            given_out.extend(_to_unread(ev, node))
+    return {KEY: sorted(out), HELPERS: {q: v for q, v in helpers.items() if v}, GIVEN: given_out}
 
 
 def _mentioned(ev: Any, expr: cst.BaseExpression) -> set[str]:
     """The strings an argument is, with no call in view, else in the contexts of the def
     it is in (a parameter some visible call gives)."""
-    from .axes import frames
-
     with ev.query(_FUEL):
         v = ev.value(expr, None)
     got = set(strings(v))
@@ -168,19 +118,46 @@ def _mentioned(ev: Any, expr: cst.BaseExpression) -> set[str]:
     return got
 
 
-def _api_name(p: Any, func: cst.BaseExpression) -> str | None:
-    """The last name of a callee, through an import or alias (``P`` for ``PartitionSpec``)."""
-    name = last_name(func)
-    if name is None or name in BINDING_CALLS or type(func) is not cst.Name:
-        return name
-    bs = p.reaching(func)
-    if not bs or any(b.kind not in ("import", "assign") for b in bs):
-        return name
-    with p.evaluator.query(_FUEL):
-        v = p.evaluator.value(func, None)
-    if type(v) is External:
-        return v.qualified.rsplit(".", 1)[-1]
-    return name
+def _to_unread(ev: Any, call: cst.Call) -> list[list[Any]]:
+    """``[callee, slot, names]`` for each argument that holds strings, when ``call``
+    calls a function the model cannot read (no library function it knows: those are
+    the catalogue's, and bind nothing unless they are binding APIs); slot: the position,
+    or the keyword."""
+    from .catalogue import lookup
+
+    with ev.query(_FUEL):
+        callee = ev.value(call.func, None)
+    if type(callee) is not External or callee.qualified.startswith("builtins.") or lookup(callee.qualified):
+        return []
+    out: list[list[Any]] = []
+    for i, a in enumerate(call.args):
+        if a.star:
+            break
+        names = _mentioned(ev, a.value)
+        if names:
+            out.append([callee.qualified, a.keyword.value if a.keyword is not None else i, sorted(names)])
+    return out
+
+
+def project_helpers_mentions(modules: Iterable[Any], code: str, canonical: Any) -> set[str]:
+    """The strings modules give the binding helpers of other modules that they could not
+    read (``GIVEN`` joined with ``HELPERS`` by the helper's qualified name, through
+    ``canonical``: the project's re-exports)."""
+    helpers: dict[str, list[list[Any]]] = {}
+    given_all: list[list[Any]] = []
+    for m in modules:
+        data = m.extra.get(code, {})
+        for qual, slots in data.get(HELPERS, {}).items():
+            helpers[m.ref(qual)] = slots
+        given_all.extend(data.get(GIVEN, ()))
+    out: set[str] = set()
+    if not helpers:
+        return out
+    for callee, slot, names in given_all:
+        slots = helpers.get(canonical(callee) or callee)
+        if slots and any(slot in (position, name) for position, name in slots):
+            out.update(names)
+    return out
 
 
 def _from_parameter(v: Any) -> bool:

@@ -11,8 +11,7 @@ from jaxlint.lint.wording import HEADLINE, notes, worded
 from jaxlint.model import program
 from jaxlint.model.calls import expects_error, scope_ref, uses
 from jaxlint.model.paths import Path, call_paths
-from jaxlint.model.vocabulary import KEY as VOCABULARY
-from jaxlint.model.vocabulary import module_mentions
+from jaxlint.model.vocabulary import module_vocabulary
 
 from .analysis import COLLECTIVES, Site, Vocabulary, collective_site, local_name, site_names, where
 
@@ -33,10 +32,11 @@ class UnboundAxisName(Rule):
       a different name, or a `shard_map` whose mesh axes are known and do not include it;
     - or, where no path is known (a mesh passed in as a parameter, a step handed to a
       trainer library), no binding site anywhere in the project names that axis: no
-      `pmap`/`vmap` `axis_name`, no `Mesh`/`jax.make_mesh` axis, no `PartitionSpec`, no
-      `shard_map` spec, no flax logical-axis rule, and no mesh-axis list in the project's
-      YAML/JSON/TOML configuration files (with "did you mean 'fsdp'?" when a bound name is
-      one or two edits away).
+      `pmap`/`vmap` `axis_name`, no `Mesh`/`jax.make_mesh` axis (also none given to a
+      project helper that builds the mesh from its arguments: `create_mesh((8,), 'x')`),
+      no `PartitionSpec` (`jax.P`), no `shard_map` spec, no flax logical-axis rule, and no
+      mesh-axis list in the project's YAML/JSON/TOML configuration files (with "did you
+      mean 'fsdp'?" when a bound name is one or two edits away).
 
     Axis names are values, as the program model evaluates them: a string, a module or
     class constant, a local `ax = "devices"`, a field of a frozen config dataclass
@@ -228,7 +228,7 @@ class UnboundAxisName(Rule):
 
     def finish(self) -> None:
         """The axis names this module's binding sites mention (the project's vocabulary)."""
-        self.ctx.extra(self.code)[VOCABULARY] = module_mentions(program(self.ctx), frozenset(COLLECTIVES))
+        self.ctx.extra(self.code).update(module_vocabulary(program(self.ctx), frozenset(COLLECTIVES)))
 
     # -- project phase -----------------------------------------------------------------
     @classmethod

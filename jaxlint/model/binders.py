@@ -1,0 +1,219 @@
+"""Binding sites: the calls whose arguments name axes, and the defs that pass their own
+parameters on into one.
+
+A *binding API* names axes in its arguments: the maps of any library (``pmap``,
+``vmap``, ``smap``, ``shard_map``, ``filter_pmap``, ``xmap``), meshes (``Mesh``,
+``AbstractMesh``, ``make_mesh``), partition specs (``PartitionSpec``, ``NamedSharding``,
+``with_sharding_constraint``) and flax's logical partitioning (``with_partitioning``,
+``logical_axis_rules``, ...). A callee is known by the API it is, as jax defines its
+names (``jaxlint.base.names.canonical``: ``jax.P`` is ``jax.sharding.PartitionSpec``),
+through imports and aliases. Any other call names axes in a keyword about axes, names,
+meshes, specs, rules or grids (``axis_name=``, ``in_specs=``, Pallas's ``grid_names=``),
+except a collective, whose axis name binds nothing.
+
+A *binding helper* is a def whose parameter reaches such an argument: jax's
+``create_mesh(shape, axis_names)`` returns ``Mesh(devices, axis_names)``, so
+``create_mesh((8,), "x")`` names "x" as surely as ``Mesh(devices, ("x",))`` does.
+``binding_parameters`` reads which parameters do by evaluation: the def's binding
+arguments are evaluated in a frame that gives each parameter a marker string, and the
+markers that come out name the parameters (through locals, tuples, defaults, and the
+calls of other binding helpers it passes a parameter to, ``DEPTH`` helpers deep).
+``given`` is what a call gives such parameters, bound as the evaluator binds arguments
+(positional, keyword, ``partial``, a method's receiver), wherever the def is: this
+module or a project module the model reads (``World.program``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from jaxlint.base.names import last_name
+
+from .abstract import Bound, Const, External, Function, Partial, Transformed, Tuple, Wraps
+from .axes import strings
+
+# the last names of the APIs whose arguments name axes (any library's maps, meshes, specs)
+BINDING_CALLS = frozenset(
+    {
+        "pmap",
+        "vmap",
+        "smap",
+        "shard_map",
+        "filter_pmap",
+        "filter_vmap",
+        "xmap",
+        "Mesh",
+        "AbstractMesh",
+        "make_mesh",
+        "PartitionSpec",
+        "NamedSharding",
+        "with_sharding_constraint",
+        "with_partitioning",
+        "with_logical_partitioning",
+        "with_logical_constraint",
+        "logical_axis_rules",
+        "axis_rules",
+        "logical_to_mesh_axes",
+        "logical_to_mesh_sharding",
+        "logical_to_mesh",
+        "set_logical_axis_rules",
+    }
+)
+# keywords that name axes, of any call
+MENTION_KEYWORDS = frozenset({"in_specs", "out_specs", "rules", "logical_axis_rules", "partition_spec"})
+_MENTION_WORDS = ("axis", "axes", "name", "mesh", "spec", "rules", "grid")
+DEPTH = 3  # binding helpers followed through the helpers they call
+_FUEL = 400
+_MARK = "\x00parameter:"  # the marker string a probed parameter holds
+
+
+def names_keyword(k: str) -> bool:
+    """Does a keyword (or a parameter with a default) name axes? Read generously: any
+    keyword about axes, names, meshes, specs, rules or grids (Pallas names its grid
+    axes: ``grid_names=("m", "n")``, ``grid=(("i", 2),)``, ``thread_name="t"``)."""
+    return any(w in k for w in _MENTION_WORDS) or k in MENTION_KEYWORDS
+
+
+def api_name(p: Any, func: cst.BaseExpression) -> str | None:
+    """The last name of the API a callee is, as jax names it (``jax.P`` is
+    ``PartitionSpec``), through the file's imports and aliases; else as written."""
+    q = p.ctx.names.resolve(func)
+    if q is not None:
+        return q.rsplit(".", 1)[-1]
+    name = last_name(func)
+    if name is None or name in BINDING_CALLS or type(func) is not cst.Name:
+        return name
+    bs = p.reaching(func)
+    if not bs or any(b.kind not in ("import", "assign") for b in bs):
+        return name
+    with p.evaluator.query(_FUEL):
+        v = p.evaluator.value(func, None)
+    if type(v) is External:
+        return v.qualified.rsplit(".", 1)[-1]
+    return name
+
+
+def binding_arguments(p: Any, call: cst.Call, collectives: frozenset[str]) -> list[cst.BaseExpression]:
+    """The arguments of ``call`` that name axes: every argument of a binding API (also
+    of a ``partial`` of one), the axis keywords of any other call but a collective's."""
+    name = api_name(p, call.func)
+    if name in collectives:
+        return []
+    if name == "partial" and call.args:
+        inner = api_name(p, call.args[0].value)
+        if inner in collectives:
+            return []
+        if inner in BINDING_CALLS:
+            name = inner
+    whole = name in BINDING_CALLS
+    return [a.value for a in call.args if whole or (a.keyword is not None and names_keyword(a.keyword.value))]
+
+
+def binding_parameters(p: Any, fn: cst.FunctionDef | cst.Lambda, collectives: frozenset[str], depth: int = 0):
+    """The parameters of the def ``fn`` (in program ``p``) whose value reaches a binding
+    argument in its body, as ``(position, name)``: position among the positional
+    parameters, -1 for a keyword-only one. A method's receiver is not probed."""
+    memo: dict[Any, tuple[tuple[int, str], ...]] = p.ctx.shared.setdefault("binding_parameters", {})
+    if fn in memo:
+        return memo[fn]
+    memo[fn] = ()  # a recursive helper: its own calls add nothing
+    params = _probed(p, fn)
+    if not params:
+        return ()
+    from .contexts import default_frame
+
+    ev = p.evaluator
+    # a marker in a tuple: it stays one through ``tuple(names)``, ``(names,)``, ``names + ("x",)``
+    marks = {name: Tuple((Const(_MARK + name),)) for _, name in params}
+    probe = ev.frame(fn, marks, default_frame(ev, fn).parent)
+    found: set[str] = set()
+    for node in p.ctx.descendants(fn):
+        if type(node) is not cst.Call:
+            continue
+        for expr in binding_arguments(p, node, collectives):
+            with ev.query(_FUEL):
+                found.update(strings(ev.value(expr, probe)))
+        if depth < DEPTH and _passes_parameter(p, node, fn):
+            found.update(given(ev, node, probe, collectives, depth + 1) or ())
+    memo[fn] = tuple((i, name) for i, name in params if _MARK + name in found)
+    return memo[fn]
+
+
+def given(ev: Any, call: cst.Call, env: Any, collectives: frozenset[str], depth: int = 0) -> set[str] | None:
+    """The strings ``call`` (evaluated in ``env``) gives to the binding parameters of
+    the def it calls; None when it calls no binding helper the model can read."""
+    with ev.query(_FUEL):
+        callee = ev.value(call.func, env)
+    found = _helper(callee)
+    if found is None:
+        return None
+    fn, before = found
+    prog = fn.program if fn.program is not None else ev.p
+    wanted = binding_parameters(prog, fn.node, collectives, depth)
+    if not wanted:
+        return None
+    from .contexts import call_arguments
+    from .signature import bind
+
+    with ev.query(_FUEL):
+        args = call_arguments(ev, call, env)
+    sig = prog.evaluator.signature(fn)
+    if args is None or sig is None:
+        return None
+    b = bind(sig, before + args)
+    if b.error is not None:
+        return None
+    out: set[str] = set()
+    for _, name in wanted:
+        if name in b.arguments:
+            out.update(strings(b.arguments[name]))
+    return out
+
+
+def _helper(callee: Any) -> tuple[Function, list[Any]] | None:
+    """The def a callee value calls, and the arguments it binds first (a method's
+    receiver, a ``partial``'s), through ``jit``-like wrappers."""
+    from .transfer import PASS_THROUGH
+
+    before: list[Any] = []
+    for _ in range(8):
+        t = type(callee)
+        if t is Function:
+            return callee, before
+        if t is Bound:
+            before = [(callee.receiver, None, ""), *before]
+            callee = callee.func
+        elif t is Partial and not callee.star:
+            before = [(v, None, "") for v in callee.args] + [(v, k, "") for k, v in callee.keywords] + before
+            callee = callee.func
+        elif t is Wraps:
+            callee = callee.func
+        elif t is Transformed and callee.api in PASS_THROUGH:
+            callee = callee.target
+        else:
+            return None
+    return None
+
+
+def _probed(p: Any, fn: cst.FunctionDef | cst.Lambda) -> list[tuple[int, str]]:
+    """``(position, name)`` of the parameters a probe gives a marker (not ``*args``,
+    ``**kwargs``, nor a method's receiver)."""
+    ps = fn.params
+    positional = [x.name.value for x in (*ps.posonly_params, *ps.params)]
+    out = [(i, name) for i, name in enumerate(positional)]
+    qual = p.ctx.qualname(fn)
+    fact = p.ctx.facts.functions.get(qual) if qual is not None else None
+    if out and fact is not None and fact.class_name is not None:
+        out = out[1:]
+    return out + [(-1, x.name.value) for x in ps.kwonly_params]
+
+
+def _passes_parameter(p: Any, call: cst.Call, fn: cst.CSTNode) -> bool:
+    """Does ``call`` give a parameter of ``fn`` as an argument (or inside a tuple/list)?"""
+    for a in call.args:
+        for n in (a.value, *(e.value for e in getattr(a.value, "elements", ()))):
+            if type(n) is cst.Name and any(b.kind == "param" and b.scope.node is fn for b in p.reaching(n)):
+                return True
+    return False

@@ -54,10 +54,11 @@ class UnboundAxisName(Rule):
     `self` in one method and called in another (`self.step = jax.pmap(train, ...)`,
     assigned once in the class), and other modules of the project (the program model's
     call paths); meshes are values too, through names, attributes and parameters. An axis
-    name passed in as a parameter no visible call gives, a computed string, a mesh that
-    cannot be read, a function that nothing in the project calls or maps (a library entry
-    point), methods nothing calls, and functions handed to unknown code (`nn.vmap`, `hk.pmap`,
-    `make_jaxpr(axis_env=...)`) are unknown and never reported. Code inside
+    name passed in as a parameter no visible call gives, a computed string, a function
+    that nothing in the project calls or maps (a library entry point), methods nothing
+    calls, and functions handed to unknown code (`nn.vmap`, `hk.pmap`,
+    `make_jaxpr(axis_env=...)`) are unknown and never reported; a `shard_map` over a mesh
+    that cannot be read runs over some mesh of the project, so only the vocabulary decides. Code inside
     `with self.assertRaises(...)`/`pytest.raises(...)` is expected to fail and is skipped.
 
     ## Why is this bad?

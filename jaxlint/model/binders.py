@@ -11,16 +11,19 @@ through imports and aliases. Any other call names axes in a keyword about axes, 
 meshes, specs, rules or grids (``axis_name=``, ``in_specs=``, Pallas's ``grid_names=``),
 except a collective, whose axis name binds nothing.
 
-A *binding helper* is a def whose parameter reaches such an argument: jax's
+A *binding helper* is a def whose parameter reaches an argument of a binding API: jax's
 ``create_mesh(shape, axis_names)`` returns ``Mesh(devices, axis_names)``, so
-``create_mesh((8,), "x")`` names "x" as surely as ``Mesh(devices, ("x",))`` does.
-``binding_parameters`` reads which parameters do by evaluation: the def's binding
-arguments are evaluated in a frame that gives each parameter a marker string, and the
-markers that come out name the parameters (through locals, tuples, defaults, and the
-calls of other binding helpers it passes a parameter to, ``DEPTH`` helpers deep).
-``given`` is what a call gives such parameters, bound as the evaluator binds arguments
-(positional, keyword, ``partial``, a method's receiver), wherever the def is: this
-module or a project module the model reads (``World.program``).
+``create_mesh((8,), "x")`` names "x" as surely as ``Mesh(devices, ("x",))`` does (a
+parameter passed on to an axis keyword of any other call makes no helper: ``name=`` is
+everywhere). ``binding_parameters`` reads which parameters do by evaluation: the def's
+binding arguments are evaluated in a frame that gives each parameter a marker (a tuple of
+one marker string), and the markers that come out name the parameters (through locals,
+tuples, defaults, and the calls of other binding helpers it passes a parameter to,
+``DEPTH`` helpers deep). ``given`` is what a call gives such parameters, bound as the
+evaluator binds arguments (positional, keyword, ``partial``, a method's receiver),
+wherever the def is: this module or a project module the model reads
+(``World.program``). A function of a package the model never reads (jax, numpy:
+``library_callee``) is no helper it can read.
 """
 
 from __future__ import annotations
@@ -95,26 +98,55 @@ def api_name(p: Any, func: cst.BaseExpression) -> str | None:
     return name
 
 
-def binding_arguments(p: Any, call: cst.Call, collectives: frozenset[str]) -> list[cst.BaseExpression]:
-    """The arguments of ``call`` that name axes: every argument of a binding API (also
-    of a ``partial`` of one), the axis keywords of any other call but a collective's."""
-    name = api_name(p, call.func)
-    if name in collectives:
-        return []
-    if name == "partial" and call.args:
-        inner = api_name(p, call.args[0].value)
-        if inner in collectives:
-            return []
-        if inner in BINDING_CALLS:
-            name = inner
-    whole = name in BINDING_CALLS
+def axis_arguments(call: cst.Call, api: str | None) -> list[cst.BaseExpression]:
+    """The arguments of ``call`` (of the API ``binding_api`` names) that name axes: every
+    argument of a binding API, the axis keywords of any other call."""
+    whole = api in BINDING_CALLS
     return [a.value for a in call.args if whole or (a.keyword is not None and names_keyword(a.keyword.value))]
 
 
+def binding_api(p: Any, call: cst.Call, collectives: frozenset[str]) -> str | None:
+    """The last name of the API ``call`` calls, seen through a ``partial`` of a binding
+    API or a collective; ``COLLECTIVE`` for a collective, whose axis name binds nothing."""
+    name = api_name(p, call.func)
+    if name in collectives:
+        return COLLECTIVE
+    if name == "partial" and call.args:
+        inner = api_name(p, call.args[0].value)
+        if inner in collectives:
+            return COLLECTIVE
+        if inner in BINDING_CALLS:
+            return inner
+    return name
+
+
+COLLECTIVE = "<collective>"
+
+
+def library_callee(p: Any, func: cst.BaseExpression) -> str | None:
+    """The qualified name of a callee the file imports from a package the model never
+    reads (jax, numpy: ``evaluate.NEVER_LOADED``), or of a builtin: a library function
+    by construction, known without evaluating it (most calls of a file are such)."""
+    from .evaluate import NEVER_LOADED
+
+    head = func
+    while type(head) is cst.Attribute:
+        head = head.value
+    if type(head) is not cst.Name:
+        return None
+    bs = p.reaching(head)
+    if not bs:
+        return f"builtins.{head.value}" if head is func else None
+    q = p.ctx.names.resolve(func)
+    if q is None or q.split(".", 1)[0] not in NEVER_LOADED:
+        return None
+    return q if all(b.kind == "import" for b in bs) else None
+
+
 def binding_parameters(p: Any, fn: cst.FunctionDef | cst.Lambda, collectives: frozenset[str], depth: int = 0):
-    """The parameters of the def ``fn`` (in program ``p``) whose value reaches a binding
-    argument in its body, as ``(position, name)``: position among the positional
-    parameters, -1 for a keyword-only one. A method's receiver is not probed."""
+    """The parameters of the def ``fn`` (in program ``p``) whose value reaches an
+    argument of a binding API in its body, as ``(position, name)``: position among the
+    positional parameters, -1 for a keyword-only one. A method's receiver is not probed."""
     memo: dict[Any, tuple[tuple[int, str], ...]] = p.ctx.shared.setdefault("binding_parameters", {})
     if fn in memo:
         return memo[fn]
@@ -132,10 +164,18 @@ def binding_parameters(p: Any, fn: cst.FunctionDef | cst.Lambda, collectives: fr
     for node in p.ctx.descendants(fn):
         if type(node) is not cst.Call:
             continue
-        for expr in binding_arguments(p, node, collectives):
-            with ev.query(_FUEL):
-                found.update(strings(ev.value(expr, probe)))
-        if depth < DEPTH and _passes_parameter(p, node, fn):
+        name = binding_api(p, node, collectives)
+        if name in BINDING_CALLS:
+            for a in node.args:
+                with ev.query(_FUEL):
+                    found.update(strings(ev.value(a.value, probe)))
+        elif (
+            name != COLLECTIVE
+            and depth < DEPTH
+            and _passes_parameter(p, node, fn)
+            and library_callee(p, node.func) is None
+            and names_a_def(p, node.func)
+        ):
             found.update(given(ev, node, probe, collectives, depth + 1) or ())
     memo[fn] = tuple((i, name) for i, name in params if _MARK + name in found)
     return memo[fn]
@@ -145,7 +185,7 @@ def given(ev: Any, call: cst.Call, env: Any, collectives: frozenset[str], depth:
     """The strings ``call`` (evaluated in ``env``) gives to the binding parameters of
     the def it calls; None when it calls no binding helper the model can read."""
     with ev.query(_FUEL):
-        callee = ev.value(call.func, env)
+        callee = ev.value(call.func, None)  # what is called rarely depends on the frame: read once
     found = _helper(callee)
     if found is None:
         return None
@@ -170,6 +210,29 @@ def given(ev: Any, call: cst.Call, env: Any, collectives: frozenset[str], depth:
         if name in b.arguments:
             out.update(strings(b.arguments[name]))
     return out
+
+
+def names_a_def(p: Any, func: cst.BaseExpression) -> bool:
+    """Does a callee name what it calls, as a helper is called: a name (``create_mesh``),
+    a module's or a class's attribute (``meshes.create``, ``Meshes.create``), a method of
+    the receiver (``self.make_mesh``), or a call that makes a callable of one
+    (``partial(create_mesh, ...)(...)``)? A method of a computed object (``x.astype``) is
+    not read: the model would compute the object first, for every such call."""
+    if type(func) is cst.Name or type(func) is cst.Call:
+        return True
+    if type(func) is not cst.Attribute or type(func.value) is not cst.Name:
+        return False
+    bs = p.reaching(func.value)
+    return bool(bs) and all(b.kind in ("import", "class", "def") or _receiver(b) for b in bs)
+
+
+def _receiver(b: Any) -> bool:
+    """Is the binding the first parameter of a method (``self``, ``cls``)?"""
+    fn = b.scope.node
+    if b.kind != "param" or type(fn) is not cst.FunctionDef or b.scope.parent is None:
+        return False
+    params = [*fn.params.posonly_params, *fn.params.params]
+    return b.scope.parent.kind == "class" and bool(params) and params[0] is b.node
 
 
 def _helper(callee: Any) -> tuple[Function, list[Any]] | None:

@@ -40,7 +40,18 @@ import libcst as cst
 
 from .abstract import External, List, Opaque, Tuple
 from .axes import frames, strings
-from .binders import binding_arguments, binding_parameters, given, names_keyword
+from .binders import (
+    BINDING_CALLS,
+    COLLECTIVE,
+    axis_arguments,
+    binding_api,
+    binding_parameters,
+    given,
+    library_callee,
+    names_a_def,
+    names_keyword,
+)
+from .catalogue import lookup
 
 KEY = "axis_vocabulary"  # ModuleFacts.extra[code][KEY]: sorted list of the names the module mentions
 HELPERS = "axis_helpers"  # ... {qualname: [[position, name], ...]}: the module's binding helpers
@@ -70,8 +81,8 @@ def module_vocabulary(p: Any, collectives: frozenset[str]) -> dict[str, Any]:
     ctx = p.ctx
     ev = p.evaluator
     out: set[str] = set()
-    helpers: dict[str, list[list[Any]]] = {}
-    given_out: list[list[Any]] = []
+    helpers: dict[Any, None] = {}  # the defs that may pass a parameter into a binding argument
+    unread: dict[tuple[str, int | str], set[str]] = {}  # (callee, slot) -> names
     for node, entering in ctx.events():
         if not entering:
             continue
@@ -82,25 +93,43 @@ def module_vocabulary(p: Any, collectives: frozenset[str]) -> dict[str, Any]:
             continue
         if t is not cst.Call:
             continue
-        binding = binding_arguments(p, node, collectives)
-        for expr in binding:
-            out.update(_mentioned(ev, expr))
+        api = binding_api(p, node, collectives)
+        if api == COLLECTIVE:
+            continue
+        binding = axis_arguments(node, api)
         fn = ctx.enclosing_function(node)
-        if binding and fn is not None:
-            qual = ctx.qualname(fn)
-            if qual is not None and qual not in helpers:
-                helpers[qual] = [list(x) for x in binding_parameters(p, fn, collectives)]
+        for expr in binding:
+            got = _mentioned(ev, expr)
+            out.update(got)
+            if not got and fn is not None and api in BINDING_CALLS:
+                helpers.setdefault(fn, None)  # it may be the def's parameter: a helper
         if binding:
             continue
-        got = given(ev, node, None, collectives)
-        if got == set() and fn is not None:  # a helper given a parameter: what the def's callers give
-            for f in frames(ev, fn):
-                got.update(given(ev, node, f, collectives) or ())
-        if got is not None:
-            out.update(got)
-        else:
-            given_out.extend(_to_unread(ev, node))
-    return {KEY: sorted(out), HELPERS: {q: v for q, v in helpers.items() if v}, GIVEN: given_out}
+        callee = library_callee(p, node.func)
+        if callee is None and not names_a_def(p, node.func):
+            continue
+        if callee is None:
+            helped = given(ev, node, None, collectives)
+            if helped == set() and fn is not None:  # a helper given a parameter: what the def's callers give
+                for f in frames(ev, fn):
+                    helped.update(given(ev, node, f, collectives) or ())
+            if helped is not None:
+                out.update(helped)
+                continue
+            with ev.query(_FUEL):
+                value = ev.value(node.func, None)
+            callee = value.qualified if type(value) is External else None
+        if callee is not None and not callee.startswith("builtins.") and not lookup(callee):
+            for slot, names in _given_unread(p, node):
+                unread.setdefault((callee, slot), set()).update(names)
+    exported: dict[str, list[list[Any]]] = {}
+    for fn in helpers:
+        qual = ctx.qualname(fn)
+        slots = binding_parameters(p, fn, collectives)
+        if qual is not None and slots:
+            exported[qual] = [list(x) for x in slots]
+    given_out = [[callee, slot, sorted(names)] for (callee, slot), names in unread.items()]
+    return {KEY: sorted(out), HELPERS: exported, GIVEN: given_out}
 
 
 def _mentioned(ev: Any, expr: cst.BaseExpression) -> set[str]:
@@ -118,25 +147,36 @@ def _mentioned(ev: Any, expr: cst.BaseExpression) -> set[str]:
     return got
 
 
-def _to_unread(ev: Any, call: cst.Call) -> list[list[Any]]:
-    """``[callee, slot, names]`` for each argument that holds strings, when ``call``
-    calls a function the model cannot read (no library function it knows: those are
-    the catalogue's, and bind nothing unless they are binding APIs); slot: the position,
-    or the keyword."""
-    from .catalogue import lookup
-
-    with ev.query(_FUEL):
-        callee = ev.value(call.func, None)
-    if type(callee) is not External or callee.qualified.startswith("builtins.") or lookup(callee.qualified):
-        return []
-    out: list[list[Any]] = []
+def _given_unread(p: Any, call: cst.Call) -> list[tuple[int | str, set[str]]]:
+    """``(slot, names)`` for each argument of a call of a function the model cannot read
+    that holds strings (slot: the position, or the keyword). Only arguments that can hold
+    a string constant are evaluated: a literal, a display of them, a module constant."""
+    ev = p.evaluator
+    out: list[tuple[int | str, set[str]]] = []
     for i, a in enumerate(call.args):
         if a.star:
             break
-        names = _mentioned(ev, a.value)
+        if not _holds_constant_strings(p, a.value):
+            continue
+        with ev.query(_FUEL):
+            names = set(strings(ev.value(a.value, None)))
         if names:
-            out.append([callee.qualified, a.keyword.value if a.keyword is not None else i, sorted(names)])
+            out.append((a.keyword.value if a.keyword is not None else i, names))
     return out
+
+
+def _holds_constant_strings(p: Any, expr: cst.BaseExpression) -> bool:
+    """Can the argument hold a string constant: a string literal in it, or a name of a
+    module-level binding (``AXES = ("data",)``)?"""
+    if type(expr) is cst.Name:
+        bs = p.reaching(expr)
+        return bool(bs) and all(b.scope is p.module_scope for b in bs)
+    if type(expr) in _STRING_NODES:
+        return True
+    return any(type(n) in _STRING_NODES for n in p.ctx.descendants(expr))
+
+
+_STRING_NODES = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
 
 def project_helpers_mentions(modules: Iterable[Any], code: str, canonical: Any) -> set[str]:

@@ -99,9 +99,8 @@ def module_vocabulary(p: Any, collectives: frozenset[str]) -> dict[str, Any]:
         binding = axis_arguments(node, api)
         fn = ctx.enclosing_function(node)
         for expr in binding:
-            got = _mentioned(ev, expr)
-            out.update(got)
-            if not got and fn is not None and api in BINDING_CALLS:
+            out.update(_mentioned(ev, expr))
+            if fn is not None and api in BINDING_CALLS and _from_caller(ev, expr):
                 helpers.setdefault(fn, None)  # it may be the def's parameter: a helper
         if binding:
             continue
@@ -145,6 +144,14 @@ def _mentioned(ev: Any, expr: cst.BaseExpression) -> set[str]:
         with ev.query(_FUEL):
             got.update(strings(ev.value(expr, f)))
     return got
+
+
+def _from_caller(ev: Any, expr: cst.BaseExpression) -> bool:
+    """May the argument's strings come from the def's caller (no call in view, it holds
+    none, or a parameter's value)?"""
+    with ev.query(_FUEL):
+        v = ev.value(expr, None)
+    return _from_parameter(v) or not any(True for _ in strings(v))
 
 
 def _given_unread(p: Any, call: cst.Call) -> list[tuple[int | str, set[str]]]:

@@ -18,8 +18,9 @@ parameter passed on to an axis keyword of any other call makes no helper: ``name
 everywhere). ``binding_parameters`` reads which parameters do by evaluation: the def's
 binding arguments are evaluated in a frame that gives each parameter a marker (a tuple of
 one marker string), and the markers that come out name the parameters (through locals,
-tuples, defaults, and the calls of other binding helpers it passes a parameter to,
-``DEPTH`` helpers deep). ``given`` is what a call gives such parameters, bound as the
+tuples, defaults, the defs nested in it that close over them — a decorator factory's
+wrapper, ``with_explicit_mesh((2,), ("i",))`` —, and the calls of other binding helpers
+it passes a parameter to, ``DEPTH`` helpers deep). ``given`` is what a call gives such parameters, bound as the
 evaluator binds arguments (positional, keyword, ``partial``, a method's receiver),
 wherever the def is: this module or a project module the model reads
 (``World.program``). A function of a package the model never reads (jax, numpy:
@@ -161,14 +162,18 @@ def binding_parameters(p: Any, fn: cst.FunctionDef | cst.Lambda, collectives: fr
     marks = {name: Tuple((Const(_MARK + name),)) for _, name in params}
     probe = ev.frame(fn, marks, default_frame(ev, fn).parent)
     found: set[str] = set()
-    for node in p.ctx.descendants(fn):
+    frames: dict[Any, Any] = {fn: probe}  # the defs nested in it close over its parameters
+    for node in p.ctx.descendants(fn, prune=(cst.ClassDef,)):
         if type(node) is not cst.Call:
             continue
+        frame = _frame_in(ev, node, frames)
         name = binding_api(p, node, collectives)
+        if frame is None:
+            continue
         if name in BINDING_CALLS:
             for a in node.args:
                 with ev.query(_FUEL):
-                    found.update(strings(ev.value(a.value, probe)))
+                    found.update(strings(ev.value(a.value, frame)))
         elif (
             name != COLLECTIVE
             and depth < DEPTH
@@ -176,9 +181,22 @@ def binding_parameters(p: Any, fn: cst.FunctionDef | cst.Lambda, collectives: fr
             and library_callee(p, node.func) is None
             and names_a_def(p, node.func)
         ):
-            found.update(given(ev, node, probe, collectives, depth + 1) or ())
+            found.update(given(ev, node, frame, collectives, depth + 1) or ())
     memo[fn] = tuple((i, name) for i, name in params if _MARK + name in found)
     return memo[fn]
+
+
+def _frame_in(ev: Any, node: cst.CSTNode, frames: dict[Any, Any]) -> Any:
+    """The frame a node of the probed def runs in: the probe, or the frame of a def nested
+    in it (its own parameters unbound) whose parent is the frame around it."""
+    g = ev.ctx.enclosing_function(node)
+    if g in frames:
+        return frames[g]
+    if g is None:
+        return None
+    outer = _frame_in(ev, g, frames)
+    frames[g] = ev.frame(g, {}, outer) if outer is not None else None
+    return frames[g]
 
 
 def given(ev: Any, call: cst.Call, env: Any, collectives: frozenset[str], depth: int = 0) -> set[str] | None:
@@ -274,7 +292,8 @@ def _probed(p: Any, fn: cst.FunctionDef | cst.Lambda) -> list[tuple[int, str]]:
 
 
 def _passes_parameter(p: Any, call: cst.Call, fn: cst.CSTNode) -> bool:
-    """Does ``call`` give a parameter of ``fn`` as an argument (or inside a tuple/list)?"""
+    """Does ``call`` give a parameter of ``fn`` as an argument (or inside a tuple/list),
+    also from a def nested in ``fn``?"""
     for a in call.args:
         for n in (a.value, *(e.value for e in getattr(a.value, "elements", ()))):
             if type(n) is cst.Name and any(b.kind == "param" and b.scope.node is fn for b in p.reaching(n)):

@@ -55,16 +55,25 @@ def test_the_parameters_that_reach_a_binding_argument():
         return lax.psum(x, name)
     def spec(name):
         return jax.P(None, name)
+    def with_mesh(sizes, names):
+        def decorator(fn):
+            def wrapped(*args):
+                mesh = create_mesh(sizes, names)
+                return fn(*args, mesh=mesh)
+            return wrapped
+        return decorator
     """
     )
     d = _defs(p)
-    found = {n: B.binding_parameters(p, d[n], COLLECTIVES) for n in ("create_mesh", "outer", "build", "reduce", "spec")}
+    names = ("create_mesh", "outer", "build", "reduce", "spec", "with_mesh")
+    found = {n: B.binding_parameters(p, d[n], COLLECTIVES) for n in names}
     assert found == {
         "create_mesh": ((0, "shape"), (1, "axis_names")),  # every argument of make_mesh counts: read generously
         "outer": ((1, "names"),),  # through another helper
         "build": ((-1, "axes"),),  # keyword-only; the receiver is not probed
         "reduce": (),  # a collective's axis name binds nothing
         "spec": ((0, "name"),),
+        "with_mesh": ((0, "sizes"), (1, "names")),  # a decorator factory: its wrapper builds the mesh
     }
 
 

@@ -83,7 +83,7 @@ def names_keyword(k: str) -> bool:
 def api_name(p: Any, func: cst.BaseExpression) -> str | None:
     """The last name of the API a callee is, as jax names it (``jax.P`` is
     ``PartitionSpec``), through the file's imports and aliases; else as written."""
-    q = p.ctx.names.resolve(func)
+    q = _resolved(p, func)
     if q is not None:
         return q.rsplit(".", 1)[-1]
     name = last_name(func)
@@ -108,7 +108,15 @@ def axis_arguments(call: cst.Call, api: str | None) -> list[cst.BaseExpression]:
 
 def binding_api(p: Any, call: cst.Call, collectives: frozenset[str]) -> str | None:
     """The last name of the API ``call`` calls, seen through a ``partial`` of a binding
-    API or a collective; ``COLLECTIVE`` for a collective, whose axis name binds nothing."""
+    API or a collective; ``COLLECTIVE`` for a collective, whose axis name binds nothing
+    (once per call)."""
+    memo: dict[cst.Call, str | None] = p.ctx.shared.setdefault("binding apis", {}).setdefault(collectives, {})
+    if call not in memo:
+        memo[call] = _binding_api(p, call, collectives)
+    return memo[call]
+
+
+def _binding_api(p: Any, call: cst.Call, collectives: frozenset[str]) -> str | None:
     name = api_name(p, call.func)
     if name in collectives:
         return COLLECTIVE
@@ -138,10 +146,18 @@ def library_callee(p: Any, func: cst.BaseExpression) -> str | None:
     bs = p.reaching(head)
     if not bs:
         return f"builtins.{head.value}" if head is func else None
-    q = p.ctx.names.resolve(func)
+    q = _resolved(p, func)
     if q is None or q.split(".", 1)[0] not in NEVER_LOADED:
         return None
     return q if all(b.kind == "import" for b in bs) else None
+
+
+def _resolved(p: Any, func: cst.BaseExpression) -> str | None:
+    """What the file's imports say a callee is (``ImportTable.resolve``), once per node."""
+    memo: dict[cst.BaseExpression, str | None] = p.ctx.shared.setdefault("resolved callees", {})
+    if func not in memo:
+        memo[func] = p.ctx.names.resolve(func)
+    return memo[func]
 
 
 def binding_parameters(p: Any, fn: cst.FunctionDef | cst.Lambda, collectives: frozenset[str], depth: int = 0):
@@ -153,7 +169,7 @@ def binding_parameters(p: Any, fn: cst.FunctionDef | cst.Lambda, collectives: fr
         return memo[fn]
     memo[fn] = ()  # a recursive helper: its own calls add nothing
     params = _probed(p, fn)
-    if not params:
+    if not params or fn not in may_bind(p, collectives):
         return ()
     from .contexts import default_frame
 
@@ -186,6 +202,64 @@ def binding_parameters(p: Any, fn: cst.FunctionDef | cst.Lambda, collectives: fr
     return memo[fn]
 
 
+def may_bind(p: Any, collectives: frozenset[str]) -> set[Any]:
+    """The defs of program ``p`` that may be binding helpers, read from the calls alone
+    (once per program): a def that calls a binding API (also in a def nested in it), or
+    calls, with arguments, a def that may, or a function of a project module or a
+    method it cannot place without evaluating it. ``binding_parameters`` probes only
+    these: most defs call neither."""
+    memos: dict[frozenset[str], set[Any]] = p.ctx.shared.setdefault("may bind", {})
+    if collectives in memos:
+        return memos[collectives]
+    direct: set[Any] = set()
+    edges: list[tuple[list[Any], list[Any]]] = []  # (the defs around a call, the local defs it may call)
+    for node, entering in p.ctx.events():
+        if not entering or type(node) is not cst.Call:
+            continue
+        around = _enclosing_defs(p, node)
+        if not around:
+            continue
+        api = binding_api(p, node, collectives)
+        if api in BINDING_CALLS:
+            direct.update(around)
+        elif api != COLLECTIVE and node.args and library_callee(p, node.func) is None and names_a_def(p, node.func):
+            local = _local_defs(p, node.func)
+            if local is None:
+                direct.update(around)  # another module's function, a method: placed by evaluation
+            elif local:
+                edges.append((around, local))
+    out = set(direct)
+    changed = True
+    while changed:
+        changed = False
+        for around, local in edges:
+            if any(d in out for d in local) and not all(a in out for a in around):
+                out.update(around)
+                changed = True
+    memos[collectives] = out
+    return out
+
+
+def _enclosing_defs(p: Any, node: cst.CSTNode) -> list[Any]:
+    out = []
+    g = p.ctx.enclosing_function(node)
+    while g is not None:
+        out.append(g)
+        g = p.ctx.enclosing_function(g)
+    return out
+
+
+def _local_defs(p: Any, func: cst.BaseExpression) -> list[Any] | None:
+    """The defs of this module a callee named by a name is (``[]``: none, a class or a
+    parameter); None when it must be evaluated to be placed."""
+    if type(func) is not cst.Name:
+        return None
+    bs = p.reaching(func)
+    if not bs or any(b.kind == "import" or b.kind == "assign" for b in bs):
+        return None
+    return [b.node for b in bs if b.kind == "def"]
+
+
 def _frame_in(ev: Any, node: cst.CSTNode, frames: dict[Any, Any]) -> Any:
     """The frame a node of the probed def runs in: the probe, or the frame of a def nested
     in it (its own parameters unbound) whose parent is the frame around it."""
@@ -202,6 +276,9 @@ def _frame_in(ev: Any, node: cst.CSTNode, frames: dict[Any, Any]) -> Any:
 def given(ev: Any, call: cst.Call, env: Any, collectives: frozenset[str], depth: int = 0) -> set[str] | None:
     """The strings ``call`` (evaluated in ``env``) gives to the binding parameters of
     the def it calls; None when it calls no binding helper the model can read."""
+    local = _local_defs(ev.p, call.func)
+    if local is not None and not any(d in may_bind(ev.p, collectives) for d in local):
+        return None  # a def of this module that binds nothing: no need to evaluate the callee
     with ev.query(_FUEL):
         callee = ev.value(call.func, None)  # what is called rarely depends on the frame: read once
     found = _helper(callee)

@@ -91,8 +91,8 @@ def module_vocabulary(p: Any, collectives: frozenset[str]) -> dict[str, Any]:
             if node.default is not None and names_keyword(node.name.value):
                 out.update(_mentioned(ev, node.default))
             continue
-        if t is not cst.Call:
-            continue
+        if t is not cst.Call or not node.args:
+            continue  # a call without arguments names nothing
         api = binding_api(p, node, collectives)
         if api == COLLECTIVE:
             continue
@@ -156,8 +156,8 @@ def _from_caller(ev: Any, expr: cst.BaseExpression) -> bool:
 
 def _given_unread(p: Any, call: cst.Call) -> list[tuple[int | str, set[str]]]:
     """``(slot, names)`` for each argument of a call of a function the model cannot read
-    that holds strings (slot: the position, or the keyword). Only arguments that can hold
-    a string constant are evaluated: a literal, a display of them, a module constant."""
+    that holds strings (slot: the position, or the keyword). Only arguments that hold
+    string constants as written are evaluated."""
     ev = p.evaluator
     out: list[tuple[int | str, set[str]]] = []
     for i, a in enumerate(call.args):
@@ -173,14 +173,17 @@ def _given_unread(p: Any, call: cst.Call) -> list[tuple[int | str, set[str]]]:
 
 
 def _holds_constant_strings(p: Any, expr: cst.BaseExpression) -> bool:
-    """Can the argument hold a string constant: a string literal in it, or a name of a
-    module-level binding (``AXES = ("data",)``)?"""
-    if type(expr) is cst.Name:
+    """Does the argument hold string constants as written: a string literal, a name of a
+    module-level binding (``AXES = ("data",)``), or a tuple or list of those?"""
+    t = type(expr)
+    if t in _STRING_NODES:
+        return True
+    if t is cst.Name:
         bs = p.reaching(expr)
         return bool(bs) and all(b.scope is p.module_scope for b in bs)
-    if type(expr) in _STRING_NODES:
-        return True
-    return any(type(n) in _STRING_NODES for n in p.ctx.descendants(expr))
+    if t is cst.Tuple or t is cst.List:
+        return any(_holds_constant_strings(p, e.value) for e in expr.elements)  # type: ignore[attr-defined]
+    return False
 
 
 _STRING_NODES = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)

@@ -21,11 +21,12 @@ f-string of constants are all the same string.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from .abstract import Const, External, List, Partial, Struct, Transformed, Tuple
+from .abstract import Const, Dict, External, List, Partial, Struct, Transformed, Tuple
 from .catalogue.meshes import ABSTRACT_MESH, MESH
 from .transforms import named
 
@@ -156,3 +157,31 @@ def partial_frames(ev: Evaluator, fn, base: Env) -> list[Env]:
         if f not in out:
             out.append(f)
     return out
+
+
+def strings(v: Any, depth: int = 0) -> Iterator[str]:
+    """Every string constant inside a value (tuples, lists, dicts with their keys, a
+    mesh's names, a ``partial``'s arguments, a map's options)."""
+    if depth > 6:
+        return
+    t = type(v)
+    if t is Const:
+        if isinstance(v.value, str):
+            yield v.value
+    elif t is Tuple or t is List:
+        for x in v.items:
+            yield from strings(x, depth + 1)
+    elif t is Dict:
+        for k, x in v.items:
+            if isinstance(k, str):
+                yield k
+            yield from strings(x, depth + 1)
+    elif t is Struct:
+        for _, x in v.fields:
+            yield from strings(x, depth + 1)
+    elif t is Partial:
+        for x in (*v.args, *(x for _, x in v.keywords)):
+            yield from strings(x, depth + 1)
+    elif t is Transformed:
+        for _, x in v.options:
+            yield from strings(x, depth + 1)

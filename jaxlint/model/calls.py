@@ -557,10 +557,14 @@ _NAMES_FUEL = 2_000  # ... and the axis names a map application binds
 
 def _mark_ambient(layer: dict[str, Any], api: str, options: list[cst.Arg]) -> None:
     """A ``shard_map`` given no mesh runs over the ambient one (``jax.set_mesh``, ``with
-    use_mesh(...)``): its axes are some mesh's of the program (``"ambient"``)."""
-    if short(api) == "shard_map" and not any(
-        a.star or (a.keyword is not None and a.keyword.value == "mesh") for a in options
-    ):
+    use_mesh(...)``), and one given a mesh the model cannot read (a parameter, an
+    attribute) over a mesh out of sight: either way its axes are those of some mesh of the
+    program, which the project's axis vocabulary reads, not any name at all (``"ambient"``).
+    Not when it names its own axes (``axis_names=``: a subset the model could not read)."""
+    if short(api) != "shard_map" or any(a.star for a in options):
+        return
+    keywords = {a.keyword.value for a in options if a.keyword is not None}
+    if "mesh" not in keywords or (layer.get("names") is None and "axis_names" not in keywords):
         layer["ambient"] = True
 
 

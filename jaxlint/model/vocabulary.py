@@ -6,17 +6,19 @@ can still be checked against the project: a name that no binding site anywhere m
 is unbound wherever the collective runs. *Mentions* are read generously (more mentions
 only make JAX201 quieter):
 
-- in code (``module_mentions``, per module, exported as plain data): every string in
-  the arguments of a binding API — the maps of any library (``pmap``, ``vmap``,
-  ``smap``, ``shard_map``, ``filter_pmap``, ``xmap``), meshes (``Mesh``,
-  ``AbstractMesh``, ``make_mesh``), partition specs (``PartitionSpec``/``P``,
-  ``NamedSharding``, ``with_sharding_constraint``) and flax's logical partitioning
-  (``with_partitioning``, ``logical_axis_rules``, ``axis_rules``, ...) — and every string
-  given to a keyword about axes, names, meshes, specs, rules or grids (``axis_name``,
-  ``spmd_axis_name``, ``axis_env``, ``in_specs``/``out_specs``, ``mesh_axes``, ``rules``,
-  Pallas's ``grid_names``/``thread_name``/named ``grid``, ...) of any call but a
-  collective's, and to a parameter default of such a name (``mesh_axes=("data",)``). Arguments are read as values (constants, local and module names,
-  tuples, dicts), never as spellings.
+- in code (``module_vocabulary``, per module, exported as plain data): every string
+  a binding site names (``jaxlint/model/binders.py``): the arguments of a binding API —
+  the maps of any library, meshes, partition specs (``PartitionSpec``, which jax also
+  calls ``jax.P``), flax's logical partitioning —, the keywords about axes, names,
+  meshes, specs, rules or grids of any call but a collective's, and parameter defaults
+  of such a name (``mesh_axes=("data",)``); and every string given to a *binding
+  helper*, a def whose parameter reaches one of those (``create_mesh((8,), "x")`` where
+  ``create_mesh`` builds ``Mesh(devices, axis_names)``), wherever the model can read the
+  def. What the model cannot read (a helper of jax's own ``jax._src.test_util`` while
+  linting jax) is joined in the project phase: a module exports its helpers and the
+  strings it gives functions it cannot read, matched by qualified name
+  (``project_helpers_mentions``). Arguments are read as values (constants, local and
+  module names, tuples, dicts), never as spellings.
 - in the project's configuration files (``config_mentions``): YAML, JSON and TOML files
   under the folder that holds every linted module (their common parent), read as data
   (``yaml.safe_load``, ``json``, ``tomllib``; nothing is executed): every string below a
@@ -31,46 +33,30 @@ from __future__ import annotations
 import json
 import os
 import tomllib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 import libcst as cst
 
-from jaxlint.base.names import last_name
-
-from .abstract import Const, Dict, External, List, Opaque, Partial, Struct, Transformed, Tuple
-
-KEY = "axis_vocabulary"  # ModuleFacts.extra[KEY]: sorted list of the names the module mentions
-
-# the last names of the APIs whose arguments name axes (any library's maps, meshes, specs)
-BINDING_CALLS = frozenset(
-    {
-        "pmap",
-        "vmap",
-        "smap",
-        "shard_map",
-        "filter_pmap",
-        "filter_vmap",
-        "xmap",
-        "Mesh",
-        "AbstractMesh",
-        "make_mesh",
-        "PartitionSpec",
-        "NamedSharding",
-        "with_sharding_constraint",
-        "with_partitioning",
-        "with_logical_partitioning",
-        "with_logical_constraint",
-        "logical_axis_rules",
-        "axis_rules",
-        "logical_to_mesh_axes",
-        "logical_to_mesh_sharding",
-        "logical_to_mesh",
-        "set_logical_axis_rules",
-    }
+from .abstract import External, List, Opaque, Tuple
+from .axes import frames, strings
+from .binders import (
+    BINDING_CALLS,
+    COLLECTIVE,
+    axis_arguments,
+    binding_api,
+    binding_parameters,
+    given,
+    library_callee,
+    names_a_def,
+    names_keyword,
 )
-# keywords that name axes, of any call
-MENTION_KEYWORDS = frozenset({"in_specs", "out_specs", "rules", "logical_axis_rules", "partition_spec"})
+from .catalogue import lookup
+
+KEY = "axis_vocabulary"  # ModuleFacts.extra[code][KEY]: sorted list of the names the module mentions
+HELPERS = "axis_helpers"  # ... {qualname: [[position, name], ...]}: the module's binding helpers
+GIVEN = "axis_given"  # ... [[callee, slot, [names]], ...]: what it gives functions the model cannot read
+
 # what config keys that name axes contain (lower case)
 CONFIG_KEY_WORDS = ("axis", "axes", "mesh", "rules", "partition", "sharding", "spec")
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml")
@@ -80,51 +66,23 @@ SKIP_FOLDERS = frozenset({"node_modules", "__pycache__", "site-packages", "venv"
 _FUEL = 400
 
 
-def names_keyword(k: str) -> bool:
-    """Does a keyword (or a parameter with a default) name axes? Read generously: any
-    keyword about axes, names, meshes, specs, rules or grids (Pallas names its grid
-    axes: ``grid_names=("m", "n")``, ``grid=(("i", 2),)``, ``thread_name="t"``)."""
-    return any(w in k for w in _MENTION_WORDS) or k in MENTION_KEYWORDS
-
-
-_MENTION_WORDS = ("axis", "axes", "name", "mesh", "spec", "rules", "grid")
-
-
-def strings(v: Any, depth: int = 0) -> Iterator[str]:
-    """Every string constant inside a value (tuples, lists, dicts with their keys, a
-    mesh's names, a ``partial``'s arguments, a map's options)."""
-    if depth > 6:
-        return
-    t = type(v)
-    if t is Const:
-        if isinstance(v.value, str):
-            yield v.value
-    elif t is Tuple or t is List:
-        for x in v.items:
-            yield from strings(x, depth + 1)
-    elif t is Dict:
-        for k, x in v.items:
-            if isinstance(k, str):
-                yield k
-            yield from strings(x, depth + 1)
-    elif t is Struct:
-        for _, x in v.fields:
-            yield from strings(x, depth + 1)
-    elif t is Partial:
-        for x in (*v.args, *(x for _, x in v.keywords)):
-            yield from strings(x, depth + 1)
-    elif t is Transformed:
-        for _, x in v.options:
-            yield from strings(x, depth + 1)
-
-
 def module_mentions(p: Any, collectives: frozenset[str]) -> list[str]:
-    """The axis names the module's binding sites mention (see the module docstring);
+    """The axis names the module's binding sites mention (see the module docstring)."""
+    return module_vocabulary(p, collectives)[KEY]
+
+
+def module_vocabulary(p: Any, collectives: frozenset[str]) -> dict[str, Any]:
+    """What the module exports to the project's vocabulary, as plain data: the names its
+    binding sites mention (``KEY``), its binding helpers (``HELPERS``), and the strings
+    it gives functions the model cannot read, which may be another module's helpers
+    (``GIVEN``: jax's own ``jtu.create_mesh``, in a module the model never reads);
     ``collectives``: the last names of the collectives, whose own axis names are no
     binding."""
     ctx = p.ctx
     ev = p.evaluator
     out: set[str] = set()
+    helpers: dict[Any, None] = {}  # the defs that may pass a parameter into a binding argument
+    unread: dict[tuple[str, int | str], set[str]] = {}  # (callee, slot) -> names
     for node, entering in ctx.events():
         if not entering:
             continue
@@ -133,29 +91,49 @@ def module_mentions(p: Any, collectives: frozenset[str]) -> list[str]:
             if node.default is not None and names_keyword(node.name.value):
                 out.update(_mentioned(ev, node.default))
             continue
-        if t is not cst.Call:
+        if t is not cst.Call or not node.args:
+            continue  # a call without arguments names nothing
+        api = binding_api(p, node, collectives)
+        if api == COLLECTIVE:
             continue
-        name = _api_name(p, node.func)
-        if name in collectives:
+        binding = axis_arguments(node, api)
+        fn = ctx.enclosing_function(node)
+        for expr in binding:
+            out.update(_mentioned(ev, expr))
+            if fn is not None and api in BINDING_CALLS and _from_caller(ev, expr):
+                helpers.setdefault(fn, None)  # it may be the def's parameter: a helper
+        if binding:
             continue
-        if name == "partial" and node.args:
-            inner = _api_name(p, node.args[0].value)
-            if inner in collectives:
+        callee = library_callee(p, node.func)
+        if callee is None and not names_a_def(p, node.func):
+            continue
+        if callee is None:
+            helped = given(ev, node, None, collectives)
+            if helped == set() and fn is not None:  # a helper given a parameter: what the def's callers give
+                for f in frames(ev, fn):
+                    helped.update(given(ev, node, f, collectives) or ())
+            if helped is not None:
+                out.update(helped)
                 continue
-            if inner in BINDING_CALLS:
-                name = inner
-        whole = name in BINDING_CALLS
-        for a in node.args:
-            if whole or (a.keyword is not None and names_keyword(a.keyword.value)):
-                out.update(_mentioned(ev, a.value))
-    return sorted(out)
+            with ev.query(_FUEL):
+                value = ev.value(node.func, None)
+            callee = value.qualified if type(value) is External else None
+        if callee is not None and not callee.startswith("builtins.") and not lookup(callee):
+            for slot, names in _given_unread(p, node):
+                unread.setdefault((callee, slot), set()).update(names)
+    exported: dict[str, list[list[Any]]] = {}
+    for fn in helpers:
+        qual = ctx.qualname(fn)
+        slots = binding_parameters(p, fn, collectives)
+        if qual is not None and slots:
+            exported[qual] = [list(x) for x in slots]
+    given_out = [[callee, slot, sorted(names)] for (callee, slot), names in unread.items()]
+    return {KEY: sorted(out), HELPERS: exported, GIVEN: given_out}
 
 
 def _mentioned(ev: Any, expr: cst.BaseExpression) -> set[str]:
     """The strings an argument is, with no call in view, else in the contexts of the def
     it is in (a parameter some visible call gives)."""
-    from .axes import frames
-
     with ev.query(_FUEL):
         v = ev.value(expr, None)
     got = set(strings(v))
@@ -168,19 +146,68 @@ def _mentioned(ev: Any, expr: cst.BaseExpression) -> set[str]:
     return got
 
 
-def _api_name(p: Any, func: cst.BaseExpression) -> str | None:
-    """The last name of a callee, through an import or alias (``P`` for ``PartitionSpec``)."""
-    name = last_name(func)
-    if name is None or name in BINDING_CALLS or type(func) is not cst.Name:
-        return name
-    bs = p.reaching(func)
-    if not bs or any(b.kind not in ("import", "assign") for b in bs):
-        return name
-    with p.evaluator.query(_FUEL):
-        v = p.evaluator.value(func, None)
-    if type(v) is External:
-        return v.qualified.rsplit(".", 1)[-1]
-    return name
+def _from_caller(ev: Any, expr: cst.BaseExpression) -> bool:
+    """May the argument's strings come from the def's caller (no call in view, it holds
+    none, or a parameter's value)?"""
+    with ev.query(_FUEL):
+        v = ev.value(expr, None)
+    return _from_parameter(v) or not any(True for _ in strings(v))
+
+
+def _given_unread(p: Any, call: cst.Call) -> list[tuple[int | str, set[str]]]:
+    """``(slot, names)`` for each argument of a call of a function the model cannot read
+    that holds strings (slot: the position, or the keyword). Only arguments that hold
+    string constants as written are evaluated."""
+    ev = p.evaluator
+    out: list[tuple[int | str, set[str]]] = []
+    for i, a in enumerate(call.args):
+        if a.star:
+            break
+        if not _holds_constant_strings(p, a.value):
+            continue
+        with ev.query(_FUEL):
+            names = set(strings(ev.value(a.value, None)))
+        if names:
+            out.append((a.keyword.value if a.keyword is not None else i, names))
+    return out
+
+
+def _holds_constant_strings(p: Any, expr: cst.BaseExpression) -> bool:
+    """Does the argument hold string constants as written: a string literal, a name of a
+    module-level binding (``AXES = ("data",)``), or a tuple or list of those?"""
+    t = type(expr)
+    if t in _STRING_NODES:
+        return True
+    if t is cst.Name:
+        bs = p.reaching(expr)
+        return bool(bs) and all(b.scope is p.module_scope for b in bs)
+    if t is cst.Tuple or t is cst.List:
+        return any(_holds_constant_strings(p, e.value) for e in expr.elements)  # type: ignore[attr-defined]
+    return False
+
+
+_STRING_NODES = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+
+
+def project_helpers_mentions(modules: Iterable[Any], code: str, canonical: Any) -> set[str]:
+    """The strings modules give the binding helpers of other modules that they could not
+    read (``GIVEN`` joined with ``HELPERS`` by the helper's qualified name, through
+    ``canonical``: the project's re-exports)."""
+    helpers: dict[str, list[list[Any]]] = {}
+    given_all: list[list[Any]] = []
+    for m in modules:
+        data = m.extra.get(code, {})
+        for qual, slots in data.get(HELPERS, {}).items():
+            helpers[m.ref(qual)] = slots
+        given_all.extend(data.get(GIVEN, ()))
+    out: set[str] = set()
+    if not helpers:
+        return out
+    for callee, slot, names in given_all:
+        slots = helpers.get(canonical(callee) or callee)
+        if slots and any(slot in (position, name) for position, name in slots):
+            out.update(names)
+    return out
 
 
 def _from_parameter(v: Any) -> bool:

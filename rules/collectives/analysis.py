@@ -19,7 +19,7 @@ from jaxlint.model import program
 from jaxlint.model.abstract import External
 from jaxlint.model.axes import in_contexts, names_of
 from jaxlint.model.vocabulary import KEY as VOCABULARY
-from jaxlint.model.vocabulary import closest, config_mentions, config_root
+from jaxlint.model.vocabulary import closest, config_mentions, config_root, project_helpers_mentions
 
 # collective -> index of the positional axis_name argument (None: keyword only)
 COLLECTIVES: dict[str, int | None] = {
@@ -142,13 +142,15 @@ _NAMES_FUEL = 2_000
 
 class Vocabulary:
     """The project's axis vocabulary (``jaxlint/model/vocabulary.py``): the names every
-    module's binding sites mention, every map on the call paths binds, and the project's
-    configuration files name (read once, when a collective needs it)."""
+    module's binding sites mention (also through binding helpers of other modules), every
+    map on the call paths binds, and the project's configuration files name (read once,
+    when a collective needs it)."""
 
     def __init__(self, project: Any, paths: Any, code: str) -> None:
         names: set[str] = set()
         for m in project.all:
             names.update(m.extra.get(code, {}).get(VOCABULARY, ()))
+        names |= project_helpers_mentions(project.all, code, project.canonical)
         for uses in paths.uses.values():
             for u in uses:
                 _layer_names(u, names)

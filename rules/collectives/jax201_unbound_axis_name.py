@@ -11,8 +11,7 @@ from jaxlint.lint.wording import HEADLINE, notes, worded
 from jaxlint.model import program
 from jaxlint.model.calls import expects_error, scope_ref, uses
 from jaxlint.model.paths import Path, call_paths
-from jaxlint.model.vocabulary import KEY as VOCABULARY
-from jaxlint.model.vocabulary import module_mentions
+from jaxlint.model.vocabulary import module_vocabulary
 
 from .analysis import COLLECTIVES, Site, Vocabulary, collective_site, local_name, site_names, where
 
@@ -33,10 +32,11 @@ class UnboundAxisName(Rule):
       a different name, or a `shard_map` whose mesh axes are known and do not include it;
     - or, where no path is known (a mesh passed in as a parameter, a step handed to a
       trainer library), no binding site anywhere in the project names that axis: no
-      `pmap`/`vmap` `axis_name`, no `Mesh`/`jax.make_mesh` axis, no `PartitionSpec`, no
-      `shard_map` spec, no flax logical-axis rule, and no mesh-axis list in the project's
-      YAML/JSON/TOML configuration files (with "did you mean 'fsdp'?" when a bound name is
-      one or two edits away).
+      `pmap`/`vmap` `axis_name`, no `Mesh`/`jax.make_mesh` axis (also none given to a
+      project helper that builds the mesh from its arguments: `create_mesh((8,), 'x')`),
+      no `PartitionSpec` (`jax.P`), no `shard_map` spec, no flax logical-axis rule, and no
+      mesh-axis list in the project's YAML/JSON/TOML configuration files (with "did you
+      mean 'fsdp'?" when a bound name is one or two edits away).
 
     Axis names are values, as the program model evaluates them: a string, a module or
     class constant, a local `ax = "devices"`, a field of a frozen config dataclass
@@ -54,10 +54,11 @@ class UnboundAxisName(Rule):
     `self` in one method and called in another (`self.step = jax.pmap(train, ...)`,
     assigned once in the class), and other modules of the project (the program model's
     call paths); meshes are values too, through names, attributes and parameters. An axis
-    name passed in as a parameter no visible call gives, a computed string, a mesh that
-    cannot be read, a function that nothing in the project calls or maps (a library entry
-    point), methods nothing calls, and functions handed to unknown code (`nn.vmap`, `hk.pmap`,
-    `make_jaxpr(axis_env=...)`) are unknown and never reported. Code inside
+    name passed in as a parameter no visible call gives, a computed string, a function
+    that nothing in the project calls or maps (a library entry point), methods nothing
+    calls, and functions handed to unknown code (`nn.vmap`, `hk.pmap`,
+    `make_jaxpr(axis_env=...)`) are unknown and never reported; a `shard_map` over a mesh
+    that cannot be read runs over some mesh of the project, so only the vocabulary decides. Code inside
     `with self.assertRaises(...)`/`pytest.raises(...)` is expected to fail and is skipped.
 
     ## Why is this bad?
@@ -228,7 +229,7 @@ class UnboundAxisName(Rule):
 
     def finish(self) -> None:
         """The axis names this module's binding sites mention (the project's vocabulary)."""
-        self.ctx.extra(self.code)[VOCABULARY] = module_mentions(program(self.ctx), frozenset(COLLECTIVES))
+        self.ctx.extra(self.code).update(module_vocabulary(program(self.ctx), frozenset(COLLECTIVES)))
 
     # -- project phase -----------------------------------------------------------------
     @classmethod

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import ast
 
-from jaxlint.model.vocabulary import BINDING_CALLS, names_keyword
+from jaxlint.base.names import canonical
+from jaxlint.model.binders import BINDING_CALLS, names_keyword
 from jaxlint.plan.outline import Outline, walk
 from jaxlint.plan.slicing import anchor_names
 
@@ -35,14 +36,15 @@ def collective_seeds(ol: Outline) -> set[int]:
         ):
             out.add(i)
             continue
-        if u.name is not None and any(_mentions(n, binding) for root in ol.nodes[i] for n in walk(root)):
+        if u.name is not None and any(_mentions(n, binding, ol.imports) for root in ol.nodes[i] for n in walk(root)):
             out.add(i)
     return out | _whole_classes(ol, out)
 
 
-def _mentions(node: ast.AST, binding: frozenset[str]) -> bool:
-    """A call of a binding API, or an axis-naming keyword, with a string or a name in its
-    arguments (what the vocabulary reads)."""
+def _mentions(node: ast.AST, binding: frozenset[str], imports: dict[str, str]) -> bool:
+    """A call of a binding API (also under a name jax gives it: ``jax.P``), or an
+    axis-naming keyword, with a string or a name in its arguments (what the vocabulary
+    reads)."""
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):  # ``mesh_axes=("data",)``
         a = node.args
         positional = [*a.posonlyargs, *a.args]
@@ -52,7 +54,7 @@ def _mentions(node: ast.AST, binding: frozenset[str]) -> bool:
         return any(names_keyword(x.arg) for x in named)
     if type(node) is not ast.Call:
         return False
-    if _last(node.func) in binding:
+    if _last(node.func) in binding or _api(node.func, imports) in BINDING_CALLS:
         values = [*node.args, *(k.value for k in node.keywords)]
     else:
         values = [k.value for k in node.keywords if k.arg is not None and names_keyword(k.arg)]
@@ -85,6 +87,18 @@ def _site(node: ast.AST, names: frozenset[str], aliases: frozenset[str]) -> bool
     if last not in names:
         return False
     return last in aliases or bool(args) or bool(node.keywords)
+
+
+def _api(func: ast.AST, imports: dict[str, str]) -> str | None:
+    """The last name of the API a dotted callee is, as jax names it (``jax.P``:
+    ``PartitionSpec``), through the module's imports."""
+    parts: list[str] = []
+    while isinstance(func, ast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    if not isinstance(func, ast.Name) or func.id not in imports:
+        return None
+    return canonical(".".join([imports[func.id], *reversed(parts)])).rsplit(".", 1)[-1]
 
 
 def _last(func: ast.AST) -> str | None:

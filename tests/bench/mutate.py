@@ -370,19 +370,25 @@ def _drop_keyword(src: Source, call: ast.Call, kw: ast.keyword) -> str:
 
 
 def findings(text: str, path: str, root: str) -> set[tuple[str, int]]:
-    """The file's findings, linted as a project with the files under ``root`` of the
+    """The file's findings of JAX1xx-JAX4xx (code, line), linted as a small project (``small_project``)."""
+    from jaxlint.lint.registry import all_rules
+
+    codes = [r.code for r in all_rules() if r.code[:4] in ("JAX1", "JAX2", "JAX3", "JAX4")]
+    return {(d.code, d.start.line) for d in small_project(text, path, root, codes)}
+
+
+def small_project(text: str, path: str, root: str, codes: list[str]) -> list:
+    """The file's diagnostics, linted as a project with the files under ``root`` of the
     modules it imports (a helper of another module it hands a function to is part of what
     the code shows), each with the ``__init__.py`` files of its folders."""
     import shutil
     import tempfile
 
     from jaxlint import testing
-    from jaxlint.lint.registry import all_rules
 
-    codes = [r.code for r in all_rules() if r.code[:4] in ("JAX1", "JAX2", "JAX3", "JAX4")]
     imported = imported_files(text, path, root)
     if not imported:
-        return {(d.code, d.start.line) for d in testing.lint(text, *codes, path=os.path.basename(path))}
+        return testing.lint(text, *codes, path=os.path.basename(path))
     root = os.path.abspath(root)
     with tempfile.TemporaryDirectory() as tmp:
         for f in [path, *imported]:
@@ -401,7 +407,7 @@ def findings(text: str, path: str, root: str) -> set[tuple[str, int]]:
                 shutil.copyfile(f, dest)
         run = testing.lint_folder(tmp, testing.settings_for(*codes))
     mine = os.path.normpath(os.path.relpath(os.path.abspath(path), root))
-    return {(d.code, d.start.line) for d in run.diagnostics if os.path.normpath(d.path) == mine}
+    return [d for d in run.diagnostics if os.path.normpath(d.path) == mine]
 
 
 def imported_files(text: str, path: str, root: str) -> list[str]:

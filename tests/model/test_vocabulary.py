@@ -80,3 +80,49 @@ def test_closest_suggests_only_close_names():
     assert V.closest("data", names) is None  # it is there: nothing to suggest
     assert V.distance("bacth", "batch") == 1
     assert V.distance("kitten", "sitting") == 3
+
+
+def test_a_module_exports_its_helpers_and_what_it_gives_functions_it_cannot_read():
+    got = V.module_vocabulary(
+        model_of(
+            """
+    import jax
+    from jax._src import test_util as jtu
+    AXES = ("fsdp",)
+    def spec(name):
+        return jax.P(None, name)
+    s = spec("x")  # a caller in view: still a helper for the other modules
+    def test():
+        mesh = jtu.create_mesh((2, 4), ("data", "model"))
+        jtu.with_mesh(AXES)
+        jtu.create_mesh((8,), axis_names=("y",))  # an axis keyword: a mention of its own
+        print("not_given_to_a_function_it_cannot_read")
+    """
+        ),
+        COLLECTIVES,
+    )
+    assert got[V.KEY] == ["x", "y"]
+    assert got[V.HELPERS] == {"spec": [[0, "name"]]}
+    assert sorted(got[V.GIVEN], key=str) == [
+        ["jax._src.test_util.create_mesh", 1, ["data", "model"]],
+        ["jax._src.test_util.with_mesh", 0, ["fsdp"]],
+    ]
+
+
+def test_the_project_joins_what_modules_give_the_helpers_of_others():
+    from jaxlint.model.facts import ModuleFacts
+
+    helper = ModuleFacts("pkg.meshes", "pkg/meshes.py")
+    helper.extra["JAX201"] = {V.HELPERS: {"make": [[0, "shape"], [1, "names"], [-1, "axes"]]}}
+    user = ModuleFacts("train", "train.py")
+    user.extra["JAX201"] = {
+        V.GIVEN: [
+            ["pkg.make", 1, ["data"]],  # a re-export of pkg.meshes.make
+            ["pkg.make", "axes", ["fsdp"]],
+            ["pkg.make", 2, ["not_a_binding_slot"]],
+            ["pkg.other", 1, ["not_a_helper"]],
+        ]
+    }
+    reexports = {"pkg.make": "pkg.meshes.make"}
+    found = V.project_helpers_mentions([helper, user], "JAX201", lambda q: reexports.get(q, q))
+    assert found == {"data", "fsdp"}

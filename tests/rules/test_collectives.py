@@ -272,3 +272,91 @@ def test_vocabulary_reads_the_project_config_files(tmp_path, monkeypatch):
     found = lint_paths(["."], settings, jobs=1).diagnostics
     assert [(d.code, d.start.line) for d in found] == [("JAX201", 4)]
     assert found[0].message.endswith("did you mean 'modle'?")
+
+
+SHARDED = (
+    "import jax\nfrom jax import lax\n{setup}"
+    "def step(mesh, g):\n"
+    "    return jax.shard_map(lambda v: lax.pmean(v, {name!r}), mesh=mesh, in_specs=jax.P(), out_specs=jax.P())(g)\n"
+)
+
+
+def test_a_shard_map_over_a_mesh_out_of_sight_is_decided_by_the_vocabulary():
+    setup = "mesh = jax.make_mesh((8,), ('batch',))\n"
+    assert _found(SHARDED.format(setup=setup, name="bacth")) == [
+        (
+            "JAX201",
+            5,
+            "`lax.pmean` uses axis name 'bacth', which no map or mesh of the project names; did you mean 'batch'?",
+        )
+    ]
+    assert _found(SHARDED.format(setup=setup, name="batch")) == []
+    # a subset of the mesh's axes the model cannot read (``axis_names=names``) may name it
+    subset = SHARDED.format(setup=setup, name="bacth").replace(
+        "out_specs=jax.P()", "out_specs=jax.P(), axis_names=names"
+    )
+    assert _found(subset) == []
+
+
+def test_the_vocabulary_reads_jax_p_and_strings_given_to_a_binding_helper():
+    # jax.P is jax's name for PartitionSpec
+    for setup in ("spec = jax.P('batch')\n", "from jax import P\nspec = P(None, 'batch')\n"):
+        assert _found(SHARDED.format(setup=setup, name="batch")) == [], setup
+        (d,) = testing.lint(SHARDED.format(setup=setup, name="bacth"), "JAX201")
+        assert d.message.endswith("did you mean 'batch'?")
+    # a helper whose parameter reaches a mesh, directly or through another helper, a
+    # method, a keyword or a partial
+    helpers = [
+        "def create_mesh(shape, names):\n    return jax.make_mesh(shape, names)\nm = create_mesh((8,), 'batch')\n",
+        "def create_mesh(shape, names):\n    return jax.sharding.Mesh(devices, tuple(names))\n"
+        "def outer(names):\n    return create_mesh((8,), names)\n"
+        "m = outer(['batch'])\n",
+        "class Meshes:\n    def build(self, shape, *, axes):\n        return jax.make_mesh(shape, axes)\n"
+        "m = Meshes().build((8,), axes=('batch',))\n",
+        "import functools\ndef create_mesh(shape, names):\n    return jax.make_mesh(shape, names)\n"
+        "m = functools.partial(create_mesh, names=('batch',))((8,))\n",
+    ]
+    for setup in helpers:
+        assert _found(SHARDED.format(setup=setup, name="batch")) == [], setup
+        assert [
+            d.message.rsplit("; ", 1)[-1] for d in testing.lint(SHARDED.format(setup=setup, name="bacth"), "JAX201")
+        ] == ["did you mean 'batch'?"], setup
+    # a string given to a parameter that reaches no binding is no mention
+    unrelated = (
+        "def log(shape, label):\n    print(label)\n    return jax.make_mesh(shape, ('x',))\nm = log((8,), 'batch')\n"
+    )
+    assert [d.message for d in testing.lint(SHARDED.format(setup=unrelated, name="batch"), "JAX201")] == [
+        "`lax.pmean` uses axis name 'batch', which no map or mesh of the project names"
+    ]
+
+
+def test_a_binding_helper_of_a_module_the_model_never_reads(tmp_path, monkeypatch):
+    """Linting jax itself: ``jax._src.test_util`` is never read for values (the catalogue
+    says what jax means), so what a test gives its ``create_mesh`` is joined with the
+    helper's parameters in the project phase."""
+    (tmp_path / "jax" / "_src").mkdir(parents=True)
+    (tmp_path / "jax" / "__init__.py").write_text("")
+    (tmp_path / "jax" / "_src" / "__init__.py").write_text("")
+    (tmp_path / "jax" / "_src" / "test_util.py").write_text(
+        "from jax._src import mesh as mesh_lib\n\n"
+        "def create_mesh(mesh_shape, axis_names, iota_order=False):\n"
+        "    return mesh_lib.Mesh(devices(mesh_shape), axis_names)\n"
+    )
+    (tmp_path / "tests").mkdir()
+    test = (
+        "import jax\nfrom jax import lax\nfrom jax._src import test_util as jtu\n\n"
+        "def test_psum():\n"
+        "    mesh = jtu.create_mesh((jax.device_count(),), 'x')\n"
+        "    f = jax.shard_map(lambda v: lax.psum(v, {name!r}), mesh=mesh, in_specs=spec, out_specs=spec)\n"
+        "    return f(1.0)\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    settings = testing.settings_for("JAX201")
+    settings.root = str(tmp_path)
+    (tmp_path / "tests" / "psum_test.py").write_text(test.format(name="x"))
+    assert lint_paths(["."], settings, jobs=1).diagnostics == []
+    (tmp_path / "tests" / "psum_test.py").write_text(test.format(name="y"))
+    found = lint_paths(["."], settings, jobs=1).diagnostics
+    assert [(d.code, d.start.line, d.message) for d in found] == [
+        ("JAX201", 7, "`lax.psum` uses axis name 'y', which no map or mesh of the project names")
+    ]

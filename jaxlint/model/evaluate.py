@@ -158,6 +158,7 @@ class World:
         self.record_log: list[Any] = []  # every record, in the order made (what one evaluation added)
         self.maps: list[Any] = []  # the mapped calls being evaluated, outermost first
         self.uncertain = 0  # inside a call of one of several callables (``OneOf``)
+        self.probing = 0  # inside ``Evaluator.probe``: maps are not run
         self._load = load
         self._programs: dict[str, Program | None] = {}
 
@@ -288,6 +289,20 @@ class Evaluator:
             self._budget.fuel = before
 
     @contextlib.contextmanager
+    def probe(self, fuel: int = FUEL) -> Iterator[None]:
+        """Ask what a callable is without running a ``vmap``/``pmap`` or a catalogue
+        function: they give arrays, never a callable, and running a map here would leave
+        the record of a call in a frame no caller made (a def's body with nothing bound). A
+        value that met one is not memoised, as one the fuel cut short: a later question
+        computes it in full."""
+        self.world.probing += 1
+        try:
+            with self.query(fuel):
+                yield
+        finally:
+            self.world.probing -= 1
+
+    @contextlib.contextmanager
     def collect(self) -> Iterator[Collected]:
         """Gather the problems met while evaluating inside the block."""
         got = Collected()
@@ -320,7 +335,12 @@ class Evaluator:
             return v
         budget = self._budget
         if key in self._active:
-            return UNKNOWN  # a cycle (a loop-carried name)
+            # a cycle (a loop-carried name); in a ``probe``, which asks in an order of its
+            # own, what is computed from it is not memoised (another order would cut
+            # elsewhere)
+            if self.world.probing:
+                budget.exhausted += 1
+            return UNKNOWN
         if budget.fuel <= 0:
             budget.exhausted += 1
             return UNKNOWN
@@ -564,9 +584,9 @@ class Evaluator:
             if param.default is not None and self._is_none(param.default):
                 return UNKNOWN  # ``x=None``: may be None, may be anything
             if isinstance(fn, (cst.FunctionDef, cst.Lambda)):
-                from .uses import uses
+                from .uses import reads_shape
 
-                if "shape" in uses(self.p, fn).get(b.name, ()):
+                if reads_shape(self.p, fn, b.name):
                     # the body reads its ``.shape``: an array, known by identity
                     return Array(None, None, False, f"{qual}.{b.name}")
         return Opaque(f"{qual}.{b.name}", b.name)
@@ -1076,6 +1096,11 @@ class Evaluator:
             return External(q)
         if self.transfer.is_transform(q):
             return self.transfer.make(q, args, node)
+        if self.world.probing and (self.transfer.runs_functions(q) or lookup(q) is not None):
+            # ``probe``: a catalogue function or ``vjp`` gives arrays (or a pullback), never
+            # the callable asked about; not run, and what met it not memoised
+            self._budget.exhausted += 1
+            return UNKNOWN
         if self.transfer.runs_functions(q):
             return self.transfer.run_external(q, args, env, node)
         op = lookup(q)
@@ -1196,13 +1221,17 @@ class Evaluator:
                 self.report(x)
             return v
         self._calls[key] = (UNKNOWN, ())  # a recursive call gives UNKNOWN
+        cut = self._budget.exhausted
         self._depth += 1
         try:
             with self.collect() as got:
                 v = self.returned(fn, frame)
         finally:
             self._depth -= 1
-        self._calls[key] = (v, tuple(got.problems))
+        if self._budget.exhausted == cut or not self.world.probing:
+            self._calls[key] = (v, tuple(got.problems))
+        else:
+            del self._calls[key]  # a ``probe`` cut it short: computed in full when asked again
         return v
 
     def bound_params(self, fn: Function, sig: Signature, b: Any) -> dict[str, Any]:

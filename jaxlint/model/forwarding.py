@@ -177,6 +177,20 @@ def forwarded_call(p, call: cst.Call, arg: cst.Arg) -> cst.Call | None:
     return out
 
 
+def may_forward(p, call: cst.Call) -> bool:
+    """Can ``call`` hand one of its positional arguments to a forwarder: its callee is a def
+    of this file that forwards some parameter, or a function of another module (which the
+    project phase may find forwarding)?"""
+    if not call.args or any(a.star for a in call.args):
+        return False
+    callee, _offset, refs = _callee(p, call.func)
+    if callee is not None:
+        return bool(forwards(p, callee))
+    from .catalogue import lookup
+
+    return bool(refs) and lookup(refs[0]) is None  # the catalogue says what its functions do
+
+
 def _made(p, call: cst.Call, arg: cst.Arg) -> cst.Call | None:
     args = list(call.args)
     if any(a.star for a in args):

@@ -96,7 +96,7 @@ class VmapMapsSharedParam(ThroughForwarders):
         for site in vmap_sites(ctx):
             for e in site.calls:
                 rec = e.record
-                if not e.shapes or not rec.certain or rec.issues or not rec.body or not rec.culprits:
+                if not e.shapes or not e.certain or rec.issues or not rec.body or not rec.culprits:
                     continue
                 from jaxlint.model.maps import MappedLeaf
 

@@ -164,7 +164,7 @@ class VmapInAxesArity(ThroughForwarders):
                 note=f"it takes ({params}): every call of `{site.label}` fails; give one entry per positional argument",
             )
             return True
-        for call in self._star_calls(site):
+        for call in site.mapped.spread:
             written = [a for a in call.args if a.keyword is None and not a.star]
             named = {a.keyword.value for a in call.args if a.keyword is not None}
             if any(a.star == "**" for a in call.args):
@@ -190,11 +190,6 @@ class VmapInAxesArity(ThroughForwarders):
             )
             return True
         return False
-
-    def _star_calls(self, site: Site) -> list[Any]:
-        p = program(self.ctx)
-        calls, _ = p.invocations(site.node, callees=True)
-        return [c for c in calls if any(a.star == "*" for a in c.args)]
 
 
 def _entries(site: Site) -> int | None:

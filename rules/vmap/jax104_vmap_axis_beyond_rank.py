@@ -137,7 +137,7 @@ def static_but_mapped(ctx: Any, site: Site) -> list[int]:
         return []
     in_axes = t.option("in_axes", Const(0))
     for app in p.applications("jax.jit"):
-        jit = application_value(p, app)
+        jit = application_value(p, app.node)
         if jit is None or type(jit.target) is not type(t) or getattr(jit.target, "node", None) is not t.node:
             continue
         static = jit.option("static_argnums", Const(None))

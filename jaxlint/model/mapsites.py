@@ -31,11 +31,14 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
+from jaxlint.base.names import canonical
+
 from . import forwarding
 from .abstract import Bound, External, OneOf, Partial, Transformed, Wraps
 from .carriers import carrying_calls
 from .contexts import assumed_along, contexts
 from .maps import MapCall
+from .scopes import Binding
 from .transfer import BLOCKS, CALLS_TARGET, MAPS, RUNS, signature
 from .transforms import PARTIAL
 
@@ -44,7 +47,7 @@ if TYPE_CHECKING:
     from .program import Program
 
 FUEL_PER_CALL = 20_000
-FUEL_PER_CALLEE = 2_000  # what a callee is: a name, an attribute, a factory's result
+FUEL_PER_CALLEE = 1_000  # what a callee is: a name, an attribute, a factory's result
 FUEL_PER_ARGUMENT = 200  # whether an argument is a map: a name bound to one, an attribute, a partial
 _DEPTH = 12  # wrappers peeled to reach the map a call calls
 
@@ -160,33 +163,19 @@ class _Scan:
         # arguments (``f = vmap(g) if c else vmap(h)``): what one of them meets there happens
         # whenever it is the one bound
         self.joined: set[tuple[cst.CSTNode, Any]] = set()
-        self.named: dict[tuple, Any] = {}  # the value of each imported dotted name
-        self.imports: dict[Any, bool] = {}  # bindings that are imports, or aliases of imports
+        self.names = _Spelled(p)
 
     def run(self) -> None:
         """The applications first; a file that writes none has no site, and its calls
         need no question."""
-        ev, p = self.ev, self.p
+        p = self.p
         calls: list[cst.Call] = p.ctx.nodes_of(cst.Call)
         for node in calls:
-            func = node.func
-            key = self._imported(func)
-            if key is not None:
-                if key not in self.named:
-                    self.named[key] = self._callee(node, None)
-                f = self.named[key]
-            elif type(func) is cst.Call and self._imported(func.func) is not None:
-                f = self._callee(node, None)  # ``partial(jax.vmap, ...)(fn)``
-            else:
-                continue
-            app = call_application(ev, node, f)
+            app = self.names.call_application(node)
             if app is not None:
                 self.apps[node] = app
         for dec in p.ctx.nodes_of(cst.Decorator):
-            expr = dec.decorator
-            if self._imported(expr) is None and not (type(expr) is cst.Call and self._imported(expr.func) is not None):
-                continue
-            app = decorator_application(ev, dec)
+            app = self.names.decorator_application(dec)
             if app is not None:
                 self.apps[app.node] = app
         order = p.ctx.text_order
@@ -196,34 +185,6 @@ class _Scan:
             for call in calls:
                 if call in reached:
                     self._call(call)
-
-    def _imported(self, expr: cst.BaseExpression) -> tuple | None:
-        """A name, or dotted name, the binder resolves to imports only (also through
-        aliases: ``vm = jax.vmap``): only such a callee can be a transform itself. Its key
-        (the bindings it reads, the attributes after): equal keys have one value."""
-        attrs: list[str] = []
-        while type(expr) is cst.Attribute:
-            attrs.append(expr.attr.value)
-            expr = expr.value
-        if type(expr) is not cst.Name:
-            return None
-        found = self.p.reaching(expr)
-        if not found or not all(self._import_like(b, 0) for b in found):
-            return None
-        return (*(id(b) for b in found), *reversed(attrs))
-
-    def _import_like(self, b: Any, depth: int) -> bool:
-        known = self.imports.get(b)
-        if known is None:
-            value = b.value if b.kind == "assign" and not b.unpack else None
-            known = b.kind == "import"
-            if value is not None and depth < 4:
-                while type(value) is cst.Attribute:
-                    value = value.value
-                found = self.p.reaching(value) if type(value) is cst.Name else []
-                known = bool(found) and all(self._import_like(x, depth + 1) for x in found)
-            self.imports[b] = known
-        return known
 
     def _callee(self, call: cst.Call, env: Env | None) -> Any:
         with self.ev.probe(FUEL_PER_CALLEE):
@@ -390,50 +351,90 @@ def _receiver(p: Program, b: Any) -> bool:
 # ----------------------------------------------------------------------------------
 # applications: how the source writes them
 # ----------------------------------------------------------------------------------
-def _is_map_api(v: Any) -> bool:
-    return type(v) is External and v.qualified in MAPS
+class _Spelled:
+    """Applications as the file writes them: a callee the binder resolves, through the
+    imports and the aliases of the file, to ``jax.vmap``/``jax.pmap`` (as the evaluator
+    reads an import), or to a ``functools.partial`` of one; no value computed, no project
+    module read (a map API is never one)."""
 
+    def __init__(self, p: Program) -> None:
+        self.p = p
+        self.memo: dict[Any, str | None] = {}
 
-def call_application(ev: Evaluator, call: cst.Call, f: Any) -> Application | None:
-    """``jax.vmap(f, ...)`` or ``partial(jax.vmap, ...)(f)`` written at ``call`` (``f``: the
-    callee's value), as an Application; else None."""
-    positional = [a for a in call.args if a.keyword is None and not a.star]
-    if _is_map_api(f):
+    def qualified(self, expr: cst.BaseExpression, depth: int = 0) -> str | None:
+        """The qualified name a dotted name spells through the imports and aliases."""
+        attrs: list[str] = []
+        while type(expr) is cst.Attribute:
+            attrs.append(expr.attr.value)
+            expr = expr.value
+        if type(expr) is not cst.Name or depth > 4:
+            return None
+        found = {self._binding(b, depth) for b in self.p.reaching(expr)}
+        if len(found) != 1:
+            return None
+        (root,) = found
+        if root is None:
+            return None
+        return canonical(".".join([root, *reversed(attrs)]))
+
+    def _binding(self, b: Binding, depth: int) -> str | None:
+        if b not in self.memo:
+            self.memo[b] = None  # an alias of itself
+            if b.kind == "import":
+                self.memo[b] = canonical(b.imported or "")
+            elif b.kind == "assign" and not b.unpack and b.value is not None:
+                self.memo[b] = self.qualified(b.value, depth + 1)
+        return self.memo[b]
+
+    def partial_of_map(self, expr: cst.BaseExpression) -> cst.Call | None:
+        """``partial(jax.vmap, ...)`` written at ``expr``, or the one a name is bound to."""
+        if type(expr) is cst.Name:
+            found = self.p.reaching(expr)
+            values = [b.value for b in found if b.kind == "assign" and not b.unpack]
+            if len(values) != 1 or len(found) != 1 or values[0] is None:
+                return None
+            expr = values[0]
+        if type(expr) is not cst.Call or not expr.args or expr.args[0].keyword is not None or expr.args[0].star:
+            return None
+        if self.qualified(expr.func) not in PARTIAL or self.qualified(expr.args[0].value) not in MAPS:
+            return None
+        return expr
+
+    def call_application(self, call: cst.Call) -> Application | None:
+        """``jax.vmap(f, ...)`` or ``partial(jax.vmap, ...)(f)`` written at ``call``."""
+        positional = [a for a in call.args if a.keyword is None and not a.star]
         if not positional:
             return None
         first = positional[0]
-        return _application(call, f.qualified, first.value, [a for a in call.args if a is not first], first.value)
-    if type(f) is Partial and _is_map_api(f.func) and not f.args and positional:
-        made = f.node if isinstance(f.node, cst.Call) and f.node in ev.p.parents else None
-        bound = list(made.args[1:]) if made is not None else []
-        first = positional[0]
         rest = [a for a in call.args if a is not first]
+        q = self.qualified(call.func)
+        if q in MAPS:
+            return _application(call, q, first.value, rest, first.value)
+        made = self.partial_of_map(call.func)
+        if made is None:
+            return None
+        q = self.qualified(made.args[0].value) or ""
         # ``partial(jax.vmap)(f)``: an option goes into the partial; through a name bound to
-        # one made elsewhere, into this call (the partial may have other users)
-        anchor = made.args[0].value if made is call.func and made.args else first.value
-        return _application(call, f.func.qualified, first.value, bound + rest, anchor, unread=made is None)
-    return None
+        # one, into this call (the partial may have other users)
+        anchor = made.args[0].value if made is call.func else first.value
+        return _application(call, q, first.value, [*made.args[1:], *rest], anchor)
 
-
-def decorator_application(ev: Evaluator, dec: cst.Decorator) -> Application | None:
-    """``@jax.vmap`` or ``@partial(jax.vmap, ...)`` above a def, as an Application."""
-    expr = dec.decorator
-    with ev.probe(FUEL_PER_CALLEE):
-        d = ev.value(expr, None)
-    fn = ev.p.parents.get(dec)
-    if not isinstance(fn, cst.FunctionDef):
-        return None
-    if _is_map_api(d):
-        app = _application(expr, d.qualified, None, [], None)
-    elif type(d) is Partial and _is_map_api(d.func) and not d.args:
-        made = d.node if isinstance(d.node, cst.Call) and d.node in ev.p.parents else None
-        bound = list(made.args[1:]) if made is not None else []
-        anchor = made.args[0].value if made is expr and made.args else None
-        app = _application(expr, d.func.qualified, None, bound, anchor, unread=made is None)
-    else:
-        return None
-    app.decorator = True
-    return app
+    def decorator_application(self, dec: cst.Decorator) -> Application | None:
+        """``@jax.vmap`` or ``@partial(jax.vmap, ...)`` above a def."""
+        expr = dec.decorator
+        if not isinstance(self.p.parents.get(dec), cst.FunctionDef):
+            return None
+        q = self.qualified(expr)
+        if q in MAPS:
+            app = _application(expr, q, None, [], None)
+        else:
+            made = self.partial_of_map(expr)
+            if made is None:
+                return None
+            anchor = made.args[0].value if made is expr else None
+            app = _application(expr, self.qualified(made.args[0].value) or "", None, list(made.args[1:]), anchor)
+        app.decorator = True
+        return app
 
 
 def _application(
@@ -442,7 +443,6 @@ def _application(
     target: cst.BaseExpression | None,
     options: list[cst.Arg],
     anchor: cst.BaseExpression | None,
-    unread: bool = False,
 ) -> Application:
     """The option expressions by the transform's parameter names (positional options
     after the function take the parameters after ``fun``)."""
@@ -457,7 +457,7 @@ def _application(
         elif k < len(names):
             out[names[k]] = a.value
             k += 1
-    return Application(node, api, False, target, out, bool(options) or unread, anchor)
+    return Application(node, api, False, target, out, bool(options), anchor)
 
 
 def application_value(p: Program, node: cst.CSTNode) -> Transformed | None:

@@ -853,7 +853,9 @@ class Evaluator:
             # no tracer for its truth; ``x in arr`` does); an array is never None
             if len(values) == 2 and Const(None) in values:
                 other = values[1] if values[0] == Const(None) else values[0]
-                if type(other) is Array or (type(other) is Const and other.value is not None):
+                if other == Const(None):
+                    return Const(next(iter(ops)) is cst.Is)
+                if type(other) in _NEVER_NONE or (type(other) is Const and other.value is not None):
                     return Const(next(iter(ops)) is cst.IsNot)
             return Scalar("bool")
         arrays = [as_array(v) for v in values if type(v) is Array]
@@ -1377,6 +1379,8 @@ class Evaluator:
 
 
 _NO_TARGET: Any = Opaque("<no function yet>")
+# values that are never ``None``: an array, a container, an instance, a function of the code
+_NEVER_NONE = (Array, Tuple, List, Dict, Seq, Struct, Function, Bound, Partial, Transformed, Wraps, Class, OneOf)
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,7 @@ that may ``shard_map`` its function keeps the number of arguments, not their sha
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -34,11 +35,12 @@ import libcst as cst
 from jaxlint.base.names import canonical
 
 from . import forwarding
-from .abstract import Bound, External, OneOf, Partial, Transformed, Wraps
+from .abstract import Bound, External, Function, OneOf, Partial, Transformed, Wraps
 from .carriers import carrying_calls
 from .contexts import assumed_along, contexts
 from .maps import MapCall
 from .scopes import Binding
+from .stubs import MAPS as STUB_MAPS
 from .transfer import BLOCKS, CALLS_TARGET, MAPS, RUNS, signature
 from .transforms import PARTIAL
 
@@ -57,7 +59,8 @@ class Application:
     """How the source writes one application: for messages and fixes."""
 
     node: cst.CSTNode  # the call (``jax.vmap(f, ...)``, ``partial(jax.vmap, ...)(f)``) or decorator expression
-    api: str
+    api: str  # the JAX map it is: ``jax.vmap`` (also for ``eqx.filter_vmap``), ``jax.pmap``
+    name: str = ""  # what the source calls (``vmap``, ``filter_vmap``): for messages
     decorator: bool = False
     target_node: cst.BaseExpression | None = None  # how the source names the mapped function
     options: dict[str, cst.BaseExpression] = field(default_factory=dict)  # option expressions by parameter name
@@ -98,24 +101,28 @@ def map_sites(p: Program, api: str) -> list[MapSite]:
     return [s for s in _all_sites(p) if s.app.api == api]
 
 
-def maps_called(v: Any, blocks: bool = True) -> list[Transformed]:
-    """The ``vmap``/``pmap`` values a call of ``v`` calls (see the module docstring); empty
+def maps_called(v: Any, blocks: bool = True, makers: frozenset = frozenset()) -> list[cst.CSTNode]:
+    """The applications whose map a call of ``v`` calls (see the module docstring); empty
     when some way the call may go calls none. ``blocks`` False: only those that get the
-    call's own arguments (not a ``shard_map``'s blocks of them)."""
+    call's own arguments (not a ``shard_map``'s blocks of them). ``makers``: the defs of a
+    library stub that make a map (``equinox.filter_vmap``): a function one of their calls
+    returns is that call's map."""
     wrappers = CALLS_TARGET if blocks else CALLS_TARGET - BLOCKS
     for _ in range(_DEPTH):
         t = type(v)
         if t is Transformed:
             if v.api in MAPS:
-                return [v]
+                return [v.node] if v.node is not None else []
             if v.api not in wrappers:
                 return []
             v = v.target
         elif t is Bound or t is Wraps or t is Partial:
             v = v.func
         elif t is OneOf:
-            found = [maps_called(o, blocks) for o in v.options]
+            found = [maps_called(o, blocks, makers) for o in v.options]
             return [x for f in found for x in f] if all(found) else []
+        elif t is Function and v.env is not None and v.env.function in makers and isinstance(v.env.site, cst.CSTNode):
+            return [v.env.site]
         else:
             return []
     return []
@@ -128,25 +135,51 @@ def _all_sites(p: Program) -> list[MapSite]:
     scan = _Scan(p)
     scan.run()
     ev = p.evaluator
+    # every record of each application, also those made inside another one's evaluation
+    # (an inner vmap of a nested pair gets its sliced arguments from the outer one) or by
+    # another rule's question; a map a library stub makes is called inside the stub: its
+    # record is the written call's, made where the stub's function was made
+    found: dict[cst.CSTNode, list[tuple[MapCall, MapCall]]] = {}
+    for key, records in ev.records.items():
+        if key[0] != "map":
+            continue
+        for rec in records:
+            if key[1] in scan.apps:
+                found.setdefault(key[1], []).append((rec, rec))
+            elif scan.makers and key[1] not in p.parents:
+                made = _made_here(scan, rec)
+                if made is not None:
+                    found.setdefault(made[0], []).append((rec, made[1]))
     sites: list[MapSite] = []
     for app in scan.apps.values():
         site = MapSite(app, application_value(p, app.node), spread=scan.spread.get(app.node, []))
         seen: set[int] = set()
-        # every record of the application, also those made inside another one's
-        # evaluation (an inner vmap of a nested pair gets its sliced arguments from the
-        # outer one) or by another rule's question
-        for rec in ev.records.get(("map", app.node), []):
+        for rec, shown in found.get(app.node, ()):
             if id(rec) in seen:
                 continue
             seen.add(id(rec))
             assumed, shapes = scan.rests.get(id(rec), (None, True))
             if assumed is None:
-                assumed = assumed_along(rec.frame)
-            certain = rec.certain or (rec.inside is None and (rec.node, rec.frame) in scan.joined)
-            site.calls.append(Evaluated(rec, assumed, shapes, certain))
+                assumed = assumed_along(shown.frame)
+            certain = rec.certain or (shown.inside is None and (shown.node, shown.frame) in scan.joined)
+            site.calls.append(Evaluated(shown, assumed, shapes, certain))
         sites.append(site)
     p.__dict__["_map_sites"] = sites
     return sites
+
+
+def _made_here(scan: _Scan, rec: MapCall) -> tuple[cst.CSTNode, MapCall] | None:
+    """For a map a stub's function makes and calls (``eqx.filter_vmap(f)``'s wrapper calls
+    ``jax.vmap`` with its arguments): the application of this file that made it, and the
+    record as the written call shows it (that call's node and frame)."""
+    inner = rec.frame
+    made = inner.parent if inner is not None else None
+    if inner is None or made is None or made.function not in scan.makers:
+        return None
+    app, call = made.site, inner.site
+    if not isinstance(app, cst.CSTNode) or app not in scan.apps or not isinstance(call, cst.CSTNode):
+        return None
+    return app, dataclasses.replace(rec, node=call, frame=inner.caller)
 
 
 class _Scan:
@@ -164,6 +197,7 @@ class _Scan:
         # whenever it is the one bound
         self.joined: set[tuple[cst.CSTNode, Any]] = set()
         self.names = _Spelled(p)
+        self.makers: frozenset = frozenset()  # the stub defs that made a map of this file
 
     def run(self) -> None:
         """The applications first; a file that writes none has no site, and its calls
@@ -180,6 +214,7 @@ class _Scan:
                 self.apps[app.node] = app
         order = p.ctx.text_order
         self.apps = dict(sorted(self.apps.items(), key=lambda kv: order(kv[0])))
+        self.makers = self.names.makers(self.ev)
         if self.apps:
             reached = carrying_calls(p, self.apps)
             for call in calls:
@@ -194,7 +229,7 @@ class _Scan:
         ev, p = self.ev, self.p
         f = self._callee(call, None)
         home = p.ctx.enclosing_function(call)
-        maps = maps_called(f)
+        maps = maps_called(f, makers=self.makers)
         if maps:
             self._map_call(call, maps, home, joined=type(f) is OneOf)
             return
@@ -205,7 +240,7 @@ class _Scan:
         if home is not None and _from_parameter(p, call.func, home):
             for frame in contexts(ev, home):
                 g = self._callee(call, frame)
-                inner = maps_called(g)
+                inner = maps_called(g, makers=self.makers)
                 if inner:
                     self._map_call(call, inner, home, [frame], joined=type(g) is OneOf)
             return
@@ -217,18 +252,16 @@ class _Scan:
         self._forwarded(call, home)
 
     def _map_call(
-        self, call: cst.Call, maps: list[Transformed], home: Any, frames: list | None = None, joined: bool = False
+        self, call: cst.Call, maps: list[cst.CSTNode], home: Any, frames: list | None = None, joined: bool = False
     ) -> None:
         if joined:
             for frame in frames if frames is not None else _frames(self.ev, home):
                 g = self._callee(call, frame)
-                if type(g) is OneOf and all(maps_called(o, blocks=False) for o in g.options):
+                if type(g) is OneOf and all(maps_called(o, False, self.makers) for o in g.options):
                     self.joined.add((call, frame))
         if any(a.star for a in call.args) and not self._counted(call, home, frames):
-            for t in maps:  # the evaluator cannot count the arguments: JAX102 reads these
-                if t.node is None:
-                    continue
-                found = self.spread.setdefault(t.node, [])
+            for app in maps:  # the evaluator cannot count the arguments: JAX102 reads these
+                found = self.spread.setdefault(app, [])
                 if call not in found:
                     found.append(call)
             return
@@ -258,7 +291,7 @@ class _Scan:
 
     def _is_map(self, expr: cst.BaseExpression, env: Env | None) -> bool:
         with self.ev.probe(FUEL_PER_ARGUMENT):
-            return bool(maps_called(self.ev.value(expr, env)))
+            return bool(maps_called(self.ev.value(expr, env), makers=self.makers))
 
     def _passes_map(self, call: cst.Call, env: Env | None) -> bool:
         """Is one of the call's arguments a map (in ``env``)?"""
@@ -354,12 +387,14 @@ def _receiver(p: Program, b: Any) -> bool:
 class _Spelled:
     """Applications as the file writes them: a callee the binder resolves, through the
     imports and the aliases of the file, to ``jax.vmap``/``jax.pmap`` (as the evaluator
-    reads an import), or to a ``functools.partial`` of one; no value computed, no project
+    reads an import) or to a library function a stub says makes one (``eqx.filter_vmap``:
+    ``stubs.MAPS``), or to a ``functools.partial`` of one; no value computed, no project
     module read (a map API is never one)."""
 
     def __init__(self, p: Program) -> None:
         self.p = p
         self.memo: dict[Any, str | None] = {}
+        self.used: set[str] = set()  # the stub functions the file's applications call
 
     def qualified(self, expr: cst.BaseExpression, depth: int = 0) -> str | None:
         """The qualified name a dotted name spells through the imports and aliases."""
@@ -386,55 +421,87 @@ class _Spelled:
                 self.memo[b] = self.qualified(b.value, depth + 1)
         return self.memo[b]
 
-    def partial_of_map(self, expr: cst.BaseExpression) -> cst.Call | None:
-        """``partial(jax.vmap, ...)`` written at ``expr``, or the one a name is bound to."""
+    def mapper(self, expr: cst.BaseExpression) -> str | None:
+        """The qualified name of the map, or the stub function making one, ``expr`` names."""
+        q = self.qualified(expr)
+        return q if q in MAPS or q in STUB_MAPS else None
+
+    def factory(self, expr: cst.BaseExpression) -> tuple[cst.Call, str, list[cst.Arg]] | None:
+        """A map with its options bound but no function yet, written at ``expr`` or bound to
+        a name: ``partial(jax.vmap, in_axes=...)``, or a stub's ``eqx.filter_vmap(in_axes=...)``
+        (its function's default makes a decorator). (The call, the mapper, the options.)"""
         if type(expr) is cst.Name:
             found = self.p.reaching(expr)
             values = [b.value for b in found if b.kind == "assign" and not b.unpack]
             if len(values) != 1 or len(found) != 1 or values[0] is None:
                 return None
             expr = values[0]
-        if type(expr) is not cst.Call or not expr.args or expr.args[0].keyword is not None or expr.args[0].star:
+        if type(expr) is not cst.Call or any(a.star for a in expr.args):
             return None
-        if self.qualified(expr.func) not in PARTIAL or self.qualified(expr.args[0].value) not in MAPS:
-            return None
-        return expr
+        positional = [a for a in expr.args if a.keyword is None]
+        q = self.mapper(expr.func)
+        if q in STUB_MAPS and not positional:
+            return expr, q, list(expr.args)
+        if positional and expr.args[0] is positional[0] and self.qualified(expr.func) in PARTIAL:
+            q = self.mapper(positional[0].value)
+            if q is not None:
+                return expr, q, list(expr.args[1:])
+        return None
 
     def call_application(self, call: cst.Call) -> Application | None:
-        """``jax.vmap(f, ...)`` or ``partial(jax.vmap, ...)(f)`` written at ``call``."""
+        """``jax.vmap(f, ...)``, ``partial(jax.vmap, ...)(f)``, ``eqx.filter_vmap(f, ...)``
+        written at ``call``."""
         positional = [a for a in call.args if a.keyword is None and not a.star]
         if not positional:
             return None
         first = positional[0]
         rest = [a for a in call.args if a is not first]
-        q = self.qualified(call.func)
-        if q in MAPS:
-            return _application(call, q, first.value, rest, first.value)
-        made = self.partial_of_map(call.func)
+        q = self.mapper(call.func)
+        if q is not None:
+            return self._made(call, q, first.value, rest, first.value)
+        made = self.factory(call.func)
         if made is None:
             return None
-        q = self.qualified(made.args[0].value) or ""
+        at, q, bound = made
         # ``partial(jax.vmap)(f)``: an option goes into the partial; through a name bound to
         # one, into this call (the partial may have other users)
-        anchor = made.args[0].value if made is call.func else first.value
-        return _application(call, q, first.value, [*made.args[1:], *rest], anchor)
+        anchor = (at.args[0].value if at.args else None) if at is call.func else first.value
+        return self._made(call, q, first.value, [*bound, *rest], anchor)
 
     def decorator_application(self, dec: cst.Decorator) -> Application | None:
-        """``@jax.vmap`` or ``@partial(jax.vmap, ...)`` above a def."""
+        """``@jax.vmap``, ``@partial(jax.vmap, ...)``, ``@eqx.filter_vmap(...)`` above a def."""
         expr = dec.decorator
         if not isinstance(self.p.parents.get(dec), cst.FunctionDef):
             return None
-        q = self.qualified(expr)
-        if q in MAPS:
-            app = _application(expr, q, None, [], None)
+        q = self.mapper(expr)
+        if q is not None:
+            app = self._made(expr, q, None, [], None)
         else:
-            made = self.partial_of_map(expr)
+            made = self.factory(expr)
             if made is None:
                 return None
-            anchor = made.args[0].value if made is expr else None
-            app = _application(expr, self.qualified(made.args[0].value) or "", None, list(made.args[1:]), anchor)
+            at, q, bound = made
+            anchor = (at.args[0].value if at.args else None) if at is expr else None
+            app = self._made(expr, q, None, bound, anchor)
         app.decorator = True
         return app
+
+    def _made(self, node, q, target, options, anchor) -> Application:
+        api = STUB_MAPS.get(q, q)
+        if q in STUB_MAPS:
+            self.used.add(q)
+        app = _application(node, api, target, options, anchor, positional=q not in STUB_MAPS)
+        app.name = q.rsplit(".", 1)[-1]
+        return app
+
+    def makers(self, ev: Evaluator) -> frozenset:
+        """The defs of the stub functions the file's applications call."""
+        found = set()
+        for q in self.used:
+            v = ev.world.resolve(q)
+            if type(v) is Function:
+                found.add(v.node)
+        return frozenset(found)
 
 
 def _application(
@@ -443,10 +510,11 @@ def _application(
     target: cst.BaseExpression | None,
     options: list[cst.Arg],
     anchor: cst.BaseExpression | None,
+    positional: bool = True,
 ) -> Application:
     """The option expressions by the transform's parameter names (positional options
-    after the function take the parameters after ``fun``)."""
-    names = [q.name for q in signature(api).params[1:] if q.kind in ("posonly", "pos")]
+    after the function take the parameters after ``fun``; a stub's mapper has none)."""
+    names = [q.name for q in signature(api).params[1:] if q.kind in ("posonly", "pos")] if positional else []
     out: dict[str, cst.BaseExpression] = {}
     k = 0
     for a in options:
@@ -457,7 +525,7 @@ def _application(
         elif k < len(names):
             out[names[k]] = a.value
             k += 1
-    return Application(node, api, False, target, out, bool(options), anchor)
+    return Application(node, api, target_node=target, options=out, written=bool(options), anchor=anchor)
 
 
 def application_value(p: Program, node: cst.CSTNode) -> Transformed | None:

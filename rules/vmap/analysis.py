@@ -18,8 +18,12 @@ from jaxlint.model.contexts import case_of
 from jaxlint.model.contexts import sites as call_sites
 from jaxlint.model.maps import MapCall, MappedLeaf
 from jaxlint.model.mapsites import Application, Evaluated, MapSite, map_sites
+from jaxlint.model.stubs import MAPS as STUB_MAPS
 
 VMAP = "jax.vmap"
+# what the rules are about: jax.vmap, and the library functions a stub says make one
+# (``eqx.filter_vmap``): the pre-filter and the slicer keep the code naming them
+ABOUT = (VMAP, *sorted(q for q, api in STUB_MAPS.items() if api == VMAP))
 
 
 def short(ctx: Any, node: cst.CSTNode, limit: int = 48) -> str:
@@ -53,7 +57,7 @@ def vmap_sites(ctx: Any) -> list[Site]:
     out = []
     for ms in map_sites(p, VMAP):
         app = ms.app
-        out.append(Site(ms, f"vmap({_target_text(ctx, app)})", app.options.get("in_axes"), app.anchor))
+        out.append(Site(ms, f"{app.name}({_target_text(ctx, app)})", app.options.get("in_axes"), app.anchor))
     memo["sites"] = out
     return out
 
@@ -201,11 +205,12 @@ class ThroughForwarders(Rule):
                 yield item, item.data["message"], item.data.get("note", "")
 
 
-def target_name(site: Site) -> str:
+def target_name(ctx: Any, site: Site) -> str:
     """How messages name the mapped function: ``predict``, ``the lambda``."""
     v = site.mapped.value
     while type(v) is Transformed:
         v = v.target
     if type(v) is Function:
         return f"`{v.name}`" if v.name != "<lambda>" else "the lambda"
-    return "the function"
+    text = _target_text(ctx, site.mapped.app)  # a stub's map (``eqx.filter_vmap(f)``): as written
+    return "the lambda" if text == "lambda" else f"`{text}`" if text != "..." else "the function"

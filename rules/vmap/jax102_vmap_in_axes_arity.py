@@ -8,7 +8,7 @@ from jaxlint.lint.rule import Invalid
 from jaxlint.model import program
 from jaxlint.model.abstract import List, Tuple, describe
 
-from .analysis import Site, ThroughForwarders, first_with, leaf_text, short, target_name, vmap_sites, where
+from .analysis import ABOUT, Site, ThroughForwarders, first_with, leaf_text, short, target_name, vmap_sites, where
 
 
 class VmapInAxesArity(ThroughForwarders):
@@ -58,7 +58,7 @@ class VmapInAxesArity(ThroughForwarders):
     summary = "`vmap` `in_axes` does not match the positional arguments or their structure"
     status = "stable"
     help = "Give `in_axes` one entry per positional argument, each a prefix of its argument"
-    about = ("jax.vmap",)
+    about = ABOUT
     shapes_needed = False  # the number of arguments is enough (a forwarder may shard_map them)
     reads = ("calls", "forwarders")
 
@@ -155,7 +155,7 @@ class VmapInAxesArity(ThroughForwarders):
         if sig is None:
             return False
         _least, most = sig.positional_counts()
-        name = target_name(site)
+        name = target_name(self.ctx, site)
         if most is not None and n > most:
             params = ", ".join(p.name for p in sig.positional) or "none"
             self.report(

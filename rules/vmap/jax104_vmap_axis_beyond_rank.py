@@ -7,7 +7,7 @@ from jaxlint.model import program
 from jaxlint.model.abstract import Array, Const, Dict, List, Scalar, Tuple, as_array, describe
 from jaxlint.model.mapsites import application_value
 
-from .analysis import Site, ThroughForwarders, first_with, in_axes_fix, leaf_text, vmap_sites, where
+from .analysis import ABOUT, Site, ThroughForwarders, first_with, in_axes_fix, leaf_text, vmap_sites, where
 
 FIX_TITLE = "Give the unmappable argument `None` in `in_axes`"
 
@@ -62,7 +62,7 @@ class VmapAxisBeyondRank(ThroughForwarders):
     status = "stable"
     fix_availability = "sometimes"
     help = "Give an argument every example shares `None` in `in_axes`"
-    about = ("jax.vmap",)
+    about = ABOUT
     reads = ("calls", "forwarders")
 
     VALID = (

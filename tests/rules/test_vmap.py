@@ -356,8 +356,8 @@ def test_case():
 
 
 # The fixtures of maps the evaluator follows out of the syntax's view (a factory's closure,
-# a name bound in either arm of an `if`, a vmap stored on `self`): each call the fixture
-# marks fails with jax, each look-alike runs.
+# a name bound in either arm of an `if`, a vmap stored on `self`, a library's map through its
+# stub): each call the fixture marks fails with jax, each look-alike runs.
 OUT_OF_VIEW = [
     ("JAX101/lint/out_of_view.py", "run_factory()", "TypeError"),
     ("JAX101/lint/out_of_view.py", "run_shared_factory()", None),
@@ -365,6 +365,12 @@ OUT_OF_VIEW = [
     ("JAX101/lint/out_of_view.py", "run_pick(False)", None),
     ("JAX102/lint/stored_on_self.py", "run_affine()", "ValueError"),
     ("JAX102/lint/stored_on_self.py", "run_affine_ok()", None),
+    # equinox's filter_vmap, through its stub (jaxlint/model/stubs/equinox._vmap_pmap.stub)
+    ("JAX101/lint/equinox_filter_vmap.py", "run_default()", "TypeError"),
+    ("JAX101/lint/equinox_filter_vmap.py", "run_shared()", None),
+    ("JAX101/lint/equinox_filter_vmap.py", "run_python_number()", None),
+    ("JAX101/lint/equinox_filter_vmap.py", "run_decorated()", "TypeError"),
+    ("JAX101/lint/equinox_filter_vmap.py", "run_decorated_shared()", None),
 ]
 
 
@@ -374,6 +380,8 @@ OUT_OF_VIEW = [
 def test_maps_out_of_the_syntax_view_fail_at_run_time(path, call, raises):
     import runpy
 
+    if "equinox" in path:
+        pytest.importorskip("equinox")
     space = runpy.run_path(os.path.join(FIXTURES, path))
     try:
         eval(call, space)
@@ -393,6 +401,15 @@ def test_maps_out_of_the_syntax_view_are_judged_where_they_are_called():
     assert found("JAX101/lint/out_of_view.py", "JAX101") == [
         (13, shared, "in the call at line 29"),  # the factory's closure, called by its caller
         (22, shared, "in the call at line 37"),  # one arm's map, called where the name is read
+    ]
+    filtered = "slices `jnp.ones((10, 5))` per example, but `{}` needs it whole"
+    assert found("JAX101/lint/equinox_filter_vmap.py", "JAX101") == [
+        (
+            18,
+            "`filter_vmap(project)` " + filtered.format("project"),
+            "on one example's slices, `x @ w` at line 10 gets operands whose shapes do not fit (dot_general requires contracting dimensions to have the same shape, got (10,) and (5,).); give it `None` in `in_axes`",
+        ),
+        (30, "`filter_vmap(decorated)` " + filtered.format("decorated"), "in the call at line 41"),
     ]
     assert found("JAX102/lint/stored_on_self.py", "JAX102") == [
         (

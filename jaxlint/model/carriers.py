@@ -32,10 +32,15 @@ _BINDING_STATEMENTS = (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.Wi
 
 def carrying_calls(p: Program, sources: Iterable[cst.CSTNode]) -> set[cst.Call]:
     """The calls whose callee or an argument may hold a value made at one of ``sources``."""
-    return _Carriers(p).run(sources)
+    index = p.__dict__.get("_carriers")
+    if index is None:
+        index = p.__dict__["_carriers"] = _Index(p)
+    return _Carriers(index).run(sources)
 
 
-class _Carriers:
+class _Index:
+    """What the fixed point looks up, built once per file."""
+
     def __init__(self, p: Program) -> None:
         self.p = p
         self.attribute_reads: dict[str, list[cst.Attribute]] = {}
@@ -52,6 +57,14 @@ class _Carriers:
             for bs in scope.bindings.values():
                 for b in bs:
                     self.made.setdefault(b.node, []).append(b)
+
+
+class _Carriers:
+    def __init__(self, index: _Index) -> None:
+        self.p = index.p
+        self.attribute_reads = index.attribute_reads
+        self.defs = index.defs
+        self.made = index.made
         self.calls: set[cst.Call] = set()
         self.bindings: set[Binding] = set()
         self.attributes: set[str] = set()

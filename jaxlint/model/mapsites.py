@@ -32,14 +32,12 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from jaxlint.base.names import canonical
-
 from . import forwarding
 from .abstract import Bound, External, Function, OneOf, Partial, Transformed, Wraps
 from .carriers import carrying_calls
 from .contexts import assumed_along, contexts
 from .maps import MapCall
-from .scopes import Binding
+from .spelled import spelled
 from .stubs import MAPS as STUB_MAPS
 from .transfer import BLOCKS, CALLS_TARGET, MAPS, RUNS, signature
 from .transforms import PARTIAL
@@ -393,33 +391,10 @@ class _Spelled:
 
     def __init__(self, p: Program) -> None:
         self.p = p
-        self.memo: dict[Any, str | None] = {}
         self.used: set[str] = set()  # the stub functions the file's applications call
 
-    def qualified(self, expr: cst.BaseExpression, depth: int = 0) -> str | None:
-        """The qualified name a dotted name spells through the imports and aliases."""
-        attrs: list[str] = []
-        while type(expr) is cst.Attribute:
-            attrs.append(expr.attr.value)
-            expr = expr.value
-        if type(expr) is not cst.Name or depth > 4:
-            return None
-        found = {self._binding(b, depth) for b in self.p.reaching(expr)}
-        if len(found) != 1:
-            return None
-        (root,) = found
-        if root is None:
-            return None
-        return canonical(".".join([root, *reversed(attrs)]))
-
-    def _binding(self, b: Binding, depth: int) -> str | None:
-        if b not in self.memo:
-            self.memo[b] = None  # an alias of itself
-            if b.kind == "import":
-                self.memo[b] = canonical(b.imported or "")
-            elif b.kind == "assign" and not b.unpack and b.value is not None:
-                self.memo[b] = self.qualified(b.value, depth + 1)
-        return self.memo[b]
+    def qualified(self, expr: cst.BaseExpression) -> str | None:
+        return spelled(self.p, expr)
 
     def mapper(self, expr: cst.BaseExpression) -> str | None:
         """The qualified name of the map, or the stub function making one, ``expr`` names."""

@@ -70,8 +70,7 @@ from .catalogue.host import INSTANCE_METHODS
 from .catalogue.indexing import IndexRef, is_slice, make_slice
 from .scopes import Binding, Scope, reaching_in
 from .signature import REQUIRED, Argument, Param, Signature, bind
-from .transforms import SCOPES
-from .values import TRANSPARENT_DECORATORS
+from .transforms import SCOPES, TRANSPARENT_DECORATORS
 
 if TYPE_CHECKING:
     from .program import Program

@@ -1,27 +1,33 @@
 """Every ``vmap``/``pmap`` application of a file, evaluated wherever the evaluator says it
 is called.
 
-One pass over the file's calls and decorators asks the evaluator what each callee is:
+*Applications* are what the source writes: a call or decorator whose callee spells, through
+the file's imports and aliases (``spelled``), ``jax.vmap``/``jax.pmap``, a stub's function
+that makes one (``eqx.filter_vmap``: ``stubs.MAPS``), or a ``partial`` of either. A file
+that writes none has no site and costs nothing more.
 
-- an *application*: the callee is the transform itself (``jax.vmap(f, in_axes=...)``), a
-  ``partial`` of it (``partial(jax.vmap, in_axes=...)(f)``), or a decorator that is one;
-- a *map call*: the callee is a ``Transformed`` map, also through a bound method, a
-  ``partial``, a ``functools.wraps`` wrapper, a transform that calls its function with
-  the same arguments (``jit``, ``grad``, ``shard_map``...), or a join of paths on which
-  every candidate is one (``OneOf``). Whatever names, attributes (``self.f`` stored in
-  ``__init__``), factories or branches the value came through, the evaluator followed;
-- a call whose callee is a parameter of the def making it (``def apply(fn, x): fn(x)``):
-  a map call in those of the def's call contexts where the caller passes a map;
-- a call that runs a map it is given (``jax.vjp(vmapped, x)``, ``lax.scan(vmapped, ...)``),
-  or that hands one to a def forwarding it its ``*args`` (``forwarding.py``).
+*Map calls* are the evaluator's answer. Of the calls a value made at an application can
+reach (``carriers``: a bound over the question, found without evaluating), those are map
+calls whose callee the evaluator, asked without running any map (``Evaluator.probe``),
+says calls a map (``maps_called``): a ``Transformed`` map, also through a bound method, a
+``partial``, a ``functools.wraps`` wrapper, a transform that calls its function with the
+same arguments (``jit``, ``grad``, ``shard_map``...), a function a stub's map maker returned,
+or a join of paths whose every candidate is one (``OneOf``: a problem one candidate meets is
+then ``certain``, as it happens whenever that one is bound). Whatever names, attributes
+(``self.f`` stored in ``__init__``), factories or branches the value came through, the
+evaluator followed. So are a call of a parameter in the contexts where a caller passes a
+map (``def apply(fn, x): fn(x)``), a call that runs a map it is given (``jax.vjp(vmapped,
+x)``, ``lax.scan(vmapped, ...)``), and a map handed to a def forwarding it its ``*args``
+(``forwarding.py``).
 
 Each map call is evaluated in every context of the function making it
 (``jaxlint.model.contexts``); the transfer function (``jaxlint.model.maps``) leaves a
-``MapCall`` per evaluated call, also for the maps called inside (``vmap(vmap(f))``).
-A call made through a forwarder of another module (``self.ConvertAndCompare(f, x, y)``)
-rests on an assumption the project phase checks (``forwarding.assumption``); a forwarder
-that may ``shard_map`` its function keeps the number of arguments, not their shapes
-(``shapes`` False).
+``MapCall`` per evaluated call, also for the maps called inside (``vmap(vmap(f))``); a map
+a stub makes is called inside the stub, and its record is shown as the written call. A
+call made through a forwarder of another module (``self.ConvertAndCompare(f, x, y)``) rests
+on an assumption the project phase checks (``forwarding.assumption``); a forwarder that may
+``shard_map`` its function keeps the number of arguments, not their shapes (``shapes``
+False).
 """
 
 from __future__ import annotations

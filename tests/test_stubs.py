@@ -199,3 +199,34 @@ def test_two_layers_from_one_key_is_key_reuse():
     pytest.importorskip("equinox")
     out = subprocess.run([sys.executable, "-c", LAYERS_FROM_ONE_KEY], capture_output=True, text=True, timeout=300)
     assert out.stdout.split("\n")[:2] == ["KeyReuseError", "split keys ok"], out.stderr[-2000:]
+
+
+def test_the_maps_the_stubs_declare_are_those_the_model_finds_in_them():
+    # the vmap rules take a call of a stubs.MAPS function for an application: the list must be
+    # exactly the stubs' functions whose result, called, calls that JAX map with its arguments
+    # (found by calling each on a function and what it returns on an array); compared by the
+    # def each name resolves to (``equinox.filter_vmap`` is ``equinox._vmap_pmap``'s)
+    from jaxlint.model.stubs import MAPS
+    from tests.model.helpers import model_with_stubs
+
+    def made(p, q):
+        v = p.evaluator.world.resolve(q)  # a Function of a stub: its file and name
+        return (os.path.basename(v.program.ctx.path), v.name) if v is not None and hasattr(v, "program") else q
+
+    found = set()
+    for stub in STUB_FILES:
+        module = stub[: -len(".stub")]
+        for name, cls, _fn in _defs(os.path.join(STUBS, stub)):
+            if cls is not None or name.startswith("_"):
+                continue
+            p = model_with_stubs(
+                f"import jax.numpy as jnp\nimport {module}\n\ndef g(x):\n    return x\n\n"
+                f"out = {module}.{name}(g)(jnp.ones(3))\n"
+            )
+            ev = p.evaluator
+            ev.value(p.module_scope.bindings["out"][0].value, None)
+            for key, records in ev.records.items():
+                if key[0] == "map":
+                    found |= {(made(p, f"{module}.{name}"), r.t.api) for r in records}
+    p = model_with_stubs("")
+    assert found == {(made(p, q), api) for q, api in MAPS.items()}

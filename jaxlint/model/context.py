@@ -39,6 +39,7 @@ class FileContext:
         self._enclosing: dict[cst.CSTNode, FunctionNode | None] = {}
         self._units: dict[cst.CSTNode, cst.CSTNode | None] = {}
         self._order: dict[cst.CSTNode, int] | None = None
+        self._by_type: dict[type, list[cst.CSTNode]] | None = None
         self._span: dict[cst.CSTNode, tuple[int, int]] | None = None
         self.path = path
         self.source = source  # what LibCST parsed: the file with unseen defs blanked
@@ -135,6 +136,21 @@ class FileContext:
                 if type(n) in prune:
                     skipping = n
         return out
+
+    def nodes_of(self, kind: type) -> list[Any]:
+        """Every node of one syntax type, in text order: one pass over the events, shared by
+        every reader of the file (the calls, the decorators, the assignments)."""
+        if self._by_type is None:
+            by: dict[type, list[cst.CSTNode]] = {}
+            for n, entering in self._events:
+                if entering:
+                    found = by.get(type(n))
+                    if found is None:
+                        by[type(n)] = [n]
+                    else:
+                        found.append(n)
+            self._by_type = by
+        return self._by_type.get(kind, [])
 
     def events(self) -> list[tuple[cst.CSTNode, bool]]:
         """The engine's walk of the module: ``(node, entering)`` in text order."""

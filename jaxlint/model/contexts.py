@@ -71,8 +71,7 @@ def contexts(ev: Evaluator, fn: FunctionNode, depth: int = 0) -> list[Env]:
     memo[key] = [default_frame(ev, fn)]  # a recursive function: its own calls do not count
     frames: list[Env] = case_frames(ev, fn)
     if depth < DEPTH:
-        calls, _complete = ev.p.invocations(fn, callees=True, forwarders=True)
-        for call in calls:
+        for call in visible_calls(ev, fn):
             if len(frames) >= MAX_FRAMES:
                 break
             caller = ev.ctx.enclosing_function(call)
@@ -85,6 +84,11 @@ def contexts(ev: Evaluator, fn: FunctionNode, depth: int = 0) -> list[Env]:
                     break
     memo[key] = frames or [default_frame(ev, fn)]
     return memo[key]
+
+
+def visible_calls(ev: Evaluator, fn: FunctionNode) -> list[cst.Call]:
+    """The calls of ``fn`` in view (``Program.invocations``): what makes its frames."""
+    return ev.p.invocations(fn, callees=True, forwarders=True)[0]
 
 
 def case_frames(ev: Evaluator, fn: FunctionNode) -> list[Env]:

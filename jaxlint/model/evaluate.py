@@ -70,8 +70,7 @@ from .catalogue.host import INSTANCE_METHODS
 from .catalogue.indexing import IndexRef, is_slice, make_slice
 from .scopes import Binding, Scope, reaching_in
 from .signature import REQUIRED, Argument, Param, Signature, bind
-from .transforms import PARTIAL, SCOPES
-from .values import TRANSPARENT_DECORATORS
+from .transforms import PARTIAL, SCOPES, TRANSPARENT_DECORATORS
 
 if TYPE_CHECKING:
     from .program import Program
@@ -157,6 +156,7 @@ class World:
         self.record_log: list[Any] = []  # every record, in the order made (what one evaluation added)
         self.maps: list[Any] = []  # the mapped calls being evaluated, outermost first
         self.uncertain = 0  # inside a call of one of several callables (``OneOf``)
+        self.probing = 0  # inside ``Evaluator.probe``: maps are not run
         self._load = load
         self._programs: dict[str, Program | None] = {}
 
@@ -287,6 +287,20 @@ class Evaluator:
             self._budget.fuel = before
 
     @contextlib.contextmanager
+    def probe(self, fuel: int = FUEL) -> Iterator[None]:
+        """Ask what a callable is without running a ``vmap``/``pmap`` or a catalogue
+        function: they give arrays, never a callable, and running a map here would leave
+        the record of a call in a frame no caller made (a def's body with nothing bound). A
+        value that met one is not memoised, as one the fuel cut short: a later question
+        computes it in full."""
+        self.world.probing += 1
+        try:
+            with self.query(fuel):
+                yield
+        finally:
+            self.world.probing -= 1
+
+    @contextlib.contextmanager
     def collect(self) -> Iterator[Collected]:
         """Gather the problems met while evaluating inside the block."""
         got = Collected()
@@ -319,7 +333,12 @@ class Evaluator:
             return v
         budget = self._budget
         if key in self._active:
-            return UNKNOWN  # a cycle (a loop-carried name)
+            # a cycle (a loop-carried name); in a ``probe``, which asks in an order of its
+            # own, what is computed from it is not memoised (another order would cut
+            # elsewhere)
+            if self.world.probing:
+                budget.exhausted += 1
+            return UNKNOWN
         if budget.fuel <= 0:
             budget.exhausted += 1
             return UNKNOWN
@@ -563,9 +582,9 @@ class Evaluator:
             if param.default is not None and self._is_none(param.default):
                 return UNKNOWN  # ``x=None``: may be None, may be anything
             if isinstance(fn, (cst.FunctionDef, cst.Lambda)):
-                from .uses import uses
+                from .uses import reads_shape
 
-                if "shape" in uses(self.p, fn).get(b.name, ()):
+                if reads_shape(self.p, fn, b.name):
                     # the body reads its ``.shape``: an array, known by identity
                     return Array(None, None, False, f"{qual}.{b.name}")
         return Opaque(f"{qual}.{b.name}", b.name)
@@ -832,7 +851,9 @@ class Evaluator:
             # no tracer for its truth; ``x in arr`` does); an array is never None
             if len(values) == 2 and Const(None) in values:
                 other = values[1] if values[0] == Const(None) else values[0]
-                if type(other) is Array or (type(other) is Const and other.value is not None):
+                if other == Const(None):
+                    return Const(next(iter(ops)) is cst.Is)
+                if type(other) in _NEVER_NONE or (type(other) is Const and other.value is not None):
                     return Const(next(iter(ops)) is cst.IsNot)
             return Scalar("bool")
         arrays = [as_array(v) for v in values if type(v) is Array]
@@ -1075,6 +1096,11 @@ class Evaluator:
             return External(q)
         if self.transfer.is_transform(q):
             return self.transfer.make(q, args, node)
+        if self.world.probing and (self.transfer.runs_functions(q) or lookup(q) is not None):
+            # ``probe``: a catalogue function or ``vjp`` gives arrays (or a pullback), never
+            # the callable asked about; not run, and what met it not memoised
+            self._budget.exhausted += 1
+            return UNKNOWN
         if self.transfer.runs_functions(q):
             return self.transfer.run_external(q, args, env, node)
         op = lookup(q)
@@ -1195,13 +1221,17 @@ class Evaluator:
                 self.report(x)
             return v
         self._calls[key] = (UNKNOWN, ())  # a recursive call gives UNKNOWN
+        cut = self._budget.exhausted
         self._depth += 1
         try:
             with self.collect() as got:
                 v = self.returned(fn, frame)
         finally:
             self._depth -= 1
-        self._calls[key] = (v, tuple(got.problems))
+        if self._budget.exhausted == cut or not self.world.probing:
+            self._calls[key] = (v, tuple(got.problems))
+        else:
+            del self._calls[key]  # a ``probe`` cut it short: computed in full when asked again
         return v
 
     def bound_params(self, fn: Function, sig: Signature, b: Any) -> dict[str, Any]:
@@ -1347,6 +1377,8 @@ class Evaluator:
 
 
 _NO_TARGET: Any = Opaque("<no function yet>")
+# values that are never ``None``: an array, a container, an instance, a function of the code
+_NEVER_NONE = (Array, Tuple, List, Dict, Seq, Struct, Function, Bound, Partial, Transformed, Wraps, Class, OneOf)
 
 
 @dataclass(frozen=True, slots=True)

@@ -312,7 +312,7 @@ def _definitions(ctx, p, node: cst.CSTNode):
                 dec = d.decorator
                 if type(dec) is cst.Attribute and dec.attr.value in REGISTRATIONS:
                     yield "rule", dec.value
-            if p.value(a) is not UNKNOWN:  # a decorator it does not know may keep the def
+            if p.evaluator.value(a, None) is not UNKNOWN:  # a decorator it does not know may keep the def
                 b = p.binding_of_value(a)
                 if b is not None:
                     yield "uses", b

@@ -33,8 +33,8 @@ from typing import Any
 import libcst as cst
 
 from .attributes import instance_attribute
-from .transforms import named
-from .values import External, Function, Parameter, Transformed, is_partial, is_transform
+from .spelled import spelled
+from .transforms import PARTIAL, TRANSFORMS, named
 
 KEY = "forwards"
 # transforms that call their function with the same arguments ...
@@ -84,16 +84,10 @@ def _forwarded(p, fn, scope, param: cst.Param, args_name: str, kwargs_name: str 
     for b in bindings:
         if b.kind == "param":
             continue
-        v = p.value(b.value) if b.kind == "assign" and not b.unpack and b.value is not None else None
-        if (
-            type(v) is not Transformed
-            or v.star_kwargs
-            or type(v.target) is not Parameter
-            or v.target.binding.node is not param
-            or (v.api not in SAME_SHAPES and v.api not in SAME_ARITY)
-        ):
+        api = _rewrapped(p, b, param)
+        if api is None:
             return None
-        shapes = shapes and v.api in SAME_SHAPES
+        shapes = shapes and api in SAME_SHAPES
     reads = [r for r in p._reads_by_name.get(name, ()) if any(b in bindings for b in p.reaching(r))]
     calls, first_other, kwargs = [], None, False
     for r in reads:
@@ -134,6 +128,23 @@ def _forwarded(p, fn, scope, param: cst.Param, args_name: str, kwargs_name: str 
     if not runs or any(type(n) is cst.Yield for n in p.ctx.descendants(fn)):
         return None
     return {"shapes": shapes, "kwargs": kwargs}
+
+
+def _rewrapped(p, b, param: cst.Param) -> str | None:
+    """The transform ``fn = jax.jit(fn, ...)`` applies to the parameter itself (nothing else
+    its name may hold), when it keeps the number of arguments; else None."""
+    call = b.value if b.kind == "assign" and not b.unpack else None
+    if type(call) is not cst.Call or any(a.star == "**" for a in call.args):
+        return None
+    api = spelled(p, call.func)
+    if api not in SAME_SHAPES and api not in SAME_ARITY:
+        return None
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    target = positional[0].value if positional else None
+    if type(target) is not cst.Name:
+        return None
+    found = p.reaching(target)
+    return api if len(found) == 1 and found[0].kind == "param" and found[0].node is param else None
 
 
 def _rebinds(p, read: cst.Name, bindings) -> bool:
@@ -177,6 +188,20 @@ def forwarded_call(p, call: cst.Call, arg: cst.Arg) -> cst.Call | None:
     return out
 
 
+def may_forward(p, call: cst.Call) -> bool:
+    """Can ``call`` hand one of its positional arguments to a forwarder: its callee is a def
+    of this file that forwards some parameter, or a function of another module (which the
+    project phase may find forwarding)?"""
+    if not call.args or any(a.star for a in call.args):
+        return False
+    callee, _offset, refs = _callee(p, call.func)
+    if callee is not None:
+        return bool(forwards(p, callee))
+    from .catalogue import lookup
+
+    return bool(refs) and lookup(refs[0]) is None  # the catalogue says what its functions do
+
+
 def _made(p, call: cst.Call, arg: cst.Arg) -> cst.Call | None:
     args = list(call.args)
     if any(a.star for a in args):
@@ -210,22 +235,19 @@ def _made(p, call: cst.Call, arg: cst.Arg) -> cst.Call | None:
 def _callee(p, func: cst.BaseExpression) -> tuple[cst.FunctionDef | None, int, list[str]]:
     """(a forwarding candidate def of this file, 1 for a bound method else 0, or the
     references of candidates in other modules, in the order Python looks them up)."""
-    v = p.value(func)
-    if type(v) is Function and type(v.node) is cst.FunctionDef:
-        if v.node.decorators:
-            return None, 0, []  # a staticmethod takes no ``self``; other decorators may wrap it
-        owner = p.binding_of_value(v.node)
-        if type(func) is cst.Name and owner is not None and owner.scope.kind in ("module", "function"):
-            return v.node, 0, []
-        if type(func) is cst.Attribute and owner is not None and owner.scope.kind == "class":
-            return v.node, 1, []  # ``self.method(...)``
-        return None, 0, []
-    if type(v) is External and not is_transform(v) and not is_partial(v):
-        return None, 0, [v.qualified]
+    if type(func) is cst.Name:
+        found = p.reaching(func)
+        if len(found) == 1 and found[0].kind == "def" and found[0].scope.kind in ("module", "function"):
+            fn = found[0].node
+            # a staticmethod takes no ``self``; other decorators may wrap it
+            return (fn, 0, []) if isinstance(fn, cst.FunctionDef) and not fn.decorators else (None, 0, [])
     if type(func) is cst.Attribute:
         own = instance_attribute(p, func)  # ``self.method`` in a method of a class
         if own is not None:
             return _inherited(p, own.cls, func.attr.value, 0)
+    q = spelled(p, func)  # a function of another module
+    if q is not None and q not in TRANSFORMS and q not in PARTIAL:
+        return None, 0, [q]
     return None, 0, []
 
 
@@ -243,9 +265,9 @@ def _inherited(p, cls: cst.ClassDef, attr: str, depth: int) -> tuple[cst.Functio
     for base in cls.bases:
         if base.keyword is not None or base.star:
             return None, 0, []
-        v = p.value(base.value)
-        if type(v) is External:
-            return None, 1, [f"{v.qualified}.{attr}"]
+        q = spelled(p, base.value)
+        if q is not None:
+            return None, 1, [f"{q}.{attr}"]
         b = p.binding(base.value) if type(base.value) is cst.Name else None
         if b is None or b.kind != "class":
             return None, 0, []

@@ -1,35 +1,75 @@
-"""Every ``vmap``/``pmap`` application of a file, evaluated wherever it is called.
+"""Every ``vmap``/``pmap`` application of a file, evaluated wherever the evaluator says it
+is called.
 
-For each application (a ``jax.vmap(...)`` call, a decorator, ``partial(jax.pmap, ...)``),
-the calls of the mapped function (``Program.invocations``: direct, through names and
-``jit``-like wrappers, inside a def it is passed to, through a def that forwards it its
-``*args``) are evaluated in every context of the function making them
-(``jaxlint.model.contexts``). The transfer function (``jaxlint.model.maps``) leaves a
-``MapCall`` per evaluated call: what the rules of the vmap and pmap families judge.
+*Applications* are what the source writes: a call or decorator whose callee spells, through
+the file's imports and aliases (``spelled``), ``jax.vmap``/``jax.pmap``, a stub's function
+that makes one (``eqx.filter_vmap``: ``stubs.MAPS``), or a ``partial`` of either. A file
+that writes none has no site and costs nothing more.
 
-A call made through a forwarder of another module (``self.ConvertAndCompare(f, x, y)``)
-rests on an assumption the project phase checks (``forwarding.assumption``); a forwarder
-that may ``shard_map`` its function keeps the number of arguments, not their shapes
-(``shapes`` False).
+*Map calls* are the evaluator's answer. Of the calls a value made at an application can
+reach (``carriers``: a bound over the question, found without evaluating), those are map
+calls whose callee the evaluator, asked without running any map (``Evaluator.probe``),
+says calls a map (``maps_called``): a ``Transformed`` map, also through a bound method, a
+``partial``, a ``functools.wraps`` wrapper, a transform that calls its function with the
+same arguments (``jit``, ``grad``, ``shard_map``...), a function a stub's map maker returned,
+or a join of paths whose every candidate is one (``OneOf``: a problem one candidate meets is
+then ``certain``, as it happens whenever that one is bound). Whatever names, attributes
+(``self.f`` stored in ``__init__``), factories or branches the value came through, the
+evaluator followed. So are a call of a parameter in the contexts where a caller passes a
+map (``def apply(fn, x): fn(x)``), a call that runs a map it is given (``jax.vjp(vmapped,
+x)``, ``lax.scan(vmapped, ...)``), and a map handed to a def forwarding it its ``*args``
+(``forwarding.py``).
+
+Each map call is evaluated in every context of the function making it
+(``jaxlint.model.contexts``); the transfer function (``jaxlint.model.maps``) leaves a
+``MapCall`` per evaluated call, also for the maps called inside (``vmap(vmap(f))``); a map
+a stub makes is called inside the stub, and its record is shown as the written call. A
+call made through a forwarder of another module (``self.ConvertAndCompare(f, x, y)``) rests
+on an assumption the project phase checks (``forwarding.assumption``); a forwarder that may
+``shard_map`` its function keeps the number of arguments, not their shapes (``shapes``
+False).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
 from . import forwarding
-from .abstract import Transformed
+from .abstract import Bound, External, Function, OneOf, Partial, Transformed, Wraps
+from .carriers import carrying_calls
 from .contexts import assumed_along, contexts
 from .maps import MapCall
+from .spelled import spelled
+from .stubs import MAPS as STUB_MAPS
+from .transfer import BLOCKS, CALLS_TARGET, MAPS, RUNS, signature
+from .transforms import PARTIAL
 
 if TYPE_CHECKING:
+    from .evaluate import Env, Evaluator
     from .program import Program
-    from .values import Transformed as Application
 
 FUEL_PER_CALL = 20_000
+FUEL_PER_CALLEE = 1_000  # what a callee is: a name, an attribute, a factory's result
+FUEL_PER_ARGUMENT = 200  # whether an argument is a map: a name bound to one, an attribute, a partial
+_DEPTH = 12  # wrappers peeled to reach the map a call calls
+
+
+@dataclass(slots=True)
+class Application:
+    """How the source writes one application: for messages and fixes."""
+
+    node: cst.CSTNode  # the call (``jax.vmap(f, ...)``, ``partial(jax.vmap, ...)(f)``) or decorator expression
+    api: str  # the JAX map it is: ``jax.vmap`` (also for ``eqx.filter_vmap``), ``jax.pmap``
+    name: str = ""  # what the source calls (``vmap``, ``filter_vmap``): for messages
+    decorator: bool = False
+    target_node: cst.BaseExpression | None = None  # how the source names the mapped function
+    options: dict[str, cst.BaseExpression] = field(default_factory=dict)  # option expressions by parameter name
+    written: bool = False  # some option is written (also one not read: ``**options``)
+    anchor: cst.BaseExpression | None = None  # insert ``, in_axes=...`` after it when no option is written
 
 
 @dataclass(slots=True)
@@ -39,16 +79,20 @@ class Evaluated:
     record: MapCall
     assumed: dict[str, Any] | None = None  # a forwarder of another module (forwarding.assumption)
     shapes: bool = True  # False: the arguments' shapes are not what the call passes
+    # what the record says happens whenever the call runs this map (not only maybe: made
+    # in one of several callables some of which are no map, ``MapCall.certain``)
+    certain: bool = True
 
 
 @dataclass(slots=True)
 class MapSite:
     """One ``vmap``/``pmap`` application and its evaluated calls."""
 
-    app: Application  # the program model's application (node, option nodes, decorator)
+    app: Application
     value: Transformed | None  # the application's abstract value (its options as values)
     calls: list[Evaluated] = field(default_factory=list)
-    called: bool = False  # some call of it is in view
+    # calls spreading arguments the evaluator cannot count (``f(*xs)``): no record
+    spread: list[cst.Call] = field(default_factory=list)
 
     @property
     def node(self) -> cst.CSTNode:
@@ -56,56 +100,419 @@ class MapSite:
 
 
 def map_sites(p: Program, api: str) -> list[MapSite]:
-    """The applications of ``api`` (``"jax.vmap"``, ``"jax.pmap"``) with their evaluated
-    calls (computed once per file and api)."""
-    memo: dict[str, list[MapSite]] = p.__dict__.setdefault("_map_sites", {})
-    if api in memo:
-        return memo[api]
+    """The applications of ``api`` (``"jax.vmap"``, ``"jax.pmap"``) written in the file, with
+    their evaluated calls (computed once per file)."""
+    return [s for s in _all_sites(p) if s.app.api == api]
+
+
+def maps_called(v: Any, blocks: bool = True, makers: frozenset = frozenset()) -> list[cst.CSTNode]:
+    """The applications whose map a call of ``v`` calls (see the module docstring); empty
+    when some way the call may go calls none. ``blocks`` False: only those that get the
+    call's own arguments (not a ``shard_map``'s blocks of them). ``makers``: the defs of a
+    library stub that make a map (``equinox.filter_vmap``): a function one of their calls
+    returns is that call's map."""
+    wrappers = CALLS_TARGET if blocks else CALLS_TARGET - BLOCKS
+    for _ in range(_DEPTH):
+        t = type(v)
+        if t is Transformed:
+            if v.api in MAPS:
+                return [v.node] if v.node is not None else []
+            if v.api not in wrappers:
+                return []
+            v = v.target
+        elif t is Bound or t is Wraps or t is Partial:
+            v = v.func
+        elif t is OneOf:
+            found = [maps_called(o, blocks, makers) for o in v.options]
+            return [x for f in found for x in f] if all(found) else []
+        elif t is Function and v.env is not None and v.env.function in makers and isinstance(v.env.site, cst.CSTNode):
+            return [v.env.site]
+        else:
+            return []
+    return []
+
+
+def _all_sites(p: Program) -> list[MapSite]:
+    memo = p.__dict__.get("_map_sites")
+    if memo is not None:
+        return memo
+    scan = _Scan(p)
+    scan.run()
     ev = p.evaluator
-    out: list[MapSite] = []
-    # what each record rests on: the root call it was evaluated from
-    rests: dict[int, tuple[dict[str, Any] | None, bool]] = {}
-    for app in p.applications(api):
-        site = MapSite(app, application_value(p, app))
-        calls, _complete = p.invocations(app.node, through_maps=True, callees=True, forwarders=True)
-        site.called = bool(calls)
-        for call in calls:
-            written = p.written_call(call)
-            assumed = forwarding.assumption(p, call)
-            shapes = forwarding.keeps_shapes(p, call) if written is not call else True
-            # a call made by a forwarder of this module is evaluated where it is written
-            # (the evaluator follows into the forwarder); one of another module, as made
-            root = call if (assumed is not None or written is call) else written
-            home = p.ctx.enclosing_function(written)
-            frames = contexts(ev, home) if home is not None else [None]
-            before = len(ev.record_log)  # the records this call's evaluation adds follow
-            for frame in frames:
-                with ev.query(FUEL_PER_CALL):
-                    ev.value(root, frame)
-            for rec in ev.record_log[before:]:
-                if id(rec) not in rests:
-                    rests[id(rec)] = (assumed, shapes)
-        out.append(site)
-    # every application's calls, also those made inside another one's evaluation (an
-    # inner vmap of a nested pair gets its sliced arguments from the outer one)
-    for site in out:
-        for rec in ev.records.get(("map", site.node), []):
-            assumed, shapes = rests.get(id(rec), (None, True))
+    # every record of each application, also those made inside another one's evaluation
+    # (an inner vmap of a nested pair gets its sliced arguments from the outer one) or by
+    # another rule's question; a map a library stub makes is called inside the stub: its
+    # record is the written call's, made where the stub's function was made
+    found: dict[cst.CSTNode, list[tuple[MapCall, MapCall]]] = {}
+    for key, records in ev.records.items():
+        if key[0] != "map":
+            continue
+        for rec in records:
+            if key[1] in scan.apps:
+                found.setdefault(key[1], []).append((rec, rec))
+            elif scan.makers and key[1] not in p.parents:
+                made = _made_here(scan, rec)
+                if made is not None:
+                    found.setdefault(made[0], []).append((rec, made[1]))
+    sites: list[MapSite] = []
+    for app in scan.apps.values():
+        site = MapSite(app, application_value(p, app.node), spread=scan.spread.get(app.node, []))
+        seen: set[int] = set()
+        for rec, shown in found.get(app.node, ()):
+            if id(rec) in seen:
+                continue
+            seen.add(id(rec))
+            assumed, shapes = scan.rests.get(id(rec), (None, True))
             if assumed is None:
-                assumed = assumed_along(rec.frame)
-            site.calls.append(Evaluated(rec, assumed, shapes))
-            site.called = True
-    memo[api] = out
-    return out
+                assumed = assumed_along(shown.frame)
+            certain = rec.certain or (shown.inside is None and (shown.node, shown.frame) in scan.joined)
+            site.calls.append(Evaluated(shown, assumed, shapes, certain))
+        sites.append(site)
+    p.__dict__["_map_sites"] = sites
+    return sites
 
 
-def application_value(p: Program, app: Application) -> Transformed | None:
-    """The abstract value of a transform application (a call, a decorator, ``partial``),
-    evaluated where it is written with nothing bound."""
-    ev = p.evaluator
-    node = app.node
-    if isinstance(node, cst.FunctionDef):
+def _made_here(scan: _Scan, rec: MapCall) -> tuple[cst.CSTNode, MapCall] | None:
+    """For a map a stub's function makes and calls (``eqx.filter_vmap(f)``'s wrapper calls
+    ``jax.vmap`` with its arguments): the application of this file that made it, and the
+    record as the written call shows it (that call's node and frame)."""
+    inner = rec.frame
+    made = inner.parent if inner is not None else None
+    if inner is None or made is None or made.function not in scan.makers:
         return None
+    app, call = made.site, inner.site
+    if not isinstance(app, cst.CSTNode) or app not in scan.apps or not isinstance(call, cst.CSTNode):
+        return None
+    return app, dataclasses.replace(rec, node=call, frame=inner.caller)
+
+
+class _Scan:
+    """The pass over the file's calls and decorators (see the module docstring)."""
+
+    def __init__(self, p: Program) -> None:
+        self.p = p
+        self.ev: Evaluator = p.evaluator
+        self.apps: dict[cst.CSTNode, Application] = {}
+        self.spread: dict[cst.CSTNode, list[cst.Call]] = {}
+        # what each record rests on: the root call it was evaluated from
+        self.rests: dict[int, tuple[dict[str, Any] | None, bool]] = {}
+        # (call, frame) where the callee is one of several maps, each given the call's own
+        # arguments (``f = vmap(g) if c else vmap(h)``): what one of them meets there happens
+        # whenever it is the one bound
+        self.joined: set[tuple[cst.CSTNode, Any]] = set()
+        self.names = _Spelled(p)
+        self.makers: frozenset = frozenset()  # the stub defs that made a map of this file
+
+    def run(self) -> None:
+        """The applications first; a file that writes none has no site, and its calls
+        need no question."""
+        p = self.p
+        calls: list[cst.Call] = p.ctx.nodes_of(cst.Call)
+        for node in calls:
+            app = self.names.call_application(node)
+            if app is not None:
+                self.apps[node] = app
+        for dec in p.ctx.nodes_of(cst.Decorator):
+            app = self.names.decorator_application(dec)
+            if app is not None:
+                self.apps[app.node] = app
+        order = p.ctx.text_order
+        self.apps = dict(sorted(self.apps.items(), key=lambda kv: order(kv[0])))
+        self.makers = self.names.makers(self.ev)
+        if self.apps:
+            reached = carrying_calls(p, self.apps)
+            for call in calls:
+                if call in reached:
+                    self._call(call)
+
+    def _callee(self, call: cst.Call, env: Env | None) -> Any:
+        with self.ev.probe(FUEL_PER_CALLEE):
+            return self.ev.value(call.func, env)
+
+    def _call(self, call: cst.Call) -> None:
+        ev, p = self.ev, self.p
+        f = self._callee(call, None)
+        home = p.ctx.enclosing_function(call)
+        maps = maps_called(f, makers=self.makers)
+        if maps:
+            self._map_call(call, maps, home, joined=type(f) is OneOf)
+            return
+        runs = type(f) is External and _runs_arguments(f.qualified)
+        if runs and self._passes_map(call, None):
+            self._evaluate(call, home)
+            return
+        if home is not None and _from_parameter(p, call.func, home):
+            for frame in contexts(ev, home):
+                g = self._callee(call, frame)
+                inner = maps_called(g, makers=self.makers)
+                if inner:
+                    self._map_call(call, inner, home, [frame], joined=type(g) is OneOf)
+            return
+        if runs and home is not None and any(_from_parameter(p, a.value, home) for a in call.args):
+            for frame in contexts(ev, home):
+                if self._passes_map(call, frame):
+                    self._evaluate(call, home, [frame])
+            return
+        self._forwarded(call, home)
+
+    def _map_call(
+        self, call: cst.Call, maps: list[cst.CSTNode], home: Any, frames: list | None = None, joined: bool = False
+    ) -> None:
+        if joined:
+            for frame in frames if frames is not None else _frames(self.ev, home):
+                g = self._callee(call, frame)
+                if type(g) is OneOf and all(maps_called(o, False, self.makers) for o in g.options):
+                    self.joined.add((call, frame))
+        if any(a.star for a in call.args) and not self._counted(call, home, frames):
+            for app in maps:  # the evaluator cannot count the arguments: JAX102 reads these
+                found = self.spread.setdefault(app, [])
+                if call not in found:
+                    found.append(call)
+            return
+        self._evaluate(call, home, frames)
+
+    def _counted(self, call: cst.Call, home: Any, frames: list | None) -> bool:
+        """Does every ``*``/``**`` argument of the call hold a display the evaluator reads?"""
+        from .abstract import Dict, List, Tuple
+
+        for frame in frames if frames is not None else _frames(self.ev, home):
+            for a in call.args:
+                if a.star:
+                    v = self.ev.value(a.value, frame)
+                    if type(v) not in ((Tuple, List) if a.star == "*" else (Dict,)):
+                        return False
+        return True
+
+    def _evaluate(self, root: cst.Call, home: Any, frames: list | None = None, rests: tuple | None = None) -> None:
+        ev = self.ev
+        before = len(ev.record_log)  # the records this call's evaluation adds follow
+        for frame in frames if frames is not None else _frames(ev, home):
+            with ev.query(FUEL_PER_CALL):
+                ev.value(root, frame)
+        if rests is not None:
+            for rec in ev.record_log[before:]:
+                self.rests.setdefault(id(rec), rests)
+
+    def _is_map(self, expr: cst.BaseExpression, env: Env | None) -> bool:
+        with self.ev.probe(FUEL_PER_ARGUMENT):
+            return bool(maps_called(self.ev.value(expr, env), makers=self.makers))
+
+    def _passes_map(self, call: cst.Call, env: Env | None) -> bool:
+        """Is one of the call's arguments a map (in ``env``)?"""
+        return any(not a.star and self._is_map(a.value, env) for a in call.args)
+
+    def _forwarded(self, call: cst.Call, home: Any) -> None:
+        """A map handed to a def that forwards it its ``*args`` (model/forwarding.py): a
+        def of this module is evaluated where it is called (the evaluator follows into
+        it), one of another module as the call it makes, under an assumption."""
+        p, ev = self.p, self.ev
+        if not forwarding.may_forward(p, call):
+            return
+        for a in call.args:
+            if a.keyword is not None or a.star or not _names_callable(ev, a.value):
+                continue
+            frames: list | None = None
+            if not self._is_map(a.value, None):
+                # a parameter: a map in the contexts where a caller hands the def one
+                if home is None or not _from_parameter(p, a.value, home):
+                    continue
+                frames = [f for f in contexts(ev, home) if self._is_map(a.value, f)]
+                if not frames:
+                    continue
+            made = forwarding.forwarded_call(p, call, a)
+            if made is None:
+                continue
+            assumed = forwarding.assumption(p, made)
+            if assumed is None:
+                self._evaluate(call, home, frames)  # the evaluator follows into the def
+            else:
+                self._evaluate(made, home, frames, rests=(assumed, forwarding.keeps_shapes(p, made)))
+
+
+def _names_callable(ev: Evaluator, expr: cst.BaseExpression) -> bool:
+    """An argument that can be a map without calling one to find out: a name, attribute,
+    subscript or lambda, or a transform or ``partial`` applied (``jax.vmap(f, ...)``,
+    ``partial(vmapped, w)``)."""
+    if isinstance(expr, (cst.Name, cst.Attribute, cst.Subscript, cst.Lambda)):
+        return True
+    if not isinstance(expr, cst.Call):
+        return False
+    with ev.probe(FUEL_PER_CALLEE):
+        f = ev.value(expr.func, None)
+    if type(f) is Partial:
+        f = f.func
+    return type(f) is External and (ev.transfer.is_transform(f.qualified) or f.qualified in PARTIAL)
+
+
+def _frames(ev: Evaluator, home: Any) -> list:
+    return contexts(ev, home) if home is not None else [None]
+
+
+def _runs_arguments(q: str) -> bool:
+    """A library function that calls a function it is given with arguments it is given
+    (``jax.vjp``, ``lax.scan``, ``jax.tree.map``: the transforms' ``call`` kind and the
+    catalogue's ``calls``)."""
+    from .catalogue import calls_functions
+
+    return q in RUNS or calls_functions(q)
+
+
+def _from_parameter(p: Program, func: cst.BaseExpression, home: Any) -> bool:
+    """Is the callee read from a parameter of ``home`` or of a def around it (``fn(x)``,
+    ``fns[0](x)``, ``model.apply(x)``), not the receiver of a method (whose attributes
+    the evaluator reads from the class)?"""
+    node: cst.CSTNode = func
+    while True:
+        if type(node) is cst.Attribute or type(node) is cst.Subscript:
+            node = node.value
+        elif type(node) is cst.Call:
+            node = node.func
+        else:
+            break
+    if type(node) is not cst.Name:
+        return False
+    found = p.reaching(node)
+    return any(b.kind == "param" and not _receiver(p, b) for b in found)
+
+
+def _receiver(p: Program, b: Any) -> bool:
+    """The first parameter of a method defined in a class body (``self``, ``cls``)."""
+    fn = b.scope.node
+    cls = b.scope.parent
+    if not isinstance(fn, cst.FunctionDef) or cls is None or cls.kind != "class":
+        return False
+    first = (fn.params.posonly_params or fn.params.params or (None,))[0]
+    return first is not None and first is b.node
+
+
+# ----------------------------------------------------------------------------------
+# applications: how the source writes them
+# ----------------------------------------------------------------------------------
+class _Spelled:
+    """Applications as the file writes them: a callee the binder resolves, through the
+    imports and the aliases of the file, to ``jax.vmap``/``jax.pmap`` (as the evaluator
+    reads an import) or to a library function a stub says makes one (``eqx.filter_vmap``:
+    ``stubs.MAPS``), or to a ``functools.partial`` of one; no value computed, no project
+    module read (a map API is never one)."""
+
+    def __init__(self, p: Program) -> None:
+        self.p = p
+        self.used: set[str] = set()  # the stub functions the file's applications call
+
+    def qualified(self, expr: cst.BaseExpression) -> str | None:
+        return spelled(self.p, expr)
+
+    def mapper(self, expr: cst.BaseExpression) -> str | None:
+        """The qualified name of the map, or the stub function making one, ``expr`` names."""
+        q = self.qualified(expr)
+        return q if q in MAPS or q in STUB_MAPS else None
+
+    def factory(self, expr: cst.BaseExpression) -> tuple[cst.Call, str, list[cst.Arg]] | None:
+        """A map with its options bound but no function yet, written at ``expr`` or bound to
+        a name: ``partial(jax.vmap, in_axes=...)``, or a stub's ``eqx.filter_vmap(in_axes=...)``
+        (its function's default makes a decorator). (The call, the mapper, the options.)"""
+        if type(expr) is cst.Name:
+            found = self.p.reaching(expr)
+            values = [b.value for b in found if b.kind == "assign" and not b.unpack]
+            if len(values) != 1 or len(found) != 1 or values[0] is None:
+                return None
+            expr = values[0]
+        if type(expr) is not cst.Call or any(a.star for a in expr.args):
+            return None
+        positional = [a for a in expr.args if a.keyword is None]
+        q = self.mapper(expr.func)
+        if q in STUB_MAPS and not positional:
+            return expr, q, list(expr.args)
+        if positional and expr.args[0] is positional[0] and self.qualified(expr.func) in PARTIAL:
+            q = self.mapper(positional[0].value)
+            if q is not None:
+                return expr, q, list(expr.args[1:])
+        return None
+
+    def call_application(self, call: cst.Call) -> Application | None:
+        """``jax.vmap(f, ...)``, ``partial(jax.vmap, ...)(f)``, ``eqx.filter_vmap(f, ...)``
+        written at ``call``."""
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        if not positional:
+            return None
+        first = positional[0]
+        rest = [a for a in call.args if a is not first]
+        q = self.mapper(call.func)
+        if q is not None:
+            return self._made(call, q, first.value, rest, first.value)
+        made = self.factory(call.func)
+        if made is None:
+            return None
+        at, q, bound = made
+        # ``partial(jax.vmap)(f)``: an option goes into the partial; through a name bound to
+        # one, into this call (the partial may have other users)
+        anchor = (at.args[0].value if at.args else None) if at is call.func else first.value
+        return self._made(call, q, first.value, [*bound, *rest], anchor)
+
+    def decorator_application(self, dec: cst.Decorator) -> Application | None:
+        """``@jax.vmap``, ``@partial(jax.vmap, ...)``, ``@eqx.filter_vmap(...)`` above a def."""
+        expr = dec.decorator
+        if not isinstance(self.p.parents.get(dec), cst.FunctionDef):
+            return None
+        q = self.mapper(expr)
+        if q is not None:
+            app = self._made(expr, q, None, [], None)
+        else:
+            made = self.factory(expr)
+            if made is None:
+                return None
+            at, q, bound = made
+            anchor = (at.args[0].value if at.args else None) if at is expr else None
+            app = self._made(expr, q, None, bound, anchor)
+        app.decorator = True
+        return app
+
+    def _made(self, node, q, target, options, anchor) -> Application:
+        api = STUB_MAPS.get(q, q)
+        if q in STUB_MAPS:
+            self.used.add(q)
+        app = _application(node, api, target, options, anchor, positional=q not in STUB_MAPS)
+        app.name = q.rsplit(".", 1)[-1]
+        return app
+
+    def makers(self, ev: Evaluator) -> frozenset:
+        """The defs of the stub functions the file's applications call."""
+        found = set()
+        for q in self.used:
+            v = ev.world.resolve(q)
+            if type(v) is Function:
+                found.add(v.node)
+        return frozenset(found)
+
+
+def _application(
+    node: cst.CSTNode,
+    api: str,
+    target: cst.BaseExpression | None,
+    options: list[cst.Arg],
+    anchor: cst.BaseExpression | None,
+    positional: bool = True,
+) -> Application:
+    """The option expressions by the transform's parameter names (positional options
+    after the function take the parameters after ``fun``; a stub's mapper has none)."""
+    names = [q.name for q in signature(api).params[1:] if q.kind in ("posonly", "pos")] if positional else []
+    out: dict[str, cst.BaseExpression] = {}
+    k = 0
+    for a in options:
+        if a.star:
+            continue
+        if a.keyword is not None:
+            out[a.keyword.value] = a.value
+        elif k < len(names):
+            out[names[k]] = a.value
+            k += 1
+    return Application(node, api, target_node=target, options=out, written=bool(options), anchor=anchor)
+
+
+def application_value(p: Program, node: cst.CSTNode) -> Transformed | None:
+    """The abstract value of the transform application at ``node`` (a call, a decorator,
+    ``partial``), evaluated where it is written in the first context of the def around it."""
+    ev = p.evaluator
     parent = p.parents.get(node)
     if type(parent) is cst.Decorator:
         fn = p.parents.get(parent)

@@ -14,9 +14,8 @@ from jaxlint.base.names import canonical
 
 from .forwarding import forwarded_call
 from .scopes import Binding, Scope, ScopeBuilder, reaching_in
-from .transforms import SCOPES, named
+from .transforms import SCOPES, TRANSPARENT_DECORATORS, named
 from .values import (
-    TRANSPARENT_DECORATORS,
     External,
     Function,
     Parameter,

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from jaxlint.base.literals import UNKNOWN
 
 from . import dims
-from .abstract import Array, Const, Dict, List, Opaque, Scalar, Seq, Tuple, as_dim, int_value, join_all
+from .abstract import Array, Const, Dict, External, List, Opaque, Scalar, Seq, Tuple, as_dim, int_value, join_all
 from .signature import Argument
 
 if TYPE_CHECKING:
@@ -253,8 +253,73 @@ def _none(ev: Evaluator, args: list[Argument]) -> Any:
     return Const(None)
 
 
+# what ``isinstance`` asks of an abstract value: the classes it may be an instance of,
+# each a set of the names of the class and its bases that a test may spell
+_JAX_ARRAY = frozenset({"jax.Array", "jax.numpy.ndarray", "jax._src.basearray.Array", "builtins.object"})
+_NUMPY_ARRAY = frozenset({"numpy.ndarray", "builtins.object"})
+_NUMPY_SCALAR = frozenset({"numpy.generic", "builtins.object"})
+_PYTHON = {
+    bool: frozenset({"builtins.bool", "builtins.int", "builtins.object"}),
+    int: frozenset({"builtins.int", "builtins.object"}),
+    float: frozenset({"builtins.float", "builtins.object"}),
+    complex: frozenset({"builtins.complex", "builtins.object"}),
+    str: frozenset({"builtins.str", "builtins.object"}),
+    type(None): frozenset({"builtins.object"}),
+    tuple: frozenset({"builtins.tuple", "builtins.object"}),
+    list: frozenset({"builtins.list", "builtins.object"}),
+    dict: frozenset({"builtins.dict", "builtins.object"}),
+}
+_OBJECT = frozenset({"builtins.object"})
+_SCALAR_KINDS = {"bool": bool, "int": int, "float": float, "complex": complex, "str": str}
+# the classes whose instances the model tells apart: a test of any other class is unknown
+_KNOWN = frozenset().union(_JAX_ARRAY, _NUMPY_ARRAY, _NUMPY_SCALAR, *_PYTHON.values())
+
+
+def _classes(ev: Evaluator, v: Any) -> list[frozenset[str]] | None:
+    """The classes ``v`` may be an instance of (one of them), or None when not known."""
+    from .abstract import Bound, Class, Function, Partial, Struct, Transformed, Wraps
+    from .classes import mro
+
+    t = type(v)
+    if t in (Function, Bound, Partial, Transformed, Wraps):
+        return [_OBJECT]
+    if t is Struct and type(v.cls) is Class:
+        # an instance of the code's own class, none of whose bases is a library's
+        bases = mro(ev, v.cls)[1:]
+        if all(
+            type(b) is External and b.qualified in ("builtins.object", "object") for b in bases if type(b) is not Class
+        ):
+            return [_OBJECT]
+        return None
+    if t is Array:
+        if not v.host:
+            return [_JAX_ARRAY]
+        rank = v.shape.rank if v.shape is not None else None
+        return [_NUMPY_ARRAY] if rank is not None and rank > 0 else [_NUMPY_ARRAY, _NUMPY_SCALAR]
+    if t is Const:
+        found = _PYTHON.get(type(v.value))
+        return [found] if found is not None else None
+    if t is Scalar:
+        return [_PYTHON[_SCALAR_KINDS[v.kind]]]
+    if t in (Tuple, List, Dict):
+        return [_PYTHON[{Tuple: tuple, List: list, Dict: dict}[t]]]
+    return None
+
+
 def _isinstance(ev: Evaluator, args: list[Argument]) -> Any:
-    return Scalar("bool")
+    """``isinstance(value, classes)`` when the model knows the value's class and the classes
+    are builtins or array types (``(jax.Array, np.ndarray, np.generic)``)."""
+    xs = _positional(args)
+    if xs is None or len(xs) != 2:
+        return Scalar("bool")
+    value, spec = xs
+    wanted = spec.items if type(spec) is Tuple else (spec,)
+    names = {c.qualified for c in wanted if type(c) is External}
+    classes = _classes(ev, value)
+    if classes is None or len(names) != len(wanted) or not names <= _KNOWN:
+        return Scalar("bool")
+    verdicts = {not names.isdisjoint(c) for c in classes}
+    return Const(verdicts.pop()) if len(verdicts) == 1 else Scalar("bool")
 
 
 _NOT_HANDLED: Any = object()

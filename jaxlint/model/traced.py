@@ -109,12 +109,11 @@ def _traced(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
 
 def _lax_calls(ctx) -> list[cst.Call]:
     out = []
-    for node, entering in ctx._events:
-        if entering and type(node) is cst.Call:
-            f = node.func
-            last = f.value if type(f) is cst.Name else f.attr.value if type(f) is cst.Attribute else None
-            if last in _LAX_SHORT:
-                out.append(node)
+    for node in ctx.nodes_of(cst.Call):
+        f = node.func
+        last = f.value if type(f) is cst.Name else f.attr.value if type(f) is cst.Attribute else None
+        if last in _LAX_SHORT:
+            out.append(node)
     return out
 
 

@@ -55,6 +55,9 @@ MAPS = named(gives="map")
 BLOCKS = named(gives="blocks")
 TRANSFORMS = named("trace") | named("map")
 RUNS = named("call")
+# a call of the transformed function calls its function with the same arguments (shard_map:
+# as many, in blocks)
+CALLS_TARGET = PASS_THROUGH | GRADS | JACOBIANS | JAXPRS | BLOCKS
 
 
 def signature(q: str) -> Signature:
@@ -101,6 +104,9 @@ class Transfer:
         if t.api in PASS_THROUGH:
             return ev.call(t.target, args, env, node)
         if t.api in MAPS:
+            if ev.world.probing:  # ``Evaluator.probe``: not run, and what met it not memoised
+                ev._budget.exhausted += 1
+                return UNKNOWN
             from .maps import call_map
 
             return call_map(ev, t, args, env, node)
@@ -238,4 +244,4 @@ def _cotangent(v: Any) -> Any:
     return Array(a.shape, a.dtype if a.dtype is not None and a.dtype.kind in ("float", "complex") else FLOAT)
 
 
-__all__ = ["MAPS", "PASS_THROUGH", "Transfer", "signature"]
+__all__ = ["CALLS_TARGET", "MAPS", "PASS_THROUGH", "RUNS", "Transfer", "signature"]

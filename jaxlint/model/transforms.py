@@ -111,3 +111,7 @@ SCOPES = named("scope")
 # transforms whose first argument is the function they wrap
 TRANSFORMS = frozenset(q for q, a in TABLE.items() if a.kind in ("map", "trace", "removed"))
 PARTIAL = frozenset({"functools.partial"})
+# decorators that leave the function callable the same way
+TRANSPARENT_DECORATORS = frozenset(
+    {"functools.wraps", "staticmethod", "classmethod", "builtins.staticmethod", "builtins.classmethod"}
+)

@@ -60,6 +60,24 @@ def _uses(p: Program, fn: cst.FunctionDef | cst.Lambda) -> dict[str, frozenset[s
     return out
 
 
+def reads_shape(p: Program, fn: cst.FunctionDef | cst.Lambda, name: str) -> bool:
+    """Does the body read parameter ``name``'s ``.shape`` (``ndim``, ``size``, ``dtype``)?
+    Read from the tree alone: the evaluator asks it while it computes a value, and
+    evaluating the body's callees then (``uses``) could come back to that value."""
+    scope = p.scope_of_node.get(fn)
+    if scope is None:
+        return False
+    parents = p.parents
+    for b in scope.bindings.get(name, ()):
+        if b.kind != "param":
+            continue
+        for r in p.references(b)[0]:
+            parent = parents.get(r)
+            if type(parent) is cst.Attribute and parent.value is r and parent.attr.value in SHAPE_ATTRS:
+                return True
+    return False
+
+
 def use_of(p: Program, read: cst.Name) -> set[str]:
     """How one read of a parameter uses it (the kinds of the module doc)."""
     parents = p.parents

@@ -19,11 +19,6 @@ from jaxlint.base.literals import UNKNOWN
 from jaxlint.model.scopes import Binding
 from jaxlint.model.transforms import PARTIAL, TRANSFORMS
 
-# Decorators that leave the function callable the same way (the evaluator's too).
-TRANSPARENT_DECORATORS = frozenset(
-    {"functools.wraps", "staticmethod", "classmethod", "builtins.staticmethod", "builtins.classmethod"}
-)
-
 
 @dataclass(slots=True, eq=False)
 class Function:

@@ -112,6 +112,39 @@ class Outline:
             hit = self._cache[key] = (frozenset(names), frozenset(chains))
         return hit
 
+    def receiver(self, i: int) -> str | None:
+        """The first parameter of member ``i`` of a class when it is a def (``self``)."""
+        u = self.units[i]
+        if u.owner is None or u.name is None or not self.nodes[i]:
+            return None
+        fn = self.nodes[i][0]
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        first = (*fn.args.posonlyargs, *fn.args.args)
+        return first[0].arg if first else None
+
+    def receiver_reads(self, i: int) -> frozenset[str]:
+        """The attributes method ``i`` reads on its receiver (``self.apply``: ``apply``)."""
+        me = self.receiver(i)
+        if me is None:
+            return frozenset()
+        prefix = me + "."
+        return frozenset(c[len(prefix) :].split(".", 1)[0] for c in self.units[i].chains if c.startswith(prefix))
+
+    def receiver_stores(self, i: int) -> frozenset[str]:
+        """The attributes method ``i`` assigns on its receiver (``self.apply = ...``)."""
+        me = self.receiver(i)
+        if me is None:
+            return frozenset()
+        out: set[str] = set()
+        for n in walk(self.nodes[i][0]):
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, ast.AnnAssign) else ()
+            for t in targets:
+                for x in walk(t):
+                    if isinstance(x, ast.Attribute) and isinstance(x.value, ast.Name) and x.value.id == me:
+                        out.add(x.attr)
+        return frozenset(out)
+
     def decorator_names(self, i: int) -> frozenset[str]:
         """The names the decorators of def ``i`` call or are (``@logged``, ``@traced(level)``):
         what a transform applied to the def also wraps (a ``functools.wraps`` wrapper)."""

@@ -25,9 +25,11 @@ LibCST must see it. Kept are:
    seeds, transitively, in any module (the callers of the function with the ``pmean``);
    with ``callers = "direct"`` (the vmap and pmap rules), the units of the same module
    that refer to a seed, transitively (the calls of a ``@vmap`` function, and the calls
-   of the function making them: the contexts its arguments come from), and the defs of
-   the module any of those refers to, transitively (where a vmapped value passed on is
-   called, the helpers that build the arguments), ``MODULE_DEPTH`` steps at most;
+   of the function making them: the contexts its arguments come from), the methods of a
+   seed's class that read an attribute the seed stores on ``self`` (``self.f = vmap(g)``
+   in ``__init__`` is called as ``self.f(x)`` in ``__call__``), and the defs of the module
+   any of those refers to, transitively (where a vmapped value passed on is called, the
+   helpers that build the arguments), ``MODULE_DEPTH`` steps at most;
 5. for rules with ``target_transforms`` (JAX405), every unit of the same module that
    refers to a def a seed names and mentions one of those transforms
    (``jit(loss_fn, static_argnums=...)``);
@@ -124,6 +126,8 @@ class PlanUnit:
     passed: tuple[str, ...] = ()  # of refs: those used other than as a called function
     passed_chains: tuple[str, ...] = ()
     decorators: tuple[str, ...] = ()  # of refs: what its decorators name (a def's wrapper)
+    reads_self: tuple[str, ...] = ()  # a method: the attributes it reads on ``self``
+    stores_self: tuple[str, ...] = ()  # a ``direct`` seed method: the attributes it stores on ``self``
 
 
 @dataclass(slots=True)
@@ -204,6 +208,8 @@ def plan_file(path: str, source: str, rules, module: str, is_package: bool) -> F
                 passed,
                 passed_chains,
                 tuple(local & ol.decorator_names(i)) if u.name is not None else (),
+                tuple(ol.receiver_reads(i)),
+                tuple(ol.receiver_stores(i)) if f & DIRECT_CALLER_SEED else (),
             )
         )
     return FilePlan(path, module, units, dict(ol.imports))
@@ -348,6 +354,20 @@ class _Index:
                     names[cls].extend(found)
             self.names.append(dict(names))
             self.members.append(dict(members))
+
+    def self_readers(self, ref: tuple[int, int], attrs: tuple[str, ...]) -> list[tuple[int, int]]:
+        """The other members of ``ref``'s class that read one of ``attrs`` on ``self``."""
+        if not attrs:
+            return []
+        p, i = ref
+        units = self.plans[p].units
+        owner = units[i].owner
+        wanted = set(attrs)
+        return [
+            (p, j)
+            for j, u in enumerate(units)
+            if j != i and u.owner == owner and owner is not None and not wanted.isdisjoint(u.reads_self)
+        ]
 
     def units(self, sym: Symbol) -> list[tuple[int, int]]:
         p = sym[1]
@@ -549,6 +569,12 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
                     if callee not in reached_direct:
                         reached_direct.add(callee)
                         next_layer.append(callee)
+            # the methods reading what a seed stores on ``self`` (``self.f = vmap(g)`` in
+            # ``__init__``, ``self.f(x)`` in ``__call__``): where the stored value is called
+            for who in index.self_readers(ref, unit(ref).stores_self):
+                if who not in reached_direct:
+                    reached_direct.add(who)
+                    next_layer.append(who)
         layer = next_layer
     seen = set(callers)
     climbed: set[Symbol] = set()

@@ -167,7 +167,7 @@ def sites(ctx: Any) -> list[Site]:
     for app in p.applications():
         if app.api not in GRAD_APIS or app.star_kwargs:
             continue
-        value = application_value(p, app)
+        value = application_value(p, app.node)
         if value is None or value.api != app.api:
             continue
         option_nodes = {k: p.parents[v] for k, v in app.keywords.items()}

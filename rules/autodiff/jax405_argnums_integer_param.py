@@ -291,7 +291,7 @@ class Declared:
     def jit_static(self, name: str) -> str | None:
         """``jax.jit(f, static_argnums=...)`` of the same def, in its module."""
         for app in self.p.applications("jax.jit"):
-            v = application_value(self.p, app)
+            v = application_value(self.p, app.node)
             if v is None or v.unknown_options:
                 continue
             base = self.ev.signature(v.target)

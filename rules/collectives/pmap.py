@@ -66,7 +66,7 @@ def findings(ctx: Any) -> list[Finding]:
     done: set[tuple[int, int | str]] = set()
     for site in map_sites(p, PMAP):
         for e in site.calls:
-            if not e.shapes or not e.record.certain:
+            if not e.shapes or not e.certain:
                 continue
             rec = e.record
             for issue in rec.issues:

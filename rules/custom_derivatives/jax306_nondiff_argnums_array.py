@@ -92,7 +92,7 @@ class NondiffArgnumsArray(Rule):
         ev = p.evaluator
         for api in KINDS:
             for app in p.applications(api):
-                t = application_value(p, app)
+                t = application_value(p, app.node)
                 fn = t.target if t is not None else None
                 if type(fn) is not Function or (fn.program or p) is not p or not hasattr(fn.node, "name"):
                     continue

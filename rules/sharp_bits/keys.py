@@ -36,7 +36,7 @@ from jaxlint.model.expected import raises_context
 from jaxlint.model.flow import Flow, bound_names, terminates
 from jaxlint.model.scopes import Scope
 from jaxlint.model.signature import Argument, bind
-from jaxlint.model.values import External
+from jaxlint.model.spelled import spelled
 
 KEY = "JAX502"
 LOOP_COMPS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
@@ -89,10 +89,7 @@ def bound_arguments(op: Op, call: cst.Call) -> dict[str, cst.BaseExpression] | N
 
 def catalogue_op(ctx: FileContext, call: cst.Call) -> tuple[str, Op] | None:
     """The catalogue entry the call's function is, through the file's names (the model)."""
-    fn = program(ctx).value(call.func)
-    if type(fn) is not External:
-        return None
-    q = fn.qualified
+    q = spelled(program(ctx), call.func)
     op = lookup(q) if q is not None else None
     return (q, op) if q is not None and op is not None else None
 

@@ -17,9 +17,13 @@ from jaxlint.model.abstract import Array, Const, Function, Transformed, path_tex
 from jaxlint.model.contexts import case_of
 from jaxlint.model.contexts import sites as call_sites
 from jaxlint.model.maps import MapCall, MappedLeaf
-from jaxlint.model.mapsites import Evaluated, MapSite, map_sites
+from jaxlint.model.mapsites import Application, Evaluated, MapSite, map_sites
+from jaxlint.model.stubs import MAPS as STUB_MAPS
 
 VMAP = "jax.vmap"
+# what the rules are about: jax.vmap, and the library functions a stub says make one
+# (``eqx.filter_vmap``): the pre-filter and the slicer keep the code naming them
+ABOUT = (VMAP, *sorted(q for q, api in STUB_MAPS.items() if api == VMAP))
 
 
 def short(ctx: Any, node: cst.CSTNode, limit: int = 48) -> str:
@@ -53,15 +57,12 @@ def vmap_sites(ctx: Any) -> list[Site]:
     out = []
     for ms in map_sites(p, VMAP):
         app = ms.app
-        in_axes = app.keywords.get("in_axes")
-        if in_axes is None and app.args:
-            in_axes = app.args[0].value
-        out.append(Site(ms, f"vmap({_target_text(ctx, app)})", in_axes, _anchor(app)))
+        out.append(Site(ms, f"{app.name}({_target_text(ctx, app)})", app.options.get("in_axes"), app.anchor))
     memo["sites"] = out
     return out
 
 
-def _target_text(ctx: Any, app: Any) -> str:
+def _target_text(ctx: Any, app: Application) -> str:
     if app.decorator:
         fn = ctx.parents.get(ctx.parents.get(app.node))
         return fn.name.value if isinstance(fn, cst.FunctionDef) else "..."
@@ -72,17 +73,6 @@ def _target_text(ctx: Any, app: Any) -> str:
         return "lambda"
     text = " ".join(ctx.code(expr).split())
     return text if len(text) <= 40 else "..."
-
-
-def _anchor(app: Any) -> cst.BaseExpression | None:
-    node = app.node
-    if not isinstance(node, cst.Call):
-        return None
-    if app.decorator:  # @partial(jax.vmap, ...)
-        return node.args[0].value if node.args else None
-    if isinstance(node.func, cst.Call) and node.func.args:  # partial(jax.vmap, ...)(f)
-        return node.func.args[0].value
-    return app.target_node
 
 
 # ----------------------------------------------------------------------------------
@@ -160,7 +150,7 @@ def first_with(site: Site, kinds: Iterable[str], shapes: bool = True) -> Iterato
     """The site's evaluated calls with an issue of one of ``kinds`` (first one each)."""
     wanted = set(kinds)
     for e in site.calls:
-        if shapes and (not e.shapes or not e.record.certain):
+        if shapes and (not e.shapes or not e.certain):
             continue
         for issue in e.record.issues:
             if issue.kind in wanted:
@@ -175,7 +165,7 @@ def in_axes_fix(ctx: Any, site: Site, none_at: set[int], n: int, title: str) -> 
     """Put ``None`` at positions ``none_at`` of ``in_axes`` (``n`` positional arguments)."""
     node = site.in_axes_node
     if node is None:
-        if site.anchor is None or site.mapped.app.keywords or site.mapped.app.args:
+        if site.anchor is None or site.mapped.app.written:
             return None
         entries = ["None" if i in none_at else "0" for i in range(n)]
         text = f"({', '.join(entries)}{',' if n == 1 else ''})"
@@ -215,11 +205,12 @@ class ThroughForwarders(Rule):
                 yield item, item.data["message"], item.data.get("note", "")
 
 
-def target_name(site: Site) -> str:
+def target_name(ctx: Any, site: Site) -> str:
     """How messages name the mapped function: ``predict``, ``the lambda``."""
     v = site.mapped.value
     while type(v) is Transformed:
         v = v.target
     if type(v) is Function:
         return f"`{v.name}`" if v.name != "<lambda>" else "the lambda"
-    return "the function"
+    text = _target_text(ctx, site.mapped.app)  # a stub's map (``eqx.filter_vmap(f)``): as written
+    return "the lambda" if text == "lambda" else f"`{text}`" if text != "..." else "the function"

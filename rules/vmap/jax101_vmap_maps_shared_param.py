@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from jaxlint.lint.rule import Invalid
 
-from .analysis import ThroughForwarders, in_axes_fix, leaf_text, short, target_name, vmap_sites, where
+from .analysis import ABOUT, ThroughForwarders, in_axes_fix, leaf_text, short, target_name, vmap_sites, where
 
 FIX_TITLE = "Put `None` in `in_axes` for the shared parameter"
 
@@ -67,7 +67,7 @@ class VmapMapsSharedParam(ThroughForwarders):
     status = "stable"
     fix_availability = "sometimes"
     help = "Put `None` at that argument's position of `in_axes` so every example sees it whole"
-    about = ("jax.vmap",)
+    about = ABOUT
     reads = ("calls", "forwarders")
 
     VALID = (
@@ -96,7 +96,7 @@ class VmapMapsSharedParam(ThroughForwarders):
         for site in vmap_sites(ctx):
             for e in site.calls:
                 rec = e.record
-                if not e.shapes or not rec.certain or rec.issues or not rec.body or not rec.culprits:
+                if not e.shapes or not e.certain or rec.issues or not rec.body or not rec.culprits:
                     continue
                 from jaxlint.model.maps import MappedLeaf
 
@@ -106,7 +106,7 @@ class VmapMapsSharedParam(ThroughForwarders):
                 at = f" at line {lines[problem.node]}" if problem.node in lines else ""
                 code = f"`{short(ctx, problem.node, 40)}`{at}" if problem.node is not None else "the function"
                 what = _WHAT.get(problem.kind, "fails")
-                fn = target_name(site)
+                fn = target_name(ctx, site)
                 if len(who) == 1:
                     message = f"`{site.label}` slices {who[0]} per example, but {fn} needs it whole"
                     advice = "give it `None` in `in_axes`"

@@ -8,7 +8,7 @@ from jaxlint.lint.rule import Invalid
 from jaxlint.model import program
 from jaxlint.model.abstract import List, Tuple, describe
 
-from .analysis import Site, ThroughForwarders, first_with, leaf_text, short, target_name, vmap_sites, where
+from .analysis import ABOUT, Site, ThroughForwarders, first_with, leaf_text, short, target_name, vmap_sites, where
 
 
 class VmapInAxesArity(ThroughForwarders):
@@ -58,7 +58,7 @@ class VmapInAxesArity(ThroughForwarders):
     summary = "`vmap` `in_axes` does not match the positional arguments or their structure"
     status = "stable"
     help = "Give `in_axes` one entry per positional argument, each a prefix of its argument"
-    about = ("jax.vmap",)
+    about = ABOUT
     shapes_needed = False  # the number of arguments is enough (a forwarder may shard_map them)
     reads = ("calls", "forwarders")
 
@@ -155,7 +155,7 @@ class VmapInAxesArity(ThroughForwarders):
         if sig is None:
             return False
         _least, most = sig.positional_counts()
-        name = target_name(site)
+        name = target_name(self.ctx, site)
         if most is not None and n > most:
             params = ", ".join(p.name for p in sig.positional) or "none"
             self.report(
@@ -164,7 +164,7 @@ class VmapInAxesArity(ThroughForwarders):
                 note=f"it takes ({params}): every call of `{site.label}` fails; give one entry per positional argument",
             )
             return True
-        for call in self._star_calls(site):
+        for call in site.mapped.spread:
             written = [a for a in call.args if a.keyword is None and not a.star]
             named = {a.keyword.value for a in call.args if a.keyword is not None}
             if any(a.star == "**" for a in call.args):
@@ -190,11 +190,6 @@ class VmapInAxesArity(ThroughForwarders):
             )
             return True
         return False
-
-    def _star_calls(self, site: Site) -> list[Any]:
-        p = program(self.ctx)
-        calls, _ = p.invocations(site.node, callees=True)
-        return [c for c in calls if any(a.star == "*" for a in c.args)]
 
 
 def _entries(site: Site) -> int | None:

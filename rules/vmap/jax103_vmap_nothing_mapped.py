@@ -5,7 +5,7 @@ from typing import Any
 from jaxlint.lint.rule import Invalid
 from jaxlint.model.abstract import Const, Dict, List, Tuple
 
-from .analysis import ThroughForwarders, first_with, short, vmap_sites, where
+from .analysis import ABOUT, ThroughForwarders, first_with, short, vmap_sites, where
 
 
 def _all_none(v: Any) -> bool | None:
@@ -59,7 +59,7 @@ class VmapNothingMapped(ThroughForwarders):
     summary = "`vmap` maps no argument and has no `axis_size`"
     status = "stable"
     help = "Put `0` at the position of the batched argument, or pass `axis_size=`"
-    about = ("jax.vmap",)
+    about = ABOUT
     reads = ("calls", "forwarders")
     shapes_needed = False  # which entries are None is enough
 

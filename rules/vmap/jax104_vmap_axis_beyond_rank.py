@@ -4,10 +4,10 @@ from typing import Any
 
 from jaxlint.lint.rule import Invalid
 from jaxlint.model import program
-from jaxlint.model.abstract import Array, Const, Dict, List, Scalar, Tuple, as_array, describe
-from jaxlint.model.mapsites import application_value
+from jaxlint.model.abstract import Array, Const, Dict, List, Scalar, Transformed, Tuple, as_array, describe
+from jaxlint.model.carriers import carrying_calls
 
-from .analysis import Site, ThroughForwarders, first_with, in_axes_fix, leaf_text, vmap_sites, where
+from .analysis import ABOUT, Site, ThroughForwarders, first_with, in_axes_fix, leaf_text, vmap_sites, where
 
 FIX_TITLE = "Give the unmappable argument `None` in `in_axes`"
 
@@ -62,7 +62,7 @@ class VmapAxisBeyondRank(ThroughForwarders):
     status = "stable"
     fix_availability = "sometimes"
     help = "Give an argument every example shares `None` in `in_axes`"
-    about = ("jax.vmap",)
+    about = ABOUT
     reads = ("calls", "forwarders")
 
     VALID = (
@@ -131,15 +131,11 @@ class VmapAxisBeyondRank(ThroughForwarders):
 def static_but_mapped(ctx: Any, site: Site) -> list[int]:
     """Positions a ``jit`` around this vmap makes static (``static_argnums``) while the
     vmap maps them: every call passes a Python value there, which has no axis to map."""
-    p = program(ctx)
     t = site.mapped.value
     if t is None:
         return []
     in_axes = t.option("in_axes", Const(0))
-    for app in p.applications("jax.jit"):
-        jit = application_value(p, app)
-        if jit is None or type(jit.target) is not type(t) or getattr(jit.target, "node", None) is not t.node:
-            continue
+    for jit in _jits_around(ctx, site, t):
         static = jit.option("static_argnums", Const(None))
         picked = (
             [static.value]
@@ -158,6 +154,27 @@ def static_but_mapped(ctx: Any, site: Site) -> list[int]:
         if out:
             return out
     return []
+
+
+def _jits_around(ctx: Any, site: Site, t: Transformed) -> list[Transformed]:
+    """The ``jax.jit`` values made of this vmap: a decorator stacked above it, or a call
+    the vmapped value is handed to (``jax.jit(jax.vmap(f), static_argnums=...)``)."""
+    p = program(ctx)
+    ev = p.evaluator
+    made: list[Any] = []
+    if site.mapped.app.decorator:
+        fn = ctx.parents.get(ctx.parents.get(site.node))
+        made.append(ev.value(fn, None))
+    for call in carrying_calls(p, [site.node]):
+        with ev.probe():
+            made.append(ev.value(call, None))
+    out = []
+    for v in made:
+        while type(v) is Transformed and v is not t:
+            if v.api == "jax.jit" and type(v.target) is Transformed and v.target.node is t.node:
+                out.append(v)
+            v = v.target
+    return out
 
 
 def _maps(axes: Any) -> bool:

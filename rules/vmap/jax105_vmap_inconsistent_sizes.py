@@ -3,7 +3,7 @@ from __future__ import annotations
 from jaxlint.lint.rule import Invalid
 from jaxlint.model import dims
 
-from .analysis import ThroughForwarders, first_with, leaf_text, vmap_sites, where
+from .analysis import ABOUT, ThroughForwarders, first_with, leaf_text, vmap_sites, where
 
 
 class VmapInconsistentSizes(ThroughForwarders):
@@ -52,7 +52,7 @@ class VmapInconsistentSizes(ThroughForwarders):
     summary = "`vmap` maps arguments whose sizes along the mapped axes differ"
     status = "stable"
     help = "Map each argument along its batch axis, or give a shared argument `None` in `in_axes`"
-    about = ("jax.vmap",)
+    about = ABOUT
     reads = ("calls", "forwarders")
 
     VALID = (

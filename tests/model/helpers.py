@@ -102,3 +102,17 @@ def project_model(sources: dict[str, str], main: str) -> Program:
     ctx.shared["model"] = p
     contexts[main] = p
     return p
+
+
+def model_with_stubs(source: str, path: str = "/nonexistent/m.py") -> Program:
+    """The program of ``source`` whose world reads jaxlint's library stubs (and no project
+    module: the file sits nowhere), as a lint does."""
+    from jaxlint.lint.imports import Imports, ModuleReader
+
+    source = textwrap.dedent(source)
+    module = cst.parse_module(source)
+    events, parents = walk_events(module)
+    names, facts, qualnames = collect_facts(path, module, events, "m", False)
+    ctx = FileContext(path, source, module, names, facts, qualnames, parents, None, events)
+    ctx.load_module = Imports(ModuleReader(), path, "m", False).load
+    return program(ctx)

@@ -2,10 +2,14 @@
 what a call passes decides (sizes, ranks, the function on the slices), never a name."""
 
 import os
+from importlib.util import find_spec
 
+import pytest
 from conftest import FIXTURES
 
 from jaxlint import testing
+
+needs_jax = pytest.mark.skipif(find_spec("jax") is None, reason="needs jax")
 
 
 def _lint(source, code):
@@ -347,5 +351,70 @@ def test_case():
             9,
             "`vmap(jnp.add)` maps axes of different sizes: `jnp.ones(n)` has 4, `jnp.ones(m)` has 5",
             "in the test case with n=4, m=5: JAX raises `ValueError: vmap got inconsistent sizes for array axes to be mapped`. Mapped sizes: `jnp.ones(n)` has 4, `jnp.ones(m)` has 5",
+        )
+    ]
+
+
+# The fixtures of maps the evaluator follows out of the syntax's view (a factory's closure,
+# a name bound in either arm of an `if`, a vmap stored on `self`, a library's map through its
+# stub): each call the fixture marks fails with jax, each look-alike runs.
+OUT_OF_VIEW = [
+    ("JAX101/lint/out_of_view.py", "run_factory()", "TypeError"),
+    ("JAX101/lint/out_of_view.py", "run_shared_factory()", None),
+    ("JAX101/lint/out_of_view.py", "run_pick(True)", "TypeError"),
+    ("JAX101/lint/out_of_view.py", "run_pick(False)", None),
+    ("JAX102/lint/stored_on_self.py", "run_affine()", "ValueError"),
+    ("JAX102/lint/stored_on_self.py", "run_affine_ok()", None),
+    # equinox's filter_vmap, through its stub (jaxlint/model/stubs/equinox._vmap_pmap.stub)
+    ("JAX101/lint/equinox_filter_vmap.py", "run_default()", "TypeError"),
+    ("JAX101/lint/equinox_filter_vmap.py", "run_shared()", None),
+    ("JAX101/lint/equinox_filter_vmap.py", "run_python_number()", None),
+    ("JAX101/lint/equinox_filter_vmap.py", "run_decorated()", "TypeError"),
+    ("JAX101/lint/equinox_filter_vmap.py", "run_decorated_shared()", None),
+]
+
+
+@pytest.mark.jax
+@needs_jax
+@pytest.mark.parametrize("path,call,raises", OUT_OF_VIEW)
+def test_maps_out_of_the_syntax_view_fail_at_run_time(path, call, raises):
+    import runpy
+
+    if "equinox" in path:
+        pytest.importorskip("equinox")
+    space = runpy.run_path(os.path.join(FIXTURES, path))
+    try:
+        eval(call, space)
+    except Exception as e:  # the fixture's bug: what jax raises
+        assert type(e).__name__ == raises, e
+    else:
+        assert raises is None
+
+
+def test_maps_out_of_the_syntax_view_are_judged_where_they_are_called():
+    def found(path, code):
+        with open(os.path.join(FIXTURES, path), encoding="utf-8") as f:
+            source = f.read()
+        return [(d.start.line, d.message, d.note.split(":")[0]) for d in testing.lint(source, code)]
+
+    shared = "`vmap(project)` slices `jnp.ones((10, 5))` per example, but `project` needs it whole"
+    assert found("JAX101/lint/out_of_view.py", "JAX101") == [
+        (13, shared, "in the call at line 29"),  # the factory's closure, called by its caller
+        (22, shared, "in the call at line 37"),  # one arm's map, called where the name is read
+    ]
+    filtered = "slices `jnp.ones((10, 5))` per example, but `{}` needs it whole"
+    assert found("JAX101/lint/equinox_filter_vmap.py", "JAX101") == [
+        (
+            18,
+            "`filter_vmap(project)` " + filtered.format("project"),
+            "on one example's slices, `x @ w` at line 10 gets operands whose shapes do not fit (dot_general requires contracting dimensions to have the same shape, got (10,) and (5,).); give it `None` in `in_axes`",
+        ),
+        (30, "`filter_vmap(decorated)` " + filtered.format("decorated"), "in the call at line 41"),
+    ]
+    assert found("JAX102/lint/stored_on_self.py", "JAX102") == [
+        (
+            15,
+            "`in_axes=(None, 0)` has 2 entries, but `vmap(affine)` is called with 3 positional arguments",
+            "`self.apply(self.w, xs, self.b)`",
         )
     ]

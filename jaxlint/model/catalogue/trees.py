@@ -28,19 +28,34 @@ def _subtree(tree: Any, path: tuple[Any, ...]) -> Any:
     return v
 
 
-def rebuild(tree: Any, fn: Callable[[tuple[Any, ...], Any], Any], path: tuple[Any, ...] = ()) -> Any:
-    """``tree`` with each leaf replaced by ``fn(path, leaf)``; UNKNOWN parts stay UNKNOWN."""
+def rebuild(
+    tree: Any,
+    fn: Callable[[tuple[Any, ...], Any], Any],
+    path: tuple[Any, ...] = (),
+    is_leaf: Callable[[Any], bool | None] | None = None,
+) -> Any:
+    """``tree`` with each leaf replaced by ``fn(path, leaf)``; UNKNOWN parts stay UNKNOWN.
+    ``is_leaf`` (a node: True, False, or None when not known) stops the walk at a node,
+    as ``jax.tree.map``'s does (``None`` too is then a leaf)."""
     if tree is UNKNOWN:
         return UNKNOWN
+    if is_leaf is not None:
+        stop = is_leaf(tree)
+        if stop is None:
+            return UNKNOWN
+        if stop:
+            return fn(path, tree)
     t = type(tree)
     if t is Tuple or t is List:
-        return t(tuple(rebuild(x, fn, (*path, i)) for i, x in enumerate(tree.items)))
+        return t(tuple(rebuild(x, fn, (*path, i), is_leaf) for i, x in enumerate(tree.items)))
     if t is Dict:
-        return Dict(tuple((k, rebuild(x, fn, (*path, k))) for k, x in tree.items))
+        return Dict(tuple((k, rebuild(x, fn, (*path, k), is_leaf)) for k, x in tree.items))
     if t is Struct and tree.kind == "pytree":
         return Struct(
             tree.cls,
-            tuple((k, x if k in tree.static else rebuild(x, fn, (*path, ("attr", k)))) for k, x in tree.fields),
+            tuple(
+                (k, x if k in tree.static else rebuild(x, fn, (*path, ("attr", k)), is_leaf)) for k, x in tree.fields
+            ),
             tree.kind,
             tree.static,
         )
@@ -51,13 +66,21 @@ def rebuild(tree: Any, fn: Callable[[tuple[Any, ...], Any], Any], path: tuple[An
 
 def tree_map(call: Call, f: str = "f", tree: str = "tree", rest: str = "rest") -> Any:
     """``map(f, tree, *rest, is_leaf=None)``: ``f`` of each leaf and the leaves at the same
-    place in ``rest``, in ``tree``'s structure."""
-    if not is_none(call.arg("is_leaf")):
-        return UNKNOWN
+    place in ``rest``, in ``tree``'s structure (``is_leaf`` called on every node first)."""
     fn, first = call.arg(f), call.arg(tree)
     others = call.arg(rest)
     others = others if isinstance(others, tuple) else ()
-    return rebuild(first, lambda path, leaf: call.call(fn, [leaf, *(_subtree(o, path) for o in others)]))
+    given = call.arg("is_leaf")
+
+    def is_leaf(node: Any) -> bool | None:
+        v = call.call(given, [node])
+        return v.value if type(v) is Const and isinstance(v.value, bool) else None
+
+    return rebuild(
+        first,
+        lambda path, leaf: call.call(fn, [leaf, *(_subtree(o, path) for o in others)]),
+        is_leaf=None if is_none(given) else is_leaf,
+    )
 
 
 def tree_leaves(call: Call, tree: str = "tree") -> Any:

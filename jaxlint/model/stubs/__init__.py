@@ -17,3 +17,9 @@ right: ``tests/test_stubs.py`` checks each stub's signatures and fields against 
 # as they keep code naming ``jax.random``. tests/test_stubs.py checks that this is exactly
 # what the model finds in the stubs.
 KEY_CONSUMERS = ("equinox.nn.Linear", "equinox.nn.MLP", "flax.training.common_utils.shard_prng_key")
+
+# The stubs' functions that make a map (``jax.vmap`` in the library's terms), with the JAX
+# map they make: the vmap rules take a call of one for an application (their ``about``, and
+# so the pre-filter and the slicer, name them). tests/test_stubs.py checks that this is
+# exactly what the model finds in the stubs.
+MAPS = {"equinox.filter_vmap": "jax.vmap"}

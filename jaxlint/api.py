@@ -157,6 +157,22 @@ _WORKER: FileLinter | None = None
 _linted = 0  # files linted by this process since its last full collection
 
 
+def _compacted(jobs: list[Job]) -> list[Job]:
+    """The jobs, copied once the plans are gone. They are built while the first pass's
+    plans fill the heap, so their small objects end up spread over the plans' memory
+    arenas, and an arena with one live object is never given back: the main process kept
+    about 40 MiB of dead plans through the whole second pass on the jax repository. A copy
+    made after the collection lives in a few fresh arenas, and the old ones are returned."""
+    import gc
+    import pickle
+
+    blob = pickle.dumps(jobs, protocol=pickle.HIGHEST_PROTOCOL)
+    jobs.clear()
+    gc.collect()
+    release_memory()
+    return pickle.loads(blob)
+
+
 def _collect() -> None:
     """Free the file's reference cycles (rules and their context) now, not at a threshold;
     every ``FULL_EVERY`` files also what was frozen with a tree (``_freeze_tree``)."""
@@ -354,6 +370,8 @@ class Runner:
             if record is not None:
                 record["plans"], record["decided"] = plans, decided if decided is not None else {}
             del plans, decided
+            if record is None and todo:
+                todo = _compacted(todo)
             for job, (res, err) in zip(todo, run(_lint_file, todo, lambda job: (_died(job[0]), None)), strict=True):
                 path = job[0]
                 self._tick()

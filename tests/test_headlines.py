@@ -17,3 +17,12 @@ def test_every_fixture_finding_has_a_headline_that_fits_a_line():
     assert len(codes) >= 25  # every rule's fixtures were linted
     long = sorted({(d.code, len(d.message), d.message) for d in found if len(d.message) > HEADLINE})
     assert long == []
+
+
+def test_every_fixture_finding_s_note_reads_as_a_sentence():
+    """A message cut at ``, which`` gives a note starting "It ...": right when ``which`` is
+    the clause's subject ("which is given 3"), wrong when it is the object ("which `f`
+    consumed"). Messages keep ``which`` the subject."""
+    run = testing.lint_folder(FIXTURES, testing.settings_for())
+    notes = sorted({(d.code, d.note) for d in run.diagnostics if d.note and d.note.startswith("It `")})
+    assert notes == []

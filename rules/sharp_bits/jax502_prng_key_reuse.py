@@ -173,7 +173,7 @@ class PrngKeyReuse(Rule):
                 at = f" at line {first}" if first else ""
                 loop = f"the loop at line {line}" if line else "its loop"
                 return (
-                    f"{api} consumes the PRNG key `{k}`, which `{r.first.api}`{at} consumed in the previous "
+                    f"{api} consumes the PRNG key `{k}`, which was consumed by `{r.first.api}`{at} in the previous "
                     f"iteration of {loop}: {once}. {checker}. Give `{r.first.api}` a fresh key ({split}, then use `{sub}`)"
                 )
             where = f"in every iteration of the loop at line {line}" if line else "in every iteration of its loop"

@@ -163,12 +163,25 @@ def test_key_split_in_a_loop_then_consumed_names_the_consuming_call():
             "JAX502",
             5,
             20,
-            "`jax.random.split` consumes the PRNG key `key`, which `jax.random.uniform` at line 6 consumed in the "
-            "previous iteration of the loop at line 4: each key may be consumed only once (by one draw or one split). "
+            "`jax.random.split` consumes the PRNG key `key`, which was consumed by `jax.random.uniform` at line 6 in "
+            "the previous iteration of the loop at line 4: each key may be consumed only once (by one draw or one "
+            "split). "
             "With a typed key, JAX's key-reuse checker (`jax_debug_key_reuse`) raises `KeyReuseError` here. "
             "Give `jax.random.uniform` a fresh key (`key, subkey = jax.random.split(key)`, then use `subkey`)",
         ),
     ]
+
+
+def test_key_split_in_a_loop_then_consumed_reads_as_a_headline_and_a_note():
+    src = (
+        "from jax import random\n\ndef f(key, n):\n    for i in range(n):\n        key, sub = random.split(key)\n"
+        "        x = random.normal(sub) * random.uniform(key)\n    return x\n"
+    )
+    [d] = testing.lint(src, "JAX502")
+    assert (d.message, d.note.split(":")[0]) == (
+        "`jax.random.split` consumes the PRNG key `key`",
+        "It was consumed by `jax.random.uniform` at line 6 in the previous iteration of the loop at line 4",
+    )
 
 
 def test_helper_called_twice_with_one_key():

@@ -50,6 +50,7 @@ __all__ = [
     "Dict",
     "External",
     "Function",
+    "Generator",
     "List",
     "OneOf",
     "Opaque",
@@ -188,6 +189,15 @@ class Seq:
     symbol: ``jax.devices()`` has the device count) and what every item is."""
 
     length: Dim
+    item: Any = UNKNOWN
+
+
+@dataclass(frozen=True, slots=True)
+class Generator:
+    """What calling a generator function gives: an iterator whose items are what its
+    ``yield``s give (``item``, their join). Only iteration reads it: a generator has no
+    length and no index, and is no JAX type."""
+
     item: Any = UNKNOWN
 
 

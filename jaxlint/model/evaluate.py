@@ -45,6 +45,7 @@ from .abstract import (
     Dict,
     External,
     Function,
+    Generator,
     List,
     OneOf,
     Opaque,
@@ -766,7 +767,7 @@ class Evaluator:
         t = type(iterable)
         if t is Tuple or t is List:
             return join_all(list(iterable.items)) if iterable.items else UNKNOWN
-        if t is Seq:
+        if t is Seq or t is Generator:
             return iterable.item
         if t is Array:
             return self.item(iterable, Const(0))
@@ -1268,13 +1269,31 @@ class Evaluator:
             return fn.program.evaluator.returned(fn, frame)
         rets = return_statements(self.ctx, node)
         if rets is None:
-            return UNKNOWN
+            return self._generator(node, frame)
         self._tests(node, frame)
         reached, falls_off = self._returns(node.body, frame)
         values = [self.value(r.value, frame) if r.value is not None else Const(None) for r in reached]
         if falls_off and not terminates(node.body, enter_with=True):
             values.append(Const(None))
         return join_all(values)
+
+    def _generator(self, node: cst.FunctionDef, frame: Env | None) -> Any:
+        """A generator function's call: a ``Generator`` of what its ``yield``s give
+        (``yield from xs``: the items of ``xs``; a bare ``yield``: None)."""
+        from .returns import yield_expressions
+
+        ys = yield_expressions(self.ctx, node)
+        if ys is None:
+            return UNKNOWN
+        items = []
+        for y in ys:
+            if y.value is None:
+                items.append(Const(None))
+            elif type(y.value) is cst.From:
+                items.append(self.element(self.value(y.value.item, frame)))
+            else:
+                items.append(self.value(y.value, frame))
+        return Generator(join_all(items))
 
     def _returns(self, block: Any, frame: Env | None) -> tuple[list[cst.Return], bool]:
         """The ``return`` statements a run with ``frame``'s values can reach: an ``if``
@@ -1378,7 +1397,22 @@ class Evaluator:
 
 _NO_TARGET: Any = Opaque("<no function yet>")
 # values that are never ``None``: an array, a container, an instance, a function of the code
-_NEVER_NONE = (Array, Tuple, List, Dict, Seq, Struct, Function, Bound, Partial, Transformed, Wraps, Class, OneOf)
+_NEVER_NONE = (
+    Array,
+    Tuple,
+    List,
+    Dict,
+    Seq,
+    Generator,
+    Struct,
+    Function,
+    Bound,
+    Partial,
+    Transformed,
+    Wraps,
+    Class,
+    OneOf,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1439,6 +1473,7 @@ _BUILTINS = frozenset(
         "range",
         "zip",
         "enumerate",
+        "next",
         "int",
         "float",
         "bool",

@@ -3,8 +3,9 @@
 ``len`` of a display, of an array (its leading size) or of anything known by identity
 (a size symbol of its own), ``int``/``float`` of numbers, ``tuple``/``list`` of
 sequences, ``dict(k=v)``, ``min``/``max`` of constants, ``math.prod`` of sizes (symbolic
-sizes multiply), ``range``/``zip``/``enumerate`` as iterables for ``for`` loops, and
-``dict.get/keys/values/items``. Anything else: UNKNOWN.
+sizes multiply), ``range``/``zip``/``enumerate`` as iterables for ``for`` loops,
+``next`` and ``list`` of a generator, and ``dict.get/keys/values/items``. Anything else:
+UNKNOWN.
 """
 
 from __future__ import annotations
@@ -15,7 +16,21 @@ from typing import TYPE_CHECKING, Any
 from jaxlint.base.literals import UNKNOWN
 
 from . import dims
-from .abstract import Array, Const, Dict, External, List, Opaque, Scalar, Seq, Tuple, as_dim, int_value, join_all
+from .abstract import (
+    Array,
+    Const,
+    Dict,
+    External,
+    Generator,
+    List,
+    Opaque,
+    Scalar,
+    Seq,
+    Tuple,
+    as_dim,
+    int_value,
+    join_all,
+)
 from .signature import Argument
 
 if TYPE_CHECKING:
@@ -49,6 +64,8 @@ def _len(ev: Evaluator, args: list[Argument]) -> Any:
         return Scalar("int")
     if t is Opaque:
         return Scalar("int", dims.sym(f"len({v.key})", f"len({v.label or v.key})"))
+    if t is Generator:
+        return UNKNOWN  # a generator has no length: Python raises TypeError
     if t is Const and isinstance(v.value, (str, bytes)):
         return Const(len(v.value))
     from .evaluate import _ShapeOf
@@ -111,6 +128,8 @@ def _sequence(kind: type) -> Builtin:
             return kind(tuple(Const(k) for k, _ in v.items))
         if type(v) is Seq:
             return v
+        if type(v) is Generator:  # its items, how many not known
+            return Seq(None, v.item)
         if type(v) is Array and v.shape is not None and v.shape.dims:
             n = dims.as_int(v.shape.dims[0])
             row = ev.item(v, Const(0))
@@ -211,6 +230,18 @@ def _range(ev: Evaluator, args: list[Argument]) -> Any:
     if len(xs) == 2:
         return _Range(dims.sub(bounds[1], bounds[0]))
     return _Range(None)
+
+
+def _next(ev: Evaluator, args: list[Argument]) -> Any:
+    """``next(g)``: an item of a generator; ``next(g, default)`` may also give the default."""
+    xs = _positional(args)
+    if xs is None or not 1 <= len(xs) <= 2:
+        return UNKNOWN
+    it = xs[0]
+    if type(it) is not Generator:
+        return UNKNOWN
+    item = it.item
+    return item if len(xs) == 1 else join_all([item, xs[1]])
 
 
 def _zip(ev: Evaluator, args: list[Argument]) -> Any:
@@ -332,6 +363,7 @@ TAKES_CONTAINER = frozenset(
 
 BUILTIN_CALLS: dict[str, Builtin] = {
     "builtins.len": _len,
+    "builtins.next": _next,
     "builtins.int": _int,
     "builtins.float": _float,
     "builtins.bool": _bool,

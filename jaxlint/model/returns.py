@@ -46,6 +46,16 @@ def return_statements(ctx, func: cst.FunctionDef) -> list[cst.Return] | None:
     return found
 
 
+def yield_expressions(ctx, func: cst.FunctionDef) -> list[cst.Yield] | None:
+    """The ``yield`` expressions of a generator function in text order, not those of
+    nested defs, lambdas and classes; None when ``func`` is no generator (or is an
+    ``async def``, whose call gives a coroutine or an async generator)."""
+    if func.asynchronous:
+        return None
+    found = [n for n in ctx.descendants(func.body, _SCOPES) if isinstance(n, cst.Yield)]
+    return found or None
+
+
 def always_returns(func: cst.FunctionDef | cst.Lambda) -> bool:
     """Does every path through ``func`` end in ``return`` or ``raise``? (A lambda always
     returns; a ``with`` block at the end is on the path.)"""

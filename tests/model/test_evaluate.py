@@ -269,3 +269,22 @@ def test_a_free_name_is_read_where_the_module_level_call_runs():
     )
     assert shape(value_of(src, "early")) == (3,)
     assert shape(value_of(src, "late")) == (4, 3)
+
+
+def test_a_generator_functions_call_is_an_iterator_of_what_it_yields():
+    gen = HEAD + (
+        "import numpy as np\n"
+        "def batches(n):\n    for i in range(n):\n        yield np.zeros((128, 4))\n"
+        "def pairs():\n    yield from [jnp.zeros(3), jnp.ones(3)]\n"
+        "def bare():\n    yield\n"
+    )
+    assert shape(value_of(gen + "for b in batches(3):\n    result = b\n")) == (128, 4)
+    assert shape(value_of(gen + "result = next(batches(3))\n")) == (128, 4)
+    assert shape(value_of(gen + "for b in list(batches(3)):\n    result = b\n")) == (128, 4)
+    assert shape(value_of(gen + "result = next(iter_ := pairs())\n")) == (3,)
+    assert value_of(gen + "result = next(bare())\n") == Const(None)
+    assert value_of(gen + "result = next(batches(3), None)\n") is UNKNOWN  # an array or None
+    assert value_of(gen + "result = len(batches(3))\n") is UNKNOWN  # Python raises TypeError
+    # a def whose only ``yield`` is in a nested def is no generator: it returns
+    nested = HEAD + "def f():\n    def g():\n        yield 1\n    return 2\nresult = f()\n"
+    assert value_of(nested) == Const(2)

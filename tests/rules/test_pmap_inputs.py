@@ -1,11 +1,15 @@
 """JAX203/JAX204 (pmap inputs): exact codes, positions, headlines and notes, on the
 semantic model — the leading axis a mapped argument is built with, and where it enters."""
 
+from importlib.util import find_spec
 from pathlib import Path
 
+import pytest
 from conftest import FIXTURES
 
 from jaxlint import testing
+
+needs_jax = pytest.mark.skipif(find_spec("jax") is None, reason="needs jax")
 
 
 def _seed(name):
@@ -217,3 +221,42 @@ def test_a_pytree_batch_whose_leaves_share_a_leading_size_is_data_with_no_reshap
     )
     assert testing.lint(src, "JAX204") == []
     assert testing.fix(src, "JAX203") == src
+
+
+def test_batches_a_generator_yields_are_judged_where_they_are_mapped():
+    path = Path(FIXTURES, "JAX203", "lint", "generator_batches.py")
+    assert _lint(path.read_text(encoding="utf-8"), "JAX203") == [
+        (
+            "JAX203",
+            20,
+            14,
+            "pmap maps `b` over a leading axis of 128, a fixed size, not the device count",
+            "`step` (a pmapped function) maps `b` over its leading axis, one slice per device, so that axis must "
+            "be the device count. pmap does not split a batch across devices: with fewer than 128 devices it fails "
+            "(`ValueError: cannot select an axis to squeeze out ...` or an `IndivisibleError`), with more it "
+            "silently uses only 128 of them; reshape it so the device axis comes first: "
+            "`b.reshape(jax.local_device_count(), -1, 4)`",
+        )
+    ]
+
+
+@pytest.mark.jax
+@needs_jax
+@pytest.mark.parametrize(
+    "name,call,raises",
+    [
+        ("generator_batches.py", "run_bad", "ValueError"),
+        ("generator_batches.py", "run_ok", None),
+        ("generator_batches.fixed.py", "run_bad", None),
+    ],
+)
+def test_batches_a_generator_yields_fail_at_run_time_and_the_fix_runs(name, call, raises):
+    import runpy
+
+    space = runpy.run_path(str(Path(FIXTURES, "JAX203", "lint", name)))
+    try:
+        space[call]()
+    except Exception as e:  # pmap of a leading axis of 128 on fewer devices
+        assert type(e).__name__ == raises, e
+    else:
+        assert raises is None

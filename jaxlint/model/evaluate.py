@@ -1003,6 +1003,10 @@ class Evaluator:
             return None if inner is None else [Tuple((Const(i), x)) for i, x in enumerate(inner)]
         if t is Seq and dims.as_int(iterable.length) is not None and (dims.as_int(iterable.length) or 0) <= 64:
             return [iterable.item] * (dims.as_int(iterable.length) or 0)
+        if t is Array and iterable.shape is not None and iterable.shape.dims:
+            n = dims.as_int(iterable.shape.dims[0])  # an array iterates over its leading axis
+            if n is not None and n <= 64:
+                return [self.item(iterable, Const(0))] * n
         return None
 
     # calls ---------------------------------------------------------------------------

@@ -288,3 +288,19 @@ def test_a_generator_functions_call_is_an_iterator_of_what_it_yields():
     # a def whose only ``yield`` is in a nested def is no generator: it returns
     nested = HEAD + "def f():\n    def g():\n        yield 1\n    return 2\nresult = f()\n"
     assert value_of(nested) == Const(2)
+
+
+def test_a_comprehension_over_an_array_of_known_length_is_one_item_per_row():
+    # an array iterates over its leading axis: a layer per key of a split
+    src = HEAD + (
+        "keys = jax.random.split(jax.random.key(0), 2)\n"
+        "sizes = [784, 512, 10]\n"
+        "result = [jax.random.normal(k, (m, n)) for k, m, n in zip(keys, sizes[:-1], sizes[1:])]\n"
+    )
+    v = value_of(src)
+    assert [shape(x) for x in v.items] == [(784, 512), (512, 10)]
+    assert [shape(x) for x in value_of(HEAD + "result = [r for r in jnp.ones((3, 4))]\n").items] == [(4,)] * 3
+    # the length must be known: a symbolic leading axis gives no items one by one
+    called = value_of(HEAD + "def f(x):\n    return [r for r in x]\nresult = f(jnp.ones((7, 2)))\n")
+    assert [shape(x) for x in called.items] == [(2,)] * 7
+    assert value_of(HEAD + "n = jax.device_count()\nresult = [r for r in jnp.ones((n, 2))]\n") is UNKNOWN

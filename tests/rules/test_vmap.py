@@ -418,3 +418,28 @@ def test_maps_out_of_the_syntax_view_are_judged_where_they_are_called():
             "`self.apply(self.w, xs, self.b)`",
         )
     ]
+
+
+def test_layers_built_from_split_keys_are_known_leaf_by_leaf():
+    """A comprehension over the rows of an array of known length (the keys of a split)
+    gives one item per row, so each layer's leaves have their own sizes."""
+    with open(os.path.join(FIXTURES, "JAX105/lint/layers_from_split_keys.py"), encoding="utf-8") as f:
+        source = f.read()
+    assert [(d.start.line, d.message) for d in testing.lint(source, "JAX105")] == [
+        (25, "`vmap(predict)` maps axes of different sizes: `params[0]['b']` has 16, `params[0]['w']` has 8")
+    ]
+
+
+@pytest.mark.jax
+@needs_jax
+@pytest.mark.parametrize("call,raises", [("run_bad()", "ValueError"), ("run_ok()", None)])
+def test_layers_built_from_split_keys_fail_at_run_time(call, raises):
+    import runpy
+
+    space = runpy.run_path(os.path.join(FIXTURES, "JAX105/lint/layers_from_split_keys.py"))
+    try:
+        eval(call, space)
+    except Exception as e:  # vmap got inconsistent sizes for array axes to be mapped
+        assert type(e).__name__ == raises, e
+    else:
+        assert raises is None

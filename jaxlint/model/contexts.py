@@ -22,13 +22,17 @@ from jaxlint.base.literals import UNKNOWN as UNKNOWN_
 
 from .abstract import Function, Partial, Transformed
 from .signature import Argument, bind
-from .transfer import PASS_THROUGH
+from .transfer import GRADS, JACOBIANS, PASS_THROUGH
 
 if TYPE_CHECKING:
     from .evaluate import Env, Evaluator
 
 DEPTH = 3
 MAX_FRAMES = 8
+# the transforms whose call runs the function with the call's own arguments and values: a
+# ``jit``-like wrapper, and ``grad``/``jacfwd``/... (their tracers carry the primal values,
+# so the function sees what a direct call would)
+_SAME_ARGUMENTS = PASS_THROUGH | GRADS | JACOBIANS
 
 FunctionNode = cst.FunctionDef | cst.Lambda
 
@@ -143,13 +147,13 @@ def call_arguments(ev: Evaluator, call: cst.Call, env: Env | None) -> list[Argum
 
 def enter_call(ev: Evaluator, fn: FunctionNode, call: cst.Call, env: Env | None) -> Env | None:
     """The frame ``call`` (evaluated in ``env``) makes for ``fn``, when it calls it
-    directly or through a ``jit``-like wrapper; else None."""
+    directly, through a ``jit``-like wrapper or a ``grad``; else None."""
     callee: Any = ev.value(call.func, env)
     args = call_arguments(ev, call, env)
     if args is None:
         return None
     for _ in range(8):  # through jit-like wrappers and partials, to the def
-        if type(callee) is Transformed and callee.api in PASS_THROUGH:
+        if type(callee) is Transformed and callee.api in _SAME_ARGUMENTS:
             callee = callee.target
         elif type(callee) is Partial and not callee.star:
             given = {k for _, k, _ in args if k is not None}

@@ -27,8 +27,11 @@ from .values import (
     same,
 )
 
-# Transforms whose result calls the function they wrap with the same arguments.
-FORWARDING_TRANSFORMS = named(gives="value") | named(gives="jaxpr")  # a call of it calls the function
+# Transforms whose result calls the function they wrap with the same arguments (``grad(f)(x)``
+# calls ``f(x)``: the differentiated arguments as tracers of the same shapes and dtypes).
+FORWARDING_TRANSFORMS = (
+    named(gives="value") | named(gives="jaxpr") | named(gives="grad") | named(gives="jacobian")
+)  # a call of it calls the function
 # ... and those that pass as many positional arguments on, sliced.
 MAPPING_TRANSFORMS = named(gives="map")
 # ``jax.jit(f).trace(*args)`` and ``.lower(*args)`` pass the arguments on like a call.

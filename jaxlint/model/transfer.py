@@ -244,4 +244,4 @@ def _cotangent(v: Any) -> Any:
     return Array(a.shape, a.dtype if a.dtype is not None and a.dtype.kind in ("float", "complex") else FLOAT)
 
 
-__all__ = ["CALLS_TARGET", "MAPS", "PASS_THROUGH", "RUNS", "Transfer", "signature"]
+__all__ = ["CALLS_TARGET", "GRADS", "JACOBIANS", "MAPS", "PASS_THROUGH", "RUNS", "Transfer", "signature"]

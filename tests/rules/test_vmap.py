@@ -443,3 +443,28 @@ def test_layers_built_from_split_keys_fail_at_run_time(call, raises):
         assert type(e).__name__ == raises, e
     else:
         assert raises is None
+
+
+def test_a_map_in_a_differentiated_loss_sees_the_arguments_of_the_grad_call():
+    """``jax.value_and_grad(loss)(params, xs, ys)`` calls ``loss(params, xs, ys)``: the
+    loss's vmap is judged with those arguments."""
+    with open(os.path.join(FIXTURES, "JAX105/lint/through_grad.py"), encoding="utf-8") as f:
+        source = f.read()
+    assert [(d.start.line, d.message) for d in testing.lint(source, "JAX105")] == [
+        (13, "`vmap(predict)` maps axes of different sizes: `params['b']` has 3, `params['w']` has 4")
+    ]
+
+
+@pytest.mark.jax
+@needs_jax
+@pytest.mark.parametrize("call,raises", [("run_bad()", "ValueError"), ("run_ok()", None)])
+def test_a_map_in_a_differentiated_loss_fails_at_run_time(call, raises):
+    import runpy
+
+    space = runpy.run_path(os.path.join(FIXTURES, "JAX105/lint/through_grad.py"))
+    try:
+        eval(call, space)
+    except Exception as e:  # vmap got inconsistent sizes for array axes to be mapped
+        assert type(e).__name__ == raises, e
+    else:
+        assert raises is None

@@ -114,14 +114,23 @@ def statements(lines: list[str], tokens: list[int] | None = None) -> tuple[list[
     return [(t.first, t.last, t.is_class, t.members) for t in tops], indent
 
 
-def ast_statements(text: str, lines: list[str]) -> tuple[list[Statement], tuple[str, int]] | None:
-    """What ``statements`` gives (without token counts), read from ``ast``; None when ``ast``
-    cannot read the text."""
+def read_ast(text: str) -> ast.Module | None:
+    """The text's ``ast`` tree, or None when ``ast`` cannot read it (a syntax error, a null
+    byte, nesting or a literal too deep or large for the compiler); its warnings (invalid
+    escapes) are not the user's business here."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tree = ast.parse(text)
+            return ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return None
+
+
+def ast_statements(text: str, lines: list[str]) -> tuple[list[Statement], tuple[str, int]] | None:
+    """What ``statements`` gives (without token counts), read from ``ast``; None when ``ast``
+    cannot read the text."""
+    tree = read_ast(text)
+    if tree is None:
         return None
     tops: list[Statement] = []
     for first, last, stmt in _merged(tree.body):

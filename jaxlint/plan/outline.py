@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import ast
 import re
-import warnings
 from dataclasses import dataclass, field
 
-from jaxlint.base.statements import split_lines
+from jaxlint.base.statements import read_ast, split_lines
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # a name or a dotted name: one pass gives both the words and the dotted names of a unit
@@ -207,11 +206,8 @@ def _dotted(node: ast.Attribute) -> str | None:
 
 def outline(source: str, lines: list[str] | None = None, module: str = "", is_package: bool = False) -> Outline | None:
     """The file's outline, or None when ``ast`` cannot read it (the caller parses it whole)."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+    tree = read_ast(source)
+    if tree is None:
         return None
     if lines is None:
         lines = split_lines(source)

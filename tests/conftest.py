@@ -10,6 +10,20 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "fixtures")
 
 
+def raised_by(path: str, call: str) -> Exception | None:
+    """Run the fixture at ``path`` (under ``fixtures/``) and evaluate ``call`` in its
+    namespace (``"run_bad()"``): what it raises (jax's answer to the fixture's bug), or None
+    when it runs."""
+    import runpy
+
+    space = runpy.run_path(os.path.join(FIXTURES, path))
+    try:
+        eval(call, space)
+    except Exception as e:
+        return e
+    return None
+
+
 @pytest.fixture
 def root() -> str:
     return ROOT

@@ -5,7 +5,7 @@ import os
 from importlib.util import find_spec
 
 import pytest
-from conftest import FIXTURES
+from conftest import FIXTURES, raised_by
 
 from jaxlint import testing
 
@@ -355,10 +355,11 @@ def test_case():
     ]
 
 
-# The fixtures of maps the evaluator follows out of the syntax's view (a factory's closure,
-# a name bound in either arm of an `if`, a vmap stored on `self`, a library's map through its
-# stub): each call the fixture marks fails with jax, each look-alike runs.
-OUT_OF_VIEW = [
+# Fixtures whose marked calls fail with jax while their look-alikes run. Maps the evaluator
+# follows out of the syntax's view (a factory's closure, a name bound in either arm of an
+# `if`, a vmap stored on `self`, a library's map through its stub), and arguments known
+# through the model's semantics (a comprehension over an array's rows, a call through grad).
+RUNS = [
     ("JAX101/lint/out_of_view.py", "run_factory()", "TypeError"),
     ("JAX101/lint/out_of_view.py", "run_shared_factory()", None),
     ("JAX101/lint/out_of_view.py", "run_pick(True)", "TypeError"),
@@ -371,24 +372,22 @@ OUT_OF_VIEW = [
     ("JAX101/lint/equinox_filter_vmap.py", "run_python_number()", None),
     ("JAX101/lint/equinox_filter_vmap.py", "run_decorated()", "TypeError"),
     ("JAX101/lint/equinox_filter_vmap.py", "run_decorated_shared()", None),
+    # vmap got inconsistent sizes for array axes to be mapped
+    ("JAX105/lint/layers_from_split_keys.py", "run_bad()", "ValueError"),
+    ("JAX105/lint/layers_from_split_keys.py", "run_ok()", None),
+    ("JAX105/lint/through_grad.py", "run_bad()", "ValueError"),
+    ("JAX105/lint/through_grad.py", "run_ok()", None),
 ]
 
 
 @pytest.mark.jax
 @needs_jax
-@pytest.mark.parametrize("path,call,raises", OUT_OF_VIEW)
-def test_maps_out_of_the_syntax_view_fail_at_run_time(path, call, raises):
-    import runpy
-
+@pytest.mark.parametrize("path,call,raises", RUNS)
+def test_the_marked_calls_fail_at_run_time_and_the_look_alikes_run(path, call, raises):
     if "equinox" in path:
         pytest.importorskip("equinox")
-    space = runpy.run_path(os.path.join(FIXTURES, path))
-    try:
-        eval(call, space)
-    except Exception as e:  # the fixture's bug: what jax raises
-        assert type(e).__name__ == raises, e
-    else:
-        assert raises is None
+    e = raised_by(path, call)
+    assert (type(e).__name__ if e is not None else None) == raises, e
 
 
 def test_maps_out_of_the_syntax_view_are_judged_where_they_are_called():
@@ -430,21 +429,6 @@ def test_layers_built_from_split_keys_are_known_leaf_by_leaf():
     ]
 
 
-@pytest.mark.jax
-@needs_jax
-@pytest.mark.parametrize("call,raises", [("run_bad()", "ValueError"), ("run_ok()", None)])
-def test_layers_built_from_split_keys_fail_at_run_time(call, raises):
-    import runpy
-
-    space = runpy.run_path(os.path.join(FIXTURES, "JAX105/lint/layers_from_split_keys.py"))
-    try:
-        eval(call, space)
-    except Exception as e:  # vmap got inconsistent sizes for array axes to be mapped
-        assert type(e).__name__ == raises, e
-    else:
-        assert raises is None
-
-
 def test_a_map_in_a_differentiated_loss_sees_the_arguments_of_the_grad_call():
     """``jax.value_and_grad(loss)(params, xs, ys)`` calls ``loss(params, xs, ys)``: the
     loss's vmap is judged with those arguments."""
@@ -453,18 +437,3 @@ def test_a_map_in_a_differentiated_loss_sees_the_arguments_of_the_grad_call():
     assert [(d.start.line, d.message) for d in testing.lint(source, "JAX105")] == [
         (13, "`vmap(predict)` maps axes of different sizes: `params['b']` has 3, `params['w']` has 4")
     ]
-
-
-@pytest.mark.jax
-@needs_jax
-@pytest.mark.parametrize("call,raises", [("run_bad()", "ValueError"), ("run_ok()", None)])
-def test_a_map_in_a_differentiated_loss_fails_at_run_time(call, raises):
-    import runpy
-
-    space = runpy.run_path(os.path.join(FIXTURES, "JAX105/lint/through_grad.py"))
-    try:
-        eval(call, space)
-    except Exception as e:  # vmap got inconsistent sizes for array axes to be mapped
-        assert type(e).__name__ == raises, e
-    else:
-        assert raises is None

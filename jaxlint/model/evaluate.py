@@ -1003,11 +1003,19 @@ class Evaluator:
             return None if inner is None else [Tuple((Const(i), x)) for i, x in enumerate(inner)]
         if t is Seq and dims.as_int(iterable.length) is not None and (dims.as_int(iterable.length) or 0) <= 64:
             return [iterable.item] * (dims.as_int(iterable.length) or 0)
-        if t is Array and iterable.shape is not None and iterable.shape.dims:
-            n = dims.as_int(iterable.shape.dims[0])  # an array iterates over its leading axis
-            if n is not None and n <= 64:
-                return [self.item(iterable, Const(0))] * n
+        if t is Array:
+            return self.rows(iterable)
         return None
+
+    def rows(self, array: Array) -> list[Any] | None:
+        """What iterating an array gives one by one: a row per index of its leading axis,
+        when that size is known (and at most 64); else None."""
+        if array.shape is None or not array.shape.dims:
+            return None
+        n = dims.as_int(array.shape.dims[0])
+        if n is None or n > 64:
+            return None
+        return [self.item(array, Const(0))] * n
 
     # calls ---------------------------------------------------------------------------
     def _call_expr(self, e: cst.Call, env: Env | None) -> Any:

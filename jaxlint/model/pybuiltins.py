@@ -131,11 +131,10 @@ def _sequence(kind: type) -> Builtin:
         if type(v) is Generator:  # its items, how many not known
             return Seq(None, v.item)
         if type(v) is Array and v.shape is not None and v.shape.dims:
-            n = dims.as_int(v.shape.dims[0])
-            row = ev.item(v, Const(0))
-            if n is not None and n <= 64:
-                return kind(tuple(row for _ in range(n)))
-            return Seq(v.shape.dims[0], row)
+            rows = ev.rows(v)
+            if rows is not None:
+                return kind(tuple(rows))
+            return Seq(v.shape.dims[0], ev.item(v, Const(0)))
         from .evaluate import _ShapeOf
 
         if type(v) is _ShapeOf:

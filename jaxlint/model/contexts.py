@@ -22,17 +22,13 @@ from jaxlint.base.literals import UNKNOWN as UNKNOWN_
 
 from .abstract import Function, Partial, Transformed
 from .signature import Argument, bind
-from .transfer import GRADS, JACOBIANS, PASS_THROUGH
+from .transfer import SAME_VALUES
 
 if TYPE_CHECKING:
     from .evaluate import Env, Evaluator
 
 DEPTH = 3
 MAX_FRAMES = 8
-# the transforms whose call runs the function with the call's own arguments and values: a
-# ``jit``-like wrapper, and ``grad``/``jacfwd``/... (their tracers carry the primal values,
-# so the function sees what a direct call would)
-_SAME_ARGUMENTS = PASS_THROUGH | GRADS | JACOBIANS
 
 FunctionNode = cst.FunctionDef | cst.Lambda
 
@@ -153,7 +149,9 @@ def enter_call(ev: Evaluator, fn: FunctionNode, call: cst.Call, env: Env | None)
     if args is None:
         return None
     for _ in range(8):  # through jit-like wrappers and partials, to the def
-        if type(callee) is Transformed and callee.api in _SAME_ARGUMENTS:
+        if (
+            type(callee) is Transformed and callee.api in SAME_VALUES
+        ):  # jit-like, grad: the function sees the call's values
             callee = callee.target
         elif type(callee) is Partial and not callee.star:
             given = {k for _, k, _ in args if k is not None}

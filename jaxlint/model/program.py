@@ -14,6 +14,7 @@ from jaxlint.base.names import canonical
 
 from .forwarding import forwarded_call
 from .scopes import Binding, Scope, ScopeBuilder, reaching_in
+from .transfer import SAME_ARGUMENTS
 from .transforms import SCOPES, TRANSPARENT_DECORATORS, named
 from .values import (
     External,
@@ -29,9 +30,7 @@ from .values import (
 
 # Transforms whose result calls the function they wrap with the same arguments (``grad(f)(x)``
 # calls ``f(x)``: the differentiated arguments as tracers of the same shapes and dtypes).
-FORWARDING_TRANSFORMS = (
-    named(gives="value") | named(gives="jaxpr") | named(gives="grad") | named(gives="jacobian")
-)  # a call of it calls the function
+FORWARDING_TRANSFORMS = SAME_ARGUMENTS
 # ... and those that pass as many positional arguments on, sliced.
 MAPPING_TRANSFORMS = named(gives="map")
 # ``jax.jit(f).trace(*args)`` and ``.lower(*args)`` pass the arguments on like a call.

@@ -55,9 +55,13 @@ MAPS = named(gives="map")
 BLOCKS = named(gives="blocks")
 TRANSFORMS = named("trace") | named("map")
 RUNS = named("call")
-# a call of the transformed function calls its function with the same arguments (shard_map:
-# as many, in blocks)
-CALLS_TARGET = PASS_THROUGH | GRADS | JACOBIANS | JAXPRS | BLOCKS
+# a call of the transformed function calls its function with the call's own arguments and
+# values (``grad``'s tracers carry the primal values) ...
+SAME_VALUES = PASS_THROUGH | GRADS | JACOBIANS
+# ... with the same arguments, maybe as abstract values (``make_jaxpr``) ...
+SAME_ARGUMENTS = SAME_VALUES | JAXPRS
+# ... or with as many (shard_map: in blocks)
+CALLS_TARGET = SAME_ARGUMENTS | BLOCKS
 
 
 def signature(q: str) -> Signature:
@@ -244,4 +248,15 @@ def _cotangent(v: Any) -> Any:
     return Array(a.shape, a.dtype if a.dtype is not None and a.dtype.kind in ("float", "complex") else FLOAT)
 
 
-__all__ = ["CALLS_TARGET", "GRADS", "JACOBIANS", "MAPS", "PASS_THROUGH", "RUNS", "Transfer", "signature"]
+__all__ = [
+    "CALLS_TARGET",
+    "GRADS",
+    "JACOBIANS",
+    "MAPS",
+    "PASS_THROUGH",
+    "RUNS",
+    "SAME_ARGUMENTS",
+    "SAME_VALUES",
+    "Transfer",
+    "signature",
+]

@@ -128,9 +128,7 @@ def _by_statement(
         if unit is None:
             return None
         groups.setdefault(unit, set()).add(t)
-    if "first_lines" not in memo:  # one ast parse per file, however many callers
-        memo["first_lines"] = _first_lines(module, source)
-    starts = memo["first_lines"]
+    starts = first_lines(module, source, memo)
     if starts is None:
         return None
     out: dict[cst.CSTNode, Range] = {}
@@ -174,6 +172,14 @@ def _unit(module: cst.Module, node: cst.CSTNode, parents: dict[cst.CSTNode, cst.
         unit = top
     # the child of a Module or an IndentedBlock is a statement
     return unit if isinstance(unit, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) else None
+
+
+def first_lines(module: cst.Module, source: str, memo: Memo) -> FirstLines | None:
+    """The line of the first token of every top-level statement and class member, or None
+    when ``ast`` and LibCST do not pair up; one ``ast`` parse per file, however many callers."""
+    if "first_lines" not in memo:
+        memo["first_lines"] = _first_lines(module, source)
+    return memo["first_lines"]
 
 
 def _first_lines(module: cst.Module, source: str) -> FirstLines | None:

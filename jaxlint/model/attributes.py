@@ -71,16 +71,19 @@ def whole_class(program, cls: cst.ClassDef) -> bool:
         return True  # nothing blanked, or a nested class: inside one unit, kept whole
     memo = program.__dict__.setdefault("_whole_classes", {})
     if cls not in memo:
-        from jaxlint.base.positions import node_ranges
+        from jaxlint.base.positions import first_lines
 
-        (start, _), (end, _) = node_ranges(
-            ctx.module, [cls], ctx.parents, ctx.source, ctx.shared.setdefault("positions", {})
-        )[cls]
+        # the class's lines run from its first token to the next top-level statement's
+        starts = first_lines(ctx.module, ctx.source, ctx.shared.setdefault("positions", {}))
+        if starts is None or cls not in starts:
+            return False
+        body = ctx.module.body
+        at = next(i for i, stmt in enumerate(body) if stmt is cls)
+        start = starts[cls]
+        end = starts.get(body[at + 1]) if at + 1 < len(body) else None
         seen, whole = ctx.source.splitlines(), original.splitlines()
-        # blanked members after the last kept one: indented lines of the original below it
-        while end < len(whole) and (not whole[end].strip() or whole[end][0] in " \t#"):
-            end += 1
-        memo[cls] = seen[start - 1 : end] == whole[start - 1 : end]
+        end = len(whole) + 1 if end is None else end
+        memo[cls] = seen[start - 1 : end - 1] == whole[start - 1 : end - 1]
     return memo[cls]
 
 

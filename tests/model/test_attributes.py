@@ -72,3 +72,15 @@ def test_a_class_with_a_blanked_method_is_not_whole():
     p = model_of(whole)
     p.ctx.original_source = whole
     assert assigned_value(p, _attrs(p, "step")[0]) is not None
+
+
+def test_a_class_is_whole_when_only_a_later_top_level_statement_is_blanked():
+    import textwrap
+
+    whole = textwrap.dedent(SOURCE)
+    lines = whole.splitlines()
+    # the slicer empties the body of ``Other.run`` (line 21), below ``Trainer``'s last line
+    sliced = "\n".join("        pass" if i == 21 else line for i, line in enumerate(lines, 1)) + "\n"
+    p = model_of(sliced + "x = 1\n")
+    p.ctx.original_source = whole + "x = 1\n"
+    assert assigned_value(p, _attrs(p, "step")[0]) is not None

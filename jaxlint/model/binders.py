@@ -260,6 +260,36 @@ def _local_defs(p: Any, func: cst.BaseExpression) -> list[Any] | None:
     return [b.node for b in bs if b.kind == "def"]
 
 
+def parameter_of(p: Any, fn: cst.FunctionDef, expr: cst.BaseExpression) -> tuple[int, str] | None:
+    """The parameter of the def ``fn`` whose value ``expr`` (in its body) is, through
+    locals and defaults (``ax = axis_name``), as ``(position, name)``: the position among
+    the positional parameters as a caller counts them, -1 for a keyword-only one or a
+    method's (its receiver shifts a caller's positions). None when the value is not exactly
+    one parameter's."""
+    params = _probed(p, fn)
+    if not params:
+        return None
+    from .contexts import default_frame
+
+    ev = p.evaluator
+    marks = {name: Tuple((Const(_MARK + name),)) for _, name in params}
+    frame = _frame_in(ev, expr, {fn: ev.frame(fn, marks, default_frame(ev, fn).parent)})
+    if frame is None:
+        return None
+    with ev.query(_FUEL):
+        got = set(strings(ev.value(expr, frame)))
+    if len(got) != 1:
+        return None
+    (mark,) = got
+    if not mark.startswith(_MARK):
+        return None
+    method = len(params) != len(fn.params.posonly_params) + len(fn.params.params) + len(fn.params.kwonly_params)
+    for i, name in params:
+        if _MARK + name == mark:
+            return (-1 if method else i, name)
+    return None
+
+
 def _frame_in(ev: Any, node: cst.CSTNode, frames: dict[Any, Any]) -> Any:
     """The frame a node of the probed def runs in: the probe, or the frame of a def nested
     in it (its own parameters unbound) whose parent is the frame around it."""

@@ -31,7 +31,7 @@ from jaxlint.model import expected
 from . import program
 from .abstract import External, Function
 from .attributes import assigned_value, instance_attribute
-from .axes import MAPS, in_contexts, map_names
+from .axes import MAPS, in_contexts, map_names, names_of
 from .catalogue import calls_functions
 from .catalogue.build import signature
 from .catalogue.signatures import SIGNATURES
@@ -395,6 +395,9 @@ class Uses:
             parent = ctx.parent(cur)
             if isinstance(parent, cst.Call) and parent.func is cur:
                 u = self._use("run", layers, parent, scope=scope_ref(ctx, parent))
+                passed = self._passed_names(parent)
+                if passed:
+                    u["names"] = passed
                 result = self.fate(parent)  # where a factory's closure goes
                 if result["kind"] != "unknown":
                     u["result"] = result
@@ -444,6 +447,23 @@ class Uses:
                 break
             break
         return self._use("unknown", layers, cur)
+
+    def _passed_names(self, call: cst.Call) -> list[list[Any]]:
+        """``[[slot, names], ...]``: the arguments of a direct call that are axis names as
+        values (a string, a tuple of strings), by slot (the keyword, or the position as a
+        string), with no call in view; a collective of the callee whose axis name is its
+        parameter uses them on the paths through this call (JAX201's project phase)."""
+        out: list[list[Any]] = []
+        for i, a in enumerate(call.args):
+            if a.star:
+                break
+            if type(a.value) not in _NAME_NODES:
+                continue
+            with self.ev.query(_API_FUEL):
+                names = names_of(self.ev.value(a.value, None))
+            if names:
+                out.append([a.keyword.value if a.keyword is not None else str(i), list(names)])
+        return out
 
     def _application_names(self, call: cst.Call) -> tuple[str, ...] | None:
         """The axis names the map applied by ``call`` binds, read as values (model/axes.py)."""
@@ -552,6 +572,16 @@ class Uses:
 
 
 _API_FUEL = 400  # evaluation steps to read what a callee or decorator is
+# the expressions an axis-name argument can be written as (a call or an operation is not read)
+_NAME_NODES = (
+    cst.SimpleString,
+    cst.ConcatenatedString,
+    cst.FormattedString,
+    cst.Name,
+    cst.Attribute,
+    cst.Tuple,
+    cst.List,
+)
 _NAMES_FUEL = 2_000  # ... and the axis names a map application binds
 
 

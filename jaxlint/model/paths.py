@@ -31,6 +31,7 @@ class Path:
     layers: list[dict[str, Any]]  # innermost first: {"api", "kind", "names", "line", "path"}
     trail: list[str]  # function references from the function outwards
     root: dict[str, Any] | None  # the use at module level that starts it; None: an unknown caller
+    via: list[dict[str, Any]] = field(default_factory=list)  # the uses followed, from the function outwards
 
     @property
     def maps(self) -> list[dict[str, Any]]:
@@ -95,7 +96,7 @@ class CallPaths:
             out.paths.append(path)
         return out
 
-    def _explore(self, ref: str, layers, trail, seen: frozenset[str], out: PathSet) -> Iterator[Path]:
+    def _explore(self, ref: str, layers, trail, seen: frozenset[str], out: PathSet, via=()) -> Iterator[Path]:
         if ref in seen:
             return  # recursion: the path is already being followed
         if len(seen) > MAX_DEPTH:
@@ -114,44 +115,45 @@ class CallPaths:
             if self._under_foreign_transforms(ref):
                 out.complete = False
             else:
-                yield Path(layers, trail, None)
+                yield Path(layers, trail, None, list(via))
             return
         for u in uses:
-            yield from self._continue(u, layers, trail, seen, out)
+            yield from self._continue(u, layers, trail, seen, out, via)
 
-    def _continue(self, u, layers, trail, seen, out: PathSet) -> Iterator[Path]:
+    def _continue(self, u, layers, trail, seen, out: PathSet, via=()) -> Iterator[Path]:
         """The paths that go on from one use of the function at the end of ``trail``."""
         if u["guarded"] or u["kind"] == "unknown":
             out.complete = False
             return
         more = layers + u["layers"]
+        via = (*via, u)
         if u["kind"] == "run":
             if u["scope"] is None:
-                yield Path(more, trail, u)
+                yield Path(more, trail, u, list(via))
             else:
-                yield from self._explore(self.canonical(u["scope"]), more, trail, seen, out)
+                yield from self._explore(self.canonical(u["scope"]), more, trail, seen, out, via)
         elif u["kind"] == "bind" and u["var"]:
-            yield from self._explore(self.canonical(u["var"]), more, trail, seen, out)
+            yield from self._explore(self.canonical(u["var"]), more, trail, seen, out, via)
         elif u["kind"] == "return" and u["scope"]:
-            yield from self._returned(self.canonical(u["scope"]), more, trail, seen, out)
+            yield from self._returned(self.canonical(u["scope"]), more, trail, seen, out, via)
         else:
             out.complete = False
 
-    def _returned(self, factory: str, layers, trail, seen, out: PathSet) -> Iterator[Path]:
+    def _returned(self, factory: str, layers, trail, seen, out: PathSet, via=()) -> Iterator[Path]:
         """A closure the function ``factory`` returns runs where the results of its calls go."""
         if factory in seen or self.decorated.get(factory, []) != []:
             out.complete = False  # a decorator (known or not) may wrap what it returns
             return
         calls = self.uses.get(factory, [])
         if not calls:
-            yield Path(layers, trail, None)  # nothing here calls the factory: an unknown caller
+            yield Path(layers, trail, None, list(via))  # nothing here calls the factory: an unknown caller
             return
         seen = seen | {factory}
         for c in calls:
             if c["kind"] != "run" or c["guarded"] or "result" not in c:
                 out.complete = False
                 continue
-            yield from self._continue(c["result"], layers, trail, seen, out)
+            yield from self._continue(c["result"], layers, trail, seen, out, via)
 
     def applied(self, ref: str) -> list[list[dict[str, Any]]]:
         """The layers around the function ``ref``'s own value up to where it runs, once per

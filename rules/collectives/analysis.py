@@ -99,8 +99,7 @@ def site_names(ctx: Any, node: cst.Call, site: Site) -> tuple[str, ...] | None:
     every context of the function around it (its visible calls, a factory's arguments),
     which must agree. None (silent) when they cannot be read: a parameter nothing visible
     passes, a computed string."""
-    index = COLLECTIVES[site.short]
-    arg = _axis_argument(list(site.args), index)
+    arg = axis_argument(site)
     if arg is None:
         return None
     ev = program(ctx).evaluator
@@ -111,6 +110,12 @@ def site_names(ctx: Any, node: cst.Call, site: Site) -> tuple[str, ...] | None:
 
     names = in_contexts(ev, read, ctx.enclosing_function(node))
     return names or None
+
+
+def axis_argument(site: Site) -> cst.BaseExpression | None:
+    """The argument that gives the collective its axis name (``axis_name=``, or its
+    position in the collective's signature)."""
+    return _axis_argument(list(site.args), COLLECTIVES[site.short])
 
 
 def _axis_argument(args: list[cst.Arg], index: int | None) -> cst.BaseExpression | None:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from typing import Any
 
@@ -9,11 +10,12 @@ from jaxlint.base.types import Pending
 from jaxlint.lint.rule import Invalid, Rule
 from jaxlint.lint.wording import HEADLINE, notes, worded
 from jaxlint.model import program
+from jaxlint.model.binders import parameter_of
 from jaxlint.model.calls import expects_error, scope_ref, uses
 from jaxlint.model.paths import Path, call_paths
 from jaxlint.model.vocabulary import module_vocabulary
 
-from .analysis import COLLECTIVES, Site, Vocabulary, collective_site, local_name, site_names, where
+from .analysis import COLLECTIVES, Site, Vocabulary, axis_argument, collective_site, local_name, site_names, where
 
 MAX_PATHS = 200
 REDUCTIONS = frozenset({"psum", "pmean", "pmax", "pmin", "all_gather"})
@@ -215,10 +217,15 @@ class UnboundAxisName(Rule):
 
     def _collective(self, node: cst.Call, site: Site, scope: str | None) -> None:
         names = site_names(self.ctx, node, site)
+        param = None
         if not names:
-            return
+            # a parameter of the def: each call that runs it gives the name (project phase)
+            param = self._parameter(node, site) if scope is not None else None
+            if param is None:
+                return
         data = {
-            "names": list(names),
+            "names": list(names or ()),
+            "param": param,
             "api": site.shown,
             "short": site.short,
             "scope": scope,
@@ -226,6 +233,16 @@ class UnboundAxisName(Rule):
             "guarded": expects_error(self.ctx, node),
         }
         self.pending(node, data)
+
+    def _parameter(self, node: cst.Call, site: Site) -> list[Any] | None:
+        """``[position, name]`` of the parameter of the def around the collective that is
+        its axis name (``def batch_norm(x, axis_name): ... lax.pmean(m, axis_name)``)."""
+        fn = self.ctx.enclosing_function(node)
+        arg = axis_argument(site)
+        if type(fn) is not cst.FunctionDef or arg is None:
+            return None
+        found = parameter_of(program(self.ctx), fn, arg)
+        return list(found) if found is not None else None
 
     def finish(self) -> None:
         """The axis names this module's binding sites mention (the project's vocabulary)."""
@@ -246,6 +263,13 @@ class UnboundAxisName(Rule):
             if found is not None:
                 path, name = found
                 yield p, *_message(d["api"], d["short"], name, path, p.path)
+                continue
+            if d.get("param") is not None:
+                found = _first_unbound_passed(paths, d)
+                if found is not None:
+                    path, name = found
+                    head, note = _message(d["api"], d["short"], name, path, p.path)
+                    yield p, head, notes(_passed_by(d, path, name, p.path), note)
                 continue
             if d["scope"] is not None and (_maybe_bound(paths, d) or _runs_where_expected(paths, d["scope"])):
                 continue
@@ -270,6 +294,44 @@ def _first_unbound(paths, d: dict[str, Any], p: Pending) -> tuple[Path, str] | N
             if name not in bound:
                 return path, name
     return None
+
+
+def _first_unbound_passed(paths, d: dict[str, Any]) -> tuple[Path, str] | None:
+    """For a collective whose axis name is a parameter of its def: one known path on
+    which the call that runs the def gives a name the path does not bind."""
+    for path in paths.paths(d["scope"], MAX_PATHS).paths:
+        names = _passed(path, d["param"])
+        if not names or (path.root is None and not path.maps):
+            continue
+        bound = path.bound_names()
+        if bound is None:
+            continue
+        for name in names:
+            if name not in bound:
+                return path, name
+    return None
+
+
+def _passed(path: Path, param: list[Any]) -> list[str] | None:
+    """The axis names the call that runs the def on this path gives the parameter (by
+    keyword, or by position); None when the path does not start with a direct call, or
+    the call gives it no name as a value."""
+    first = path.via[0] if path.via else None
+    if first is None or first["kind"] != "run":
+        return None
+    given = dict(first.get("names", ()))
+    position, name = param
+    got = given.get(name)
+    if got is None and position >= 0:
+        got = given.get(str(position))
+    return got
+
+
+def _passed_by(d: dict[str, Any], path: Path, name: str, here: str) -> str:
+    first = path.via[0]
+    caller = local_name(path.trail[1]) if len(path.trail) > 1 else "module-level code"
+    where_ = "" if first["path"] == here else f" in {os.path.basename(first['path'])}"
+    return f"The axis name is the parameter `{d['param'][1]}`, which {caller}{where_} gives as '{name}'"
 
 
 def _maybe_bound(paths, d: dict[str, Any]) -> bool:

@@ -202,8 +202,12 @@ def test_a_parameter_every_visible_call_gives_one_name():
             "`lax.psum` uses axis name 'i', but nothing binds it: `f` is called directly at line 4",
         )
     ]
+    # the calls disagree, so the name is no one value; but each path takes its own call's
+    # name: 'j' is bound by its pmap, 'i' by nothing
     two = src + "z = jax.pmap(lambda x: f(x, 'j'), axis_name='j')(x)\nimport jax\n"
-    assert _found(two) == []  # the calls disagree: the name is not one value
+    assert _found(two) == _found(src)
+    bound = src.replace("y = f(1.0, 'i')\n", "") + "z = jax.pmap(lambda x: f(x, 'j'), axis_name='j')(x)\nimport jax\n"
+    assert _found(bound + "w = jax.vmap(lambda x: f(x, 'i'), axis_name='i')(x)\n") == []
 
 
 def test_a_mesh_through_a_parameter():
@@ -360,3 +364,62 @@ def test_a_binding_helper_of_a_module_the_model_never_reads(tmp_path, monkeypatc
     assert [(d.code, d.start.line, d.message) for d in found] == [
         ("JAX201", 7, "`lax.psum` uses axis name 'y', which no map or mesh of the project names")
     ]
+
+
+PARAMETER_AXIS = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "JAX201", "lint", "parameter_axis_{}")
+
+
+def _lint_folder(folder, monkeypatch):
+    monkeypatch.chdir(folder)
+    settings = testing.settings_for("JAX201")
+    settings.root = str(folder)
+    return lint_paths(["."], settings, jobs=1).diagnostics
+
+
+def test_an_axis_name_parameter_takes_the_name_the_call_in_another_module_gives(monkeypatch):
+    (d,) = _lint_folder(PARAMETER_AXIS.format("bad"), monkeypatch)
+    assert (os.path.basename(d.path), d.start.line, d.code) == ("norms.py", 8, "JAX201")
+    assert (
+        d.message == "`jax.lax.pmean` uses axis name 'batch', but the vmap at train.py:8 binds 'replicas', not 'batch'"
+    )
+    assert d.note == (
+        "The axis name is the parameter `axis_name`, which the lambda in train.py gives as 'batch'."
+        " Use the same axis name in the vmap and the collective."
+    )
+    # each call's own name, bound by its own map; no name; a name the model cannot read: silent
+    assert _lint_folder(PARAMETER_AXIS.format("ok"), monkeypatch) == []
+
+
+def test_an_axis_name_parameter_given_by_a_direct_call_is_bound_nowhere(tmp_path, monkeypatch):
+    (tmp_path / "norms.py").write_text(Path(PARAMETER_AXIS.format("bad"), "norms.py").read_text())
+    (tmp_path / "train.py").write_text(
+        "import jax\nfrom norms import batch_norm\nys = batch_norm(xs, 'batch')\nzs = jax.vmap(jax.numpy.sin)(xs)\n"
+    )
+    (d,) = _lint_folder(tmp_path, monkeypatch)
+    assert d.start.line == 8
+    assert d.message.startswith(
+        "`jax.lax.pmean` uses axis name 'batch', but nothing binds it: `batch_norm` is called directly at train.py:3"
+    )
+    assert d.note.startswith(
+        "The axis name is the parameter `axis_name`, which module-level code in train.py gives as 'batch'."
+    )
+
+
+def test_the_parameter_axis_fixture_fails_under_jax_as_linted(monkeypatch):
+    import runpy
+    import sys
+
+    import pytest
+
+    pytest.importorskip("jax")
+    for kind, error in (("bad", NameError), ("ok", None)):
+        folder = PARAMETER_AXIS.format(kind)
+        monkeypatch.syspath_prepend(folder)
+        sys.modules.pop("norms", None)
+        if error is None:
+            runpy.run_path(os.path.join(folder, "train.py"))
+        else:
+            with pytest.raises(error, match="unbound axis name: batch"):
+                runpy.run_path(os.path.join(folder, "train.py"))
+        sys.modules.pop("norms", None)
+        sys.path.remove(folder)

@@ -37,7 +37,16 @@ from jaxlint.lint.engine import (
 from jaxlint.lint.registry import all_rules, enabled_rules
 from jaxlint.lint.rule import Rule
 from jaxlint.model.project import Project
-from jaxlint.plan.slicing import Blanks, Decision, FilePlan, blanks_for, decide, job_digest
+from jaxlint.plan.slicing import (
+    Blanks,
+    Decision,
+    FilePlan,
+    blanks_for,
+    decide,
+    job_digest,
+    named_maps,
+    project_maps,
+)
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor  # imported when a run uses worker processes
@@ -250,15 +259,16 @@ def _make_linter(rules: Sequence[type[Rule]], settings: Settings) -> FileLinter:
     return FileLinter([r for r in rules if not getattr(r, "engine_rule", False)], settings.rules, settings, slicing)
 
 
-def _plan_file(path: str) -> tuple[str, object, str | None]:
-    """First pass (see jaxlint.plan.slicing): ("done", FileResult) | ("plan", FilePlan) | ("whole", None)."""
+def _plan_file(path: str, maps: frozenset[str] = frozenset()) -> tuple[str, object, str | None]:
+    """First pass (see jaxlint.plan.slicing): ("done", FileResult) | ("plan", FilePlan) | ("whole", None).
+    ``maps``: the maps of other modules the file names (``Runner._promote``)."""
     assert _WORKER is not None
     try:
         text, _ = read_source(path)
     except ReadError as e:
         return "done", unreadable(e), None
     try:
-        kind, value = _WORKER.plan(path, text)
+        kind, value = _WORKER.plan(path, text, maps=maps)
     except (MemoryError, RecursionError) as exc:  # extreme code: this file is not checked, the run goes on
         return "done", FileResult(path=path, diagnostics=[not_checked(path, resource_reason(exc))]), None
     except Exception as exc:
@@ -267,28 +277,36 @@ def _plan_file(path: str) -> tuple[str, object, str | None]:
     return kind, value, None
 
 
-# path, line ranges to blank, defs rules may look up, callers of seeds (see jaxlint.plan.slicing)
-Job = tuple[str, Blanks, "frozenset[str] | None", "frozenset[str] | None"]
+def _plan_promoted(item: tuple[str, frozenset[str]]) -> tuple[str, object, str | None]:
+    return _plan_file(*item)
+
+
+# path, line ranges to blank, defs rules may look up, callers of seeds (see jaxlint.plan.slicing),
+# the maps of other modules the file names when only they make it wanted (``Runner._promote``)
+Job = tuple[str, Blanks, "frozenset[str] | None", "frozenset[str] | None", "frozenset[str] | None"]
 
 
 def job_for(path: str, plan: FilePlan | None, decided: dict[str, Decision] | None) -> Job:
     """What the second pass does with a planned file: blank the units the decision did not keep
     (none when there is no decision: the main process had no memory for it)."""
+    maps = plan.maps or None if isinstance(plan, FilePlan) else None
     if isinstance(plan, FilePlan) and decided is not None:
         d = decided[path]
-        return (path, blanks_for(plan, d.kept), d.looked_up, d.callers_of_seeds)
-    return (path, (), None, None)
+        return (path, blanks_for(plan, d.kept), d.looked_up, d.callers_of_seeds, maps)
+    return (path, (), None, None, maps)
 
 
 def _lint_file(job: Job) -> tuple[FileResult, str | None]:
     assert _WORKER is not None
-    path, blanks, looked_up, callers = job
+    path, blanks, looked_up, callers, maps = job
     try:
         text, _ = read_source(path)
     except ReadError as e:  # it vanished or changed since the first pass
         return unreadable(e), None
     try:
-        result = _WORKER.lint(path, text, blanks=blanks, looked_up=looked_up, callers_of_seeds=callers)
+        result = _WORKER.lint(
+            path, text, blanks=blanks, looked_up=looked_up, callers_of_seeds=callers, maps=maps or frozenset()
+        )
     except (MemoryError, RecursionError) as exc:
         return FileResult(path=path, diagnostics=[not_checked(path, resource_reason(exc))]), None
     except Exception as exc:
@@ -348,6 +366,7 @@ class Runner:
         self.workers = max(1, min(self.jobs, len(files)))
         with self._pool() as run:
             plans = self._plans(files, run, errors)
+            self._promote(plans, run, errors)
             decided = self._decide([p for p in plans.values() if isinstance(p, FilePlan)])
             todo: list[Job] = []
             for path in files:
@@ -421,6 +440,39 @@ class Runner:
             if self.cache is not None and not (isinstance(value, FileResult) and _unchecked(value)):
                 self.cache.put_plan(path, (kind, value))
         return plans
+
+    def _promote(self, plans: dict[str, object], run, errors: list[str]) -> None:
+        """Plan again, with the rules that judge map calls, the files whose words do not
+        want those rules but that name a map another module makes at module level (``from
+        model import batched_loss``: the file spells no ``vmap``, yet its calls run one)."""
+        readers = [r for r in self.rules if r.project_maps]
+        if not readers:
+            return
+        anchors = frozenset().union(*(r.anchors or () for r in readers))
+        maps = project_maps([p for p in plans.values() if isinstance(p, FilePlan)], anchors)
+        if not maps:
+            return
+        words = sorted({w for r in readers for w in r.triggers})
+        todo: list[tuple[str, frozenset[str]]] = []
+        for path, plan in plans.items():
+            if isinstance(plan, FileResult) and (not plan.prefilter or plan.diagnostics):
+                continue  # not skipped by the pre-filter (unreadable...), or a syntax error
+            try:
+                text, _ = read_source(path)
+            except ReadError:
+                continue  # the second pass reports it
+            if not isinstance(plan, FileResult) and any(w in text for w in words):
+                continue  # the readers run on it already
+            named = named_maps(text, maps)
+            if named:
+                todo.append((path, named))
+        for (path, _), (_kind, value, err) in zip(
+            todo, run(_plan_promoted, todo, lambda item: ("done", _died(item[0]), None)), strict=True
+        ):
+            if err is not None:
+                errors.append(err)
+                continue
+            plans[path] = value
 
     def _tick(self) -> None:
         if self.progress:

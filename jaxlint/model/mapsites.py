@@ -42,6 +42,7 @@ from . import forwarding
 from .abstract import Bound, External, Function, OneOf, Partial, Transformed, Wraps
 from .carriers import carrying_calls
 from .contexts import assumed_along, contexts
+from .evaluate import NEVER_LOADED
 from .maps import MapCall
 from .spelled import spelled
 from .stubs import MAPS as STUB_MAPS
@@ -70,6 +71,11 @@ class Application:
     options: dict[str, cst.BaseExpression] = field(default_factory=dict)  # option expressions by parameter name
     written: bool = False  # some option is written (also one not read: ``**options``)
     anchor: cst.BaseExpression | None = None  # insert ``, in_axes=...`` after it when no option is written
+    # a map another module of the project makes, called here: ``node`` is the call, the
+    # other fields describe the application there; ``foreign`` says where (``model.py:9``),
+    # ``callee`` how this file names it. Its options are no edits of this file: no fix.
+    foreign: str = ""
+    callee: str = ""
 
 
 @dataclass(slots=True)
@@ -155,6 +161,13 @@ def _all_sites(p: Program) -> list[MapSite]:
                 if made is not None:
                     found.setdefault(made[0], []).append((rec, made[1]))
     sites: list[MapSite] = []
+    for (elsewhere, call), recs in scan.foreign_records(found_foreign(ev, scan)).items():
+        app = scan.foreign_application(elsewhere, call)
+        if app is None:
+            continue
+        site = MapSite(app, scan.foreign_value(elsewhere))
+        site.calls = [Evaluated(rec, assumed_along(rec.frame), True, rec.certain) for rec in recs]
+        sites.append(site)
     for app in scan.apps.values():
         site = MapSite(app, application_value(p, app.node), spread=scan.spread.get(app.node, []))
         seen: set[int] = set()
@@ -170,6 +183,16 @@ def _all_sites(p: Program) -> list[MapSite]:
         sites.append(site)
     p.__dict__["_map_sites"] = sites
     return sites
+
+
+def found_foreign(ev: Evaluator, scan: _Scan) -> list[tuple[cst.CSTNode, MapCall]]:
+    """``(application, record)`` of the maps of other modules that the file's calls run."""
+    return [
+        (key[1], rec)
+        for key, records in ev.records.items()
+        if key[0] == "map" and key[1] in scan.foreign
+        for rec in records
+    ]
 
 
 def _made_here(scan: _Scan, rec: MapCall) -> tuple[cst.CSTNode, MapCall] | None:
@@ -202,6 +225,8 @@ class _Scan:
         self.joined: set[tuple[cst.CSTNode, Any]] = set()
         self.names = _Spelled(p)
         self.makers: frozenset = frozenset()  # the stub defs that made a map of this file
+        # applications of other modules some call of this file calls -> their programs
+        self.foreign: dict[cst.CSTNode, Program] = {}
 
     def run(self) -> None:
         """The applications first; a file that writes none has no site, and its calls
@@ -219,11 +244,72 @@ class _Scan:
         order = p.ctx.text_order
         self.apps = dict(sorted(self.apps.items(), key=lambda kv: order(kv[0])))
         self.makers = self.names.makers(self.ev)
-        if self.apps:
-            reached = carrying_calls(p, self.apps)
-            for call in calls:
-                if call in reached:
-                    self._call(call)
+        reached = carrying_calls(p, self.apps) if self.apps else set()
+        for call in calls:
+            if call in reached:
+                self._call(call)
+            elif self._imported_callee(call):
+                self._foreign_call(call)
+
+    def _imported_callee(self, call: cst.Call) -> bool:
+        """Does the callee read a name the file imports from a module the model may read
+        (``from model import batched_loss``, ``model.step``), not from a library?"""
+        root = call.func
+        while type(root) is cst.Attribute:
+            root = root.value
+        if type(root) is not cst.Name:
+            return False
+        bs = self.p.reaching(root)
+        return bool(bs) and all(b.kind == "import" and (b.imported or "").split(".")[0] not in NEVER_LOADED for b in bs)
+
+    def _foreign_call(self, call: cst.Call) -> None:
+        """A call of a map another module makes (``batched_loss = jax.vmap(loss)`` there):
+        evaluated here, where its arguments are."""
+        f = self._callee(call, None)
+        maps = maps_called(f)
+        if not maps or any(m in self.p.parents for m in maps):
+            return
+        for m in maps:
+            owner = _owner(self.ev, m)
+            if owner is None:
+                return
+            self.foreign[m] = owner
+        self._map_call(call, maps, self.p.ctx.enclosing_function(call), joined=type(f) is OneOf)
+
+    def foreign_records(
+        self, found: list[tuple[cst.CSTNode, MapCall]]
+    ) -> dict[tuple[cst.CSTNode, cst.Call], list[MapCall]]:
+        """The records of foreign maps by (application, call of this file): only calls
+        written here (what the map does to another module's calls is that module's)."""
+        out: dict[tuple[cst.CSTNode, cst.Call], list[MapCall]] = {}
+        for app, rec in found:
+            if rec.inside is None and isinstance(rec.node, cst.Call) and rec.node in self.p.parents:
+                recs = out.setdefault((app, rec.node), [])
+                if all(r is not rec for r in recs):
+                    recs.append(rec)
+        return out
+
+    def foreign_application(self, made: cst.CSTNode, call: cst.Call) -> Application | None:
+        """How the other module writes the application, shown at this file's call."""
+        owner = self.foreign[made]
+        names = _Spelled(owner)
+        dec = owner.parents.get(made)
+        if type(dec) is cst.Decorator:
+            app = names.decorator_application(dec)
+        elif type(made) is cst.Call:
+            app = names.call_application(made)
+        else:
+            app = None
+        if app is None:
+            return None
+        line = owner.ctx.exact_lines([made]).get(made)
+        app = dataclasses.replace(app, node=call, anchor=None)
+        app.foreign = f"{_basename(owner.ctx.path)}:{line}" if line else _basename(owner.ctx.path)
+        app.callee = " ".join(self.p.ctx.code(call.func).split())
+        return app
+
+    def foreign_value(self, made: cst.CSTNode) -> Transformed | None:
+        return application_value(self.foreign[made], made)
 
     def _callee(self, call: cst.Call, env: Env | None) -> Any:
         with self.ev.probe(FUEL_PER_CALLEE):
@@ -327,6 +413,20 @@ class _Scan:
                 self._evaluate(call, home, frames)  # the evaluator follows into the def
             else:
                 self._evaluate(made, home, frames, rests=(assumed, forwarding.keeps_shapes(p, made)))
+
+
+def _owner(ev: Evaluator, node: cst.CSTNode) -> Program | None:
+    """The program of another project module that holds ``node`` (read in this world)."""
+    for prog in ev.world._programs.values():
+        if prog is not None and node in prog.parents:
+            return prog
+    return None
+
+
+def _basename(path: str) -> str:
+    import os
+
+    return os.path.basename(path)
 
 
 def _names_callable(ev: Evaluator, expr: cst.BaseExpression) -> bool:

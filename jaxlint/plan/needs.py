@@ -41,6 +41,7 @@ class Reads:
     call_paths: bool = False  # the engine records each read file's uses of its functions (model/calls.py)
     forwarders: bool = False  # every def that calls a parameter with its ``*args`` (model/forwarding.py)
     target_callees: bool = False  # the defs of a target's module the target calls, transitively
+    project_maps: bool = False  # files that name a map another module makes, whatever their words
 
 
 # What a rule's analysis may read besides its sites' units and module-level code.
@@ -73,6 +74,11 @@ READS: dict[str, Reads] = {
     # (``MODULE_DEPTH`` steps): what the evaluator runs when it computes what the target
     # returns (``def loss(w, x): return helper(w, x)``; the JAX4xx outputs)
     "target callees": Reads(target_callees=True),
+    # also every file that names a map value another module of the project makes at module
+    # level (``batched = jax.vmap(f)`` or ``@jax.pmap def step`` there, ``batched(xs)`` here),
+    # although it spells none of the rule's words: its calls of that map are judged where they
+    # are written (jaxlint/api.py promotes such a file after the first pass; the map rules)
+    "project maps": Reads(project_maps=True),
 }
 
 # what a kind of reading adds to the pre-filter's words: a forwarder spells ``fn(*args``
@@ -168,4 +174,5 @@ def reads_of(reads, owner: str = "rule") -> Reads:
         any(p.call_paths for p in parts),
         any(p.forwarders for p in parts),
         any(p.target_callees for p in parts),
+        any(p.project_maps for p in parts),
     )

@@ -51,6 +51,7 @@ look at what this keeps (see docs/writing-rules.md, "What a rule may read").
 from __future__ import annotations
 
 import bisect
+import functools
 import os
 import re
 from collections import defaultdict
@@ -136,6 +137,8 @@ class FilePlan:
     module: str
     units: list[PlanUnit]
     imports: dict[str, str] = field(default_factory=dict)
+    # the maps of other modules the file names, when only they made it wanted (api._promote)
+    maps: frozenset[str] = frozenset()
 
 
 def plan_file(path: str, source: str, rules, module: str, is_package: bool) -> FilePlan | None:
@@ -629,6 +632,41 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
         words.update(part for u in plan.units for c in u.chains for part in c.split("."))
         mentioned[plan.path] = frozenset(closure_names & words)
     return {path: Decision(frozenset(v), frozenset(names[path]), mentioned[path]) for path, v in out.items()}
+
+
+def project_maps(plans: list[FilePlan], anchors: frozenset[str]) -> dict[str, frozenset[str]]:
+    """The names module-level code of the planned files may bind to a map (one of
+    ``anchors``: ``vmap``, ``pmap``...), with the last parts of the modules that bind them:
+    an assignment that binds a transform and mentions a map (``batched = jax.vmap(f)``), and
+    a def that mentions one (``@jax.pmap def step``). Over-approximated from the outline: the
+    model decides what a call of one is."""
+    out: dict[str, set[str]] = {}
+    for plan in plans:
+        module = plan.module.rsplit(".", 1)[-1]
+        for u in plan.units:
+            if u.owner is not None:
+                continue
+            said = set(u.refs).union(*(c.split(".") for c in u.chains))
+            if anchors.isdisjoint(said):
+                continue
+            names = u.assigns if u.flags & BINDS_TRANSFORM else (u.name,) if u.name is not None else ()
+            for name in names:
+                out.setdefault(name, set()).add(module)
+    return {name: frozenset(modules) for name, modules in out.items()}
+
+
+@functools.lru_cache(maxsize=4)
+def _any_word(names: frozenset[str]) -> re.Pattern[str]:
+    return re.compile(r"\b(?:" + "|".join(re.escape(n) for n in sorted(names)) + r")\b")
+
+
+def named_maps(source: str, maps: dict[str, frozenset[str]]) -> frozenset[str]:
+    """The names of ``project_maps`` a file's text mentions as words beside the name of a
+    module that binds them (what an import of it spells)."""
+    if not maps or _any_word(frozenset(maps)).search(source) is None:
+        return frozenset()
+    words = set(re.findall(r"[A-Za-z_]\w*", source))
+    return frozenset(n for n, modules in maps.items() if n in words and not words.isdisjoint(modules))
 
 
 # -- blanking ---------------------------------------------------------------------------

@@ -45,6 +45,11 @@ class Site:
         return self.mapped.node
 
     @property
+    def foreign(self) -> bool:
+        """A map another module makes, called here: judged at this call, never edited here."""
+        return bool(self.mapped.app.foreign)
+
+    @property
     def calls(self) -> list[Evaluated]:
         return self.mapped.calls
 
@@ -57,9 +62,18 @@ def vmap_sites(ctx: Any) -> list[Site]:
     out = []
     for ms in map_sites(p, VMAP):
         app = ms.app
-        out.append(Site(ms, f"{app.name}({_target_text(ctx, app)})", app.options.get("in_axes"), app.anchor))
+        target = _foreign_target(ms) if app.foreign else _target_text(ctx, app)
+        out.append(Site(ms, f"{app.name}({target})", app.options.get("in_axes"), app.anchor))
     memo["sites"] = out
     return out
+
+
+def _foreign_target(ms: MapSite) -> str:
+    """The mapped function of a map another module makes: its name, as that module writes it."""
+    v = ms.value.target if ms.value is not None else None
+    if type(v) is Function:
+        return "lambda" if v.name == "<lambda>" else v.name
+    return "..."
 
 
 def _target_text(ctx: Any, app: Application) -> str:
@@ -136,6 +150,8 @@ def where(ctx: Any, rec: MapCall, site: Site | None = None) -> str:
     phrases = []
     if case is not None:
         phrases.append(f"in the test case with {case.label}")
+    if site is not None and site.mapped.app.foreign:
+        phrases.append(f"`{site.mapped.app.callee}` is the `{site.label}` made at {site.mapped.app.foreign}")
     if rec.inside is not None:
         phrases.append("inside an outer map, on its slices")
     here = lines.get(site.node) if site is not None else None
@@ -164,6 +180,8 @@ def first_with(site: Site, kinds: Iterable[str], shapes: bool = True) -> Iterato
 def in_axes_fix(ctx: Any, site: Site, none_at: set[int], n: int, title: str) -> RuleFix | None:
     """Put ``None`` at positions ``none_at`` of ``in_axes`` (``n`` positional arguments)."""
     node = site.in_axes_node
+    if site.foreign:
+        return None  # the options are written in another module
     if node is None:
         if site.anchor is None or site.mapped.app.written:
             return None

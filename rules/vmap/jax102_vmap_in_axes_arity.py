@@ -60,7 +60,7 @@ class VmapInAxesArity(ThroughForwarders):
     help = "Give `in_axes` one entry per positional argument, each a prefix of its argument"
     about = ABOUT
     shapes_needed = False  # the number of arguments is enough (a forwarder may shard_map them)
-    reads = ("calls", "forwarders")
+    reads = ("calls", "forwarders", "project maps")
 
     VALID = (
         "import jax\ndef f(x, w, b):\n    return w @ x + b\nout = jax.vmap(f, in_axes=(0, None, None))(xs, w, b)\n",
@@ -149,8 +149,8 @@ class VmapInAxesArity(ThroughForwarders):
         ev = program(self.ctx).evaluator
         t = site.mapped.value
         n = _entries(site)
-        if t is None or n is None or site.in_axes_node is None:
-            return False
+        if t is None or n is None or site.in_axes_node is None or site.foreign:
+            return False  # (a map of another module: that module's lint reads its signature)
         sig = ev.signature(t.target)
         if sig is None:
             return False

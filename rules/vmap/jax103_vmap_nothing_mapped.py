@@ -60,7 +60,7 @@ class VmapNothingMapped(ThroughForwarders):
     status = "stable"
     help = "Put `0` at the position of the batched argument, or pass `axis_size=`"
     about = ABOUT
-    reads = ("calls", "forwarders")
+    reads = ("calls", "forwarders", "project maps")
     shapes_needed = False  # which entries are None is enough
 
     VALID = (
@@ -83,8 +83,8 @@ class VmapNothingMapped(ThroughForwarders):
     def finish(self) -> None:
         for site in vmap_sites(self.ctx):
             t = site.mapped.value
-            if t is None or site.in_axes_node is None or t.unknown_options:
-                continue
+            if t is None or site.in_axes_node is None or t.unknown_options or site.foreign:
+                continue  # (a map of another module: that module's lint reads its options)
             size = t.option("axis_size", Const(None))
             if size != Const(None):
                 continue

@@ -63,7 +63,7 @@ class VmapAxisBeyondRank(ThroughForwarders):
     fix_availability = "sometimes"
     help = "Give an argument every example shares `None` in `in_axes`"
     about = ABOUT
-    reads = ("calls", "forwarders")
+    reads = ("calls", "forwarders", "project maps")
 
     VALID = (
         "import jax, jax.numpy as jnp\nout = jax.vmap(lambda x, n: x * n, in_axes=(0, None))(jnp.ones((8, 3)), 3)\n",
@@ -88,7 +88,7 @@ class VmapAxisBeyondRank(ThroughForwarders):
 
     def finish(self) -> None:
         for site in vmap_sites(self.ctx):
-            static = static_but_mapped(self.ctx, site)
+            static = static_but_mapped(self.ctx, site) if not site.foreign else None
             if static:
                 n = static[0]
                 self.report(

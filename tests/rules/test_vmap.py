@@ -437,3 +437,83 @@ def test_a_map_in_a_differentiated_loss_sees_the_arguments_of_the_grad_call():
     assert [(d.start.line, d.message) for d in testing.lint(source, "JAX105")] == [
         (13, "`vmap(predict)` maps axes of different sizes: `params['b']` has 3, `params['w']` has 4")
     ]
+
+
+PROJECT_MAP = os.path.join(FIXTURES, "JAX105", "lint", "project_map_{}")
+
+
+def _lint_folder(folder, monkeypatch, codes=("JAX1", "JAX2")):
+    from jaxlint.api import lint_paths
+
+    monkeypatch.chdir(folder)
+    settings = testing.settings_for(*codes)
+    settings.root = str(folder)
+    return [
+        (os.path.basename(d.path), d.start.line, d.code, d.message, d.note)
+        for d in lint_paths(["."], settings, jobs=1).diagnostics
+    ]
+
+
+def test_a_map_another_module_makes_is_judged_where_a_file_without_map_words_calls_it(monkeypatch):
+    assert _lint_folder(PROJECT_MAP.format("bad"), monkeypatch) == [
+        (
+            "train.py",
+            8,
+            "JAX105",
+            "`vmap(loss)` maps axes of different sizes: `params['w']` has 3, `xs` has 16",
+            "`batched_loss` is the `vmap(loss)` made at model.py:10: JAX raises `ValueError: vmap got inconsistent"
+            " sizes for array axes to be mapped`. Mapped sizes: `params['w']` has 3, `xs` has 16",
+        )
+    ]
+    assert _lint_folder(PROJECT_MAP.format("ok"), monkeypatch) == []
+
+
+def test_maps_of_another_module_through_a_module_attribute_and_a_decorator(tmp_path, monkeypatch):
+    (tmp_path / "steps.py").write_text(
+        "import jax\nimport jax.numpy as jnp\n\n"
+        "def train_step(params, images):\n    return jnp.mean(images @ params)\n\n"
+        "p_train_step = jax.pmap(train_step, in_axes=(None, 0))\n\n"
+        "@jax.vmap\ndef per_example(w, x):\n    return w @ x\n"
+    )
+    (tmp_path / "train.py").write_text(
+        "import jax.numpy as jnp\n\nimport steps\nfrom steps import per_example\n\n"
+        "params = jnp.zeros((784,))\nimages = jnp.zeros((256, 784))\n"
+        "loss = steps.p_train_step(params, images)\n"
+        "ys = per_example(jnp.zeros((3, 4)), jnp.zeros((5, 4)))\n"
+    )
+    found = _lint_folder(tmp_path, monkeypatch)
+    assert [f[:4] for f in found] == [
+        ("train.py", 8, "JAX203", "pmap maps `images` over a leading axis of 256, a fixed size, not the device count"),
+        (
+            "train.py",
+            9,
+            "JAX105",
+            "`vmap(per_example)` maps axes of different sizes: `jnp.zeros((3, 4))` has 3, `jnp.zeros((5, 4))` has 5",
+        ),
+    ]
+    assert "`steps.p_train_step` (a pmap of `train_step` at steps.py:7) maps `images`" in found[0][4]
+    # a file that names the map but imports nothing of that module: another value of that name
+    (tmp_path / "train.py").write_text(
+        "import jax.numpy as jnp\n\ndef per_example(w, x):\n    return w\n\n"
+        "ys = per_example(jnp.zeros((3, 4)), jnp.zeros((5, 4)))\n"
+    )
+    assert _lint_folder(tmp_path, monkeypatch) == []
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_project_map_fixture_fails_under_jax_as_linted(monkeypatch):
+    import runpy
+    import sys
+
+    for kind, error in (("bad", ValueError), ("ok", None)):
+        folder = PROJECT_MAP.format(kind)
+        monkeypatch.syspath_prepend(folder)
+        sys.modules.pop("model", None)
+        if error is None:
+            runpy.run_path(os.path.join(folder, "train.py"))
+        else:
+            with pytest.raises(error, match="inconsistent sizes"):
+                runpy.run_path(os.path.join(folder, "train.py"))
+        sys.modules.pop("model", None)
+        sys.path.remove(folder)

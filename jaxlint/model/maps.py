@@ -327,6 +327,8 @@ def call_map(ev: Evaluator, t: Transformed, args: list[Argument], env: Env | Non
             for i, v in enumerate(positional):
                 if positional_static[i] or not any(x.arg == i and x.axis is not None for x in mapped):
                     continue
+                if axis_size is None and not any(x.arg != i for x in mapped):
+                    continue  # unmapped, nothing would be left to map: no remedy (in_axes all None raises)
                 whole = [v if j == i else s for j, s in enumerate(sliced)]
                 with ev.collect() as again:
                     whole_args: list[tuple[Any, str | None, str]] = [(x, None, "") for x in whole]

@@ -517,3 +517,17 @@ def test_the_project_map_fixture_fails_under_jax_as_linted(monkeypatch):
                 runpy.run_path(os.path.join(folder, "train.py"))
         sys.modules.pop("model", None)
         sys.path.remove(folder)
+
+
+def test_no_culprit_whose_none_would_leave_nothing_mapped():
+    # the only mapped argument: `in_axes=(None,)` is no remedy (JAX raises "vmap must have at
+    # least one non-None value in in_axes"); the `if` on a traced value is JAX503's
+    src = (
+        "import jax, jax.numpy as jnp\ndef per_example(x):\n    if x.sum() > 0:\n        return x\n    return -x\n"
+        "ys = jax.vmap(per_example)(jnp.ones((4, 3)))\n"
+    )
+    assert _lint(src, "JAX101") == []
+    assert [(c, line) for c, line, *_ in _lint(src, "JAX503")] == [("JAX503", 3)]
+    # with a size to map over, giving it whole is a remedy
+    sized = src.replace("jax.vmap(per_example)", "jax.vmap(per_example, axis_size=4)")
+    assert [(c, line) for c, line, *_ in _lint(sized, "JAX101")] == [("JAX101", 6)]

@@ -69,10 +69,13 @@ ConstValue = None | bool | int | float | complex | str | bytes | EllipsisType
 
 @dataclass(frozen=True, slots=True)
 class Opaque:
-    """A value known only by identity: ``key`` names it (``"f.x"``), ``label`` for messages."""
+    """A value known only by identity: ``key`` names it (``"f.x"``), ``label`` for messages.
+    ``dim``: the size it is when used as one (``n + 1`` of a parameter ``n``: a size only an
+    int can be, so the int arithmetic holds there); None: a symbol of its own."""
 
     key: str
     label: str = field(default="", compare=False)
+    dim: Any = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -491,7 +494,7 @@ def as_dim(v: Any) -> Dim:
     if type(v) is Scalar and v.kind == "int":
         return v.dim
     if type(v) is Opaque:
-        return dims.sym(v.key, v.label)
+        return v.dim if v.dim is not None else dims.sym(v.key, v.label)
     return None
 
 

@@ -817,6 +817,8 @@ class Evaluator:
             return _const_arithmetic(op, left.value, right.value)
         if _int_like(left) and _int_like(right):
             return _int_arithmetic(op, left, right)
+        if (tl is Opaque or tr is Opaque) and op in _SIZE_OPS and _size_like(left) and _size_like(right):
+            return _opaque_arithmetic(op, left, right)
         if (tl in (Const, Scalar)) and (tr in (Const, Scalar)):
             kinds = {_kind(left), _kind(right)}
             if "str" in kinds:
@@ -1585,6 +1587,28 @@ def _int_like(v: Any) -> bool:
     return (type(v) is Const and isinstance(v.value, int) and not isinstance(v.value, bool)) or (
         type(v) is Scalar and v.kind == "int"
     )
+
+
+_SIZE_OPS = {"Add": ("+", dims.add), "Subtract": ("-", dims.sub), "Multiply": ("*", dims.mul)}
+
+
+def _size_like(v: Any) -> bool:
+    return type(v) is Opaque or _int_like(v)
+
+
+def _opaque_arithmetic(op: str, left: Any, right: Any) -> Opaque:
+    """``n + 1`` of an opaque ``n``: a value of its own (``n`` may be anything that adds),
+    which, used as a size (``jnp.ones((n + 1,))``), is that size: only an int can be one."""
+    sign, fn = _SIZE_OPS[op]
+
+    def part(v: Any, attr: str) -> str:
+        if type(v) is Opaque:
+            return getattr(v, attr) or v.key
+        return dims.key_text(as_dim(v)) if attr == "key" else dims.text(as_dim(v))
+
+    d = fn(as_dim(left), as_dim(right))
+    key = f"({part(left, 'key')} {sign} {part(right, 'key')})"
+    return Opaque(key, f"{part(left, 'label')} {sign} {part(right, 'label')}", d)
 
 
 def _int_arithmetic(op: str, left: Any, right: Any) -> Any:

@@ -304,3 +304,22 @@ def test_a_comprehension_over_an_array_of_known_length_is_one_item_per_row():
     called = value_of(HEAD + "def f(x):\n    return [r for r in x]\nresult = f(jnp.ones((7, 2)))\n")
     assert [shape(x) for x in called.items] == [(2,)] * 7
     assert value_of(HEAD + "n = jax.device_count()\nresult = [r for r in jnp.ones((n, 2))]\n") is UNKNOWN
+
+
+def test_arithmetic_of_an_opaque_value_is_a_size_where_it_is_used_as_one():
+    from .helpers import returned_items
+
+    src = HEAD + (
+        "def f(n, x):\n"
+        "    a = jnp.ones((n, 3))\n    b = jnp.ones((n + 1,))\n    c = jnp.ones((2 * n - 1,))\n"
+        "    return n + 1, x * 2, a, b, c, n + x\n"
+    )
+    m, x2, a, b, c, nx = returned_items(src, "f")
+    # values of their own (``n`` may be anything that adds): not an int, not unknown
+    assert type(m) is Opaque and m.label == "n + 1" and type(x2) is Opaque and type(nx) is Opaque
+    assert m == returned_items(src, "f")[0] and m != nx  # equal by what they are computed from
+    n = dims.sym("f.n", "n")
+    assert shape(a)[0] == n
+    assert shape(b)[0] == dims.add(n, 1) and dims.different(shape(a)[0], shape(b)[0])
+    assert shape(c)[0] == dims.sub(dims.mul(2, n), 1)
+    assert not dims.different(shape(a)[0], shape(c)[0])  # equal when n is 1

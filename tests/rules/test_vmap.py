@@ -96,6 +96,19 @@ def test_sizes_symbolic_differ():
     ]
 
 
+def test_sizes_of_a_parameter_and_its_arithmetic():
+    # a parameter no call shows, used as a size: an int, so n and n + 1 differ for every n
+    src = (
+        "import jax, jax.numpy as jnp\ndef make_batch(n):\n    return jnp.ones((n, 3)), jnp.ones((n + 1,))\n"
+        "def run(n):\n    xs, ys = make_batch(n)\n    return jax.vmap(lambda x, y: x.sum() * y)(xs, ys)\n"
+    )
+    assert [(c, line, m) for c, line, _, m, _ in _lint(src, "JAX105")] == [
+        ("JAX105", 6, "`vmap(lambda)` maps axes of different sizes: `xs` has n, `ys` has n + 1")
+    ]
+    # 2 * n - 1 is n when n is 1: not proven different
+    assert _lint(src.replace("(n + 1,)", "(2 * n - 1,)"), "JAX105") == []
+
+
 def test_rank_int():
     src = "import jax, jax.numpy as jnp\nout = jax.vmap(lambda x, n: x * n)(jnp.ones((8, 3)), 3)\n"
     assert _lint(src, "JAX104") == [

@@ -27,6 +27,8 @@ CHECKER = {
     None: "With a typed key, JAX's key-reuse checker (`jax_debug_key_reuse`) raises `KeyReuseError` here",
 }
 COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+# a key consumed inside a vmap once for all its examples: one consumption to the checker
+BROADCAST_CHECKER = "JAX's key-reuse checker (`jax_debug_key_reuse`) does not catch it: it sees one consumption"
 
 
 class PrngKeyReuse(Rule):
@@ -39,7 +41,10 @@ class PrngKeyReuse(Rule):
     on every path: a function of the same module or of another module of the project, a
     class whose `__init__` does, or a library layer whose constructor does (equinox's
     `eqx.nn.Linear` and `eqx.nn.MLP` split their key; jaxlint reads them from its stubs of
-    the library). What consumes a key is what JAX's key-reuse
+    the library). A `jax.vmap` that gives a key whole to every example (its `in_axes`
+    entry `None`) to a def that consumes it on every path consumes it once per example:
+    every example draws the same numbers, and JAX's checker, which sees one consumption,
+    is silent. What consumes a key is what JAX's key-reuse
     checker (`jax.experimental.key_reuse`) says: every sampler and `split`;
     `jax.random.fold_in(key, i)`, `key_data` and `clone` do not, so
     `normal(fold_in(key, i))` in a loop is fine. Uses in mutually exclusive branches
@@ -156,6 +161,13 @@ class PrngKeyReuse(Rule):
             if both_draws
             else "each key may be consumed only once (by one draw or one split)"
         )
+        if r.loop is r.node:  # a vmap gives the key whole to every example
+            fn = r.api.removeprefix("jax.vmap(").removesuffix(")")
+            return (
+                f"`jax.vmap` gives the PRNG key `{k}` whole to every example (its `in_axes` entry is None), and "
+                f"`{fn}` consumes it: every example draws the same random numbers. {BROADCAST_CHECKER}. "
+                f"Map over one key per example: `jax.random.split({k}, n)` with `in_axes` 0 for it"
+            )
         if r.loop is not None:
             line = lines.get(r.loop)
             same = {"draw": "the same random numbers", "keys": "the same keys"}.get(r.gives or "", "the same key")

@@ -25,7 +25,7 @@ import libcst as cst
 
 from jaxlint.model import dims as dims_
 from jaxlint.model import program
-from jaxlint.model.abstract import Array, Class, Const, Dict, Function, List, Opaque, Scalar, Tuple
+from jaxlint.model.abstract import Array, Class, Const, Dict, Function, List, Opaque, Scalar, Transformed, Tuple
 from jaxlint.model.abstract import External as Library
 from jaxlint.model.catalogue import Op, key_consumers, lookup
 from jaxlint.model.catalogue.keys import key_kind
@@ -60,7 +60,8 @@ class Reuse:
     api: str
     gives: str | None
     first: Consumed
-    loop: cst.CSTNode | None = None  # the loop (or comprehension) whose iterations reuse it
+    loop: cst.CSTNode | None = None  # the loop (or comprehension) whose iterations reuse it; the
+    # call itself: a vmap that gives the key whole to every example (``broadcast``)
     kind: str | None = None  # "typed", "raw" or None: what the key argument is
 
 
@@ -239,7 +240,38 @@ class KeyFlow(Flow):
                     return Use(arg, k, " ".join(self.ctx.code(n.func).split()), None)
         return None
 
+    def broadcast(self, n: cst.Call) -> Use | None:
+        """The key a ``vmap`` call gives whole to every example (its ``in_axes`` entry is
+        None) while the mapped def consumes that parameter on every path: each example
+        consumes the same key, and draws the same random numbers."""
+        if not self.follow or any(a.star for a in n.args) or not any(key_name(a.value) for a in n.args):
+            return None
+        v = program(self.ctx).evaluator.value(n.func, None)
+        if type(v) is not Transformed or v.api != "jax.vmap" or v.unknown_options:
+            return None
+        in_axes = v.option("in_axes", Const(0))
+        fn = v.target
+        if type(in_axes) not in (Tuple, List) or type(fn) is not Function or type(fn.node) is not cst.FunctionDef:
+            return None
+        if fn.node.decorators:
+            return None
+        positional = [a.value for a in n.args if a.keyword is None]
+        owner = fn.program or program(self.ctx)
+        for idx in consumed_parameters(owner.ctx, fn.node).values():
+            if 0 <= idx < min(len(positional), len(in_axes.items)) and in_axes.items[idx] == Const(None):
+                arg = positional[idx]
+                k = key_name(arg)
+                if k is not None and (type(arg) is not cst.Attribute or self.stored_key(arg)):
+                    return Use(arg, k, f"jax.vmap({fn.name})", None)
+        return None
+
     def call(self, n: cst.Call, comp: cst.CSTNode | None = None, comp_bound: set[str] | None = None) -> None:
+        shared = self.broadcast(n) if comp is None and not self.quiet else None
+        if shared is not None and n not in self.reuses:
+            first = Consumed(n, shared.api, shared.gives, True)
+            self.reuses[n] = Reuse(n, shared.name, shared.api, None, first, n, self.kind(shared))
+            self.env[shared.name] = Consumed(n, shared.api, None)
+            return
         used = self.use(n)
         if used is None:
             return

@@ -123,6 +123,38 @@ def test_key_reuse_message():
     ]
 
 
+BROADCAST = (
+    "import jax, jax.numpy as jnp\n"
+    "def trajectory(key, x0):\n    return x0 + jnp.cumsum(jax.random.normal(key, (10,)))\n"
+    "def simulate(key, starts):\n    return jax.vmap(trajectory, in_axes=(None, 0))(key, starts)\n"
+)
+
+
+def test_a_vmap_that_gives_one_key_to_every_example():
+    assert found(BROADCAST, "JAX502") == [
+        (
+            "JAX502",
+            5,
+            12,
+            "`jax.vmap` gives the PRNG key `key` whole to every example (its `in_axes` entry is None), and "
+            "`trajectory` consumes it: every example draws the same random numbers. JAX's key-reuse checker "
+            "(`jax_debug_key_reuse`) does not catch it: it sees one consumption. Map over one key per example: "
+            "`jax.random.split(key, n)` with `in_axes` 0 for it",
+        )
+    ]
+    # one key per example; a key the function does not consume on every path; a later draw reuses it
+    split = BROADCAST.replace("in_axes=(None, 0))(key,", "in_axes=(0, 0))(jax.random.split(key, starts.shape[0]),")
+    assert found(split, "JAX502") == []
+    maybe = BROADCAST.replace("    return x0 + jnp", "    if x0 is None:\n        return x0\n    return x0 + jnp")
+    assert found(maybe, "JAX502") == []
+    later = (
+        BROADCAST
+        + "    # then\n"
+        + "def again(key, starts):\n    jax.vmap(trajectory, in_axes=(None, 0))(key, starts)\n    return jax.random.normal(key)\n"
+    )
+    assert [(c, line) for c, line, _, _ in found(later, "JAX502")] == [("JAX502", 5), ("JAX502", 8), ("JAX502", 9)]
+
+
 def test_reuse_on_one_line_and_a_key_named_subkey():
     src = "import jax\nsubkey = jax.random.key(0)\nfor i in range(2):\n    x = jax.random.normal(subkey) + jax.random.uniform(subkey)\n"
     got = [m for _, _, _, m in found(src, "JAX502")]

@@ -20,7 +20,7 @@ import libcst as cst
 
 from jaxlint.base.literals import UNKNOWN as UNKNOWN_
 
-from .abstract import Function, Partial, Transformed
+from .abstract import Bound, Function, Partial, Struct, Transformed
 from .signature import Argument, bind
 from .transfer import SAME_VALUES
 
@@ -148,7 +148,14 @@ def enter_call(ev: Evaluator, fn: FunctionNode, call: cst.Call, env: Env | None)
     args = call_arguments(ev, call, env)
     if args is None:
         return None
-    for _ in range(8):  # through jit-like wrappers and partials, to the def
+    for _ in range(8):  # through jit-like wrappers, partials and instances' methods, to the def
+        if type(callee) is Struct:  # ``model(x)``: its class's ``__call__``, bound to it
+            from .classes import bound_method
+
+            callee = bound_method(ev, callee.cls, "__call__", callee)
+        if type(callee) is Bound and type(callee.func) is Function:
+            args = [(callee.receiver, None, ""), *args]
+            callee = callee.func
         if (
             type(callee) is Transformed and callee.api in SAME_VALUES
         ):  # jit-like, grad: the function sees the call's values

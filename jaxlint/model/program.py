@@ -757,6 +757,8 @@ class Program:
         return found[0] if len(found) == 1 else None
 
     def _calls_of(self, b: Binding | None, depth: int) -> tuple[list[cst.Call], bool]:
+        if b is not None and b.scope.kind == "class" and b.kind == "def":
+            return self._method_calls(b, depth), False
         if b is None or b.scope.kind == "class":
             return [], False
         apis = FORWARDING_TRANSFORMS | MAPPING_TRANSFORMS if self._through_maps else FORWARDING_TRANSFORMS
@@ -771,6 +773,31 @@ class Program:
             calls += more
             complete = complete and ok
         return calls, complete and bool(reads)
+
+    def _method_calls(self, b: Binding, depth: int) -> list[cst.Call]:
+        """The calls of a method through the instances the module makes of its class and
+        binds to a name (``model = Norm(...)``, then ``model(x)`` for ``__call__``,
+        ``model.apply(x)``); never all of them: an instance may go anywhere."""
+        cls = b.scope.node
+        owner = self.binding_of_value(cls) if type(cls) is cst.ClassDef else None
+        if owner is None or depth > 4:
+            return []
+        made, _ = self._calls_of(owner, depth + 1)
+        calls: list[cst.Call] = []
+        for construction in made:
+            instance = self.binding_of_value(construction)
+            if instance is None:
+                continue
+            reads, _ = self.references(instance)
+            for r in reads:
+                parent = self.parents.get(r)
+                if type(parent) is cst.Call and parent.func is r and b.name == "__call__":
+                    calls.append(parent)
+                elif type(parent) is cst.Attribute and parent.value is r and parent.attr.value == b.name:
+                    call = self.parents.get(parent)
+                    if type(call) is cst.Call and call.func is parent:
+                        calls.append(call)
+        return calls
 
     def rewrapped(self, b: Binding, apis: frozenset[str]) -> list[Binding]:
         """``b`` and the rebindings of its name that wrap it again in one of ``apis``

@@ -323,3 +323,31 @@ def test_arithmetic_of_an_opaque_value_is_a_size_where_it_is_used_as_one():
     assert shape(b)[0] == dims.add(n, 1) and dims.different(shape(a)[0], shape(b)[0])
     assert shape(c)[0] == dims.sub(dims.mul(2, n), 1)
     assert not dims.different(shape(a)[0], shape(c)[0])  # equal when n is 1
+
+
+def test_a_method_runs_in_the_frames_of_the_calls_of_the_module_s_instances():
+    from jaxlint.model.contexts import contexts
+
+    src = HEAD + (
+        "import dataclasses\n"
+        "@dataclasses.dataclass\nclass Norm:\n    axis_name: str = 'batch'\n"
+        "    def __call__(self, x):\n        return self.axis_name, x\n"
+        "    def scale(self, x, k):\n        return x * k\n"
+        "model = Norm()\ny = model(jnp.ones(3))\nz = model.scale(jnp.ones(2), 3)\nother = Norm('devices')\n"
+    )
+    p = model_of(src)
+    ev = p.evaluator
+    methods = {n.name.value: n for n in p.ctx.nodes_of(cst.FunctionDef)}
+    (call,) = contexts(ev, methods["__call__"])
+    assert ev.value(call_body_return(methods["__call__"]), call).items[0] == Const("batch")  # the receiver's field
+    (scale,) = contexts(ev, methods["scale"])
+    assert dict(scale.params)["k"] == Const(3) and shape(dict(scale.params)["x"]) == (2,)
+    # a class nothing makes: the default frame, its receiver unknown
+    lone = model_of(HEAD + "class A:\n    def f(self, x):\n        return x\n")
+    (f,) = lone.ctx.nodes_of(cst.FunctionDef)
+    assert not contexts(lone.evaluator, f)[0].params
+
+
+def call_body_return(fn):
+    (ret,) = [s.body[0] for s in fn.body.body if isinstance(s, cst.SimpleStatementLine)]
+    return ret.value

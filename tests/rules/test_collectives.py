@@ -423,3 +423,16 @@ def test_the_parameter_axis_fixture_fails_under_jax_as_linted(monkeypatch):
                 runpy.run_path(os.path.join(folder, "train.py"))
         sys.modules.pop("norms", None)
         sys.path.remove(folder)
+
+
+def test_an_axis_name_in_a_field_of_the_instance_a_method_runs_on():
+    src = (
+        "import dataclasses\nimport jax\nimport jax.numpy as jnp\n\n"
+        "@dataclasses.dataclass\nclass Norm:\n    axis_name: str = 'batch'\n\n"
+        "    def __call__(self, x):\n        return x - jax.lax.pmean(x.mean(0), self.axis_name)\n\n"
+        "model = Norm()\nout = jax.pmap(lambda x: model(x), axis_name='data')(xs)\n"
+    )
+    assert _found(src) == [
+        ("JAX201", 10, "`jax.lax.pmean` uses axis name 'batch', which no map or mesh of the project names")
+    ]
+    assert _found(src.replace("Norm()", "Norm('data')")) == []  # the instance's own field

@@ -777,15 +777,23 @@ class Program:
     def _method_calls(self, b: Binding, depth: int) -> list[cst.Call]:
         """The calls of a method through the instances the module makes of its class and
         binds to a name (``model = Norm(...)``, then ``model(x)`` for ``__call__``,
-        ``model.apply(x)``); never all of them: an instance may go anywhere."""
+        ``model.apply(x)``), and through the receiver of the class's own undecorated methods
+        (``self.apply(x)``); never all of them: an instance may go anywhere."""
         cls = b.scope.node
         owner = self.binding_of_value(cls) if type(cls) is cst.ClassDef else None
         if owner is None or depth > 4:
             return []
         made, _ = self._calls_of(owner, depth + 1)
+        receivers = [self.binding_of_value(construction) for construction in made]
+        # and ``self.name(...)`` in the class's own methods
+        for stmt in cls.body.body if type(cls.body) is cst.IndentedBlock else ():
+            if type(stmt) is cst.FunctionDef and (stmt.params.posonly_params or stmt.params.params):
+                first = (*stmt.params.posonly_params, *stmt.params.params)[0]
+                scope = self.scope_of_node.get(stmt)
+                own = scope.bindings.get(first.name.value, ()) if scope is not None else ()
+                receivers += [x for x in own if x.kind == "param" and not stmt.decorators]
         calls: list[cst.Call] = []
-        for construction in made:
-            instance = self.binding_of_value(construction)
+        for instance in receivers:
             if instance is None:
                 continue
             reads, _ = self.references(instance)

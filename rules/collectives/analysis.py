@@ -18,6 +18,8 @@ from jaxlint.base.names import last_name
 from jaxlint.model import program
 from jaxlint.model.abstract import External
 from jaxlint.model.axes import in_contexts, names_of
+from jaxlint.model.evaluate import NEVER_LOADED
+from jaxlint.model.spelled import spelled
 from jaxlint.model.vocabulary import KEY as VOCABULARY
 from jaxlint.model.vocabulary import closest, config_mentions, config_root, project_helpers_mentions
 
@@ -136,6 +138,11 @@ def _imported_or_assigned(p: Any, name: cst.Name) -> bool:
 
 
 def _qualified(p: Any, expr: cst.BaseExpression) -> str | None:
+    """The library function a callee is: what the name spells through imports of a library
+    the model never reads (its value is that name), else the evaluator's value."""
+    q = spelled(p, expr)
+    if q is not None and q.split(".", 1)[0] in NEVER_LOADED:
+        return q
     ev = p.evaluator
     with ev.query(_NAMES_FUEL):
         v = ev.value(expr, None)

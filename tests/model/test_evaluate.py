@@ -342,6 +342,13 @@ def test_a_method_runs_in_the_frames_of_the_calls_of_the_module_s_instances():
     assert ev.value(call_body_return(methods["__call__"]), call).items[0] == Const("batch")  # the receiver's field
     (scale,) = contexts(ev, methods["scale"])
     assert dict(scale.params)["k"] == Const(3) and shape(dict(scale.params)["x"]) == (2,)
+    # through the receiver of the class's own methods: ``self.scale(...)`` in another method
+    inner = model_of(
+        HEAD + "class M:\n    def fit(self, x):\n        return self.scale(x, 2)\n"
+        "    def scale(self, x, k):\n        return x * k\n"
+    )
+    scale_def = [n for n in inner.ctx.nodes_of(cst.FunctionDef) if n.name.value == "scale"][0]
+    assert [dict(f.params).get("k") for f in contexts(inner.evaluator, scale_def)] == [Const(2)]
     # a class nothing makes: the default frame, its receiver unknown
     lone = model_of(HEAD + "class A:\n    def f(self, x):\n        return x\n")
     (f,) = lone.ctx.nodes_of(cst.FunctionDef)

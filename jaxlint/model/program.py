@@ -780,8 +780,10 @@ class Program:
         ``model.apply(x)``), and through the receiver of the class's own undecorated methods
         (``self.apply(x)``); never all of them: an instance may go anywhere."""
         cls = b.scope.node
-        owner = self.binding_of_value(cls) if type(cls) is cst.ClassDef else None
-        if owner is None or depth > 4:
+        if type(cls) is not cst.ClassDef or depth > 4:
+            return []
+        owner = self.binding_of_value(cls)
+        if owner is None:
             return []
         made, _ = self._calls_of(owner, depth + 1)
         receivers = [self.binding_of_value(construction) for construction in made]

@@ -347,7 +347,7 @@ def test_a_method_runs_in_the_frames_of_the_calls_of_the_module_s_instances():
         HEAD + "class M:\n    def fit(self, x):\n        return self.scale(x, 2)\n"
         "    def scale(self, x, k):\n        return x * k\n"
     )
-    scale_def = [n for n in inner.ctx.nodes_of(cst.FunctionDef) if n.name.value == "scale"][0]
+    scale_def = next(n for n in inner.ctx.nodes_of(cst.FunctionDef) if n.name.value == "scale")
     assert [dict(f.params).get("k") for f in contexts(inner.evaluator, scale_def)] == [Const(2)]
     # a class nothing makes: the default frame, its receiver unknown
     lone = model_of(HEAD + "class A:\n    def f(self, x):\n        return x\n")

@@ -457,13 +457,29 @@ class Uses:
         for i, a in enumerate(call.args):
             if a.star:
                 break
-            if type(a.value) not in _NAME_NODES:
+            if not self._may_name_axes(a.value):
                 continue
             with self.ev.query(_API_FUEL):
                 names = names_of(self.ev.value(a.value, None))
             if names:
                 out.append([a.keyword.value if a.keyword is not None else str(i), list(names)])
         return out
+
+    def _may_name_axes(self, e: cst.BaseExpression) -> bool:
+        """Can the argument be an axis name as written: a string, an attribute
+        (``cfg.axis``), a name bound to a string or at module level (``AXIS``), a tuple or
+        list of those? (Any other name is not evaluated: most are arrays.)"""
+        t = type(e)
+        if t in _STRINGS or t is cst.Attribute:
+            return True
+        if isinstance(e, cst.Name):
+            bs = self.p.reaching(e)
+            return bool(bs) and all(
+                b.scope is self.p.module_scope or (b.kind == "assign" and type(b.value) in _STRINGS) for b in bs
+            )
+        if t is cst.Tuple or t is cst.List:
+            return any(self._may_name_axes(x.value) for x in e.elements)  # type: ignore[attr-defined]
+        return False
 
     def _application_names(self, call: cst.Call) -> tuple[str, ...] | None:
         """The axis names the map applied by ``call`` binds, read as values (model/axes.py)."""
@@ -572,16 +588,7 @@ class Uses:
 
 
 _API_FUEL = 400  # evaluation steps to read what a callee or decorator is
-# the expressions an axis-name argument can be written as (a call or an operation is not read)
-_NAME_NODES = (
-    cst.SimpleString,
-    cst.ConcatenatedString,
-    cst.FormattedString,
-    cst.Name,
-    cst.Attribute,
-    cst.Tuple,
-    cst.List,
-)
+_STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 _NAMES_FUEL = 2_000  # ... and the axis names a map application binds
 
 

@@ -371,7 +371,8 @@ def test_case():
 # Fixtures whose marked calls fail with jax while their look-alikes run. Maps the evaluator
 # follows out of the syntax's view (a factory's closure, a name bound in either arm of an
 # `if`, a vmap stored on `self`, a library's map through its stub), and arguments known
-# through the model's semantics (a comprehension over an array's rows, a call through grad).
+# through the model's semantics (a comprehension over an array's rows, a call through grad,
+# a method run with the instance the module calls it on).
 RUNS = [
     ("JAX101/lint/out_of_view.py", "run_factory()", "TypeError"),
     ("JAX101/lint/out_of_view.py", "run_shared_factory()", None),
@@ -390,6 +391,8 @@ RUNS = [
     ("JAX105/lint/layers_from_split_keys.py", "run_ok()", None),
     ("JAX105/lint/through_grad.py", "run_bad()", "ValueError"),
     ("JAX105/lint/through_grad.py", "run_ok()", None),
+    ("JAX105/lint/instance_method.py", "run_bad()", "ValueError"),
+    ("JAX105/lint/instance_method.py", "run_ok()", None),
 ]
 
 

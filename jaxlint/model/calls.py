@@ -204,6 +204,11 @@ class Uses:
             found, shadowed = self._refs_of(bs, variables)
             # a function variable matters by construction: a function that matters is bound to it
             refs.extend((ref, node, shadowed) for ref in found if ref in variables or self._matters(ref))
+            call = ctx.parent(node)
+            if not found and len(bs) == 1 and type(call) is cst.Call and call.func is node:
+                ref = self._instance_method(bs[0], "__call__")  # ``model(x)``: its class's ``__call__``
+                if ref is not None:
+                    refs.append((ref, node, False))
         fates = [self._use("unknown", [], expr) if unknown else self.fate(expr) for _, expr, unknown in refs]
         self._fill_lines()
         self.uses = [dict(u, ref=ref) for (ref, _, _), u in zip(refs, fates, strict=True)]
@@ -304,6 +309,9 @@ class Uses:
             return
         if type(node.value) is cst.Name:
             ref = self._attribute_ref(node) or self._method_ref(node)  # ``self.step``: always followed
+            if ref is None:
+                bs = self.p.reaching(node.value)
+                ref = self._instance_method(bs[0], node.attr.value) if len(bs) == 1 else None  # ``model.step``
             if ref is not None:
                 refs.append((ref, node, False))
 
@@ -349,6 +357,25 @@ class Uses:
         if not method:
             return None
         return self.ctx.facts.ref(f"{method.rpartition('.')[0]}.{key.name}") + INSTANCE
+
+    def _instance_method(self, b: Binding, name: str) -> str | None:
+        """The reference of the method ``name`` (a def of the class body) of the module's
+        class that the binding holds an instance of (``model = Norm(...)``)."""
+        value = b.value
+        if b.kind != "assign" or b.unpack or type(value) is not cst.Call or type(value.func) is not cst.Name:
+            return None
+        seeds = self.ctx.callers_of_seeds
+        if seeds is not None and name not in seeds:
+            return None
+        made = self.p.reaching(value.func)
+        if len(made) != 1 or made[0].kind != "class":
+            return None
+        scope = self.p.scope_of_node.get(made[0].node)
+        bs = scope.bindings.get(name, []) if scope is not None else []
+        if len(bs) != 1 or bs[0].kind != "def":
+            return None
+        q = self.ctx.qualname(bs[0].node)
+        return self.ctx.facts.ref(q) if q else None
 
     def _method_ref(self, attr: cst.Attribute) -> str | None:
         """``self.method`` inside its class: the method's reference (the one def of that

@@ -432,7 +432,12 @@ def test_an_axis_name_in_a_field_of_the_instance_a_method_runs_on():
         "    def __call__(self, x):\n        return x - jax.lax.pmean(x.mean(0), self.axis_name)\n\n"
         "model = Norm()\nout = jax.pmap(lambda x: model(x), axis_name='data')(xs)\n"
     )
+    # the call path goes through the instance: ``model(x)`` runs ``Norm.__call__``
     assert _found(src) == [
-        ("JAX201", 10, "`jax.lax.pmean` uses axis name 'batch', which no map or mesh of the project names")
+        ("JAX201", 10, "`jax.lax.pmean` uses axis name 'batch', but the pmap at line 13 binds 'data', not 'batch'")
     ]
     assert _found(src.replace("Norm()", "Norm('data')")) == []  # the instance's own field
+    # also a method through the instance, and where the project binds the name elsewhere
+    method = src.replace("def __call__(self, x)", "def center(self, x)").replace("model(x)", "model.center(x)")
+    elsewhere = method + "other = jax.vmap(lambda v: v, axis_name='batch')\n"
+    assert [line for _, line, _ in _found(elsewhere)] == [10]

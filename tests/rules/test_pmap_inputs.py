@@ -248,8 +248,10 @@ def test_batches_a_generator_yields_are_judged_where_they_are_mapped():
         ("generator_batches.py", "run_bad()", "ValueError"),
         ("generator_batches.py", "run_ok()", None),
         ("generator_batches.fixed.py", "run_bad()", None),
+        ("trainer_class.py", "run_bad()", "ValueError"),
+        ("trainer_class.py", "run_ok()", None),
     ],
 )
-def test_batches_a_generator_yields_fail_at_run_time_and_the_fix_runs(name, call, raises):
+def test_the_marked_batches_fail_at_run_time_and_the_fixes_run(name, call, raises):
     e = raised_by(f"JAX203/lint/{name}", call)  # pmap of a leading axis of 128 on fewer devices
     assert (type(e).__name__ if e is not None else None) == raises, e

@@ -80,10 +80,15 @@ def whole_class(program, cls: cst.ClassDef) -> bool:
         body = ctx.module.body
         at = next(i for i, stmt in enumerate(body) if stmt is cls)
         start = starts[cls]
-        end = starts.get(body[at + 1]) if at + 1 < len(body) else None
         seen, whole = ctx.source.splitlines(), original.splitlines()
-        end = len(whole) + 1 if end is None else end
-        memo[cls] = seen[start - 1 : end - 1] == whole[start - 1 : end - 1]
+        following = starts.get(body[at + 1]) if at + 1 < len(body) else None
+        end = len(seen) if following is None else following - 1  # the class's last kept line...
+        while end > start and not seen[end - 1].strip():
+            end -= 1
+        # ... then the blanked members after it: indented lines of the original below it
+        while end < len(whole) and (not whole[end].strip() or whole[end][0] in " \t#"):
+            end += 1
+        memo[cls] = seen[start - 1 : end] == whole[start - 1 : end]
     return memo[cls]
 
 

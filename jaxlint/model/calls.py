@@ -29,14 +29,15 @@ from jaxlint.base.names import dotted
 from jaxlint.model import expected
 
 from . import program
-from .abstract import External, Function
+from .abstract import Class, External, Function
 from .attributes import assigned_value, instance_attribute
 from .axes import MAPS, in_contexts, map_names, names_of
 from .catalogue import calls_functions
 from .catalogue.build import signature
 from .catalogue.signatures import SIGNATURES
+from .classes import RUNS_METHOD, runs_method
 from .scopes import FUNCTION_KINDS, Binding
-from .transforms import TABLE, named
+from .transforms import TABLE, TRANSPARENT_DECORATORS, named
 
 KEY = "calls"
 
@@ -59,15 +60,7 @@ def runs_here(api: str) -> bool:
 
 
 # decorators that neither bind an axis name nor hide where the function runs
-HARMLESS_DECORATORS = PASS | {
-    "staticmethod",
-    "classmethod",
-    "builtins.staticmethod",
-    "builtins.classmethod",
-    "functools.wraps",
-    "functools.lru_cache",
-    "functools.cache",
-}
+HARMLESS_DECORATORS = PASS | TRANSPARENT_DECORATORS | {"functools.lru_cache", "functools.cache"}
 # test-framework decorators (parameterisation, skips): they run the test method as is
 TEST_DECORATOR_PREFIXES = (
     "pytest.",
@@ -364,15 +357,20 @@ class Uses:
         value = b.value
         if b.kind != "assign" or b.unpack or type(value) is not cst.Call or type(value.func) is not cst.Name:
             return None
-        seeds = self.ctx.callers_of_seeds
-        if seeds is not None and name not in seeds:
-            return None
         made = self.p.reaching(value.func)
-        if len(made) != 1 or made[0].kind != "class":
+        if len(made) != 1 or made[0].kind != "class" or type(made[0].node) is not cst.ClassDef:
             return None
         scope = self.p.scope_of_node.get(made[0].node)
         bs = scope.bindings.get(name, []) if scope is not None else []
+        cls_def = made[0].node
+        assert type(cls_def) is cst.ClassDef
+        runner = runs_method(self.ev, Class(cls_def, self.p), name) if not bs else None
+        if runner is not None:  # ``model.apply(variables, x)`` (flax) runs ``model.__call__(x)``
+            bs = scope.bindings.get(RUNS_METHOD[runner][0], []) if scope is not None else []
         if len(bs) != 1 or bs[0].kind != "def":
+            return None
+        seeds = self.ctx.callers_of_seeds
+        if seeds is not None and bs[0].name not in seeds:
             return None
         q = self.ctx.qualname(bs[0].node)
         return self.ctx.facts.ref(q) if q else None

@@ -35,6 +35,22 @@ PLAIN_DATACLASSES = frozenset({"dataclasses.dataclass"})
 PYTREE_BASES = frozenset(
     {"equinox.Module", "typing.NamedTuple", "flax.struct.PyTreeNode", "chex.dataclass", "penzai.core.struct.Struct"}
 )
+# library bases whose subclasses are dataclasses of their annotated fields, then the
+# keyword-only fields the library adds: flax's ``Module.__init_subclass__`` makes every
+# subclass a dataclass and appends ``parent`` and ``name``. An instance is an object, not a
+# pytree (a module passed to a transform is not a JAX type).
+DATACLASS_BASES: dict[str, tuple[str, ...]] = {
+    "flax.linen.Module": ("parent", "name"),
+    "flax.linen.module.Module": ("parent", "name"),
+}
+# library methods of those bases that run a method of their receiver with their trailing
+# arguments: flax's ``module.apply(variables, *args, rngs=..., method=None, **kwargs)`` runs
+# ``module.__call__(*args, **kwargs)``; (the method, the positional arguments before ``*args``)
+RUNS_METHOD: dict[str, tuple[str, int]] = {
+    "flax.linen.Module.apply": ("__call__", 1),
+    "flax.linen.module.Module.apply": ("__call__", 1),
+}
+_RUNNER_OPTIONS = frozenset({"rngs", "method", "mutable", "capture_intermediates"})
 CUSTOM_PYTREES = REGISTERS_CLASS  # their own flattening: fields unknown
 STATIC_FIELD_CALLS = {
     "flax.struct.field": ("pytree_node", False),
@@ -103,6 +119,8 @@ def kind_of(ev: Evaluator, cls: Class) -> str:
     for b in mro(ev, cls)[1:]:
         if type(b) is External and b.qualified in PYTREE_BASES:
             return "pytree"
+        if type(b) is External and b.qualified in DATACLASS_BASES:
+            return "dataclass"
         if type(b) is External and not _is_object(b):
             return "unknown"  # a library base class may register the subclass as a pytree
     if any(d in PLAIN_DATACLASSES for d in decs):
@@ -198,7 +216,7 @@ def init_signature(ev: Evaluator, cls: Class) -> Signature | None:
         fields = declared_fields(ev, cls)
         if fields is None:
             return None
-        return Signature(tuple(Param(n, "pos", d) for n, d, _ in fields))
+        return Signature(tuple(Param(n, "pos", d) for n, d, _ in fields) + _library_fields(ev, cls))
     if init is None:
         return Signature(())
     if type(init) is not Function:
@@ -206,6 +224,55 @@ def init_signature(ev: Evaluator, cls: Class) -> Signature | None:
     from .callables import parameters
 
     return parameters(ev, init.node, init.env).drop_positional(1)
+
+
+def _library_fields(ev: Evaluator, cls: Class) -> tuple[Param, ...]:
+    """The keyword-only fields a library base appends to a dataclass subclass (``DATACLASS_BASES``)."""
+    for b in mro(ev, cls)[1:]:
+        if type(b) is External and b.qualified in DATACLASS_BASES:
+            return tuple(Param(n, "kwonly", Const(None)) for n in DATACLASS_BASES[b.qualified])
+    return ()
+
+
+def runs_method(ev: Evaluator, cls: Any, name: str) -> str | None:
+    """The qualified name of a library method of the class's bases that runs a method of
+    its receiver (``RUNS_METHOD``: flax's ``apply``), or None."""
+    if type(cls) is not Class:
+        return None
+    for b in mro(ev, cls)[1:]:
+        if type(b) is External and f"{b.qualified}.{name}" in RUNS_METHOD:
+            return f"{b.qualified}.{name}"
+    return None
+
+
+def run_method(ev: Evaluator, q: str, args: list[Argument], env: Env | None, node: cst.CSTNode | None) -> Any:
+    """``module.apply(variables, x)``: the receiver's method called with the trailing
+    arguments (``RUNS_METHOD``); UNKNOWN when another method is named or the call also
+    returns the mutated state (``mutable=``)."""
+    bound = runner_call(ev, q, args)
+    if bound is None:
+        return UNKNOWN
+    m, rest = bound
+    return ev.call(m, rest, env, node)
+
+
+def runner_call(ev: Evaluator, q: str, args: list[Argument]) -> tuple[Any, list[Argument]] | None:
+    """(the bound method a library runner runs, its arguments), or None (see ``run_method``)."""
+    default, skip = RUNS_METHOD[q]
+    if len(args) < 1 + skip or any(k is not None or star for _, k, star in args[: 1 + skip]):
+        return None
+    receiver = args[0][0]
+    options = {k: v for v, k, _ in args if k in _RUNNER_OPTIONS}
+    if "method" in options and options["method"] != Const(None):
+        return None
+    if "mutable" in options and options["mutable"] != Const(False):
+        return None
+    if type(receiver) is not Struct:
+        return None
+    m = bound_method(ev, receiver.cls, default, receiver)
+    if m is UNKNOWN:
+        return None
+    return m, [a for a in args[1 + skip :] if a[1] not in _RUNNER_OPTIONS]
 
 
 def _own_or_inherited(ev: Evaluator, cls: Class, name: str) -> Any:
@@ -253,6 +320,8 @@ def _method_def(ev: Evaluator, cls: Any, name: str) -> tuple[Any, cst.FunctionDe
         if type(c) is not Class:
             # a library base: the methods the catalogue knows of its instances
             found_method = INSTANCE_METHODS.get(c.qualified, {}).get(name) if type(c) is External else None
+            if type(c) is External and f"{c.qualified}.{name}" in RUNS_METHOD:
+                found_method = f"{c.qualified}.{name}"
             return (External(found_method), None) if found_method is not None else (UNKNOWN, None)
         ev = _owner(ev, c)
         scope = ev.p.scope_of_node.get(c.node)
@@ -286,6 +355,8 @@ def bound_method(ev: Evaluator, cls: Any, name: str, receiver: Any) -> Any:
         return ev.call(v, [(receiver, None, "")], None, node)
     if type(v) in (Function,) or type(v).__name__ in ("Transformed", "Partial"):
         return Bound(v, receiver)
+    if type(v) is External and v.qualified in RUNS_METHOD:
+        return Bound(v, receiver)  # runs a method of the receiver (``run_method``)
     if type(v) is External:
         return v  # a library base's method, as the catalogue takes it (without the receiver)
     return UNKNOWN
@@ -425,7 +496,7 @@ def instantiate(ev: Evaluator, cls: Class, args: list[Argument], env: Env | None
         fields = declared_fields(ev, cls)
         if fields is None:
             return UNKNOWN
-        sig = Signature(tuple(Param(n, "pos", d) for n, d, _ in fields))
+        sig = Signature(tuple(Param(n, "pos", d) for n, d, _ in fields) + _library_fields(ev, cls))
         b = bind(sig, args)
         if b.error is not None:
             return UNKNOWN

@@ -20,7 +20,8 @@ import libcst as cst
 
 from jaxlint.base.literals import UNKNOWN as UNKNOWN_
 
-from .abstract import Bound, Function, Partial, Struct, Transformed
+from .abstract import Bound, External, Function, Partial, Struct, Transformed
+from .classes import RUNS_METHOD
 from .signature import Argument, bind
 from .transfer import SAME_VALUES
 
@@ -153,6 +154,13 @@ def enter_call(ev: Evaluator, fn: FunctionNode, call: cst.Call, env: Env | None)
             from .classes import bound_method
 
             callee = bound_method(ev, callee.cls, "__call__", callee)
+        if type(callee) is Bound and type(callee.func) is External and callee.func.qualified in RUNS_METHOD:
+            from .classes import runner_call
+
+            run = runner_call(ev, callee.func.qualified, [(callee.receiver, None, ""), *args])
+            if run is None:
+                return None
+            callee, args = run  # ``module.apply(variables, x)``: its ``__call__`` with ``x``
         if type(callee) is Bound and type(callee.func) is Function:
             args = [(callee.receiver, None, ""), *args]
             callee = callee.func

@@ -69,6 +69,7 @@ from .axes import mesh_names
 from .catalogue import Call, Problem, lookup
 from .catalogue.host import INSTANCE_METHODS
 from .catalogue.indexing import IndexRef, is_slice, make_slice
+from .classes import RUNS_METHOD
 from .scopes import Binding, Scope, reaching_in
 from .signature import REQUIRED, Argument, Param, Signature, bind
 from .transforms import PARTIAL, SCOPES, TRANSPARENT_DECORATORS
@@ -1089,6 +1090,10 @@ class Evaluator:
             v = BUILTIN_CALLS[q](self, args)
             if not not_handled(v):
                 return v
+        if q in RUNS_METHOD:
+            from .classes import run_method
+
+            return run_method(self, q, args, env, node)
         if q == "functools.wraps" and args and args[0][1] is None and not args[0][2]:
             return _WrapsDecorator(args[0][0])
         if q in PARTIAL:

@@ -111,7 +111,18 @@ SCOPES = named("scope")
 # transforms whose first argument is the function they wrap
 TRANSFORMS = frozenset(q for q, a in TABLE.items() if a.kind in ("map", "trace", "removed"))
 PARTIAL = frozenset({"functools.partial"})
-# decorators that leave the function callable the same way
+# decorators that leave the function callable the same way (flax's ``nn.compact`` and
+# ``nn.nowrap`` only mark a module's method)
 TRANSPARENT_DECORATORS = frozenset(
-    {"functools.wraps", "staticmethod", "classmethod", "builtins.staticmethod", "builtins.classmethod"}
+    {
+        "functools.wraps",
+        "staticmethod",
+        "classmethod",
+        "builtins.staticmethod",
+        "builtins.classmethod",
+        "flax.linen.compact",
+        "flax.linen.module.compact",
+        "flax.linen.nowrap",
+        "flax.linen.module.nowrap",
+    }
 )

@@ -384,6 +384,10 @@ class _Index:
         cls = self.classes[p].get(u.owner) if u.name is not None and u.owner is not None else None
         if cls is not None:
             out.append(("m", p, cls, u.name))
+            if u.name == "__call__":
+                # whoever makes an instance (names the class) may call it, or hand it to a
+                # library method that does (flax's ``model.apply``)
+                out.append(("n", p, cls))
         return out
 
     def module(self, name: str, here: int) -> int | None:

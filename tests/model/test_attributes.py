@@ -84,3 +84,21 @@ def test_a_class_is_whole_when_only_a_later_top_level_statement_is_blanked():
     p = model_of(sliced + "x = 1\n")
     p.ctx.original_source = whole + "x = 1\n"
     assert assigned_value(p, _attrs(p, "step")[0]) is not None
+
+
+def test_a_class_is_whole_when_the_statement_after_it_is_blanked_entirely():
+    import textwrap
+
+    whole = textwrap.dedent(SOURCE) + "x = 1\n"
+    lines = whole.splitlines()
+    # the slicer empties ``class Other`` (lines 19-21) line for line: the next statement
+    # LibCST sees is ``x = 1``, and the lines between are the original's other text
+    sliced = "\n".join("" if 19 <= i <= 21 else line for i, line in enumerate(lines, 1)) + "\n"
+    p = model_of(sliced)
+    p.ctx.original_source = whole
+    assert assigned_value(p, _attrs(p, "step")[0]) is not None
+    # a blanked last member is still seen as one
+    last = "\n".join("" if 15 <= i <= 17 else line for i, line in enumerate(lines, 1)) + "\n"
+    p = model_of(last)
+    p.ctx.original_source = whole
+    assert assigned_value(p, _attrs(p, "step")[0]) is None

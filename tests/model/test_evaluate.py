@@ -358,3 +358,37 @@ def test_a_method_runs_in_the_frames_of_the_calls_of_the_module_s_instances():
 def call_body_return(fn):
     (ret,) = [s.body[0] for s in fn.body.body if isinstance(s, cst.SimpleStatementLine)]
     return ret.value
+
+
+FLAX = HEAD + (
+    "import flax.linen as nn\n"
+    "class Scale(nn.Module):\n    factor: float = 2.0\n    axis_name: str = 'batch'\n"
+    "    @nn.compact\n    def __call__(self, x):\n        return x * self.factor, self.axis_name\n"
+)
+
+
+def test_a_flax_module_is_a_dataclass_of_its_fields_and_apply_runs_its_call():
+    from .helpers import returned_items
+
+    src = FLAX + (
+        "def run(params, x):\n    m = Scale(axis_name='data', name='scale')\n"
+        "    return m, m.apply(params, jnp.ones((3,)))\n"
+    )
+    m, out = returned_items(src, "run")
+    assert type(m) is Struct and m.kind == "object" and m.get("factor") == Const(2.0)
+    assert m.get("axis_name") == Const("data")
+    assert shape(out.items[0]) == (3,) and out.items[1] == Const("data")
+    # another method, or the mutated state too: not what ``__call__`` returns
+    for call in ("m.apply(params, x, method=Scale.other)", "m.apply(params, x, mutable=['stats'])"):
+        (_, other) = returned_items(src.replace("m.apply(params, jnp.ones((3,)))", call), "run")
+        assert other is UNKNOWN
+
+
+def test_a_flax_module_s_call_runs_in_the_frames_of_apply():
+    from jaxlint.model.contexts import contexts
+
+    p = model_of(FLAX + "model = Scale(factor=3.0)\ny = model.apply({}, jnp.ones((4, 2)))\n")
+    fn = next(n for n in p.ctx.nodes_of(cst.FunctionDef) if n.name.value == "__call__")
+    (frame,) = contexts(p.evaluator, fn)
+    params = dict(frame.params)
+    assert params["self"].get("factor") == Const(3.0) and shape(params["x"]) == (4, 2)

@@ -441,3 +441,20 @@ def test_an_axis_name_in_a_field_of_the_instance_a_method_runs_on():
     method = src.replace("def __call__(self, x)", "def center(self, x)").replace("model(x)", "model.center(x)")
     elsewhere = method + "other = jax.vmap(lambda v: v, axis_name='batch')\n"
     assert [line for _, line, _ in _found(elsewhere)] == [10]
+
+
+def test_an_axis_name_in_a_flax_module_field_on_the_path_through_apply():
+    src = (
+        "import flax.linen as nn\nimport jax\n\n"
+        "class Norm(nn.Module):\n    axis_name: str = 'batch'\n\n"
+        "    @nn.compact\n    def __call__(self, x):\n        return x - jax.lax.pmean(x.mean(0), self.axis_name)\n\n"
+        "def unrelated(y):\n    return y\n\n"
+        "def train(xs):\n    model = Norm(name='norm')\n    params = model.init(jax.random.key(0), xs[0])\n\n"
+        "    def step(x):\n        return model.apply(params, x)\n\n"
+        "    return jax.pmap(step, axis_name='data')(xs)\n"
+    )
+    expected = [
+        ("JAX201", 9, "`jax.lax.pmean` uses axis name 'batch', but the pmap at line 21 binds 'data', not 'batch'")
+    ]
+    assert _found(src) == expected
+    assert _found(src.replace("Norm(name='norm')", "Norm(axis_name='data', name='norm')")) == []

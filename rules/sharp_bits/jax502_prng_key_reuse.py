@@ -42,7 +42,7 @@ class PrngKeyReuse(Rule):
     class whose `__init__` does, or a library layer whose constructor does (equinox's
     `eqx.nn.Linear` and `eqx.nn.MLP` split their key; jaxlint reads them from its stubs of
     the library). A `jax.vmap` that gives a key whole to every example (its `in_axes`
-    entry `None`) to a def that consumes it on every path consumes it once per example:
+    entry `None`) to a def or lambda that consumes it on every path consumes it once per example:
     every example draws the same numbers, and JAX's checker, which sees one consumption,
     is silent. What consumes a key is what JAX's key-reuse
     checker (`jax.experimental.key_reuse`) says: every sampler and `split`;
@@ -163,9 +163,10 @@ class PrngKeyReuse(Rule):
         )
         if r.loop is r.node:  # a vmap gives the key whole to every example
             fn = r.api.removeprefix("jax.vmap(").removesuffix(")")
+            who = "the lambda" if fn == "<lambda>" else f"`{fn}`"
             return (
                 f"`jax.vmap` gives the PRNG key `{k}` whole to every example (its `in_axes` entry is None), and "
-                f"`{fn}` consumes it: every example draws the same random numbers. {BROADCAST_CHECKER}. "
+                f"{who} consumes it: every example draws the same random numbers. {BROADCAST_CHECKER}. "
                 f"Map over one key per example: `jax.random.split({k}, n)` with `in_axes` 0 for it"
             )
         if r.loop is not None:

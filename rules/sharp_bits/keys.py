@@ -251,13 +251,17 @@ class KeyFlow(Flow):
             return None
         in_axes = v.option("in_axes", Const(0))
         fn = v.target
-        if type(in_axes) not in (Tuple, List) or type(fn) is not Function or type(fn.node) is not cst.FunctionDef:
+        if type(in_axes) not in (Tuple, List) or type(fn) is not Function:
             return None
-        if fn.node.decorators:
+        owner = fn.program or program(self.ctx)
+        if type(fn.node) is cst.Lambda:
+            consumed = lambda_consumed(owner.ctx, fn.node)
+        elif type(fn.node) is cst.FunctionDef and not fn.node.decorators:
+            consumed = consumed_parameters(owner.ctx, fn.node)
+        else:
             return None
         positional = [a.value for a in n.args if a.keyword is None]
-        owner = fn.program or program(self.ctx)
-        for idx in consumed_parameters(owner.ctx, fn.node).values():
+        for idx in consumed.values():
             if 0 <= idx < min(len(positional), len(in_axes.items)) and in_axes.items[idx] == Const(None):
                 arg = positional[idx]
                 k = key_name(arg)
@@ -476,6 +480,15 @@ def consumed_parameters(ctx: FileContext, fn: cst.FunctionDef, method: bool = Fa
     hit = {n: i for n, i in {**params, **kwonly}.items() if n in consumed and n not in flow.assigned}
     memo[fn] = hit
     return hit
+
+
+def lambda_consumed(ctx: FileContext, fn: cst.Lambda) -> dict[str, int]:
+    """The parameters a lambda's body consumes as keys (``lambda k, x: normal(k, x.shape)``,
+    also through a def it calls that consumes its key argument): {param: position}."""
+    flow = KeyFlow(ctx)
+    flow.expression(fn.body)
+    params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+    return {name: i for i, name in enumerate(params) if name in flow.env}
 
 
 def consumer(ctx: FileContext, call: cst.Call) -> dict[str, int] | None:

@@ -147,6 +147,14 @@ def test_a_vmap_that_gives_one_key_to_every_example():
     assert found(split, "JAX502") == []
     maybe = BROADCAST.replace("    return x0 + jnp", "    if x0 is None:\n        return x0\n    return x0 + jnp")
     assert found(maybe, "JAX502") == []
+    # a lambda that consumes it, directly or through a def that does; one that does not
+    lam = (
+        "import jax\ndef noise(key):\n    return jax.random.normal(key, (10,))\n"
+        "def run(key, xs):\n    a = jax.vmap(lambda k, x: x + noise(k), in_axes=(None, 0))(key, xs)\n"
+        "    return a, jax.vmap(lambda k, x: x * 2, in_axes=(None, 0))(key, xs)\n"
+    )
+    ((code, line, _, message),) = found(lam, "JAX502")
+    assert (code, line) == ("JAX502", 5) and "and the lambda consumes it" in message
     later = (
         BROADCAST
         + "    # then\n"

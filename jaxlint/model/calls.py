@@ -35,7 +35,7 @@ from .axes import MAPS, in_contexts, map_names, names_of
 from .catalogue import calls_functions
 from .catalogue.build import signature
 from .catalogue.signatures import SIGNATURES
-from .classes import RUNS_METHOD, runs_method
+from .classes import RUNS_METHOD, runner_target, runs_method
 from .scopes import FUNCTION_KINDS, Binding
 from .transforms import TABLE, TRANSPARENT_DECORATORS, named
 
@@ -304,7 +304,9 @@ class Uses:
             ref = self._attribute_ref(node) or self._method_ref(node)  # ``self.step``: always followed
             if ref is None:
                 bs = self.p.reaching(node.value)
-                ref = self._instance_method(bs[0], node.attr.value) if len(bs) == 1 else None  # ``model.step``
+                call = ctx.parent(node)
+                runs = call if type(call) is cst.Call and call.func is node else None
+                ref = self._instance_method(bs[0], node.attr.value, runs) if len(bs) == 1 else None  # ``model.step``
             if ref is not None:
                 refs.append((ref, node, False))
 
@@ -351,9 +353,10 @@ class Uses:
             return None
         return self.ctx.facts.ref(f"{method.rpartition('.')[0]}.{key.name}") + INSTANCE
 
-    def _instance_method(self, b: Binding, name: str) -> str | None:
+    def _instance_method(self, b: Binding, name: str, call: cst.Call | None = None) -> str | None:
         """The reference of the method ``name`` (a def of the class body) of the module's
-        class that the binding holds an instance of (``model = Norm(...)``)."""
+        class that the binding holds an instance of (``model = Norm(...)``); for a library
+        method that runs one (flax's ``apply``, with ``call`` its call), the one it runs."""
         value = b.value
         if b.kind != "assign" or b.unpack or type(value) is not cst.Call or type(value.func) is not cst.Name:
             return None
@@ -366,7 +369,8 @@ class Uses:
         assert type(cls_def) is cst.ClassDef
         runner = runs_method(self.ev, Class(cls_def, self.p), name) if not bs else None
         if runner is not None:  # ``model.apply(variables, x)`` (flax) runs ``model.__call__(x)``
-            bs = scope.bindings.get(RUNS_METHOD[runner][0], []) if scope is not None else []
+            target = runner_target(call, RUNS_METHOD[runner][0]) if call is not None else RUNS_METHOD[runner][0]
+            bs = scope.bindings.get(target, []) if scope is not None and target is not None else []
         if len(bs) != 1 or bs[0].kind != "def":
             return None
         seeds = self.ctx.callers_of_seeds

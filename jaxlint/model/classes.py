@@ -246,9 +246,9 @@ def runs_method(ev: Evaluator, cls: Any, name: str) -> str | None:
 
 
 def run_method(ev: Evaluator, q: str, args: list[Argument], env: Env | None, node: cst.CSTNode | None) -> Any:
-    """``module.apply(variables, x)``: the receiver's method called with the trailing
-    arguments (``RUNS_METHOD``); UNKNOWN when another method is named or the call also
-    returns the mutated state (``mutable=``)."""
+    """``module.apply(variables, x)``: the receiver's method (``__call__``, or the one
+    ``method=`` names) called with the trailing arguments (``RUNS_METHOD``); UNKNOWN when
+    the call also returns the mutated state (``mutable=``)."""
     bound = runner_call(ev, q, args)
     if bound is None:
         return UNKNOWN
@@ -263,16 +263,41 @@ def runner_call(ev: Evaluator, q: str, args: list[Argument]) -> tuple[Any, list[
         return None
     receiver = args[0][0]
     options = {k: v for v, k, _ in args if k in _RUNNER_OPTIONS}
-    if "method" in options and options["method"] != Const(None):
-        return None
     if "mutable" in options and options["mutable"] != Const(False):
         return None
     if type(receiver) is not Struct:
         return None
-    m = bound_method(ev, receiver.cls, default, receiver)
+    name = default
+    method = options.get("method", Const(None))
+    if type(method) is Const and isinstance(method.value, str):
+        name = method.value  # ``method="encode"``
+    elif type(method) is Function and type(method.node) is cst.FunctionDef:
+        name = method.node.name.value  # ``method=Model.encode``: the receiver's method of that name
+    elif method != Const(None):
+        return None
+    m = bound_method(ev, receiver.cls, name, receiver)
     if m is UNKNOWN:
         return None
     return m, [a for a in args[1 + skip :] if a[1] not in _RUNNER_OPTIONS]
+
+
+def runner_target(call: cst.Call, default: str) -> str | None:
+    """The method a runner call (``model.apply(..., method=...)``) runs, as written:
+    ``default`` without ``method=``, the name ``method="encode"`` or ``method=Model.encode``
+    gives; None when it cannot be read."""
+    for a in call.args:
+        if a.keyword is None or a.keyword.value != "method":
+            continue
+        v = a.value
+        if type(v) is cst.SimpleString:
+            text = v.evaluated_value
+            return text if isinstance(text, str) else None
+        if type(v) is cst.Attribute:
+            return v.attr.value
+        if type(v) is cst.Name and v.value == "None":
+            return default
+        return None
+    return default
 
 
 def _own_or_inherited(ev: Evaluator, cls: Class, name: str) -> Any:

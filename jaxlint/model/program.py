@@ -794,8 +794,11 @@ class Program:
                 scope = self.scope_of_node.get(stmt)
                 own = scope.bindings.get(first.name.value, ()) if scope is not None else ()
                 receivers += [x for x in own if x.kind == "param" and not stmt.decorators]
-        # library methods that run this one (flax's ``model.apply(variables, x)`` runs ``__call__``)
-        runners = {b.name} | self._runners(cls, b.name)
+        # library methods that run a method (flax's ``model.apply(variables, x)`` runs
+        # ``__call__``, ``model.apply(variables, x, method="encode")`` runs ``encode``)
+        from .classes import runner_target
+
+        runners = self._runners(cls)
         calls: list[cst.Call] = []
         for instance in receivers:
             if instance is None:
@@ -805,20 +808,28 @@ class Program:
                 parent = self.parents.get(r)
                 if type(parent) is cst.Call and parent.func is r and b.name == "__call__":
                     calls.append(parent)
-                elif type(parent) is cst.Attribute and parent.value is r and parent.attr.value in runners:
+                elif type(parent) is cst.Attribute and parent.value is r:
                     call = self.parents.get(parent)
-                    if type(call) is cst.Call and call.func is parent:
+                    if type(call) is not cst.Call or call.func is not parent:
+                        continue
+                    if parent.attr.value == b.name or (
+                        parent.attr.value in runners and runner_target(call, runners[parent.attr.value]) == b.name
+                    ):
                         calls.append(call)
         return calls
 
-    def _runners(self, cls: cst.ClassDef, method: str) -> set[str]:
-        """The names of the library methods of the class's bases that run ``method``
-        (``classes.RUNS_METHOD``)."""
+    def _runners(self, cls: cst.ClassDef) -> dict[str, str]:
+        """The library methods of the class's bases that run one of its methods
+        (``classes.RUNS_METHOD``), by name, with the method they run by default."""
         from .abstract import Class
         from .classes import RUNS_METHOD, runs_method
 
-        names = {q.rsplit(".", 1)[1] for q, (runs, _) in RUNS_METHOD.items() if runs == method}
-        return {n for n in names if runs_method(self.evaluator, Class(cls, self), n) is not None}
+        out: dict[str, str] = {}
+        for q, (default, _) in RUNS_METHOD.items():
+            name = q.rsplit(".", 1)[1]
+            if name not in out and runs_method(self.evaluator, Class(cls, self), name) is not None:
+                out[name] = default
+        return out
 
     def rewrapped(self, b: Binding, apis: frozenset[str]) -> list[Binding]:
         """``b`` and the rebindings of its name that wrap it again in one of ``apis``

@@ -378,10 +378,18 @@ def test_a_flax_module_is_a_dataclass_of_its_fields_and_apply_runs_its_call():
     assert type(m) is Struct and m.kind == "object" and m.get("factor") == Const(2.0)
     assert m.get("axis_name") == Const("data")
     assert shape(out.items[0]) == (3,) and out.items[1] == Const("data")
-    # another method, or the mutated state too: not what ``__call__`` returns
-    for call in ("m.apply(params, x, method=Scale.other)", "m.apply(params, x, mutable=['stats'])"):
-        (_, other) = returned_items(src.replace("m.apply(params, jnp.ones((3,)))", call), "run")
-        assert other is UNKNOWN
+    # the mutated state too: not what ``__call__`` returns
+    (_, other) = returned_items(
+        src.replace("m.apply(params, jnp.ones((3,)))", "m.apply(params, x, mutable=['s'])"), "run"
+    )
+    assert other is UNKNOWN
+    # another method, named by ``method=`` (the function, or its name)
+    two = src.replace(
+        "class Scale(nn.Module):", "class Scale(nn.Module):\n    def half(self, x):\n        return x / 2"
+    )
+    for method in ("Scale.half", "'half'"):
+        (_, halved) = returned_items(two.replace("jnp.ones((3,)))", f"jnp.ones((5,)), method={method})"), "run")
+        assert shape(halved) == (5,)
 
 
 def test_a_flax_module_s_call_runs_in_the_frames_of_apply():
@@ -392,3 +400,12 @@ def test_a_flax_module_s_call_runs_in_the_frames_of_apply():
     (frame,) = contexts(p.evaluator, fn)
     params = dict(frame.params)
     assert params["self"].get("factor") == Const(3.0) and shape(params["x"]) == (4, 2)
+    # ``method=`` runs that method in the frame of the call, not ``__call__``
+    src = FLAX.replace(
+        "class Scale(nn.Module):", "class Scale(nn.Module):\n    def half(self, x):\n        return x / 2"
+    )
+    p = model_of(src + "model = Scale()\ny = model.apply({}, jnp.ones((7,)), method=Scale.half)\n")
+    defs = {n.name.value: n for n in p.ctx.nodes_of(cst.FunctionDef)}
+    (half,) = contexts(p.evaluator, defs["half"])
+    assert shape(dict(half.params)["x"]) == (7,)
+    assert not dict(contexts(p.evaluator, defs["__call__"])[0].params)

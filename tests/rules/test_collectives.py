@@ -458,3 +458,8 @@ def test_an_axis_name_in_a_flax_module_field_on_the_path_through_apply():
     ]
     assert _found(src) == expected
     assert _found(src.replace("Norm(name='norm')", "Norm(axis_name='data', name='norm')")) == []
+    # ``apply(..., method=...)`` runs that method, on the same path
+    method = src.replace("@nn.compact\n    def __call__", "def center").replace(
+        "model.apply(params, x)", "model.apply(params, x, method=Norm.center)"
+    )
+    assert _found(method) == [(c, line - 1, m.replace("line 21", "line 20")) for c, line, m in expected]

@@ -29,13 +29,12 @@ from jaxlint.base.names import dotted
 from jaxlint.model import expected
 
 from . import program
-from .abstract import Class, External, Function
+from .abstract import External, Function
 from .attributes import assigned_value, instance_attribute
 from .axes import MAPS, in_contexts, map_names, names_of
 from .catalogue import calls_functions
 from .catalogue.build import signature
 from .catalogue.signatures import SIGNATURES
-from .classes import RUNS_METHOD, runner_target, runs_method
 from .scopes import FUNCTION_KINDS, Binding
 from .transforms import TABLE, TRANSPARENT_DECORATORS, named
 
@@ -199,7 +198,7 @@ class Uses:
             refs.extend((ref, node, shadowed) for ref in found if ref in variables or self._matters(ref))
             call = ctx.parent(node)
             if not found and len(bs) == 1 and type(call) is cst.Call and call.func is node:
-                ref = self._instance_method(bs[0], "__call__")  # ``model(x)``: its class's ``__call__``
+                ref = self._instance_method(bs[0], None)  # ``model(x)``: its class's ``__call__``
                 if ref is not None:
                     refs.append((ref, node, False))
         fates = [self._use("unknown", [], expr) if unknown else self.fate(expr) for _, expr, unknown in refs]
@@ -353,24 +352,14 @@ class Uses:
             return None
         return self.ctx.facts.ref(f"{method.rpartition('.')[0]}.{key.name}") + INSTANCE
 
-    def _instance_method(self, b: Binding, name: str, call: cst.Call | None = None) -> str | None:
-        """The reference of the method ``name`` (a def of the class body) of the module's
-        class that the binding holds an instance of (``model = Norm(...)``); for a library
-        method that runs one (flax's ``apply``, with ``call`` its call), the one it runs."""
-        value = b.value
-        if b.kind != "assign" or b.unpack or type(value) is not cst.Call or type(value.func) is not cst.Name:
-            return None
-        made = self.p.reaching(value.func)
-        if len(made) != 1 or made[0].kind != "class" or type(made[0].node) is not cst.ClassDef:
-            return None
-        scope = self.p.scope_of_node.get(made[0].node)
-        bs = scope.bindings.get(name, []) if scope is not None else []
-        cls_def = made[0].node
-        assert type(cls_def) is cst.ClassDef
-        runner = runs_method(self.ev, Class(cls_def, self.p), name) if not bs else None
-        if runner is not None:  # ``model.apply(variables, x)`` (flax) runs ``model.__call__(x)``
-            target = runner_target(call, RUNS_METHOD[runner][0]) if call is not None else RUNS_METHOD[runner][0]
-            bs = scope.bindings.get(target, []) if scope is not None and target is not None else []
+    def _instance_method(self, b: Binding, name: str | None, call: cst.Call | None = None) -> str | None:
+        """The reference of the method (one def of the class body) a read of ``b``, bound to
+        an instance of the module's class (``model = Norm(...)``), runs
+        (``Program.method_run``: ``name`` None, the instance called)."""
+        cls = self.p.instance_class(b)
+        method = self.p.method_run(cls, name, call) if cls is not None else None
+        scope = self.p.scope_of_node.get(cls) if cls is not None else None
+        bs = scope.bindings.get(method, []) if scope is not None and method is not None else []
         if len(bs) != 1 or bs[0].kind != "def":
             return None
         seeds = self.ctx.callers_of_seeds

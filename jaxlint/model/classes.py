@@ -235,14 +235,10 @@ def _library_fields(ev: Evaluator, cls: Class) -> tuple[Param, ...]:
 
 
 def runs_method(ev: Evaluator, cls: Any, name: str) -> str | None:
-    """The qualified name of a library method of the class's bases that runs a method of
-    its receiver (``RUNS_METHOD``: flax's ``apply``), or None."""
-    if type(cls) is not Class:
-        return None
-    for b in mro(ev, cls)[1:]:
-        if type(b) is External and f"{b.qualified}.{name}" in RUNS_METHOD:
-            return f"{b.qualified}.{name}"
-    return None
+    """The qualified name of the library method ``cls.name`` resolves to when it runs a
+    method of its receiver (``RUNS_METHOD``: flax's ``apply``), or None."""
+    v, _ = _method_def(ev, cls, name)
+    return v.qualified if type(v) is External and v.qualified in RUNS_METHOD else None
 
 
 def run_method(ev: Evaluator, q: str, args: list[Argument], env: Env | None, node: cst.CSTNode | None) -> Any:

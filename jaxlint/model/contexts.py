@@ -21,7 +21,7 @@ import libcst as cst
 from jaxlint.base.literals import UNKNOWN as UNKNOWN_
 
 from .abstract import Bound, External, Function, Partial, Struct, Transformed
-from .classes import RUNS_METHOD
+from .classes import RUNS_METHOD, bound_method, runner_call
 from .signature import Argument, bind
 from .transfer import SAME_VALUES
 
@@ -151,12 +151,8 @@ def enter_call(ev: Evaluator, fn: FunctionNode, call: cst.Call, env: Env | None)
         return None
     for _ in range(8):  # through jit-like wrappers, partials and instances' methods, to the def
         if type(callee) is Struct:  # ``model(x)``: its class's ``__call__``, bound to it
-            from .classes import bound_method
-
             callee = bound_method(ev, callee.cls, "__call__", callee)
         if type(callee) is Bound and type(callee.func) is External and callee.func.qualified in RUNS_METHOD:
-            from .classes import runner_call
-
             run = runner_call(ev, callee.func.qualified, [(callee.receiver, None, ""), *args])
             if run is None:
                 return None

@@ -794,11 +794,6 @@ class Program:
                 scope = self.scope_of_node.get(stmt)
                 own = scope.bindings.get(first.name.value, ()) if scope is not None else ()
                 receivers += [x for x in own if x.kind == "param" and not stmt.decorators]
-        # library methods that run a method (flax's ``model.apply(variables, x)`` runs
-        # ``__call__``, ``model.apply(variables, x, method="encode")`` runs ``encode``)
-        from .classes import runner_target
-
-        runners = self._runners(cls)
         calls: list[cst.Call] = []
         for instance in receivers:
             if instance is None:
@@ -806,30 +801,47 @@ class Program:
             reads, _ = self.references(instance)
             for r in reads:
                 parent = self.parents.get(r)
-                if type(parent) is cst.Call and parent.func is r and b.name == "__call__":
-                    calls.append(parent)
+                if type(parent) is cst.Call and parent.func is r:
+                    call, attr = parent, None
                 elif type(parent) is cst.Attribute and parent.value is r:
-                    call = self.parents.get(parent)
+                    call, attr = self.parents.get(parent), parent.attr.value
                     if type(call) is not cst.Call or call.func is not parent:
                         continue
-                    if parent.attr.value == b.name or (
-                        parent.attr.value in runners and runner_target(call, runners[parent.attr.value]) == b.name
-                    ):
-                        calls.append(call)
+                else:
+                    continue
+                if self.method_run(cls, attr, call) == b.name:
+                    calls.append(call)
         return calls
 
-    def _runners(self, cls: cst.ClassDef) -> dict[str, str]:
-        """The library methods of the class's bases that run one of its methods
-        (``classes.RUNS_METHOD``), by name, with the method they run by default."""
-        from .abstract import Class
-        from .classes import RUNS_METHOD, runs_method
+    def instance_class(self, b: Binding) -> cst.ClassDef | None:
+        """The module's class a binding holds an instance of (``model = Norm(...)``)."""
+        value = b.value
+        if b.kind != "assign" or b.unpack or type(value) is not cst.Call or type(value.func) is not cst.Name:
+            return None
+        made = self.reaching(value.func)
+        if len(made) != 1 or made[0].kind != "class" or type(made[0].node) is not cst.ClassDef:
+            return None
+        return made[0].node
 
-        out: dict[str, str] = {}
-        for q, (default, _) in RUNS_METHOD.items():
-            name = q.rsplit(".", 1)[1]
-            if name not in out and runs_method(self.evaluator, Class(cls, self), name) is not None:
-                out[name] = default
-        return out
+    def method_run(self, cls: cst.ClassDef, attr: str | None, call: cst.Call | None = None) -> str | None:
+        """The name of the method of ``cls`` that reading ``attr`` of an instance runs:
+        ``__call__`` when the instance itself is called (``attr`` None), ``attr`` itself, or,
+        for a library method of its bases that runs one, the one it runs (flax's
+        ``model.apply(variables, x)``: ``__call__``, or what ``method=`` of ``call`` names);
+        None when that cannot be read."""
+        if attr is None:
+            return "__call__"
+        from .abstract import Class
+        from .classes import RUNS_METHOD, runner_target, runs_method
+
+        scope = self.scope_of_node.get(cls)
+        if scope is not None and scope.bindings.get(attr):
+            return attr
+        runner = runs_method(self.evaluator, Class(cls, self), attr)
+        if runner is None:
+            return attr
+        default = RUNS_METHOD[runner][0]
+        return runner_target(call, default) if call is not None else default
 
     def rewrapped(self, b: Binding, apis: frozenset[str]) -> list[Binding]:
         """``b`` and the rebindings of its name that wrap it again in one of ``apis``

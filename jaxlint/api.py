@@ -44,7 +44,6 @@ from jaxlint.plan.slicing import (
     blanks_for,
     decide,
     job_digest,
-    named_maps,
     project_maps,
 )
 
@@ -289,7 +288,7 @@ Job = tuple[str, Blanks, "frozenset[str] | None", "frozenset[str] | None", "froz
 def job_for(path: str, plan: FilePlan | None, decided: dict[str, Decision] | None) -> Job:
     """What the second pass does with a planned file: blank the units the decision did not keep
     (none when there is no decision: the main process had no memory for it)."""
-    maps = plan.maps or None if isinstance(plan, FilePlan) else None
+    maps = (plan.maps or None) if isinstance(plan, FilePlan) else None
     if isinstance(plan, FilePlan) and decided is not None:
         d = decided[path]
         return (path, blanks_for(plan, d.kept), d.looked_up, d.callers_of_seeds, maps)
@@ -450,7 +449,7 @@ class Runner:
             return
         anchors = frozenset().union(*(r.anchors or () for r in readers))
         maps = project_maps([p for p in plans.values() if isinstance(p, FilePlan)], anchors)
-        if not maps:
+        if maps is None:
             return
         words = sorted({w for r in readers for w in r.triggers})
         todo: list[tuple[str, frozenset[str]]] = []
@@ -463,7 +462,7 @@ class Runner:
                 continue  # the second pass reports it
             if not isinstance(plan, FileResult) and any(w in text for w in words):
                 continue  # the readers run on it already
-            named = named_maps(text, maps)
+            named = maps.named(text)
             if named:
                 todo.append((path, named))
         for (path, _), (_kind, value, err) in zip(

@@ -51,7 +51,6 @@ look at what this keeps (see docs/writing-rules.md, "What a rule may read").
 from __future__ import annotations
 
 import bisect
-import functools
 import os
 import re
 from collections import defaultdict
@@ -638,12 +637,29 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
     return {path: Decision(frozenset(v), frozenset(names[path]), mentioned[path]) for path, v in out.items()}
 
 
-def project_maps(plans: list[FilePlan], anchors: frozenset[str]) -> dict[str, frozenset[str]]:
+@dataclass(frozen=True, slots=True)
+class ProjectMaps:
+    """The names module-level code of the planned files may bind to a map, with the last
+    parts of the modules that bind them (``project_maps``)."""
+
+    modules: dict[str, frozenset[str]]
+    any_name: re.Pattern[str]  # one of the names, as a word: most files mention none
+
+    def named(self, source: str) -> frozenset[str]:
+        """The names a file's text mentions as words beside the name of a module that binds
+        them (what an import of it spells)."""
+        if self.any_name.search(source) is None:
+            return frozenset()
+        words = set(re.findall(r"[A-Za-z_]\w*", source))
+        return frozenset(n for n, modules in self.modules.items() if n in words and not words.isdisjoint(modules))
+
+
+def project_maps(plans: list[FilePlan], anchors: frozenset[str]) -> ProjectMaps | None:
     """The names module-level code of the planned files may bind to a map (one of
-    ``anchors``: ``vmap``, ``pmap``...), with the last parts of the modules that bind them:
-    an assignment that binds a transform and mentions a map (``batched = jax.vmap(f)``), and
-    a def that mentions one (``@jax.pmap def step``). Over-approximated from the outline: the
-    model decides what a call of one is."""
+    ``anchors``: ``vmap``, ``pmap``...): an assignment that binds a transform and mentions a
+    map (``batched = jax.vmap(f)``), and a def that mentions one (``@jax.pmap def step``).
+    Over-approximated from the outline: the model decides what a call of one is. None: no
+    such name."""
     out: dict[str, set[str]] = {}
     for plan in plans:
         module = plan.module.rsplit(".", 1)[-1]
@@ -656,21 +672,10 @@ def project_maps(plans: list[FilePlan], anchors: frozenset[str]) -> dict[str, fr
             names = u.assigns if u.flags & BINDS_TRANSFORM else (u.name,) if u.name is not None else ()
             for name in names:
                 out.setdefault(name, set()).add(module)
-    return {name: frozenset(modules) for name, modules in out.items()}
-
-
-@functools.lru_cache(maxsize=4)
-def _any_word(names: frozenset[str]) -> re.Pattern[str]:
-    return re.compile(r"\b(?:" + "|".join(re.escape(n) for n in sorted(names)) + r")\b")
-
-
-def named_maps(source: str, maps: dict[str, frozenset[str]]) -> frozenset[str]:
-    """The names of ``project_maps`` a file's text mentions as words beside the name of a
-    module that binds them (what an import of it spells)."""
-    if not maps or _any_word(frozenset(maps)).search(source) is None:
-        return frozenset()
-    words = set(re.findall(r"[A-Za-z_]\w*", source))
-    return frozenset(n for n, modules in maps.items() if n in words and not words.isdisjoint(modules))
+    if not out:
+        return None
+    pattern = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in sorted(out)) + r")\b")
+    return ProjectMaps({name: frozenset(modules) for name, modules in out.items()}, pattern)
 
 
 # -- blanking ---------------------------------------------------------------------------

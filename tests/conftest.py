@@ -24,6 +24,27 @@ def raised_by(path: str, call: str) -> Exception | None:
     return None
 
 
+def raised_by_project(folder: str, script: str, modules: tuple[str, ...]) -> Exception | None:
+    """Run ``script`` of a multi-module fixture folder as ``python script`` there would (the
+    folder first on ``sys.path``, its ``modules`` imported afresh): what it raises, or None."""
+    import runpy
+
+    def forget() -> None:
+        for m in modules:
+            sys.modules.pop(m, None)
+
+    sys.path.insert(0, folder)
+    forget()
+    try:
+        runpy.run_path(os.path.join(folder, script))
+    except Exception as e:
+        return e
+    finally:
+        forget()
+        sys.path.remove(folder)
+    return None
+
+
 @pytest.fixture
 def root() -> str:
     return ROOT

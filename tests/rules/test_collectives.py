@@ -369,15 +369,12 @@ def test_a_binding_helper_of_a_module_the_model_never_reads(tmp_path, monkeypatc
 PARAMETER_AXIS = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "JAX201", "lint", "parameter_axis_{}")
 
 
-def _lint_folder(folder, monkeypatch):
-    monkeypatch.chdir(folder)
-    settings = testing.settings_for("JAX201")
-    settings.root = str(folder)
-    return lint_paths(["."], settings, jobs=1).diagnostics
+def _lint_folder(folder):
+    return testing.lint_folder(folder, testing.settings_for("JAX201")).diagnostics
 
 
-def test_an_axis_name_parameter_takes_the_name_the_call_in_another_module_gives(monkeypatch):
-    (d,) = _lint_folder(PARAMETER_AXIS.format("bad"), monkeypatch)
+def test_an_axis_name_parameter_takes_the_name_the_call_in_another_module_gives():
+    (d,) = _lint_folder(PARAMETER_AXIS.format("bad"))
     assert (os.path.basename(d.path), d.start.line, d.code) == ("norms.py", 8, "JAX201")
     assert (
         d.message == "`jax.lax.pmean` uses axis name 'batch', but the vmap at train.py:8 binds 'replicas', not 'batch'"
@@ -387,15 +384,15 @@ def test_an_axis_name_parameter_takes_the_name_the_call_in_another_module_gives(
         " Use the same axis name in the vmap and the collective."
     )
     # each call's own name, bound by its own map; no name; a name the model cannot read: silent
-    assert _lint_folder(PARAMETER_AXIS.format("ok"), monkeypatch) == []
+    assert _lint_folder(PARAMETER_AXIS.format("ok")) == []
 
 
-def test_an_axis_name_parameter_given_by_a_direct_call_is_bound_nowhere(tmp_path, monkeypatch):
+def test_an_axis_name_parameter_given_by_a_direct_call_is_bound_nowhere(tmp_path):
     (tmp_path / "norms.py").write_text(Path(PARAMETER_AXIS.format("bad"), "norms.py").read_text())
     (tmp_path / "train.py").write_text(
         "import jax\nfrom norms import batch_norm\nys = batch_norm(xs, 'batch')\nzs = jax.vmap(jax.numpy.sin)(xs)\n"
     )
-    (d,) = _lint_folder(tmp_path, monkeypatch)
+    (d,) = _lint_folder(tmp_path)
     assert d.start.line == 8
     assert d.message.startswith(
         "`jax.lax.pmean` uses axis name 'batch', but nothing binds it: `batch_norm` is called directly at train.py:3"
@@ -405,24 +402,14 @@ def test_an_axis_name_parameter_given_by_a_direct_call_is_bound_nowhere(tmp_path
     )
 
 
-def test_the_parameter_axis_fixture_fails_under_jax_as_linted(monkeypatch):
-    import runpy
-    import sys
-
+def test_the_parameter_axis_fixture_fails_under_jax_as_linted():
     import pytest
+    from conftest import raised_by_project
 
     pytest.importorskip("jax")
-    for kind, error in (("bad", NameError), ("ok", None)):
-        folder = PARAMETER_AXIS.format(kind)
-        monkeypatch.syspath_prepend(folder)
-        sys.modules.pop("norms", None)
-        if error is None:
-            runpy.run_path(os.path.join(folder, "train.py"))
-        else:
-            with pytest.raises(error, match="unbound axis name: batch"):
-                runpy.run_path(os.path.join(folder, "train.py"))
-        sys.modules.pop("norms", None)
-        sys.path.remove(folder)
+    e = raised_by_project(PARAMETER_AXIS.format("bad"), "train.py", ("norms",))
+    assert type(e) is NameError and "unbound axis name: batch" in str(e), e
+    assert raised_by_project(PARAMETER_AXIS.format("ok"), "train.py", ("norms",)) is None
 
 
 def test_an_axis_name_in_a_field_of_the_instance_a_method_runs_on():

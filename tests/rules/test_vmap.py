@@ -5,7 +5,7 @@ import os
 from importlib.util import find_spec
 
 import pytest
-from conftest import FIXTURES, raised_by
+from conftest import FIXTURES, raised_by, raised_by_project
 
 from jaxlint import testing
 
@@ -458,20 +458,15 @@ def test_a_map_in_a_differentiated_loss_sees_the_arguments_of_the_grad_call():
 PROJECT_MAP = os.path.join(FIXTURES, "JAX105", "lint", "project_map_{}")
 
 
-def _lint_folder(folder, monkeypatch, codes=("JAX1", "JAX2")):
-    from jaxlint.api import lint_paths
-
-    monkeypatch.chdir(folder)
-    settings = testing.settings_for(*codes)
-    settings.root = str(folder)
+def _lint_folder(folder):
     return [
         (os.path.basename(d.path), d.start.line, d.code, d.message, d.note)
-        for d in lint_paths(["."], settings, jobs=1).diagnostics
+        for d in testing.lint_folder(folder, testing.settings_for("JAX1", "JAX2")).diagnostics
     ]
 
 
-def test_a_map_another_module_makes_is_judged_where_a_file_without_map_words_calls_it(monkeypatch):
-    assert _lint_folder(PROJECT_MAP.format("bad"), monkeypatch) == [
+def test_a_map_another_module_makes_is_judged_where_a_file_without_map_words_calls_it():
+    assert _lint_folder(PROJECT_MAP.format("bad")) == [
         (
             "train.py",
             8,
@@ -481,10 +476,10 @@ def test_a_map_another_module_makes_is_judged_where_a_file_without_map_words_cal
             " sizes for array axes to be mapped`. Mapped sizes: `params['w']` has 3, `xs` has 16",
         )
     ]
-    assert _lint_folder(PROJECT_MAP.format("ok"), monkeypatch) == []
+    assert _lint_folder(PROJECT_MAP.format("ok")) == []
 
 
-def test_maps_of_another_module_through_a_module_attribute_and_a_decorator(tmp_path, monkeypatch):
+def test_maps_of_another_module_through_a_module_attribute_and_a_decorator(tmp_path):
     (tmp_path / "steps.py").write_text(
         "import jax\nimport jax.numpy as jnp\n\n"
         "def train_step(params, images):\n    return jnp.mean(images @ params)\n\n"
@@ -497,7 +492,7 @@ def test_maps_of_another_module_through_a_module_attribute_and_a_decorator(tmp_p
         "loss = steps.p_train_step(params, images)\n"
         "ys = per_example(jnp.zeros((3, 4)), jnp.zeros((5, 4)))\n"
     )
-    found = _lint_folder(tmp_path, monkeypatch)
+    found = _lint_folder(tmp_path)
     assert [f[:4] for f in found] == [
         ("train.py", 8, "JAX203", "pmap maps `images` over a leading axis of 256, a fixed size, not the device count"),
         (
@@ -513,26 +508,15 @@ def test_maps_of_another_module_through_a_module_attribute_and_a_decorator(tmp_p
         "import jax.numpy as jnp\n\ndef per_example(w, x):\n    return w\n\n"
         "ys = per_example(jnp.zeros((3, 4)), jnp.zeros((5, 4)))\n"
     )
-    assert _lint_folder(tmp_path, monkeypatch) == []
+    assert _lint_folder(tmp_path) == []
 
 
 @pytest.mark.jax
 @needs_jax
-def test_the_project_map_fixture_fails_under_jax_as_linted(monkeypatch):
-    import runpy
-    import sys
-
-    for kind, error in (("bad", ValueError), ("ok", None)):
-        folder = PROJECT_MAP.format(kind)
-        monkeypatch.syspath_prepend(folder)
-        sys.modules.pop("model", None)
-        if error is None:
-            runpy.run_path(os.path.join(folder, "train.py"))
-        else:
-            with pytest.raises(error, match="inconsistent sizes"):
-                runpy.run_path(os.path.join(folder, "train.py"))
-        sys.modules.pop("model", None)
-        sys.path.remove(folder)
+def test_the_project_map_fixture_fails_under_jax_as_linted():
+    e = raised_by_project(PROJECT_MAP.format("bad"), "train.py", ("model",))
+    assert type(e) is ValueError and "inconsistent sizes" in str(e), e
+    assert raised_by_project(PROJECT_MAP.format("ok"), "train.py", ("model",)) is None
 
 
 def test_no_culprit_whose_none_would_leave_nothing_mapped():

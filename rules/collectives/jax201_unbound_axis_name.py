@@ -262,15 +262,13 @@ class UnboundAxisName(Rule):
             found = _first_unbound(paths, d, p)
             if found is not None:
                 path, name = found
-                yield p, *_message(d["api"], d["short"], name, path, p.path)
+                head, note = _message(d["api"], d["short"], name, path, p.path)
+                if d.get("param") is not None:
+                    note = notes(_passed_by(d, path, name, p.path), note)
+                yield p, head, note
                 continue
             if d.get("param") is not None:
-                found = _first_unbound_passed(paths, d)
-                if found is not None:
-                    path, name = found
-                    head, note = _message(d["api"], d["short"], name, path, p.path)
-                    yield p, head, notes(_passed_by(d, path, name, p.path), note)
-                continue
+                continue  # its names are the calls' on each path: none for the vocabulary
             if d["scope"] is not None and (_maybe_bound(paths, d) or _runs_where_expected(paths, d["scope"])):
                 continue
             if vocabulary is None:
@@ -281,31 +279,20 @@ class UnboundAxisName(Rule):
 
 
 def _first_unbound(paths, d: dict[str, Any], p: Pending) -> tuple[Path, str] | None:
-    """One known path on which an axis name of the collective is not bound."""
+    """One known path on which an axis name of the collective is not bound: its own names,
+    or, when its axis name is its def's parameter, those the call that runs the def gives
+    on that path."""
     if d["scope"] is None:  # at module level: no map around it
         return Path([], [], {"path": p.path, "line": p.start.line, "module_level": True}), d["names"][0]
     for path in paths.paths(d["scope"], MAX_PATHS).paths:
+        names = d["names"] if d.get("param") is None else _passed(path, d["param"])
+        if not names:
+            continue  # the path's call gives the parameter no name as a value
         if path.root is None and not path.maps:
             continue  # an unknown caller, and no map here: it may bind the name
         bound = path.bound_names()
         if bound is None:
             continue  # a map whose names cannot be read may bind it
-        for name in d["names"]:
-            if name not in bound:
-                return path, name
-    return None
-
-
-def _first_unbound_passed(paths, d: dict[str, Any]) -> tuple[Path, str] | None:
-    """For a collective whose axis name is a parameter of its def: one known path on
-    which the call that runs the def gives a name the path does not bind."""
-    for path in paths.paths(d["scope"], MAX_PATHS).paths:
-        names = _passed(path, d["param"])
-        if not names or (path.root is None and not path.maps):
-            continue
-        bound = path.bound_names()
-        if bound is None:
-            continue
         for name in names:
             if name not in bound:
                 return path, name

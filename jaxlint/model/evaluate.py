@@ -69,7 +69,7 @@ from .axes import mesh_names
 from .catalogue import Call, Problem, lookup
 from .catalogue.host import INSTANCE_METHODS
 from .catalogue.indexing import IndexRef, is_slice, make_slice
-from .classes import RUNS_METHOD
+from .classes import RUNS_METHOD, run_method
 from .scopes import Binding, Scope, reaching_in
 from .signature import REQUIRED, Argument, Param, Signature, bind
 from .transforms import PARTIAL, SCOPES, TRANSPARENT_DECORATORS
@@ -1091,8 +1091,6 @@ class Evaluator:
             if not not_handled(v):
                 return v
         if q in RUNS_METHOD:
-            from .classes import run_method
-
             return run_method(self, q, args, env, node)
         if q == "functools.wraps" and args and args[0][1] is None and not args[0][2]:
             return _WrapsDecorator(args[0][0])
@@ -1594,7 +1592,10 @@ def _int_like(v: Any) -> bool:
     )
 
 
-_SIZE_OPS = {"Add": ("+", dims.add), "Subtract": ("-", dims.sub), "Multiply": ("*", dims.mul)}
+# the int operators whose result is a size polynomial of the operands' (``dims``)
+_DIM_OPS = {"Add": dims.add, "Subtract": dims.sub, "Multiply": dims.mul, "FloorDivide": dims.floordiv}
+# ... and those an opaque value's arithmetic keeps as a size, with how its key spells them
+_SIZE_OPS = {"Add": "+", "Subtract": "-", "Multiply": "*"}
 
 
 def _size_like(v: Any) -> bool:
@@ -1604,7 +1605,7 @@ def _size_like(v: Any) -> bool:
 def _opaque_arithmetic(op: str, left: Any, right: Any) -> Opaque:
     """``n + 1`` of an opaque ``n``: a value of its own (``n`` may be anything that adds),
     which, used as a size (``jnp.ones((n + 1,))``), is that size: only an int can be one."""
-    sign, fn = _SIZE_OPS[op]
+    sign, fn = _SIZE_OPS[op], _DIM_OPS[op]
 
     def part(v: Any, attr: str) -> str:
         if type(v) is Opaque:
@@ -1617,19 +1618,12 @@ def _opaque_arithmetic(op: str, left: Any, right: Any) -> Opaque:
 
 
 def _int_arithmetic(op: str, left: Any, right: Any) -> Any:
-    a, b = as_dim(left), as_dim(right)
-    if op == "Add":
-        d = dims.add(a, b)
-    elif op == "Subtract":
-        d = dims.sub(a, b)
-    elif op == "Multiply":
-        d = dims.mul(a, b)
-    elif op == "FloorDivide":
-        d = dims.floordiv(a, b)
-    elif op == "Divide":
+    if op == "Divide":
         return Scalar("float")
-    else:
+    fn = _DIM_OPS.get(op)
+    if fn is None:
         return Scalar("int")
+    d = fn(as_dim(left), as_dim(right))
     return int_value(d) if d is not None else Scalar("int")
 
 

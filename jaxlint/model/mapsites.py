@@ -33,6 +33,7 @@ False).
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -304,7 +305,8 @@ class _Scan:
             return None
         line = owner.ctx.exact_lines([made]).get(made)
         app = dataclasses.replace(app, node=call, anchor=None)
-        app.foreign = f"{_basename(owner.ctx.path)}:{line}" if line else _basename(owner.ctx.path)
+        where = os.path.basename(owner.ctx.path)
+        app.foreign = f"{where}:{line}" if line else where
         app.callee = " ".join(self.p.ctx.code(call.func).split())
         return app
 
@@ -421,12 +423,6 @@ def _owner(ev: Evaluator, node: cst.CSTNode) -> Program | None:
         if prog is not None and node in prog.parents:
             return prog
     return None
-
-
-def _basename(path: str) -> str:
-    import os
-
-    return os.path.basename(path)
 
 
 def _names_callable(ev: Evaluator, expr: cst.BaseExpression) -> bool:

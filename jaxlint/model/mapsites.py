@@ -105,6 +105,13 @@ class MapSite:
     def node(self) -> cst.CSTNode:
         return self.app.node
 
+    @property
+    def function_name(self) -> str | None:
+        """The name of the function the map maps (``<lambda>`` for a lambda), from the
+        application's value; None when it is no def or lambda."""
+        v = self.value.target if self.value is not None else None
+        return v.name if type(v) is Function else None
+
 
 def map_sites(p: Program, api: str) -> list[MapSite]:
     """The applications of ``api`` (``"jax.vmap"``, ``"jax.pmap"``) written in the file, with

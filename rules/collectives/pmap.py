@@ -24,7 +24,7 @@ from typing import Any
 import libcst as cst
 
 from jaxlint.model import dims, program
-from jaxlint.model.abstract import KEY, RAW_KEY, Array, Const, External, Function, Scalar, Seq, as_array
+from jaxlint.model.abstract import KEY, RAW_KEY, Array, Const, External, Scalar, Seq, as_array
 from jaxlint.model.contexts import sites
 from jaxlint.model.maps import MapIssue, MappedLeaf
 from jaxlint.model.mapsites import Evaluated, MapSite, map_sites
@@ -213,8 +213,8 @@ def label(ctx: Any, f: Finding) -> str:
     target = app.target_node
     fn = clip(ctx, target, 30) if target is not None else None
     if app.foreign:  # made in another module, called here
-        made = site.value.target if site.value is not None else None
-        fn = made.name if type(made) is Function and made.name != "<lambda>" else fn
+        name = site.function_name
+        fn = name if name is not None and name != "<lambda>" else fn
         return (
             f"`{app.callee}` (a pmap of `{fn}` at {app.foreign})" if fn else f"`{app.callee}` (a pmap at {app.foreign})"
         )

@@ -62,18 +62,15 @@ def vmap_sites(ctx: Any) -> list[Site]:
     out = []
     for ms in map_sites(p, VMAP):
         app = ms.app
-        target = _foreign_target(ms) if app.foreign else _target_text(ctx, app)
+        target = _foreign_target(ms.function_name) if app.foreign else _target_text(ctx, app)
         out.append(Site(ms, f"{app.name}({target})", app.options.get("in_axes"), app.anchor))
     memo["sites"] = out
     return out
 
 
-def _foreign_target(ms: MapSite) -> str:
-    """The mapped function of a map another module makes: its name, as that module writes it."""
-    v = ms.value.target if ms.value is not None else None
-    if type(v) is Function:
-        return "lambda" if v.name == "<lambda>" else v.name
-    return "..."
+def _foreign_target(name: str | None) -> str:
+    """The mapped function of a map another module makes, as that module writes it."""
+    return "lambda" if name == "<lambda>" else name or "..."
 
 
 def _target_text(ctx: Any, app: Application) -> str:

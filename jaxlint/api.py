@@ -15,6 +15,7 @@ import stat
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -142,6 +143,18 @@ def decode(data: bytes, path: str) -> tuple[str, str]:
 def _unchecked(res: FileResult) -> bool:
     """A fault (JAX003) is not a property of the file's bytes: never cache it."""
     return any(d.code == "JAX003" for d in res.diagnostics)
+
+
+def _submit_to(executor: ProcessPoolExecutor, fn: Callable[..., Any], items: list[Any], i: int) -> Any:
+    return executor.submit(fn, items[i])
+
+
+def _source_size(item: str | tuple) -> int:
+    """Bytes of the file a pool item (a path, or a tuple that starts with one) names."""
+    try:
+        return os.stat(item if isinstance(item, str) else item[0]).st_size
+    except OSError:
+        return 0
 
 
 def _died(path: str) -> FileResult:
@@ -390,7 +403,7 @@ class Runner:
             del plans, decided
             if record is None and todo:
                 todo = _compacted(todo)
-            for job, (res, err) in zip(todo, run(_lint_file, todo, lambda job: (_died(job[0]), None)), strict=True):
+            for job, (res, err) in run(_lint_file, todo, lambda job: (_died(job[0]), None)):
                 path = job[0]
                 self._tick()
                 if err is not None:
@@ -429,16 +442,14 @@ class Runner:
                 plans[path] = hit[1]
             else:
                 todo.append(path)
-        for path, (kind, value, err) in zip(
-            todo, run(_plan_file, todo, lambda path: ("done", _died(path), None)), strict=True
-        ):
+        for path, (kind, value, err) in run(_plan_file, todo, lambda path: ("done", _died(path), None)):
             if err is not None:
                 errors.append(err)
                 continue
             plans[path] = value
             if self.cache is not None and not (isinstance(value, FileResult) and _unchecked(value)):
                 self.cache.put_plan(path, (kind, value))
-        return plans
+        return {path: plans[path] for path in files if path in plans}  # in the files' order, as they finished
 
     def _promote(self, plans: dict[str, object], run, errors: list[str]) -> None:
         """Plan again, with the rules that judge map calls, the files whose words do not
@@ -465,9 +476,7 @@ class Runner:
             named = maps.named(text)
             if named:
                 todo.append((path, named))
-        for (path, _), (_kind, value, err) in zip(
-            todo, run(_plan_promoted, todo, lambda item: ("done", _died(item[0]), None)), strict=True
-        ):
+        for (path, _), (_kind, value, err) in run(_plan_promoted, todo, lambda item: ("done", _died(item[0]), None)):
             if err is not None:
                 errors.append(err)
                 continue
@@ -479,9 +488,10 @@ class Runner:
 
     @contextmanager
     def _pool(self) -> Iterator[Callable[..., Iterable[Any]]]:
-        """``run(fn, items, on_death)``: results in order, from worker processes when it pays
-        off. An item whose worker process dies (killed, or a crash in native code) gets
-        ``on_death(item)`` instead, and the other items are still linted."""
+        """``run(fn, items, on_death)``: ``(item, result)`` pairs as the items finish, from
+        worker processes when it pays off (``jaxlint.base.dispatch``). An item whose worker
+        process dies (killed, or a crash in native code) gets ``on_death(item)`` instead, and
+        the other items are still linted."""
         pools: dict[int, ProcessPoolExecutor] = {}  # worker count -> live pool
 
         def pool(workers: int):
@@ -499,33 +509,36 @@ class Runner:
             return pools[workers]
 
         def in_pools(fn, items, on_death):
-            from concurrent.futures.process import BrokenProcessPool
+            from jaxlint.base.dispatch import WorkerDied, dispatched
 
-            rest, workers = list(items), self.workers
+            sizes = [_source_size(item) for item in items]
+            rest, workers = list(range(len(items))), self.workers
             while rest:
-                done = 0
+                finished: set[int] = set()
                 try:
-                    chunk = max(1, min(16, len(rest) // (workers * 8)))
-                    for r in pool(workers).map(fn, rest, chunksize=chunk):
-                        done += 1
-                        yield r
+                    submit = partial(_submit_to, pool(workers), fn, items)
+                    for i, r in dispatched(submit, rest, sizes, workers):
+                        finished.add(i)
+                        yield items[i], r
                     return
-                except BrokenProcessPool:
+                except WorkerDied as died:
                     pools.pop(workers).shutdown(wait=True, cancel_futures=True)
-                if workers == 1:  # one item at a time: the first one lost killed its worker
-                    yield on_death(rest[done])
-                    done += 1
-                    workers = self.workers
-                else:  # which one? run the rest one at a time until it is found
-                    workers = 1
-                rest = rest[done:]
+                    if workers == 1:  # one item in flight: it killed its worker
+                        (i,) = died.in_flight
+                        finished.add(i)
+                        yield items[i], on_death(items[i])
+                        workers = self.workers
+                    else:  # which one? run the rest one at a time until it is found
+                        workers = 1
+                rest = [i for i in rest if i not in finished]
 
         def run(fn, items, on_death):
             global _WORKER
+            items = list(items)
             if self.jobs <= 1 or len(items) < 4:
                 _WORKER = _make_linter(self.rules, self.settings)
                 _WORKER.on_parsed = _freeze_tree
-                return map(fn, items)
+                return ((item, fn(item)) for item in items)
             return in_pools(fn, items, on_death)
 
         try:
@@ -1136,7 +1149,7 @@ def redecide(
         else:
             todo.append(job)
     with runner._pool() as run:
-        for job, (res, _) in zip(todo, run(_lint_file, todo, lambda job: (_died(job[0]), None)), strict=True):
+        for job, (res, _) in run(_lint_file, todo, lambda job: (_died(job[0]), None)):
             results[job[0]] = res
             if runner.cache is not None and res.internal_error is None and not res.rule_errors and not _unchecked(res):
                 runner.cache.put(job[0], res, job_digest(*job[1:]))

@@ -107,6 +107,26 @@ def _traced(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
     return out
 
 
+def loop_bodies(ctx, p: Program) -> list[tuple[cst.Call, str, cst.FunctionDef | cst.Lambda]]:
+    """The lax calls of this file that run a function of it once per iteration of a loop
+    (``lax.fori_loop(0, n, body, x)``, ``lax.scan(step, ...)``), with their label and the
+    function, in text order."""
+    out = []
+    for call in _lax_calls(ctx):
+        f = p.value(call.func)
+        api = TABLE.get(f.qualified) if type(f) is External else None
+        if api is None or not api.repeats:
+            continue
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+        for i, kw in api.bodies:
+            arg = keywords.get(kw, positional[i].value if i < len(positional) else None)
+            body = p.value(arg) if type(arg) in (cst.Name, cst.Lambda) else None
+            if type(body) is Function and body.node in p.scope_of_node:
+                out.append((call, api.label, body.node))
+    return out
+
+
 def _lax_calls(ctx) -> list[cst.Call]:
     out = []
     for node in ctx.nodes_of(cst.Call):

@@ -29,6 +29,9 @@ class Api:
     static: tuple[str, ...] = ()  # options that name arguments it keeps concrete
     # a lax body call: (position, keyword) of each function argument it traces
     bodies: tuple[tuple[int, str], ...] = ()
+    # a "body" call that runs its function arguments once per iteration of a loop (scan,
+    # fori_loop, while_loop, map), not once (cond, switch)
+    repeats: bool = False
     in_axes: bool = False  # a map whose ``in_axes`` entry ``None`` passes an argument as it is
     # what calling the transformed function gives (``transfer.py``): "value": the
     # function's own value, called with the same arguments (jit, checkpoint, custom_vjp
@@ -74,11 +77,11 @@ TABLE: dict[str, Api] = {
     "jax.named_call": Api("trace", gives="value"),
     "jax.custom_vjp": Api("trace", gives="value", derivatives="vjp"),
     "jax.custom_jvp": Api("trace", gives="value", derivatives="jvp"),
-    "jax.lax.scan": Api("body", True, "lax.scan", bodies=((0, "f"),)),
-    "jax.lax.fori_loop": Api("body", True, "lax.fori_loop", bodies=((2, "body_fun"),)),
-    "jax.lax.while_loop": Api("body", True, "lax.while_loop", bodies=((0, "cond_fun"), (1, "body_fun"))),
+    "jax.lax.scan": Api("body", True, "lax.scan", bodies=((0, "f"),), repeats=True),
+    "jax.lax.fori_loop": Api("body", True, "lax.fori_loop", bodies=((2, "body_fun"),), repeats=True),
+    "jax.lax.while_loop": Api("body", True, "lax.while_loop", bodies=((0, "cond_fun"), (1, "body_fun")), repeats=True),
     "jax.lax.cond": Api("body", True, "lax.cond", bodies=((1, "true_fun"), (2, "false_fun"))),
-    "jax.lax.map": Api("body", True, "lax.map", bodies=((0, "f"),)),
+    "jax.lax.map": Api("body", True, "lax.map", bodies=((0, "f"),), repeats=True),
     "jax.lax.associative_scan": Api("body", True, "lax.associative_scan", bodies=((0, "fn"),)),
     "jax.lax.switch": Api("body", True, "lax.switch"),  # its branches come as a sequence
     "jax.vjp": Api("call", primals="spread"),

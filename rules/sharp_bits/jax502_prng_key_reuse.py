@@ -38,13 +38,15 @@ class PrngKeyReuse(Rule):
     to two `jax.random` samplers or `split` calls with no new key bound to the name in
     between; consumed inside a loop body (or a comprehension) when the key is not split
     again in each iteration; or passed twice to a callee that consumes its key argument
-    on every path: a function of the same module or of another module of the project, a
+    on every path: a function of the same module or of another module of the project (also
+    under `@jax.jit`, `checkpoint` and the other transforms that run it as called), a
     class whose `__init__` does, or a library layer whose constructor does (equinox's
     `eqx.nn.Linear` and `eqx.nn.MLP` split their key; jaxlint reads them from its stubs of
     the library). A `jax.vmap` that gives a key whole to every example (its `in_axes`
     entry `None`) to a def or lambda that consumes it on every path consumes it once per example:
     every example draws the same numbers, and JAX's checker, which sees one consumption,
-    is silent. What consumes a key is what JAX's key-reuse
+    is silent. A body that `lax.fori_loop`, `lax.scan`, `lax.while_loop` or `lax.map` runs
+    once per iteration consumes a key it closes over in every iteration. What consumes a key is what JAX's key-reuse
     checker (`jax.experimental.key_reuse`) says: every sampler and `split`;
     `jax.random.fold_in(key, i)`, `key_data` and `clone` do not, so
     `normal(fold_in(key, i))` in a loop is fine. Uses in mutually exclusive branches
@@ -175,6 +177,17 @@ class PrngKeyReuse(Rule):
             again = {"draw": "draws the same random numbers", "keys": "gets the same keys"}.get(
                 r.gives or "", "consumes the same key"
             )
+            if r.lax_loop:
+                at = f" at line {line}" if line else ""
+                checker = (
+                    "With a typed key, JAX's key-reuse checker (`jax_debug_key_reuse`) raises `KeyReuseError`: the "
+                    'body function "leads to key reuse when repeatedly executed"'
+                )
+                return (
+                    f"{api} consumes the PRNG key `{k}` in every iteration of `{r.lax_loop}`{at}, whose body closes "
+                    f"over it: every iteration {again}. {checker}. Carry the key in the loop's state and split it "
+                    f"there, or use `jax.random.fold_in({k}, i)` with the iteration number"
+                )
             if type(r.loop) in COMPREHENSIONS:
                 where = "once per element of the comprehension" + (f" at line {line}" if line else "")
                 return (

@@ -37,6 +37,8 @@ from jaxlint.model.flow import Flow, bound_names, terminates
 from jaxlint.model.scopes import Scope
 from jaxlint.model.signature import Argument, bind
 from jaxlint.model.spelled import spelled
+from jaxlint.model.traced import loop_bodies
+from jaxlint.model.transforms import TABLE as TRANSFORM_TABLE
 
 KEY = "JAX502"
 LOOP_COMPS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
@@ -63,6 +65,7 @@ class Reuse:
     loop: cst.CSTNode | None = None  # the loop (or comprehension) whose iterations reuse it; the
     # call itself: a vmap that gives the key whole to every example (``broadcast``)
     kind: str | None = None  # "typed", "raw" or None: what the key argument is
+    lax_loop: str = ""  # the loop is a lax call running a body that closes over the key ("lax.scan")
 
 
 @dataclass(frozen=True, slots=True)
@@ -495,7 +498,8 @@ def consumer(ctx: FileContext, call: cst.Call) -> dict[str, int] | None:
     """The key parameters a call's callee consumes on every path, by the model's value of the
     callee and the key flow of its body in its own module: an undecorated def (not a
     method) of this module, of another one of the project or of a library stub, or a class
-    whose ``__init__`` consumes them (``eqx.nn.Linear(3, 4, key=key)`` splits its key).
+    whose ``__init__`` consumes them (``eqx.nn.Linear(3, 4, key=key)`` splits its key), also
+    under ``@jax.jit`` and the other transforms that run it as called (``_runs_as_called``).
     None: not known."""
     p = program(ctx)
     ev = p.evaluator
@@ -503,14 +507,31 @@ def consumer(ctx: FileContext, call: cst.Call) -> dict[str, int] | None:
     method = type(v) is Class
     if method:
         v = classes_method(ev, v, "__init__")
-    if type(v) is not Function or type(v.node) is not cst.FunctionDef or v.node.decorators:
+    runs = _runs_as_called(v)
+    if type(runs) is not Function or type(runs.node) is not cst.FunctionDef:
         return None
+    if runs is v and runs.node.decorators:
+        return None  # a decorator the model does not see through may call it otherwise
+    v = runs
     owner = v.program or p
     if not method:
         scope = owner.scope_of_node.get(v.node)
         if scope is None or (scope.parent is not None and scope.parent.kind == "class"):
             return None  # a method, called through its class
     return consumed_parameters(owner.ctx, v.node, method)
+
+
+def _runs_as_called(v: Any) -> Any:
+    """The function a callable runs once, with the call's own arguments: itself, or the
+    function under transforms that give its own value (``@jax.jit``, ``checkpoint``,
+    ``custom_vjp``, ``named_scope``): a key it consumes is consumed by the call (JAX's
+    checker follows a key into a jitted function)."""
+    while type(v) is Transformed and not v.unknown_options:
+        api = TRANSFORM_TABLE.get(v.api)
+        if api is None or api.gives != "value":
+            break
+        v = v.target
+    return v
 
 
 def reuses(ctx: FileContext) -> list[Reuse]:
@@ -526,8 +547,33 @@ def reuses(ctx: FileContext) -> list[Reuse]:
             flow.comprehensions(stmt)
         for n, r in flow.reuses.items():
             out.setdefault(n, r)
+    for r in _closed_over_in_loops(ctx):
+        out.setdefault(r.node, r)
     result = ctx.shared[KEY] = sorted(out.values(), key=lambda r: ctx.text_order(r.node))
     return result
+
+
+def _closed_over_in_loops(ctx: FileContext) -> list[Reuse]:
+    """A key that a loop body of ``lax.fori_loop``/``scan``/``while_loop``/``map`` closes over
+    and consumes on every path: the body runs once per iteration, so every iteration
+    consumes the same key (a parameter or a name the body binds is a new value each time)."""
+    out = []
+    for loop, label, fn in loop_bodies(ctx, program(ctx)):
+        flow = KeyFlow(ctx)
+        if type(fn) is cst.Lambda:
+            flow.expression(fn.body)
+            consumed = dict(flow.env)
+        else:
+            flow.run(fn.body)
+            consumed = merge(flow.exits + ([] if terminates(fn.body) else [flow.env]))
+        params = {p.name.value for p in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params)}
+        for key, c in consumed.items():
+            base = key.partition("[")[0].partition(".")[0]
+            if base in params or base in flow.assigned or c.previous_iteration:
+                continue
+            first = Consumed(c.node, c.api, c.gives, True)
+            out.append(Reuse(c.node, key, c.api, c.gives, first, loop, None, label))
+    return out
 
 
 def _statements(ctx: FileContext, body: cst.CSTNode) -> list[cst.CSTNode]:

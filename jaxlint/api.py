@@ -45,7 +45,8 @@ from jaxlint.plan.slicing import (
     blanks_for,
     decide,
     job_digest,
-    project_maps,
+    mark_anchored,
+    project_anchors,
 )
 
 if TYPE_CHECKING:
@@ -266,21 +267,27 @@ def _init_worker(codes: tuple[str, ...], settings: Settings, parent: int) -> Non
     _WORKER.on_parsed = _freeze_tree  # each file collected after it (``_lint_file``)
 
 
+def _slicing_on() -> bool:
+    """False with ``JAXLINT_NO_SLICING=1``: every file is parsed whole (the findings are the same)."""
+    return os.environ.get("JAXLINT_NO_SLICING", "") in ("", "0")
+
+
 def _make_linter(rules: Sequence[type[Rule]], settings: Settings) -> FileLinter:
-    slicing = os.environ.get("JAXLINT_NO_SLICING", "") in ("", "0")
-    return FileLinter([r for r in rules if not getattr(r, "engine_rule", False)], settings.rules, settings, slicing)
+    return FileLinter(
+        [r for r in rules if not getattr(r, "engine_rule", False)], settings.rules, settings, _slicing_on()
+    )
 
 
-def _plan_file(path: str, maps: frozenset[str] = frozenset()) -> tuple[str, object, str | None]:
+def _plan_file(path: str, anchored: frozenset[str] = frozenset()) -> tuple[str, object, str | None]:
     """First pass (see jaxlint.plan.slicing): ("done", FileResult) | ("plan", FilePlan) | ("whole", None).
-    ``maps``: the maps of other modules the file names (``Runner._promote``)."""
+    ``anchored``: the project anchors of other modules the file names (``Runner._promote``)."""
     assert _WORKER is not None
     try:
         text, _ = read_source(path)
     except ReadError as e:
         return "done", unreadable(e), None
     try:
-        kind, value = _WORKER.plan(path, text, maps=maps)
+        kind, value = _WORKER.plan(path, text, anchored=anchored)
     except (MemoryError, RecursionError) as exc:  # extreme code: this file is not checked, the run goes on
         return "done", FileResult(path=path, diagnostics=[not_checked(path, resource_reason(exc))]), None
     except Exception as exc:
@@ -294,30 +301,30 @@ def _plan_promoted(item: tuple[str, frozenset[str]]) -> tuple[str, object, str |
 
 
 # path, line ranges to blank, defs rules may look up, callers of seeds (see jaxlint.plan.slicing),
-# the maps of other modules the file names when only they make it wanted (``Runner._promote``)
+# the project anchors of other modules the file names (``Runner._promote``)
 Job = tuple[str, Blanks, "frozenset[str] | None", "frozenset[str] | None", "frozenset[str] | None"]
 
 
 def job_for(path: str, plan: FilePlan | None, decided: dict[str, Decision] | None) -> Job:
     """What the second pass does with a planned file: blank the units the decision did not keep
     (none when there is no decision: the main process had no memory for it)."""
-    maps = (plan.maps or None) if isinstance(plan, FilePlan) else None
+    anchored = (plan.anchored or None) if isinstance(plan, FilePlan) else None
     if isinstance(plan, FilePlan) and decided is not None:
         d = decided[path]
-        return (path, blanks_for(plan, d.kept), d.looked_up, d.callers_of_seeds, maps)
-    return (path, (), None, None, maps)
+        return (path, blanks_for(plan, d.kept), d.looked_up, d.callers_of_seeds, anchored)
+    return (path, (), None, None, anchored)
 
 
 def _lint_file(job: Job) -> tuple[FileResult, str | None]:
     assert _WORKER is not None
-    path, blanks, looked_up, callers, maps = job
+    path, blanks, looked_up, callers, anchored = job
     try:
         text, _ = read_source(path)
     except ReadError as e:  # it vanished or changed since the first pass
         return unreadable(e), None
     try:
         result = _WORKER.lint(
-            path, text, blanks=blanks, looked_up=looked_up, callers_of_seeds=callers, maps=maps or frozenset()
+            path, text, blanks=blanks, looked_up=looked_up, callers_of_seeds=callers, anchored=anchored or frozenset()
         )
     except (MemoryError, RecursionError) as exc:
         return FileResult(path=path, diagnostics=[not_checked(path, resource_reason(exc))]), None
@@ -423,7 +430,10 @@ class Runner:
 
     def _decide(self, plans: list[FilePlan]) -> dict[str, Decision] | None:
         """The slicing decision; None when the main process has no memory for it: then every
-        file is parsed whole (the findings are the same, tested) and the run goes on."""
+        file is parsed whole (the findings are the same, tested) and the run goes on. Also
+        None when slicing is off (``JAXLINT_NO_SLICING=1``)."""
+        if not _slicing_on():
+            return None
         try:
             return decide(plans)
         except MemoryError:
@@ -452,19 +462,26 @@ class Runner:
         return {path: plans[path] for path in files if path in plans}  # in the files' order, as they finished
 
     def _promote(self, plans: dict[str, object], run, errors: list[str]) -> None:
-        """Plan again, with the rules that judge map calls, the files whose words do not
-        want those rules but that name a map another module makes at module level (``from
-        model import batched_loss``: the file spells no ``vmap``, yet its calls run one)."""
-        readers = [r for r in self.rules if r.project_maps]
+        """What a name another module binds stands for, where this file imports it: a map
+        (``batched_loss = jax.vmap(loss)`` there, ``batched_loss(params, xs)`` here), or a def
+        that draws from its key. The units naming one are seeds of the rules reading project
+        anchors (``slicing.mark_anchored``); a file whose words do not want those rules is
+        planned again with them (it spells no ``vmap``, yet its calls run one)."""
+        readers = [r for r in self.rules if r.project_anchors]
         if not readers:
             return
         anchors = frozenset().union(*(r.anchors or () for r in readers))
-        maps = project_maps([p for p in plans.values() if isinstance(p, FilePlan)], anchors)
-        if maps is None:
+        found = project_anchors([p for p in plans.values() if isinstance(p, FilePlan)], anchors)
+        if found is None:
             return
         words = sorted({w for r in readers for w in r.triggers})
         todo: list[tuple[str, frozenset[str]]] = []
         for path, plan in plans.items():
+            if isinstance(plan, FilePlan):
+                named = found.imported_by(plan)
+                if named:
+                    mark_anchored(plan, named, readers)
+                continue
             if isinstance(plan, FileResult) and (not plan.prefilter or plan.diagnostics):
                 continue  # not skipped by the pre-filter (unreadable...), or a syntax error
             try:
@@ -472,8 +489,8 @@ class Runner:
             except ReadError:
                 continue  # the second pass reports it
             if not isinstance(plan, FileResult) and any(w in text for w in words):
-                continue  # the readers run on it already
-            named = maps.named(text)
+                continue  # parsed whole, and the readers run on it already
+            named = found.named(text)
             if named:
                 todo.append((path, named))
         for (path, _), (_kind, value, err) in run(_plan_promoted, todo, lambda item: ("done", _died(item[0]), None)):

@@ -127,11 +127,11 @@ class FileLinter:
             hit = found[word] = word in source
         return hit
 
-    def wants(self, source: str, maps: frozenset[str] = frozenset()) -> bool:
-        """Trigger pre-filter: is any enabled rule's trigger word in the text? ``maps``: the
-        maps of other modules the file names (``Runner._promote``), which the rules reading
-        project maps judge whatever the file's words."""
-        if self.always or (maps and any(r.project_maps for r in self.rules)):
+    def wants(self, source: str, anchored: frozenset[str] = frozenset()) -> bool:
+        """Trigger pre-filter: is any enabled rule's trigger word in the text? ``anchored``: the
+        project anchors of other modules the file names (``Runner._promote``), which the rules
+        reading project anchors judge whatever the file's words."""
+        if self.always or (anchored and any(r.project_anchors for r in self.rules)):
             return True
         return any(self._has(source, w) for w in self.triggers)
 
@@ -144,7 +144,7 @@ class FileLinter:
         blanks: Blanks = (),
         looked_up: frozenset[str] | None = None,
         callers_of_seeds: frozenset[str] | None = None,
-        maps: frozenset[str] = frozenset(),
+        anchored: frozenset[str] = frozenset(),
     ) -> FileResult:
         """Lint one file; ``blanks`` are the line ranges no wanted rule needs, ``looked_up``
         the defs a rule may look up in the project phase (None: any; see jaxlint.plan.slicing)."""
@@ -155,11 +155,11 @@ class FileLinter:
             return result
         source = python
         result.suppressions = scan_suppressions(source)
-        if not self.wants(source, maps):
+        if not self.wants(source, anchored):
             return result
         if module_name is None:
             module_name, is_package = module_name_for(path)
-        wanted = self.wanted_rules(source, maps)
+        wanted = self.wanted_rules(source, anchored)
         whole = with_standins(source)
         text = apply_blanks(whole, blanks) if blanks else whole
         # brackets nested deeper than LibCST survives (counted in strings too: Python decides)
@@ -285,7 +285,7 @@ class FileLinter:
         module_name: str | None = None,
         is_package: bool | None = None,
         explicit: bool = False,
-        maps: frozenset[str] = frozenset(),
+        anchored: frozenset[str] = frozenset(),
     ):
         """First pass: ``("done", FileResult)`` when no rule wants the file, ``("plan", FilePlan)``
         to decide what LibCST must see, ``("whole", None)`` when it must see all of it.
@@ -298,43 +298,41 @@ class FileLinter:
         if python is None:
             return "done", unreadable
         source = python
-        if not self.wants(source, maps):
+        if not self.wants(source, anchored):
             result = FileResult(path=path)
             result.suppressions = scan_suppressions(source)
             result.prefilter = "skipped"
             if explicit or "jax" in source:
                 syntax_check(result, source)
             return "done", result
-        if not self.slicing:
-            return "whole", None
+        # planned also when not slicing: the plans say which names other modules import
+        # (``Runner._promote``); the run then blanks nothing (``Runner._decide``)
         if module_name is None:
             module_name, is_package = module_name_for(path)
-        wanted = self.wanted_rules(source, maps)
+        wanted = self.wanted_rules(source, anchored)
         text = with_standins(source)  # what the parsers read: positions as in ``source``
         over = too_many_tokens(text)
         if over is not None:  # over the memory budget: not even ``ast`` reads it
             result = FileResult(path=path, diagnostics=[not_checked(path, str(over))])
             result.suppressions = scan_suppressions(source)
             return "done", result
-        plan = plan_file(path, text, wanted, module_name, bool(is_package))
-        if plan is not None:
-            plan.maps = maps
+        plan = plan_file(path, text, wanted, module_name, bool(is_package), anchored)
         if plan is None and ast_too_deep(text):  # ``ast`` gave up: spare LibCST the attempt
             result = FileResult(path=path, diagnostics=[_too_deep(path)])
             result.suppressions = scan_suppressions(source)
             return "done", result
         return ("plan", plan) if plan is not None else ("whole", None)
 
-    def wanted_rules(self, source: str, maps: frozenset[str] = frozenset()) -> list[type[Rule]]:
+    def wanted_rules(self, source: str, anchored: frozenset[str] = frozenset()) -> list[type[Rule]]:
         """The rules whose trigger words occur in the text (families share their words),
-        and, when the file names maps of other modules, the rules that judge their calls."""
+        and, when the file names project anchors of other modules, the rules reading them."""
         known: dict[tuple[str, ...], bool] = {}
         out = []
         for r in self.rules:
             ok = known.get(r.triggers)
             if ok is None:
                 ok = known[r.triggers] = self._wants_rule(r, source)
-            if ok or (maps and r.project_maps):
+            if ok or (anchored and r.project_anchors):
                 out.append(r)
         return out
 

@@ -123,8 +123,8 @@ class Rule:
     forwarders: ClassVar[bool] = False
     # True: the slicer keeps the defs of a target's module that the target calls (plan/needs.py)
     target_callees: ClassVar[bool] = False
-    # True: also files that name a map another module makes (jaxlint/api.py, promotion)
-    project_maps: ClassVar[bool] = False
+    # True: also units that name what another module binds around an anchor (jaxlint/api.py, promotion)
+    project_anchors: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -41,7 +41,7 @@ class Reads:
     call_paths: bool = False  # the engine records each read file's uses of its functions (model/calls.py)
     forwarders: bool = False  # every def that calls a parameter with its ``*args`` (model/forwarding.py)
     target_callees: bool = False  # the defs of a target's module the target calls, transitively
-    project_maps: bool = False  # files that name a map another module makes, whatever their words
+    project_anchors: bool = False  # units that name another module's anchored name, whatever their words
 
 
 # What a rule's analysis may read besides its sites' units and module-level code.
@@ -74,11 +74,13 @@ READS: dict[str, Reads] = {
     # (``MODULE_DEPTH`` steps): what the evaluator runs when it computes what the target
     # returns (``def loss(w, x): return helper(w, x)``; the JAX4xx outputs)
     "target callees": Reads(target_callees=True),
-    # also every file that names a map value another module of the project makes at module
-    # level (``batched = jax.vmap(f)`` or ``@jax.pmap def step`` there, ``batched(xs)`` here),
-    # although it spells none of the rule's words: its calls of that map are judged where they
-    # are written (jaxlint/api.py promotes such a file after the first pass; the map rules)
-    "project maps": Reads(project_maps=True),
+    # also every unit, in any module, that names what another module of the project binds
+    # at module level in a unit mentioning one of the rule's anchors (``batched =
+    # jax.vmap(f)`` or ``@jax.pmap def step`` there, ``batched(xs)`` here; a def that draws
+    # from its key there, called twice here), although it spells none of the rule's words:
+    # its calls are judged where they are written (jaxlint/api.py promotes such units after
+    # the first pass; the map rules, JAX502)
+    "project anchors": Reads(project_anchors=True),
 }
 
 # what a kind of reading adds to the pre-filter's words: a forwarder spells ``fn(*args``
@@ -174,5 +176,5 @@ def reads_of(reads, owner: str = "rule") -> Reads:
         any(p.call_paths for p in parts),
         any(p.forwarders for p in parts),
         any(p.target_callees for p in parts),
-        any(p.project_maps for p in parts),
+        any(p.project_anchors for p in parts),
     )

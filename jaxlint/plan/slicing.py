@@ -137,11 +137,22 @@ class FilePlan:
     units: list[PlanUnit]
     imports: dict[str, str] = field(default_factory=dict)
     # the maps of other modules the file names, when only they made it wanted (api._promote)
-    maps: frozenset[str] = frozenset()
+    anchored: frozenset[str] = frozenset()
 
 
-def plan_file(path: str, source: str, rules, module: str, is_package: bool) -> FilePlan | None:
-    """What each unit of the file is to the wanted rules; None: lint the file whole."""
+def seed_bits(rule) -> int:
+    """The flags a seed of the rule gets: what the slicer keeps around it."""
+    bit = SEED | (TARGET_SEED if rule.target_transforms else 0) | (FOLLOW if rule.follows_references else 0)
+    bit |= {"all": CALLER_SEED, "direct": DIRECT_CALLER_SEED}.get(rule.callers, 0)
+    return bit | (CALLEES if rule.target_callees else 0)
+
+
+def plan_file(
+    path: str, source: str, rules, module: str, is_package: bool, anchored: frozenset[str] = frozenset()
+) -> FilePlan | None:
+    """What each unit of the file is to the wanted rules; None: lint the file whole.
+    ``anchored``: names of other modules' project anchors the file names: the units that
+    mention one are seeds of the rules reading project anchors."""
     lines = split_lines(source)
     ol = outline(source, lines, module, is_package)
     if ol is None:
@@ -158,12 +169,11 @@ def plan_file(path: str, source: str, rules, module: str, is_package: bool) -> F
         seeds = r.seeds(ol)
         if seeds is None:
             return None
-        bit = SEED | (TARGET_SEED if r.target_transforms else 0) | (FOLLOW if r.follows_references else 0)
-        bit |= {"all": CALLER_SEED, "direct": DIRECT_CALLER_SEED}.get(r.callers, 0)
-        bit |= CALLEES if r.target_callees else 0
+        if anchored and r.project_anchors:
+            seeds = set(seeds) | {i for i, u in enumerate(ol.units) if not anchored.isdisjoint(u.idents)}
         wanted_transforms |= r.target_transforms
         for i in seeds:
-            flags[i] |= bit
+            flags[i] |= seed_bits(r)
     transforms = anchor_names(ol, wanted_transforms) if wanted_transforms else frozenset()
     binders = anchor_names(ol, TRANSFORM_NAMES)
     wrappers = anchor_names(ol, TRANSFORM_NAMES | WRAPPERS | frozenset().union(*(r.anchors or () for r in rules)))
@@ -214,7 +224,7 @@ def plan_file(path: str, source: str, rules, module: str, is_package: bool) -> F
                 tuple(ol.receiver_stores(i)) if f & DIRECT_CALLER_SEED else (),
             )
         )
-    return FilePlan(path, module, units, dict(ol.imports))
+    return FilePlan(path, module, units, dict(ol.imports), anchored)
 
 
 def anchor_names(ol: Outline, anchors: frozenset[str]) -> frozenset[str]:
@@ -638,9 +648,12 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
 
 
 @dataclass(frozen=True, slots=True)
-class ProjectMaps:
-    """The names module-level code of the planned files may bind to a map, with the last
-    parts of the modules that bind them (``project_maps``)."""
+class ProjectAnchors:
+    """The names module-level code of the planned files binds in a unit that mentions one
+    of the anchors of the rules reading project anchors (``batched = jax.vmap(f)``, ``def
+    noise(key, x): ... jax.random.normal(key, ...)``), with the last parts of the modules
+    that bind them (``project_anchors``). Where another module imports one, a unit naming it
+    is a seed of those rules, as if it spelled the anchor: the model decides what it is."""
 
     modules: dict[str, frozenset[str]]
     any_name: re.Pattern[str]  # one of the names, as a word: most files mention none
@@ -653,13 +666,49 @@ class ProjectMaps:
         words = set(re.findall(r"[A-Za-z_]\w*", source))
         return frozenset(n for n, modules in self.modules.items() if n in words and not words.isdisjoint(modules))
 
+    def imported_by(self, plan: FilePlan) -> frozenset[str]:
+        """The names a planned file imports from a module that binds them (``from model
+        import batched``, or ``import model`` and ``model.batched``)."""
+        out = set()
+        for local, target in plan.imports.items():
+            if target == CONFLICT:
+                continue
+            parts = target.split(".")
+            if local in self.modules and len(parts) > 1 and parts[-2] in self.modules[local]:
+                out.add(local)  # used under the name it is imported as, when that is its own
+        for u in plan.units:
+            for c in u.chains:
+                head, _, rest = c.partition(".")
+                module = plan.imports.get(head)
+                name = rest.partition(".")[0]
+                if (
+                    module
+                    and module != CONFLICT
+                    and name in self.modules
+                    and module.rsplit(".", 1)[-1] in self.modules[name]
+                ):
+                    out.add(name)
+        return frozenset(out)
 
-def project_maps(plans: list[FilePlan], anchors: frozenset[str]) -> ProjectMaps | None:
-    """The names module-level code of the planned files may bind to a map (one of
-    ``anchors``: ``vmap``, ``pmap``...): an assignment that binds a transform and mentions a
-    map (``batched = jax.vmap(f)``), and a def that mentions one (``@jax.pmap def step``).
-    Over-approximated from the outline: the model decides what a call of one is. None: no
-    such name."""
+
+def mark_anchored(plan: FilePlan, names: frozenset[str], rules) -> None:
+    """Make the units of a planned file that refer to one of ``names`` (project anchors
+    of other modules) seeds of the rules reading project anchors."""
+    bits = 0
+    for r in rules:
+        bits |= seed_bits(r)
+    for u in plan.units:
+        if not names.isdisjoint(u.refs) or any(c.partition(".")[2].partition(".")[0] in names for c in u.chains):
+            u.flags |= bits
+    plan.anchored = plan.anchored | names
+
+
+def project_anchors(plans: list[FilePlan], anchors: frozenset[str]) -> ProjectAnchors | None:
+    """The names module-level code of the planned files binds in a unit that mentions one
+    of ``anchors`` (``vmap``, ``pmap``, ``normal``...): an assignment that binds a transform
+    and mentions one (``batched = jax.vmap(f)``), and a def that mentions one (``@jax.pmap
+    def step``, a def that draws from its key). Over-approximated from the outline: the
+    model decides what a call of one is. None: no such name."""
     out: dict[str, set[str]] = {}
     for plan in plans:
         module = plan.module.rsplit(".", 1)[-1]
@@ -675,7 +724,7 @@ def project_maps(plans: list[FilePlan], anchors: frozenset[str]) -> ProjectMaps 
     if not out:
         return None
     pattern = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in sorted(out)) + r")\b")
-    return ProjectMaps({name: frozenset(modules) for name, modules in out.items()}, pattern)
+    return ProjectAnchors({name: frozenset(modules) for name, modules in out.items()}, pattern)
 
 
 # -- blanking ---------------------------------------------------------------------------

@@ -86,7 +86,7 @@ class PmapLeadingAxisNotDevices(Rule):
     help = "Reshape the argument to `(jax.local_device_count(), -1, ...)`, or pass `in_axes=None` for it"
     about = ("jax.pmap",)
     # the calls of the function making the pmapped call, and theirs: where its arguments come from
-    reads = ("calls", "forwarders", "project maps")
+    reads = ("calls", "forwarders", "project anchors")
 
     VALID = (
         # the batch is reshaped to (devices, per-device batch, ...)

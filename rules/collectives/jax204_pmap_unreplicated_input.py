@@ -75,7 +75,7 @@ class PmapUnreplicatedInput(Rule):
     help = "Split one key per device, replicate the parameters, or pass `in_axes=None` at that position"
     about = ("jax.pmap",)
     # the calls of the function making the pmapped call, and theirs: where its arguments come from
-    reads = ("calls", "forwarders", "project maps")
+    reads = ("calls", "forwarders", "project anchors")
 
     VALID = (
         (

@@ -104,7 +104,9 @@ class PrngKeyReuse(Rule):
     # is built at import): the consumers among them, and the key makers a seed may name; and
     # the library layers whose constructors consume a key (jaxlint's stubs: ``eqx.nn.Linear``)
     about = ("jax.random.*", *sorted(q for q in SIGNATURES if q.startswith("jax.random.")), *KEY_CONSUMERS)
-    reads = "calls"  # a helper that consumes its key argument, called twice from the same module
+    # a helper that consumes its key argument, called twice from its module or, through an
+    # import, from another one
+    reads = ("calls", "project anchors")
     quiet_where_expected = True
 
     VALID = (

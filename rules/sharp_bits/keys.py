@@ -34,6 +34,7 @@ from jaxlint.model.classes import method as classes_method
 from jaxlint.model.context import FileContext
 from jaxlint.model.expected import raises_context
 from jaxlint.model.flow import Flow, bound_names, terminates
+from jaxlint.model.program import TRACING_METHODS
 from jaxlint.model.scopes import Scope
 from jaxlint.model.signature import Argument, bind
 from jaxlint.model.spelled import spelled
@@ -126,7 +127,11 @@ class KeyFlow(Flow):
         return merge(envs)
 
     def quiet_block(self, s: Any) -> bool:
-        return type(s) is cst.With and any(raises_context(self.ctx, i) for i in s.items)
+        """A block that expects an error, or that turns JAX's key-reuse checker off (``with
+        jax.debug_key_reuse(False):``): its reuse is on purpose."""
+        return type(s) is cst.With and any(
+            raises_context(self.ctx, i) or checker_off(self.ctx, i.item) for i in s.items
+        )
 
     def next_iteration(self, before: dict, after: dict, mark: Any) -> dict:
         """The keys consumed at the end of an iteration are consumed by the previous one."""
@@ -501,6 +506,8 @@ def consumer(ctx: FileContext, call: cst.Call) -> dict[str, int] | None:
     whose ``__init__`` consumes them (``eqx.nn.Linear(3, 4, key=key)`` splits its key), also
     under ``@jax.jit`` and the other transforms that run it as called (``_runs_as_called``).
     None: not known."""
+    if type(call.func) is cst.Attribute and call.func.attr.value in TRACING_METHODS:
+        return None  # ``f.lower(key)``: traced on abstract values, nothing drawn
     p = program(ctx)
     ev = p.evaluator
     v = ev.value(call.func, None)
@@ -534,13 +541,32 @@ def _runs_as_called(v: Any) -> Any:
     return v
 
 
+def checker_off(ctx: FileContext, e: cst.BaseExpression) -> bool:
+    """``jax.debug_key_reuse(False)``: the code turns JAX's key-reuse checker off, as a
+    context manager or a decorator, to reuse keys on purpose (tests of dispatch caches)."""
+    if type(e) is not cst.Call or not e.args or spelled(program(ctx), e.func) != "jax.debug_key_reuse":
+        return False
+    first = e.args[0].value
+    return type(first) is cst.Name and first.value == "False"
+
+
+def _checker_off_around(ctx: FileContext, fn: cst.FunctionDef) -> bool:
+    """Is the def, or a def it is nested in, decorated with ``jax.debug_key_reuse(False)``?"""
+    node: cst.CSTNode | None = fn
+    while node is not None:
+        if type(node) is cst.FunctionDef and any(checker_off(ctx, d.decorator) for d in node.decorators):
+            return True
+        node = ctx.parents.get(node)
+    return False
+
+
 def reuses(ctx: FileContext) -> list[Reuse]:
     """Every second consumption of a key in the file (module code and every def), in text order."""
     found = ctx.shared.get(KEY)
     if found is not None:
         return found
     out: dict[cst.CSTNode, Reuse] = {}
-    for body in [ctx.module, *(fn.body for fn, _ in _defs(ctx))]:
+    for body in [ctx.module, *(fn.body for fn, _ in _defs(ctx) if not _checker_off_around(ctx, fn))]:
         flow = KeyFlow(ctx)
         flow.run(body)
         for stmt in _statements(ctx, body):

@@ -68,7 +68,7 @@ class VmapMapsSharedParam(ThroughForwarders):
     fix_availability = "sometimes"
     help = "Put `None` at that argument's position of `in_axes` so every example sees it whole"
     about = ABOUT
-    reads = ("calls", "forwarders", "project maps")
+    reads = ("calls", "forwarders", "project anchors")
 
     VALID = (
         "import jax, jax.numpy as jnp\ndef linear(x, w, b):\n    return jnp.dot(w, x) + b\n"

@@ -60,7 +60,7 @@ class VmapInAxesArity(ThroughForwarders):
     help = "Give `in_axes` one entry per positional argument, each a prefix of its argument"
     about = ABOUT
     shapes_needed = False  # the number of arguments is enough (a forwarder may shard_map them)
-    reads = ("calls", "forwarders", "project maps")
+    reads = ("calls", "forwarders", "project anchors")
 
     VALID = (
         "import jax\ndef f(x, w, b):\n    return w @ x + b\nout = jax.vmap(f, in_axes=(0, None, None))(xs, w, b)\n",

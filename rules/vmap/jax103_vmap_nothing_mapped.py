@@ -60,7 +60,7 @@ class VmapNothingMapped(ThroughForwarders):
     status = "stable"
     help = "Put `0` at the position of the batched argument, or pass `axis_size=`"
     about = ABOUT
-    reads = ("calls", "forwarders", "project maps")
+    reads = ("calls", "forwarders", "project anchors")
     shapes_needed = False  # which entries are None is enough
 
     VALID = (

@@ -63,7 +63,7 @@ class VmapAxisBeyondRank(ThroughForwarders):
     fix_availability = "sometimes"
     help = "Give an argument every example shares `None` in `in_axes`"
     about = ABOUT
-    reads = ("calls", "forwarders", "project maps")
+    reads = ("calls", "forwarders", "project anchors")
 
     VALID = (
         "import jax, jax.numpy as jnp\nout = jax.vmap(lambda x, n: x * n, in_axes=(0, None))(jnp.ones((8, 3)), 3)\n",

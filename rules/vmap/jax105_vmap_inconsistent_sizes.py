@@ -53,7 +53,7 @@ class VmapInconsistentSizes(ThroughForwarders):
     status = "stable"
     help = "Map each argument along its batch axis, or give a shared argument `None` in `in_axes`"
     about = ABOUT
-    reads = ("calls", "forwarders", "project maps")
+    reads = ("calls", "forwarders", "project anchors")
 
     VALID = (
         "import jax, jax.numpy as jnp\nout = jax.vmap(lambda a, b: a + b)(jnp.ones((4, 3)), jnp.ones((4, 3)))\n",

@@ -467,6 +467,14 @@ def _lint_folder(folder):
 
 def test_a_map_another_module_makes_is_judged_where_a_file_without_map_words_calls_it():
     assert _lint_folder(PROJECT_MAP.format("bad")) == [
+        (  # in a def: the unit naming the map is kept by the slicer as if it spelled `vmap`
+            "loop.py",
+            11,
+            "JAX105",
+            "`vmap(loss)` maps axes of different sizes: `params['w']` has 3, `xs` has 16",
+            "`model.batched_loss` is the `vmap(loss)` made at model.py:10: JAX raises `ValueError: vmap got"
+            " inconsistent sizes for array axes to be mapped`. Mapped sizes: `params['w']` has 3, `xs` has 16",
+        ),
         (
             "train.py",
             8,
@@ -474,7 +482,7 @@ def test_a_map_another_module_makes_is_judged_where_a_file_without_map_words_cal
             "`vmap(loss)` maps axes of different sizes: `params['w']` has 3, `xs` has 16",
             "`batched_loss` is the `vmap(loss)` made at model.py:10: JAX raises `ValueError: vmap got inconsistent"
             " sizes for array axes to be mapped`. Mapped sizes: `params['w']` has 3, `xs` has 16",
-        )
+        ),
     ]
     assert _lint_folder(PROJECT_MAP.format("ok")) == []
 

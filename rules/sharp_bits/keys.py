@@ -515,17 +515,17 @@ def consumer(ctx: FileContext, call: cst.Call) -> dict[str, int] | None:
     if method:
         v = classes_method(ev, v, "__init__")
     runs = _runs_as_called(v)
-    if type(runs) is not Function or type(runs.node) is not cst.FunctionDef:
+    node = runs.node if type(runs) is Function else None
+    if not isinstance(node, cst.FunctionDef):
         return None
-    if runs is v and runs.node.decorators:
+    if runs is v and node.decorators:
         return None  # a decorator the model does not see through may call it otherwise
-    v = runs
-    owner = v.program or p
+    owner = runs.program or p
     if not method:
-        scope = owner.scope_of_node.get(v.node)
+        scope = owner.scope_of_node.get(node)
         if scope is None or (scope.parent is not None and scope.parent.kind == "class"):
             return None  # a method, called through its class
-    return consumed_parameters(owner.ctx, v.node, method)
+    return consumed_parameters(owner.ctx, node, method)
 
 
 def _runs_as_called(v: Any) -> Any:

@@ -6,8 +6,9 @@ unknown shape (known by identity, so ``x.shape[0]`` is a symbol); ``np.ndarray``
 array; jaxtyping's ``Float[Array, "batch d"]`` an array of that rank whose sizes are
 symbols named in the string, the same symbol for the same name within one signature
 (``"batch"`` in two annotations of one def is one size), ``...``/``*name`` leading axes
-of unknown number, ``_`` or ``#name`` an unknown size. Anything else (``Optional``, a
-union, a string, a class) says nothing: UNKNOWN.
+of unknown number, ``_`` or ``#name`` an unknown size; a dataclass of the project an
+instance whose fields hold what their annotations declare (``classes.declared_instance``).
+Anything else (``Optional``, a union, a string, another class) says nothing: UNKNOWN.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import libcst as cst
 from jaxlint.base.literals import UNKNOWN
 
 from . import dims
-from .abstract import Array, Const, DType, External, Scalar, Shape
+from .abstract import Array, Class, Const, DType, External, Scalar, Shape
 
 if TYPE_CHECKING:
     from .evaluate import Evaluator
@@ -68,6 +69,10 @@ def annotated_value(ev: Evaluator, ann: cst.BaseExpression, key: str, label: str
     if type(ann) is cst.Subscript:
         return _jaxtyping(ev, ann, key, fn)
     v = ev.value(ann, None)
+    if type(v) is Class:
+        from .classes import declared_instance
+
+        return declared_instance(ev, v, key)
     if type(v) is not External:
         return UNKNOWN
     q = v.qualified

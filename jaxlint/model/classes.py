@@ -21,7 +21,7 @@ import libcst as cst
 from jaxlint.base.literals import UNKNOWN
 from jaxlint.base.tree import walk
 
-from .abstract import Bound, Class, Const, Dict, External, Function, List, Struct, Tuple
+from .abstract import Bound, Class, Const, Dict, External, Function, List, Scalar, Struct, Tuple
 from .catalogue.host import INSTANCE_METHODS
 from .catalogue.tree import REGISTERS_CLASS, REGISTERS_TYPE
 from .scopes import reaching_in
@@ -157,10 +157,26 @@ def _body(cls: Class) -> list[cst.BaseStatement]:
 def declared_fields(ev: Evaluator, cls: Class) -> list[tuple[str, Any, bool]] | None:
     """(name, default value or REQUIRED, static) of each annotated field, bases first."""
     out: list[tuple[str, Any, bool]] = []
+    for owner, small in _field_statements(ev, cls):
+        default, static = _field_default(owner, small.value)
+        out.append((small.target.value, default, static))  # type: ignore[attr-defined]  # a Name
+    return out
+
+
+def field_annotations(ev: Evaluator, cls: Class) -> list[tuple[str, cst.BaseExpression, Evaluator]]:
+    """(name, annotation, the evaluator of its class's module) of each annotated field,
+    bases first: what a field holds when no construction shows its value."""
+    return [(small.target.value, small.annotation.annotation, owner) for owner, small in _field_statements(ev, cls)]  # type: ignore[attr-defined]
+
+
+def _field_statements(ev: Evaluator, cls: Class) -> list[tuple[Evaluator, cst.AnnAssign]]:
+    """The ``name: annotation [= default]`` statements of the class and its project bases
+    (not ``ClassVar``/``InitVar``), bases first; a later one of a name replaces an earlier."""
+    out: dict[str, tuple[Evaluator, cst.AnnAssign]] = {}
     for c in reversed(mro(ev, cls)):
         if type(c) is not Class:
             continue
-        ev = _owner(ev, c)
+        owner = _owner(ev, c)
         for stmt in _body(c):
             if not isinstance(stmt, cst.SimpleStatementLine):
                 continue
@@ -169,11 +185,9 @@ def declared_fields(ev: Evaluator, cls: Class) -> list[tuple[str, Any, bool]] | 
                     continue
                 if _is_classvar(small.annotation.annotation):
                     continue
-                name = small.target.value
-                default, static = _field_default(ev, small.value)
-                out = [x for x in out if x[0] != name]
-                out.append((name, default, static))
-    return out
+                out.pop(small.target.value, None)
+                out[small.target.value] = (owner, small)
+    return list(out.values())
 
 
 def _is_classvar(ann: cst.BaseExpression) -> bool:
@@ -365,6 +379,9 @@ def bound_method(ev: Evaluator, cls: Any, name: str, receiver: Any) -> Any:
     """``receiver.name`` for an instance of ``cls``: a method bound to it (a staticmethod
     as it is, a classmethod bound to the class); a field's value comes first (Struct)."""
     v, node = _method_def(ev, cls, name)
+    if node is not None and descriptor(ev, node) == "property":
+        getter = _getter(ev, cls, node)  # the def as written: the decorator's value is not known
+        return ev.call(getter, [(receiver, None, "")], None, node) if getter is not None else UNKNOWN
     if v is UNKNOWN or v is None:
         return UNKNOWN
     kind = descriptor(ev, node) if node is not None else None
@@ -381,6 +398,14 @@ def bound_method(ev: Evaluator, cls: Any, name: str, receiver: Any) -> Any:
     if type(v) is External:
         return v  # a library base's method, as the catalogue takes it (without the receiver)
     return UNKNOWN
+
+
+def _getter(ev: Evaluator, cls: Class, node: cst.FunctionDef) -> Function | None:
+    """A property's getter as a plain function of the module that defines it."""
+    for c in mro(ev, cls):
+        if type(c) is Class and node in _owner(ev, c).p.scope_of_node:
+            return Function(node, None, c.program)
+    return None
 
 
 def data_attribute(ev: Evaluator, receiver: Any, name: str) -> bool:
@@ -503,6 +528,33 @@ def _plain_data(v: Any) -> bool:
     if t is Dict:
         return all(_plain_data(x) for _, x in v.items)
     return t is Const
+
+
+def declared_instance(ev: Evaluator, cls: Class, key: str) -> Any:
+    """An instance of a dataclass declared to be there (a parameter annotated with the
+    class) that no construction shows: each field holds what its annotation declares
+    (``temperature: float`` a Python float). UNKNOWN for other classes, or one with its own
+    ``__init__`` (it may store anything)."""
+    from .annotations import annotated_value
+
+    kind = kind_of(ev, cls)
+    if kind not in ("pytree", "dataclass") or _own_or_inherited(ev, cls, "__init__") is not None:
+        return UNKNOWN
+    if not _shown_whole(ev, cls):
+        return UNKNOWN
+    pytree = kind == "pytree"
+    fields = tuple(
+        (name, _declared_field(annotated_value(owner, ann, f"{key}.{name}", name, cls.node), pytree))
+        for name, ann, owner in field_annotations(ev, cls)
+    )
+    static = frozenset(n for n, _, s in declared_fields(ev, cls) or () if s)
+    return Struct(cls, fields, "pytree" if pytree else "object", static)
+
+
+def _declared_field(v: Any, pytree: bool) -> Any:
+    """A pytree dataclass carries arrays, often under a scalar annotation (``loss: float``
+    holding a batch of losses): there a scalar annotation says nothing."""
+    return UNKNOWN if pytree and type(v) is Scalar else v
 
 
 def instantiate(ev: Evaluator, cls: Class, args: list[Argument], env: Env | None, node: cst.CSTNode | None) -> Any:

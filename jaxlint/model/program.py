@@ -787,6 +787,10 @@ class Program:
             return []
         made, _ = self._calls_of(owner, depth + 1)
         receivers = [self.binding_of_value(construction) for construction in made]
+        calls: list[cst.Call] = []
+        # and the construction as the receiver itself (``Ensemble().predict(xs)``, ``Norm()(x)``)
+        for construction in made:
+            self._add_method_call(cls, b.name, construction, calls)
         # and ``self.name(...)`` in the class's own methods
         for stmt in cls.body.body if type(cls.body) is cst.IndentedBlock else ():
             if type(stmt) is cst.FunctionDef and (stmt.params.posonly_params or stmt.params.params):
@@ -794,24 +798,28 @@ class Program:
                 scope = self.scope_of_node.get(stmt)
                 own = scope.bindings.get(first.name.value, ()) if scope is not None else ()
                 receivers += [x for x in own if x.kind == "param" and not stmt.decorators]
-        calls: list[cst.Call] = []
         for instance in receivers:
             if instance is None:
                 continue
             reads, _ = self.references(instance)
             for r in reads:
-                parent = self.parents.get(r)
-                if type(parent) is cst.Call and parent.func is r:
-                    call, attr = parent, None
-                elif type(parent) is cst.Attribute and parent.value is r:
-                    call, attr = self.parents.get(parent), parent.attr.value
-                    if type(call) is not cst.Call or call.func is not parent:
-                        continue
-                else:
-                    continue
-                if self.method_run(cls, attr, call) == b.name:
-                    calls.append(call)
+                self._add_method_call(cls, b.name, r, calls)
         return calls
+
+    def _add_method_call(self, cls: cst.ClassDef, method: str, instance: cst.CSTNode, calls: list[cst.Call]) -> None:
+        """Add the call that runs ``method`` of ``cls`` through the expression ``instance``
+        (an instance of it): ``instance(...)`` or ``instance.name(...)``."""
+        parent = self.parents.get(instance)
+        if type(parent) is cst.Call and parent.func is instance:
+            call, attr = parent, None
+        elif type(parent) is cst.Attribute and parent.value is instance:
+            call, attr = self.parents.get(parent), parent.attr.value
+            if type(call) is not cst.Call or call.func is not parent:
+                return
+        else:
+            return
+        if self.method_run(cls, attr, call) == method:
+            calls.append(call)
 
     def instance_class(self, b: Binding) -> cst.ClassDef | None:
         """The module's class a binding holds an instance of (``model = Norm(...)``)."""

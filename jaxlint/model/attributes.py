@@ -116,8 +116,14 @@ def _stores(program) -> dict[tuple[cst.ClassDef, str], list[cst.BaseExpression |
 
 def _store(program, target, value, out) -> None:
     if type(target) in (cst.Tuple, cst.List):
-        for el in target.elements:
-            _store(program, el.value, None, out)
+        # ``self.a, self.b = a, b``: a display of as many plain items stores each in turn
+        items = value.elements if type(value) in (cst.Tuple, cst.List) else None
+        if items is not None and (
+            len(items) != len(target.elements) or any(type(e) is cst.StarredElement for e in (*items, *target.elements))
+        ):
+            items = None
+        for i, el in enumerate(target.elements):
+            _store(program, el.value, items[i].value if items is not None else None, out)
     elif type(target) is cst.StarredElement:
         _store(program, target.value, None, out)
     elif type(target) is cst.Attribute:

@@ -663,14 +663,21 @@ def _init_fields(
             elif type(small) is cst.AnnAssign and small.value is not None:
                 targets = [small.target]
                 value = small.value
-            for t in targets:
+            pairs: list[tuple[cst.BaseExpression, cst.BaseExpression | None]] = [(t, value) for t in targets]
+            whole = targets[0] if len(targets) == 1 else None
+            if isinstance(whole, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)):
+                # ``self.a, self.b = a, b``: each item stored in turn
+                names, items = whole.elements, value.elements
+                if len(names) == len(items) and not any(type(e) is cst.StarredElement for e in (*names, *items)):
+                    pairs = [(n.value, i.value) for n, i in zip(names, items, strict=True)]
+            for t, v in pairs:
                 if (
                     type(t) is cst.Attribute
                     and type(t.value) is cst.Name
                     and t.value.value == self_name
-                    and value is not None
+                    and v is not None
                 ):
-                    out[t.attr.value] = ev.value(value, frame)
+                    out[t.attr.value] = ev.value(v, frame)
     return list(out.items())
 
 

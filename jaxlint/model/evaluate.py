@@ -781,6 +781,14 @@ class Evaluator:
         if t is Dict:
             keys = [Const(k) for k, _ in iterable.items]
             return join_all(keys) if keys else UNKNOWN
+        if t is Struct and type(iterable.cls) is Class:
+            # an instance of a project class: ``for`` calls its ``__iter__`` (a generator
+            # method gives what it yields)
+            from .classes import bound_method
+
+            it = bound_method(self, iterable.cls, "__iter__", iterable)
+            made = self.call(it, [], None, None) if it is not UNKNOWN else UNKNOWN
+            return self.element(made) if type(made) is Generator else UNKNOWN
         return UNKNOWN
 
     # operators -----------------------------------------------------------------------

@@ -110,6 +110,9 @@ TRANSFORM_NAMES = frozenset(
 
 # the members that make an instance: what a reference to a class needs kept
 CONSTRUCTORS = frozenset({"__init__", "__post_init__", "__new__"})
+# the members Python runs on an instance without naming them: a call (``model(x)``), a
+# ``for`` loop (``for batch in loader``)
+RUN_ON_INSTANCES = frozenset({"__call__", "__iter__", "__next__"})
 
 
 @dataclass(slots=True)
@@ -360,9 +363,10 @@ class _Index:
                     names[u.header_of].append(i)
                 for a in u.assigns:
                     names[a].append(i)
-            # calling a class runs its constructor: the class's name reaches those members too
+            # calling a class runs its constructor, and the instance may be called or
+            # iterated: the class's name reaches those members too
             for (cls, member), found in members.items():
-                if member in CONSTRUCTORS:
+                if member in CONSTRUCTORS or member in RUN_ON_INSTANCES:
                     names[cls].extend(found)
             self.names.append(dict(names))
             self.members.append(dict(members))
@@ -393,9 +397,9 @@ class _Index:
         cls = self.classes[p].get(u.owner) if u.name is not None and u.owner is not None else None
         if cls is not None:
             out.append(("m", p, cls, u.name))
-            if u.name == "__call__":
-                # whoever makes an instance (names the class) may call it, or hand it to a
-                # library method that does (flax's ``model.apply``)
+            if u.name in RUN_ON_INSTANCES:
+                # whoever makes an instance (names the class) may call it or iterate it, or
+                # hand it to a library method that does (flax's ``model.apply``)
                 out.append(("n", p, cls))
         return out
 

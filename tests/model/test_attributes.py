@@ -53,10 +53,15 @@ def test_an_attribute_assigned_once_reads_as_its_value_in_every_method():
     assert key is not None and key.cls.name.value == "Trainer" and key.name == "step"
 
 
-def test_unpacked_and_augmented_attributes_are_unknown():
+def test_a_display_unpacked_stores_each_item_and_augmented_attributes_are_unknown():
     p = model_of(SOURCE)
-    assert all(assigned_value(p, a) is None for a in _attrs(p, "a"))
+    # ``self.a, self.b = f, f``: each attribute holds its item of the display
+    assert {p.ctx.code(assigned_value(p, a)) for a in _attrs(p, "a")} == {"f"}
     assert all(assigned_value(p, a) is None for a in _attrs(p, "count"))
+    q = model_of(
+        "class C:\n    def __init__(self, pair):\n        self.a, self.b = pair\n    def f(self):\n        return self.a\n"
+    )
+    assert all(assigned_value(q, a) is None for a in _attrs(q, "a"))  # not a display: unknown
 
 
 def test_a_class_with_a_blanked_method_is_not_whole():

@@ -77,6 +77,10 @@ class Application:
     # ``callee`` how this file names it. Its options are no edits of this file: no fix.
     foreign: str = ""
     callee: str = ""
+    # the def of another module this file's call runs, in whose body the map is applied and
+    # called (``evaluate(cfg, w)`` here, ``p_eval(w, x, y)`` there): judged with this call's
+    # arguments; ``callee`` names the def
+    via: bool = False
 
 
 @dataclass(slots=True)
@@ -176,6 +180,14 @@ def _all_sites(p: Program) -> list[MapSite]:
         site = MapSite(app, scan.foreign_value(elsewhere))
         site.calls = [Evaluated(rec, assumed_along(rec.frame), True, rec.certain) for rec in recs]
         sites.append(site)
+    for (elsewhere, call), recs in scan.through.items():
+        app = scan.foreign_application(elsewhere, call)
+        if app is None:
+            continue
+        app.via = True
+        site = MapSite(app, scan.foreign_value(elsewhere))
+        site.calls = [Evaluated(rec, None, True, rec.certain) for rec in recs]
+        sites.append(site)
     for app in scan.apps.values():
         site = MapSite(app, application_value(p, app.node), spread=scan.spread.get(app.node, []))
         seen: set[int] = set()
@@ -201,6 +213,25 @@ def found_foreign(ev: Evaluator, scan: _Scan) -> list[tuple[cst.CSTNode, MapCall
         if key[0] == "map" and key[1] in scan.foreign
         for rec in records
     ]
+
+
+def _calls_a_map(owner: Program, fn: cst.FunctionDef) -> bool:
+    """Does the def's own body call a map (``jax.vmap(f)(x)``, or a map the module binds:
+    ``p_eval(w, x)`` with ``p_eval = jax.pmap(...)``), by the binder's values (cheap)?"""
+    from .values import External as Named
+    from .values import Transformed as Applied
+
+    for node in owner.ctx.descendants(fn.body, prune=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        if type(node) is not cst.Call:
+            continue
+        v = owner.value(node.func)
+        if type(v) is Applied and v.api in MAPS:
+            return True
+        if type(node.func) is cst.Call:
+            inner = owner.value(node.func.func)
+            if type(inner) is Named and inner.qualified in MAPS:
+                return True
+    return False
 
 
 def _made_here(scan: _Scan, rec: MapCall) -> tuple[cst.CSTNode, MapCall] | None:
@@ -235,6 +266,9 @@ class _Scan:
         self.makers: frozenset = frozenset()  # the stub defs that made a map of this file
         # applications of other modules some call of this file calls -> their programs
         self.foreign: dict[cst.CSTNode, Program] = {}
+        # (application of another module, this file's call of the def applying it) -> the
+        # records of the map calls that def makes with this call's arguments
+        self.through: dict[tuple[cst.CSTNode, cst.Call], list[MapCall]] = {}
 
     def run(self) -> None:
         """The applications first; a file that writes none has no site, and its calls
@@ -275,7 +309,10 @@ class _Scan:
         evaluated here, where its arguments are."""
         f = self._callee(call, None)
         maps = maps_called(f)
-        if not maps or any(m in self.p.parents for m in maps):
+        if not maps:
+            self._through_call(call, f)
+            return
+        if any(m in self.p.parents for m in maps):
             return
         for m in maps:
             owner = _owner(self.ev, m)
@@ -283,6 +320,29 @@ class _Scan:
                 return
             self.foreign[m] = owner
         self._map_call(call, maps, self.p.ctx.enclosing_function(call), joined=type(f) is OneOf)
+
+    def _through_call(self, call: cst.Call, f: Any) -> None:
+        """A call of a def of another module whose body applies a map and calls it
+        (``evaluate(cfg, w)``, whose body calls ``p_eval(w, x, y)``): the def runs here with
+        this call's arguments, so the maps it calls are judged at this call. Only the map
+        calls the def makes itself, with what this call gives it."""
+        if type(f) is not Function or type(f.node) is not cst.FunctionDef:
+            return
+        owner = f.program
+        if owner is None or owner is self.p or not _calls_a_map(owner, f.node):
+            return
+        before = len(self.ev.record_log)
+        self._evaluate(call, self.p.ctx.enclosing_function(call))
+        for rec in self.ev.record_log[before:]:
+            made = rec.t.node
+            if rec.inside is not None or made is None or made not in owner.parents or rec.node not in owner.parents:
+                continue
+            if owner.ctx.enclosing_function(rec.node) is not f.node:
+                continue  # made deeper, in a def the def calls: that def's callers judge it
+            self.foreign[made] = owner
+            recs = self.through.setdefault((made, call), [])
+            if all(r is not rec for r in recs):
+                recs.append(rec)
 
     def foreign_records(
         self, found: list[tuple[cst.CSTNode, MapCall]]

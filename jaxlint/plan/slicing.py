@@ -716,15 +716,27 @@ def project_anchors(plans: list[FilePlan], anchors: frozenset[str]) -> ProjectAn
     out: dict[str, set[str]] = {}
     for plan in plans:
         module = plan.module.rsplit(".", 1)[-1]
+        said_by: list[tuple[set[str], tuple[str, ...]]] = []
         for u in plan.units:
             if u.owner is not None:
                 continue
             said = set(u.refs).union(*(c.split(".") for c in u.chains))
-            if anchors.isdisjoint(said):
-                continue
+            # and what the file's aliases stand for (``from jax import vmap as vectorize``)
+            said.update(plan.imports[r].rsplit(".", 1)[-1] for r in u.refs if r in plan.imports)
             names = u.assigns if u.flags & BINDS_TRANSFORM else (u.name,) if u.name is not None else ()
-            for name in names:
-                out.setdefault(name, set()).add(module)
+            if names:
+                said_by.append((said, names))
+        # a def that calls one of the module's own anchored names runs what it runs
+        # (``def evaluate(...): return p_eval(...)``), transitively, MODULE_DEPTH steps
+        found: set[str] = set()
+        for _ in range(MODULE_DEPTH):
+            known = anchors | found
+            more = {n for said, names in said_by if not known.isdisjoint(said) for n in names} - found
+            if not more:
+                break
+            found |= more
+        for name in found:
+            out.setdefault(name, set()).add(module)
     if not out:
         return None
     pattern = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in sorted(out)) + r")\b")

@@ -151,8 +151,8 @@ class PmapLeadingAxisNotDevices(Rule):
     def _message(self, f: Finding) -> tuple[str, str]:
         """(headline, note)."""
         ctx = self.ctx
-        assert f.node is not None
-        name = f"`{clip(ctx, f.node, 40)}`"
+        assert f.shown is not None
+        name = f"`{clip(ctx, f.shown, 40)}`"
         start = head(ctx, f) + ", so that axis must be the device count"
         where = built(ctx, f)
         it = f"{name} is {where}. " if where else ""
@@ -201,8 +201,8 @@ class PmapLeadingAxisNotDevices(Rule):
         return headline, note
 
     def _advice(self, f: Finding, shape: tuple[dims.Dim, ...] | None) -> str:
-        assert f.node is not None
-        shown = clip(self.ctx, f.node, 30)
+        assert f.shown is not None
+        shown = clip(self.ctx, f.shown, 30)
         if shape is not None:
             rest = "".join(f", {d}" for d in shape[1:])
             return f"reshape it so the device axis comes first: `{shown}.reshape(jax.local_device_count(), -1{rest})`"
@@ -212,6 +212,8 @@ class PmapLeadingAxisNotDevices(Rule):
         )
 
     def _fix(self, f: Finding) -> RuleFix | None:
+        if f.site.app.via:
+            return None  # the value is built in another module's def: nothing to edit here
         shape = constructor_shape(f)
         jax = jax_name(self.ctx)
         value = f.node

@@ -136,8 +136,8 @@ class PmapUnreplicatedInput(Rule):
                 self.report(f.node, message, note=note)
 
     def _key_message(self, f: Finding) -> tuple[str, str]:
-        assert f.node is not None
-        shown = clip(self.ctx, f.node, 30)
+        assert f.shown is not None
+        shown = clip(self.ctx, f.shown, 30)
         where = built(self.ctx, f)
         it = f"`{shown}` is {where}, one key. " if where else ""
         return (
@@ -149,12 +149,12 @@ class PmapUnreplicatedInput(Rule):
         )
 
     def _params_message(self, f: Finding) -> tuple[str, str]:
-        assert f.node is not None
-        shown = clip(self.ctx, f.node, 30)
+        assert f.shown is not None
+        shown = clip(self.ctx, f.shown, 30)
         where = built(self.ctx, f)
         it = f"`{shown}` is {where}. " if where else ""
         if f.leaf.size is None:  # a leaf with no axis at all
-            named = isinstance(f.node, (cst.Name, cst.Attribute))
+            named = isinstance(f.shown, (cst.Name, cst.Attribute))
             leaf = f"`{path_text(shown, f.leaf.path)}`" if named else f"its leaf `{path_text('', f.leaf.path)}`"
             return (
                 f"pmap maps `{shown}`, a pytree with no device axis ({leaf} is rank 0)",
@@ -171,6 +171,8 @@ class PmapUnreplicatedInput(Rule):
         )
 
     def _key_fix(self, f: Finding) -> RuleFix | None:
+        if f.site.app.via:
+            return None  # the key is passed in another module's def: nothing to edit here
         jax = jax_name(self.ctx)
         value = f.node
         if jax is None or not isinstance(value, (cst.Name, cst.Call, cst.Subscript)):

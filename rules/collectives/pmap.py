@@ -51,10 +51,21 @@ class Finding:
 
     @property
     def node(self) -> cst.CSTNode | None:
-        """Where to report: the outermost argument expression the value was passed as."""
+        """Where to report: the outermost argument expression the value was passed as; this
+        file's call when the pmap is called in the body of a def of another module it runs."""
+        if self.site.app.via:
+            return self.site.app.node
         if self.origin is not None and self.origin.outer is not None:
             return self.origin.outer
         return None
+
+    @property
+    def shown(self) -> cst.CSTNode | None:
+        """What the messages name: the argument expression, also when it is written in the
+        other module's def that the reported call runs."""
+        if self.origin is not None and self.origin.outer is not None:
+            return self.origin.outer
+        return self.node
 
 
 def findings(ctx: Any) -> list[Finding]:
@@ -215,6 +226,9 @@ def label(ctx: Any, f: Finding) -> str:
     if app.foreign:  # made in another module, called here
         name = site.function_name
         fn = name if name is not None and name != "<lambda>" else fn
+        if app.via:  # called in the body of a def of another module that this call runs
+            what = f"the pmap of `{fn}`" if fn else "the pmap"
+            return f"{what} that `{app.callee}` calls at {app.foreign}"
         return (
             f"`{app.callee}` (a pmap of `{fn}` at {app.foreign})" if fn else f"`{app.callee}` (a pmap at {app.foreign})"
         )
@@ -230,7 +244,7 @@ def label(ctx: Any, f: Finding) -> str:
 
 def head(ctx: Any, f: Finding) -> str:
     """Who maps what: ``batch`` goes through ``train_step`` (as ``batch_x``) to ..."""
-    node = f.node
+    node = f.shown
     assert node is not None
     name = f"`{clip(ctx, node, 40)}`"
     rec = f.evaluated.record
@@ -250,8 +264,8 @@ def head(ctx: Any, f: Finding) -> str:
 def built(ctx: Any, f: Finding) -> str:
     """Where the value was built, `` `jnp.ones((32, 10))` (line 32)``, or "" when right there."""
     org = f.origin
-    if org is None or org.expr is f.node:
-        return ""
+    if org is None or org.expr is f.shown or f.site.app.via:
+        return ""  # right there, or in the other module's def (its lines are not this file's)
     lines = ctx.exact_lines([org.expr])
     at = lines.get(org.expr)
     return f"`{clip(ctx, org.expr)}`" + (f" (line {at})" if at else "")

@@ -147,7 +147,11 @@ def where(ctx: Any, rec: MapCall, site: Site | None = None) -> str:
     phrases = []
     if case is not None:
         phrases.append(f"in the test case with {case.label}")
-    if site is not None and site.mapped.app.foreign:
+    if site is not None and site.mapped.app.via:
+        phrases.append(
+            f"`{site.mapped.app.callee}` calls the `{site.label}` at {site.mapped.app.foreign} with what this call passes"
+        )
+    elif site is not None and site.mapped.app.foreign:
         phrases.append(f"`{site.mapped.app.callee}` is the `{site.label}` made at {site.mapped.app.foreign}")
     if rec.inside is not None:
         phrases.append("inside an outer map, on its slices")

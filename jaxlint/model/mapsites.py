@@ -302,7 +302,20 @@ class _Scan:
         if type(root) is not cst.Name:
             return False
         bs = self.p.reaching(root)
-        return bool(bs) and all(b.kind == "import" and (b.imported or "").split(".")[0] not in NEVER_LOADED for b in bs)
+        return bool(bs) and all(self._imported(b) or self._made_by_imported(b) for b in bs)
+
+    def _imported(self, b: Any) -> bool:
+        return b.kind == "import" and (b.imported or "").split(".")[0] not in NEVER_LOADED
+
+    def _made_by_imported(self, b: Any) -> bool:
+        """``batched = vectorize(predict)``: what a function imported from the project made."""
+        if b.kind != "assign" or b.unpack or type(b.value) is not cst.Call:
+            return False
+        root = b.value.func
+        while type(root) is cst.Attribute:
+            root = root.value
+        made = self.p.reaching(root) if type(root) is cst.Name else []
+        return bool(made) and all(self._imported(m) for m in made)
 
     def _foreign_call(self, call: cst.Call) -> None:
         """A call of a map another module makes (``batched_loss = jax.vmap(loss)`` there):

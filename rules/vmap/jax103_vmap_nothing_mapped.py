@@ -83,8 +83,11 @@ class VmapNothingMapped(ThroughForwarders):
     def finish(self) -> None:
         for site in vmap_sites(self.ctx):
             t = site.mapped.value
-            if t is None or site.in_axes_node is None or t.unknown_options or site.foreign:
-                continue  # (a map of another module: that module's lint reads its options)
+            if site.foreign:
+                self._foreign(site)
+                continue
+            if t is None or site.in_axes_node is None or t.unknown_options:
+                continue
             size = t.option("axis_size", Const(None))
             if size != Const(None):
                 continue
@@ -109,3 +112,44 @@ class VmapNothingMapped(ThroughForwarders):
                 self.report_evaluated(site.node, message, failing[0], note=note)
             else:
                 self.report(site.node, message, note=note)
+
+    def _foreign(self, site: Any) -> None:
+        """A map another module makes, called here: its options as this call's evaluation
+        gave them (a factory's ``in_axes=(None, batch_axis)`` with ``batch_axis`` None)."""
+        failing = next(first_with(site, ("nothing",), shapes=False), None)
+        if failing is None or any(e.record.keywords for e in site.calls):
+            return
+        t = failing[0].record.t
+        if t.unknown_options or t.option("axis_size", Const(None)) != Const(None):
+            return
+        shown = _shown(t.option("in_axes", Const(0)))
+        message = (
+            f"`{site.label}` maps nothing: `in_axes={shown}` and no `axis_size=`"
+            if shown
+            else f"`{site.label}` maps nothing"
+        )
+        note = (
+            f"`{site.mapped.app.callee}` is the `{site.label}` made at {site.mapped.app.foreign}: JAX raises "
+            "`ValueError: vmap must have at least one non-None value in in_axes`; put `0` at the batched "
+            "argument's position, or pass `axis_size=`"
+        )
+        self.report_evaluated(site.node, message, failing[0], note=note)
+
+
+def _shown(v: Any) -> str | None:
+    """``in_axes`` as Python writes it, from its abstract value (None: not a display of constants)."""
+    if type(v) is Const:
+        return repr(v.value)
+    if type(v) in (Tuple, List):
+        items = [_shown(x) for x in v.items]
+        if any(i is None for i in items):
+            return None
+        inner = ", ".join(items)  # type: ignore[arg-type]
+        return (
+            f"({inner},)"
+            if type(v) is Tuple and len(items) == 1
+            else f"({inner})"
+            if type(v) is Tuple
+            else f"[{inner}]"
+        )
+    return None

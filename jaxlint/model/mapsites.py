@@ -421,6 +421,11 @@ class _Scan:
                 if self._passes_map(call, frame):
                     self._evaluate(call, home, [frame])
             return
+        if type(f) is Function and f.program is not None and f.program is not p and self._passes_map(call, None):
+            # a map handed to a def of another module (``evaluate(jax.vmap(f), params, batch)``):
+            # the evaluator follows into it, where it calls the map with its own arguments
+            self._evaluate(call, home)
+            return
         self._forwarded(call, home)
 
     def _map_call(

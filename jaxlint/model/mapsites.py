@@ -295,10 +295,11 @@ class _Scan:
 
     def _imported_callee(self, call: cst.Call) -> bool:
         """Does the callee read a name the file imports from a module the model may read
-        (``from model import batched_loss``, ``model.step``), not from a library?"""
+        (``from model import batched_loss``, ``model.step``, a factory's result
+        ``batched(f)(x)``), not from a library?"""
         root = call.func
-        while type(root) is cst.Attribute:
-            root = root.value
+        while type(root) is cst.Attribute or type(root) is cst.Call:
+            root = root.value if type(root) is cst.Attribute else root.func
         if type(root) is not cst.Name:
             return False
         bs = self.p.reaching(root)

@@ -297,9 +297,9 @@ class _Scan:
         """Does the callee read a name the file imports from a module the model may read
         (``from model import batched_loss``, ``model.step``, a factory's result
         ``batched(f)(x)``), not from a library?"""
-        root = call.func
-        while type(root) is cst.Attribute or type(root) is cst.Call:
-            root = root.value if type(root) is cst.Attribute else root.func
+        root: cst.BaseExpression = call.func
+        while isinstance(root, (cst.Attribute, cst.Call)):
+            root = root.value if isinstance(root, cst.Attribute) else root.func
         if type(root) is not cst.Name:
             return False
         bs = self.p.reaching(root)

@@ -215,6 +215,14 @@ def found_foreign(ev: Evaluator, scan: _Scan) -> list[tuple[cst.CSTNode, MapCall
     ]
 
 
+def _root(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """The name an attribute chain or a call of one starts from (``model.step``,
+    ``batched(f)``: ``model``, ``batched``)."""
+    while isinstance(expr, (cst.Attribute, cst.Call)):
+        expr = expr.value if isinstance(expr, cst.Attribute) else expr.func
+    return expr
+
+
 def _calls_a_map(owner: Program, fn: cst.FunctionDef) -> bool:
     """Does the def's own body call a map (``jax.vmap(f)(x)``, or a map the module binds:
     ``p_eval(w, x)`` with ``p_eval = jax.pmap(...)``), by the binder's values (cheap)?"""
@@ -297,9 +305,7 @@ class _Scan:
         """Does the callee read a name the file imports from a module the model may read
         (``from model import batched_loss``, ``model.step``, a factory's result
         ``batched(f)(x)``), not from a library?"""
-        root: cst.BaseExpression = call.func
-        while isinstance(root, (cst.Attribute, cst.Call)):
-            root = root.value if isinstance(root, cst.Attribute) else root.func
+        root = _root(call.func)
         if type(root) is not cst.Name:
             return False
         bs = self.p.reaching(root)
@@ -312,9 +318,7 @@ class _Scan:
         """``batched = vectorize(predict)``: what a function imported from the project made."""
         if b.kind != "assign" or b.unpack or type(b.value) is not cst.Call:
             return False
-        root = b.value.func
-        while type(root) is cst.Attribute:
-            root = root.value
+        root = _root(b.value.func)
         made = self.p.reaching(root) if type(root) is cst.Name else []
         return bool(made) and all(self._imported(m) for m in made)
 

@@ -88,10 +88,7 @@ def _traced(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
         spots = LAX_BODIES.get(f.qualified) if type(f) is External else None
         if spots is None:
             continue
-        positional = [a for a in call.args if a.keyword is None and not a.star]
-        keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
-        for i, kw in spots:
-            arg = keywords.get(kw, positional[i].value if i < len(positional) else None)
+        for arg in _body_arguments(call, spots):
             if type(arg) not in (cst.Name, cst.Lambda):
                 continue
             body = p.value(arg)
@@ -117,14 +114,18 @@ def loop_bodies(ctx, p: Program) -> list[tuple[cst.Call, str, cst.FunctionDef | 
         api = TABLE.get(f.qualified) if type(f) is External else None
         if api is None or not api.repeats:
             continue
-        positional = [a for a in call.args if a.keyword is None and not a.star]
-        keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
-        for i, kw in api.bodies:
-            arg = keywords.get(kw, positional[i].value if i < len(positional) else None)
+        for arg in _body_arguments(call, api.bodies):
             body = p.value(arg) if type(arg) in (cst.Name, cst.Lambda) else None
             if type(body) is Function and body.node in p.scope_of_node:
                 out.append((call, api.label, body.node))
     return out
+
+
+def _body_arguments(call: cst.Call, spots: tuple[tuple[int, str], ...]) -> list[cst.BaseExpression | None]:
+    """The expressions a lax call passes at its function arguments' ``(position, keyword)``."""
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    return [keywords.get(kw, positional[i].value if i < len(positional) else None) for i, kw in spots]
 
 
 def _lax_calls(ctx) -> list[cst.Call]:

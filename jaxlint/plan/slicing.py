@@ -139,7 +139,7 @@ class FilePlan:
     module: str
     units: list[PlanUnit]
     imports: dict[str, str] = field(default_factory=dict)
-    # the maps of other modules the file names, when only they made it wanted (api._promote)
+    # the project anchors of other modules the file names (``project_anchors``, api._promote)
     anchored: frozenset[str] = frozenset()
 
 

@@ -478,10 +478,7 @@ def consumed_parameters(ctx: FileContext, fn: cst.FunctionDef, method: bool = Fa
     memo: dict[cst.CSTNode, dict[str, int]] = ctx.shared.setdefault("JAX502_consumed", {})
     if fn in memo:
         return memo[fn]
-    flow = KeyFlow(ctx, follow=False)
-    flow.run(fn.body)
-    ends = flow.exits + ([] if terminates(fn.body) else [flow.env])
-    consumed = merge(ends)
+    consumed, flow = _consumed_in(ctx, fn, follow=False)
     positional = list(fn.params.posonly_params) + list(fn.params.params)
     params = {p.name.value: i for i, p in enumerate(positional[1:] if method else positional)}
     kwonly = {p.name.value: -1 for p in fn.params.kwonly_params}
@@ -493,10 +490,22 @@ def consumed_parameters(ctx: FileContext, fn: cst.FunctionDef, method: bool = Fa
 def lambda_consumed(ctx: FileContext, fn: cst.Lambda) -> dict[str, int]:
     """The parameters a lambda's body consumes as keys (``lambda k, x: normal(k, x.shape)``,
     also through a def it calls that consumes its key argument): {param: position}."""
-    flow = KeyFlow(ctx)
-    flow.expression(fn.body)
+    consumed, _ = _consumed_in(ctx, fn)
     params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
-    return {name: i for i, name in enumerate(params) if name in flow.env}
+    return {name: i for i, name in enumerate(params) if name in consumed}
+
+
+def _consumed_in(
+    ctx: FileContext, fn: cst.FunctionDef | cst.Lambda, follow: bool = True
+) -> tuple[dict[str, Consumed], KeyFlow]:
+    """The keys a def's body (on every path to its end) or a lambda's expression consumes,
+    and the walk (``assigned``: the names it binds)."""
+    flow = KeyFlow(ctx, follow=follow)
+    if type(fn) is cst.Lambda:
+        flow.expression(fn.body)
+        return dict(flow.env), flow
+    flow.run(fn.body)
+    return merge(flow.exits + ([] if terminates(fn.body) else [flow.env])), flow
 
 
 def consumer(ctx: FileContext, call: cst.Call) -> dict[str, int] | None:
@@ -585,13 +594,7 @@ def _closed_over_in_loops(ctx: FileContext) -> list[Reuse]:
     consumes the same key (a parameter or a name the body binds is a new value each time)."""
     out = []
     for loop, label, fn in loop_bodies(ctx, program(ctx)):
-        flow = KeyFlow(ctx)
-        if type(fn) is cst.Lambda:
-            flow.expression(fn.body)
-            consumed = dict(flow.env)
-        else:
-            flow.run(fn.body)
-            consumed = merge(flow.exits + ([] if terminates(fn.body) else [flow.env]))
+        consumed, flow = _consumed_in(ctx, fn)
         params = {p.name.value for p in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params)}
         for key, c in consumed.items():
             base = key.partition("[")[0].partition(".")[0]

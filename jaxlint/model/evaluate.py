@@ -1276,7 +1276,7 @@ class Evaluator:
                 out[p.name] = UNKNOWN if b.partial else Tuple(())
             elif p.kind == "varkw":
                 out[p.name] = UNKNOWN if b.partial else Dict(())
-            elif p.default is not REQUIRED:
+            elif p.default is not REQUIRED and p.name not in b.spread:
                 out[p.name] = p.default
             else:
                 out[p.name] = UNKNOWN

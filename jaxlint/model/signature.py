@@ -132,21 +132,27 @@ class Signature:
 class Binding:
     """What ``bind`` found: ``arguments`` maps each parameter that got an argument to its
     value (``var`` parameters to a tuple of values, ``varkw`` to a dict); ``defaulted``
-    lists those left at their defaults; ``partial``: some arguments were spread with a
-    length the model does not know, so absent parameters may still be given; ``error``:
-    why the call raises ``TypeError`` (None when it binds)."""
+    lists those certainly left at their defaults; ``partial``: some arguments were spread
+    with a length the model does not know, so absent parameters may still be given;
+    ``spread``: the absent parameters a spread argument may give (``Config(**overrides)``
+    may set any field: its default is not what it holds); ``error``: why the call raises
+    ``TypeError`` (None when it binds)."""
 
     arguments: dict[str, Any] = field(default_factory=dict)
     defaulted: list[str] = field(default_factory=list)
     partial: bool = False
+    spread: set[str] = field(default_factory=set)
     error: str | None = None
     # parameter name -> the position of the argument in the call (for messages)
     where: dict[str, int | str] = field(default_factory=dict)
 
     def value(self, sig: Signature, name: str) -> Any:
-        """The argument bound to ``name``, else its default, else UNKNOWN."""
+        """The argument bound to ``name``, else its default, else UNKNOWN (also when a
+        spread argument may give it)."""
         if name in self.arguments:
             return self.arguments[name]
+        if name in self.spread:
+            return UNKNOWN
         p = sig.param(name)
         if p is not None and p.default is not REQUIRED:
             return p.default
@@ -214,8 +220,12 @@ def bind(sig: Signature, args: list[Argument]) -> Binding:
         b.where[name] = name
     if varkw is not None and extra:
         b.arguments[varkw.name] = extra
+    filled = set(b.arguments)
     for p in params:
-        if p.name in b.arguments or p.kind in ("var", "varkw"):
+        if p.name in filled or p.kind in ("var", "varkw"):
+            continue
+        if (spread_kw and p.kind != "posonly") or (spread_pos and p.positional):
+            b.spread.add(p.name)  # ``f(*xs)``/``f(**kw)`` may give it
             continue
         if p.default is REQUIRED:
             if not b.partial:

@@ -47,3 +47,13 @@ def test_partial_drops_positionals_and_keywords_become_keyword_only():
     assert [(p.name, p.kind) for p in kw.params] == [("a", "pos"), ("b", "kwonly"), ("c", "kwonly")]
     assert kw.param("b").default == TWO and kw.param("c").default is REQUIRED
     assert Signature.of("a").drop_positional(2) is None
+
+
+def test_a_spread_argument_may_give_every_parameter_it_can_reach():
+    sig = Signature.of("x", "axis_name", "*", "lr", axis_name=Const("batch"), lr=Const(0.1))
+    b = bind(sig, [(Const(1), None, ""), (UNKNOWN, None, "**")])
+    assert b.spread == {"axis_name", "lr"} and b.defaulted == []
+    assert b.value(sig, "axis_name") is UNKNOWN and b.value(sig, "x") == Const(1)
+    b = bind(sig, [(UNKNOWN, None, "*")])
+    assert b.spread == {"x", "axis_name"} and b.defaulted == ["lr"]
+    assert b.value(sig, "lr") == Const(0.1)

@@ -29,12 +29,13 @@ from jaxlint.base.names import dotted
 from jaxlint.model import expected
 
 from . import program
-from .abstract import External, Function
+from .abstract import Class, External, Function, Struct
 from .attributes import assigned_value, instance_attribute
-from .axes import MAPS, in_contexts, map_names, names_of
+from .axes import MAPS, frames, in_contexts, map_names, names_of
 from .catalogue import calls_functions
 from .catalogue.build import signature
 from .catalogue.signatures import SIGNATURES
+from .classes import field_default_names
 from .scopes import FUNCTION_KINDS, Binding
 from .transforms import TABLE, TRANSPARENT_DECORATORS, named
 
@@ -438,6 +439,7 @@ class Uses:
                     plain = not bound and _plain(api, options, not partial_form)
                     layer = self._layer(api, call, self._application_names(call), plain)
                     _mark_ambient(layer, api, options)
+                    self._mark_declared(layer, options, call)
                     layers.append(layer)
                     cur = call
                     continue
@@ -519,6 +521,30 @@ class Uses:
 
         return in_contexts(ev, read, self.ctx.enclosing_function(node))
 
+    def _mark_declared(self, layer: dict[str, Any], options: list[cst.Arg], node: cst.CSTNode) -> None:
+        """A map whose axis name cannot be read but is a field of a project config
+        (``axis_name=cfg.axis_name``, ``cfg`` built out of sight) that the class declares
+        with a default (``axis_name: str = "batch"``) binds a name the program declares:
+        like the ambient mesh, the project's vocabulary (which reads that default) decides
+        (``"ambient"``). A name from a flag or a bare parameter stays unknown."""
+        if layer["names"] is not None or layer.get("ambient"):
+            return
+        expr = next((a.value for a in options if a.keyword is not None and a.keyword.value == "axis_name"), None)
+        if type(expr) is not cst.Attribute:
+            return
+        ev = self.ev
+        field = expr.attr.value
+
+        def declared(frame) -> bool:
+            with ev.query(_NAMES_FUEL):
+                v = ev.value(expr.value, frame)
+            return type(v) is Struct and type(v.cls) is Class and field_default_names(ev, v.cls, field)
+
+        fn = self.ctx.enclosing_function(node)
+        frames_ = [None] if fn is None else [None, *frames(ev, fn)]
+        if all(declared(f) for f in frames_):
+            layer["ambient"] = True
+
     def _layer(self, api: str, node: cst.CSTNode, names: tuple[str, ...] | None, plain: bool) -> dict[str, Any]:
         m = {
             "api": short(api),
@@ -570,6 +596,7 @@ class Uses:
                 names = self._decorator_names(expr, node)
                 layer = self._layer(api, expr, names, _plain(api, options, False))
                 _mark_ambient(layer, api, options)
+                self._mark_declared(layer, options, node)
                 layers.append(layer)
             elif api in TRACING:
                 layers.append(self._layer(api, expr, (), _plain(api, options, False)))

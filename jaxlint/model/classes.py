@@ -163,6 +163,17 @@ def declared_fields(ev: Evaluator, cls: Class) -> list[tuple[str, Any, bool]] | 
     return out
 
 
+def field_default_names(ev: Evaluator, cls: Class, name: str) -> bool:
+    """Does the class declare field ``name`` with a default of strings (``axis_name: str =
+    "batch"``, ``mesh_axes: tuple = ("data",)``)?"""
+    from .axes import strings
+
+    for field, default, _ in declared_fields(ev, cls) or ():
+        if field == name:
+            return default is not REQUIRED and any(True for _ in strings(default))
+    return False
+
+
 def field_annotations(ev: Evaluator, cls: Class) -> list[tuple[str, cst.BaseExpression, Evaluator]]:
     """(name, annotation, the evaluator of its class's module) of each annotated field,
     bases first: what a field holds when no construction shows its value."""

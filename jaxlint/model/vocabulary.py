@@ -11,7 +11,9 @@ only make JAX201 quieter):
   the maps of any library, meshes, partition specs (``PartitionSpec``, which jax also
   calls ``jax.P``), flax's logical partitioning —, the keywords about axes, names,
   meshes, specs, rules or grids of any call but a collective's, and parameter defaults
-  of such a name (``mesh_axes=("data",)``); and every string given to a *binding
+  of such a name (``mesh_axes=("data",)``), and what an assignment, a class field or a
+  dict entry of such a name holds (``axis_name: str = "batch"``: the default of the
+  config field a map's ``axis_name`` reads); and every string given to a *binding
   helper*, a def whose parameter reaches one of those (``create_mesh((8,), "x")`` where
   ``create_mesh`` builds ``Mesh(devices, axis_names)``), wherever the model can read the
   def. What the model cannot read (a helper of jax's own ``jax._src.test_util`` while
@@ -91,6 +93,11 @@ def module_vocabulary(p: Any, collectives: frozenset[str]) -> dict[str, Any]:
             if node.default is not None and names_keyword(node.name.value):
                 out.update(_mentioned(ev, node.default))
             continue
+        if t in _STORES:  # ``axis_name: str = "batch"``, ``self.mesh_axes = ...``, ``{"axis": "i"}``
+            for name, value in _stored(node):
+                if names_keyword(name.lower()):  # ``MESH_AXES = ("data", "fsdp")`` too
+                    out.update(_mentioned(ev, value))
+            continue
         if t is not cst.Call or not node.args:
             continue  # a call without arguments names nothing
         api = binding_api(p, node, collectives)
@@ -129,6 +136,31 @@ def module_vocabulary(p: Any, collectives: frozenset[str]) -> dict[str, Any]:
             exported[qual] = [list(x) for x in slots]
     given_out = [[callee, slot, sorted(names)] for (callee, slot), names in unread.items()]
     return {KEY: sorted(out), HELPERS: exported, GIVEN: given_out}
+
+
+_STORES = (cst.Assign, cst.AnnAssign, cst.DictElement)
+
+
+def _stored(node: cst.CSTNode) -> list[tuple[str, cst.BaseExpression]]:
+    """``(name, value)`` for what an assignment or a dict entry stores under a name: a
+    variable, an attribute, a class field, a string key."""
+    if type(node) is cst.DictElement:
+        key = node.key
+        if type(key) is cst.SimpleString:
+            text = key.evaluated_value
+            return [(text, node.value)] if isinstance(text, str) else []
+        return []
+    value = node.value  # type: ignore[attr-defined]
+    if value is None:
+        return []  # ``axis_name: str``, a field without a default
+    targets = [node.target] if type(node) is cst.AnnAssign else [t.target for t in node.targets]  # type: ignore[attr-defined]
+    out = []
+    for target in targets:
+        if type(target) is cst.Name:
+            out.append((target.value, value))
+        elif type(target) is cst.Attribute:
+            out.append((target.attr.value, value))
+    return out
 
 
 def _mentioned(ev: Any, expr: cst.BaseExpression) -> set[str]:

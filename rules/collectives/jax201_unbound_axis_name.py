@@ -33,7 +33,10 @@ class UnboundAxisName(Rule):
       without `axis_name` (this folds in the planned JAX202 *pmap-axis-name-missing*), with
       a different name, or a `shard_map` whose mesh axes are known and do not include it;
     - or, where no path is known (a mesh passed in as a parameter, a step handed to a
-      trainer library), no binding site anywhere in the project names that axis: no
+      trainer library) or a map's axis name is a config field built out of sight
+      (`axis_name=cfg.axis_name`, the field declared with a default), no binding site
+      anywhere in the project names that axis: no config field, constant or default
+      about axes holding it, no
       `pmap`/`vmap` `axis_name`, no `Mesh`/`jax.make_mesh` axis (also none given to a
       project helper that builds the mesh from its arguments: `create_mesh((8,), 'x')`),
       no `PartitionSpec` (`jax.P`), no `shard_map` spec, no flax logical-axis rule, and no
@@ -114,6 +117,8 @@ class UnboundAxisName(Rule):
         "smap",
         "axis_name",
         "axis_env",
+        "_axis",  # a config field or constant that names an axis: ``data_axis: str = "replicas"``
+        "axes",
         "Mesh",
         "mesh",
         "PartitionSpec",
@@ -325,7 +330,8 @@ def _maybe_bound(paths, d: dict[str, Any]) -> bool:
     """Does a known path of the collective pass a map whose axis names cannot be read
     (``axis_name=FLAGS.axis``)? Then that map may bind the name: the vocabulary does not
     decide it. A ``shard_map`` over the ambient mesh is no such map: its axes are those of
-    some mesh the program builds, which the vocabulary reads."""
+    some mesh the program builds, which the vocabulary reads; nor is a map whose axis name
+    is a config field with a declared default (model/calls.py: ``"ambient"``)."""
     return any(
         m["names"] is None and not m.get("ambient")
         for path in paths.paths(d["scope"], MAX_PATHS).paths

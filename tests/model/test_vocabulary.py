@@ -88,7 +88,7 @@ def test_a_module_exports_its_helpers_and_what_it_gives_functions_it_cannot_read
             """
     import jax
     from jax._src import test_util as jtu
-    AXES = ("fsdp",)
+    AXES = ("fsdp",)  # a constant about axes: a mention of its own
     def spec(name):
         return jax.P(None, name)
     s = spec("x")  # a caller in view: still a helper for the other modules
@@ -101,7 +101,7 @@ def test_a_module_exports_its_helpers_and_what_it_gives_functions_it_cannot_read
         ),
         COLLECTIVES,
     )
-    assert got[V.KEY] == ["x", "y"]
+    assert got[V.KEY] == ["fsdp", "x", "y"]
     assert got[V.HELPERS] == {"spec": [[0, "name"]]}
     assert sorted(got[V.GIVEN], key=str) == [
         ["jax._src.test_util.create_mesh", 1, ["data", "model"]],
@@ -126,3 +126,22 @@ def test_the_project_joins_what_modules_give_the_helpers_of_others():
     reexports = {"pkg.make": "pkg.meshes.make"}
     found = V.project_helpers_mentions([helper, user], "JAX201", lambda q: reexports.get(q, q))
     assert found == {"data", "fsdp"}
+
+
+def test_what_a_variable_field_or_dict_entry_about_axes_holds_is_a_mention():
+    assert _mentions(
+        """
+    import dataclasses
+    DATA_AXES = ("replicas", "fsdp")
+    LEARNING_RATE = "not_an_axis"
+    @dataclasses.dataclass
+    class ParallelConfig:
+        axis_name: str = "batch"
+        name: str
+        tag: str = "experiment"
+    class Trainer:
+        def __init__(self):
+            self.mesh_axis = "model"
+    overrides = {"spmd_axis_name": "stage", "note": "free text"}
+    """
+    ) == sorted(["replicas", "fsdp", "batch", "model", "stage"])

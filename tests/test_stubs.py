@@ -230,3 +230,67 @@ def test_the_maps_the_stubs_declare_are_those_the_model_finds_in_them():
                     found |= {(made(p, f"{module}.{name}"), r.t.api) for r in records}
     p = model_with_stubs("")
     assert found == {(made(p, q), api) for q, api in MAPS.items()}
+
+
+# optax's losses give one value per example (per element for the elementwise ones): the
+# model reads the shapes from the stub, jax.eval_shape reads them from optax itself
+OPTAX_LOSSES = [
+    ("optax.softmax_cross_entropy_with_integer_labels(x @ w, jnp.zeros(8, jnp.int32))", (8,)),
+    ("optax.softmax_cross_entropy(x @ w, jnp.ones((8, 4)))", (8,)),
+    ("optax.sigmoid_binary_cross_entropy(x @ w, jnp.ones((8, 4)))", (8, 4)),
+    ("optax.l2_loss(x @ w, jnp.ones((8, 4)))", (8, 4)),
+    ("optax.squared_error(x @ w)", (8, 4)),
+]
+OPTAX_LOSS = """
+import jax
+import jax.numpy as jnp
+import optax
+
+x = jnp.ones((8, 3))
+
+
+def loss(w):
+    return {expr}
+
+
+g = jax.grad(loss)(jnp.ones((3, 4)))
+"""
+
+
+@pytest.mark.parametrize("expr,shape", OPTAX_LOSSES)
+def test_the_model_reads_the_shape_of_an_optax_loss_from_the_stub(expr, shape):
+    from jaxlint import testing
+
+    (d,) = testing.lint(OPTAX_LOSS.format(expr=expr), "JAX407")
+    assert d.start.line == 13 and f"an array of shape {shape}" in (d.message + " " + d.note).lower()
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("expr,shape", OPTAX_LOSSES)
+def test_an_optax_loss_has_the_shape_the_stub_gives(expr, shape):
+    jax = pytest.importorskip("jax")
+    pytest.importorskip("optax")
+    import jax.numpy as jnp
+    import optax
+
+    x = jnp.ones((8, 3))
+    got = jax.eval_shape(lambda w: eval(expr, {"optax": optax, "jnp": jnp, "x": x, "w": w}), jnp.ones((3, 4)))
+    assert got.shape == shape
+
+
+@pytest.mark.jax
+def test_optax_global_norm_is_one_rank_0_array_as_the_stub_gives():
+    jax = pytest.importorskip("jax")
+    optax = pytest.importorskip("optax")
+    import jax.numpy as jnp
+
+    got = jax.eval_shape(optax.global_norm, {"w": jnp.ones((3, 4)), "b": [jnp.ones(2)]})
+    assert got.shape == ()
+    from jaxlint import testing
+
+    source = (
+        "import jax\nimport optax\n\n\n@jax.jit\ndef step(grads):\n"
+        "    if optax.global_norm(grads) > 1.0:\n        return grads\n    return grads\n"
+    )
+    (d,) = testing.lint(source, "JAX503")
+    assert d.start.line == 7

@@ -35,9 +35,10 @@ LibCST must see it. Kept are:
    (``jit(loss_fn, static_argnums=...)``);
 6. for rules with ``forwarders`` (the vmap rules), every def that calls one of its
    parameters with its ``*args`` (``def apply(fn, *args): return fn(*args)``);
-7. for rules with ``target_callees`` (JAX4xx), the defs of a seed's targets' module that
-   those targets refer to, transitively, ``MODULE_DEPTH`` steps at most (the helper that
-   builds what a grad target returns).
+7. for rules with ``target_callees`` (JAX4xx, JAX503), the defs of a seed's targets' module
+   that those targets refer to, transitively, ``MODULE_DEPTH`` steps at most (the helper that
+   builds what a grad target returns), and the defs of other modules a seed refers to,
+   looked up there (the helper a jitted step calls with its traced gradients).
 
 Only module-level statements that bind a transform are followed further than one step
 (``step = jit(train)`` then ``grad(step)`` keeps ``train``): no rule reads what a
@@ -538,6 +539,18 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
         for sym in index.refs_of(p, u, passed=True)
         for ref in units(sym)
     ]
+    # ... and the defs of other modules such a seed calls (``clip_by_norm(grads, 1.0)`` in a
+    # jitted step, the helper in ``utils.py``): rules look them up there
+    for p, plan in enumerate(plans):
+        for u in plan.units:
+            if u.flags & CALLEES and u.flags & SEED:
+                for sym in index.refs_of(p, u):
+                    if sym[1] == p:
+                        continue
+                    for ref in units(sym):
+                        if unit(ref).name is not None:
+                            kept.add(ref)
+                            looked_up.add(ref)
     visited = set(frontier)
     for _ in range(MODULE_DEPTH):
         step = []

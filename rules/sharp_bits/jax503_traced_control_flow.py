@@ -79,8 +79,9 @@ class TracedControlFlow(Rule):
     quiet_where_expected = True  # silent where the code expects the error (model/expected.py)
     help = "Use `jnp.where` / `lax.cond` / `lax.while_loop`, or mark the argument static"
     about = TRACING_APIS
-    # the helpers a traced def calls (``calls``); a def here that a transform of another module traces
-    reads = ("targets", "calls", "call paths")
+    # the helpers a traced def calls (``calls``), also in other modules (``target callees``); a
+    # def here that a transform of another module traces, or that a traced def there calls
+    reads = ("targets", "calls", "call paths", "target callees")
     context_words = ("jax",)  # the module of such a def may name none of the transforms
 
     VALID = (
@@ -125,6 +126,18 @@ class TracedControlFlow(Rule):
             for u in sorted(uses, key=lambda u: ctx.text_order(u.node)):
                 head, note = split(self.message(u, lines))
                 self.report(u.node, head, note=note)
+        # the defs of other modules this file's traced functions call with traced arguments
+        # (``clip_by_norm(grads, 1.0)`` in a jitted step): the parameters they trace, and where
+        traced_calls = []
+        for flow in analysis(ctx).values():
+            trace = flow.trace or flow.outer_trace
+            if trace is None or flow.quiet or not flow.foreign_calls:
+                continue
+            line = exact_lines(ctx, [trace.node]).get(trace.node, 0)
+            for ref, params in flow.foreign_calls:
+                traced_calls.append([ref, sorted(params), trace.api, line, ctx.path])
+        if traced_calls:
+            ctx.extra(self.code)[TRACED_CALLS] = traced_calls
         # a def traced by a transform in another module: the call paths decide (resolve)
         for fn, bools in analysis(ctx).elsewhere():
             qualname = ctx.qualname(fn)
@@ -154,6 +167,7 @@ class TracedControlFlow(Rule):
     def resolve(cls, items: list[Pending], project: Project) -> Iterator[tuple[Pending, str, str]]:
         paths = call_paths(project)
         layers: dict[str, dict | None] = {}
+        called = _traced_calls(project, paths)
         for p in items:
             d = p.data
             if project.modules.get(d["module"]) is not project.by_path.get(p.path):
@@ -162,7 +176,10 @@ class TracedControlFlow(Rule):
                 layers[d["ref"]] = _tracing_layer(paths, d["ref"])
             layer = layers[d["ref"]]
             if layer is None:
-                continue
+                # called with the traced argument by a traced function of another module
+                layer = next((c for c in called.get(paths.canonical(d["ref"]), ()) if d["origin"] in c["params"]), None)
+                if layer is None:
+                    continue
             where = f"{LABELS.get(layer['api'], layer['api'])} {_where(layer, p.path)}"
             static = layer["api"] in ("jit", "pjit") and d["on_argument"]
             yield p, *split(_message(d["kind"], d["expr"], d["origin"], where, static))
@@ -170,6 +187,21 @@ class TracedControlFlow(Rule):
 
 # the name messages give a layer's transform ("jit" -> "jax.jit")
 LABELS = {q.rsplit(".", 1)[1]: a.label for q, a in TABLE.items() if a.label}
+
+
+TRACED_CALLS = "traced_calls"  # ModuleFacts.extra[code][TRACED_CALLS]: [[ref, params, api, line, path], ...]
+
+
+def _traced_calls(project: Project, paths) -> dict[str, list[dict]]:
+    """Per def (by reference, through re-exports), the calls of it with traced arguments
+    that traced functions of other modules make: the parameters traced, and the transform
+    that traces the caller (its api and where)."""
+    out: dict[str, list[dict]] = {}
+    for m in project.all:
+        for ref, params, api, line, path in m.extra.get(TracedControlFlow.code, {}).get(TRACED_CALLS, ()):
+            layer = {"api": api, "line": line, "path": path, "params": frozenset(params)}
+            out.setdefault(paths.canonical(ref), []).append(layer)
+    return out
 
 
 def _tracing_layer(paths, ref: str) -> dict | None:

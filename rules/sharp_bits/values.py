@@ -25,6 +25,7 @@ from jaxlint.model.contexts import contexts, sites
 from jaxlint.model.expected import catches_type_error, raises_context
 from jaxlint.model.flow import Flow, bound_names
 from jaxlint.model.traced import BODY_LABELS, Trace
+from jaxlint.model.transforms import TABLE
 
 from .evidence import whole_accessed
 
@@ -93,6 +94,8 @@ class ValueFlow(Flow):
         self.nested_env: dict[cst.CSTNode, dict] = {}
         # calls of a def of the file with traced arguments: (the def, the parameters they bind)
         self.calls: list[tuple[cst.FunctionDef, set[str]]] = []
+        # ... and of a def of another module: (its reference, the parameters they bind)
+        self.foreign_calls: list[tuple[str, set[str]]] = []
         self.origins: dict[str, str] = {}
         self.parts: dict[cst.Call, list[tuple[int, str | None]]] = {}  # facts of a call's tuple items
         self.evidence = evidence  # names the body uses the way only an array is used
@@ -207,13 +210,23 @@ class ValueFlow(Flow):
         v = self.ev.value(e, frame) if ours else UNKNOWN
         if type(v) is Array:
             return _array_fact(v, None if v.host else self._traced_arg(e))
+        # what a derivative (or a traced, mapped function) gives is JAX arrays computed from
+        # its arguments: from traced ones, traced (``grads = jax.grad(loss)(params)``)
+        derived = type(callee) is Transformed and TABLE[callee.api].gives in _GIVES_ARRAYS
         if type(v) in (Tuple, List) and v.items:
             origin = self._traced_arg(e)
             # each part on its own, for unpacking: ``loss, grads = value_and_grad(f)(w)`` gives a
             # traced scalar ``loss`` even when the structure of ``grads`` is unknown
-            self.parts[e] = [_array_fact(x, origin) for x in v.items]
-            if all(type(x) is Array and not x.host for x in v.items):
+            self.parts[e] = [
+                (TRACED, origin) if derived and origin and type(x) is not Array else _array_fact(x, origin)
+                for x in v.items
+            ]
+            if derived or all(type(x) is Array and not x.host for x in v.items):
                 return (TRACED, origin) if origin else NONE  # a pytree of arrays
+        elif derived:
+            origin = self._traced_arg(e)
+            if origin:
+                return (TRACED, origin)
         if isinstance(func, cst.Attribute):
             name = func.attr.value
             if (
@@ -250,8 +263,15 @@ class ValueFlow(Flow):
         for a in e.args:
             if a.keyword is not None and a.keyword.value in keywords and self.fact(a.value)[0] & TRACED:
                 passed.add(a.keyword.value)
-        if passed:
+        if not passed:
+            return
+        other = fn.program
+        if other is None or other is program(self.ctx):
             self.calls.append((node, passed))
+            return
+        qualname = other.ctx.qualname(node)
+        if qualname is not None and other.ctx.enclosing_function(node) is None:
+            self.foreign_calls.append((other.ctx.facts.ref(qualname), passed))
 
     def _traced_arg(self, e: cst.Call) -> str | None:
         for a in e.args:
@@ -492,6 +512,9 @@ class ValueFlow(Flow):
             if promised is UNKNOWN:  # no annotation, or one the model does not read (a class)
                 bound[name] = Opaque(f"{label}.{name}", name)
         return self.ev.frame(fn, bound, parent)
+
+
+_GIVES_ARRAYS = frozenset({"grad", "jacobian", "value", "map"})
 
 
 def _array_fact(v, origin: str | None) -> tuple[int, str | None]:

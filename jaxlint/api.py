@@ -39,6 +39,7 @@ from jaxlint.lint.registry import all_rules, enabled_rules
 from jaxlint.lint.rule import Rule
 from jaxlint.model.project import Project
 from jaxlint.plan.slicing import (
+    MODULE_DEPTH,
     Blanks,
     Decision,
     FilePlan,
@@ -471,33 +472,46 @@ class Runner:
         if not readers:
             return
         anchors = frozenset().union(*(r.anchors or () for r in readers))
-        found = project_anchors([p for p in plans.values() if isinstance(p, FilePlan)], anchors)
-        if found is None:
-            return
         words = sorted({w for r in readers for w in r.triggers})
-        todo: list[tuple[str, frozenset[str]]] = []
-        for path, plan in plans.items():
-            if isinstance(plan, FilePlan):
-                named = found.imported_by(plan)
+        texts: dict[str, str | None] = {}
+        # a file promoted in one round may itself bind an anchored name (``evaluate`` there
+        # calls ``compute_metrics``, which holds a collective), which promotes the files that
+        # name it in the next: MODULE_DEPTH rounds
+        for _ in range(MODULE_DEPTH):
+            found = project_anchors([p for p in plans.values() if isinstance(p, FilePlan)], anchors)
+            if found is None:
+                return
+            todo: list[tuple[str, frozenset[str]]] = []
+            for path, plan in plans.items():
+                if isinstance(plan, FilePlan):
+                    named = found.imported_by(plan)
+                    if named:
+                        mark_anchored(plan, named, readers)
+                    continue
+                if isinstance(plan, FileResult) and (not plan.prefilter or plan.diagnostics):
+                    continue  # not skipped by the pre-filter (unreadable...), or a syntax error
+                if path not in texts:
+                    try:
+                        texts[path], _ = read_source(path)
+                    except ReadError:
+                        texts[path] = None  # the second pass reports it
+                text = texts[path]
+                if text is None:
+                    continue
+                if not isinstance(plan, FileResult) and any(w in text for w in words):
+                    continue  # parsed whole, and the readers run on it already
+                named = found.named(text)
                 if named:
-                    mark_anchored(plan, named, readers)
-                continue
-            if isinstance(plan, FileResult) and (not plan.prefilter or plan.diagnostics):
-                continue  # not skipped by the pre-filter (unreadable...), or a syntax error
-            try:
-                text, _ = read_source(path)
-            except ReadError:
-                continue  # the second pass reports it
-            if not isinstance(plan, FileResult) and any(w in text for w in words):
-                continue  # parsed whole, and the readers run on it already
-            named = found.named(text)
-            if named:
-                todo.append((path, named))
-        for (path, _), (_kind, value, err) in run(_plan_promoted, todo, lambda item: ("done", _died(item[0]), None)):
-            if err is not None:
-                errors.append(err)
-                continue
-            plans[path] = value
+                    todo.append((path, named))
+            if not todo:
+                return
+            for (path, _), (_kind, value, err) in run(
+                _plan_promoted, todo, lambda item: ("done", _died(item[0]), None)
+            ):
+                if err is not None:
+                    errors.append(err)
+                    continue
+                plans[path] = value
 
     def _tick(self) -> None:
         if self.progress:

@@ -243,3 +243,27 @@ def test_inplace_seeds_are_the_units_that_assign_into_a_subscript():
     assert ol is not None
     named = {ol.units[i].name for i in subscript_store_units(ol)}
     assert named == {"store", "augmented", "unpacked", "nested", "method"}
+
+
+def test_project_anchors_close_over_calls_of_anchored_names_imported_from_other_modules():
+    # ``evaluate`` calls another module's ``compute_metrics``, which holds a collective:
+    # it runs what that runs, so a module naming ``evaluate`` is promoted for JAX201 too
+    # (the module that does, skipped by the pre-filter: fixtures/JAX201/lint/host_eval_bad)
+    from jaxlint.plan.slicing import project_anchors
+
+    files = {
+        "metrics.py": "import jax\n\n\ndef compute_metrics(x):\n    return jax.lax.pmean(x, 'batch')\n",
+        "evaluate.py": "import jax\nfrom metrics import compute_metrics\n\n\n"
+        "def evaluate(x):\n    return compute_metrics(x)\n\n\ndef other(x):\n    return x\n",
+    }
+    settings = testing.settings_for("JAX201")
+    runner = Runner(settings, jobs=1)
+    linter = _make_linter(runner.rules, settings)
+    # evaluate.py spells no word of JAX201: it is planned as promoted, naming compute_metrics
+    plans = [linter.plan("metrics.py", files["metrics.py"], "metrics", False)[1]]
+    plans.append(
+        linter.plan("evaluate.py", files["evaluate.py"], "evaluate", False, anchored=frozenset({"compute_metrics"}))[1]
+    )
+    found = project_anchors(plans, frozenset({"pmean"}))
+    assert found is not None
+    assert found.modules == {"compute_metrics": frozenset({"metrics"}), "evaluate": frozenset({"evaluate"})}

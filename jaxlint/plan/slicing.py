@@ -726,10 +726,9 @@ def project_anchors(plans: list[FilePlan], anchors: frozenset[str]) -> ProjectAn
     and mentions one (``batched = jax.vmap(f)``), and a def that mentions one (``@jax.pmap
     def step``, a def that draws from its key). Over-approximated from the outline: the
     model decides what a call of one is. None: no such name."""
-    out: dict[str, set[str]] = {}
-    for plan in plans:
-        module = plan.module.rsplit(".", 1)[-1]
-        said_by: list[tuple[set[str], tuple[str, ...]]] = []
+    said_by: dict[int, list[tuple[set[str], tuple[str, ...]]]] = {}
+    for p, plan in enumerate(plans):
+        said_by[p] = []
         for u in plan.units:
             if u.owner is not None:
                 continue
@@ -738,22 +737,45 @@ def project_anchors(plans: list[FilePlan], anchors: frozenset[str]) -> ProjectAn
             said.update(plan.imports[r].rsplit(".", 1)[-1] for r in u.refs if r in plan.imports)
             names = u.assigns if u.flags & BINDS_TRANSFORM else (u.name,) if u.name is not None else ()
             if names:
-                said_by.append((said, names))
-        # a def that calls one of the module's own anchored names runs what it runs
-        # (``def evaluate(...): return p_eval(...)``), transitively, MODULE_DEPTH steps
-        found: set[str] = set()
-        for _ in range(MODULE_DEPTH):
-            known = anchors | found
-            more = {n for said, names in said_by if not known.isdisjoint(said) for n in names} - found
-            if not more:
-                break
-            found |= more
-        for name in found:
-            out.setdefault(name, set()).add(module)
+                said_by[p].append((said, names))
+    # a def that calls one of its module's anchored names runs what it runs (``def
+    # evaluate(...): return p_eval(...)``), and so does one that calls an anchored name it
+    # imports from another module (``evaluate`` calling ``metrics.compute_metrics``, which
+    # holds a collective): transitively, MODULE_DEPTH steps
+    out: dict[str, set[str]] = {}
+    found: dict[int, set[str]] = {p: set() for p in said_by}
+    for _ in range(MODULE_DEPTH):
+        grew = False
+        for p, plan in enumerate(plans):
+            known = anchors | found[p] | _imported_anchors(plan, out)
+            more = {n for said, names in said_by[p] if not known.isdisjoint(said) for n in names} - found[p]
+            if more:
+                grew = True
+                found[p] |= more
+                module = plan.module.rsplit(".", 1)[-1]
+                for name in more:
+                    out.setdefault(name, set()).add(module)
+        if not grew:
+            break
     if not out:
         return None
     pattern = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in sorted(out)) + r")\b")
     return ProjectAnchors({name: frozenset(modules) for name, modules in out.items()}, pattern)
+
+
+def _imported_anchors(plan: FilePlan, anchored: dict[str, set[str]]) -> set[str]:
+    """The local names of a file's imports of another module's anchored names (``from
+    metrics import compute_metrics``: ``compute_metrics``; ``import metrics``: ``metrics``)."""
+    out = set()
+    for local, target in plan.imports.items():
+        if target == CONFLICT:
+            continue
+        parts = target.split(".")
+        if len(parts) > 1 and parts[-2] in anchored.get(parts[-1], ()):
+            out.add(local)
+        elif any(parts[-1] in modules for modules in anchored.values()):
+            out.add(local)  # the module itself: ``metrics.compute_metrics(...)`` says ``metrics``
+    return out
 
 
 # -- blanking ---------------------------------------------------------------------------

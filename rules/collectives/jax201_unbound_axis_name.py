@@ -126,7 +126,10 @@ class UnboundAxisName(Rule):
         "axis_rules",
         "_specs",
     )
-    reads = ("call graph", "call paths")  # which pmap/vmap/shard_map reaches the collective: up the call graph
+    # which pmap/vmap/shard_map reaches the collective: up the call graph, also through a
+    # module that spells none of the rule's words (``main`` calling a jitted ``evaluate``
+    # of another module, whose helper holds the collective: project anchors)
+    reads = ("call graph", "call paths", "project anchors")
 
     @classmethod
     def seeds(cls, outline):
@@ -385,11 +388,12 @@ def _message(api: str, short: str, name: str, path: Path, here: str) -> tuple[st
     if not path.maps:
         first, last = local_name(path.trail[0]), local_name(path.trail[-1])
         at = where(path.root, here) if path.root else "somewhere"
-        how = (
-            f"{first} is called directly {at}"
-            if first == last
-            else f"{first} runs from {last}, which is called directly {at}"
-        )
+        if first == last:
+            how = f"{first} is called directly {at}"
+        elif len(path.trail) == 2:
+            how = f"{first} runs from {last}, which is called directly {at}"
+        else:  # name the function it runs in: the jitted ``evaluate`` between it and ``main``
+            how = f"{first} runs from {local_name(path.trail[1])}, reached from {last}, which is called directly {at}"
         outside = "it runs outside any pmap/vmap/shard_map"
         advice = f"{bind} (or `jax.shard_map` over a mesh with a '{name}' axis), {host}"
         if len(head) + len(how) + 24 <= HEADLINE:

@@ -948,7 +948,7 @@ class Evaluator:
         element evaluated with the loop variables bound (``if`` clauses must be decided)."""
         frames = self._comprehension_frames(e, e.for_in, env, {}, [0])
         if frames is None:
-            return UNKNOWN
+            return self._comprehension_of_any(e, env)
         if type(e) is cst.DictComp:
             items: list[tuple[Any, Any]] = []
             for f in frames:
@@ -959,6 +959,32 @@ class Evaluator:
                 items.append((k.value, self.value(e.value, f)))
             return Dict(tuple(items))
         return List(tuple(self.value(e.elt, f) for f in frames))
+
+    def _comprehension_of_any(self, e: Any, env: Env | None) -> Any:
+        """A list comprehension or generator expression over items not known one by one
+        (``[jnp.sum(p**2) for p in jax.tree.leaves(params)]``): a sequence of unknown length
+        whose every element is what the element expression gives for the iterable's item
+        (UNKNOWN when the model does not know it: then every element is what it is for any
+        value). One ``for`` clause; its ``if`` clauses only choose which items."""
+        clause = e.for_in
+        if type(e) is cst.DictComp or clause.inner_for_in is not None or clause.asynchronous is not None:
+            return UNKNOWN
+        names: dict[str, Any] = {}
+        iterable = self.value(clause.iter, env)
+        if not _bind_target(clause.target, self.element(iterable), names):
+            return UNKNOWN
+        item = self.value(e.elt, self.frame(e, names, env))
+        if item is UNKNOWN:
+            return UNKNOWN
+        if type(e) is not cst.ListComp:
+            return Generator(item)
+        length = None  # one element per item: a symbolic leading axis, a sized sequence
+        if not clause.ifs:
+            if type(iterable) is Array and iterable.shape is not None and iterable.shape.dims:
+                length = iterable.shape.dims[0]
+            elif type(iterable) is Seq:
+                length = iterable.length
+        return Seq(length, item)
 
     def _comprehension_frames(
         self, comp: Any, clause: cst.CompFor, env: Env | None, bound: dict[str, Any], count: list[int]
@@ -1132,7 +1158,28 @@ class Evaluator:
         op = lookup(q)
         if op is None:
             return UNKNOWN
-        return self._apply_op(q, op, args, node, env)
+        out = self._apply_op(q, op, args, node, env)
+        if out is UNKNOWN and takes_arrays(q):
+            return self._promised(q, op, args, env)
+        return out
+
+    def _promised(self, q: str, op: Any, args: list[Argument], env: Env | None) -> Any:
+        """What a JAX array function gives when the model does not know some of its
+        arguments: it returns JAX arrays (or raises), so an argument it accepts is an array
+        or a number, and the result is what the API promises for arrays of unknown shape
+        (``jnp.tanh(x)`` one array, ``jnp.linalg.slogdet(x)`` a pair of them); UNKNOWN
+        when that is not an array or a tuple of arrays."""
+        if not any(v is UNKNOWN or type(v) is Opaque for v, _, _ in args) or any(s for _, _, s in args):
+            return UNKNOWN
+        made = [(Array() if v is UNKNOWN or type(v) is Opaque else v, k, s) for v, k, s in args]
+        self._stack.append([])  # what it would raise on made-up arrays is no problem of the code's
+        try:
+            out = self._apply_op(q, op, made, None, env)
+        finally:
+            self._stack.pop()
+        if type(out) is Array or (type(out) is Tuple and out.items and all(type(x) is Array for x in out.items)):
+            return out
+        return UNKNOWN
 
     def _apply_op(self, q: str, op: Any, args: list[Argument], node: cst.CSTNode | None, env: Env | None = None) -> Any:
         """A catalogue function's result; the functions it is given (``lax.scan``'s body,
@@ -1728,6 +1775,18 @@ def unpack(v: Any, path: tuple[int, ...]) -> Any:
         else:
             return UNKNOWN
     return v
+
+
+# the namespaces whose functions take arrays (or numbers) and return arrays: an argument
+# they accept is array-like (``jax.tree``, ``jax.lax``'s collectives and ``stop_gradient``,
+# ``jax.device_get`` take any pytree; NumPy's functions any object)
+ARRAY_FUNCTIONS = ("jax.numpy.", "jax.nn.", "jax.random.", "jax.scipy.")
+
+
+def takes_arrays(q: str) -> bool:
+    """A function of the array namespaces: given what the model does not know, it still
+    gives the arrays it promises."""
+    return q.startswith(ARRAY_FUNCTIONS)
 
 
 def _sequence_item(base: Tuple | List, index: Any) -> Any:

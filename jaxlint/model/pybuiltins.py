@@ -1,9 +1,9 @@
 """Python's builtins and a few ``math`` functions on abstract values.
 
 ``len`` of a display, of an array (its leading size) or of anything known by identity
-(a size symbol of its own), ``int``/``float`` of numbers, ``tuple``/``list`` of
-sequences, ``dict(k=v)``, ``min``/``max`` of constants, ``math.prod`` of sizes (symbolic
-sizes multiply), ``range``/``zip``/``enumerate`` as iterables for ``for`` loops,
+(a size symbol of its own), ``int``/``float`` of numbers, ``sum`` of numbers or arrays,
+``tuple``/``list`` of sequences, ``dict(k=v)``, ``min``/``max`` of constants,
+``math.prod`` of sizes (symbolic sizes multiply), ``range``/``zip``/``enumerate`` as iterables for ``for`` loops,
 ``next`` and ``list`` of a generator, and ``dict.get/keys/values/items``. Anything else:
 UNKNOWN.
 """
@@ -209,6 +209,32 @@ def _tracer_problem(ev: Evaluator, what: str, args: list[Argument]) -> bool:
     return False
 
 
+def _sum(ev: Evaluator, args: list[Argument]) -> Any:
+    """``sum(iterable, start=0)``: ``start + item + item ...``. Over items known one by one,
+    their sum; over items of unknown number, each a rank-0 array, a rank-0 array (an empty
+    iterable gives ``start``, a Python number: rank 0 too, so the shape holds either way;
+    the sum of the L2 idiom ``sum(jnp.sum(p**2) for p in jax.tree.leaves(params))``)."""
+    positional = [v for v, k, s in args if k is None and not s]
+    keywords = {k: v for v, k, s in args if k is not None}
+    if any(s for _, _, s in args) or not 1 <= len(positional) <= 2 or set(keywords) - {"start"}:
+        return UNKNOWN
+    start = positional[1] if len(positional) == 2 else keywords.get("start", Const(0))
+    items = ev.items(positional[0])
+    if items is not None:
+        total = start
+        for x in items:
+            total = ev.binary("Add", total, x)
+        return total
+    if type(positional[0]) not in (Seq, Generator):
+        return UNKNOWN
+    item = positional[0].item
+    if type(item) is not Array or item.shape is None or item.shape.dims or item.shape.rest:
+        return UNKNOWN
+    if type(start) is not Const or type(start.value) not in (int, float):
+        return UNKNOWN
+    return ev.binary("Add", start, item)
+
+
 def _range(ev: Evaluator, args: list[Argument]) -> Any:
     from .evaluate import _Range
 
@@ -370,6 +396,7 @@ BUILTIN_CALLS: dict[str, Builtin] = {
     "builtins.tuple": _sequence(Tuple),
     "builtins.list": _sequence(List),
     "builtins.dict": _dict,
+    "builtins.sum": _sum,
     "builtins.min": _extreme(min),
     "builtins.max": _extreme(max),
     "builtins.abs": _abs,

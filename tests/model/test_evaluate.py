@@ -15,6 +15,7 @@ from jaxlint.model.abstract import (
     Function,
     Opaque,
     Scalar,
+    Seq,
     Struct,
     Transformed,
     Tuple,
@@ -300,10 +301,24 @@ def test_a_comprehension_over_an_array_of_known_length_is_one_item_per_row():
     v = value_of(src)
     assert [shape(x) for x in v.items] == [(784, 512), (512, 10)]
     assert [shape(x) for x in value_of(HEAD + "result = [r for r in jnp.ones((3, 4))]\n").items] == [(4,)] * 3
-    # the length must be known: a symbolic leading axis gives no items one by one
     called = value_of(HEAD + "def f(x):\n    return [r for r in x]\nresult = f(jnp.ones((7, 2)))\n")
     assert [shape(x) for x in called.items] == [(2,)] * 7
-    assert value_of(HEAD + "n = jax.device_count()\nresult = [r for r in jnp.ones((n, 2))]\n") is UNKNOWN
+    # a symbolic leading axis gives no items one by one: a sequence of that many rows
+    rows = value_of(HEAD + "n = jax.device_count()\nresult = [r for r in jnp.ones((n, 2))]\n")
+    assert type(rows) is Seq and shape(rows.item) == (2,) and dims.text(rows.length) == "n_devices"
+
+
+def test_a_comprehension_over_items_not_known_one_by_one_gives_what_every_element_is():
+    # the L2 idiom: every element is a rank-0 array, whatever the leaves are; their sum too
+    src = HEAD + "def l2(params):\n    return {}\nresult = l2(unknown)\n"
+    squares = value_of(src.format("[jnp.sum(p ** 2) for p in jax.tree.leaves(params)]"))
+    assert type(squares) is Seq and squares.length is None and shape(squares.item) == ()
+    assert shape(value_of(src.format("sum(jnp.sum(p ** 2) for p in jax.tree.leaves(params))"))) == ()
+    # an element the model cannot say for an unknown item, or a sum whose empty case (0)
+    # would have another shape: unknown
+    assert value_of(src.format("[p for p in jax.tree.leaves(params)]")) is UNKNOWN
+    assert value_of(src.format("sum(p ** 2 for p in jax.tree.leaves(params))")) is UNKNOWN
+    assert value_of(src.format("sum([jnp.ones(3), jnp.ones(3)])")) is not UNKNOWN
 
 
 def test_arithmetic_of_an_opaque_value_is_a_size_where_it_is_used_as_one():
@@ -409,3 +424,13 @@ def test_a_flax_module_s_call_runs_in_the_frames_of_apply():
     (half,) = contexts(p.evaluator, defs["half"])
     assert shape(dict(half.params)["x"]) == (7,)
     assert not dict(contexts(p.evaluator, defs["__call__"])[0].params)
+
+
+def test_a_jax_function_of_values_the_model_does_not_know_gives_the_arrays_it_promises():
+    # a JAX function returns JAX arrays or raises: what it accepts is an array or a number
+    src = HEAD + "import numpy as np\nx = unknown\nresult = {}\n"
+    assert shape(value_of(src.format("jnp.tanh(x)"))) is None
+    assert shape(value_of(src.format("jax.nn.logsumexp(x, axis=-1)"))) is None
+    assert shape(value_of(src.format("jnp.mean(jnp.tanh(x))"))) == ()
+    # NumPy's functions may give any object for an unknown argument
+    assert value_of(src.format("np.tanh(x)")) is UNKNOWN

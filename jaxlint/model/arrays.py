@@ -113,6 +113,8 @@ LAX_PYTREE = frozenset(
 )
 # modules whose functions return JAX arrays (but for the lists above)
 ARRAY_MODULES = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.", "jax.random.")
+TREE_MODULES = ("jax.tree.", "jax.tree_util.")
+TREE_LEAVES = frozenset(["leaves", "flatten", "tree_leaves", "tree_flatten"])  # what gives a pytree's leaves
 # methods and attributes of an array that return an array
 ARRAY_METHODS = frozenset(
     [
@@ -185,6 +187,10 @@ def call_kind(q: str) -> str | None:
     None (a Python value, a dtype, a control-flow primitive, or unknown)."""
     if q.startswith("numpy."):
         return "numpy"
+    if q.startswith(TREE_MODULES):
+        # the leaves of a pytree: the argument's own leaves (traced ones stay traced); what a
+        # ``tree.map`` gives is what its function makes of them (``x.shape``: no array)
+        return "pytree" if q.rsplit(".", 1)[1] in TREE_LEAVES else None
     if not q.startswith(ARRAY_MODULES):
         return None
     last = q.rsplit(".", 1)[1]

@@ -183,12 +183,41 @@ class ValueFlow(Flow):
             return meet(self.fact(e.body), self.fact(e.orelse))
         if t is cst.NamedExpr:
             return self.fact(e.value)
+        if t is cst.GeneratorExp or t is cst.ListComp:
+            return self._comprehension_fact(e)
         return NONE
+
+    def _comprehension_fact(self, e) -> tuple[int, str | None]:
+        """A comprehension over a traced pytree's leaves (``jnp.sum(g**2) for g in
+        jax.tree.leaves(grads)``) gives traced elements when its element expression is
+        traced for a traced item: a traced pytree of them."""
+        clause = e.for_in
+        if clause.inner_for_in is not None or type(clause.target) is not cst.Name:
+            return NONE
+        source = self.fact(clause.iter)
+        if not source[0] & TRACED:
+            return NONE
+        name = clause.target.value
+        saved = self.env.get(name)
+        self.env[name] = (TRACED, source[1])
+        try:
+            item = self.fact(e.elt)
+        finally:
+            if saved is None:
+                self.env.pop(name, None)
+            else:
+                self.env[name] = saved
+        return (TRACED, item[1]) if item[0] & TRACED else NONE
 
     def _call_fact(self, e: cst.Call):
         func = e.func
         kind = made_by(self.ev, e)
-        if kind is not None or qualified(self.ev, func) is not None:
+        q = qualified(self.ev, func)
+        if q in _FOLDS:
+            # ``sum(jnp.sum(g**2) for g in leaves)``: Python adds (compares) the traced items
+            origin = self._traced_arg(e)
+            return (TRACED, origin) if origin else NONE
+        if kind is not None or q is not None:
             if kind == "numpy":
                 return (NUMPY, None)
             if kind == "pytree":
@@ -515,6 +544,7 @@ class ValueFlow(Flow):
 
 
 _GIVES_ARRAYS = frozenset({"grad", "jacobian", "value", "map"})
+_FOLDS = frozenset({"builtins.sum", "builtins.max", "builtins.min", "builtins.abs"})  # of traced items: traced
 
 
 def _array_fact(v, origin: str | None) -> tuple[int, str | None]:

@@ -128,3 +128,37 @@ def test_a_wrong_knob_that_drops_a_silencing_caller_is_caught(code, knobs, monke
     # module's factory made is called (``factory_module_bad``: only whole)
     assert any(": only sliced: " in d for d in found), found
     assert all(": only sliced: " in d or "factory_module_bad: only whole" in d for d in found), found
+
+
+def _project_folders() -> list[tuple[str, str]]:
+    """(code, folder) of every multi-module lint fixture: where another module's words
+    decide which files the pre-filter and the promotion keep."""
+    out = []
+    for rule in RULES:
+        lint_dir = os.path.join(FIXTURES, rule.code, "lint")
+        if os.path.isdir(lint_dir):
+            for entry in sorted(os.listdir(lint_dir)):
+                p = os.path.join(lint_dir, entry)
+                if os.path.isdir(p) and len(glob.glob(os.path.join(p, "**", "*.py"), recursive=True)) > 1:
+                    out.append((rule.code, p))
+    return out
+
+
+def test_a_rules_findings_do_not_depend_on_which_other_rules_run(monkeypatch):
+    # alone, the rule's pre-filter skips a module that spells none of its words (``main``
+    # calling another module's jitted ``evaluate``); with every rule, that module is read
+    # for the others: promotion must bring it back for the rule alone (JAX201's host_eval_bad)
+    monkeypatch.setenv("JAXLINT_NO_SLICING", "")
+    differing = []
+    for code, path in _project_folders():
+        alone = _findings(code, path, monkeypatch, slicing=True)
+        settings = Settings(select=["ALL"], preview=True, root=path)
+        run = lint_paths([path], settings, jobs=1)
+        together = [
+            (os.path.relpath(d.path, path), d.start.line, d.start.column, d.end.line, d.end.column, d.code, d.message)
+            for d in run.diagnostics
+            if d.code == code
+        ]
+        if [f[:7] for f in alone] != together:
+            differing.append((os.path.relpath(path, FIXTURES), alone, together))
+    assert differing == []

@@ -294,3 +294,49 @@ def test_optax_global_norm_is_one_rank_0_array_as_the_stub_gives():
     )
     (d,) = testing.lint(source, "JAX503")
     assert d.start.line == 7
+
+
+# a schedule gives, for one step count, one value: rank 0 (vmap cannot map it)
+OPTAX_SCHEDULES = [
+    "optax.constant_schedule(0.5)",
+    "optax.linear_schedule(1.0, 0.1, 50)",
+    "optax.polynomial_schedule(1.0, 0.1, 2.0, 50)",
+    "optax.cosine_decay_schedule(init_value=1.0, decay_steps=100, alpha=0.01)",
+    "optax.exponential_decay(1.0, 10, 0.9)",
+    "optax.warmup_cosine_decay_schedule(0.0, 1.0, 10, 100)",
+]
+SCHEDULED = """
+import jax
+import optax
+
+
+def add_noise(x, key, sigma):
+    return x + sigma * jax.random.normal(key, x.shape)
+
+
+schedule = {expr}
+keys = jax.random.split(jax.random.key(0), 8)
+noisy = jax.vmap(add_noise)(jax.numpy.ones((8, 3)), keys, schedule(5))
+"""
+
+
+@pytest.mark.parametrize("expr", OPTAX_SCHEDULES)
+def test_the_model_reads_a_schedules_value_from_the_stub(expr):
+    from jaxlint import testing
+
+    (d,) = testing.lint(SCHEDULED.format(expr=expr), "JAX104")
+    assert d.start.line == 12 and "schedule(5)" in d.message
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("expr", OPTAX_SCHEDULES)
+def test_an_optax_schedule_gives_one_value_per_step_as_the_stub_does(expr):
+    jax = pytest.importorskip("jax")
+    optax = pytest.importorskip("optax")
+    import jax.numpy as jnp
+
+    schedule = eval(expr, {"optax": optax})
+    assert jnp.shape(schedule(5)) == ()
+    # for an array of counts, the count's shape (the constant one ignores its count)
+    every = () if "constant" in expr else (4,)
+    assert jax.eval_shape(schedule, jnp.arange(4)).shape == every

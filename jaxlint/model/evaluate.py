@@ -67,6 +67,7 @@ from .abstract import (
 )
 from .axes import mesh_names
 from .catalogue import Call, Problem, lookup
+from .catalogue.constants import CONSTANTS
 from .catalogue.host import INSTANCE_METHODS
 from .catalogue.indexing import IndexRef, is_slice, make_slice
 from .classes import RUNS_METHOD, run_method
@@ -640,6 +641,8 @@ class Evaluator:
         if t is External:
             q = f"{base.qualified}.{attr}"
             q = canonical(q)
+            if q in CONSTANTS:
+                return CONSTANTS[q]  # ``jnp.pi``: a Python float
             found = self.world.resolve(q)
             if found is not None and type(found) is not External:
                 return found

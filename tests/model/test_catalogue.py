@@ -878,3 +878,17 @@ def test_a_selecting_draw_picks_the_same_positions_of_arrays_of_one_length():
         a = fn(**{op.key: key, op.selects: wide})
         b = fn(**{op.key: key, op.selects: narrow})
         assert bool(jnp.all(a[..., 0] / 3 == b / 10)), q
+
+
+def test_the_numeric_constants_are_the_modules_own():
+    import importlib
+    import math
+
+    from jaxlint.model.catalogue.constants import CONSTANTS
+
+    for q, c in CONSTANTS.items():
+        module, name = q.rsplit(".", 1)
+        if module != "math":
+            pytest.importorskip(module.split(".")[0])
+        real = getattr(importlib.import_module(module), name)
+        assert type(real) is float and (real == c.value or (math.isnan(real) and math.isnan(c.value))), q

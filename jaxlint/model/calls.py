@@ -417,6 +417,11 @@ class Uses:
                 passed = self._passed_names(parent)
                 if passed:
                     u["names"] = passed
+                # what else the call gives (a factory's parameter not given keeps its default)
+                u["positional"] = sum(1 for a in parent.args if a.keyword is None and not a.star)
+                u["keywords"] = [a.keyword.value for a in parent.args if a.keyword is not None]
+                if any(a.star for a in parent.args):
+                    u["spread"] = True
                 result = self.fate(parent)  # where a factory's closure goes
                 if result["kind"] != "unknown":
                     u["result"] = result

@@ -153,7 +153,7 @@ class CallPaths:
             if c["kind"] != "run" or c["guarded"] or "result" not in c:
                 out.complete = False
                 continue
-            yield from self._continue(c["result"], layers, trail, seen, out, via)
+            yield from self._continue(c["result"], layers, trail, seen, out, (*via, c))  # the factory's call too
 
     def applied(self, ref: str) -> list[list[dict[str, Any]]]:
         """The layers around the function ``ref``'s own value up to where it runs, once per

@@ -10,6 +10,7 @@ from jaxlint.base.types import Pending
 from jaxlint.lint.rule import Invalid, Rule
 from jaxlint.lint.wording import HEADLINE, notes, worded
 from jaxlint.model import program
+from jaxlint.model.axes import names_of
 from jaxlint.model.binders import parameter_of
 from jaxlint.model.calls import expects_error, scope_ref, uses
 from jaxlint.model.paths import Path, call_paths
@@ -46,7 +47,10 @@ class UnboundAxisName(Rule):
     Axis names are values, as the program model evaluates them: a string, a module or
     class constant, a local `ax = "devices"`, a field of a frozen config dataclass
     (`cfg.axis_name`), a default, an argument bound by `functools.partial`, an f-string of
-    constants, a tuple of them, or a parameter that every visible call gives the same name.
+    constants, a tuple of them, a parameter that every visible call gives the same name, or
+    a parameter of the factory the def is a closure of (`make_step(axis="ring")` returning
+    `step`: what each call of the factory gives it, else its default, also in another
+    module).
 
     Bindings are followed through `jax.pmap`/`jax.vmap` (`axis_name=`, `spmd_axis_name=`),
     `jax.shard_map` with a readable mesh (`Mesh(devices, ('x',))`, `jax.make_mesh`, a
@@ -250,7 +254,19 @@ class UnboundAxisName(Rule):
         if type(fn) is not cst.FunctionDef or arg is None:
             return None
         found = parameter_of(program(self.ctx), fn, arg)
-        return list(found) if found is not None else None
+        if found is not None:
+            return list(found)
+        # a parameter of the factory the def is a closure of (``make_ring_step(n,
+        # axis="ring")`` returning ``step``): what each call of the factory gives it, else
+        # its default
+        outer = self.ctx.enclosing_function(fn)
+        while type(outer) is cst.FunctionDef:
+            found = parameter_of(program(self.ctx), outer, arg)
+            qualname = self.ctx.qualname(outer)
+            if found is not None and qualname is not None:
+                return [*found, self.ctx.facts.ref(qualname), _default_names(self.ctx, outer, found[1])]
+            outer = self.ctx.enclosing_function(outer)
+        return None
 
     def finish(self) -> None:
         """The axis names this module's binding sites mention (the project's vocabulary)."""
@@ -272,7 +288,7 @@ class UnboundAxisName(Rule):
                 path, name = found
                 head, note = _message(d["api"], d["short"], name, path, p.path)
                 if d.get("param") is not None:
-                    note = notes(_passed_by(d, path, name, p.path), note)
+                    note = notes(_passed_by(d, path, name, p.path, paths.canonical), note)
                 yield p, head, note
                 continue
             if d.get("param") is not None:
@@ -293,7 +309,7 @@ def _first_unbound(paths, d: dict[str, Any], p: Pending) -> tuple[Path, str] | N
     if d["scope"] is None:  # at module level: no map around it
         return Path([], [], {"path": p.path, "line": p.start.line, "module_level": True}), d["names"][0]
     for path in paths.paths(d["scope"], MAX_PATHS).paths:
-        names = d["names"] if d.get("param") is None else _passed(path, d["param"])
+        names = d["names"] if d.get("param") is None else _passed(path, d["param"], paths.canonical)
         if not names:
             continue  # the path's call gives the parameter no name as a value
         if path.root is None and not path.maps:
@@ -307,22 +323,60 @@ def _first_unbound(paths, d: dict[str, Any], p: Pending) -> tuple[Path, str] | N
     return None
 
 
-def _passed(path: Path, param: list[Any]) -> list[str] | None:
+def _passed(path: Path, param: list[Any], canonical=None) -> list[str] | None:
     """The axis names the call that runs the def on this path gives the parameter (by
     keyword, or by position); None when the path does not start with a direct call, or
-    the call gives it no name as a value."""
-    first = path.via[0] if path.via else None
+    the call gives it no name as a value. A factory's parameter (``param``'s third and
+    fourth items: the factory, the names of its default): what the call of the factory on
+    the path gives it, else that default."""
+    if len(param) > 2:
+        factory = param[2]
+        first = next((u for u in path.via if u["kind"] == "run" and canonical(u.get("ref", "")) == factory), None)
+        if first is None:
+            return None
+    else:
+        first = path.via[0] if path.via else None
     if first is None or first["kind"] != "run":
         return None
     given = dict(first.get("names", ()))
-    position, name = param
+    position, name = param[0], param[1]
     got = given.get(name)
     if got is None and position >= 0:
         got = given.get(str(position))
+    if got is None and len(param) > 2 and not _gives_more(first, position, name):
+        return param[3] or None
     return got
 
 
-def _passed_by(d: dict[str, Any], path: Path, name: str, here: str) -> str:
+def _gives_more(call: dict[str, Any], position: int, name: str) -> bool:
+    """May the factory's call give the parameter an argument that is no axis name as a
+    value (its positions and keywords are recorded only for those that are)?"""
+    return bool(call.get("spread")) or position < call.get("positional", 0) or name in call.get("keywords", ())
+
+
+def _default_names(ctx, fn: cst.FunctionDef, name: str) -> list[str]:
+    """The axis names the default of ``fn``'s parameter ``name`` holds, as a value."""
+    for param in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params):
+        if param.name.value == name and param.default is not None:
+            ev = program(ctx).evaluator
+            return list(names_of(ev.value(param.default, None)) or ())
+    return []
+
+
+def _passed_by(d: dict[str, Any], path: Path, name: str, here: str, canonical=None) -> str:
+    param = d["param"]
+    if len(param) > 2:  # a parameter of the factory the def is a closure of
+        factory = param[2]
+        call = next(u for u in path.via if u["kind"] == "run" and canonical(u.get("ref", "")) == factory)
+        at = where(call, here)
+        how = (
+            f"gives as '{name}'"
+            if name not in param[3] or param[1] in call.get("keywords", ())
+            else f"leaves at its default '{name}'"
+        )
+        return (
+            f"The axis name is `{param[1]}`, the parameter of `{factory.rsplit('.', 1)[-1]}`, which its call {at} {how}"
+        )
     first = path.via[0]
     caller = local_name(path.trail[1]) if len(path.trail) > 1 else "module-level code"
     where_ = "" if first["path"] == here else f" in {os.path.basename(first['path'])}"

@@ -55,7 +55,8 @@ class RuleFn:
     node: cst.CSTNode  # the def's name, the lambda, or (defined elsewhere) the argument
     returns: tuple[Returned, ...] | None  # None: not read (not a def, or behind a wrapper)
     where: str  # "" here, else ``rules.py:5``: the def is in another module
-    function: cst.FunctionDef | cst.Lambda | None = None  # its def or lambda, in this module
+    function: cst.FunctionDef | cst.Lambda | None = None  # its def or lambda (read), here or in another module
+    home: Any = None  # the Program of the module that defines it (None: this one)
 
     @property
     def params(self) -> list[str]:
@@ -124,7 +125,8 @@ def rule_fn(
         path = os.path.basename(home.ctx.path)
         line = home.ctx.lines([node]).get(node)
         found = returned_items(home, node, jax_values(role, sig, primal), jax_args(p)) if readable else None
-        return RuleFn(role, label, sig, arg, found, f"{path}:{line}" if line else path)
+        where = f"{path}:{line}" if line else path
+        return RuleFn(role, label, sig, arg, found, where, node if readable else None, home)
     at = node.name if isinstance(node, cst.FunctionDef) else node
     found = returned_items(p, node, jax_values(role, sig, primal), jax_args(p)) if readable else None
     return RuleFn(role, label, sig, at, found, "", node if readable else None)

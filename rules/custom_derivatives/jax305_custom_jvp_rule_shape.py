@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 import libcst as cst
 
 from jaxlint.lint.rule import Invalid
@@ -128,7 +130,7 @@ class CustomJvpRuleShape(CustomDerivativeRule):
                 headline, note = worded(
                     f"{jvp.shown} takes `({first}, {jvp.params[1]})` as if `{first}` were the argument of `{primal.name}`",
                     f"unpack the tuples: `{primals} = primals`",
-                    f"JAX passes `primals` and `tangents` as tuples (`({primals})`), and array code fails on them "
+                    f"{where}JAX passes `primals` and `tangents` as tuples (`({primals})`), and array code fails on them "
                     "(`TypeError: ... requires ndarray or scalar arguments, got <class 'tuple'>`)",
                 )
                 self.report(jvp.node, headline, note=note)
@@ -189,16 +191,16 @@ class CustomJvpRuleShape(CustomDerivativeRule):
         first = jvp.params[0]
         if first not in params:
             return None
-        opened, computed = self._uses(fn)
+        opened, computed = self._uses(fn, jvp.home or program(self.ctx))
         return first if first in computed and first not in opened else None
 
-    def _uses(self, fn: cst.FunctionDef | cst.Lambda) -> tuple[set[str], set[str]]:
+    def _uses(self, fn: cst.FunctionDef | cst.Lambda, home: Any) -> tuple[set[str], set[str]]:
         """(names the body treats as tuples: unpacked, indexed, starred, iterated or passed on
         to a call that is not array code; names it computes with as arrays: operands,
-        attributes, arguments of array functions)."""
+        attributes, arguments of array functions), read in the rule's own module (``home``)."""
         opened: set[str] = set()
         computed: set[str] = set()
-        for n in [fn.body, *self.ctx.descendants(fn.body, prune=())]:
+        for n in [fn.body, *home.ctx.descendants(fn.body, prune=())]:
             if isinstance(n, cst.BinaryOperation):
                 computed.update(o.value for o in (n.left, n.right) if isinstance(o, cst.Name))
             elif isinstance(n, cst.Comparison):
@@ -208,7 +210,7 @@ class CustomJvpRuleShape(CustomDerivativeRule):
                 computed.add(n.expression.value)
             elif isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name):
                 computed.add(n.value.value)
-            elif isinstance(n, cst.Call) and self._array_call(n):
+            elif isinstance(n, cst.Call) and self._array_call(n, home):
                 computed.update(a.value.value for a in n.args if isinstance(a.value, cst.Name))
             if isinstance(n, cst.Assign) and any(isinstance(x.target, (cst.Tuple, cst.List)) for x in n.targets):
                 values = n.value.elements if isinstance(n.value, (cst.Tuple, cst.List)) else [n.value]
@@ -217,22 +219,22 @@ class CustomJvpRuleShape(CustomDerivativeRule):
                 opened.add(n.value.value)  # type: ignore[attr-defined]  # _opens checked it is a Subscript or Starred of a Name
             elif isinstance(n, cst.For) and isinstance(n.iter, cst.Name):
                 opened.add(n.iter.value)
-            elif isinstance(n, cst.Call) and not self._array_call(n):
+            elif isinstance(n, cst.Call) and not self._array_call(n, home):
                 opened.update(a.value.value for a in n.args if isinstance(a.value, cst.Name))
         return opened, computed
 
-    def _array_call(self, call: cst.Call) -> bool:
+    def _array_call(self, call: cst.Call, home: Any) -> bool:
         """A call whose arguments are arrays, not tuples it unpacks: a JAX or NumPy function
         that makes one array from array operands (what the catalogue gives for them), or the
         custom function itself."""
-        ev = program(self.ctx).evaluator
+        ev = home.evaluator
         if type(ev.value(call.func, None)) is Transformed:
             return True
-        return type(ev.result_with_arrays(call, None)) is Array and not self._takes_sequences(call)
+        return type(ev.result_with_arrays(call, None)) is Array and not self._takes_sequences(call, home)
 
-    def _takes_sequences(self, call: cst.Call) -> bool:
+    def _takes_sequences(self, call: cst.Call, home: Any) -> bool:
         """A function that also takes a tuple of arrays (``jnp.stack(primals)``, model/arrays.py)."""
-        fn = program(self.ctx).evaluator.value(call.func, None)
+        fn = home.evaluator.value(call.func, None)
         return type(fn) is External and fn.qualified.rsplit(".", 1)[-1] in TAKES_SEQUENCES
 
 

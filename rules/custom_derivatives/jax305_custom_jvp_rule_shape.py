@@ -216,7 +216,7 @@ class CustomJvpRuleShape(CustomDerivativeRule):
                 values = n.value.elements if isinstance(n.value, (cst.Tuple, cst.List)) else [n.value]
                 opened.update(v.value for v in (getattr(e, "value", e) for e in values) if isinstance(v, cst.Name))
             elif _opens(n):
-                opened.add(n.value.value)  # type: ignore[attr-defined]  # _opens checked it is a Subscript or Starred of a Name
+                opened.add(n.value.value)  # _opens checked it is a Subscript or Starred of a Name
             elif isinstance(n, cst.For) and isinstance(n.iter, cst.Name):
                 opened.add(n.iter.value)
             elif isinstance(n, cst.Call) and not self._array_call(n, home):

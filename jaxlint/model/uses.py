@@ -3,7 +3,9 @@
 ``uses(p, fn)[name]`` is the set of ways the body reads parameter ``name`` (through the
 reads that can only be that parameter, ``Program.references``):
 
-- ``subscripted`` (``x[i]``), ``iterated`` (``for a in x``), ``unpacked`` (``a, b = x``),
+- ``subscripted`` (``x[i]``; also ``keyed`` for a string key, ``x["inputs"]``: a mapping,
+  ``indexed`` for an int one), ``type_tested`` (``isinstance(x, ...)``, ``type(x)``),
+  ``iterated`` (``for a in x``), ``unpacked`` (``a, b = x``),
   ``called`` (``x(...)``), ``shape`` (``x.shape``/``ndim``/``size``/``dtype``), ``at``
   (``x.at[i]``), ``attribute`` (any other ``x.name``);
 - ``contraction``: an operand of ``@`` or of a catalogue contraction (``dot``, ``einsum``);
@@ -84,6 +86,11 @@ def use_of(p: Program, read: cst.Name) -> set[str]:
     parent = parents.get(read)
     t = type(parent)
     if t is cst.Subscript and parent.value is read:
+        sl = parent.slice[0].slice if len(parent.slice) == 1 else None
+        if type(sl) is cst.Index and type(sl.value) is cst.SimpleString and sl.value.value[:1] in "'\"":
+            return {"subscripted", "keyed"}  # ``x["inputs"]``: a mapping, no tuple or array
+        if type(sl) is cst.Index and type(sl.value) in (cst.Integer, cst.UnaryOperation):
+            return {"subscripted", "indexed"}  # ``x[0]``, ``x[-1]``
         return {"subscripted"}
     if t is cst.Attribute and parent.value is read:
         attr = parent.attr.value
@@ -131,6 +138,8 @@ def _argument_use(p: Program, call: cst.Call, arg: cst.Arg) -> set[str]:
         q = callee.qualified
         if q == "builtins.range":
             return {"static"}
+        if q in ("builtins.isinstance", "builtins.type", "builtins.hasattr"):
+            return {"type_tested"}  # the body asks what it is: it may be several kinds
         if rule_family(q) == "contractions":
             return {"contraction"}
         if _static_position(p, call, arg):

@@ -6,7 +6,9 @@ import libcst as cst
 
 from jaxlint.lint.rule import Invalid
 from jaxlint.model import program
-from jaxlint.model.abstract import List, Tuple, describe
+from jaxlint.model.abstract import Function, List, Tuple, describe
+from jaxlint.model.derivatives import in_class
+from jaxlint.model.uses import uses
 
 from .analysis import ABOUT, Site, ThroughForwarders, first_with, leaf_text, short, target_name, vmap_sites, where
 
@@ -21,7 +23,10 @@ class VmapInAxesArity(ThroughForwarders):
       mapped function can take positionally at all;
     - an entry that is not a prefix of its argument's structure: a tuple entry for a
       dict argument, a dict entry whose keys are not the argument's, a tuple entry of
-      another length than the argument's tuple.
+      another length than the argument's tuple;
+    - with no call in view, a tuple or list entry for a parameter the function reads only
+      as a mapping (`example["inputs"]`; not when it also indexes it with ints, unpacks or
+      iterates it, or asks `isinstance`): no argument fits it.
 
     Calls are followed through the names the vmapped function is bound to, the defs it
     is handed to, and the defs that forward it their `*args` (in this module or another
@@ -93,7 +98,7 @@ class VmapInAxesArity(ThroughForwarders):
         for site in vmap_sites(self.ctx):
             # a call in view first, then what the signature alone proves, then a call that
             # rests on a forwarder of another module (checked in the project phase)
-            if self._calls(site, assumed=False) or self._static(site):
+            if self._calls(site, assumed=False) or self._static(site) or self._keyed(site):
                 continue
             self._calls(site, assumed=True)
 
@@ -143,6 +148,26 @@ class VmapInAxesArity(ThroughForwarders):
             return True
         return False
 
+    def _keyed(self, site: Site) -> bool:
+        """A tuple or list entry for a parameter the function reads as a mapping; True when
+        reported."""
+        if site.in_axes_node is None or site.foreign:
+            return False
+        name = _keyed_parameter(program(self.ctx), site)
+        if name is None:
+            return False
+        self.report(
+            site.node,
+            f"`{site.label}`: the `in_axes` entry for `{name}` is a sequence, but {target_name(self.ctx, site)} "
+            f"reads `{name}` with string keys",
+            note=(
+                f'`{name}["..."]` makes it a mapping (a dict), which a tuple or list entry is never a prefix of: '
+                "JAX raises `ValueError: vmap in_axes specification must be a tree prefix of the corresponding "
+                "value`; give it one entry, or a dict with its keys"
+            ),
+        )
+        return True
+
     def _static(self, site: Site) -> bool:
         """No call fails: an in_axes longer than the function takes, or a ``*args`` call
         that can pass no count of arguments the function takes; True when reported."""
@@ -190,6 +215,36 @@ class VmapInAxesArity(ThroughForwarders):
             )
             return True
         return False
+
+
+# reads that a sequence allows, or that ask what the value is: then it may be one sometimes
+_MAY_BE_A_SEQUENCE = frozenset({"indexed", "unpacked", "iterated", "type_tested"})
+
+
+def _keyed_parameter(p: Any, site: Site) -> str | None:
+    """A parameter of the mapped def whose ``in_axes`` entry is a tuple or list, but that
+    its body reads with a string key (``example["inputs"]``): a mapping, which a sequence
+    entry is never a prefix of. (A method's receiver shifts the entries: not judged.)"""
+    t = site.mapped.value
+    if t is None:
+        return None
+    entries, target = t.option("in_axes"), t.target
+    if (type(entries) is not Tuple and type(entries) is not List) or type(target) is not Function:
+        return None
+    home = target.program or p
+    fn = target.node
+    if type(fn) is not cst.FunctionDef:
+        return None
+    params = [*fn.params.posonly_params, *fn.params.params]
+    if in_class(home, fn) or len(entries.items) > len(params):
+        return None
+    used = uses(home, fn)
+    for param, entry in zip(params, entries.items, strict=False):
+        name = param.name.value
+        how = used.get(name, frozenset())
+        if type(entry) in (Tuple, List) and "keyed" in how and not how & _MAY_BE_A_SEQUENCE:
+            return name
+    return None
 
 
 def _entries(site: Site) -> int | None:

@@ -24,7 +24,7 @@ def test_each_kind_of_use():
         "    if k > 0:\n        pass\n"
         "    return fn(h) + batch.shape[0] + jnp.dot(h, x)\n"
     )
-    assert got["params"] == {"subscripted"}
+    assert got["params"] == {"subscripted", "keyed"}
     assert got["x"] == {"contraction"}
     assert got["n"] == {"static"}
     assert got["fn"] == {"called"}
@@ -32,6 +32,16 @@ def test_each_kind_of_use():
     assert got["xs"] == {"iterated"}
     assert got["pair"] == {"unpacked"}
     assert got["batch"] == {"shape"}
+
+
+def test_how_a_subscript_or_a_type_test_reads_a_parameter():
+    got = _uses(
+        "def f(d, t, u, v):\n    if isinstance(v, dict):\n        pass\n    return d['w'] + t[0] + t[-1] + u[1:]\n"
+    )
+    assert got["d"] == {"subscripted", "keyed"}
+    assert got["t"] == {"subscripted", "indexed"}
+    assert got["u"] == {"subscripted"}
+    assert got["v"] == {"type_tested"}
 
 
 def test_differentiated_and_range():

@@ -223,6 +223,32 @@ def _root(expr: cst.BaseExpression) -> cst.BaseExpression:
     return expr
 
 
+def _reaching_a_map(owner: Program, fn: cst.FunctionDef, depth: int = 3) -> set[cst.FunctionDef]:
+    """The defs of ``fn``'s module whose map calls run when ``fn`` runs: ``fn`` if its own
+    body calls a map, and the module-level defs it calls that do, transitively
+    (``boltzmann_weights`` calling ``chain_energies``, which calls ``batched_energy``);
+    empty when none does. A def module-level code also calls is judged there too."""
+    from .values import Function as Defined
+
+    out: set[cst.FunctionDef] = set()
+    todo, seen = [(fn, depth)], {fn}
+    while todo:
+        g, left = todo.pop()
+        if _calls_a_map(owner, g):
+            out.add(g)
+        if left == 0:
+            continue
+        for node in owner.ctx.descendants(g.body, prune=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            if type(node) is not cst.Call:
+                continue
+            v = owner.value(node.func)
+            h = v.node if type(v) is Defined else None
+            if type(h) is cst.FunctionDef and h not in seen and owner.ctx.enclosing_function(h) is None:
+                seen.add(h)
+                todo.append((h, left - 1))
+    return out
+
+
 def _calls_a_map(owner: Program, fn: cst.FunctionDef) -> bool:
     """Does the def's own body call a map (``jax.vmap(f)(x)``, or a map the module binds:
     ``p_eval(w, x)`` with ``p_eval = jax.pmap(...)``), by the binder's values (cheap)?"""
@@ -347,7 +373,10 @@ class _Scan:
         if type(f) is not Function or type(f.node) is not cst.FunctionDef:
             return
         owner = f.program
-        if owner is None or owner is self.p or not _calls_a_map(owner, f.node):
+        if owner is None or owner is self.p:
+            return
+        chain = _reaching_a_map(owner, f.node)
+        if not chain:
             return
         before = len(self.ev.record_log)
         self._evaluate(call, self.p.ctx.enclosing_function(call))
@@ -355,8 +384,8 @@ class _Scan:
             made = rec.t.node
             if rec.inside is not None or made is None or made not in owner.parents or rec.node not in owner.parents:
                 continue
-            if owner.ctx.enclosing_function(rec.node) is not f.node:
-                continue  # made deeper, in a def the def calls: that def's callers judge it
+            if owner.ctx.enclosing_function(rec.node) not in chain:
+                continue  # made in a def the chain does not reach: its own callers judge it
             self.foreign[made] = owner
             recs = self.through.setdefault((made, call), [])
             if all(r is not rec for r in recs):

@@ -11,9 +11,10 @@ only make JAX201 quieter):
   the maps of any library, meshes, partition specs (``PartitionSpec``, which jax also
   calls ``jax.P``), flax's logical partitioning —, the keywords about axes, names,
   meshes, specs, rules or grids of any call but a collective's, and parameter defaults
-  of such a name (``mesh_axes=("data",)``), and what an assignment, a class field or a
+  of such a name (``mesh_axes=("data",)``), and what a class field, an attribute or a
   dict entry of such a name holds (``axis_name: str = "batch"``: the default of the
-  config field a map's ``axis_name`` reads); and every string given to a *binding
+  config field a map's ``axis_name`` reads; not a variable, whose reads are judged where
+  they are); and every string given to a *binding
   helper*, a def whose parameter reaches one of those (``create_mesh((8,), "x")`` where
   ``create_mesh`` builds ``Mesh(devices, axis_names)``), wherever the model can read the
   def. What the model cannot read (a helper of jax's own ``jax._src.test_util`` while
@@ -94,7 +95,7 @@ def module_vocabulary(p: Any, collectives: frozenset[str]) -> dict[str, Any]:
                 out.update(_mentioned(ev, node.default))
             continue
         if t in _STORES:  # ``axis_name: str = "batch"``, ``self.mesh_axes = ...``, ``{"axis": "i"}``
-            for name, value in _stored(node):
+            for name, value in _stored(node, _in_class_body(ctx, node)):
                 if names_keyword(name.lower()):  # ``MESH_AXES = ("data", "fsdp")`` too
                     out.update(_mentioned(ev, value))
             continue
@@ -141,9 +142,18 @@ def module_vocabulary(p: Any, collectives: frozenset[str]) -> dict[str, Any]:
 _STORES = (cst.Assign, cst.AnnAssign, cst.DictElement)
 
 
-def _stored(node: cst.CSTNode) -> list[tuple[str, cst.BaseExpression]]:
+def _in_class_body(ctx: Any, node: cst.CSTNode) -> bool:
+    """Is the statement a class body's (a field or class attribute)?"""
+    line = ctx.parent(node)
+    block = ctx.parent(line) if line is not None else None
+    return type(ctx.parent(block) if block is not None else None) is cst.ClassDef
+
+
+def _stored(node: cst.CSTNode, in_class: bool) -> list[tuple[str, cst.BaseExpression]]:
     """``(name, value)`` for what an assignment or a dict entry stores under a name: a
-    variable, an attribute, a class field, a string key."""
+    class field, an attribute, a string key. Not a variable: its reads are what a binding
+    site or a collective makes of it (``DEVICE_AXIS = "devices"`` given only to a
+    ``pmean`` is no binding of it), read where they are."""
     if type(node) is cst.DictElement:
         key = node.key
         if type(key) is cst.SimpleString:
@@ -156,7 +166,7 @@ def _stored(node: cst.CSTNode) -> list[tuple[str, cst.BaseExpression]]:
     targets = [node.target] if type(node) is cst.AnnAssign else [t.target for t in node.targets]  # type: ignore[attr-defined]
     out = []
     for target in targets:
-        if type(target) is cst.Name:
+        if type(target) is cst.Name and in_class:
             out.append((target.value, value))
         elif type(target) is cst.Attribute:
             out.append((target.attr.value, value))

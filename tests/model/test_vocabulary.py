@@ -88,7 +88,7 @@ def test_a_module_exports_its_helpers_and_what_it_gives_functions_it_cannot_read
             """
     import jax
     from jax._src import test_util as jtu
-    AXES = ("fsdp",)  # a constant about axes: a mention of its own
+    AXES = ("fsdp",)  # a variable: only what reads it decides
     def spec(name):
         return jax.P(None, name)
     s = spec("x")  # a caller in view: still a helper for the other modules
@@ -101,7 +101,7 @@ def test_a_module_exports_its_helpers_and_what_it_gives_functions_it_cannot_read
         ),
         COLLECTIVES,
     )
-    assert got[V.KEY] == ["fsdp", "x", "y"]
+    assert got[V.KEY] == ["x", "y"]
     assert got[V.HELPERS] == {"spec": [[0, "name"]]}
     assert sorted(got[V.GIVEN], key=str) == [
         ["jax._src.test_util.create_mesh", 1, ["data", "model"]],
@@ -128,11 +128,12 @@ def test_the_project_joins_what_modules_give_the_helpers_of_others():
     assert found == {"data", "fsdp"}
 
 
-def test_what_a_variable_field_or_dict_entry_about_axes_holds_is_a_mention():
+def test_what_a_field_attribute_or_dict_entry_about_axes_holds_is_a_mention():
+    # a variable is not: ``DEVICE_AXIS`` given only to a collective binds nothing
     assert _mentions(
         """
     import dataclasses
-    DATA_AXES = ("replicas", "fsdp")
+    DEVICE_AXIS = "devices"
     LEARNING_RATE = "not_an_axis"
     @dataclasses.dataclass
     class ParallelConfig:
@@ -144,4 +145,4 @@ def test_what_a_variable_field_or_dict_entry_about_axes_holds_is_a_mention():
             self.mesh_axis = "model"
     overrides = {"spmd_axis_name": "stage", "note": "free text"}
     """
-    ) == sorted(["replicas", "fsdp", "batch", "model", "stage"])
+    ) == sorted(["batch", "model", "stage"])

@@ -190,14 +190,30 @@ class KeyFlow(Flow):
         bases = {k.partition(".")[0] for k in self.env if "." in k}
         if not bases:
             return False
-        ev = program(self.ctx).evaluator
+        p = program(self.ctx)
+        ev = p.evaluator
         f = call.func
         library_method = type(f) is cst.Attribute and (
             type(ev.value(f.value, None)) in LIBRARY_OBJECTS or _container(self.ctx, f.value)
         )
+        given = any(type(a.value) is cst.Name and a.value.value in bases for a in call.args)
+        callee = ev.value(f, None) if type(f) is cst.Name else None
+        if type(callee) is Function and _module_level(callee, p) and self._local(bases, call):
+            # a module-level def reaches only what it is given (and module globals): the
+            # function's own ``self`` it is not given keeps its key (``dropout(self.key, h)``);
+            # a closure may store into what it closes over
+            return given
         if not library_method and type(ev.value(f, None)) is not Library:
             return True
-        return any(type(a.value) is cst.Name and a.value.value in bases for a in call.args)
+        return given
+
+    def _local(self, bases: set[str], call: cst.Call) -> bool:
+        """Are the tracked attribute keys' objects all names of the function around the call
+        (its parameters and locals), which another def reaches only when given them?"""
+        p = program(self.ctx)
+        fn = self.ctx.enclosing_function(call)
+        scope = p.scope_of_node.get(fn) if fn is not None else None
+        return scope is not None and all(b in scope.bindings for b in bases)
 
     def expression(self, e: Any) -> None:
         if isinstance(e, cst.Lambda):
@@ -548,6 +564,12 @@ def _runs_as_called(v: Any) -> Any:
             break
         v = v.target
     return v
+
+
+def _module_level(f: Function, p: Any) -> bool:
+    """Is the def a module's own (no closure over a caller's names)?"""
+    home = f.program or p
+    return type(f.node) is cst.FunctionDef and home.ctx.enclosing_function(f.node) is None
 
 
 def checker_off(ctx: FileContext, e: cst.BaseExpression) -> bool:

@@ -255,10 +255,15 @@ def _calls_a_map(owner: Program, fn: cst.FunctionDef) -> bool:
     from .values import External as Named
     from .values import Transformed as Applied
 
+    from .attributes import assigned_value
+
     for node in owner.ctx.descendants(fn.body, prune=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
         if type(node) is not cst.Call:
             continue
         v = owner.value(node.func)
+        if type(v) is not Applied and type(node.func) is cst.Attribute:
+            stored = assigned_value(owner, node.func)  # ``self._fn(key, xs)``, ``self._fn = jax.pmap(...)``
+            v = owner.value(stored) if stored is not None else v
         if type(v) is Applied and v.api in MAPS:
             return True
         if type(node.func) is cst.Call:
@@ -370,6 +375,8 @@ class _Scan:
         (``evaluate(cfg, w)``, whose body calls ``p_eval(w, x, y)``): the def runs here with
         this call's arguments, so the maps it calls are judged at this call. Only the map
         calls the def makes itself, with what this call gives it."""
+        if type(f) is Bound and type(f.func) is Function:
+            f = f.func  # a method of an instance made from another module's class (``sampler.run(key, xs)``)
         if type(f) is not Function or type(f.node) is not cst.FunctionDef:
             return
         owner = f.program

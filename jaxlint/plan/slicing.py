@@ -723,18 +723,22 @@ def mark_anchored(plan: FilePlan, names: frozenset[str], rules) -> None:
 def project_anchors(plans: list[FilePlan], anchors: frozenset[str]) -> ProjectAnchors | None:
     """The names module-level code of the planned files binds in a unit that mentions one
     of ``anchors`` (``vmap``, ``pmap``, ``normal``...): an assignment that binds a transform
-    and mentions one (``batched = jax.vmap(f)``), and a def that mentions one (``@jax.pmap
-    def step``, a def that draws from its key). Over-approximated from the outline: the
+    and mentions one (``batched = jax.vmap(f)``), a def that mentions one (``@jax.pmap
+    def step``, a def that draws from its key), and a class one of whose methods does. Over-approximated from the outline: the
     model decides what a call of one is. None: no such name."""
     said_by: dict[int, list[tuple[set[str], tuple[str, ...]]]] = {}
     for p, plan in enumerate(plans):
         said_by[p] = []
+        classes = {u.start: u.header_of for u in plan.units if u.header_of is not None}  # split classes
         for u in plan.units:
-            if u.owner is not None:
-                continue
             said = set(u.refs).union(*(c.split(".") for c in u.chains))
             # and what the file's aliases stand for (``from jax import vmap as vectorize``)
             said.update(plan.imports[r].rsplit(".", 1)[-1] for r in u.refs if r in plan.imports)
+            if u.owner is not None:  # a method: its class's instances run what it runs
+                cls = classes.get(u.owner)
+                if cls is not None:
+                    said_by[p].append((said, (cls,)))
+                continue
             names = u.assigns if u.flags & BINDS_TRANSFORM else (u.name,) if u.name is not None else ()
             if names:
                 said_by[p].append((said, names))

@@ -252,10 +252,9 @@ def _reaching_a_map(owner: Program, fn: cst.FunctionDef, depth: int = 3) -> set[
 def _calls_a_map(owner: Program, fn: cst.FunctionDef) -> bool:
     """Does the def's own body call a map (``jax.vmap(f)(x)``, or a map the module binds:
     ``p_eval(w, x)`` with ``p_eval = jax.pmap(...)``), by the binder's values (cheap)?"""
+    from .attributes import assigned_value
     from .values import External as Named
     from .values import Transformed as Applied
-
-    from .attributes import assigned_value
 
     for node in owner.ctx.descendants(fn.body, prune=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
         if type(node) is not cst.Call:

@@ -5,6 +5,7 @@ from typing import Any
 import libcst as cst
 
 from jaxlint.lint.rule import Invalid
+from jaxlint.lint.wording import worded
 from jaxlint.model import program
 from jaxlint.model.abstract import Function, List, Tuple, describe
 from jaxlint.model.derivatives import in_class
@@ -156,16 +157,14 @@ class VmapInAxesArity(ThroughForwarders):
         name = _keyed_parameter(program(self.ctx), site)
         if name is None:
             return False
-        self.report(
-            site.node,
-            f"`{site.label}`: the `in_axes` entry for `{name}` is a sequence, but {target_name(self.ctx, site)} "
-            f"reads `{name}` with string keys",
-            note=(
-                f'`{name}["..."]` makes it a mapping (a dict), which a tuple or list entry is never a prefix of: '
-                "JAX raises `ValueError: vmap in_axes specification must be a tree prefix of the corresponding "
-                "value`; give it one entry, or a dict with its keys"
-            ),
+        head, note = worded(
+            f"`{site.label}`: the `in_axes` entry for `{name}` is a sequence, but `{name}` is read with string keys",
+            "give it one entry, or a dict with its keys",
+            f'{target_name(self.ctx, site)} reads `{name}["..."]`: a mapping (a dict), which a tuple or list '
+            "entry is never a prefix of; JAX raises `ValueError: vmap in_axes specification must be a tree prefix "
+            "of the corresponding value`",
         )
+        self.report(site.node, head, note=note)
         return True
 
     def _static(self, site: Site) -> bool:

@@ -747,16 +747,18 @@ def project_anchors(plans: list[FilePlan], anchors: frozenset[str]) -> ProjectAn
     # imports from another module (``evaluate`` calling ``metrics.compute_metrics``, which
     # holds a collective): transitively, MODULE_DEPTH steps
     out: dict[str, set[str]] = {}
+    binding: set[str] = set()  # the modules that bind an anchored name
     found: dict[int, set[str]] = {p: set() for p in said_by}
     for _ in range(MODULE_DEPTH):
         grew = False
         for p, plan in enumerate(plans):
-            known = anchors | found[p] | _imported_anchors(plan, out)
+            known = anchors | found[p] | _imported_anchors(plan, out, binding)
             more = {n for said, names in said_by[p] if not known.isdisjoint(said) for n in names} - found[p]
             if more:
                 grew = True
                 found[p] |= more
                 module = plan.module.rsplit(".", 1)[-1]
+                binding.add(module)
                 for name in more:
                     out.setdefault(name, set()).add(module)
         if not grew:
@@ -767,9 +769,10 @@ def project_anchors(plans: list[FilePlan], anchors: frozenset[str]) -> ProjectAn
     return ProjectAnchors({name: frozenset(modules) for name, modules in out.items()}, pattern)
 
 
-def _imported_anchors(plan: FilePlan, anchored: dict[str, set[str]]) -> set[str]:
+def _imported_anchors(plan: FilePlan, anchored: dict[str, set[str]], binding: set[str]) -> set[str]:
     """The local names of a file's imports of another module's anchored names (``from
-    metrics import compute_metrics``: ``compute_metrics``; ``import metrics``: ``metrics``)."""
+    metrics import compute_metrics``: ``compute_metrics``; ``import metrics``: ``metrics``);
+    ``binding``: the modules that bind one."""
     out = set()
     for local, target in plan.imports.items():
         if target == CONFLICT:
@@ -777,7 +780,7 @@ def _imported_anchors(plan: FilePlan, anchored: dict[str, set[str]]) -> set[str]
         parts = target.split(".")
         if len(parts) > 1 and parts[-2] in anchored.get(parts[-1], ()):
             out.add(local)
-        elif any(parts[-1] in modules for modules in anchored.values()):
+        elif parts[-1] in binding:
             out.add(local)  # the module itself: ``metrics.compute_metrics(...)`` says ``metrics``
     return out
 

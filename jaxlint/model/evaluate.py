@@ -1174,12 +1174,7 @@ class Evaluator:
         when that is not an array or a tuple of arrays."""
         if not any(v is UNKNOWN or type(v) is Opaque for v, _, _ in args) or any(s for _, _, s in args):
             return UNKNOWN
-        made = [(Array() if v is UNKNOWN or type(v) is Opaque else v, k, s) for v, k, s in args]
-        self._stack.append([])  # what it would raise on made-up arrays is no problem of the code's
-        try:
-            out = self._apply_op(q, op, made, None, env)
-        finally:
-            self._stack.pop()
+        out = self._on_arrays(q, op, args, env)
         if type(out) is Array or (type(out) is Tuple and out.items and all(type(x) is Array for x in out.items)):
             return out
         return UNKNOWN
@@ -1234,15 +1229,17 @@ class Evaluator:
         op = lookup(fn.qualified)
         if op is None or any(a.star for a in call.args):
             return UNKNOWN
-        args: list[Argument] = []
-        for a in call.args:
-            v = self.value(a.value, env)
-            if v is UNKNOWN or type(v) is Opaque:
-                v = Array()
-            args.append((v, a.keyword.value if a.keyword is not None else None, ""))
-        self._stack.append([])  # what it would raise on made-up arrays is no problem of the code's
+        args = [(self.value(a.value, env), a.keyword.value if a.keyword is not None else None, "") for a in call.args]
+        return self._on_arrays(fn.qualified, op, args, env)
+
+    def _on_arrays(self, q: str, op: Any, args: list[Argument], env: Env | None) -> Any:
+        """The catalogue function's result with each argument the model does not know (or
+        knows only by identity) taken as an array of unknown shape; what it would raise on
+        such made-up arrays is no problem of the code's."""
+        made = [(Array() if v is UNKNOWN or type(v) is Opaque else v, k, s) for v, k, s in args]
+        self._stack.append([])
         try:
-            return self._apply_op(fn.qualified, op, args, None, env)
+            return self._apply_op(q, op, made, None, env)
         finally:
             self._stack.pop()
 

@@ -227,48 +227,43 @@ def _reaching_a_map(owner: Program, fn: cst.FunctionDef, depth: int = 3) -> set[
     """The defs of ``fn``'s module whose map calls run when ``fn`` runs: ``fn`` if its own
     body calls a map, and the module-level defs it calls that do, transitively
     (``boltzmann_weights`` calling ``chain_energies``, which calls ``batched_energy``);
-    empty when none does. A def module-level code also calls is judged there too."""
+    empty when none does. A def module-level code also calls is judged there too. Each
+    body is walked once: its calls tell both."""
     from .values import Function as Defined
 
     out: set[cst.FunctionDef] = set()
     todo, seen = [(fn, depth)], {fn}
     while todo:
         g, left = todo.pop()
-        if _calls_a_map(owner, g):
-            out.add(g)
-        if left == 0:
-            continue
         for node in owner.ctx.descendants(g.body, prune=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             if type(node) is not cst.Call:
                 continue
             v = owner.value(node.func)
-            h = v.node if type(v) is Defined else None
+            if _calls_a_map(owner, node, v):
+                out.add(g)
+            h = v.node if type(v) is Defined and left > 0 else None
             if type(h) is cst.FunctionDef and h not in seen and owner.ctx.enclosing_function(h) is None:
                 seen.add(h)
                 todo.append((h, left - 1))
     return out
 
 
-def _calls_a_map(owner: Program, fn: cst.FunctionDef) -> bool:
-    """Does the def's own body call a map (``jax.vmap(f)(x)``, or a map the module binds:
-    ``p_eval(w, x)`` with ``p_eval = jax.pmap(...)``), by the binder's values (cheap)?"""
+def _calls_a_map(owner: Program, call: cst.Call, v: Any) -> bool:
+    """Is the call (its callee's binder value ``v``) a call of a map (``jax.vmap(f)(x)``,
+    a map the module binds: ``p_eval(w, x)`` with ``p_eval = jax.pmap(...)``, or keeps on
+    ``self``: ``self._fn = jax.pmap(...)``), by the binder's values (cheap)?"""
     from .attributes import assigned_value
     from .values import External as Named
     from .values import Transformed as Applied
 
-    for node in owner.ctx.descendants(fn.body, prune=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-        if type(node) is not cst.Call:
-            continue
-        v = owner.value(node.func)
-        if type(v) is not Applied and type(node.func) is cst.Attribute:
-            stored = assigned_value(owner, node.func)  # ``self._fn(key, xs)``, ``self._fn = jax.pmap(...)``
-            v = owner.value(stored) if stored is not None else v
-        if type(v) is Applied and v.api in MAPS:
-            return True
-        if type(node.func) is cst.Call:
-            inner = owner.value(node.func.func)
-            if type(inner) is Named and inner.qualified in MAPS:
-                return True
+    if type(v) is not Applied and type(call.func) is cst.Attribute:
+        stored = assigned_value(owner, call.func)  # ``self._fn(key, xs)``
+        v = owner.value(stored) if stored is not None else v
+    if type(v) is Applied and v.api in MAPS:
+        return True
+    if type(call.func) is cst.Call:
+        inner = owner.value(call.func.func)
+        return type(inner) is Named and inner.qualified in MAPS
     return False
 
 

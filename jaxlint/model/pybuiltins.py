@@ -3,9 +3,9 @@
 ``len`` of a display, of an array (its leading size) or of anything known by identity
 (a size symbol of its own), ``int``/``float`` of numbers, ``sum`` of numbers or arrays,
 ``tuple``/``list`` of sequences, ``dict(k=v)``, ``min``/``max`` of constants,
-``math.prod`` of sizes (symbolic sizes multiply), ``range``/``zip``/``enumerate`` as iterables for ``for`` loops,
-``next`` and ``list`` of a generator, and ``dict.get/keys/values/items``. Anything else:
-UNKNOWN.
+``math.prod`` of sizes (symbolic sizes multiply), ``range``/``zip``/``enumerate`` as
+iterables for ``for`` loops, ``next`` and ``list`` of a generator, and
+``dict.get/keys/values/items``. Anything else: UNKNOWN.
 """
 
 from __future__ import annotations

@@ -353,7 +353,7 @@ class _Index:
         for plan in plans:
             names: dict[str, list[int]] = defaultdict(list)
             members: dict[tuple[str, str], list[int]] = defaultdict(list)
-            classes = {u.start: u.header_of for u in plan.units if u.header_of is not None}
+            classes = _split_classes(plan)
             self.classes.append(classes)
             for i, u in enumerate(plan.units):
                 if u.name is not None:
@@ -724,12 +724,13 @@ def project_anchors(plans: list[FilePlan], anchors: frozenset[str]) -> ProjectAn
     """The names module-level code of the planned files binds in a unit that mentions one
     of ``anchors`` (``vmap``, ``pmap``, ``normal``...): an assignment that binds a transform
     and mentions one (``batched = jax.vmap(f)``), a def that mentions one (``@jax.pmap
-    def step``, a def that draws from its key), and a class one of whose methods does. Over-approximated from the outline: the
-    model decides what a call of one is. None: no such name."""
+    def step``, a def that draws from its key), and a class one of whose methods does.
+    Over-approximated from the outline: the model decides what a call of one is. None: no
+    such name."""
     said_by: dict[int, list[tuple[set[str], tuple[str, ...]]]] = {}
     for p, plan in enumerate(plans):
         said_by[p] = []
-        classes = {u.start: u.header_of for u in plan.units if u.header_of is not None}  # split classes
+        classes = _split_classes(plan)
         for u in plan.units:
             said = set(u.refs).union(*(c.split(".") for c in u.chains))
             # and what the file's aliases stand for (``from jax import vmap as vectorize``)
@@ -767,6 +768,12 @@ def project_anchors(plans: list[FilePlan], anchors: frozenset[str]) -> ProjectAn
         return None
     pattern = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in sorted(out)) + r")\b")
     return ProjectAnchors({name: frozenset(modules) for name, modules in out.items()}, pattern)
+
+
+def _split_classes(plan: FilePlan) -> dict[int, str]:
+    """The first line of each class the outline split into member units -> its name (a
+    member unit's ``owner``)."""
+    return {u.start: u.header_of for u in plan.units if u.header_of is not None}
 
 
 def _imported_anchors(plan: FilePlan, anchored: dict[str, set[str]], binding: set[str]) -> set[str]:

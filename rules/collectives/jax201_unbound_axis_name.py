@@ -329,13 +329,8 @@ def _passed(path: Path, param: list[Any], canonical=None) -> list[str] | None:
     the call gives it no name as a value. A factory's parameter (``param``'s third and
     fourth items: the factory, the names of its default): what the call of the factory on
     the path gives it, else that default."""
-    if len(param) > 2:
-        factory = param[2]
-        first = next((u for u in path.via if u["kind"] == "run" and canonical(u.get("ref", "")) == factory), None)
-        if first is None:
-            return None
-    else:
-        first = path.via[0] if path.via else None
+    # a factory's parameter: its call on the path; else the call that runs the def
+    first = _factory_call(path, param[2], canonical) if len(param) > 2 else (path.via[0] if path.via else None)
     if first is None or first["kind"] != "run":
         return None
     given = dict(first.get("names", ()))
@@ -346,6 +341,12 @@ def _passed(path: Path, param: list[Any], canonical=None) -> list[str] | None:
     if got is None and len(param) > 2 and not _gives_more(first, position, name):
         return param[3] or None
     return got
+
+
+def _factory_call(path: Path, factory: str, canonical) -> dict[str, Any] | None:
+    """The call of the factory (by canonical reference) among the path's uses: where the
+    closure the collective is in was made."""
+    return next((u for u in path.via if u["kind"] == "run" and canonical(u.get("ref", "")) == factory), None)
 
 
 def _gives_more(call: dict[str, Any], position: int, name: str) -> bool:
@@ -367,7 +368,8 @@ def _passed_by(d: dict[str, Any], path: Path, name: str, here: str, canonical=No
     param = d["param"]
     if len(param) > 2:  # a parameter of the factory the def is a closure of
         factory = param[2]
-        call = next(u for u in path.via if u["kind"] == "run" and canonical(u.get("ref", "")) == factory)
+        call = _factory_call(path, factory, canonical)
+        assert call is not None  # the path's names came from it (_passed)
         at = where(call, here)
         how = (
             f"gives as '{name}'"

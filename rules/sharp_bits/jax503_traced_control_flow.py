@@ -128,16 +128,18 @@ class TracedControlFlow(Rule):
                 self.report(u.node, head, note=note)
         # the defs of other modules this file's traced functions call with traced arguments
         # (``clip_by_norm(grads, 1.0)`` in a jitted step): the parameters they trace, and where
-        traced_calls = []
+        calling = []
         for flow in analysis(ctx).values():
             trace = flow.trace or flow.outer_trace
-            if trace is None or flow.quiet or not flow.foreign_calls:
-                continue
-            line = exact_lines(ctx, [trace.node]).get(trace.node, 0)
-            for ref, params in flow.foreign_calls:
-                traced_calls.append([ref, sorted(params), trace.api, line, ctx.path])
-        if traced_calls:
-            ctx.extra(self.code)[TRACED_CALLS] = traced_calls
+            if trace is not None and flow.foreign_calls and not flow.quiet:
+                calling.append((trace, flow))
+        if calling:
+            at = exact_lines(ctx, [trace.node for trace, _ in calling])
+            ctx.extra(self.code)[TRACED_CALLS] = [
+                [ref, sorted(params), trace.api, at.get(trace.node, 0), ctx.path]
+                for trace, flow in calling
+                for ref, params in flow.foreign_calls
+            ]
         # a def traced by a transform in another module: the call paths decide (resolve)
         for fn, bools in analysis(ctx).elsewhere():
             qualname = ctx.qualname(fn)

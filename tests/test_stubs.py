@@ -80,6 +80,10 @@ def test_a_stub_has_the_library_signatures_and_fields(stub):
                     (f.name, not f.metadata.get("pytree_node", True) or f.metadata.get("static", False))
                     for f in dataclasses.fields(obj)
                 ]
+                added = _library_added(obj)  # the model appends them (classes.DATACLASS_BASES)
+                if added:
+                    assert [n for n, _ in real[-len(added) :]] == list(added), name
+                    real = real[: -len(added)]
             else:  # a NamedTuple: every field is a pytree child
                 real = [(name, False) for name in obj._fields]
             assert declared == real, name
@@ -89,6 +93,18 @@ def test_a_stub_has_the_library_signatures_and_fields(stub):
         )
         ours = _params(fn.args)[1 if method else 0 :]
         assert ours == _signature(obj, bound=False)[1 if method and not inspect.ismethod(obj) else 0 :], name
+
+
+def _library_added(cls) -> tuple[str, ...]:
+    """The fields a library base appends to its dataclass subclasses (flax linen's
+    ``parent`` and ``name``), as ``classes.DATACLASS_BASES`` says."""
+    from jaxlint.model.classes import DATACLASS_BASES
+
+    for base in cls.__mro__[1:]:
+        q = f"{base.__module__}.{base.__qualname__}"
+        if q in DATACLASS_BASES:
+            return DATACLASS_BASES[q]
+    return ()
 
 
 def _static(value):

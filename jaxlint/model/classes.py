@@ -21,6 +21,7 @@ import libcst as cst
 from jaxlint.base.literals import UNKNOWN
 from jaxlint.base.tree import walk
 
+from . import linen
 from .abstract import Bound, Class, Const, Dict, External, Function, List, Scalar, Struct, Tuple
 from .catalogue.host import INSTANCE_METHODS
 from .catalogue.tree import REGISTERS_CLASS, REGISTERS_TYPE
@@ -50,6 +51,8 @@ RUNS_METHOD: dict[str, tuple[str, int]] = {
     "flax.linen.Module.apply": ("__call__", 1),
     "flax.linen.module.Module.apply": ("__call__", 1),
 }
+# the library methods that take their receiver: those above, and linen's ``init``/``param``
+RECEIVER_METHODS = frozenset(RUNS_METHOD) | linen.METHODS
 _RUNNER_OPTIONS = frozenset({"rngs", "method", "mutable", "capture_intermediates"})
 CUSTOM_PYTREES = REGISTERS_CLASS  # their own flattening: fields unknown
 STATIC_FIELD_CALLS = {
@@ -366,7 +369,7 @@ def _method_def(ev: Evaluator, cls: Any, name: str) -> tuple[Any, cst.FunctionDe
         if type(c) is not Class:
             # a library base: the methods the catalogue knows of its instances
             found_method = INSTANCE_METHODS.get(c.qualified, {}).get(name) if type(c) is External else None
-            if type(c) is External and f"{c.qualified}.{name}" in RUNS_METHOD:
+            if type(c) is External and f"{c.qualified}.{name}" in RECEIVER_METHODS:
                 found_method = f"{c.qualified}.{name}"
             return (External(found_method), None) if found_method is not None else (UNKNOWN, None)
         ev = _owner(ev, c)
@@ -404,8 +407,8 @@ def bound_method(ev: Evaluator, cls: Any, name: str, receiver: Any) -> Any:
         return ev.call(v, [(receiver, None, "")], None, node)
     if type(v) in (Function,) or type(v).__name__ in ("Transformed", "Partial"):
         return Bound(v, receiver)
-    if type(v) is External and v.qualified in RUNS_METHOD:
-        return Bound(v, receiver)  # runs a method of the receiver (``run_method``)
+    if type(v) is External and v.qualified in RECEIVER_METHODS:
+        return Bound(v, receiver)  # runs a method of the receiver (``run_method``, ``linen``)
     if type(v) is External:
         return v  # a library base's method, as the catalogue takes it (without the receiver)
     return UNKNOWN
@@ -456,10 +459,11 @@ def descriptor(ev: Evaluator, node: cst.FunctionDef) -> str | None:
     return None
 
 
-def stored_attribute(ev: Evaluator, cls: Any, name: str) -> Any:
+def stored_attribute(ev: Evaluator, cls: Any, name: str, receiver: Any = None) -> Any:
     """``self.name`` that the class's methods, or its project bases' methods, store exactly
     once, by a plain ``self.name = value`` (``self.step = jax.pmap(train)`` in ``__init__``):
-    that value, evaluated where it is stored with nothing bound; else UNKNOWN."""
+    that value, evaluated where it is stored: with ``self`` the receiver when the method
+    takes nothing else (flax's ``setup``), else with nothing bound; else UNKNOWN."""
     if type(cls) is not Class:
         return UNKNOWN
     from .contexts import default_frame
@@ -472,7 +476,16 @@ def stored_attribute(ev: Evaluator, cls: Any, name: str) -> Any:
     value = found[0]
     method = owner.ctx.enclosing_function(value)
     frame = default_frame(owner, method) if method is not None else None
+    if receiver is not None and isinstance(method, cst.FunctionDef) and _takes_only_self(method):
+        outer = owner.ctx.enclosing_function(method)
+        if outer is None:
+            frame = owner.call_frame(Function(method, None, owner.p), [(receiver, None, "")], None, None) or frame
     return owner.value(value, frame)
+
+
+def _takes_only_self(fn: cst.FunctionDef) -> bool:
+    p = fn.params
+    return len(p.params) == 1 and not p.posonly_params and not p.kwonly_params and p.star_kwarg is None
 
 
 def _stores_up_the_mro(ev: Evaluator, cls: Class, name: str) -> tuple[Evaluator, list[Any] | None]:

@@ -32,7 +32,7 @@ import libcst as cst
 from jaxlint.base.literals import UNKNOWN
 from jaxlint.base.names import canonical
 
-from . import dims
+from . import dims, linen
 from .abstract import (
     BOOL as _BOOL,
 )
@@ -644,8 +644,8 @@ class Evaluator:
             if q in CONSTANTS:
                 return CONSTANTS[q]  # ``jnp.pi``: a Python float
             found = self.world.resolve(q)
-            if found is not None and type(found) is not External:
-                return found
+            if found is not None:
+                return found  # a re-export (a stub's ``from jax.nn import relu``) is what it names
             return External(q)
         if t is Array:
             return self._array_attribute(base, attr)
@@ -663,7 +663,7 @@ class Evaluator:
 
             m = bound_method(self, base.cls, attr, base)
             if m is UNKNOWN and base.kind == "object":
-                return stored_attribute(self, base.cls, attr)
+                return stored_attribute(self, base.cls, attr, base)
             return m
         if t is Class:
             from .classes import class_attribute
@@ -1129,6 +1129,8 @@ class Evaluator:
                 return v
         if q in RUNS_METHOD:
             return run_method(self, q, args, env, node)
+        if q in linen.METHODS:
+            return linen.call(self, q, args, env, node)
         if q == "functools.wraps" and args and args[0][1] is None and not args[0][2]:
             return _WrapsDecorator(args[0][0])
         if q in PARTIAL:
@@ -1274,18 +1276,27 @@ class Evaluator:
 
         return signature_of(self, fn)
 
-    def call_function(self, fn: Function, args: list[Argument], env: Env | None, node: cst.CSTNode | None) -> Any:
-        """Call a def or lambda: bind the arguments, evaluate what it returns."""
+    def call_frame(self, fn: Function, args: list[Argument], env: Env | None, node: cst.CSTNode | None) -> Env | None:
+        """The frame a call of the def or lambda ``fn`` with ``args`` from ``env`` at ``node``
+        runs its body in (the one ``call_function`` evaluates), or None when the call cannot
+        be bound (or goes too deep)."""
+        if fn.program is not None and fn.program is not self.p:
+            return fn.program.evaluator.call_frame(fn, args, env, node)
         sig = self.signature(fn)
         if sig is None:
-            return UNKNOWN
+            return None
         b = bind(sig, args)
         if b.error is not None:
-            return UNKNOWN
+            return None
         if (env.depth if env is not None else 0) >= MAX_CALL_DEPTH or self._depth >= MAX_CALL_DEPTH:
+            return None
+        return self.frame(fn.node, self.bound_params(fn, sig, b), fn.env, node, env)
+
+    def call_function(self, fn: Function, args: list[Argument], env: Env | None, node: cst.CSTNode | None) -> Any:
+        """Call a def or lambda: bind the arguments, evaluate what it returns."""
+        frame = self.call_frame(fn, args, env, node)
+        if frame is None:
             return UNKNOWN
-        params = self.bound_params(fn, sig, b)
-        frame = self.frame(fn.node, params, fn.env, node, env)
         key = (fn.node, frame)
         hit = self._calls.get(key)
         if hit is not None:

@@ -40,8 +40,9 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from . import forwarding
-from .abstract import Bound, External, Function, OneOf, Partial, Transformed, Wraps
+from .abstract import Bound, Class, External, Function, OneOf, Partial, Struct, Transformed, Wraps
 from .carriers import carrying_calls
+from .classes import bound_method
 from .contexts import assumed_along, contexts
 from .evaluate import NEVER_LOADED
 from .maps import MapCall
@@ -369,6 +370,8 @@ class _Scan:
         (``evaluate(cfg, w)``, whose body calls ``p_eval(w, x, y)``): the def runs here with
         this call's arguments, so the maps it calls are judged at this call. Only the map
         calls the def makes itself, with what this call gives it."""
+        if type(f) is Struct and type(f.cls) is Class:
+            f = bound_method(self.ev, f.cls, "__call__", f)  # an instance called: its ``__call__``
         if type(f) is Bound and type(f.func) is Function:
             f = f.func  # a method of an instance made from another module's class (``sampler.run(key, xs)``)
         if type(f) is not Function or type(f.node) is not cst.FunctionDef:
@@ -376,6 +379,8 @@ class _Scan:
         owner = f.program
         if owner is None or owner is self.p:
             return
+        if not call.args and not _has_params(f.node):
+            return  # ``main()``: it runs as its own module's lint sees it, which judges it
         chain = _reaching_a_map(owner, f.node)
         if not chain:
             return
@@ -744,3 +749,8 @@ def application_value(p: Program, node: cst.CSTNode) -> Transformed | None:
     frame = contexts(ev, home)[0] if home is not None else None
     v = ev.value(node, frame)
     return v if type(v) is Transformed else None
+
+
+def _has_params(fn: cst.FunctionDef) -> bool:
+    p = fn.params
+    return bool(p.posonly_params or p.params or p.kwonly_params or isinstance(p.star_arg, cst.Param) or p.star_kwarg)

@@ -262,7 +262,8 @@ def _local_defs(p: Any, func: cst.BaseExpression) -> list[Any] | None:
 
 def parameter_of(p: Any, fn: cst.FunctionDef, expr: cst.BaseExpression) -> tuple[int, str] | None:
     """The parameter of the def ``fn`` whose value ``expr`` (in its body) is, through
-    locals and defaults (``ax = axis_name``), as ``(position, name)``: the position among
+    locals and defaults (``ax = axis_name``), as ``(position, name)``, or the attribute of
+    one it is (``cfg.data_axis``: the name ``"cfg.data_axis"``): the position among
     the positional parameters as a caller counts them, -1 for a keyword-only one or a
     method's (its receiver shifts a caller's positions). None when the value is not exactly
     one parameter's."""
@@ -278,6 +279,8 @@ def parameter_of(p: Any, fn: cst.FunctionDef, expr: cst.BaseExpression) -> tuple
         return None
     with ev.query(_FUEL):
         got = set(strings(ev.value(expr, frame)))
+    if not got:
+        got = _field_mark(ev, fn, expr, params)
     if len(got) != 1:
         return None
     (mark,) = got
@@ -285,9 +288,31 @@ def parameter_of(p: Any, fn: cst.FunctionDef, expr: cst.BaseExpression) -> tuple
         return None
     method = len(params) != len(fn.params.posonly_params) + len(fn.params.params) + len(fn.params.kwonly_params)
     for i, name in params:
-        if _MARK + name == mark:
-            return (-1 if method else i, name)
+        if mark == _MARK + name or mark.startswith(f"{_MARK}{name}."):
+            return (-1 if method else i, mark[len(_MARK) :])
     return None
+
+
+def _field_mark(ev: Any, fn: cst.FunctionDef, expr: cst.BaseExpression, params: Any) -> set[str]:
+    """``cfg.data_axis``: an attribute of a parameter's value (its mark and the attribute
+    path, ``cfg.data_axis``), when the attribute chain starts at a name whose value is one
+    parameter's; empty when it is none."""
+    fields: list[str] = []
+    root = expr
+    while type(root) is cst.Attribute:
+        fields.insert(0, root.attr.value)
+        root = root.value
+    if not fields or type(root) is not cst.Name:
+        return set()
+    from .contexts import default_frame
+
+    marks = {name: Tuple((Const(_MARK + name),)) for _, name in params}
+    frame = _frame_in(ev, root, {fn: ev.frame(fn, marks, default_frame(ev, fn).parent)})
+    if frame is None:
+        return set()
+    with ev.query(_FUEL):
+        got = set(strings(ev.value(root, frame)))
+    return {f"{m}.{'.'.join(fields)}" for m in got if m.startswith(_MARK)} if len(got) == 1 else set()
 
 
 def _frame_in(ev: Any, node: cst.CSTNode, frames: dict[Any, Any]) -> Any:

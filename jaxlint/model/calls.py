@@ -482,13 +482,47 @@ class Uses:
         for i, a in enumerate(call.args):
             if a.star:
                 break
-            if not self._may_name_axes(a.value):
+            slot = a.keyword.value if a.keyword is not None else str(i)
+            if not self._may_name_axes(a.value) and not self._constructed(a.value):
                 continue
             with self.ev.query(_API_FUEL):
-                names = names_of(self.ev.value(a.value, None))
+                v = self.ev.value(a.value, None)
+            names = names_of(v)
             if names:
-                out.append([a.keyword.value if a.keyword is not None else str(i), list(names)])
+                out.append([slot, list(names)])
+            elif type(v) is Struct:
+                # a config object: its fields that are axis names, by ``slot.field``
+                for field, fv in v.fields:
+                    names = names_of(fv)
+                    if names:
+                        out.append([f"{slot}.{field}", list(names)])
         return out
+
+    def _constructed(self, e: cst.BaseExpression) -> bool:
+        """Is the argument an instance of a class of the project, constructed in the call
+        or bound to a name (``cfg = TrainConfig()``; the class defined here or imported
+        from the project)?"""
+        from .evaluate import NEVER_LOADED
+
+        made_by: list[cst.Call] = []
+        if isinstance(e, cst.Call):
+            made_by.append(e)  # ``make_step(TrainConfig())``
+        elif isinstance(e, cst.Name):
+            for b in self.p.reaching(e):
+                if b.kind != "assign" or b.unpack or type(b.value) is not cst.Call:
+                    return False
+                made_by.append(b.value)
+        for construction in made_by:
+            func = construction.func
+            if not isinstance(func, cst.Name):
+                return False
+            made = self.p.reaching(func)
+            if not made or not all(
+                m.kind == "class" or (m.kind == "import" and (m.imported or "").split(".")[0] not in NEVER_LOADED)
+                for m in made
+            ):
+                return False
+        return bool(made_by)
 
     def _may_name_axes(self, e: cst.BaseExpression) -> bool:
         """Can the argument be an axis name as written: a string, an attribute

@@ -242,11 +242,43 @@ def _reaching_a_map(owner: Program, fn: cst.FunctionDef, depth: int = 3) -> set[
             v = owner.value(node.func)
             if _calls_a_map(owner, node, v):
                 out.add(g)
-            h = v.node if type(v) is Defined and left > 0 else None
+            h = v.node if type(v) is Defined and left > 0 else _own_method(owner, g, node) if left > 0 else None
             if type(h) is cst.FunctionDef and h not in seen and owner.ctx.enclosing_function(h) is None:
                 seen.add(h)
                 todo.append((h, left - 1))
     return out
+
+
+_PRUNED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+
+
+def _called_from(frame: Any, call: cst.Call) -> bool:
+    """Was the frame made by ``call``, or by a call made in a frame ``call`` made?"""
+    f = frame
+    while f is not None:
+        if f.site is call:
+            return True
+        f = f.caller
+    return False
+
+
+def _own_method(owner: Program, g: cst.FunctionDef, call: cst.Call) -> cst.FunctionDef | None:
+    """``self.member_probs(xs)`` in a method ``g``: the method of ``g``'s class it names
+    (``ensemble.predictive`` runs ``member_probs``), or None."""
+    params = g.params.params
+    func = call.func
+    if not params or type(func) is not cst.Attribute or type(func.value) is not cst.Name:
+        return None
+    if func.value.value != params[0].name.value:
+        return None
+    cls = owner.ctx.parent(owner.ctx.parent(g))
+    if type(cls) is not cst.ClassDef:
+        return None
+    found = None
+    for s in cls.body.body:
+        if type(s) is cst.FunctionDef and s.name.value == func.attr.value:
+            found = s
+    return found
 
 
 def _calls_a_map(owner: Program, call: cst.Call, v: Any) -> bool:
@@ -386,6 +418,7 @@ class _Scan:
             return
         before = len(self.ev.record_log)
         self._evaluate(call, self.p.ctx.enclosing_function(call))
+        self._run_maps_of(owner, chain, call)
         for rec in self.ev.record_log[before:]:
             made = rec.t.node
             if rec.inside is not None or made is None or made not in owner.parents or rec.node not in owner.parents:
@@ -396,6 +429,27 @@ class _Scan:
             recs = self.through.setdefault((made, call), [])
             if all(r is not rec for r in recs):
                 recs.append(rec)
+
+    def _run_maps_of(self, owner: Program, chain: set[cst.FunctionDef], call: cst.Call) -> None:
+        """The map calls of the chain's defs, in each frame this call ran them in: the
+        evaluator follows only what a result needs, and a map whose result goes into
+        ``probs.append(...)`` is needed by nothing."""
+        maps = {
+            g: [
+                n
+                for n in owner.ctx.descendants(g.body, prune=_PRUNED)
+                if type(n) is cst.Call and _calls_a_map(owner, n, owner.value(n.func))
+            ]
+            for g in chain
+        }
+        ev = owner.evaluator
+        for frame in list(self.ev.world.frames.values()):
+            g = frame.function
+            if type(g) is not cst.FunctionDef or g not in maps or not _called_from(frame, call):
+                continue
+            for node in maps[g]:
+                with ev.query(FUEL_PER_CALL):
+                    ev.value(node, frame)
 
     def foreign_records(
         self, found: list[tuple[cst.CSTNode, MapCall]]

@@ -50,7 +50,8 @@ class UnboundAxisName(Rule):
     constants, a tuple of them, a parameter that every visible call gives the same name, or
     a parameter of the factory the def is a closure of (`make_step(axis="ring")` returning
     `step`: what each call of the factory gives it, else its default, also in another
-    module).
+    module), or a field of such a parameter (`lax.pmean(g, cfg.data_axis)` in the step
+    `make_train_step(cfg)` returns: the field of the config object the call gives).
 
     Bindings are followed through `jax.pmap`/`jax.vmap` (`axis_name=`, `spmd_axis_name=`),
     `jax.shard_map` with a readable mesh (`Mesh(devices, ('x',))`, `jax.make_mesh`, a
@@ -335,10 +336,11 @@ def _passed(path: Path, param: list[Any], canonical=None) -> list[str] | None:
         return None
     given = dict(first.get("names", ()))
     position, name = param[0], param[1]
+    base, dot, field = name.partition(".")  # ``cfg.data_axis``: a field of the object given as ``cfg``
     got = given.get(name)
     if got is None and position >= 0:
-        got = given.get(str(position))
-    if got is None and len(param) > 2 and not _gives_more(first, position, name):
+        got = given.get(f"{position}{dot}{field}")
+    if got is None and len(param) > 2 and not _gives_more(first, position, base):
         return param[3] or None
     return got
 
@@ -356,11 +358,16 @@ def _gives_more(call: dict[str, Any], position: int, name: str) -> bool:
 
 
 def _default_names(ctx, fn: cst.FunctionDef, name: str) -> list[str]:
-    """The axis names the default of ``fn``'s parameter ``name`` holds, as a value."""
+    """The axis names the default of ``fn``'s parameter ``name`` holds, as a value (or
+    its field's, for ``cfg.data_axis``)."""
+    base, _, fields = name.partition(".")
     for param in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params):
-        if param.name.value == name and param.default is not None:
+        if param.name.value == base and param.default is not None:
             ev = program(ctx).evaluator
-            return list(names_of(ev.value(param.default, None)) or ())
+            v = ev.value(param.default, None)
+            for field in fields.split(".") if fields else ():
+                v = ev.attribute(v, field)
+            return list(names_of(v) or ())
     return []
 
 
@@ -371,17 +378,31 @@ def _passed_by(d: dict[str, Any], path: Path, name: str, here: str, canonical=No
         call = _factory_call(path, factory, canonical)
         assert call is not None  # the path's names came from it (_passed)
         at = where(call, here)
-        how = (
-            f"gives as '{name}'"
-            if name not in param[3] or param[1] in call.get("keywords", ())
-            else f"leaves at its default '{name}'"
-        )
+        base, _, field = param[1].partition(".")
+        given = name not in param[3] or base in call.get("keywords", ())
+        if field:  # ``cfg.data_axis``: a field of the object the call gives
+            how = (
+                f"gives an object whose `{field}` is '{name}'"
+                if given
+                else f"leaves at its default, whose `{field}` is '{name}'"
+            )
+            return (
+                f"The axis name is `{param[1]}`, a field of `{base}`, the parameter of "
+                f"`{factory.rsplit('.', 1)[-1]}`, which its call {at} {how}"
+            )
+        how = f"gives as '{name}'" if given else f"leaves at its default '{name}'"
         return (
             f"The axis name is `{param[1]}`, the parameter of `{factory.rsplit('.', 1)[-1]}`, which its call {at} {how}"
         )
     first = path.via[0]
     caller = local_name(path.trail[1]) if len(path.trail) > 1 else "module-level code"
     where_ = "" if first["path"] == here else f" in {os.path.basename(first['path'])}"
+    base, _, field = d["param"][1].partition(".")
+    if field:
+        return (
+            f"The axis name is `{d['param'][1]}`, a field of the parameter `{base}`, which {caller}{where_} "
+            f"gives an object whose `{field}` is '{name}'"
+        )
     return f"The axis name is the parameter `{d['param'][1]}`, which {caller}{where_} gives as '{name}'"
 
 

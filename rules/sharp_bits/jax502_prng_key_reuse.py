@@ -43,7 +43,8 @@ class PrngKeyReuse(Rule):
     class whose `__init__` does, or a library layer whose constructor does (equinox's
     `eqx.nn.Linear` and `eqx.nn.MLP` split their key; jaxlint reads them from its stubs of
     the library). A `jax.vmap` that gives a key whole to every example (its `in_axes`
-    entry `None`) to a def or lambda that consumes it on every path consumes it once per example:
+    entry `None`) to a def or lambda that consumes it on every path (also through `partial`
+    and under `jax.jit`) consumes it once per example:
     every example draws the same numbers, and JAX's checker, which sees one consumption,
     is silent. A body that `lax.fori_loop`, `lax.scan`, `lax.while_loop` or `lax.map` runs
     once per iteration consumes a key it closes over in every iteration. What consumes a key is what JAX's key-reuse

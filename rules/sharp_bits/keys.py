@@ -25,7 +25,19 @@ import libcst as cst
 
 from jaxlint.model import dims as dims_
 from jaxlint.model import program
-from jaxlint.model.abstract import Array, Class, Const, Dict, Function, List, Opaque, Scalar, Transformed, Tuple
+from jaxlint.model.abstract import (
+    Array,
+    Class,
+    Const,
+    Dict,
+    Function,
+    List,
+    Opaque,
+    Partial,
+    Scalar,
+    Transformed,
+    Tuple,
+)
 from jaxlint.model.abstract import External as Library
 from jaxlint.model.catalogue import Op, key_consumers, lookup
 from jaxlint.model.catalogue.keys import key_kind
@@ -270,11 +282,14 @@ class KeyFlow(Flow):
         consumes the same key, and draws the same random numbers."""
         if not self.follow or any(a.star for a in n.args) or not any(key_name(a.value) for a in n.args):
             return None
-        v = program(self.ctx).evaluator.value(n.func, None)
+        v = _runs_as_called(program(self.ctx).evaluator.value(n.func, None))  # ``jit(vmap(f, ...))``
         if type(v) is not Transformed or v.api != "jax.vmap" or v.unknown_options:
             return None
         in_axes = v.option("in_axes", Const(0))
         fn = v.target
+        shift, bound = 0, frozenset[str]()
+        if type(fn) is Partial and not fn.star:  # ``partial(step, grad_log_p=g)``: what it binds is not the call's
+            shift, bound, fn = len(fn.args), frozenset(k for k, _ in fn.keywords), fn.func
         if type(in_axes) not in (Tuple, List) or type(fn) is not Function:
             return None
         owner = fn.program or program(self.ctx)
@@ -285,7 +300,10 @@ class KeyFlow(Flow):
         else:
             return None
         positional = [a.value for a in n.args if a.keyword is None]
-        for idx in consumed.values():
+        for pname, idx in consumed.items():
+            if pname in bound:
+                continue
+            idx -= shift
             if 0 <= idx < min(len(positional), len(in_axes.items)) and in_axes.items[idx] == Const(None):
                 arg = positional[idx]
                 k = key_name(arg)

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from jaxlint.lint.rule import Invalid
+from jaxlint.lint.wording import HEADLINE
 from jaxlint.model import dims
 
 from .analysis import ABOUT, ThroughForwarders, first_with, leaf_text, vmap_sites, where
@@ -93,14 +94,19 @@ class VmapInconsistentSizes(ThroughForwarders):
                     note = f"{place + ': ' if place else ''}{raises} (axis {wrong.axis} is the mapped one)"
                 else:
                     message = f"`{site.label}` maps axes of different sizes: {_by_size(self.ctx, rec, issue.leaves, 2)}"
+                    if len(message) > HEADLINE:  # deep pytree paths: the note has them whole
+                        short = _by_size(self.ctx, rec, issue.leaves, 2, short=True)
+                        message = f"`{site.label}` maps axes of different sizes: {short}"
                     every = _by_size(self.ctx, rec, issue.leaves, 8)
                     note = f"{place + ': ' if place else ''}{raises}. Mapped sizes: {every}"
                 self.report_evaluated(site.node, message, e, note=note)
                 break
 
 
-def _by_size(ctx, rec, leaves, most: int) -> str:
-    """``params['w1']`` has 16, ``xs`` has 64: one leaf per size, the first ``most`` sizes."""
+def _by_size(ctx, rec, leaves, most: int, short: bool = False) -> str:
+    """``params['w1']`` has 16, ``xs`` has 64: one leaf per size, the first ``most`` sizes;
+    ``short``: a path of more than two keys shown by its root and last key
+    (``variables[...]['bias']``)."""
     seen: list = []
     parts = []
     for leaf in leaves:
@@ -108,7 +114,20 @@ def _by_size(ctx, rec, leaves, most: int) -> str:
             continue
         seen.append(leaf.size)
         axis = f" (axis {leaf.axis})" if leaf.axis not in (0, None) else ""
-        parts.append(f"{leaf_text(ctx, rec, leaf)} has {dims.text(leaf.size)}{axis}")
+        text = leaf_text(ctx, rec, leaf)
+        if short:
+            text = _shortened(text)
+        parts.append(f"{text} has {dims.text(leaf.size)}{axis}")
         if len(parts) == most:
             break
     return ", ".join(parts)
+
+
+def _shortened(text: str) -> str:
+    """```variables['params']['Dense_0']['bias']``` -> ```variables[...]['bias']```."""
+    inner = text.strip("`")
+    head, bracket, rest = inner.partition("[")
+    keys = ("[" + rest).split("][") if bracket else []
+    if len(keys) <= 2:
+        return text
+    return f"`{head}[...][{keys[-1]}`"

@@ -412,6 +412,50 @@ def test_the_parameter_axis_fixture_fails_under_jax_as_linted():
     assert raised_by_project(PARAMETER_AXIS.format("ok"), "train.py", ("norms",)) is None
 
 
+CONFIG_FIELD = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "JAX201", "lint", "config_field_{}")
+
+
+def test_an_axis_name_that_is_a_field_of_a_factory_parameter_is_what_the_call_gives():
+    (d,) = _lint_folder(CONFIG_FIELD.format("bad"))
+    assert (os.path.basename(d.path), d.start.line) == ("step.py", 15)
+    assert d.message == "`lax.pmean` uses axis name 'batch', but the pmap at run.py:8 binds 'data', not 'batch'"
+    assert d.note.startswith(
+        "The axis name is `cfg.data_axis`, a field of `cfg`, the parameter of `make_train_step`, which its "
+        "call at run.py:8 gives an object whose `data_axis` is 'batch'."
+    )
+    assert _lint_folder(CONFIG_FIELD.format("ok")) == []
+
+
+def test_an_axis_name_that_is_a_field_of_the_defs_parameter(tmp_path):
+    (tmp_path / "norms.py").write_text(
+        "from jax import lax\n\ndef sync(g, cfg):\n    return lax.pmean(g, cfg.axis)\n"
+    )
+    (tmp_path / "train.py").write_text(
+        "import jax\nfrom dataclasses import dataclass\nfrom norms import sync\n\n"
+        "@dataclass\nclass Cfg:\n    axis: str = 'batch'\n\n"
+        "def step(g):\n    return sync(g, Cfg())\n\n"
+        "out = jax.pmap(step, axis_name='devices')(jax.numpy.ones((1, 3)))\n"
+    )
+    (d,) = _lint_folder(tmp_path)
+    assert (os.path.basename(d.path), d.start.line) == ("norms.py", 4)
+    assert d.note.startswith(
+        "The axis name is `cfg.axis`, a field of the parameter `cfg`, which `step` in train.py gives an object "
+        "whose `axis` is 'batch'."
+    )
+    (tmp_path / "train.py").write_text((tmp_path / "train.py").read_text().replace("'devices'", "'batch'"))
+    assert _lint_folder(tmp_path) == []
+
+
+def test_the_config_field_fixture_fails_under_jax_as_linted():
+    import pytest
+    from conftest import raised_by_project
+
+    pytest.importorskip("jax")
+    e = raised_by_project(CONFIG_FIELD.format("bad"), "run.py", ("config", "step"))
+    assert type(e) is NameError and "unbound axis name: batch" in str(e), e
+    assert raised_by_project(CONFIG_FIELD.format("ok"), "run.py", ("config", "step")) is None
+
+
 def test_an_axis_name_in_a_field_of_the_instance_a_method_runs_on():
     src = (
         "import dataclasses\nimport jax\nimport jax.numpy as jnp\n\n"

@@ -527,6 +527,32 @@ def test_the_project_map_fixture_fails_under_jax_as_linted():
     assert raised_by_project(PROJECT_MAP.format("ok"), "train.py", ("model",)) is None
 
 
+METHOD_CHAIN = os.path.join(FIXTURES, "JAX105", "lint", "project_method_chain_{}")
+
+
+def test_a_map_another_module_runs_through_its_own_methods_is_judged_at_the_call():
+    # run.py calls `ens.predictive(xs)`; `predictive` calls `self.member_outputs`, whose vmap
+    # maps each member's params (their sizes are what run.py's construction gives)
+    found = _lint_folder(METHOD_CHAIN.format("bad"))
+    assert [(name, line, code, message) for name, line, code, message, _ in found] == [
+        (
+            "run.py",
+            8,
+            "JAX105",
+            "`vmap(mlp_apply)` maps axes of different sizes: `params['b1']` has 32, `params['b2']` has 3",
+        )
+    ]
+    assert _lint_folder(METHOD_CHAIN.format("ok")) == []
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_method_chain_fixture_fails_under_jax_as_linted():
+    e = raised_by_project(METHOD_CHAIN.format("bad"), "run.py", ("ensemble",))
+    assert type(e) is ValueError and "inconsistent sizes" in str(e), e
+    assert raised_by_project(METHOD_CHAIN.format("ok"), "run.py", ("ensemble",)) is None
+
+
 def test_no_culprit_whose_none_would_leave_nothing_mapped():
     # the only mapped argument: `in_axes=(None,)` is no remedy (JAX raises "vmap must have at
     # least one non-None value in in_axes"); the `if` on a traced value is JAX503's

@@ -440,7 +440,13 @@ class Evaluator:
             return UNKNOWN
         values = [self.binding_value(b, env) for b in found]
         if any(type(v) in (List, Dict) for v in values) and self.p.mutated_before(name, found):
-            return UNKNOWN  # ``xs[1] = ...`` / ``xs.append(...)`` may have changed it by now
+            if len(found) == 1 and type(values[0]) is List:
+                from .appended import appended
+
+                built = appended(self, name, found[0], values[0], env)  # ``outs.append(y)`` in a loop
+                if built is not None:
+                    return built
+            return UNKNOWN  # ``xs[1] = ...`` / ``xs.pop()`` may have changed it by now
         if UNKNOWN in values and len(found) > 1:
             # a binding later in a loop around the read (``params = step(params)``) whose
             # value is not known: the first iteration still reads what came before the loop,

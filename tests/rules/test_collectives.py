@@ -427,9 +427,7 @@ def test_an_axis_name_that_is_a_field_of_a_factory_parameter_is_what_the_call_gi
 
 
 def test_an_axis_name_that_is_a_field_of_the_defs_parameter(tmp_path):
-    (tmp_path / "norms.py").write_text(
-        "from jax import lax\n\ndef sync(g, cfg):\n    return lax.pmean(g, cfg.axis)\n"
-    )
+    (tmp_path / "norms.py").write_text("from jax import lax\n\ndef sync(g, cfg):\n    return lax.pmean(g, cfg.axis)\n")
     (tmp_path / "train.py").write_text(
         "import jax\nfrom dataclasses import dataclass\nfrom norms import sync\n\n"
         "@dataclass\nclass Cfg:\n    axis: str = 'batch'\n\n"

@@ -393,6 +393,8 @@ RUNS = [
     ("JAX105/lint/through_grad.py", "run_ok()", None),
     ("JAX105/lint/instance_method.py", "run_bad()", "ValueError"),
     ("JAX105/lint/instance_method.py", "run_ok()", None),
+    ("JAX105/lint/appended_members.py", "run_bad()", "ValueError"),
+    ("JAX105/lint/appended_members.py", "run_ok()", None),
 ]
 
 

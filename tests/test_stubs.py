@@ -205,6 +205,15 @@ except Exception as e:
 k1, k2 = jax.random.split(jax.random.key(1))
 eqx.nn.MLP(4, 8, 16, 2, key=k1), eqx.nn.MLP(4, 8, 16, 2, key=k2)
 print("split keys ok")
+
+
+def make_critic(n_in, key):
+    return eqx.nn.MLP(n_in, "scalar", 16, 2, key=key)
+
+
+jax.config.update("jax_debug_key_reuse", False)
+q1, q2 = make_critic(6, jax.random.key(2)), make_critic(6, jax.random.key(2))
+print("twin critics equal", bool((q1.layers[0].weight == q2.layers[0].weight).all()))
 """
 
 
@@ -214,7 +223,9 @@ def test_two_layers_from_one_key_is_key_reuse():
     # what fixtures/JAX502/lint/library_layers.py flags: the stub's split of the key is equinox's
     pytest.importorskip("equinox")
     out = subprocess.run([sys.executable, "-c", LAYERS_FROM_ONE_KEY], capture_output=True, text=True, timeout=300)
-    assert out.stdout.split("\n")[:2] == ["KeyReuseError", "split keys ok"], out.stderr[-2000:]
+    assert out.stdout.split("\n")[:3] == ["KeyReuseError", "split keys ok", "twin critics equal True"], out.stderr[
+        -2000:
+    ]
 
 
 def test_the_maps_the_stubs_declare_are_those_the_model_finds_in_them():

@@ -48,7 +48,7 @@ from .evaluate import NEVER_LOADED
 from .maps import MapCall
 from .spelled import spelled
 from .stubs import MAPS as STUB_MAPS
-from .transfer import BLOCKS, CALLS_TARGET, MAPS, RUNS, signature
+from .transfer import BLOCKS, CALLS_TARGET, MAPS, PASS_THROUGH, RUNS, signature
 from .transforms import PARTIAL
 
 if TYPE_CHECKING:
@@ -363,10 +363,17 @@ class _Scan:
         """Does the callee read a name the file imports from a module the model may read
         (``from model import batched_loss``, ``model.step``, a factory's result
         ``batched(f)(x)``), not from a library?"""
-        root = _root(call.func)
-        if type(root) is not cst.Name:
-            return False
-        bs = self.p.reaching(root)
+        func = call.func
+        if type(func) is cst.Call and func.args and not func.args[0].keyword:
+            # ``jax.jit(model.step)(x)``: what the transform is given
+            inner = _root(func.args[0].value)
+            if type(inner) is cst.Name and self._all_imported(inner):
+                return True
+        root = _root(func)
+        return type(root) is cst.Name and self._all_imported(root)
+
+    def _all_imported(self, name: cst.Name) -> bool:
+        bs = self.p.reaching(name)
         return bool(bs) and all(self._imported(b) or self._made_by_imported(b) for b in bs)
 
     def _imported(self, b: Any) -> bool:
@@ -402,6 +409,8 @@ class _Scan:
         (``evaluate(cfg, w)``, whose body calls ``p_eval(w, x, y)``): the def runs here with
         this call's arguments, so the maps it calls are judged at this call. Only the map
         calls the def makes itself, with what this call gives it."""
+        while type(f) is Transformed and f.api in PASS_THROUGH and not f.unknown_options:
+            f = f.target  # ``jax.jit(self_attention)(params, x)``: the def runs with these arguments' shapes
         if type(f) is Struct and type(f.cls) is Class:
             f = bound_method(self.ev, f.cls, "__call__", f)  # an instance called: its ``__call__``
         if type(f) is Bound and type(f.func) is Function:

@@ -42,7 +42,8 @@ class PrngKeyReuse(Rule):
     under `@jax.jit`, `checkpoint` and the other transforms that run it as called), a
     class whose `__init__` does, or a library layer whose constructor does (equinox's
     `eqx.nn.Linear` and `eqx.nn.MLP` split their key; jaxlint reads them from its stubs of
-    the library). A `jax.vmap` that gives a key whole to every example (its `in_axes`
+    the library); a function that hands its key on to such a consumer on every path is one
+    (`make_critic(n, key)` returning `eqx.nn.MLP(..., key=key)`). A `jax.vmap` that gives a key whole to every example (its `in_axes`
     entry `None`) to a def or lambda that consumes it on every path (also through `partial`
     and under `jax.jit`) consumes it once per example:
     every example draws the same numbers, and JAX's checker, which sees one consumption,

@@ -29,8 +29,10 @@ class TracedControlFlow(Rule):
     (including `x or default`), `bool()`, `int()` and `float()`. A value is traced when it
     is an argument of a function that `jax.jit`, `vmap`, `pmap`, `shard_map`, or a
     `lax.scan`/`fori_loop`/`while_loop`/`cond`/`map` body traces (also from another
-    module: `jax.jit(layers.relu)` traces `relu` of `layers.py`), or is computed from one
-    (arithmetic, comparisons, `jnp`/`lax` functions, array methods). Not reported:
+    module: `jax.jit(layers.relu)` traces `relu` of `layers.py`), is a parameter of a helper
+    such a function calls with traced arguments (also through `functools.partial`:
+    `kernel = partial(mh_step, log_prob=f)` called from a `lax.scan` body), or is computed
+    from one (arithmetic, comparisons, `jnp`/`lax` functions, array methods). Not reported:
     `static_argnums`/`static_argnames` arguments, arguments with a default value (not
     traced unless passed), `vmap` arguments with `in_axes=None`, `shard_map` arguments
     whose `in_specs` entry is `None` (passed as they are), `.shape`, `.dtype`,

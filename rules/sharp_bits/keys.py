@@ -512,7 +512,10 @@ def consumed_parameters(ctx: FileContext, fn: cst.FunctionDef, method: bool = Fa
     memo: dict[cst.CSTNode, dict[str, int]] = ctx.shared.setdefault("JAX502_consumed", {})
     if fn in memo:
         return memo[fn]
-    consumed, flow = _consumed_in(ctx, fn, follow=False)
+    memo[fn] = {}  # a recursive def: its own calls do not count
+    # a key handed on to a consumer counts too (``make_critic(n, key)`` returning
+    # ``eqx.nn.MLP(..., key=key)``, a helper that draws from it)
+    consumed, flow = _consumed_in(ctx, fn, follow=True)
     positional = list(fn.params.posonly_params) + list(fn.params.params)
     params = {p.name.value: i for i, p in enumerate(positional[1:] if method else positional)}
     kwonly = {p.name.value: -1 for p in fn.params.kwonly_params}

@@ -277,11 +277,15 @@ class ValueFlow(Flow):
     def traced_call(self, e: cst.Call) -> None:
         """Record a call of a def of the file that passes traced arguments (``calls``)."""
         fn = self.ev.value(e.func, None)
+        shift, bound = 0, set()
+        if type(fn) is Partial and not fn.star and type(fn.func) is Function:
+            # ``kernel = partial(mh_step, log_prob=f)``: the call's arguments follow the bound ones
+            shift, bound, fn = len(fn.args), {k for k, _ in fn.keywords}, fn.func
         node = fn.node if type(fn) is Function else None
         if type(node) is not cst.FunctionDef or self.quiet or any(a.star for a in e.args):
             return
-        params = [*node.params.posonly_params, *node.params.params]
-        keywords = {p.name.value for p in params + list(node.params.kwonly_params)}
+        params = [*node.params.posonly_params, *node.params.params][shift:]
+        keywords = {p.name.value for p in params + list(node.params.kwonly_params)} - bound
         passed: set[str] = set()
         positional = [a for a in e.args if a.keyword is None]
         if len(positional) > len(params):

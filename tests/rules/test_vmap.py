@@ -555,6 +555,30 @@ def test_the_method_chain_fixture_fails_under_jax_as_linted():
     assert raised_by_project(METHOD_CHAIN.format("ok"), "run.py", ("ensemble",)) is None
 
 
+THROUGH_JIT = os.path.join(FIXTURES, "JAX101", "lint", "through_jit_{}")
+
+
+def test_a_def_of_another_module_run_under_jit_is_judged_with_the_calls_arguments():
+    assert _lint_folder(THROUGH_JIT.format("bad")) == [
+        (
+            "probe.py",
+            6,
+            "JAX101",
+            "`vmap(attend)` slices `memory` per example, but `attend` needs it whole",
+            _lint_folder(THROUGH_JIT.format("bad"))[0][4],
+        )
+    ]
+    assert _lint_folder(THROUGH_JIT.format("ok")) == []
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_through_jit_fixture_fails_under_jax_as_linted():
+    e = raised_by_project(THROUGH_JIT.format("bad"), "probe.py", ("model",))
+    assert type(e) is ValueError and "out of bounds for array of dimension 0" in str(e), e
+    assert raised_by_project(THROUGH_JIT.format("ok"), "probe.py", ("model",)) is None
+
+
 def test_no_culprit_whose_none_would_leave_nothing_mapped():
     # the only mapped argument: `in_axes=(None,)` is no remedy (JAX raises "vmap must have at
     # least one non-None value in in_axes"); the `if` on a traced value is JAX503's

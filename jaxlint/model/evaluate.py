@@ -808,8 +808,8 @@ class Evaluator:
 
     def binary(self, op: str, left: Any, right: Any, node: cst.CSTNode | None = None) -> Any:
         tl, tr = type(left), type(right)
-        if left is UNKNOWN or right is UNKNOWN:
-            return UNKNOWN
+        if left is UNKNOWN or right is UNKNOWN or (tl is Array and tr is Opaque) or (tl is Opaque and tr is Array):
+            return self._on_unknown_operand(op, left, right)
         if tl is Array or tr is Array:
             q = _ARRAY_OPS.get(op)
             if q is None:
@@ -845,6 +845,23 @@ class Evaluator:
                 return Scalar("float")
             return Scalar("int") if kinds <= {"int", "bool"} else UNKNOWN
         return UNKNOWN
+
+    def _on_unknown_operand(self, op: str, left: Any, right: Any) -> Any:
+        """A JAX array's arithmetic with an operand the model does not know: JAX converts the
+        operand (a number, an array) or raises, so the result is an array of at least the
+        array's rank (broadcasting never drops an axis); else UNKNOWN."""
+        a = left if type(left) is Array else right if type(right) is Array else None
+        q = _ARRAY_OPS.get(op)
+        if a is None or a.host or q is None or lookup(q) is None:
+            return UNKNOWN
+        out = self._on_arrays(q, lookup(q), [(left, None, ""), (right, None, "")], None)
+        if type(out) is not Array:
+            return UNKNOWN
+        rank = a.shape.rank if a.shape is not None else None
+        shape = Shape((None,) * len(a.shape.dims), True) if a.shape is not None and a.shape.dims else None
+        if out.shape is None and rank is None and shape is None:
+            return Array(None, out.dtype if out.dtype == a.dtype else None, False, None, a.traced or out.traced)
+        return Array(out.shape if out.shape is not None else shape, None, False, None, a.traced or out.traced)
 
     def _unary(self, e: cst.UnaryOperation, env: Env | None) -> Any:
         v = self.value(e.expression, env)

@@ -40,15 +40,14 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from . import forwarding
-from .abstract import Bound, Class, External, Function, OneOf, Partial, Struct, Transformed, Wraps
+from .abstract import Bound, External, Function, OneOf, Partial, Transformed, Wraps
 from .carriers import carrying_calls
-from .classes import bound_method
 from .contexts import assumed_along, contexts
-from .evaluate import NEVER_LOADED
 from .maps import MapCall
 from .spelled import spelled
 from .stubs import MAPS as STUB_MAPS
-from .transfer import BLOCKS, CALLS_TARGET, MAPS, PASS_THROUGH, RUNS, signature
+from .through import PRUNED, called_def, frames_made_by, imported_callee, reaching
+from .transfer import BLOCKS, CALLS_TARGET, MAPS, RUNS, signature
 from .transforms import PARTIAL
 
 if TYPE_CHECKING:
@@ -216,71 +215,6 @@ def found_foreign(ev: Evaluator, scan: _Scan) -> list[tuple[cst.CSTNode, MapCall
     ]
 
 
-def _root(expr: cst.BaseExpression) -> cst.BaseExpression:
-    """The name an attribute chain or a call of one starts from (``model.step``,
-    ``batched(f)``: ``model``, ``batched``)."""
-    while isinstance(expr, (cst.Attribute, cst.Call)):
-        expr = expr.value if isinstance(expr, cst.Attribute) else expr.func
-    return expr
-
-
-def _reaching_a_map(owner: Program, fn: cst.FunctionDef, depth: int = 3) -> set[cst.FunctionDef]:
-    """The defs of ``fn``'s module whose map calls run when ``fn`` runs: ``fn`` if its own
-    body calls a map, and the module-level defs it calls that do, transitively
-    (``boltzmann_weights`` calling ``chain_energies``, which calls ``batched_energy``);
-    empty when none does. A def module-level code also calls is judged there too. Each
-    body is walked once: its calls tell both."""
-    from .values import Function as Defined
-
-    out: set[cst.FunctionDef] = set()
-    todo, seen = [(fn, depth)], {fn}
-    while todo:
-        g, left = todo.pop()
-        for node in owner.ctx.descendants(g.body, prune=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            if type(node) is not cst.Call:
-                continue
-            v = owner.value(node.func)
-            if _calls_a_map(owner, node, v):
-                out.add(g)
-            h = v.node if type(v) is Defined and left > 0 else _own_method(owner, g, node) if left > 0 else None
-            if type(h) is cst.FunctionDef and h not in seen and owner.ctx.enclosing_function(h) is None:
-                seen.add(h)
-                todo.append((h, left - 1))
-    return out
-
-
-_PRUNED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
-
-
-def _called_from(frame: Any, call: cst.Call) -> bool:
-    """Was the frame made by ``call``, or by a call made in a frame ``call`` made?"""
-    f = frame
-    while f is not None:
-        if f.site is call:
-            return True
-        f = f.caller
-    return False
-
-
-def _own_method(owner: Program, g: cst.FunctionDef, call: cst.Call) -> cst.FunctionDef | None:
-    """``self.member_probs(xs)`` in a method ``g``: the method of ``g``'s class it names
-    (``ensemble.predictive`` runs ``member_probs``), or None."""
-    params = g.params.params
-    func = call.func
-    if not params or type(func) is not cst.Attribute or type(func.value) is not cst.Name:
-        return None
-    if func.value.value != params[0].name.value:
-        return None
-    cls = owner.ctx.parent(owner.ctx.parent(g))
-    if type(cls) is not cst.ClassDef:
-        return None
-    found = None
-    for s in cls.body.body:
-        if type(s) is cst.FunctionDef and s.name.value == func.attr.value:
-            found = s
-    return found
-
-
 def _calls_a_map(owner: Program, call: cst.Call, v: Any) -> bool:
     """Is the call (its callee's binder value ``v``) a call of a map (``jax.vmap(f)(x)``,
     a map the module binds: ``p_eval(w, x)`` with ``p_eval = jax.pmap(...)``, or keeps on
@@ -356,36 +290,8 @@ class _Scan:
         for call in calls:
             if call in reached:
                 self._call(call)
-            elif self._imported_callee(call):
+            elif imported_callee(self.p, call):
                 self._foreign_call(call)
-
-    def _imported_callee(self, call: cst.Call) -> bool:
-        """Does the callee read a name the file imports from a module the model may read
-        (``from model import batched_loss``, ``model.step``, a factory's result
-        ``batched(f)(x)``), not from a library?"""
-        func = call.func
-        if type(func) is cst.Call and func.args and not func.args[0].keyword:
-            # ``jax.jit(model.step)(x)``: what the transform is given
-            inner = _root(func.args[0].value)
-            if type(inner) is cst.Name and self._all_imported(inner):
-                return True
-        root = _root(func)
-        return type(root) is cst.Name and self._all_imported(root)
-
-    def _all_imported(self, name: cst.Name) -> bool:
-        bs = self.p.reaching(name)
-        return bool(bs) and all(self._imported(b) or self._made_by_imported(b) for b in bs)
-
-    def _imported(self, b: Any) -> bool:
-        return b.kind == "import" and (b.imported or "").split(".")[0] not in NEVER_LOADED
-
-    def _made_by_imported(self, b: Any) -> bool:
-        """``batched = vectorize(predict)``: what a function imported from the project made."""
-        if b.kind != "assign" or b.unpack or type(b.value) is not cst.Call:
-            return False
-        root = _root(b.value.func)
-        made = self.p.reaching(root) if type(root) is cst.Name else []
-        return bool(made) and all(self._imported(m) for m in made)
 
     def _foreign_call(self, call: cst.Call) -> None:
         """A call of a map another module makes (``batched_loss = jax.vmap(loss)`` there):
@@ -409,20 +315,12 @@ class _Scan:
         (``evaluate(cfg, w)``, whose body calls ``p_eval(w, x, y)``): the def runs here with
         this call's arguments, so the maps it calls are judged at this call. Only the map
         calls the def makes itself, with what this call gives it."""
-        while type(f) is Transformed and f.api in PASS_THROUGH and not f.unknown_options:
-            f = f.target  # ``jax.jit(self_attention)(params, x)``: the def runs with these arguments' shapes
-        if type(f) is Struct and type(f.cls) is Class:
-            f = bound_method(self.ev, f.cls, "__call__", f)  # an instance called: its ``__call__``
-        if type(f) is Bound and type(f.func) is Function:
-            f = f.func  # a method of an instance made from another module's class (``sampler.run(key, xs)``)
-        if type(f) is not Function or type(f.node) is not cst.FunctionDef:
+        g = called_def(self.ev, call, f)
+        if g is None:
             return
-        owner = f.program
-        if owner is None or owner is self.p:
-            return
-        if not call.args and not _has_params(f.node):
-            return  # ``main()``: it runs as its own module's lint sees it, which judges it
-        chain = _reaching_a_map(owner, f.node)
+        owner = g.program
+        assert isinstance(g.node, cst.FunctionDef)  # called_def gives defs only
+        chain = reaching(owner, g.node, lambda n, v: _calls_a_map(owner, n, v))
         if not chain:
             return
         before = len(self.ev.record_log)
@@ -440,22 +338,20 @@ class _Scan:
                 recs.append(rec)
 
     def _run_maps_of(self, owner: Program, chain: set[cst.FunctionDef], call: cst.Call) -> None:
-        """The map calls of the chain's defs, in each frame this call ran them in: the
-        evaluator follows only what a result needs, and a map whose result goes into
-        ``probs.append(...)`` is needed by nothing."""
-        maps = {
-            g: [
-                n
-                for n in owner.ctx.descendants(g.body, prune=_PRUNED)
-                if type(n) is cst.Call and _calls_a_map(owner, n, owner.value(n.func))
-            ]
-            for g in chain
-        }
+        """The map calls of the chain's defs, in each frame this call ran them in
+        (``through.frames_made_by``)."""
         ev = owner.evaluator
-        for frame in list(self.ev.world.frames.values()):
+        maps: dict[cst.FunctionDef, list[cst.Call]] = {}
+        for frame in frames_made_by(self.ev, call, chain):
             g = frame.function
-            if type(g) is not cst.FunctionDef or g not in maps or not _called_from(frame, call):
+            if not isinstance(g, cst.FunctionDef):
                 continue
+            if g not in maps:
+                maps[g] = [
+                    n
+                    for n in owner.ctx.descendants(g.body, prune=PRUNED)
+                    if type(n) is cst.Call and _calls_a_map(owner, n, owner.value(n.func))
+                ]
             for node in maps[g]:
                 with ev.query(FUEL_PER_CALL):
                     ev.value(node, frame)
@@ -812,8 +708,3 @@ def application_value(p: Program, node: cst.CSTNode) -> Transformed | None:
     frame = contexts(ev, home)[0] if home is not None else None
     v = ev.value(node, frame)
     return v if type(v) is Transformed else None
-
-
-def _has_params(fn: cst.FunctionDef) -> bool:
-    p = fn.params
-    return bool(p.posonly_params or p.params or p.kwonly_params or isinstance(p.star_arg, cst.Param) or p.star_kwarg)

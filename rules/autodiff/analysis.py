@@ -12,6 +12,9 @@ verdict is made in the file of the site. Unknown means silent.
 
 from __future__ import annotations
 
+import os
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +22,7 @@ import libcst as cst
 
 from jaxlint.base.literals import UNKNOWN
 from jaxlint.lint.rule import Rule
-from jaxlint.lint.wording import clipped, split
+from jaxlint.lint.wording import clipped, notes, split
 from jaxlint.model import program
 from jaxlint.model.abstract import Function, Transformed, constant
 from jaxlint.model.callables import unwrapped
@@ -28,6 +31,7 @@ from jaxlint.model.evaluate import Env
 from jaxlint.model.mapsites import application_value
 from jaxlint.model.returns import returned_source
 from jaxlint.model.signature import Argument, Signature
+from jaxlint.model.through import called_def, frames_made_by, imported_callee, reaching
 from jaxlint.model.transfer import signature
 from jaxlint.model.transforms import named
 
@@ -93,6 +97,12 @@ class Site:
     option_nodes: dict[str, cst.CSTNode]
     target: Target | None
     calls: list[Call] = field(default_factory=list)
+    # every use of the transformed function is one of ``calls`` (``jax.grad(f)(x)``): what
+    # they pass decides, not a call with nothing bound
+    only_calls: bool = False
+    # a site of another module run by a call of this file (``through_sites``): only the calls
+    # that call made decide
+    through: bool = False
     _outputs: list[tuple[Any, Call | None]] | None = None
 
     @property
@@ -117,21 +127,27 @@ class Site:
 
     def outputs(self, ev: Any) -> list[tuple[Any, Call | None]]:
         """What the differentiated function returns: with nothing bound (when its returns
-        are the output), and for the arguments of each call in view."""
+        are the output), and for the arguments of each call in view. When those calls are
+        all its uses and each gives a known output, they decide alone."""
         if self._outputs is None:
-            out: list[tuple[Any, Call | None]] = []
-            t = self.target
-            if t is not None and t.visible and t.leaf is not None:
-                leaf_ev = t.leaf.program.evaluator if t.leaf.program is not None else ev
-                with ev.query(FUEL):
-                    out.append((leaf_ev.returned(t.leaf, default_frame(leaf_ev, t.leaf.node)), None))
+            called: list[tuple[Any, Call | None]] = []
             for c in self.calls:
                 target = self.target_for(ev, c)
                 if target is None:
                     continue  # the call's frame gives other options: this site's are not its
                 with ev.query(FUEL):
-                    out.append((ev.call(target, c.args, c.frame, c.node), c))
-            self._outputs = out
+                    called.append((ev.call(target, c.args, c.frame, c.node), c))
+            out: list[tuple[Any, Call | None]] = []
+            t = self.target
+            decided = self.through or (self.only_calls and called and all(v is not UNKNOWN for v, _ in called))
+            if t is not None and t.visible and t.leaf is not None and not decided:
+                leaf_ev = t.leaf.program.evaluator if t.leaf.program is not None else ev
+                frame = default_frame(leaf_ev, t.leaf.node)
+                if t.leaf.env is not None:  # a factory's closure: what the factory's call bound
+                    frame = leaf_ev.frame(t.leaf.node, {}, t.leaf.env)
+                with ev.query(FUEL):
+                    out.append((leaf_ev.returned(t.leaf, frame), None))
+            self._outputs = out + called
         return self._outputs
 
     def target_for(self, ev: Any, c: Call) -> Any:
@@ -170,13 +186,9 @@ def sites(ctx: Any) -> list[Site]:
         value = application_value(p, app.node)
         if value is None or value.api != app.api:
             continue
-        option_nodes = {k: p.parents[v] for k, v in app.keywords.items()}
-        for name, arg in zip(("argnums", "has_aux", "holomorphic", "allow_int"), app.args, strict=False):
-            option_nodes[name] = arg
+        site = _site(p, app, value)
         node = app.node
-        shown = ctx.code(node.func if isinstance(node, cst.Call) and not app.decorator else node)
-        site = Site(node, app.api, clipped(shown, 40), value, option_nodes, target_of(ev, value.target))
-        calls, _ = p.invocations(node)
+        calls, complete = p.invocations(node)
         for call in calls[:8]:
             home = ctx.enclosing_function(call)
             for frame in contexts(ev, home)[:4] if home is not None else [None]:
@@ -186,9 +198,90 @@ def sites(ctx: Any) -> list[Site]:
                     args = call_arguments(ev, call, frame)
                 if args is not None:
                     site.calls.append(Call(call, frame, args))
+        site.only_calls = complete and len(calls) <= 8 and {c.node for c in site.calls} == set(calls)
         out.append(site)
     ctx.shared["JAX4xx"] = out
     return out
+
+
+def _site(p: Any, app: Any, value: Transformed) -> Site:
+    """The site of an application of ``p``'s file, without its calls."""
+    option_nodes = {k: p.parents[v] for k, v in app.keywords.items()}
+    for name, arg in zip(("argnums", "has_aux", "holomorphic", "allow_int"), app.args, strict=False):
+        option_nodes[name] = arg
+    node = app.node
+    shown = p.ctx.code(node.func if isinstance(node, cst.Call) and not app.decorator else node)
+    return Site(node, app.api, clipped(shown, 40), value, option_nodes, target_of(p.evaluator, value.target))
+
+
+@dataclass
+class Through:
+    """A site of another module that a call of this file runs with its arguments."""
+
+    call: cst.Call  # this file's call
+    owner: Any  # the Program of the site's module
+    fn: str  # the def the call runs
+    site: Site  # its calls: those the call's evaluation made
+
+
+def through_sites(ctx: Any) -> list[Through]:
+    """The grad sites of other modules' defs that this file's calls run with their
+    arguments (``sgd(params, x)`` imported, whose body differentiates a loss): each with the
+    calls of its transformed function that evaluating this call made (``model/through.py``),
+    computed once per file."""
+    if "JAX4xx through" in ctx.shared:
+        return ctx.shared["JAX4xx through"]
+    p = program(ctx)
+    ev = p.evaluator
+    out: list[Through] = []
+    for call in ctx.nodes_of(cst.Call):
+        if not imported_callee(p, call):
+            continue
+        with ev.query(FUEL):
+            g = called_def(ev, call, ev.value(call.func, None))
+        if g is None:
+            continue
+        owner = g.program
+        apps = {a.node: a for a in owner.applications() if a.api in GRAD_APIS and not a.star_kwargs}
+        if not apps:
+            continue
+        assert isinstance(g.node, cst.FunctionDef)  # called_def gives defs only
+        chain = reaching(owner, g.node, _holds(apps))
+        if not chain:
+            continue
+        home = ctx.enclosing_function(call)
+        for env in contexts(ev, home)[:4] if home is not None else [None]:
+            with ev.query(FUEL):
+                ev.value(call, env)
+        frames = frames_made_by(ev, call, chain)
+        owner_ev = owner.evaluator
+        for node, app in apps.items():
+            home_of_app = owner.ctx.enclosing_function(node)
+            for frame in [f for f in frames if f.function is home_of_app][:4]:
+                # the application as this run makes it: its options may be what this call gave
+                with ev.query(FUEL):
+                    value = owner_ev.value(node, frame)
+                if type(value) is not Transformed or value.api != app.api:
+                    continue
+                site = _site(owner, app, value)
+                site.through = True
+                invoked, _ = owner.invocations(node)
+                for inv in invoked[:8]:
+                    inv_home = owner.ctx.enclosing_function(inv)
+                    for inv_frame in [f for f in frames if f.function is inv_home][:4]:
+                        with ev.query(FUEL):
+                            args = call_arguments(owner_ev, inv, inv_frame)
+                        if args is not None:
+                            site.calls.append(Call(inv, inv_frame, args))
+                out.append(Through(call, owner, owner.ctx.qualname(g.node) or g.name, site))
+                break  # one run of the def per call: its first frame
+    ctx.shared["JAX4xx through"] = out
+    return out
+
+
+def _holds(apps: dict[cst.CSTNode, Any]) -> Callable[[cst.Call, Any], bool]:
+    """A call that is one of the applications."""
+    return lambda call, _value: call in apps
 
 
 def normalised(nums: list[int], n: int) -> list[int] | None:
@@ -212,7 +305,8 @@ class GradRule(Rule):
     # a jit of the target (its static arguments), in its module; what the target calls
     # there (the helper that builds its output); the calls of the def a site is in (its call
     # contexts: the arguments each call passes)
-    reads = ("jit of targets", "target callees", "calls")
+    # and, through the project's anchors, the calls of another module's def that takes a grad
+    reads = ("jit of targets", "target callees", "calls", "project anchors")
     # files that may define the function a grad in another module differentiates
     context_words = ("argnums", "has_aux", "jnp", "jax.numpy", "loss")
 
@@ -222,6 +316,27 @@ class GradRule(Rule):
             if message:
                 head, note = split(message)
                 self.report(self.where(site), head, fix=self.fix(site, message), note=note)
+        for t in through_sites(self.ctx):
+            self._through(t)
+
+    def _through(self, t: Through) -> None:
+        """A site of another module judged with what this file's call passes, reported at
+        the call when its own module, with its own callers, does not report it."""
+        there = type(self)(t.owner.ctx, self.options)
+        message = there.verdict(t.site)
+        if not message:
+            return
+        own = next((s for s in sites(t.owner.ctx) if s.node is t.site.node), None)
+        if own is not None and there.verdict(own):
+            return  # its module reports it
+        name = os.path.basename(t.owner.ctx.path)
+        message = re.sub(r"\bat line (\d+)", rf"at {name}:\1", message)
+        head, note = split(message)
+        line = t.owner.ctx.exact_lines([t.site.node]).get(t.site.node)
+        at = f"{name}:{line}" if line is not None else name
+        self.report(
+            t.call, head, note=notes(f"`{t.fn}` runs `{t.site.shown}` at {at} with what this call passes", note)
+        )
 
     def where(self, site: Site) -> cst.CSTNode:
         return site.option_nodes.get("argnums", site.node)

@@ -14,10 +14,13 @@ class GradNonScalarOutput(GradRule):
     ## What it does
     Reports `jax.grad` / `value_and_grad` of a function that returns an array with at
     least one dimension, from the shapes the model computes: with nothing bound
-    (`jnp.stack([a, b])`, `jnp.array([loss])`, the per-example result of `jax.vmap(f)(xs)`)
-    or for the arguments of a call in view (`w * x` for vectors `w`, `x`), a length-1
-    vector such as `jnp.sum(x, keepdims=True)` included. With `has_aux=True`, the first
-    element of the pair is checked.
+    (`jnp.stack([a, b])`, `jnp.array([loss])`, the per-example result of `jax.vmap(f)(xs)`,
+    also combined with values the model does not know: `(preds - ys) ** 2` keeps the
+    mapped axis whatever `ys` is), in a factory's closure as the factory's call made it, or
+    for the arguments of a call in view (`w * x` for vectors `w`, `x`; when the calls in
+    view are the only uses of the transformed function and their outputs are known, they
+    alone decide), a length-1 vector such as `jnp.sum(x, keepdims=True)` included. With
+    `has_aux=True`, the first element of the pair is checked.
 
     ## Why is this bad?
     `grad` is defined only for scalar-output functions; called, it fails with
@@ -82,13 +85,13 @@ class GradNonScalarOutput(GradRule):
             if type(out) is not Array or out.shape is None or not out.shape.dims:
                 continue
             shown = site.returned_text()
-            what = (
-                f"`{shown}`, an array of shape {out.shape}"
-                if shown and not has_aux
-                else f"an array of shape {out.shape}"
-            )
+            shape = f"shape {out.shape}"
+            if out.shape.rest and all(d is None for d in out.shape.dims):
+                n = len(out.shape.dims)
+                shape = f"at least {n} dimension{'s' if n > 1 else ''}"  # its sizes unknown
+            what = f"`{shown}`, an array of {shape}" if shown and not has_aux else f"an array of {shape}"
             if has_aux:
-                what = f"an output (the first of its pair) of shape {out.shape}"
+                what = f"an output (the first of its pair) of {shape}"
             where = "" if call is None else f" for the call {at_line(self.ctx, call.node)}"
             return (
                 f"{fname} returns {what}{where}, but `{site.shown}` needs a scalar output: it fails with "

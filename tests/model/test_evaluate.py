@@ -434,3 +434,20 @@ def test_a_jax_function_of_values_the_model_does_not_know_gives_the_arrays_it_pr
     assert shape(value_of(src.format("jnp.mean(jnp.tanh(x))"))) == ()
     # NumPy's functions may give any object for an unknown argument
     assert value_of(src.format("np.tanh(x)")) is UNKNOWN
+
+
+def test_an_operand_the_model_does_not_know_keeps_the_arrays_axes():
+    # JAX converts the other operand (a number, an array) or raises: the result has at
+    # least the array's axes, of sizes the model cannot know; a host (NumPy) array may
+    # meet an object that defines the operator itself: unknown
+    from jaxlint.model.abstract import Array, Shape
+
+    src = (
+        "import jax.numpy as jnp\nimport numpy as np\n"
+        "def f(y):\n    return jnp.ones((3, 4)) - y, jnp.ones(()) * y, np.ones(3) + y\n"
+        "result = f(unknown())\n"
+    )
+    v = value_of(src)
+    assert v.items[0] == Array(Shape((None, None), True))
+    assert type(v.items[1]) is Array and v.items[1].shape is None
+    assert v.items[2] is UNKNOWN

@@ -2,6 +2,8 @@
 
 import os
 
+import pytest
+
 from jaxlint import testing
 
 ALL = ("JAX401", "JAX402", "JAX403", "JAX404", "JAX405", "JAX406", "JAX407")
@@ -382,3 +384,100 @@ def test_an_int_or_key_argument_gets_the_dtype_jax_names():
         "fails with `TypeError: jacrev requires real- or complex-valued inputs (input dtype that is a sub-dtype of "
         "np.inexact), but got bool",
     ]
+
+
+@pytest.mark.jax
+def test_the_unknown_operands_fixture_fails_under_jax_as_linted():
+    # fixtures/JAX407/lint/unknown_operands.py: the flagged grad raises for any targets, the others run
+    pytest.importorskip("jax")
+    import runpy
+
+    import jax.numpy as jnp
+    from conftest import FIXTURES
+
+    ns = runpy.run_path(os.path.join(FIXTURES, "JAX407", "lint", "unknown_operands.py"))
+    w, xs = jnp.ones(3), jnp.ones((4, 3))
+    for ys in (jnp.ones(4), 1.0):
+        with pytest.raises(TypeError, match="Gradient only defined for scalar-output functions"):
+            ns["g_bad"](w, xs, ys)
+    assert ns["g_ok"](w, xs, jnp.ones(4)).shape == (3,)
+    assert ns["g_unknown"](w, 2.0).shape == (3,)
+
+
+THROUGH_CALL = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "JAX407", "lint", "through_call_{}")
+
+
+def test_a_grad_of_another_modules_def_is_judged_with_the_calls_arguments():
+    found = testing.lint_folder(THROUGH_CALL.format("bad"), testing.settings_for(*ALL)).diagnostics
+    assert [(os.path.basename(d.path), d.start.line, d.code, d.message) for d in found] == [
+        (
+            "run.py",
+            5,
+            "JAX407",
+            '`reconstruction_error` returns `jnp.sum((z @ params["dec"] - x) ** 2, axis=-1)`',
+        )
+    ]
+    assert found[0].note.startswith(
+        "`sgd` runs `jax.grad` at objective.py:13 with what this call passes. An array of shape (32,) for the "
+        "call at objective.py:13"
+    )
+    assert testing.lint_folder(THROUGH_CALL.format("ok"), testing.settings_for(*ALL)).diagnostics == []
+
+
+@pytest.mark.jax
+def test_the_through_call_fixture_fails_under_jax_as_linted():
+    pytest.importorskip("jax")
+    from conftest import raised_by_project
+
+    e = raised_by_project(THROUGH_CALL.format("bad"), "run.py", ("objective",))
+    assert type(e) is TypeError and "Output had shape: (32,)" in str(e), e
+    assert raised_by_project(THROUGH_CALL.format("ok"), "run.py", ("objective",)) is None
+
+
+TRAINER = """\
+import jax
+import jax.numpy as jnp
+
+
+class Trainer:
+    def __init__(self, cfg, data):
+        self.data = data
+        self.grad_fn = jax.grad(self.loss, argnums=cfg["argnums"])
+
+    def loss(self, enc, dec):
+        return jnp.mean((self.data @ enc @ dec - self.data) ** 2)
+"""
+
+
+def test_the_options_a_call_of_another_module_gives_decide_its_site(tmp_path):
+    # argnums comes from the config run.py gives `Trainer(...)`: judged at that call
+    (tmp_path / "trainer.py").write_text(TRAINER)
+    run = "import jax.numpy as jnp\nfrom trainer import Trainer\n\nt = Trainer({'argnums': (1, 2)}, jnp.ones((5, 4)))\n"
+    (tmp_path / "run.py").write_text(run)
+    found = testing.lint_folder(str(tmp_path), testing.settings_for(*ALL)).diagnostics
+    assert [(os.path.basename(d.path), d.start.line, d.code, d.message) for d in found] == [
+        (
+            "run.py",
+            4,
+            "JAX401",
+            "`jax.grad` argnums=(1, 2): index 2 is out of range; `loss` takes 2 positional parameters (`enc`, `dec`)",
+        )
+    ]
+    assert found[0].note.startswith("`Trainer.__init__` runs `jax.grad` at trainer.py:8 with what this call passes.")
+    (tmp_path / "run.py").write_text(run.replace("(1, 2)", "(0, 1)"))
+    assert testing.lint_folder(str(tmp_path), testing.settings_for(*ALL)).diagnostics == []
+
+
+@pytest.mark.jax
+def test_an_argnums_beyond_a_bound_methods_parameters_fails_under_jax(tmp_path):
+    pytest.importorskip("jax")
+    from conftest import raised_by_project
+
+    (tmp_path / "trainer.py").write_text(TRAINER)
+    call = "g = t.grad_fn(jnp.eye(4), jnp.eye(4))\n"
+    (tmp_path / "run.py").write_text(
+        "import jax.numpy as jnp\nfrom trainer import Trainer\n\nt = Trainer({'argnums': (1, 2)}, jnp.ones((5, 4)))\n"
+        + call
+    )
+    e = raised_by_project(str(tmp_path), "run.py", ("trainer",))
+    assert type(e) is TypeError and "argnums" in str(e), e

@@ -285,13 +285,14 @@ def broadcast_shapes(shapes: Sequence[Shape | None]) -> tuple[bool, Shape | None
     """(can broadcast, result shape) of several shapes, numpy's rule, right-aligned."""
     known = [s for s in shapes if s is not None]
     if len(known) < len(shapes):
-        # an operand of unknown rank: the result's rank is unknown, but a mismatch of the
-        # known ones is still a mismatch
+        # an operand of unknown rank: the result's sizes are unknown, its rank at least each
+        # known operand's (broadcasting drops no axis), and a mismatch of the known ones is
+        # still a mismatch
         ok, _ = broadcast_shapes(known) if len(known) > 1 else (True, None)
-        return ok, None
+        return ok, _at_least(known)
     if any(s.rest for s in known):
         ok, _ = broadcast_shapes([s for s in known if not s.rest])
-        return ok, None
+        return ok, _at_least(known)
     n = max((len(s.dims) for s in known), default=0)
     out: list[Dim] = []
     for i in range(n):
@@ -305,6 +306,12 @@ def broadcast_shapes(shapes: Sequence[Shape | None]) -> tuple[bool, Shape | None
                 return False, None
         out.append(d)
     return True, Shape(tuple(out))
+
+
+def _at_least(shapes: Sequence[Shape]) -> Shape | None:
+    """A shape of unknown sizes whose rank is at least every one of ``shapes``'."""
+    n = max((len(s.dims) for s in shapes), default=0)
+    return Shape((None,) * n, True) if n else None
 
 
 def broadcast(values: Sequence[Array], name: str | None = None) -> Shape | None:

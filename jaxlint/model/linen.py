@@ -25,7 +25,21 @@ import libcst as cst
 
 from jaxlint.base.literals import UNKNOWN
 
-from .abstract import KEY, Array, Bound, Class, Const, Dict, External, Function, Partial, Shape, Struct, Transformed
+from .abstract import (
+    KEY,
+    Array,
+    Bound,
+    Class,
+    Const,
+    Dict,
+    External,
+    Function,
+    Partial,
+    Shape,
+    Struct,
+    Transformed,
+    Tuple,
+)
 
 if TYPE_CHECKING:
     from .evaluate import Env, Evaluator
@@ -73,8 +87,7 @@ def call(ev: Evaluator, q: str, args: list[Argument], env: Env | None, node: cst
     made = variables(ev, receiver, name, rest, env, node)
     if what == "init":
         return made
-    from .abstract import Tuple
-    from .classes import bound_method
+    from .classes import bound_method  # classes reads this module's METHODS
 
     m = bound_method(ev, receiver.cls, name, receiver)
     out = ev.call(m, rest, env, node) if m is not UNKNOWN else UNKNOWN

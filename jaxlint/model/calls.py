@@ -25,6 +25,7 @@ from typing import Any
 
 import libcst as cst
 
+from jaxlint.base.literals import UNKNOWN
 from jaxlint.base.names import dotted
 from jaxlint.model import expected
 
@@ -490,13 +491,25 @@ class Uses:
             names = names_of(v)
             if names:
                 out.append([slot, list(names)])
-            elif type(v) is Struct:
+                continue
+            if type(v) is not Struct and isinstance(a.value, cst.Name):
+                v = self._in_every_context(a.value)  # ``def main(cfg=Config())``: what its calls leave it
+            if type(v) is Struct:
                 # a config object: its fields that are axis names, by ``slot.field``
                 for field, fv in v.fields:
                     names = names_of(fv)
                     if names:
                         out.append([f"{slot}.{field}", list(names)])
         return out
+
+    def _in_every_context(self, e: cst.Name) -> Any:
+        """The value a name has in every context of the def it is read in, when they agree."""
+        fn = self.ctx.enclosing_function(e)
+        if fn is None:
+            return UNKNOWN
+        with self.ev.query(_API_FUEL):
+            values = [self.ev.value(e, f) for f in frames(self.ev, fn)[:4]]
+        return values[0] if values and all(v == values[0] for v in values) else UNKNOWN
 
     def _constructed(self, e: cst.BaseExpression) -> bool:
         """Is the argument an instance of a class of the project, constructed in the call
@@ -509,6 +522,9 @@ class Uses:
             made_by.append(e)  # ``make_step(TrainConfig())``
         elif isinstance(e, cst.Name):
             for b in self.p.reaching(e):
+                if b.kind == "param" and type(b.node) is cst.Param and type(b.node.default) is cst.Call:
+                    made_by.append(b.node.default)  # ``def main(cfg=Config())``
+                    continue
                 if b.kind != "assign" or b.unpack or type(b.value) is not cst.Call:
                     return False
                 made_by.append(b.value)

@@ -847,13 +847,14 @@ class Evaluator:
         return UNKNOWN
 
     def _on_unknown_operand(self, op: str, left: Any, right: Any) -> Any:
-        """A JAX array's arithmetic with an operand the model does not know: JAX converts the
-        operand (a number, an array) or raises, so the result is an array of at least the
-        array's rank (broadcasting never drops an axis); else UNKNOWN."""
+        """A JAX array's elementwise arithmetic with an operand the model does not know: JAX
+        converts the operand (a number, an array) or raises, so the result is an array of at
+        least the array's rank (broadcasting never drops an axis); else UNKNOWN (``@``
+        contracts)."""
         a = left if type(left) is Array else right if type(right) is Array else None
         q = _ARRAY_OPS.get(op)
-        if a is None or a.host or q is None or lookup(q) is None:
-            return UNKNOWN
+        if a is None or a.host or q is None or op == "MatrixMultiply" or lookup(q) is None:
+            return UNKNOWN  # ``@`` contracts: it may drop axes
         out = self._on_arrays(q, lookup(q), [(left, None, ""), (right, None, "")], None)
         if type(out) is not Array:
             return UNKNOWN

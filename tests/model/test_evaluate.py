@@ -451,3 +451,10 @@ def test_an_operand_the_model_does_not_know_keeps_the_arrays_axes():
     assert v.items[0] == Array(Shape((None, None), True))
     assert type(v.items[1]) is Array and v.items[1].shape is None
     assert v.items[2] is UNKNOWN
+    # ``@`` contracts: a vector times what it is given may be a scalar
+    assert (
+        value_of("import jax.numpy as jnp\ndef f(y):\n    return jnp.ones(3) @ y\nresult = f(unknown())\n") is UNKNOWN
+    )
+    # an elementwise op with an operand of unknown rank keeps the other's axes
+    src = "import jax.numpy as jnp\ndef f(y):\n    return jnp.ones((2, 5)) + jnp.tanh(y)\nresult = f(unknown())\n"
+    assert value_of(src).shape == Shape((None, None), True)

@@ -444,6 +444,25 @@ def test_an_axis_name_that_is_a_field_of_the_defs_parameter(tmp_path):
     assert _lint_folder(tmp_path) == []
 
 
+def test_a_config_that_is_a_parameters_default_is_what_the_call_leaves_it(tmp_path):
+    # `def main(cfg=Config())`, called with nothing: its default gives the step its axis name
+    (tmp_path / "step.py").write_text(
+        "from jax import lax\n\ndef make_step(cfg):\n    def step(g):\n"
+        "        return lax.pmean(g, axis_name=cfg.axis_name)\n\n    return step\n"
+    )
+    (tmp_path / "run.py").write_text(
+        "import jax\nfrom dataclasses import dataclass\nfrom step import make_step\n\n"
+        "@dataclass(frozen=True)\nclass Config:\n    axis_name: str = 'data'\n\n"
+        "def main(cfg=Config()):\n    return jax.pmap(make_step(cfg), axis_name='batch')(jax.numpy.ones((1, 3)))\n\n"
+        "main()\n"
+    )
+    (d,) = _lint_folder(tmp_path)
+    assert (os.path.basename(d.path), d.start.line) == ("step.py", 5)
+    assert d.message == "`lax.pmean` uses axis name 'data', but the pmap at run.py:10 binds 'batch', not 'data'"
+    (tmp_path / "run.py").write_text((tmp_path / "run.py").read_text().replace("'batch'", "'data'"))
+    assert _lint_folder(tmp_path) == []
+
+
 def test_the_config_field_fixture_fails_under_jax_as_linted():
     import pytest
     from conftest import raised_by_project

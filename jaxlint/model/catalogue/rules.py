@@ -285,14 +285,13 @@ def broadcast_shapes(shapes: Sequence[Shape | None]) -> tuple[bool, Shape | None
     """(can broadcast, result shape) of several shapes, numpy's rule, right-aligned."""
     known = [s for s in shapes if s is not None]
     if len(known) < len(shapes):
-        # an operand of unknown rank: the result's sizes are unknown, its rank at least each
-        # known operand's (broadcasting drops no axis), and a mismatch of the known ones is
-        # still a mismatch
+        # an operand of unknown rank: the result's rank is unknown, but a mismatch of the
+        # known ones is still a mismatch
         ok, _ = broadcast_shapes(known) if len(known) > 1 else (True, None)
-        return ok, _at_least(known)
+        return ok, None
     if any(s.rest for s in known):
         ok, _ = broadcast_shapes([s for s in known if not s.rest])
-        return ok, _at_least(known)
+        return ok, None
     n = max((len(s.dims) for s in known), default=0)
     out: list[Dim] = []
     for i in range(n):
@@ -308,9 +307,10 @@ def broadcast_shapes(shapes: Sequence[Shape | None]) -> tuple[bool, Shape | None
     return True, Shape(tuple(out))
 
 
-def _at_least(shapes: Sequence[Shape]) -> Shape | None:
-    """A shape of unknown sizes whose rank is at least every one of ``shapes``'."""
-    n = max((len(s.dims) for s in shapes), default=0)
+def at_least(shapes: Sequence[Shape | None]) -> Shape | None:
+    """A shape of unknown sizes whose rank is at least every known one of ``shapes``' (an
+    elementwise result: broadcasting drops no axis), or None."""
+    n = max((len(s.dims) for s in shapes if s is not None), default=0)
     return Shape((None,) * n, True) if n else None
 
 
@@ -395,6 +395,8 @@ def ufunc(call: Call, nin: int = 2, result: Callable[[DType | None], DType | Non
         return UNKNOWN
     known = [a for a in values if a is not None]
     shape = known[0].shape if nin == 1 else broadcast(known, call.name)
+    if shape is None and nin > 1:
+        shape = at_least([a.shape for a in known])  # an operand of unknown rank: at least the others' axes
     dt = promote([a.dtype for a in known])
     return array_of(call, shape, result(dt) if result is not None else dt)
 

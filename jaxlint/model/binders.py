@@ -171,12 +171,8 @@ def binding_parameters(p: Any, fn: cst.FunctionDef | cst.Lambda, collectives: fr
     params = _probed(p, fn)
     if not params or fn not in may_bind(p, collectives):
         return ()
-    from .contexts import default_frame
-
     ev = p.evaluator
-    # a marker in a tuple: it stays one through ``tuple(names)``, ``(names,)``, ``names + ("x",)``
-    marks = {name: Tuple((Const(_MARK + name),)) for _, name in params}
-    probe = ev.frame(fn, marks, default_frame(ev, fn).parent)
+    probe = _probe_frame(ev, fn, params)
     found: set[str] = set()
     frames: dict[Any, Any] = {fn: probe}  # the defs nested in it close over its parameters
     for node in p.ctx.descendants(fn, prune=(cst.ClassDef,)):
@@ -270,15 +266,8 @@ def parameter_of(p: Any, fn: cst.FunctionDef, expr: cst.BaseExpression) -> tuple
     params = _probed(p, fn)
     if not params:
         return None
-    from .contexts import default_frame
-
     ev = p.evaluator
-    marks = {name: Tuple((Const(_MARK + name),)) for _, name in params}
-    frame = _frame_in(ev, expr, {fn: ev.frame(fn, marks, default_frame(ev, fn).parent)})
-    if frame is None:
-        return None
-    with ev.query(_FUEL):
-        got = set(strings(ev.value(expr, frame)))
+    got = _marks_in(ev, fn, expr, params)
     if not got:
         got = _field_mark(ev, fn, expr, params)
     if len(got) != 1:
@@ -304,15 +293,27 @@ def _field_mark(ev: Any, fn: cst.FunctionDef, expr: cst.BaseExpression, params: 
         root = root.value
     if not fields or type(root) is not cst.Name:
         return set()
+    got = _marks_in(ev, fn, root, params)
+    return {f"{m}.{'.'.join(fields)}" for m in got if m.startswith(_MARK)} if len(got) == 1 else set()
+
+
+def _probe_frame(ev: Any, fn: cst.FunctionDef | cst.Lambda, params: Any) -> Any:
+    """The frame of ``fn`` in which each parameter holds its mark (a marker in a tuple: it
+    stays one through ``tuple(names)``, ``(names,)``, ``names + ("x",)``)."""
     from .contexts import default_frame
 
     marks = {name: Tuple((Const(_MARK + name),)) for _, name in params}
-    frame = _frame_in(ev, root, {fn: ev.frame(fn, marks, default_frame(ev, fn).parent)})
+    return ev.frame(fn, marks, default_frame(ev, fn).parent)
+
+
+def _marks_in(ev: Any, fn: cst.FunctionDef, node: cst.BaseExpression, params: Any) -> set[str]:
+    """The strings ``node`` (in ``fn``'s body) evaluates to in the probe frame; empty when
+    the node is in no frame of the probe."""
+    frame = _frame_in(ev, node, {fn: _probe_frame(ev, fn, params)})
     if frame is None:
         return set()
     with ev.query(_FUEL):
-        got = set(strings(ev.value(root, frame)))
-    return {f"{m}.{'.'.join(fields)}" for m in got if m.startswith(_MARK)} if len(got) == 1 else set()
+        return set(strings(ev.value(node, frame)))
 
 
 def _frame_in(ev: Any, node: cst.CSTNode, frames: dict[Any, Any]) -> Any:

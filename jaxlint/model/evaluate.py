@@ -855,14 +855,9 @@ class Evaluator:
         q = _ARRAY_OPS.get(op)
         if a is None or a.host or q is None or op == "MatrixMultiply" or lookup(q) is None:
             return UNKNOWN  # ``@`` contracts: it may drop axes
+        # the elementwise rule keeps the known operand's axes (``catalogue/rules.at_least``)
         out = self._on_arrays(q, lookup(q), [(left, None, ""), (right, None, "")], None)
-        if type(out) is not Array:
-            return UNKNOWN
-        rank = a.shape.rank if a.shape is not None else None
-        shape = Shape((None,) * len(a.shape.dims), True) if a.shape is not None and a.shape.dims else None
-        if out.shape is None and rank is None and shape is None:
-            return Array(None, out.dtype if out.dtype == a.dtype else None, False, None, a.traced or out.traced)
-        return Array(out.shape if out.shape is not None else shape, None, False, None, a.traced or out.traced)
+        return Array(out.shape, None, False, None, a.traced or out.traced) if type(out) is Array else UNKNOWN
 
     def _unary(self, e: cst.UnaryOperation, env: Env | None) -> Any:
         v = self.value(e.expression, env)

@@ -46,7 +46,7 @@ from .contexts import assumed_along, contexts
 from .maps import MapCall
 from .spelled import spelled
 from .stubs import MAPS as STUB_MAPS
-from .through import PRUNED, called_def, frames_made_by, imported_callee, reaching
+from .through import called_def, frames_made_by, imported_callee, reaching
 from .transfer import BLOCKS, CALLS_TARGET, MAPS, RUNS, signature
 from .transforms import PARTIAL
 
@@ -337,22 +337,14 @@ class _Scan:
             if all(r is not rec for r in recs):
                 recs.append(rec)
 
-    def _run_maps_of(self, owner: Program, chain: set[cst.FunctionDef], call: cst.Call) -> None:
-        """The map calls of the chain's defs, in each frame this call ran them in
-        (``through.frames_made_by``)."""
+    def _run_maps_of(self, owner: Program, chain: dict[cst.FunctionDef, list[cst.Call]], call: cst.Call) -> None:
+        """The map calls of the chain's defs (``through.reaching`` found them), in each frame
+        this call ran them in (``through.frames_made_by``)."""
         ev = owner.evaluator
-        maps: dict[cst.FunctionDef, list[cst.Call]] = {}
         for frame in frames_made_by(self.ev, call, chain):
             g = frame.function
-            if not isinstance(g, cst.FunctionDef):
-                continue
-            if g not in maps:
-                maps[g] = [
-                    n
-                    for n in owner.ctx.descendants(g.body, prune=PRUNED)
-                    if type(n) is cst.Call and _calls_a_map(owner, n, owner.value(n.func))
-                ]
-            for node in maps[g]:
+            assert isinstance(g, cst.FunctionDef)  # frames of the chain's defs
+            for node in chain[g]:
                 with ev.query(FUEL_PER_CALL):
                     ev.value(node, frame)
 

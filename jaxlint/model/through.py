@@ -106,14 +106,14 @@ def _has_params(fn: cst.FunctionDef) -> bool:
 
 def reaching(
     owner: Program, fn: cst.FunctionDef, holds: Callable[[cst.Call, Any], bool], depth: int = DEPTH
-) -> set[cst.FunctionDef]:
-    """The defs of ``fn``'s module that run when ``fn`` runs and hold a site: one of their
-    calls ``holds`` (given the call and its callee's binder value). ``fn`` itself, the
+) -> dict[cst.FunctionDef, list[cst.Call]]:
+    """The defs of ``fn``'s module that run when ``fn`` runs and hold a site, each with its
+    calls that ``holds`` (given the call and its callee's binder value). ``fn`` itself, the
     module-level defs it calls and its class's own methods it calls, transitively; each
     body walked once."""
     from .values import Function as Defined
 
-    out: set[cst.FunctionDef] = set()
+    out: dict[cst.FunctionDef, list[cst.Call]] = {}
     todo, seen = [(fn, depth)], {fn}
     while todo:
         g, left = todo.pop()
@@ -122,7 +122,7 @@ def reaching(
                 continue
             v = owner.value(node.func)
             if holds(node, v):
-                out.add(g)
+                out.setdefault(g, []).append(node)
             h = v.node if type(v) is Defined and left > 0 else _own_method(owner, g, node) if left > 0 else None
             if type(h) is cst.FunctionDef and h not in seen and owner.ctx.enclosing_function(h) is None:
                 seen.add(h)
@@ -149,7 +149,7 @@ def _own_method(owner: Program, g: cst.FunctionDef, call: cst.Call) -> cst.Funct
     return found
 
 
-def frames_made_by(ev: Evaluator, call: cst.Call, defs: set[cst.FunctionDef] | dict) -> list[Env]:
+def frames_made_by(ev: Evaluator, call: cst.Call, defs: dict[cst.FunctionDef, Any]) -> list[Env]:
     """The frames of ``defs`` the evaluation of ``call`` made: made by it, or by a call made
     in a frame it made."""
     out = []

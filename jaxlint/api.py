@@ -28,6 +28,7 @@ from jaxlint.files.discover import discover
 from jaxlint.lint import suppress
 from jaxlint.lint.config import Settings
 from jaxlint.lint.engine import (
+    IMPORTED,
     FileLinter,
     not_checked,
     python_source,
@@ -387,6 +388,7 @@ class Runner:
         with self._pool() as run:
             plans = self._plans(files, run, errors)
             self._promote(plans, run, errors)
+            self._promote_imported(plans, run, errors)
             decided = self._decide([p for p in plans.values() if isinstance(p, FilePlan)])
             todo: list[Job] = []
             for path in files:
@@ -503,6 +505,40 @@ class Runner:
                 named = found.named(text)
                 if named:
                     todo.append((path, named))
+            if not todo:
+                return
+            for (path, _), (_kind, value, err) in run(
+                _plan_promoted, todo, lambda item: ("done", _died(item[0]), None)
+            ):
+                if err is not None:
+                    errors.append(err)
+                    continue
+                plans[path] = value
+
+    def _promote_imported(self, plans: dict[str, object], run, errors: list[str]) -> None:
+        """A file the trigger pre-filter skipped that a planned file imports from (``from
+        utils import log_scalars`` beside a jitted step): its defs may run traced, called with
+        traced arguments, whatever its words (a logging helper that never names jax). It is
+        planned again with the rules that follow such calls (``target_callees``: JAX4xx,
+        JAX503), which the project-wide decision then keeps what they look up in; files it
+        imports from in turn, ``MODULE_DEPTH`` rounds."""
+        if not any(r.target_callees for r in self.rules):
+            return
+        done: set[str] = set()
+        for _ in range(MODULE_DEPTH):
+            imported: set[str] = set()
+            for plan in plans.values():
+                if isinstance(plan, FilePlan):
+                    for q in plan.imports.values():
+                        parts = q.split(".")
+                        imported.update(".".join(parts[:k]) for k in range(1, len(parts) + 1))
+            todo: list[tuple[str, frozenset[str]]] = []
+            for path, plan in plans.items():
+                if path in done or not isinstance(plan, FileResult) or plan.prefilter != "skipped" or plan.diagnostics:
+                    continue
+                if module_name_for(path)[0] in imported:
+                    done.add(path)
+                    todo.append((path, frozenset({IMPORTED})))
             if not todo:
                 return
             for (path, _), (_kind, value, err) in run(

@@ -83,6 +83,21 @@ def walk_events(module: cst.Module) -> tuple[list[tuple[cst.CSTNode, bool]], dic
     return events, parents
 
 
+# A marker among a file's ``anchored`` names: a module the run reads imports from this file
+# (``from utils import log_scalars`` in a module with a jitted step), so the rules that follow a
+# traced function's calls into the defs of other modules (``target_callees``: JAX4xx, JAX503)
+# read it whatever its words (``Runner._promote_imported``).
+IMPORTED = "<imported by a read module>"
+
+
+def reads_anyway(rule: type[Rule], anchored: frozenset[str]) -> bool:
+    """Does ``rule`` read a file whatever its words, given the ``anchored`` names the project
+    phase found for it (other modules' project anchors it names, or ``IMPORTED``)?"""
+    if IMPORTED in anchored and rule.target_callees:
+        return True
+    return rule.project_anchors and bool(anchored - {IMPORTED})
+
+
 class FileLinter:
     """Runs a set of rule classes over files; one instance per worker process."""
 
@@ -131,7 +146,7 @@ class FileLinter:
         """Trigger pre-filter: is any enabled rule's trigger word in the text? ``anchored``: the
         project anchors of other modules the file names (``Runner._promote``), which the rules
         reading project anchors judge whatever the file's words."""
-        if self.always or (anchored and any(r.project_anchors for r in self.rules)):
+        if self.always or (anchored and any(reads_anyway(r, anchored) for r in self.rules)):
             return True
         return any(self._has(source, w) for w in self.triggers)
 
@@ -332,7 +347,7 @@ class FileLinter:
             ok = known.get(r.triggers)
             if ok is None:
                 ok = known[r.triggers] = self._wants_rule(r, source)
-            if ok or (anchored and r.project_anchors):
+            if ok or (anchored and reads_anyway(r, anchored)):
                 out.append(r)
         return out
 

@@ -20,8 +20,8 @@ import libcst as cst
 
 from jaxlint.base.literals import UNKNOWN as UNKNOWN_
 
-from .abstract import Bound, External, Function, Partial, Struct, Transformed
-from .classes import RUNS_METHOD, bound_method, runner_call
+from .abstract import Bound, Class, External, Function, Partial, Struct, Transformed
+from .classes import RUNS_METHOD, bound_method, method, runner_call
 from .signature import Argument, bind
 from .transfer import SAME_VALUES
 
@@ -149,7 +149,34 @@ def enter_call(ev: Evaluator, fn: FunctionNode, call: cst.Call, env: Env | None)
     args = call_arguments(ev, call, env)
     if args is None:
         return None
+    found = called_function(ev, callee, args)
+    if found is None or found[0].node is not fn:
+        return None
+    callee, args = found
+    sig = ev.signature(callee)
+    if sig is None:
+        return None
+    b = bind(sig, args)
+    if b.error is not None:
+        return None
+    params = ev.bound_params(callee, sig, b)
+    frame = ev.frame(fn, params, callee.env, call, env)
+    from .forwarding import assumption
+
+    frame.assumed = assumption(ev.p, call)
+    return frame
+
+
+def called_function(ev: Evaluator, callee: Any, args: list[Argument]) -> tuple[Function, list[Argument]] | None:
+    """The def or lambda a call of the value ``callee`` with ``args`` runs, and the
+    arguments it gets: through ``jit``-like wrappers and ``grad`` (the function sees the
+    call's values), ``partial`` (its bound arguments first), a bound method (its receiver
+    first) and an instance (its class's ``__call__``); None when that is not a function of
+    the code."""
     for _ in range(8):  # through jit-like wrappers, partials and instances' methods, to the def
+        if type(callee) is Class:  # ``Sampler(cfg)``: its ``__init__``, on the instance it makes
+            callee = method(ev, callee, "__init__")
+            args = [(UNKNOWN_, None, ""), *args]
         if type(callee) is Struct:  # ``model(x)``: its class's ``__call__``, bound to it
             callee = bound_method(ev, callee.cls, "__call__", callee)
         if type(callee) is Bound and type(callee.func) is External and callee.func.qualified in RUNS_METHOD:
@@ -172,20 +199,9 @@ def enter_call(ev: Evaluator, fn: FunctionNode, call: cst.Call, env: Env | None)
             callee = callee.func
         else:
             break
-    if type(callee) is not Function or callee.node is not fn:
+    if type(callee) is not Function:
         return None
-    sig = ev.signature(callee)
-    if sig is None:
-        return None
-    b = bind(sig, args)
-    if b.error is not None:
-        return None
-    params = ev.bound_params(callee, sig, b)
-    frame = ev.frame(fn, params, callee.env, call, env)
-    from .forwarding import assumption
-
-    frame.assumed = assumption(ev.p, call)
-    return frame
+    return callee, args
 
 
 def assumed_along(frame: Env | None) -> dict[str, Any] | None:

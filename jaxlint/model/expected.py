@@ -23,10 +23,15 @@ the sharp-bits family, JAX104/JAX105's call sites and the call paths read the fi
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
 from jaxlint.base.literals import UNKNOWN
 from jaxlint.base.names import dotted, last_name
+
+# does an ``except`` clause catch the error a rule predicts (``catches_type_error``)?
+Caught = Callable[..., bool]
 
 # the qualified names of the context managers that expect an exception (``with
 # pytest.raises(E):``, ``with self.assertRaises(E):`` is ``unittest.TestCase.assertRaises``),
@@ -247,10 +252,12 @@ def _hands_to_assertion(ctx, fn: cst.FunctionDef) -> int | None:
     return None
 
 
-def expects_error(ctx, node: cst.CSTNode, also: tuple[str, ...] = ()) -> bool:
+def expects_error(ctx, node: cst.CSTNode, also: tuple[str, ...] = (), caught: Caught | None = None) -> bool:
     """Does ``node`` run where an error is expected: inside a ``with`` block that expects one
-    (see ``raises_context``), inside the callable of a callable form (``callable_raises``), or
-    in a notebook cell tagged ``raises-exception``?"""
+    (see ``raises_context``), inside the callable of a callable form (``callable_raises``), in
+    a notebook cell tagged ``raises-exception``, or, given ``caught`` (does an ``except``
+    clause catch the error the rule predicts?), in the body of a ``try`` one of whose
+    clauses catches it?"""
     if ctx.raising_lines and _in_raising_cell(ctx, node):
         return True
     child = node
@@ -259,7 +266,9 @@ def expects_error(ctx, node: cst.CSTNode, also: tuple[str, ...] = ()) -> bool:
         if t is cst.With:
             if any(raises_context(ctx, i, also) for i in a.items):
                 return True
-        elif t is cst.Call and type(child) is cst.Arg and callable_raises(ctx, a, child):
+        elif (t is cst.Call and type(child) is cst.Arg and callable_raises(ctx, a, child)) or (
+            t is cst.Try and caught is not None and child is a.body and any(caught(ctx, h) for h in a.handlers)
+        ):
             return True
         child = a
     return False
@@ -270,29 +279,31 @@ def _in_raising_cell(ctx, node: cst.CSTNode) -> bool:
     return line is not None and any(a <= line <= b for a, b in ctx.raising_lines)
 
 
-def runs_where_expected(ctx, node: cst.CSTNode) -> bool:
-    """Does the code at ``node`` run only where an error is expected (see module doc)?"""
+def runs_where_expected(ctx, node: cst.CSTNode, caught: Caught | None = None) -> bool:
+    """Does the code at ``node`` run only where an error is expected (see module doc)?
+    ``caught``: as for ``expects_error``."""
     memo = ctx.shared.setdefault("expected", {})
-    if node not in memo:
+    key = (node, caught)
+    if key not in memo:
         from . import program
 
-        memo[node] = _runs(ctx, program(ctx), node, 0, frozenset()) is True
-    return memo[node]
+        memo[key] = _runs(ctx, program(ctx), node, 0, frozenset(), caught) is True
+    return memo[key]
 
 
-def _runs(ctx, p, node: cst.CSTNode, depth: int, seen: frozenset) -> bool | None:
+def _runs(ctx, p, node: cst.CSTNode, depth: int, seen: frozenset, caught: Caught | None = None) -> bool | None:
     """True: ``node`` runs only where an error is expected; False: it may run elsewhere;
     None: only where a definition already being followed runs (a recursive use)."""
-    if expects_error(ctx, node):
+    if expects_error(ctx, node, caught=caught):
         return True
     if depth >= _DEPTH:
         return False
     verdict: bool | None = False
     for kind, what in _definitions(ctx, p, node):
         if kind == "uses":
-            found = None if what in seen else _all_uses(ctx, p, what, depth, seen | {what})
+            found = None if what in seen else _all_uses(ctx, p, what, depth, seen | {what}, caught)
         else:
-            found = _differentiated_only_where_expected(ctx, p, what, depth, seen)
+            found = _differentiated_only_where_expected(ctx, p, what, depth, seen, caught)
         if found:
             return True
         if found is None:
@@ -335,12 +346,12 @@ def _local_reads(p, b) -> list[cst.Name] | None:
     return reads if complete and reads else None
 
 
-def _all_uses(ctx, p, b, depth: int, seen: frozenset) -> bool:
+def _all_uses(ctx, p, b, depth: int, seen: frozenset, caught: Caught | None) -> bool:
     """Does every read of the local ``b`` run where an error is expected (at least one)?"""
     reads = _local_reads(p, b)
     if reads is None:
         return False
-    return _every(_runs(ctx, p, r, depth + 1, seen) for r in reads)
+    return _every(_runs(ctx, p, r, depth + 1, seen, caught) for r in reads)
 
 
 def _every(verdicts) -> bool:
@@ -353,7 +364,9 @@ def _every(verdicts) -> bool:
     return expected
 
 
-def _differentiated_only_where_expected(ctx, p, f: cst.BaseExpression, depth: int, seen: frozenset) -> bool | None:
+def _differentiated_only_where_expected(
+    ctx, p, f: cst.BaseExpression, depth: int, seen: frozenset, caught: Caught | None
+) -> bool | None:
     """Is the custom-derivative function ``f`` differentiated only where an error is
     expected (its rules run nowhere else), at least once? None: ``f`` is being followed."""
     if type(f) is not cst.Name:
@@ -366,10 +379,10 @@ def _differentiated_only_where_expected(ctx, p, f: cst.BaseExpression, depth: in
     reads = _local_reads(p, b)
     if reads is None:
         return False
-    return _every(_rule_runs(ctx, p, r, depth, seen | {b}) for r in reads)
+    return _every(_rule_runs(ctx, p, r, depth, seen | {b}, caught) for r in reads)
 
 
-def _rule_runs(ctx, p, r: cst.Name, depth: int, seen: frozenset) -> bool | None:
+def _rule_runs(ctx, p, r: cst.Name, depth: int, seen: frozenset, caught: Caught | None) -> bool | None:
     """Does the use ``r`` of a custom-derivative function run its rules only where an
     error is expected? The registration and a direct call that nothing differentiates
     do not run them (None)."""
@@ -378,7 +391,7 @@ def _rule_runs(ctx, p, r: cst.Name, depth: int, seen: frozenset) -> bool | None:
         return None  # the registration itself
     if type(parent) is cst.Call and parent.func is r and _undifferentiated(ctx, r):
         return None  # ``f(x)`` runs the primal, not the rules
-    return _runs(ctx, p, r, depth + 1, seen)
+    return _runs(ctx, p, r, depth + 1, seen, caught)
 
 
 def _undifferentiated(ctx, node: cst.CSTNode) -> bool:

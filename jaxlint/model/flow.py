@@ -101,6 +101,11 @@ class Flow:
         for n in bound_names(target):
             self.env.pop(n, None)
 
+    def loop_target(self, node: cst.For, target) -> None:
+        """A ``for`` loop's target gets its next item (by default a value the client knows
+        nothing about)."""
+        self.unbind(target)
+
     def quiet_block(self, s) -> bool:
         """Is a ``with`` or ``try`` block one where the client reports nothing?"""
         return False
@@ -124,6 +129,19 @@ class Flow:
     def run(self, body) -> None:
         for s in statements(body):
             self.stmt(s)
+            if type(s) is cst.If and self._leaves(s):
+                return  # a decided test took an arm that leaves: the rest never runs
+
+    def _leaves(self, s: cst.If) -> bool:
+        """Does the arm of ``s`` that a decided test takes always leave?"""
+        known = self.decided(s.test)
+        if known is None:
+            return False
+        if known:
+            return terminates(s.body)
+        if isinstance(s.orelse, cst.If):
+            return self._leaves(s.orelse)
+        return s.orelse is not None and terminates(s.orelse.body)
 
     def stmt(self, s) -> None:
         t = type(s)
@@ -165,7 +183,23 @@ class Flow:
                 ends.append(self.env)
             self.env = self.join([*ends, before])
 
+    def decided(self, test) -> bool | None:
+        """The truth of a test the client knows on every path (a flag bound to a constant),
+        else None: the walk then takes only the arm that runs."""
+        return None
+
     def branch_if(self, s: cst.If) -> None:
+        known = self.decided(s.test)
+        if known is True:
+            self.run(s.body)
+            return
+        if known is False:
+            if isinstance(s.orelse, cst.If):
+                self.test(s.orelse.test, "if")
+                self.branch_if(s.orelse)
+            elif s.orelse is not None:
+                self.run(s.orelse.body)
+            return
         before = dict(self.env)
         self.run(s.body)
         ends = [] if terminates(s.body) else [self.env]
@@ -205,12 +239,12 @@ class Flow:
         before = dict(self.env)
         mark = self.first_iteration()
         if target is not None:
-            self.unbind(target)
+            self.loop_target(node, target)
         self.run(body)
         if self.repeats(body):
             self.env = self.next_iteration(before, self.env, mark)
             if target is not None:
-                self.unbind(target)
+                self.loop_target(node, target)
             outer, self.loop_node = self.loop_node, node
             self.run(body)
             self.loop_node = outer

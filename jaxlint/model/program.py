@@ -791,6 +791,8 @@ class Program:
         # and the construction as the receiver itself (``Ensemble().predict(xs)``, ``Norm()(x)``)
         for construction in made:
             self._add_method_call(cls, b.name, construction, calls)
+        if b.name == "__init__":  # ``Sampler(cfg, target)`` runs ``__init__(self, cfg, target)``
+            calls += made
         # and ``self.name(...)`` in the class's own methods
         for stmt in cls.body.body if type(cls.body) is cst.IndentedBlock else ():
             if type(stmt) is cst.FunctionDef and (stmt.params.posonly_params or stmt.params.params):
@@ -804,7 +806,37 @@ class Program:
             reads, _ = self.references(instance)
             for r in reads:
                 self._add_method_call(cls, b.name, r, calls)
+        # and any ``x.name(...)`` whose receiver evaluates to an instance of the class
+        # (``gp = Regressor(x).fit()`` where ``fit`` returns ``self``)
+        for call in self._attribute_calls().get(b.name, ()):
+            func = call.func
+            if call not in calls and type(func) is cst.Attribute and self._instance_of(func.value, cls):
+                calls.append(call)
         return calls
+
+    def _attribute_calls(self) -> dict[str, list[cst.Call]]:
+        """The module's calls of an attribute, by the attribute's name (``x.fit()``)."""
+        if self._by_attribute is None:
+            by: dict[str, list[cst.Call]] = {}
+            for call in self.ctx.nodes_of(cst.Call):
+                if type(call.func) is cst.Attribute:
+                    by.setdefault(call.func.attr.value, []).append(call)
+            self._by_attribute = by
+        return self._by_attribute
+
+    _by_attribute: dict[str, list[cst.Call]] | None = None
+
+    def _instance_of(self, expr: cst.BaseExpression, cls: cst.ClassDef) -> bool:
+        """Does ``expr`` evaluate to an instance of ``cls`` (not ``self`` of its own methods,
+        which the methods' own calls cover)?"""
+        from .abstract import Struct
+
+        if type(expr) is cst.Name and expr.value == "self":
+            return False
+        ev = self.evaluator
+        with ev.query(200):
+            v = ev.value(expr, None)
+        return type(v) is Struct and getattr(v.cls, "node", None) is cls
 
     def _add_method_call(self, cls: cst.ClassDef, method: str, instance: cst.CSTNode, calls: list[cst.Call]) -> None:
         """Add the call that runs ``method`` of ``cls`` through the expression ``instance``

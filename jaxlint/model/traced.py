@@ -1,6 +1,6 @@
 """Which functions of a file run traced, and which of their parameters are traced values.
 
-A function is traced when ``jit``/``pjit``/``vmap``/``pmap``/``shard_map``/``smap``
+A function is traced when ``jit``/``pjit``/``checkpoint``/``vmap``/``pmap``/``shard_map``/``smap``
 applies to it (as a call, a decorator, through ``partial``, or an inner transform:
 ``jax.jit(jax.grad(f))`` traces ``f``), or when it is a ``lax`` loop/branch body
 (``scan``, ``fori_loop``, ``while_loop``, ``cond``, ``map``, ``associative_scan``).
@@ -17,7 +17,8 @@ whose decorators it does not know, leaves the function out: unknown means silent
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import libcst as cst
 
@@ -46,6 +47,12 @@ class Trace:
     api: str  # "jax.jit", "lax.scan", ...
     node: cst.CSTNode  # the application, to cite its line
     static_hint: bool  # a jit: marking the argument static is a fix
+    # the transform stages the function out (``Api.stages``): every JAX operation in it
+    # gives a tracer, even on constants
+    stages: bool = False
+    # the keywords every tracing application binds with ``partial`` to one constant
+    # (``jit(partial(f, exact=False))``): under the trace they hold that value
+    fixed: dict[str, Any] = field(default_factory=dict)
 
 
 def traced_functions(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
@@ -68,8 +75,14 @@ def _traced(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
             have = out.get(fn)
             if have is None:
                 out[fn] = tr
+                return
+            fixed = {k: v for k, v in have.fixed.items() if k in tr.fixed and tr.fixed[k] == v}
+            if tr.stages and not have.stages:  # the staging application decides more: cite it
+                tr.params |= have.params
+                out[fn] = have = tr
             else:
                 have.params |= tr.params
+            have.fixed = fixed
 
     for app in p.applications():
         if app.api not in TRACING:
@@ -82,7 +95,10 @@ def _traced(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
         if type(node) is cst.FunctionDef and node.decorators and p.value(node) is UNKNOWN:
             unknown.add(node)  # a decorator the model does not know
             continue
-        add(node, _trace_of(p, node, app, bound, bound_keywords))
+        trace = _trace_of(p, node, app, bound, bound_keywords)
+        if isinstance(trace, Trace):
+            trace.fixed = _fixed_keywords(p, app)
+        add(node, trace)
     for call in _lax_calls(ctx):
         f = p.value(call.func)
         spots = LAX_BODIES.get(f.qualified) if type(f) is External else None
@@ -98,7 +114,8 @@ def _traced(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
             names = [
                 q.name.value for q in _positional(body_fn) + list(body_fn.params.kwonly_params) if q.default is None
             ]
-            add(body_fn, Trace(set(names), TABLE[f.qualified].label, call, False))
+            api = TABLE[f.qualified]
+            add(body_fn, Trace(set(names), api.label, call, False, api.stages))
     for unknown_fn in unknown:
         out.pop(unknown_fn, None)
     return out
@@ -170,6 +187,26 @@ def _as_tuple(v):
     return UNKNOWN
 
 
+def _fixed_keywords(p: Program, app: Transformed) -> dict[str, Any]:
+    """The keywords the ``partial``s between the transform and its def bind to constants
+    (``jit(partial(_lstsq, numpy_resid=False))``: ``{"numpy_resid": False}``)."""
+    out: dict[str, Any] = {}
+    v: Any = app.target
+    for _ in range(8):
+        if type(v) is Transformed:
+            v = v.target
+        elif type(v) is Partial and not v.unknown:
+            for a in v.arg_nodes:
+                if a.keyword is not None and a.keyword.value not in out:
+                    c = p.literal(a.value)
+                    if c is not UNKNOWN and isinstance(c, (bool, int, float, str, type(None))):
+                        out[a.keyword.value] = c
+            v = v.func
+        else:
+            break
+    return out
+
+
 def _trace_of(p: Program, fn, app: Transformed, bound: int, bound_keywords: list[str]) -> Trace | object:
     """Parameters of ``fn`` that ``app`` traces; UNKNOWN if its options are unreadable."""
     positional = _positional(fn)
@@ -213,7 +250,8 @@ def _trace_of(p: Program, fn, app: Transformed, bound: int, bound_keywords: list
         # a call of the transformed method passes its arguments after ``self``
         called = free[1:] if _method(p, fn) and names[:1] == free[:1] else free
         params |= _passed(p, app, called, optional)
-    return Trace(params, TRACING[app.api], app.node, app.api in STATIC_OPTIONS and TABLE[app.api].kind != "map")
+    api = TABLE[app.api]
+    return Trace(params, api.label, app.node, "static_argnames" in api.static, api.stages)
 
 
 def _passed(p: Program, app: Transformed, free: list[str], optional: list[str]) -> set[str]:

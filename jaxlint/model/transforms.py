@@ -23,7 +23,7 @@ class Api:
     # "removed": recorded as an application only (no path layer, traces nothing known)
     kind: str
     # the function's arguments are abstract tracers: Python control flow on them fails
-    # (jit, the maps, lax bodies; not grad, which keeps concrete values)
+    # (jit, checkpoint, the maps, lax bodies; not grad, which keeps concrete values)
     abstract: bool = False
     label: str = ""  # the name messages give it ("jax.jit", "pjit", "lax.scan")
     static: tuple[str, ...] = ()  # options that name arguments it keeps concrete
@@ -50,44 +50,54 @@ class Api:
     # a function with rules of its own: "vjp" (``f.defvjp(fwd, bwd)``: custom_vjp) or
     # "jvp" (``f.defjvp(jvp)``, ``f.defjvps(...)``: custom_jvp)
     derivatives: str = ""
+    # it stages its function out to a jaxpr: while the function runs, every JAX operation
+    # gives a tracer, even on constants (``jnp.sum(W) > 0`` with a module-level ``W``
+    # raises under ``jit``; jax 0.10.2, tests/model/test_staging.py). Not the maps that
+    # only batch (``vmap``), the derivatives (``grad``, ``jvp``), eager ``shard_map``,
+    # ``named_call`` or ``associative_scan``: there an operation on constants is concrete
+    stages: bool = False
 
 
 _JIT_STATIC = ("static_argnums", "static_argnames")
 
 TABLE: dict[str, Api] = {
-    "jax.jit": Api("trace", True, "jax.jit", _JIT_STATIC, gives="value"),
-    "jax.experimental.pjit.pjit": Api("trace", True, "pjit", _JIT_STATIC, gives="value"),
+    "jax.jit": Api("trace", True, "jax.jit", _JIT_STATIC, gives="value", stages=True),
+    "jax.experimental.pjit.pjit": Api("trace", True, "pjit", _JIT_STATIC, gives="value", stages=True),
     "jax.vmap": Api("map", True, "jax.vmap", in_axes=True, gives="map"),
-    "jax.pmap": Api("map", True, "jax.pmap", ("static_broadcasted_argnums",), in_axes=True, gives="map"),
+    "jax.pmap": Api("map", True, "jax.pmap", ("static_broadcasted_argnums",), in_axes=True, gives="map", stages=True),
     # called eagerly, shard_map runs its function on each device's concrete block (Python
     # control flow works, jax 0.10.2); only a trace around it (jit) makes them tracers
     "jax.shard_map": Api("map", False, "jax.shard_map", gives="blocks"),
     "jax.smap": Api("map", True, "jax.smap", gives="blocks"),
     # its ``axis_env`` binds axis names by hand: ``[("i", 4)]``
-    "jax.make_jaxpr": Api("map", True, "jax.make_jaxpr", ("static_argnums",), gives="jaxpr"),
+    "jax.make_jaxpr": Api("map", True, "jax.make_jaxpr", ("static_argnums",), gives="jaxpr", stages=True),
     "jax.grad": Api("trace", gives="grad"),
     "jax.value_and_grad": Api("trace", gives="grad"),
     "jax.jacrev": Api("trace", gives="jacobian"),
     "jax.jacfwd": Api("trace", gives="jacobian"),
     "jax.jacobian": Api("trace", gives="jacobian"),
     "jax.hessian": Api("trace", gives="jacobian"),
-    "jax.checkpoint": Api("trace", gives="value"),
-    "jax.remat": Api("trace", gives="value"),
-    "jax.ad_checkpoint.checkpoint": Api("trace", gives="value", same_as="jax.checkpoint"),
+    "jax.checkpoint": Api("trace", True, "jax.checkpoint", ("static_argnums",), gives="value", stages=True),
+    "jax.remat": Api("trace", True, "jax.remat", ("static_argnums",), gives="value", stages=True),
+    "jax.ad_checkpoint.checkpoint": Api(
+        "trace", True, "jax.checkpoint", ("static_argnums",), gives="value", same_as="jax.checkpoint", stages=True
+    ),
     "jax.named_call": Api("trace", gives="value"),
     "jax.custom_vjp": Api("trace", gives="value", derivatives="vjp"),
     "jax.custom_jvp": Api("trace", gives="value", derivatives="jvp"),
-    "jax.lax.scan": Api("body", True, "lax.scan", bodies=((0, "f"),), repeats=True),
-    "jax.lax.fori_loop": Api("body", True, "lax.fori_loop", bodies=((2, "body_fun"),), repeats=True),
-    "jax.lax.while_loop": Api("body", True, "lax.while_loop", bodies=((0, "cond_fun"), (1, "body_fun")), repeats=True),
-    "jax.lax.cond": Api("body", True, "lax.cond", bodies=((1, "true_fun"), (2, "false_fun"))),
-    "jax.lax.map": Api("body", True, "lax.map", bodies=((0, "f"),), repeats=True),
+    "jax.lax.scan": Api("body", True, "lax.scan", bodies=((0, "f"),), repeats=True, stages=True),
+    "jax.lax.fori_loop": Api("body", True, "lax.fori_loop", bodies=((2, "body_fun"),), repeats=True, stages=True),
+    "jax.lax.while_loop": Api(
+        "body", True, "lax.while_loop", bodies=((0, "cond_fun"), (1, "body_fun")), repeats=True, stages=True
+    ),
+    "jax.lax.cond": Api("body", True, "lax.cond", bodies=((1, "true_fun"), (2, "false_fun")), stages=True),
+    "jax.lax.map": Api("body", True, "lax.map", bodies=((0, "f"),), repeats=True, stages=True),
     "jax.lax.associative_scan": Api("body", True, "lax.associative_scan", bodies=((0, "fn"),)),
-    "jax.lax.switch": Api("body", True, "lax.switch"),  # its branches come as a sequence
+    "jax.lax.switch": Api("body", True, "lax.switch", stages=True),  # its branches come as a sequence
     "jax.vjp": Api("call", primals="spread"),
     "jax.jvp": Api("call", primals="tuple"),
     "jax.linearize": Api("call", primals="spread"),
-    "jax.eval_shape": Api("call", True, "jax.eval_shape", primals="spread"),  # on abstract values
+    "jax.eval_shape": Api("call", True, "jax.eval_shape", primals="spread", stages=True),  # on abstract values
     "jax.test_util.check_grads": Api("call", primals="tuple"),
     "jax._src.test_util.check_grads": Api("call", primals="tuple", same_as="jax.test_util.check_grads"),
     # name scopes and profiler annotations: the function as it is, called as it is

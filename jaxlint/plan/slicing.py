@@ -38,7 +38,8 @@ LibCST must see it. Kept are:
 7. for rules with ``target_callees`` (JAX4xx, JAX503), the defs of a seed's targets' module
    that those targets refer to, transitively, ``MODULE_DEPTH`` steps at most (the helper that
    builds what a grad target returns), and the defs of other modules a seed refers to,
-   looked up there (the helper a jitted step calls with its traced gradients).
+   looked up there (the helper a jitted step calls with its traced gradients), with the
+   defs of their module they refer to, transitively (the formatter a logging helper calls).
 
 Only module-level statements that bind a transform are followed further than one step
 (``step = jit(train)`` then ``grad(step)`` keeps ``train``): no rule reads what a
@@ -540,7 +541,9 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
         for ref in units(sym)
     ]
     # ... and the defs of other modules such a seed calls (``clip_by_norm(grads, 1.0)`` in a
-    # jitted step, the helper in ``utils.py``): rules look them up there
+    # jitted step, the helper in ``utils.py``): rules look them up there, with the defs of
+    # that module they call in turn (``log_scalars`` formatting with ``format_scalars``)
+    foreign: set[tuple[int, int]] = set()
     for p, plan in enumerate(plans):
         for u in plan.units:
             if u.flags & CALLEES and u.flags & SEED:
@@ -551,6 +554,8 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
                         if unit(ref).name is not None:
                             kept.add(ref)
                             looked_up.add(ref)
+                            foreign.add(ref)
+    frontier += sorted(foreign - set(frontier))
     visited = set(frontier)
     for _ in range(MODULE_DEPTH):
         step = []
@@ -563,6 +568,9 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
                         visited.add(ref)
                         kept.add(ref)
                         step.append(ref)
+                        if (p, i) in foreign:
+                            foreign.add(ref)
+                            looked_up.add(ref)
         frontier = step
     # 4 and 5 need who refers to what
     referrers: dict[Symbol, list[tuple[int, int]]] = defaultdict(list)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jaxlint.model import program
+from jaxlint.model.abstract import Function
 from jaxlint.model.expected import expects_error
 from jaxlint.model.traced import LAX_BODIES, TRACING, Trace, traced_functions
 
@@ -61,6 +62,9 @@ class FileAnalysis:
     _values: list[ValueFlow] | None = field(default=None, init=False)
     _stores: set[cst.CSTNode] = field(default_factory=set, init=False)  # bodies with ``x[i] = ...``
     helpers: set[cst.CSTNode] = field(default_factory=set, init=False)  # defs traced as helpers
+    # what the defs ``elsewhere`` asks about give the defs they call, were their parameters
+    # traced: (caller, callee, {callee's parameter: the caller's parameter, or STAGED})
+    edges: list[tuple[cst.FunctionDef, Function, dict[str, str]]] = field(default_factory=list, init=False)
 
     def values(self) -> list[ValueFlow]:
         """One ValueFlow per function and one for the module body."""
@@ -162,13 +166,14 @@ class FileAnalysis:
             flow = ValueFlow(
                 ctx,
                 fn,
-                Trace(params, "", fn, False),
+                Trace(params, "", fn, False, True),  # staged if the layer stages (JAX503 resolve)
                 None,
                 array_evidence(ctx, fn),
                 container_evidence(ctx, fn),
                 at_evidence(ctx, fn),
             )
             flow.run(fn.body)
+            self.edges += [(fn, callee, origins) for callee, origins in flow.edges]
             optional = {q.name.value for q in parameters(fn) if q.default is not None}
             bools = [u for u in flow.bools.values() if not _under_option(ctx, u.node, fn, optional)]
             if bools:

@@ -10,11 +10,12 @@ import libcst as cst
 
 from jaxlint.lint.rule import Invalid, Rule
 from jaxlint.lint.wording import split
-from jaxlint.model.expected import runs_where_expected
+from jaxlint.model.expected import catches_type_error, runs_where_expected
 from jaxlint.model.paths import call_paths
 from jaxlint.model.transforms import TABLE
 
 from .analysis import TRACING_APIS, analysis, exact_lines
+from .values import STAGED
 
 if TYPE_CHECKING:
     from jaxlint.base.types import Pending
@@ -27,19 +28,25 @@ class TracedControlFlow(Rule):
     Reports Python control flow and conversions that need a concrete value, applied to a
     traced value: `if`, `elif`, `while`, a conditional expression, `and`/`or`/`not`
     (including `x or default`), `bool()`, `int()` and `float()`. A value is traced when it
-    is an argument of a function that `jax.jit`, `vmap`, `pmap`, `shard_map`, or a
-    `lax.scan`/`fori_loop`/`while_loop`/`cond`/`map` body traces (also from another
+    is an argument of a function that `jax.jit`, `checkpoint`, `vmap`, `pmap`, `shard_map`,
+    or a `lax.scan`/`fori_loop`/`while_loop`/`cond`/`map` body traces (also from another
     module: `jax.jit(layers.relu)` traces `relu` of `layers.py`), is a parameter of a helper
-    such a function calls with traced arguments (also through `functools.partial`:
-    `kernel = partial(mh_step, log_prob=f)` called from a `lax.scan` body), or is computed
-    from one (arithmetic, comparisons, `jnp`/`lax` functions, array methods). Not reported:
+    such a function calls with traced arguments (also through `functools.partial`, an
+    object's `__call__` such as a learning-rate schedule, and the helpers that helper calls,
+    in any module, even one that never imports jax), or is computed from one (arithmetic,
+    comparisons, `jnp`/`lax` functions, array methods, the items of a traced dict, tuple or
+    array in a loop or comprehension). Under `jit`, `pmap`, `checkpoint` and the `lax`
+    bodies, which stage the function out, every JAX operation gives a tracer, even on
+    constants (`jnp.sum(W) > 0` with a module-level `W`). Not reported:
     `static_argnums`/`static_argnames` arguments, arguments with a default value (not
     traced unless passed), `vmap` arguments with `in_axes=None`, `shard_map` arguments
     whose `in_specs` entry is `None` (passed as they are), `.shape`, `.dtype`,
     `.ndim`, `.size`, `len()`, `is None` / `in` tests, a bare container argument tested for
     emptiness (a dict of arrays stays a dict under `jit`), functions that are only run
-    eagerly or only under `grad` (which keeps values concrete), and code inside
-    `pytest.raises` / `assertRaises` blocks.
+    eagerly or only under `grad` (which keeps values concrete), code a flag that every
+    tracing application binds with `partial` rules out, `jax.ensure_compile_time_eval()`
+    blocks, and code inside `pytest.raises` / `assertRaises` blocks or called only in a
+    `try` whose `except` catches the error.
 
     ## Why is this bad?
     Under a transform the argument is an abstract tracer: Python cannot decide a branch on
@@ -121,7 +128,7 @@ class TracedControlFlow(Rule):
             u
             for flow in analysis(ctx).values()
             for u in flow.bools.values()
-            if not runs_where_expected(ctx, u.trace.node)
+            if not runs_where_expected(ctx, u.trace.node, catches_type_error)
         ]
         if uses:
             lines = exact_lines(ctx, [u.trace.node for u in uses])
@@ -143,7 +150,15 @@ class TracedControlFlow(Rule):
                 for ref, params in flow.foreign_calls
             ]
         # a def traced by a transform in another module: the call paths decide (resolve)
-        for fn, bools in analysis(ctx).elsewhere():
+        found = analysis(ctx).elsewhere()
+        edges = [
+            [ctx.facts.ref(caller), ref, origins]
+            for fn, callee, origins in analysis(ctx).edges
+            if (caller := ctx.qualname(fn)) is not None and (ref := _reference(ctx, callee)) is not None
+        ]
+        if edges:
+            ctx.extra(self.code)[HELPER_EDGES] = edges
+        for fn, bools in found:
             qualname = ctx.qualname(fn)
             if qualname is None:  # not a def the collector named: the call paths cannot know it
                 continue
@@ -179,9 +194,19 @@ class TracedControlFlow(Rule):
             if d["ref"] not in layers:
                 layers[d["ref"]] = _tracing_layer(paths, d["ref"])
             layer = layers[d["ref"]]
+            staged = d["origin"] == STAGED  # computed by a JAX operation: only a staging layer traces it
+            if layer is not None and staged and not _stages(layer["api"]):
+                continue
             if layer is None:
-                # called with the traced argument by a traced function of another module
-                layer = next((c for c in called.get(paths.canonical(d["ref"]), ()) if d["origin"] in c["params"]), None)
+                # called with the traced argument (any, for a staged value) by a traced function of another module
+                layer = next(
+                    (
+                        c
+                        for c in called.get(paths.canonical(d["ref"]), ())
+                        if (_stages(c["api"]) if staged else d["origin"] in c["params"])
+                    ),
+                    None,
+                )
                 if layer is None:
                     continue
             where = f"{LABELS.get(layer['api'], layer['api'])} {_where(layer, p.path)}"
@@ -191,9 +216,29 @@ class TracedControlFlow(Rule):
 
 # the name messages give a layer's transform ("jit" -> "jax.jit")
 LABELS = {q.rsplit(".", 1)[1]: a.label for q, a in TABLE.items() if a.label}
+STAGING = frozenset(a.label for a in TABLE.values() if a.stages and a.label)
+
+
+def _stages(api: str) -> bool:
+    """Does the layer's transform (``"jit"`` or ``"jax.jit"``) stage its function out?"""
+    return LABELS.get(api, api) in STAGING
 
 
 TRACED_CALLS = "traced_calls"  # ModuleFacts.extra[code][TRACED_CALLS]: [[ref, params, api, line, path], ...]
+# ... [HELPER_EDGES]: [[caller ref, callee ref, {callee param: caller param or STAGED}], ...]: what a
+# module-level def would hand the defs it calls, were it traced
+HELPER_EDGES = "helper_edges"
+HELPER_DEPTH = 3  # helpers of helpers followed across modules
+
+
+def _reference(ctx, f) -> str | None:
+    """The project reference of a module-level def (of this module or another one)."""
+    owner = f.program
+    octx = owner.ctx if owner is not None else ctx
+    if octx.enclosing_function(f.node) is not None:
+        return None
+    qualname = octx.qualname(f.node)
+    return octx.facts.ref(qualname) if qualname is not None else None
 
 
 def _traced_calls(project: Project, paths) -> dict[str, list[dict]]:
@@ -201,10 +246,28 @@ def _traced_calls(project: Project, paths) -> dict[str, list[dict]]:
     that traced functions of other modules make: the parameters traced, and the transform
     that traces the caller (its api and where)."""
     out: dict[str, list[dict]] = {}
+    edges: list[tuple[str, str, dict[str, str]]] = []
     for m in project.all:
-        for ref, params, api, line, path in m.extra.get(TracedControlFlow.code, {}).get(TRACED_CALLS, ()):
+        facts = m.extra.get(TracedControlFlow.code, {})
+        for ref, params, api, line, path in facts.get(TRACED_CALLS, ()):
             layer = {"api": api, "line": line, "path": path, "params": frozenset(params)}
             out.setdefault(paths.canonical(ref), []).append(layer)
+        edges += [(paths.canonical(a), paths.canonical(b), o) for a, b, o in facts.get(HELPER_EDGES, ())]
+    # a def a traced function of another module calls with traced arguments runs traced, and
+    # so do the defs it calls with them (``log_scalars`` handing its metrics to ``format``)
+    for _ in range(HELPER_DEPTH):
+        grew = False
+        for caller, callee, origins in edges:
+            for layer in list(out.get(caller, ())):
+                params = frozenset(
+                    p for p, o in origins.items() if o in layer["params"] or (o == STAGED and _stages(layer["api"]))
+                )
+                more = {**layer, "params": params}
+                if params and more not in out.setdefault(callee, []):
+                    out[callee].append(more)
+                    grew = True
+        if not grew:
+            break
     return out
 
 
@@ -228,19 +291,25 @@ def _where(layer: dict, here: str) -> str:
 
 
 def _message(kind: str, expr: str, origin: str, where: str, static_hint: bool) -> str:
-    origin_text = (
-        f"`{expr}` is the traced argument `{origin}`"
-        if expr == origin
-        else f"`{expr}` depends on the traced argument `{origin}`"
-    )
+    if origin == STAGED:
+        origin_text = (
+            f"`{expr}` is a tracer: {where} stages the function out, and there every JAX operation gives one, "
+            "even on constants"
+        )
+    elif expr == origin:
+        origin_text = f"`{expr}` is the traced argument `{origin}` (traced by {where})"
+    else:
+        origin_text = f"`{expr}` depends on the traced argument `{origin}` (traced by {where})"
     static = (
         f", or mark `{origin}` static (`static_argnames='{origin}'`) if it selects the program's structure"
         if static_hint
         else ""
     )
+    if origin == STAGED:  # from constants too: NumPy computes them concretely
+        static = "; if it depends on no argument, compute it with NumPy or outside the function"
     if kind in ("int", "float"):
         return (
-            f"`{kind}()` needs a concrete value, but {origin_text} (traced by {where}): raises "
+            f"`{kind}()` needs a concrete value, but {origin_text}: raises "
             f"`ConcretizationTypeError`. Keep it an array (`{expr}.astype(...)`, `jnp` operations){static}"
         )
     what = {
@@ -258,10 +327,7 @@ def _message(kind: str, expr: str, origin: str, where: str, static_hint: bool) -
         "and": "use `jnp.logical_and` / `jnp.where`",
         "not": "use `jnp.logical_not`",
     }.get(kind, "use `jnp.where(...)` or `lax.cond(...)`")
-    return (
-        f"{what} needs a Python bool, but {origin_text} (traced by {where}): raises "
-        f"`TracerBoolConversionError`; {fix}{static}"
-    )
+    return f"{what} needs a Python bool, but {origin_text}: raises `TracerBoolConversionError`; {fix}{static}"
 
 
 def _on_argument(u) -> bool:

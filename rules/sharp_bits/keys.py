@@ -274,6 +274,8 @@ class KeyFlow(Flow):
                 k = key_name(arg)
                 if arg is not None and k and (type(arg) is not cst.Attribute or self.stored_key(arg)):
                     return Use(arg, k, " ".join(self.ctx.code(n.func).split()), None)
+        if self.follow:
+            return partial_use(self.ctx, n)
         return None
 
     def broadcast(self, n: cst.Call) -> Use | None:
@@ -572,6 +574,47 @@ def consumer(ctx: FileContext, call: cst.Call) -> dict[str, int] | None:
         if scope is None or (scope.parent is not None and scope.parent.kind == "class"):
             return None  # a method, called through its class
     return consumed_parameters(owner.ctx, node, method)
+
+
+def partial_use(ctx: FileContext, call: cst.Call) -> Use | None:
+    """The key a call of a ``functools.partial`` consumes: a consumed parameter of the def it
+    wraps, given by the partial (``make_layer = partial(init_linear, key)``, then every
+    ``make_layer(n_in, n_out)`` consumes ``key``) or by the call after what the partial
+    binds. A key the partial holds is tracked by its name only while that name keeps the
+    value the partial took: bound once in the function that makes the partial and calls it."""
+    p = program(ctx)
+    v = p.evaluator.value(call.func, None)
+    made = v.node if type(v) is Partial else None
+    if type(made) is not cst.Call or v.star or made not in p.parents:
+        return None
+    runs = _runs_as_called(v.func)
+    node = runs.node if type(runs) is Function else None
+    if not isinstance(node, cst.FunctionDef) or (runs is v.func and node.decorators):
+        return None
+    owner = runs.program or p
+    scope = owner.scope_of_node.get(node)
+    if scope is None or (scope.parent is not None and scope.parent.kind == "class"):
+        return None  # a method, called through its class
+    given = sum(1 for a in made.args[1:] if a.keyword is None)
+    if any(a.star for a in made.args):
+        return None
+    home = ctx.enclosing_function(call)
+    for pname, idx in consumed_parameters(owner.ctx, node).items():
+        if 0 <= idx < given or any(a.keyword is not None and a.keyword.value == pname for a in made.args):
+            arg = _argument(made, idx + 1 if idx >= 0 else -1, pname)
+            k = key_name(arg)
+            if type(arg) is not cst.Name or k is None or ctx.enclosing_function(made) is not home:
+                continue
+            where = p.scope_of_node.get(home) if home is not None else p.module_scope
+            if where is None or len(where.bindings.get(k, ())) != 1:
+                continue  # rebound: the name no longer holds the key the partial took
+        else:
+            arg = _argument(call, idx - given if idx >= 0 else -1, pname)
+            k = key_name(arg)
+            if arg is None or k is None or type(arg) is cst.Attribute:
+                continue
+        return Use(arg, k, " ".join(ctx.code(call.func).split()), None)
+    return None
 
 
 def _runs_as_called(v: Any) -> Any:

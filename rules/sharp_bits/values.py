@@ -12,6 +12,7 @@ Facts join as "must" facts: a fact holds after a join only if it holds on every 
 from __future__ import annotations
 
 from collections.abc import Set
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import libcst as cst
@@ -21,9 +22,10 @@ from jaxlint.model import program
 from jaxlint.model.abstract import Array, Bound, Function, List, Opaque, Partial, Transformed, Tuple, Wraps
 from jaxlint.model.annotations import annotated_value
 from jaxlint.model.arrays import ARRAY_ATTRS, ARRAY_METHODS, annotated_array, at_method, made_by, qualified
-from jaxlint.model.contexts import contexts, sites
+from jaxlint.model.contexts import called_function, contexts, sites
 from jaxlint.model.expected import catches_type_error, raises_context
 from jaxlint.model.flow import Flow, bound_names
+from jaxlint.model.signature import bind
 from jaxlint.model.traced import BODY_LABELS, Trace
 from jaxlint.model.transforms import TABLE
 
@@ -32,6 +34,9 @@ from .evidence import whole_accessed
 # LEAF: a traced argument with no sign of being a container (a flag or number passed to jit)
 ARRAY, TRACED, NUMPY, LEAF = 1, 2, 4, 8
 NONE = (0, None)
+# the origin of a JAX array that a JAX operation computed while a staging transform runs the
+# function (``Trace.stages``): a tracer whatever its operands (``jnp.sum(W)``, ``W`` a constant)
+STAGED = "<staged>"
 
 LOOP_COMPS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 
@@ -96,6 +101,8 @@ class ValueFlow(Flow):
         self.calls: list[tuple[cst.FunctionDef, set[str]]] = []
         # ... and of a def of another module: (its reference, the parameters they bind)
         self.foreign_calls: list[tuple[str, set[str]]] = []
+        # every such call: (the def, {its parameter: the origin of the traced argument it gets})
+        self.edges: list[tuple[Function, dict[str, str]]] = []
         self.origins: dict[str, str] = {}
         self.parts: dict[cst.Call, list[tuple[int, str | None]]] = {}  # facts of a call's tuple items
         self.evidence = evidence  # names the body uses the way only an array is used
@@ -140,7 +147,14 @@ class ValueFlow(Flow):
         env = self.env
         t = type(e)
         if t is cst.Name:
-            return env.get(e.value, NONE)
+            f = env.get(e.value)
+            if f is not None:
+                return f
+            # a name the walk does not track (a module constant): the model's value, where
+            # an operation on it would be staged (``W.max()``, ``W[0]`` under jit)
+            if self.staged_at(e) and _made_array(self.ev.value(e, None)):
+                return (ARRAY, None)
+            return NONE
         if t is cst.Call:
             return self._call_fact(e)
         if t is cst.BinaryOperation:
@@ -151,7 +165,7 @@ class ValueFlow(Flow):
             if ((a[0] | b[0]) & ARRAY and not isinstance(e.operator, (cst.BitOr, cst.BitAnd))) or (
                 a[0] & ARRAY and b[0] & ARRAY
             ):
-                return (ARRAY, None)
+                return self.operation((ARRAY, None), e)
             return NONE
         if t is cst.Comparison:
             if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in e.comparisons):
@@ -159,25 +173,27 @@ class ValueFlow(Flow):
             parts = [e.left] + [c.comparator for c in e.comparisons]
             if any(_is_str_or_none(p) for p in parts):
                 return NONE
-            for p in parts:
-                f = self.fact(p)
+            facts = [self.fact(p) for p in parts]
+            for f in facts:
                 if f[0] & TRACED:
                     return (ARRAY | TRACED, f[1])
+            if any(f[0] & (ARRAY | NUMPY) == ARRAY for f in facts):  # a JAX array's comparison
+                return self.operation((ARRAY, None), e)
             return NONE
         if t is cst.UnaryOperation:
             if isinstance(e.operator, cst.Not):
                 return NONE
             f = self.fact(e.expression)
-            return f if f[0] & ARRAY else NONE
+            return self.operation(f, e) if f[0] & ARRAY else NONE
         if t is cst.Subscript:
             f = self.fact(e.value)
             if f[0] & NUMPY:
                 return NONE
-            return f
+            return self.operation(f, e)
         if t is cst.Attribute:
             if e.attr.value in ARRAY_ATTRS:
                 f = self.fact(e.value)
-                return f if f[0] & ARRAY else NONE
+                return self.operation(f, e) if f[0] & ARRAY else NONE
             return NONE
         if t is cst.IfExp:
             return meet(self.fact(e.body), self.fact(e.orelse))
@@ -185,29 +201,51 @@ class ValueFlow(Flow):
             return self.fact(e.value)
         if t is cst.GeneratorExp or t is cst.ListComp:
             return self._comprehension_fact(e)
+        if t is cst.Tuple or t is cst.List or t is cst.Dict:  # a container of a traced value is a traced pytree
+            for el in e.elements:
+                if type(el) in (cst.StarredElement, cst.StarredDictElement):
+                    continue
+                f = self.fact(el.value)
+                if f[0] & TRACED:
+                    return (TRACED, f[1])
+            return NONE
         return NONE
 
     def _comprehension_fact(self, e) -> tuple[int, str | None]:
         """A comprehension over a traced pytree's leaves (``jnp.sum(g**2) for g in
         jax.tree.leaves(grads)``) gives traced elements when its element expression is
         traced for a traced item: a traced pytree of them."""
-        clause = e.for_in
-        if clause.inner_for_in is not None or type(clause.target) is not cst.Name:
-            return NONE
-        source = self.fact(clause.iter)
-        if not source[0] & TRACED:
-            return NONE
-        name = clause.target.value
-        saved = self.env.get(name)
-        self.env[name] = (TRACED, source[1])
-        try:
+        with self.comprehension_scope(e):
             item = self.fact(e.elt)
-        finally:
-            if saved is None:
-                self.env.pop(name, None)
-            else:
-                self.env[name] = saved
         return (TRACED, item[1]) if item[0] & TRACED else NONE
+
+    @contextmanager
+    def comprehension_scope(self, e):
+        """The comprehension's targets bound to its iterables' items (``bind_items``), for
+        what runs inside it; the enclosing facts restored after."""
+        saved = dict(self.env)
+        try:
+            clause = e.for_in
+            while clause is not None:
+                self.bind_items(clause.target, clause.iter)
+                clause = clause.inner_for_in
+            yield
+        finally:
+            self.env = saved
+
+    def check_comprehension(self, e) -> None:
+        """The boolean uses inside a comprehension: its iterables, ``if`` clauses and element."""
+        self.expressions(e.for_in.iter)  # evaluated in the enclosing scope
+        with self.comprehension_scope(e):
+            clause = e.for_in
+            while clause is not None:
+                if clause is not e.for_in:
+                    self.expressions(clause.iter)
+                for c in clause.ifs:
+                    self.check_bool(c.test, "if", c.test)
+                clause = clause.inner_for_in
+            for part in (e.key, e.value) if type(e) is cst.DictComp else (e.elt,):
+                self.expressions(part)
 
     def _call_fact(self, e: cst.Call):
         func = e.func
@@ -225,7 +263,7 @@ class ValueFlow(Flow):
                 return (TRACED, origin) if origin else NONE
             if kind == "array":
                 origin = self._traced_arg(e)
-                return (ARRAY | (TRACED if origin else 0), origin)
+                return self.operation((ARRAY | (TRACED if origin else 0), origin), e)
             return NONE
         # a call of a def, lambda or transformed function of the code: what the evaluator
         # says it returns (an array computed from a traced argument is traced)
@@ -238,22 +276,28 @@ class ValueFlow(Flow):
         frame = self.plain_frame(fn) if isinstance(fn, (cst.FunctionDef, cst.Lambda)) else None
         v = self.ev.value(e, frame) if ours else UNKNOWN
         if type(v) is Array:
-            return _array_fact(v, None if v.host else self._traced_arg(e))
+            fact = _array_fact(v, None if v.host else self._traced_arg(e))
+            return self.operation(fact, e) if _made_array(v) else fact
         # what a derivative (or a traced, mapped function) gives is JAX arrays computed from
-        # its arguments: from traced ones, traced (``grads = jax.grad(loss)(params)``)
+        # its arguments: from traced ones, traced (``grads = jax.grad(loss)(params)``), and
+        # from any while a staging transform runs this function
         derived = type(callee) is Transformed and TABLE[callee.api].gives in _GIVES_ARRAYS
         if type(v) in (Tuple, List) and v.items:
-            origin = self._traced_arg(e)
+            origin = self._traced_arg(e) or (STAGED if derived and self.staged_at(e) else None)
             # each part on its own, for unpacking: ``loss, grads = value_and_grad(f)(w)`` gives a
             # traced scalar ``loss`` even when the structure of ``grads`` is unknown
             self.parts[e] = [
-                (TRACED, origin) if derived and origin and type(x) is not Array else _array_fact(x, origin)
+                (TRACED, origin)
+                if derived and origin and type(x) is not Array
+                else self.operation(_array_fact(x, origin), e)
+                if _made_array(x)
+                else _array_fact(x, origin)
                 for x in v.items
             ]
             if derived or all(type(x) is Array and not x.host for x in v.items):
                 return (TRACED, origin) if origin else NONE  # a pytree of arrays
         elif derived:
-            origin = self._traced_arg(e)
+            origin = self._traced_arg(e) or (STAGED if self.staged_at(e) else None)
             if origin:
                 return (TRACED, origin)
         if isinstance(func, cst.Attribute):
@@ -266,45 +310,79 @@ class ValueFlow(Flow):
             ):
                 base = self.fact(func.value.value.value)
                 origin = base[1] or self._traced_arg(e)
-                return (ARRAY | (TRACED if origin else 0), origin) if base[0] & ARRAY else NONE
+                return self.operation((ARRAY | (TRACED if origin else 0), origin), e) if base[0] & ARRAY else NONE
             if name in ARRAY_METHODS:
                 base = self.fact(func.value)
                 if base[0] & ARRAY:
                     origin = base[1] or self._traced_arg(e)
-                    return (ARRAY | (TRACED if origin else 0), origin)
+                    return self.operation((ARRAY | (TRACED if origin else 0), origin), e)
         return NONE
 
+    def operation(self, fact: tuple[int, str | None], e) -> tuple[int, str | None]:
+        """What a JAX operation ``e`` gives, with ``fact`` what its operands make of it: while
+        a staging transform runs the function (jit, a lax body), every JAX array an operation
+        computes is a tracer, even from constants (``STAGED``)."""
+        if fact[0] & (ARRAY | TRACED | NUMPY) != ARRAY or not self.staged_at(e):
+            return fact
+        return (fact[0] | TRACED, STAGED)
+
+    def staged_at(self, e) -> bool:
+        """Does a JAX operation at ``e`` run staged: under a staging transform
+        (``Trace.stages``), outside a ``with jax.ensure_compile_time_eval():`` block?"""
+        trace = self.trace or self.outer_trace
+        if trace is None or not trace.stages:
+            return False
+        if "ensure_compile_time_eval" not in self.ctx.source:
+            return True
+        for a in self.ctx.ancestors(e):
+            if a is self.fn:
+                break
+            if type(a) is cst.With and any(
+                type(i.item) is cst.Call and qualified(self.ev, i.item.func) == "jax.ensure_compile_time_eval"
+                for i in a.items
+            ):
+                return False
+        return True
+
     def traced_call(self, e: cst.Call) -> None:
-        """Record a call of a def of the file that passes traced arguments (``calls``)."""
-        fn = self.ev.value(e.func, None)
-        shift, bound = 0, set()
-        if type(fn) is Partial and not fn.star and type(fn.func) is Function:
-            # ``kernel = partial(mh_step, log_prob=f)``: the call's arguments follow the bound ones
-            shift, bound, fn = len(fn.args), {k for k, _ in fn.keywords}, fn.func
-        node = fn.node if type(fn) is Function else None
-        if type(node) is not cst.FunctionDef or self.quiet or any(a.star for a in e.args):
+        """Record a call of a def of the code that passes traced arguments (``calls``,
+        ``foreign_calls``): the def the call runs (through ``partial``, a bound method, an
+        instance's ``__call__``: ``model.contexts.called_function``) and the parameters
+        its traced arguments bind."""
+        if self.quiet or any(a.star for a in e.args):
             return
-        params = [*node.params.posonly_params, *node.params.params][shift:]
-        keywords = {p.name.value for p in params + list(node.params.kwonly_params)} - bound
-        passed: set[str] = set()
-        positional = [a for a in e.args if a.keyword is None]
-        if len(positional) > len(params):
+        traced = [bool(self.fact(a.value)[0] & TRACED) for a in e.args]
+        if not any(traced):
             return
-        for i, a in enumerate(positional):
-            if self.fact(a.value)[0] & TRACED:
-                passed.add(params[i].name.value)
-        for a in e.args:
-            if a.keyword is not None and a.keyword.value in keywords and self.fact(a.value)[0] & TRACED:
-                passed.add(a.keyword.value)
+        marks = [(_Mark(i), a.keyword.value if a.keyword is not None else None, "") for i, a in enumerate(e.args)]
+        found = called_function(self.ev, self.ev.value(e.func, None), marks)
+        if found is None or type(found[0].node) is not cst.FunctionDef:
+            return
+        fn, args = found
+        sig = self.ev.signature(fn)
+        if sig is None:
+            return
+        b = bind(sig, args)
+        if b.error is not None:
+            return
+        passed = {name for name, v in b.arguments.items() if type(v) is _Mark and traced[v.index]}
         if not passed:
             return
+        origins = {name: self.fact(e.args[v.index].value)[1] or "" for name, v in b.arguments.items() if name in passed}
+        if all(f is not fn or o != origins for f, o in self.edges):
+            self.edges.append((fn, origins))
+        node = fn.node
+        assert type(node) is cst.FunctionDef  # checked above
         other = fn.program
         if other is None or other is program(self.ctx):
-            self.calls.append((node, passed))
+            if (node, passed) not in self.calls:
+                self.calls.append((node, passed))
             return
         qualname = other.ctx.qualname(node)
         if qualname is not None and other.ctx.enclosing_function(node) is None:
-            self.foreign_calls.append((other.ctx.facts.ref(qualname), passed))
+            ref = (other.ctx.facts.ref(qualname), passed)
+            if ref not in self.foreign_calls:
+                self.foreign_calls.append(ref)
 
     def _traced_arg(self, e: cst.Call) -> str | None:
         for a in e.args:
@@ -325,6 +403,89 @@ class ValueFlow(Flow):
 
     def unbind(self, target) -> None:
         self.bind_target(target, NONE)
+
+    def decided(self, test) -> bool | None:
+        """A test on a flag the traced application binds to a constant (``Trace.fixed``:
+        ``jit(partial(f, exact=False))``, then ``if exact:`` or ``exact and ...``)."""
+        trace = self.trace
+        if trace is None or not trace.fixed:
+            return None
+        if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+            inner = self.decided(test.expression)
+            return None if inner is None else not inner
+        if type(test) is cst.Name and test.value in trace.fixed and test.value not in self.env:
+            return bool(trace.fixed[test.value])
+        return None
+
+    def _dead(self, e) -> set:
+        """The parts of ``e`` that never run under the trace: the right side of an ``and``
+        (``or``) whose left side is decided false (true), the untaken arm of a decided
+        conditional expression."""
+        out: set = set()
+        if self.trace is None or not self.trace.fixed:
+            return out
+        prune = (cst.Lambda, cst.FunctionDef, cst.ClassDef, *LOOP_COMPS)
+        for n in [e, *self.ctx.descendants(e, prune=prune)]:
+            if n in out:
+                continue
+            dead = None
+            if type(n) is cst.BooleanOperation:
+                left = self.decided(n.left)
+                if left is (type(n.operator) is cst.Or):
+                    dead = n.right
+            elif type(n) is cst.IfExp:
+                test = self.decided(n.test)
+                dead = None if test is None else n.orelse if test else n.body
+            if dead is not None:
+                out.add(dead)
+                out.update(self.ctx.descendants(dead, prune=prune))
+        return out
+
+    def loop_target(self, node, target) -> None:
+        self.bind_items(target, node.iter)
+
+    def bind_items(self, target, iterable) -> None:
+        """Bind a ``for`` target (of a statement or a comprehension) to what iterating
+        ``iterable`` gives: a traced array's rows and a traced pytree's parts are traced;
+        ``d.items()`` of a traced dict gives its keys (static) with traced values,
+        ``enumerate`` a count with the items, ``zip`` the items of each argument."""
+        parts = self._item_parts(iterable)
+        if parts is not None and isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == len(parts):
+            for el, part in zip(target.elements, parts, strict=True):
+                if isinstance(el, cst.StarredElement):
+                    self.bind_target(el.value, NONE)
+                else:
+                    self.bind_target(el.value, part, known=True)
+            return
+        self.bind_target(target, self._item_fact(iterable) if parts is None else NONE, known=True)
+
+    def _item_fact(self, iterable) -> tuple[int, str | None]:
+        """What one item of ``iterable`` is: traced when the iterable is."""
+        if type(iterable) is cst.Call and isinstance(iterable.func, cst.Attribute) and not iterable.args:
+            method = iterable.func.attr.value
+            if method in ("values", "keys"):
+                base = self.fact(iterable.func.value)
+                return (TRACED, base[1]) if method == "values" and base[0] & TRACED else NONE
+        f = self.fact(iterable)
+        if not f[0] & TRACED:
+            return NONE
+        return (f[0] & (ARRAY | TRACED), f[1])
+
+    def _item_parts(self, iterable) -> list[tuple[int, str | None]] | None:
+        """The parts of each item, for an iterable whose items are tuples the model knows
+        (``d.items()``, ``enumerate(xs)``, ``zip(xs, ys)``); None for any other."""
+        if type(iterable) is not cst.Call or any(a.star or a.keyword is not None for a in iterable.args):
+            return None
+        func = iterable.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "items" and not iterable.args:
+            base = self.fact(func.value)
+            return [NONE, (TRACED, base[1]) if base[0] & TRACED else NONE]
+        q = qualified(self.ev, func)
+        if q == "builtins.enumerate" and len(iterable.args) == 1:
+            return [NONE, self._item_fact(iterable.args[0].value)]
+        if q == "builtins.zip" and iterable.args:
+            return [self._item_fact(a.value) for a in iterable.args]
+        return None
 
     def quiet_block(self, s) -> bool:
         if type(s) is cst.With:
@@ -396,7 +557,10 @@ class ValueFlow(Flow):
         else:
             self.bind_target(target, NONE)
 
-    def bind_target(self, target, value, source=None) -> None:
+    def bind_target(self, target, value, source=None, known: bool = False) -> None:
+        """Bind ``target`` to ``value``, the fact of ``source`` (its expression, when
+        there is one) or, ``known``, of what is unpacked (a part of a call's result, a
+        loop's item): the parts of a traced value are traced."""
         if isinstance(target, cst.Name):
             self.bind(target, value)
             if source is not None and value[0] & ARRAY and not value[0] & TRACED:
@@ -408,7 +572,7 @@ class ValueFlow(Flow):
                 values = [self.fact(el.value) for el in source.elements]
             elif parts is not None and len(parts) == len(target.elements):
                 values = parts
-            elif source is not None and value[0] & TRACED:
+            elif (source is not None or known) and value[0] & TRACED:
                 # unpacking a traced pytree (a scan carry): its parts are traced, arrays or not
                 values = [(TRACED, value[1])] * len(target.elements)
             for i, el in enumerate(target.elements):
@@ -417,7 +581,7 @@ class ValueFlow(Flow):
                     self.bind_target(inner, NONE)
                 elif values is not None:
                     part = source.elements[i].value if isinstance(source, (cst.Tuple, cst.List)) else None
-                    self.bind_target(inner, values[i], part)
+                    self.bind_target(inner, values[i], part, known=part is None)
                 else:
                     self.bind_target(inner, NONE)
 
@@ -458,13 +622,21 @@ class ValueFlow(Flow):
 
     # -- boolean contexts -----------------------------------------------------------
     def expressions(self, e) -> None:
-        """Check the boolean uses inside an expression (not inside lambdas or comprehensions)."""
+        """Check the boolean uses inside an expression (comprehensions with their targets
+        bound; not inside lambdas, checked on their own)."""
         if (self.trace is None and not any(v[0] & TRACED for v in self.env.values())) or isinstance(e, cst.Lambda):
             return  # a lambda's body is checked on its own, with its own parameters
         nodes = [e, *self.ctx.descendants(e, prune=(cst.Lambda, cst.FunctionDef, cst.ClassDef, *LOOP_COMPS))]
+        dead = self._dead(e)
         for n in nodes:
+            if n in dead:
+                continue
             t = type(n)
-            if t is cst.IfExp:
+            if t is cst.Call:
+                self.traced_call(n)  # a helper it runs with traced arguments runs traced
+            if t in LOOP_COMPS:
+                self.check_comprehension(n)
+            elif t is cst.IfExp:
                 self.check_bool(n.test, "ifexp", n.test)
             elif t is cst.BooleanOperation:
                 kind = "and" if isinstance(n.operator, cst.And) else "or"
@@ -489,7 +661,8 @@ class ValueFlow(Flow):
             self.expressions(test)
         if isinstance(test, cst.BooleanOperation) and kind in ("if", "while", "ifexp", "bool"):
             self.check_bool(test.left, kind, test.left, nested=False)
-            self.check_bool(test.right, kind, test.right, nested=False)
+            if self.decided(test.left) is not (type(test.operator) is cst.Or):  # else the right side never runs
+                self.check_bool(test.right, kind, test.right, nested=False)
             return
         if (
             isinstance(test, cst.UnaryOperation)
@@ -549,6 +722,13 @@ class ValueFlow(Flow):
 
 _GIVES_ARRAYS = frozenset({"grad", "jacobian", "value", "map"})
 _FOLDS = frozenset({"builtins.sum", "builtins.max", "builtins.min", "builtins.abs"})  # of traced items: traced
+
+
+@dataclass(frozen=True, slots=True)
+class _Mark:
+    """An argument of a call by its position, bound as a value to see which parameter gets it."""
+
+    index: int
 
 
 def _array_fact(v, origin: str | None) -> tuple[int, str | None]:

@@ -121,7 +121,7 @@ class VmapInAxesArity(ThroughForwarders):
             rec = e.record
             written = p.written_call(rec.node) if rec.node is not None else None
             if issue.kind == "arity":
-                n = _entries(site)
+                n = _count(rec.t) or _entries(site)  # the map as this call made it (``in_axes`` a parameter)
                 if n is None or site.in_axes_node is None:
                     continue
                 extra = " (keyword arguments never count: vmap maps them over axis 0)" if rec.keywords else ""
@@ -247,7 +247,11 @@ def _keyed_parameter(p: Any, site: Site) -> str | None:
 
 
 def _entries(site: Site) -> int | None:
-    t = site.mapped.value
+    return _count(site.mapped.value)
+
+
+def _count(t: Any) -> int | None:
+    """The number of ``in_axes`` entries of the map value ``t`` (None: not a sequence)."""
     if t is None:
         return None
     v = t.option("in_axes")

@@ -39,6 +39,7 @@ from jaxlint.model.abstract import (
     Tuple,
 )
 from jaxlint.model.abstract import External as Library
+from jaxlint.model.arrays import qualified
 from jaxlint.model.catalogue import Op, key_consumers, lookup
 from jaxlint.model.catalogue.keys import key_kind
 from jaxlint.model.classes import data_attribute
@@ -133,6 +134,10 @@ class KeyFlow(Flow):
         self.reuses: dict[cst.CSTNode, Reuse] = {}
         self.exits: list[dict[str, Consumed]] = []
         self.assigned: set[str] = set()
+        # a ``for`` target's value in the iteration being walked, when its iterable's items are
+        # known constants (``for t in reversed(range(T))``: 39, then 38): tests on it decide
+        self.iteration: dict[str, Any] = {}
+        self._walks: dict[cst.CSTNode, int] = {}
 
     # -- the walk's hooks (jaxlint.model.flow) ----------------------------------------
     def join(self, envs: list[dict]) -> dict:
@@ -170,11 +175,47 @@ class KeyFlow(Flow):
         elif t is cst.Assert:
             self.expression(s.test)
 
+    def loop_target(self, node: Any, target: Any) -> None:
+        """The first walk of the body binds the first item, the second walk (the next
+        iteration) the second, when the iterable's items are known and the name is bound
+        nowhere else in the function."""
+        self.unbind(target)
+        walk = self._walks[node] = self._walks.get(node, -1) + 1
+        items = _constant_items(self.ctx, node.iter) if type(target) is cst.Name else None
+        if items is not None and walk < len(items) and _bound_once(self.ctx, target):
+            self.iteration[target.value] = items[walk]
+
+    def decided(self, test: Any) -> bool | None:
+        """A comparison of a loop target whose value in this iteration is known with a
+        constant (``if t > 0`` in ``for t in reversed(range(T))``)."""
+        if not self.iteration or type(test) is not cst.Comparison or len(test.comparisons) != 1:
+            return None
+        left, right = test.left, test.comparisons[0].comparator
+        op = type(test.comparisons[0].operator)
+        if op not in _COMPARE:
+            return None
+        a, b = self._known(left), self._known(right)
+        if a is UNKNOWN_VALUE or b is UNKNOWN_VALUE:
+            return None
+        try:
+            return bool(_COMPARE[op](a, b))
+        except TypeError:
+            return None
+
+    def _known(self, e: Any) -> Any:
+        if type(e) is cst.Name and e.value in self.iteration:
+            return self.iteration[e.value]
+        if type(e) is cst.Name:
+            return UNKNOWN_VALUE
+        v = program(self.ctx).literal(e)
+        return v if isinstance(v, (int, float)) and not isinstance(v, bool) else UNKNOWN_VALUE
+
     def unbind(self, target: Any) -> None:
         """A binding: the name (and its items and attributes) now hold a fresh value."""
         for n in bound_names(target):
             self.assigned.add(n)
             self.forget(n)
+            self.iteration.pop(n, None)
         for stored in _stored_into(target):
             k = key_name(stored)
             if k is not None:
@@ -615,6 +656,53 @@ def partial_use(ctx: FileContext, call: cst.Call) -> Use | None:
                 continue
         return Use(arg, k, " ".join(ctx.code(call.func).split()), None)
     return None
+
+
+UNKNOWN_VALUE = object()
+_COMPARE = {
+    cst.GreaterThan: lambda a, b: a > b,
+    cst.GreaterThanEqual: lambda a, b: a >= b,
+    cst.LessThan: lambda a, b: a < b,
+    cst.LessThanEqual: lambda a, b: a <= b,
+    cst.Equal: lambda a, b: a == b,
+    cst.NotEqual: lambda a, b: a != b,
+}
+
+
+def _constant_items(ctx: FileContext, iterable: Any) -> list[Any] | None:
+    """The first two items of ``range(...)``, ``reversed(range(...))`` or a display of
+    constants, when its arguments are constants the model knows (``range(T)``, ``T = 40``)."""
+    p = program(ctx)
+    if type(iterable) is cst.Call and not any(a.keyword or a.star for a in iterable.args):
+        q = qualified(p.evaluator, iterable.func)
+        if q == "builtins.reversed" and len(iterable.args) == 1:
+            inner = _constant_items_all(p, iterable.args[0].value)
+            return list(reversed(inner))[:2] if inner is not None else None
+    found = _constant_items_all(p, iterable)
+    return found[:2] if found is not None else None
+
+
+def _constant_items_all(p: Any, iterable: Any) -> list[Any] | None:
+    if type(iterable) is cst.Call and qualified(p.evaluator, iterable.func) == "builtins.range":
+        if any(a.keyword or a.star for a in iterable.args) or not 1 <= len(iterable.args) <= 3:
+            return None
+        bounds = [p.literal(a.value) for a in iterable.args]
+        if not all(isinstance(b, int) and not isinstance(b, bool) for b in bounds):
+            return None
+        r = range(*bounds)
+        return [r[i] for i in (0, 1, -2, -1) if -len(r) <= i < len(r)] if len(r) > 4 else list(r)
+    v = p.literal(iterable) if type(iterable) in (cst.Tuple, cst.List) else UNKNOWN_VALUE
+    if isinstance(v, (tuple, list)) and all(isinstance(x, (int, float, str)) for x in v):
+        return list(v)
+    return None
+
+
+def _bound_once(ctx: FileContext, name: cst.Name) -> bool:
+    """Is the loop target's name bound only by the loop (not assigned in the body too)?"""
+    p = program(ctx)
+    fn = ctx.enclosing_function(name)
+    scope = p.scope_of_node.get(fn) if fn is not None else p.module_scope
+    return scope is not None and len(scope.bindings.get(name.value, ())) == 1
 
 
 def _runs_as_called(v: Any) -> Any:

@@ -50,7 +50,12 @@ def appended(ev: Evaluator, read: cst.Name, b: Binding, base: List, env: Env | N
         loop = extra[0][0]
         if any(arm[0] is loop for arm in r.path) or _jumps(loop):
             return None
-        count = _count(ev, ev.value(loop.iter, env))
+        iterable = ev.value(loop.iter, env)
+        each = _per_item(ev, loop, iterable, call, env, b)
+        if each is not None:  # what each iteration appends, its target bound to its item
+            parts.extend((v, 1) for v in each)
+            continue
+        count = _count(ev, iterable)
         if count is None:
             return None
         parts.append((value, count))
@@ -61,6 +66,43 @@ def appended(ev: Evaluator, read: cst.Name, b: Binding, base: List, env: Env | N
         value, count = parts[0]
         return Seq(count, value)
     return None
+
+
+def _per_item(
+    ev: Evaluator, loop: cst.For, iterable: Any, call: cst.Call, env: Env | None, b: Binding
+) -> list[Any] | None:
+    """The values a loop's append gives, one per item of its iterable when the items are
+    known (``for d_in, d_out in zip(sizes[:-1], sizes[1:])``: a layer of each shape), in
+    the function's frame with the loop's target bound (``loop_frame``); None elsewhere."""
+    if env is None or env.function is not b.scope.node:
+        return None
+    items = ev.items(iterable)
+    if items is None or len(items) > MAX_ITEMS:
+        return None
+    out = []
+    for item in items:
+        frame = loop_frame(ev, env, loop.target, item)
+        if frame is None:
+            return None
+        out.append(ev.value(call.args[0].value, frame))
+    return out
+
+
+def loop_frame(ev: Evaluator, env: Env, target: cst.BaseExpression, item: Any) -> Env | None:
+    """``env`` with a ``for`` target bound to one item (read by ``Evaluator.binding_value``
+    under ``LOOP_KEY``), or None for a target it cannot bind."""
+    from .evaluate import _bind_target
+
+    names: dict[str, Any] = {}
+    if not _bind_target(target, item, names):
+        return None
+    params = dict(env.params)
+    params.update({LOOP_KEY + k: v for k, v in names.items()})
+    return ev.frame(env.function, params, env.parent, env.site, env.caller)
+
+
+# the frame entry of a ``for`` target bound to one item (no parameter name starts so)
+LOOP_KEY = "\0for:"
 
 
 def _append_statement(parents: dict[cst.CSTNode, cst.CSTNode], read: cst.Name) -> cst.Call | None:

@@ -175,8 +175,9 @@ def called_function(ev: Evaluator, callee: Any, args: list[Argument]) -> tuple[F
     the code."""
     for _ in range(8):  # through jit-like wrappers, partials and instances' methods, to the def
         if type(callee) is Class:  # ``Sampler(cfg)``: its ``__init__``, on the instance it makes
+            instance = Struct(callee, (), "object")  # what an unbound ``self`` is (``Evaluator._receiver``)
             callee = method(ev, callee, "__init__")
-            args = [(UNKNOWN_, None, ""), *args]
+            args = [(instance, None, ""), *args]
         if type(callee) is Struct:  # ``model(x)``: its class's ``__call__``, bound to it
             callee = bound_method(ev, callee.cls, "__call__", callee)
         if type(callee) is Bound and type(callee.func) is External and callee.func.qualified in RUNS_METHOD:

@@ -65,6 +65,7 @@ from .abstract import (
     traced,
     with_trace,
 )
+from .appended import LOOP_KEY
 from .axes import mesh_names
 from .catalogue import Call, Problem, lookup
 from .catalogue.constants import CONSTANTS
@@ -527,6 +528,10 @@ class Evaluator:
         if kind == "for":
             loop = b.node
             if type(loop) is cst.For:
+                if frame is not None:  # one iteration's item (``appended.loop_frame``)
+                    v = frame.get(LOOP_KEY + b.name)
+                    if v is not _MISSING:
+                        return v
                 return unpack(self.element(self.value(loop.iter, frame)), b.unpack)
             if type(loop) is cst.CompFor:
                 if frame is not None:

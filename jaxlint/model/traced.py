@@ -24,6 +24,8 @@ import libcst as cst
 
 from jaxlint.base.literals import UNKNOWN
 
+from .abstract import Bound as AbstractBound
+from .abstract import Function as AbstractFunction
 from .classes import descriptor
 from .program import Program
 from .transforms import TABLE
@@ -105,15 +107,21 @@ def _traced(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
         if spots is None:
             continue
         for arg in _body_arguments(call, spots):
-            if type(arg) not in (cst.Name, cst.Lambda):
+            if type(arg) not in (cst.Name, cst.Lambda, cst.Attribute):
                 continue
             body = p.value(arg)
             if type(body) is not Function:
                 continue
             body_fn = body.node
-            names = [
-                q.name.value for q in _positional(body_fn) + list(body_fn.params.kwonly_params) if q.default is None
-            ]
+            positional = _positional(body_fn)
+            if type(arg) is cst.Attribute:  # ``self.body``: a method bound to its instance
+                bound = p.evaluator.value(arg, None)
+                if type(bound) is not AbstractBound or type(bound.func) is not AbstractFunction:
+                    continue
+                if bound.func.node is not body_fn or not positional:
+                    continue
+                positional = positional[1:]  # the receiver is no operand
+            names = [q.name.value for q in positional + list(body_fn.params.kwonly_params) if q.default is None]
             api = TABLE[f.qualified]
             add(body_fn, Trace(set(names), api.label, call, False, api.stages))
     for unknown_fn in unknown:

@@ -37,6 +37,7 @@ from jaxlint.model.abstract import (
     Scalar,
     Transformed,
     Tuple,
+    constant,
 )
 from jaxlint.model.abstract import External as Library
 from jaxlint.model.arrays import qualified
@@ -207,7 +208,7 @@ class KeyFlow(Flow):
             return self.iteration[e.value]
         if type(e) is cst.Name:
             return UNKNOWN_VALUE
-        v = program(self.ctx).literal(e)
+        v = _constant(program(self.ctx), e)
         return v if isinstance(v, (int, float)) and not isinstance(v, bool) else UNKNOWN_VALUE
 
     def unbind(self, target: Any) -> None:
@@ -686,15 +687,20 @@ def _constant_items_all(p: Any, iterable: Any) -> list[Any] | None:
     if type(iterable) is cst.Call and qualified(p.evaluator, iterable.func) == "builtins.range":
         if any(a.keyword or a.star for a in iterable.args) or not 1 <= len(iterable.args) <= 3:
             return None
-        bounds = [p.literal(a.value) for a in iterable.args]
+        bounds = [_constant(p, a.value) for a in iterable.args]
         if not all(isinstance(b, int) and not isinstance(b, bool) for b in bounds):
             return None
         r = range(*bounds)
         return [r[i] for i in (0, 1, -2, -1) if -len(r) <= i < len(r)] if len(r) > 4 else list(r)
-    v = p.literal(iterable) if type(iterable) in (cst.Tuple, cst.List) else UNKNOWN_VALUE
+    v = _constant(p, iterable) if type(iterable) in (cst.Tuple, cst.List) else UNKNOWN_VALUE
     if isinstance(v, (tuple, list)) and all(isinstance(x, (int, float, str)) for x in v):
         return list(v)
     return None
+
+
+def _constant(p: Any, e: Any) -> Any:
+    """The Python constant the evaluator gives ``e`` (``T`` bound to ``40``), or UNKNOWN."""
+    return constant(p.evaluator.value(e, None))
 
 
 def _bound_once(ctx: FileContext, name: cst.Name) -> bool:

@@ -356,6 +356,13 @@ class ValueFlow(Flow):
             return
         marks = [(_Mark(i), a.keyword.value if a.keyword is not None else None, "") for i, a in enumerate(e.args)]
         found = called_function(self.ev, self.ev.value(e.func, None), marks)
+        if found is None and isinstance(self.fn, (cst.FunctionDef, cst.Lambda)):
+            # a callee the function's calls give it (a factory's parameter: ``clip`` in
+            # ``make_update(loss, GlobalNormClip(1.0))``): what the first frame that knows says
+            for frame in self.frames_of(self.fn):
+                found = called_function(self.ev, self.ev.value(e.func, frame), marks)
+                if found is not None:
+                    break
         if found is None or type(found[0].node) is not cst.FunctionDef:
             return
         fn, args = found
@@ -383,6 +390,17 @@ class ValueFlow(Flow):
             ref = (other.ctx.facts.ref(qualname), passed)
             if ref not in self.foreign_calls:
                 self.foreign_calls.append(ref)
+
+    def frames_of(self, fn) -> list:
+        """The frames ``fn`` runs in: its visible calls', and for a def nested in a factory
+        (a jitted ``update`` that ``make_update(loss, clip)`` returns), its own parameters
+        unbound inside each frame of the factory's calls."""
+        ev = self.ev
+        frames = list(contexts(ev, fn))
+        outer = self.ctx.enclosing_function(fn)
+        if outer is not None:
+            frames += [ev.frame(fn, {}, parent) for parent in contexts(ev, outer)]
+        return frames
 
     def _traced_arg(self, e: cst.Call) -> str | None:
         for a in e.args:
@@ -692,7 +710,11 @@ class ValueFlow(Flow):
         if not calls:
             return []
         width = min(len(c) for c in calls)
-        return [all(type(c[i]) is Array for c in calls) for i in range(width)]
+        found = [all(type(c[i]) is Array for c in calls) for i in range(width)]
+        scope = program(self.ctx).scope_of_node.get(fn)
+        if scope is not None and scope.parent is not None and scope.parent.kind == "class" and not fn.decorators:
+            return [False, *found]  # a method given bound (``self.body``): its receiver is no operand
+        return found
 
     def plain_frame(self, fn):
         """A frame for ``fn`` (and the defs around it) in which a parameter with no annotation

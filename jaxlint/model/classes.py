@@ -431,6 +431,10 @@ def data_attribute(ev: Evaluator, receiver: Any, name: str) -> bool:
     if receiver.get(name) is not None:
         return True
     cls = receiver.cls
+    if type(cls) is Class and kind_of(ev, cls) in ("dataclass", "pytree"):
+        fields = declared_fields(ev, cls)  # ``key: jax.Array`` of a dataclass: stored per instance
+        if fields is not None and any(n == name for n, _, _ in fields):
+            return True
     if type(cls) is not Class or receiver.kind != "object" or kind_of(ev, cls) != "object":
         return False
     from .attributes import whole_class

@@ -115,10 +115,7 @@ def _traced(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
             body_fn = body.node
             positional = _positional(body_fn)
             if type(arg) is cst.Attribute:  # ``self.body``: a method bound to its instance
-                bound = p.evaluator.value(arg, None)
-                if type(bound) is not AbstractBound or type(bound.func) is not AbstractFunction:
-                    continue
-                if bound.func.node is not body_fn or not positional:
+                if not _bound_method(p, arg, body) or not positional:
                     continue
                 positional = positional[1:]  # the receiver is no operand
             names = [q.name.value for q in positional + list(body_fn.params.kwonly_params) if q.default is None]
@@ -129,7 +126,7 @@ def _traced(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
     return out
 
 
-def loop_bodies(ctx, p: Program) -> list[tuple[cst.Call, str, cst.FunctionDef | cst.Lambda]]:
+def loop_bodies(ctx, p: Program) -> list[tuple[cst.Call, str, cst.FunctionDef | cst.Lambda, bool]]:
     """The lax calls of this file that run a function of it once per iteration of a loop
     (``lax.fori_loop(0, n, body, x)``, ``lax.scan(step, ...)``), with their label and the
     function, in text order."""
@@ -140,10 +137,21 @@ def loop_bodies(ctx, p: Program) -> list[tuple[cst.Call, str, cst.FunctionDef | 
         if api is None or not api.repeats:
             continue
         for arg in _body_arguments(call, api.bodies):
-            body = p.value(arg) if type(arg) in (cst.Name, cst.Lambda) else None
+            body = p.value(arg) if type(arg) in (cst.Name, cst.Lambda, cst.Attribute) else None
+            if type(arg) is cst.Attribute and not _bound_method(p, arg, body):
+                continue
             if type(body) is Function and body.node in p.scope_of_node:
-                out.append((call, api.label, body.node))
+                out.append((call, api.label, body.node, type(arg) is cst.Attribute))
     return out
+
+
+def _bound_method(p: Program, arg: cst.Attribute, body: object) -> bool:
+    """Is ``arg`` (``self.body``) a method of the code bound to its instance, the def
+    ``body`` the binder gives?"""
+    if type(body) is not Function:
+        return False
+    bound = p.evaluator.value(arg, None)
+    return type(bound) is AbstractBound and type(bound.func) is AbstractFunction and bound.func.node is body.node
 
 
 def _body_arguments(call: cst.Call, spots: tuple[tuple[int, str], ...]) -> list[cst.BaseExpression | None]:

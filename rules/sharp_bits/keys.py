@@ -251,7 +251,11 @@ class KeyFlow(Flow):
             type(ev.value(f.value, None)) in LIBRARY_OBJECTS or _container(self.ctx, f.value)
         )
         given = any(type(a.value) is cst.Name and a.value.value in bases for a in call.args)
-        callee = ev.value(f, None) if type(f) is cst.Name else None
+        # a module-level def, also under any transform (``jit``, ``vmap(grad(f))`` kept on
+        # ``self``): it runs with the call's arguments only
+        callee = ev.value(f, None)
+        while type(callee) is Transformed:
+            callee = callee.target
         if type(callee) is Function and _module_level(callee, p) and self._local(bases, call):
             # a module-level def reaches only what it is given (and module globals): the
             # function's own ``self`` it is not given keeps its key (``dropout(self.key, h)``);
@@ -773,9 +777,12 @@ def _closed_over_in_loops(ctx: FileContext) -> list[Reuse]:
     and consumes on every path: the body runs once per iteration, so every iteration
     consumes the same key (a parameter or a name the body binds is a new value each time)."""
     out = []
-    for loop, label, fn in loop_bodies(ctx, program(ctx)):
+    for loop, label, fn, bound in loop_bodies(ctx, program(ctx)):
         consumed, flow = _consumed_in(ctx, fn)
-        params = {p.name.value for p in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params)}
+        positional = [*fn.params.posonly_params, *fn.params.params]
+        if bound and positional:  # ``self._step``: the receiver is one object for every iteration
+            positional = positional[1:]
+        params = {p.name.value for p in (*positional, *fn.params.kwonly_params)}
         for key, c in consumed.items():
             base = key.partition("[")[0].partition(".")[0]
             if base in params or base in flow.assigned or c.previous_iteration:

@@ -629,6 +629,11 @@ def partial_use(ctx: FileContext, call: cst.Call) -> Use | None:
     binds. A key the partial holds is tracked by its name only while that name keeps the
     value the partial took: bound once in the function that makes the partial and calls it."""
     p = program(ctx)
+    if type(call.func) is not cst.Name:
+        return None
+    bound = p.reaching(call.func)  # cheap first: a name assigned a call (``partial(...)``) only
+    if not bound or any(b.kind != "assign" or type(b.value) is not cst.Call for b in bound):
+        return None
     v = p.evaluator.value(call.func, None)
     made = v.node if type(v) is Partial else None
     if type(made) is not cst.Call or v.star or made not in p.parents:

@@ -19,7 +19,7 @@ import libcst as cst
 
 from jaxlint.base.literals import UNKNOWN
 from jaxlint.model import program
-from jaxlint.model.abstract import Array, Bound, Function, List, Opaque, Partial, Transformed, Tuple, Wraps
+from jaxlint.model.abstract import Array, Bound, External, Function, List, Opaque, Partial, Transformed, Tuple, Wraps
 from jaxlint.model.annotations import annotated_value
 from jaxlint.model.arrays import ARRAY_ATTRS, ARRAY_METHODS, annotated_array, at_method, made_by, qualified
 from jaxlint.model.contexts import called_function, contexts, sites
@@ -349,14 +349,17 @@ class ValueFlow(Flow):
         ``foreign_calls``): the def the call runs (through ``partial``, a bound method, an
         instance's ``__call__``: ``model.contexts.called_function``) and the parameters
         its traced arguments bind."""
-        if self.quiet or any(a.star for a in e.args):
+        if self.quiet or not e.args or any(a.star for a in e.args):
             return
+        callee = self.ev.value(e.func, None)
+        if type(callee) is External:
+            return  # a library's function: no def of the code
         traced = [bool(self.fact(a.value)[0] & TRACED) for a in e.args]
         if not any(traced):
             return
         marks = [(_Mark(i), a.keyword.value if a.keyword is not None else None, "") for i, a in enumerate(e.args)]
-        found = called_function(self.ev, self.ev.value(e.func, None), marks)
-        if found is None and isinstance(self.fn, (cst.FunctionDef, cst.Lambda)):
+        found = called_function(self.ev, callee, marks)
+        if found is None and type(callee) is Opaque and isinstance(self.fn, (cst.FunctionDef, cst.Lambda)):
             # a callee the function's calls give it (a factory's parameter: ``clip`` in
             # ``make_update(loss, GlobalNormClip(1.0))``): what the first frame that knows says
             for frame in self.frames_of(self.fn):

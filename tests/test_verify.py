@@ -388,3 +388,17 @@ def test_requires_jax_needs_a_version_and_a_reason(tmp_path):
     root = make_tree(tmp_path, spec='requires-jax = "0.8.0"\n' + SPEC)
     with pytest.raises(SpecError, match="requires-jax-why: requires-jax needs a reason"):
         load_spec(root / "JAX990" / "spec.toml")
+
+
+def test_every_bad_program_of_a_fixture_is_run_by_its_spec():
+    """A ``bad*.py`` beside a ``spec.toml`` that the spec does not list would never be
+    run by ``jaxlint verify``: its bug would go unconfirmed."""
+    import tomllib
+
+    from conftest import FIXTURES
+
+    unlisted = []
+    for spec in sorted(Path(FIXTURES).glob("JAX*/spec.toml")):
+        listed = {b["file"] for b in tomllib.loads(spec.read_text(encoding="utf-8")).get("bad", [])}
+        unlisted += [str(p) for p in sorted(spec.parent.glob("bad*.py")) if p.name not in listed]
+    assert unlisted == []

@@ -302,6 +302,16 @@ def _plan_promoted(item: tuple[str, frozenset[str]]) -> tuple[str, object, str |
     return _plan_file(*item)
 
 
+def _plan_again(plans: dict[str, object], run, errors: list[str], todo: list[tuple[str, frozenset[str]]]) -> None:
+    """Plan the promoted files of ``todo`` (path, anchored names) again, in the pool, into
+    ``plans``."""
+    for (path, _), (_kind, value, err) in run(_plan_promoted, todo, lambda item: ("done", _died(item[0]), None)):
+        if err is not None:
+            errors.append(err)
+            continue
+        plans[path] = value
+
+
 # path, line ranges to blank, defs rules may look up, callers of seeds (see jaxlint.plan.slicing),
 # the project anchors of other modules the file names (``Runner._promote``)
 Job = tuple[str, Blanks, "frozenset[str] | None", "frozenset[str] | None", "frozenset[str] | None"]
@@ -507,13 +517,7 @@ class Runner:
                     todo.append((path, named))
             if not todo:
                 return
-            for (path, _), (_kind, value, err) in run(
-                _plan_promoted, todo, lambda item: ("done", _died(item[0]), None)
-            ):
-                if err is not None:
-                    errors.append(err)
-                    continue
-                plans[path] = value
+            _plan_again(plans, run, errors, todo)
 
     def _promote_imported(self, plans: dict[str, object], run, errors: list[str]) -> None:
         """A file the trigger pre-filter skipped that a planned file imports from (``from
@@ -541,13 +545,7 @@ class Runner:
                     todo.append((path, frozenset({IMPORTED})))
             if not todo:
                 return
-            for (path, _), (_kind, value, err) in run(
-                _plan_promoted, todo, lambda item: ("done", _died(item[0]), None)
-            ):
-                if err is not None:
-                    errors.append(err)
-                    continue
-                plans[path] = value
+            _plan_again(plans, run, errors, todo)
 
     def _tick(self) -> None:
         if self.progress:

@@ -103,6 +103,7 @@ class ValueFlow(Flow):
         self.foreign_calls: list[tuple[str, set[str]]] = []
         # every such call: (the def, {its parameter: the origin of the traced argument it gets})
         self.edges: list[tuple[Function, dict[str, str]]] = []
+        self._eager_blocks: bool | None = None  # may the file hold ``ensure_compile_time_eval`` blocks?
         self.origins: dict[str, str] = {}
         self.parts: dict[cst.Call, list[tuple[int, str | None]]] = {}  # facts of a call's tuple items
         self.evidence = evidence  # names the body uses the way only an array is used
@@ -332,7 +333,9 @@ class ValueFlow(Flow):
         trace = self.trace or self.outer_trace
         if trace is None or not trace.stages:
             return False
-        if "ensure_compile_time_eval" not in self.ctx.source:
+        if self._eager_blocks is None:  # the file's text, read once per walk
+            self._eager_blocks = "ensure_compile_time_eval" in self.ctx.source
+        if not self._eager_blocks:
             return True
         for a in self.ctx.ancestors(e):
             if a is self.fn:
@@ -354,8 +357,8 @@ class ValueFlow(Flow):
         callee = self.ev.value(e.func, None)
         if type(callee) is External:
             return  # a library's function: no def of the code
-        traced = [bool(self.fact(a.value)[0] & TRACED) for a in e.args]
-        if not any(traced):
+        facts = [self.fact(a.value) for a in e.args]
+        if not any(f[0] & TRACED for f in facts):
             return
         marks = [(_Mark(i), a.keyword.value if a.keyword is not None else None, "") for i, a in enumerate(e.args)]
         found = called_function(self.ev, callee, marks)
@@ -375,10 +378,14 @@ class ValueFlow(Flow):
         b = bind(sig, args)
         if b.error is not None:
             return
-        passed = {name for name, v in b.arguments.items() if type(v) is _Mark and traced[v.index]}
+        origins = {
+            name: facts[v.index][1] or ""
+            for name, v in b.arguments.items()
+            if type(v) is _Mark and facts[v.index][0] & TRACED
+        }
+        passed = set(origins)
         if not passed:
             return
-        origins = {name: self.fact(e.args[v.index].value)[1] or "" for name, v in b.arguments.items() if name in passed}
         if all(f is not fn or o != origins for f, o in self.edges):
             self.edges.append((fn, origins))
         node = fn.node
@@ -451,8 +458,7 @@ class ValueFlow(Flow):
                 continue
             dead = None
             if type(n) is cst.BooleanOperation:
-                left = self.decided(n.left)
-                if left is (type(n.operator) is cst.Or):
+                if self._right_never_runs(n):
                     dead = n.right
             elif type(n) is cst.IfExp:
                 test = self.decided(n.test)
@@ -461,6 +467,10 @@ class ValueFlow(Flow):
                 out.add(dead)
                 out.update(self.ctx.descendants(dead, prune=prune))
         return out
+
+    def _right_never_runs(self, n: cst.BooleanOperation) -> bool:
+        """Is the left side of ``and`` decided false (of ``or``, true), so the right never runs?"""
+        return self.decided(n.left) is (type(n.operator) is cst.Or)
 
     def loop_target(self, node, target) -> None:
         self.bind_items(target, node.iter)
@@ -682,7 +692,7 @@ class ValueFlow(Flow):
             self.expressions(test)
         if isinstance(test, cst.BooleanOperation) and kind in ("if", "while", "ifexp", "bool"):
             self.check_bool(test.left, kind, test.left, nested=False)
-            if self.decided(test.left) is not (type(test.operator) is cst.Or):  # else the right side never runs
+            if not self._right_never_runs(test):
                 self.check_bool(test.right, kind, test.right, nested=False)
             return
         if (

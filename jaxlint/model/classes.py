@@ -228,8 +228,8 @@ def _field_default(ev: Evaluator, value: cst.BaseExpression | None) -> tuple[Any
                     static = type(v) is Const and v.value == spec[1]
                 elif k == "default":
                     default = ev.value(a.value, None)
-                elif k == "default_factory":
-                    default = UNKNOWN
+                elif k == "default_factory":  # called for each instance: what it returns
+                    default = ev.call(ev.value(a.value, None), [], None, None)
             if f.qualified == "equinox.static_field":
                 static = True
             return default, static

@@ -790,7 +790,7 @@ class Program:
         calls: list[cst.Call] = []
         # and the construction as the receiver itself (``Ensemble().predict(xs)``, ``Norm()(x)``)
         for construction in made:
-            self._add_method_call(cls, b.name, construction, calls)
+            self._add_method_call(cls, b.name, construction, calls, depth)
         if b.name == "__init__":  # ``Sampler(cfg, target)`` runs ``__init__(self, cfg, target)``
             calls += made
         # and ``self.name(...)`` in the class's own methods
@@ -805,7 +805,7 @@ class Program:
                 continue
             reads, _ = self.references(instance)
             for r in reads:
-                self._add_method_call(cls, b.name, r, calls)
+                self._add_method_call(cls, b.name, r, calls, depth)
         # and any ``x.name(...)`` whose receiver evaluates to an instance of the class
         # (``gp = Regressor(x).fit()`` where ``fit`` returns ``self``)
         for call in self._attribute_calls().get(b.name, ()):
@@ -838,7 +838,9 @@ class Program:
             v = ev.value(expr, None)
         return type(v) is Struct and getattr(v.cls, "node", None) is cls
 
-    def _add_method_call(self, cls: cst.ClassDef, method: str, instance: cst.CSTNode, calls: list[cst.Call]) -> None:
+    def _add_method_call(
+        self, cls: cst.ClassDef, method: str, instance: cst.CSTNode, calls: list[cst.Call], depth: int = 0
+    ) -> None:
         """Add the call that runs ``method`` of ``cls`` through the expression ``instance``
         (an instance of it): ``instance(...)`` or ``instance.name(...)``."""
         parent = self.parents.get(instance)
@@ -847,6 +849,10 @@ class Program:
         elif type(parent) is cst.Attribute and parent.value is instance:
             call, attr = self.parents.get(parent), parent.attr.value
             if type(call) is not cst.Call or call.func is not parent:
+                if attr == method and depth <= 4:
+                    # the bound method as a value (``jax.grad(model.loss)``, ``f = model.loss``):
+                    # where that is called (the call's frame binds ``self`` to the receiver)
+                    calls.extend(c for c in self._invocations(parent, depth + 1)[0] if c not in calls)
                 return
         else:
             return

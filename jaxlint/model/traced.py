@@ -55,6 +55,9 @@ class Trace:
     # the keywords every tracing application binds with ``partial`` to one constant
     # (``jit(partial(f, exact=False))``): under the trace they hold that value
     fixed: dict[str, Any] = field(default_factory=dict)
+    # the program of another module whose def this file's application traces
+    # (``jax.jit(make_step(...))`` with ``make_step`` imported): that module's rule run reads it
+    home: Any = None
 
 
 def traced_functions(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
@@ -89,7 +92,14 @@ def _traced(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
     for app in p.applications():
         if app.api not in TRACING:
             continue
-        found = p.target_function(app)
+        found: Any = p.target_function(app)
+        home = None
+        if found is None and app.target is UNKNOWN and type(app.target_node) is cst.Call:
+            # what a factory of another module returns (``jax.jit(make_step(model.apply))``):
+            # the evaluator runs the factory; that module's rule run reads the trace (``home``)
+            made = p.evaluator.value(app.target_node, None)
+            if type(made) is AbstractFunction and made.program is not None and made.program is not p:
+                found, home = (made, 0, []), made.program
         if found is None or _through_attribute(app):
             continue
         fn, bound, bound_keywords = found
@@ -100,6 +110,7 @@ def _traced(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
         trace = _trace_of(p, node, app, bound, bound_keywords)
         if isinstance(trace, Trace):
             trace.fixed = _fixed_keywords(p, app)
+            trace.home = home
         add(node, trace)
     for call in _lax_calls(ctx):
         f = p.value(call.func)

@@ -551,7 +551,8 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
                     if sym[1] == p:
                         continue
                     for ref in units(sym):
-                        if unit(ref).name is not None:
+                        # a def, or a module-level binding naming defs (``SCHEDULES = {"cosine": cosine}``)
+                        if unit(ref).name is not None or unit(ref).assigns:
                             kept.add(ref)
                             looked_up.add(ref)
                             foreign.add(ref)
@@ -564,7 +565,7 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
                 if sym[1] != p:
                     continue
                 for ref in units(sym):
-                    if ref not in visited and unit(ref).name is not None:
+                    if ref not in visited and (unit(ref).name is not None or ((p, i) in foreign and unit(ref).assigns)):
                         visited.add(ref)
                         kept.add(ref)
                         step.append(ref)
@@ -590,6 +591,13 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
     callees_done: set[Symbol] = set()
     for depth in range(MODULE_DEPTH + 1):
         kept.update(layer)
+        # a method among them reads ``self.x``: what its class's constructor stores
+        for p, i in layer:
+            owner = unit((p, i)).owner
+            cls = index.classes[p].get(owner) if owner is not None else None
+            if cls is not None:
+                for c in CONSTRUCTORS:
+                    kept.update(index.units(("m", p, cls, c)))
         if depth == MODULE_DEPTH:
             break
         next_layer: list[tuple[int, int]] = []

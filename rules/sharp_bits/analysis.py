@@ -154,11 +154,16 @@ class FileAnalysis:
                 continue
             if fn in self.helpers:
                 continue
-            if looked_up is not None and fn.name.value not in looked_up:
+            outer = ctx.enclosing_function(fn)
+            if outer is not None and not _returned_by(ctx, fn, outer):
+                continue  # a nested def reaches another module only as what its factory returns
+            top = fn if outer is None else outer
+            if looked_up is not None and isinstance(top, cst.FunctionDef) and top.name.value not in looked_up:
                 continue
-            if ctx.enclosing_function(fn) is not None or expects_error(ctx, fn):
+            if expects_error(ctx, fn):
                 continue
-            if len(p.module_scope.bindings.get(fn.name.value, ())) != 1:
+            scope = p.module_scope if outer is None else p.scope_of_node.get(outer)
+            if scope is None or len(scope.bindings.get(fn.name.value, ())) != 1:
                 continue  # the name is bound again (a notebook's second ``def f``): its uses are not all this def's
             params = {q.name.value for q in parameters(fn) if q.default is None}
             if not params:
@@ -179,6 +184,19 @@ class FileAnalysis:
             if bools:
                 out.append((fn, sorted(bools, key=lambda u: ctx.text_order(u.node))))
         return out
+
+
+def _returned_by(ctx, fn: cst.FunctionDef, outer) -> bool:
+    """Is ``fn`` a def of a module-level factory ``outer`` that returns it by name
+    (``def make_step(...): def step(...): ...; return step``)? Then another module may
+    transform what a call of the factory gives."""
+    if type(outer) is not cst.FunctionDef or ctx.enclosing_function(outer) is not None:
+        return False
+    name = fn.name.value
+    for n in ctx.descendants(outer.body, prune=(cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        if type(n) is cst.Return and type(n.value) is cst.Name and n.value.value == name:
+            return True
+    return False
 
 
 def _subscript_store_owners(ctx) -> set[cst.CSTNode]:

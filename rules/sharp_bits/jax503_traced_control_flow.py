@@ -10,8 +10,10 @@ import libcst as cst
 
 from jaxlint.lint.rule import Invalid, Rule
 from jaxlint.lint.wording import split
+from jaxlint.model import program
 from jaxlint.model.expected import catches_type_error, runs_where_expected
 from jaxlint.model.paths import call_paths
+from jaxlint.model.traced import traced_functions
 from jaxlint.model.transforms import TABLE
 
 from .analysis import TRACING_APIS, analysis, exact_lines
@@ -142,12 +144,20 @@ class TracedControlFlow(Rule):
             trace = flow.trace or flow.outer_trace
             if trace is not None and flow.foreign_calls and not flow.quiet:
                 calling.append((trace, flow))
-        if calling:
-            at = exact_lines(ctx, [trace.node for trace, _ in calling])
+        # ... and the defs of other modules this file's transforms trace (``jax.jit(make_step(...))``
+        # of a factory's def): every parameter the transform traces
+        applied = [
+            (trace, [(octx.facts.ref(q), trace.params)])
+            for node, trace in traced_functions(ctx, program(ctx)).items()
+            if trace.home is not None and (q := (octx := trace.home.ctx).qualname(node)) is not None
+        ]
+        ways = [(trace, flow.foreign_calls) for trace, flow in calling] + applied
+        if ways:
+            at = exact_lines(ctx, [trace.node for trace, _ in ways])
             ctx.extra(self.code)[TRACED_CALLS] = [
                 [ref, sorted(params), trace.api, at.get(trace.node, 0), ctx.path]
-                for trace, flow in calling
-                for ref, params in flow.foreign_calls
+                for trace, refs in ways
+                for ref, params in refs
             ]
         # a def traced by a transform in another module: the call paths decide (resolve)
         found = analysis(ctx).elsewhere()

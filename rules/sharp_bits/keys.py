@@ -45,6 +45,7 @@ from jaxlint.model.catalogue import Op, key_consumers, lookup
 from jaxlint.model.catalogue.keys import key_kind
 from jaxlint.model.classes import data_attribute
 from jaxlint.model.classes import method as classes_method
+from jaxlint.model.containers import container_of
 from jaxlint.model.context import FileContext
 from jaxlint.model.expected import raises_context
 from jaxlint.model.flow import Flow, bound_names, terminates
@@ -58,7 +59,6 @@ from jaxlint.model.transforms import TABLE as TRANSFORM_TABLE
 KEY = "JAX502"
 LOOP_COMPS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 NESTED = (cst.Lambda, cst.FunctionDef, cst.ClassDef)
-CONTAINERS = (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)
 LIBRARY_OBJECTS = (List, Dict, Tuple, Array, Const, Scalar)  # their methods are Python's or jax's
 
 
@@ -248,7 +248,7 @@ class KeyFlow(Flow):
         ev = p.evaluator
         f = call.func
         library_method = type(f) is cst.Attribute and (
-            type(ev.value(f.value, None)) in LIBRARY_OBJECTS or _container(self.ctx, f.value)
+            type(ev.value(f.value, None)) in LIBRARY_OBJECTS or container_of(ev, f.value) is not None
         )
         given = any(type(a.value) is cst.Name and a.value.value in bases for a in call.args)
         # a module-level def, also under any transform (``jit``, ``vmap(grad(f))`` kept on
@@ -256,7 +256,9 @@ class KeyFlow(Flow):
         callee = ev.value(f, None)
         while type(callee) is Transformed:
             callee = callee.target
-        if type(callee) is Function and _module_level(callee, p) and self._local(bases, call):
+        if ((type(callee) is Function and _module_level(callee, p)) or _library_decorated(ev, f)) and self._local(
+            bases, call
+        ):
             # a module-level def reaches only what it is given (and module globals): the
             # function's own ``self`` it is not given keeps its key (``dropout(self.key, h)``);
             # a closure may store into what it closes over
@@ -520,15 +522,6 @@ def _argument(call: cst.Call, index: int, keyword: str) -> cst.BaseExpression | 
     return positional[index].value if index < len(positional) else None
 
 
-def _container(ctx: FileContext, e: cst.BaseExpression) -> bool:
-    """A name every binding of which is a list, dict or set display (``out = []``): its
-    methods are Python's, however much it has been appended to."""
-    if type(e) is not cst.Name:
-        return False
-    bs = program(ctx).reaching(e)
-    return bool(bs) and all(b.kind == "assign" and not b.unpack and type(b.value) in CONTAINERS for b in bs)
-
-
 def _stored_into(target: Any) -> list[cst.BaseExpression]:
     """The attributes and items a target stores into (``self.key, sub = ...``)."""
     if isinstance(target, (cst.Attribute, cst.Subscript)):
@@ -731,6 +724,22 @@ def _runs_as_called(v: Any) -> Any:
             break
         v = v.target
     return v
+
+
+def _library_decorated(ev: Any, f: cst.BaseExpression) -> bool:
+    """A name bound only to module-level defs under library decorators the model does not
+    model (``@eqx.filter_jit``): the library code gets the def and the call's arguments, and
+    the def reaches only those and its module's globals, so the call reaches no more."""
+    if type(f) is not cst.Name:
+        return False
+    bs = ev.p.reaching(f)
+    return bool(bs) and all(
+        type(b.node) is cst.FunctionDef
+        and b.node.decorators
+        and ev.p.ctx.parents.get(b.node) is ev.p.ctx.module
+        and all(type(ev.value(d.decorator, None)) is Library for d in b.node.decorators)
+        for b in bs
+    )
 
 
 def _module_level(f: Function, p: Any) -> bool:

@@ -362,9 +362,14 @@ class ValueFlow(Flow):
             return
         marks = [(_Mark(i), a.keyword.value if a.keyword is not None else None, "") for i, a in enumerate(e.args)]
         found = called_function(self.ev, callee, marks)
-        if found is None and type(callee) is Opaque and isinstance(self.fn, (cst.FunctionDef, cst.Lambda)):
+        if (
+            found is None
+            and (callee is UNKNOWN or type(callee) is Opaque)
+            and isinstance(self.fn, (cst.FunctionDef, cst.Lambda))
+        ):
             # a callee the function's calls give it (a factory's parameter: ``clip`` in
-            # ``make_update(loss, GlobalNormClip(1.0))``): what the first frame that knows says
+            # ``make_update(loss, GlobalNormClip(1.0))``; ``SCHEDULES[name]`` with a static
+            # ``name`` the calls leave at its default): what the first frame that knows says
             for frame in self.frames_of(self.fn):
                 found = called_function(self.ev, self.ev.value(e.func, frame), marks)
                 if found is not None:

@@ -370,6 +370,38 @@ def test_a_method_runs_in_the_frames_of_the_calls_of_the_module_s_instances():
     assert not contexts(lone.evaluator, f)[0].params
 
 
+def test_a_bound_method_used_as_a_value_runs_where_that_value_is_called():
+    from jaxlint.model.contexts import contexts
+
+    src = HEAD + (
+        "class Model:\n    def loss(self, w, x):\n        return jnp.sum(w * x)\n"
+        "model = Model()\n"
+        "grad_fn = jax.jit(jax.value_and_grad(model.loss))\n"
+        "value, grads = grad_fn(jnp.ones(3), jnp.ones(3))\n"
+        "f = model.loss\n"
+        "out = f(jnp.ones(5), 2.0)\n"
+    )
+    p = model_of(src)
+    ev = p.evaluator
+    (loss,) = [n for n in p.ctx.nodes_of(cst.FunctionDef) if n.name.value == "loss"]
+    frames = contexts(ev, loss)
+    assert sorted(shape(dict(f.params)["w"]) for f in frames) == [(3,), (5,)]
+    assert all(type(dict(f.params)["self"]) is Struct for f in frames)  # the receiver, not an argument
+
+
+def test_a_dataclass_field_default_factory_gives_what_the_factory_returns():
+    src = HEAD + (
+        "import dataclasses\n"
+        "@dataclasses.dataclass\nclass Config:\n"
+        "    sizes: list = dataclasses.field(default_factory=lambda: [4, 16, 1])\n"
+        "    log: list = dataclasses.field(default_factory=list)\n"
+        "result = (Config().sizes, Config().log)\n"
+    )
+    from jaxlint.model.abstract import List
+
+    assert value_of(src) == Tuple((List((Const(4), Const(16), Const(1))), List(())))
+
+
 def call_body_return(fn):
     (ret,) = [s.body[0] for s in fn.body.body if isinstance(s, cst.SimpleStatementLine)]
     return ret.value

@@ -849,7 +849,7 @@ class Program:
         elif type(parent) is cst.Attribute and parent.value is instance:
             call, attr = self.parents.get(parent), parent.attr.value
             if type(call) is not cst.Call or call.func is not parent:
-                if attr == method and depth <= 4:
+                if attr == method:
                     # the bound method as a value (``jax.grad(model.loss)``, ``f = model.loss``):
                     # where that is called (the call's frame binds ``self`` to the receiver)
                     calls.extend(c for c in self._invocations(parent, depth + 1)[0] if c not in calls)

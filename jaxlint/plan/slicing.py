@@ -500,13 +500,15 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
     def unit(ref: tuple[int, int]) -> PlanUnit:
         return plans[ref[0]].units[ref[1]]
 
-    # a seed that is a method reads ``self.x``: what its class's constructor stores
-    for p, i in list(kept):
-        u = plans[p].units[i]
-        cls = index.classes[p].get(u.owner) if u.flags & SEED and u.owner is not None else None
-        if cls is not None:
-            for c in CONSTRUCTORS:
-                kept.update(index.units(("m", p, cls, c)))
+    def constructors(ref: tuple[int, int]) -> list[tuple[int, int]]:
+        """A method reads ``self.x``: the units of its class's constructors, which store it."""
+        owner = unit(ref).owner
+        cls = index.classes[ref[0]].get(owner) if owner is not None else None
+        return [c for name in CONSTRUCTORS for c in index.units(("m", ref[0], cls, name))] if cls is not None else []
+
+    for ref in list(kept):
+        if unit(ref).flags & SEED:
+            kept.update(constructors(ref))
 
     # 3. what the seeds pass (``grad(loss)``; not what they call: ``jnp.ones(3)``); through
     # ``step = jit(train)``, what that binds
@@ -591,13 +593,8 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
     callees_done: set[Symbol] = set()
     for depth in range(MODULE_DEPTH + 1):
         kept.update(layer)
-        # a method among them reads ``self.x``: what its class's constructor stores
-        for p, i in layer:
-            owner = unit((p, i)).owner
-            cls = index.classes[p].get(owner) if owner is not None else None
-            if cls is not None:
-                for c in CONSTRUCTORS:
-                    kept.update(index.units(("m", p, cls, c)))
+        for ref in layer:
+            kept.update(constructors(ref))
         if depth == MODULE_DEPTH:
             break
         next_layer: list[tuple[int, int]] = []

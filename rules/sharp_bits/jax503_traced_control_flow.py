@@ -139,19 +139,17 @@ class TracedControlFlow(Rule):
                 self.report(u.node, head, note=note)
         # the defs of other modules this file's traced functions call with traced arguments
         # (``clip_by_norm(grads, 1.0)`` in a jitted step): the parameters they trace, and where
-        calling = []
+        ways = []
         for flow in analysis(ctx).values():
             trace = flow.trace or flow.outer_trace
             if trace is not None and flow.foreign_calls and not flow.quiet:
-                calling.append((trace, flow))
+                ways.append((trace, flow.foreign_calls))
         # ... and the defs of other modules this file's transforms trace (``jax.jit(make_step(...))``
         # of a factory's def): every parameter the transform traces
-        applied = [
-            (trace, [(octx.facts.ref(q), trace.params)])
-            for node, trace in traced_functions(ctx, program(ctx)).items()
-            if trace.home is not None and (q := (octx := trace.home.ctx).qualname(node)) is not None
-        ]
-        ways = [(trace, flow.foreign_calls) for trace, flow in calling] + applied
+        for node, trace in traced_functions(ctx, program(ctx)).items():
+            qualname = trace.home.ctx.qualname(node) if trace.home is not None else None
+            if qualname is not None:
+                ways.append((trace, [(trace.home.ctx.facts.ref(qualname), trace.params)]))
         if ways:
             at = exact_lines(ctx, [trace.node for trace, _ in ways])
             ctx.extra(self.code)[TRACED_CALLS] = [

@@ -50,6 +50,7 @@ from jaxlint.model.context import FileContext
 from jaxlint.model.expected import raises_context
 from jaxlint.model.flow import Flow, bound_names, terminates
 from jaxlint.model.program import TRACING_METHODS
+from jaxlint.model.reach import built_without_receiver, receiver_of
 from jaxlint.model.scopes import Scope
 from jaxlint.model.signature import Argument, bind
 from jaxlint.model.spelled import spelled
@@ -264,6 +265,12 @@ class KeyFlow(Flow):
             # a closure may store into what it closes over
             return given
         if not library_method and type(ev.value(f, None)) is not Library:
+            # a callable built only from module globals and ``__init__``'s arguments
+            # (``self._score = jax.jit(jax.vmap(jax.grad(log_prob)))``) cannot reach
+            # ``self``: it changes only what it is given
+            receiver = receiver_of(p, self.ctx.enclosing_function(call))
+            if receiver is not None and bases == {receiver.name.value} and built_without_receiver(p, f):
+                return given
             return True
         return given
 

@@ -100,9 +100,13 @@ def _traced(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
             made = p.evaluator.value(app.target_node, None)
             if type(made) is AbstractFunction and made.program is not None and made.program is not p:
                 found, home = (made, 0, []), made.program
-        if found is None or _through_attribute(app):
+        if found is None:
             continue
         fn, bound, bound_keywords = found
+        if _through_attribute(app):
+            if not _receiver_bound(p, app, fn):
+                continue
+            bound += 1  # ``jax.jit(self._train_step)``: the receiver is bound, as by ``partial``
         node = fn.node
         if type(node) is cst.FunctionDef and node.decorators and p.value(node) is UNKNOWN:
             unknown.add(node)  # a decorator the model does not know
@@ -197,6 +201,26 @@ def _through_attribute(v) -> bool:
         else:
             return False
     return True
+
+
+def _receiver_bound(p: Program, v: Any, fn: Function) -> bool:
+    """Is the one attribute on the way from the application to ``fn`` a method of the
+    code bound to its instance (``jax.jit(self._train_step)``, ``jit(grad(self.loss))``)?"""
+    found = None
+    for _ in range(40):
+        if type(v) is Transformed:
+            node = v.target_node
+            v = v.target
+        elif type(v) is Partial:
+            node = v.node.args[0].value
+            v = v.func
+        else:
+            break
+        if type(node) is cst.Attribute:
+            if found is not None:
+                return False
+            found = node
+    return found is not None and _bound_method(p, found, fn)
 
 
 def _positional(fn) -> list[cst.Param]:

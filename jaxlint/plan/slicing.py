@@ -37,8 +37,9 @@ LibCST must see it. Kept are:
    parameters with its ``*args`` (``def apply(fn, *args): return fn(*args)``);
 7. for rules with ``target_callees`` (JAX4xx, JAX503), the defs of a seed's targets' module
    that those targets refer to, transitively, ``MODULE_DEPTH`` steps at most (the helper that
-   builds what a grad target returns), and the defs of other modules a seed refers to,
-   looked up there (the helper a jitted step calls with its traced gradients), with the
+   builds what a grad target returns), and the defs of other modules a seed or its
+   targets refer to, looked up there (the helper a jitted step calls with its traced
+   gradients, also from a method jitted as ``jax.jit(self._train_step)``), with the
    defs of their module they refer to, transitively (the formatter a logging helper calls).
 
 Only module-level statements that bind a transform are followed further than one step
@@ -545,19 +546,23 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
     # ... and the defs of other modules such a seed calls (``clip_by_norm(grads, 1.0)`` in a
     # jitted step, the helper in ``utils.py``): rules look them up there, with the defs of
     # that module they call in turn (``log_scalars`` formatting with ``format_scalars``)
+    # (also those a seed's target calls: ``jax.jit(self._train_step)`` traces the method,
+    # which calls the helper)
     foreign: set[tuple[int, int]] = set()
-    for p, plan in enumerate(plans):
-        for u in plan.units:
-            if u.flags & CALLEES and u.flags & SEED:
-                for sym in index.refs_of(p, u):
-                    if sym[1] == p:
-                        continue
-                    for ref in units(sym):
-                        # a def, or a module-level binding naming defs (``SCHEDULES = {"cosine": cosine}``)
-                        if unit(ref).name is not None or unit(ref).assigns:
-                            kept.add(ref)
-                            looked_up.add(ref)
-                            foreign.add(ref)
+    callers_of_foreign = [
+        (p, u) for p, plan in enumerate(plans) for u in plan.units if u.flags & CALLEES and u.flags & SEED
+    ]
+    callers_of_foreign += [(ref[0], unit(ref)) for ref in frontier if unit(ref).name is not None]
+    for p, u in callers_of_foreign:
+        for sym in index.refs_of(p, u):
+            if sym[1] == p:
+                continue
+            for ref in units(sym):
+                # a def, or a module-level binding naming defs (``SCHEDULES = {"cosine": cosine}``)
+                if unit(ref).name is not None or unit(ref).assigns:
+                    kept.add(ref)
+                    looked_up.add(ref)
+                    foreign.add(ref)
     frontier += sorted(foreign - set(frontier))
     visited = set(frontier)
     for _ in range(MODULE_DEPTH):

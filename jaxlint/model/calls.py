@@ -30,7 +30,7 @@ from jaxlint.base.names import dotted
 from jaxlint.model import expected
 
 from . import program
-from .abstract import Class, External, Function, Struct
+from .abstract import Class, External, Function, Struct, Transformed
 from .attributes import assigned_value, instance_attribute
 from .axes import MAPS, frames, in_contexts, map_names, names_of
 from .catalogue import calls_functions
@@ -460,6 +460,14 @@ class Uses:
                     if layer_kind(api):
                         layers.append(self._layer(api, call, (), not bound))
                     return self._use("run", layers, call, scope=scope_ref(ctx, call))
+                made = self._helper_map(call, parent) if is_fun else None
+                if made is not None:
+                    # a project helper that maps what it is given (``def pmap_step(fn):
+                    # return jax.pmap(fn, axis_name=DATA_AXIS)``): its call is the map
+                    layer = self._layer(made.api, call, map_names(made), not bound and _plain_value(made))
+                    layers.append(layer)
+                    cur = call
+                    continue
                 break
             if isinstance(parent, cst.Assign) and parent.value is cur:
                 if len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
@@ -474,6 +482,21 @@ class Uses:
             break
         return self._use("unknown", layers, cur)
 
+    def _helper_map(self, call: cst.Call, arg: cst.Arg) -> Transformed | None:
+        """The map a call of a project def returns when it is the map of what ``arg``
+        passes (the evaluator runs the def: ``pmap_step(make_step(cfg))`` gives
+        ``jax.pmap(step, axis_name="data")``); None otherwise."""
+        ev = self.ev
+        with ev.query(_API_FUEL):
+            f = ev.value(call.func, None)
+            if type(f) is not Function:
+                return None
+            made = ev.value(call, None)
+            given = ev.value(arg.value, None)
+        if type(made) is not Transformed or made.api not in MAPS or made.target != given or given is UNKNOWN:
+            return None
+        return made
+
     def _passed_names(self, call: cst.Call) -> list[list[Any]]:
         """``[[slot, names], ...]``: the arguments of a direct call that are axis names as
         values (a string, a tuple of strings), by slot (the keyword, or the position as a
@@ -484,11 +507,13 @@ class Uses:
             if a.star:
                 break
             slot = a.keyword.value if a.keyword is not None else str(i)
-            if not self._may_name_axes(a.value) and not self._constructed(a.value):
+            if not self._may_name_axes(a.value) and not self._constructed(a.value) and not self._closed_over(a.value):
                 continue
             with self.ev.query(_API_FUEL):
                 v = self.ev.value(a.value, None)
             names = names_of(v)
+            if not names and type(v) is not Struct:
+                names = self._in_contexts(a.value)  # ``cfg.axis_name`` of a factory's ``cfg``
             if names:
                 out.append([slot, list(names)])
                 continue
@@ -501,6 +526,27 @@ class Uses:
                     if names:
                         out.append([f"{slot}.{field}", list(names)])
         return out
+
+    def _closed_over(self, e: cst.BaseExpression) -> bool:
+        """Is the argument a parameter of a def around the call's function (``cfg`` of the
+        factory ``make_step(cfg)`` in the ``step`` it returns)? Its value is what the
+        factory's calls give: a config object whose fields may name axes."""
+        if type(e) is not cst.Name:
+            return False
+        fn = self.ctx.enclosing_function(e)
+        bs = self.p.reaching(e)
+        return bool(bs) and fn is not None and all(b.kind == "param" and b.scope.node is not fn for b in bs)
+
+    def _in_contexts(self, e: cst.BaseExpression) -> tuple[str, ...] | None:
+        """The axis names an argument gives in every context of the def it is written in
+        (its calls, or the factory calls a closure was made by), when they agree."""
+        ev = self.ev
+
+        def read(frame):
+            with ev.query(_API_FUEL):
+                return names_of(ev.value(e, frame)) if frame is not None else None
+
+        return in_contexts(ev, read, self.ctx.enclosing_function(e))
 
     def _in_every_context(self, e: cst.Name) -> Any:
         """The value a name has in every context of the def it is read in, when they agree."""
@@ -735,6 +781,13 @@ def _plain(api: str, options: list[cst.Arg], with_fun: bool) -> bool:
     entry = TABLE[api]
     concrete = set(entry.static) | ({"in_axes"} if entry.in_axes else set())
     return not any(a.keyword is not None and a.keyword.value in concrete for a in options)
+
+
+def _plain_value(t: Transformed) -> bool:
+    """``_plain`` for a map the evaluator made: none of its options keeps an argument concrete."""
+    entry = TABLE[t.api]
+    concrete = set(entry.static) | ({"in_axes"} if entry.in_axes else set())
+    return not t.unknown_options and not any(t.given(o) for o in concrete)
 
 
 def _function_parameter(api: str | None) -> str | None:

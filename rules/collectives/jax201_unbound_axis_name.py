@@ -252,14 +252,23 @@ class UnboundAxisName(Rule):
         its axis name (``def batch_norm(x, axis_name): ... lax.pmean(m, axis_name)``)."""
         fn = self.ctx.enclosing_function(node)
         arg = axis_argument(site)
-        if type(fn) is not cst.FunctionDef or arg is None:
+        if fn is None or arg is None:
             return None
-        found = parameter_of(program(self.ctx), fn, arg)
-        if found is not None:
-            return list(found)
-        # a parameter of the factory the def is a closure of (``make_ring_step(n,
-        # axis="ring")`` returning ``step``): what each call of the factory gives it, else
-        # its default
+        if isinstance(fn, cst.Lambda):
+            root = arg
+            while type(root) is cst.Attribute:
+                root = root.value  # ``cfg.axis_name``: the name ``cfg``
+            base = root.value if type(root) is cst.Name else None
+            if base is None or any(p.name.value == base for p in _lambda_params(fn)):
+                return None  # the lambda's own parameter: whatever calls it gives
+        else:
+            found = parameter_of(program(self.ctx), fn, arg)
+            if found is not None:
+                return list(found)
+        # a parameter of the def the function is written in: a factory's closure
+        # (``make_ring_step(n, axis="ring")`` returning ``step``), or a lambda it runs
+        # (``tree_map(lambda t: lax.pmean(t, axis_name), tree)``): what each call of that
+        # def gives it, else its default
         outer = self.ctx.enclosing_function(fn)
         while type(outer) is cst.FunctionDef:
             found = parameter_of(program(self.ctx), outer, arg)
@@ -301,6 +310,13 @@ class UnboundAxisName(Rule):
             missing = [n for n in d["names"] if n not in vocabulary.names]
             if missing:
                 yield p, *_unmentioned(d["api"], d["short"], missing[0], vocabulary.closest(missing[0]))
+
+
+def _lambda_params(fn: cst.Lambda) -> list[cst.Param]:
+    ps = fn.params
+    star = [ps.star_arg] if isinstance(ps.star_arg, cst.Param) else []
+    kw = [ps.star_kwarg] if ps.star_kwarg is not None else []
+    return [*ps.posonly_params, *ps.params, *star, *ps.kwonly_params, *kw]
 
 
 def _first_unbound(paths, d: dict[str, Any], p: Pending) -> tuple[Path, str] | None:

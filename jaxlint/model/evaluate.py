@@ -72,6 +72,7 @@ from .catalogue.constants import CONSTANTS
 from .catalogue.host import INSTANCE_METHODS
 from .catalogue.indexing import IndexRef, is_slice, make_slice
 from .classes import RUNS_METHOD, run_method
+from .cli_args import PARSES, parsed
 from .scopes import Binding, Scope, reaching_in
 from .signature import REQUIRED, Argument, Param, Signature, bind
 from .transforms import PARTIAL, SCOPES, TRANSPARENT_DECORATORS
@@ -153,6 +154,9 @@ class World:
         self.calls: dict[tuple[Any, ...], tuple[Any, tuple[Problem, ...]]] = {}
         self.stack: list[list[Problem]] = []
         self.active: set[tuple[cst.CSTNode, Env | None]] = set()
+        # a loop-carried read being solved (``Evaluator._loop_carried``): the value assumed
+        # for it where its own evaluation reaches it again, and how often that happened
+        self.assumed: dict[tuple[cst.CSTNode, Env | None], list[Any]] = {}
         self.budget = _Budget()
         self.depth = 0
         # facts transfer functions record per (application node, call node, frame)
@@ -171,6 +175,7 @@ class World:
         for d in (self.memo, self.frames, self.calls, self.records):
             d.clear()
         self.active.clear()
+        self.assumed.clear()
         self.stack.clear()
         self.record_log.clear()
         self.maps.clear()
@@ -232,6 +237,7 @@ class Evaluator:
         self._calls = w.calls
         self._stack = w.stack
         self._active = w.active
+        self._assumed = w.assumed
         self._budget = w.budget
         self.records = w.records
         self.record_log = w.record_log
@@ -337,6 +343,13 @@ class Evaluator:
             return v
         budget = self._budget
         if key in self._active:
+            slot = self._assumed.get(key)
+            if slot is not None:
+                # a loop-carried read met again while its later bindings are evaluated: the
+                # value assumed for this iteration, and what depends on it is not memoised
+                slot[1] += 1
+                budget.exhausted += 1
+                return slot[0]
             # a cycle (a loop-carried name); in a ``probe``, which asks in an order of its
             # own, what is computed from it is not memoised (another order would cut
             # elsewhere)
@@ -439,7 +452,8 @@ class Evaluator:
             if v in _BUILTINS and name in self.p._reads:
                 return External(f"builtins.{v}")
             return UNKNOWN
-        values = [self.binding_value(b, env) for b in found]
+        later = self.p.later_in_loop(name, found) if len(found) > 1 else set()
+        values = self._loop_carried(name, env, found, later) if later else [self.binding_value(b, env) for b in found]
         if any(type(v) in (List, Dict) for v in values) and self.p.mutated_before(name, found):
             if len(found) == 1 and type(values[0]) is List:
                 from .appended import appended
@@ -448,15 +462,41 @@ class Evaluator:
                 if built is not None:
                     return built
             return UNKNOWN  # ``xs[1] = ...`` / ``xs.pop()`` may have changed it by now
-        if UNKNOWN in values and len(found) > 1:
+        if UNKNOWN in values and later:
             # a binding later in a loop around the read (``params = step(params)``) whose
             # value is not known: the first iteration still reads what came before the loop,
             # and what fails there fails
-            later = self.p.later_in_loop(name, found)
             kept = [v for b, v in zip(found, values, strict=True) if not (b in later and v is UNKNOWN)]
             if kept and len(kept) < len(values):
                 return join_all(kept)
         return join_all(values)
+
+    def _loop_carried(self, name: cst.Name, env: Env | None, found: list[Binding], later: set[Binding]) -> list[Any]:
+        """The values of the bindings reaching a read in a loop, some of them made later in
+        the loop (``params = update(params, grad(loss)(params))``): those later bindings
+        are computed from the read itself, so they are solved as a fixpoint. The first
+        iteration reads what came before the loop; a later binding is evaluated assuming the
+        read gives that, then the join of everything so far, until the assumption holds
+        (sizes that differ join to unknown, so this ends in a few rounds)."""
+        values = {b: self.binding_value(b, env) for b in found if b not in later}
+        entry = join_all(list(values.values()))
+        key = (name, env)
+        if entry is UNKNOWN or key not in self._active or key in self._assumed:
+            return [values[b] if b in values else self.binding_value(b, env) for b in found]
+        guess = entry
+        for _ in range(3):
+            slot = [guess, 0]
+            self._assumed[key] = slot
+            try:
+                carried = {b: self.binding_value(b, env) for b in later}
+            finally:
+                del self._assumed[key]
+            both = join_all([*values.values(), *carried.values()])
+            if slot[1] == 0 or both == guess:
+                self._budget.exhausted -= slot[1]  # computed under an assumption that holds
+                return [values[b] if b in values else carried[b] for b in found]
+            guess = both
+        return [values.get(b, UNKNOWN) for b in found]
 
     def _free_at_call(self, name: cst.Name, env: Env, found: list[Binding]) -> list[Binding]:
         """A function's free name is read when the function runs. When the call chain that
@@ -1083,6 +1123,10 @@ class Evaluator:
 
     # calls ---------------------------------------------------------------------------
     def _call_expr(self, e: cst.Call, env: Env | None) -> Any:
+        if type(e.func) is cst.Attribute and e.func.attr.value in PARSES:
+            namespace = parsed(self, e, env)  # ``parser.parse_args()``: the flags' defaults
+            if namespace is not None:
+                return namespace
         fn = self.value(e.func, env)
         args: list[Argument] = []
         for a in e.args:

@@ -46,7 +46,7 @@ from .contexts import assumed_along, contexts
 from .maps import MapCall
 from .spelled import spelled
 from .stubs import MAPS as STUB_MAPS
-from .through import called_def, frames_made_by, imported_callee, reaching
+from .through import called_def, called_from, frames_made_by, imported_callee, reaching
 from .transfer import BLOCKS, CALLS_TARGET, MAPS, RUNS, signature
 from .transforms import PARTIAL
 
@@ -234,6 +234,18 @@ def _calls_a_map(owner: Program, call: cst.Call, v: Any) -> bool:
     return False
 
 
+def _calls_given(owner: Program, call: cst.Call) -> bool:
+    """Is the callee a function the def was given (``residual_fn(w, X, Y)`` in ``def
+    sum_of_squares(residual_fn, w, X, Y)``)? Whether it is a map depends on what the call
+    of the def passes, so the def is run with it. Not a method of a parameter
+    (``tx.update(g, s)``): an object's methods are its class's."""
+    func = call.func
+    while type(func) is cst.Subscript:
+        func = func.value
+    home = owner.ctx.enclosing_function(call)
+    return type(func) is cst.Name and home is not None and _from_parameter(owner, func, home)
+
+
 def _made_here(scan: _Scan, rec: MapCall) -> tuple[cst.CSTNode, MapCall] | None:
     """For a map a stub's function makes and calls (``eqx.filter_vmap(f)``'s wrapper calls
     ``jax.vmap`` with its arguments): the application of this file that made it, and the
@@ -320,15 +332,18 @@ class _Scan:
             return
         owner = g.program
         assert isinstance(g.node, cst.FunctionDef)  # called_def gives defs only
-        chain = reaching(owner, g.node, lambda n, v: _calls_a_map(owner, n, v))
+        chain = reaching(owner, g.node, lambda n, v: _calls_a_map(owner, n, v) or _calls_given(owner, n))
         if not chain:
             return
-        before = len(self.ev.record_log)
         self._evaluate(call, self.p.ctx.enclosing_function(call))
         self._run_maps_of(owner, chain, call)
-        for rec in self.ev.record_log[before:]:
+        # the records of the map calls this call ran (also those an earlier question made
+        # in the same frames: a loop-carried value evaluated before this call was reached)
+        for rec in self.ev.record_log:
             made = rec.t.node
             if rec.inside is not None or made is None or made not in owner.parents or rec.node not in owner.parents:
+                continue
+            if not called_from(rec.frame, call):
                 continue
             if owner.ctx.enclosing_function(rec.node) not in chain:
                 continue  # made in a def the chain does not reach: its own callers judge it

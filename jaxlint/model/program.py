@@ -735,8 +735,10 @@ class Program:
             return None
         here = self.ctx.unit_of(call)
         if self.ctx.unit_of(v.node) is not here:
-            if here is None or here is not self._callee_unit:
+            if here is None or self._callee_unit is None:
                 return None  # the slicer may blank a def in another unit: decide the same either way
+            # the slicer keeps the defs a unit reached from the seed refers to (``train``
+            # of ``train(loss)``: plan/slicing.py, ``callers = "direct"``)
             owner = self.binding_of_value(v.node)
             if owner is None or owner.scope.kind != "module":
                 return None  # a method: its arguments start after ``self``
@@ -806,6 +808,7 @@ class Program:
             reads, _ = self.references(instance)
             for r in reads:
                 self._add_method_call(cls, b.name, r, calls, depth)
+                self._through_parameter(cls, b.name, r, calls, depth)
         # and any ``x.name(...)`` whose receiver evaluates to an instance of the class
         # (``gp = Regressor(x).fit()`` where ``fit`` returns ``self``)
         for call in self._attribute_calls().get(b.name, ()):
@@ -813,6 +816,24 @@ class Program:
             if call not in calls and type(func) is cst.Attribute and self._instance_of(func.value, cls):
                 calls.append(call)
         return calls
+
+    def _through_parameter(
+        self, cls: cst.ClassDef, method: str, read: cst.CSTNode, calls: list[cst.Call], depth: int
+    ) -> None:
+        """An instance passed to a def (``rollout(env, key)``): the calls of the method
+        through the parameter it binds (``env.step(state, action)`` in ``rollout`` or a
+        closure of it), and on through the defs that parameter is passed to in turn."""
+        parent = self.parents.get(read)
+        call = self.parents.get(parent) if type(parent) is cst.Arg and not parent.star else None
+        if type(call) is not cst.Call or depth > 4:
+            return
+        param = self._parameter_fed(call, parent)
+        if param is None:
+            return
+        reads, _ = self.references(param)
+        for r in reads:
+            self._add_method_call(cls, method, r, calls, depth + 1)
+            self._through_parameter(cls, method, r, calls, depth + 1)
 
     def _attribute_calls(self) -> dict[str, list[cst.Call]]:
         """The module's calls of an attribute, by the attribute's name (``x.fit()``)."""

@@ -155,12 +155,13 @@ def frames_made_by(ev: Evaluator, call: cst.Call, defs: dict[cst.FunctionDef, An
     out = []
     for frame in list(ev.world.frames.values()):
         g = frame.function
-        if type(g) is cst.FunctionDef and g in defs and _called_from(frame, call):
+        if type(g) is cst.FunctionDef and g in defs and called_from(frame, call):
             out.append(frame)
     return out
 
 
-def _called_from(frame: Any, call: cst.Call) -> bool:
+def called_from(frame: Any, call: cst.Call) -> bool:
+    """Was the frame made by ``call``, or by a call made in a frame it made?"""
     f = frame
     while f is not None:
         if f.site is call:

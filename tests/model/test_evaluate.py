@@ -13,6 +13,7 @@ from jaxlint.model.abstract import (
     Const,
     Dict,
     Function,
+    List,
     Opaque,
     Scalar,
     Seq,
@@ -490,3 +491,31 @@ def test_an_operand_the_model_does_not_know_keeps_the_arrays_axes():
     # an elementwise op with an operand of unknown rank keeps the other's axes
     src = "import jax.numpy as jnp\ndef f(y):\n    return jnp.ones((2, 5)) + jnp.tanh(y)\nresult = f(unknown())\n"
     assert value_of(src).shape == Shape((None, None), True)
+
+
+def test_a_loop_carried_name_is_solved_as_a_fixpoint_of_its_bindings():
+    from .helpers import read_at
+
+    # ``params`` at the call reads the list made before the loop, or what the update
+    # makes from it; the update's gradient has the parameters' shapes, so the loop keeps
+    # them, and the read knows them (not only the first iteration's)
+    src = HEAD + (
+        "def loss(params, x):\n    return jnp.sum(params[0] @ x)\n"
+        "def train(x):\n"
+        "    params = [jnp.ones((4, 8))]\n"
+        "    for _ in range(3):\n"
+        "        grads = jax.grad(loss)(params, x)\n"
+        "        params = jax.tree.map(lambda p, g: p - 0.1 * g, params, grads)\n"
+        "    return params\n"
+    )
+    p = model_of(src)
+    first = read_at(p, "params", 9)  # ``jax.grad(loss)(params, x)``
+    got = p.evaluator.value(first, None)
+    assert type(got) is List and shape(got.items[0]) == (4, 8)
+    # a binding that changes the shape each iteration: the sizes join to unknown
+    grow = model_of(
+        HEAD + "def f():\n    x, y = jnp.ones(3), jnp.ones(2)\n    for _ in range(3):\n        z = x + 1\n"
+        "        x = jnp.concatenate([x, y])\n    return z\n"
+    )
+    z = grow.evaluator.value(read_at(grow, "x", 7), None)
+    assert type(z) is Array and z.shape is not None and z.shape.dims[0] is None

@@ -1,0 +1,51 @@
+"""``parser.parse_args()``: a Namespace of the flags' defaults (model/cli_args.py)."""
+
+from jaxlint.base.literals import UNKNOWN
+from jaxlint.model.abstract import Const, Struct, Tuple
+
+from .helpers import value_of
+
+HEAD = "import argparse\n"
+
+
+def test_each_flag_holds_its_default_under_its_dest():
+    src = HEAD + (
+        "p = argparse.ArgumentParser()\n"
+        "p.add_argument('--eval-batch-size', type=int, default=32)\n"
+        "p.add_argument('-l', '--lr', type=float, default='0.5')\n"
+        "p.add_argument('--out', dest='output_dir', default='runs')\n"
+        "p.add_argument('--fast', action='store_true')\n"
+        "p.add_argument('--seed', type=int)\n"
+        "p.add_argument('--steps', type=int, required=True)\n"
+        "p.add_argument('data')\n"
+        "p.set_defaults(members=5)\n"
+        "args = p.parse_args()\n"
+        "result = (args.eval_batch_size, args.lr, args.output_dir, args.fast, args.seed, args.steps, args.data, args.members)\n"
+    )
+    got = value_of(src)
+    assert type(got) is Tuple
+    assert got.items == (
+        Const(32),
+        Const(0.5),  # argparse converts a string default with ``type``
+        Const("runs"),
+        Const(False),
+        Const(None),
+        UNKNOWN,  # required: no default
+        UNKNOWN,  # positional: always given
+        Const(5),
+    )
+
+
+def test_a_parser_out_of_view_or_given_its_own_arguments_is_unknown():
+    helper = HEAD + (
+        "def add_model_flags(p):\n    p.add_argument('--hidden', type=int, default=16)\n"
+        "p = argparse.ArgumentParser()\nadd_model_flags(p)\nresult = p.parse_args()\n"
+    )
+    assert value_of(helper) is UNKNOWN
+    argv = (
+        HEAD + "p = argparse.ArgumentParser()\np.add_argument('--n', default=1)\nresult = p.parse_args(['--n', '2'])\n"
+    )
+    assert value_of(argv) is UNKNOWN
+    known = HEAD + "p = argparse.ArgumentParser()\np.add_argument('--n', default=1)\nresult = p.parse_known_args()\n"
+    pair = value_of(known)
+    assert type(pair) is Tuple and type(pair.items[0]) is Struct and pair.items[0].get("n") == Const(1)

@@ -199,9 +199,11 @@ class Seq:
 class Generator:
     """What calling a generator function gives: an iterator whose items are what its
     ``yield``s give (``item``, their join). Only iteration reads it: a generator has no
-    length and no index, and is no JAX type."""
+    length and no index, and is no JAX type. ``first``: what its first item is, when the
+    model knows which ``yield`` runs first and with what (UNKNOWN otherwise)."""
 
     item: Any = UNKNOWN
+    first: Any = UNKNOWN
 
 
 @dataclass(frozen=True, slots=True)

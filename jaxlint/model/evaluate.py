@@ -534,6 +534,8 @@ class Evaluator:
         """What binding ``b`` gives its name, in the frame of ``env`` for its scope."""
         kind = b.kind
         frame = self.frame_of(b.scope, env) if b.scope.kind in ("function", "lambda", "comprehension") else None
+        if b.scope.kind == "module" and env is not None:
+            frame = self.frame_of(b.scope, env)  # one iteration of a module-level loop (mapsites.iterations)
         if kind == "import":
             q = b.imported or ""
             q = canonical(q)
@@ -1444,7 +1446,40 @@ class Evaluator:
                 items.append(self.element(self.value(y.value.item, frame)))
             else:
                 items.append(self.value(y.value, frame))
-        return Generator(join_all(items))
+        return Generator(join_all(items), self._first_yield(node, ys, frame))
+
+    def _first_yield(self, node: cst.FunctionDef, ys: list[cst.Yield], frame: Env | None) -> Any:
+        """What a generator's first item is: its one ``yield``, under ``for`` loops only
+        (no ``if``, ``while``, ``try``; nothing in the body that returns, raises, breaks or
+        continues), evaluated with each loop's target bound to its first item
+        (``for start in range(0, len(x) - n + 1, n): yield x[start:start + n]`` first
+        yields ``x[0:n]``). UNKNOWN otherwise, or when a loop's items are not known."""
+        from .appended import loop_frame
+
+        if frame is None or len(ys) != 1 or ys[0].value is None or type(ys[0].value) is cst.From:
+            return UNKNOWN
+        jumps = (cst.Return, cst.Raise, cst.Break, cst.Continue)
+        if any(type(n) in jumps for n in self.ctx.descendants(node.body, (cst.FunctionDef, cst.ClassDef, cst.Lambda))):
+            return UNKNOWN
+        loops: list[cst.For] = []
+        child: cst.CSTNode = ys[0]
+        parent = self.ctx.parents.get(child)
+        while parent is not None and parent is not node:
+            t = type(parent)
+            if t is cst.For:
+                if child is not parent.body or parent.asynchronous:
+                    return UNKNOWN
+                loops.append(parent)
+            elif t in (cst.If, cst.While, cst.Try, cst.TryStar, cst.With, cst.Match):
+                return UNKNOWN
+            child, parent = parent, self.ctx.parents.get(parent)
+        env: Env | None = frame
+        for loop in reversed(loops):
+            items = self.items(self.value(loop.iter, env))
+            if not items or env is None:
+                return UNKNOWN
+            env = loop_frame(self, env, loop.target, items[0])
+        return self.value(ys[0].value, env) if env is not None else UNKNOWN
 
     def _returns(self, block: Any, frame: Env | None) -> tuple[list[cst.Return], bool]:
         """The ``return`` statements a run with ``frame``'s values can reach: an ``if``

@@ -40,7 +40,8 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from . import forwarding
-from .abstract import Bound, External, Function, OneOf, Partial, Transformed, Wraps
+from .abstract import UNKNOWN, Bound, External, Function, Generator, OneOf, Partial, Transformed, Wraps
+from .appended import loop_frame
 from .carriers import carrying_calls
 from .contexts import assumed_along, contexts
 from .maps import MapCall
@@ -466,8 +467,9 @@ class _Scan:
         ev = self.ev
         before = len(ev.record_log)  # the records this call's evaluation adds follow
         for frame in frames if frames is not None else _frames(ev, home):
-            with ev.query(FUEL_PER_CALL):
-                ev.value(root, frame)
+            for each in iterations(ev, root, home, frame):
+                with ev.query(FUEL_PER_CALL):
+                    ev.value(root, each)
         if rests is not None:
             for rec in ev.record_log[before:]:
                 self.rests.setdefault(id(rec), rests)
@@ -529,6 +531,53 @@ def _names_callable(ev: Evaluator, expr: cst.BaseExpression) -> bool:
     if type(f) is Partial:
         f = f.func
     return type(f) is External and (ev.transfer.is_transform(f.qualified) or f.qualified in PARTIAL)
+
+
+MAX_ITERATIONS = 4  # the first iterations of the loops around a map call it is evaluated in
+
+
+def iterations(ev: Evaluator, call: cst.Call, home: Any, frame: Env | None) -> list[Env | None]:
+    """The frames of the first iterations of the ``for`` loops around ``call`` in its def
+    whose items the model knows (``for start in range(0, n, 32)``: ``start`` 0, 32, ...),
+    each with the loop's target bound to its item (``appended.loop_frame``); ``[frame]``
+    when there is no such loop. Each of those iterations runs: a map call in it is
+    judged with that item, not with the join of all of them."""
+    if home is None and frame is None:
+        # module-level code (a script, a notebook): its loops' targets are bound in a
+        # frame of the module itself, which its bindings are read in
+        frame = ev.frame(ev.ctx.module, {}, None)
+        stop: cst.CSTNode = ev.ctx.module
+    elif frame is None or home is None:
+        return [frame]
+    else:
+        stop = home
+    loops = []
+    node = ev.ctx.parents.get(call)
+    inner: cst.CSTNode = call
+    while node is not None and node is not stop:
+        if type(node) is cst.For and inner is node.body and not node.asynchronous:
+            loops.append(node)
+        inner, node = node, ev.ctx.parents.get(node)
+    if node is not stop or not loops:
+        return [None] if home is None else [frame]
+    out: list[Env | None] = [frame]
+    for loop in reversed(loops):  # the outermost first: an inner loop's items may depend on it
+        more: list[Env | None] = []
+        for f in out:
+            with ev.query(FUEL_PER_CALLEE):
+                iterable = ev.value(loop.iter, f)
+            items = ev.items(iterable)
+            if items is None and type(iterable) is Generator and iterable.first is not UNKNOWN:
+                items = [iterable.first]  # a generator's first item: the first iteration
+            if not items:
+                return [None] if home is None and out == [frame] else out
+            for item in items[:MAX_ITERATIONS]:
+                bound = loop_frame(ev, f, loop.target, item) if f is not None else None
+                if bound is None:
+                    return out
+                more.append(bound)
+        out = more[: MAX_ITERATIONS * 2]
+    return out
 
 
 def _frames(ev: Evaluator, home: Any) -> list:

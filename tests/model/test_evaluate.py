@@ -519,3 +519,23 @@ def test_a_loop_carried_name_is_solved_as_a_fixpoint_of_its_bindings():
     )
     z = grow.evaluator.value(read_at(grow, "x", 7), None)
     assert type(z) is Array and z.shape is not None and z.shape.dims[0] is None
+
+
+def test_a_generator_knows_its_first_item_when_its_one_yield_is_under_known_loops():
+    from jaxlint.model.abstract import Generator
+
+    src = HEAD + (
+        "import numpy as np\n"
+        "def batches(x, n):\n"
+        "    for start in range(0, len(x) - n + 1, n):\n"
+        "        yield x[start:start + n]\n"
+        "def guarded(x, n):\n"
+        "    for start in range(0, len(x), n):\n"
+        "        if start:\n"
+        "            yield x[start:start + n]\n"
+        "x = np.zeros((128, 2))\n"
+        "result = (batches(x, 32), guarded(x, 32))\n"
+    )
+    plain, guarded = value_of(src).items
+    assert type(plain) is Generator and shape(plain.first) == (32, 2)
+    assert type(guarded) is Generator and guarded.first is UNKNOWN  # which yield runs first is not known

@@ -91,3 +91,98 @@ def _harmless(p: Any, n: cst.Name, fn: cst.FunctionDef, receiver: cst.Param, dep
 
 
 _BUILTINS = frozenset({"len", "range", "tuple", "list", "dict", "int", "float", "bool", "str", "min", "max"})
+
+
+def keeps_receiver(p: Any, expr: cst.BaseExpression, attrs: frozenset[str], depth: int = 2 * DEPTH) -> bool:
+    """Does calling the callable ``expr`` gives, in the method it is written in, leave the
+    receiver's ``attrs`` as they are (when the call is not given the receiver)? Yes for a
+    value that cannot reach the receiver (``built_without_receiver``); for a transform or
+    ``partial`` of such a callable (``jax.jit(self._reverse_step)``); and for a method of
+    the class whose body assigns none of ``attrs`` on its receiver and hands the receiver
+    to nothing it cannot follow the same way (``self.eps_model(x, t)`` made from
+    ``__init__``'s argument, library functions, the class's other methods). False when
+    unsure."""
+    if depth <= 0:
+        return False
+    if built_without_receiver(p, expr, depth):
+        return True
+    fn = p.ctx.enclosing_function(expr)
+    receiver = receiver_of(p, fn)
+    if receiver is None:
+        return False
+    if type(expr) is cst.Name:
+        found = p.reaching(expr)
+        if len(found) == 1 and found[0].kind == "assign" and found[0].value is not None and not found[0].unpack:
+            return keeps_receiver(p, found[0].value, attrs, depth - 1)
+        return False
+    if type(expr) is cst.Attribute and type(expr.value) is cst.Name and _is(p, expr.value, receiver):
+        stored = assigned_value(p, expr)
+        if stored is not None:
+            return keeps_receiver(p, stored, attrs, depth - 1)
+        own = _own_method(p, fn, expr.attr.value)
+        return own is not None and _method_keeps(p, own, attrs, depth - 1)
+    if type(expr) is cst.Call and expr.args and _wraps_its_first_argument(p, expr):
+        first, *rest = expr.args
+        if any(not built_without_receiver(p, a.value, depth - 1) for a in rest):
+            return False  # ``partial(f, self)``: hands the receiver on
+        return keeps_receiver(p, first.value, attrs, depth - 1)
+    return False
+
+
+def _wraps_its_first_argument(p: Any, call: cst.Call) -> bool:
+    """``jax.jit(f, ...)``, ``jax.vmap(f)``, ``functools.partial(f, ...)``: a callable that
+    runs ``f`` (a transform of the table, or ``partial``)."""
+    from .spelled import spelled
+    from .transforms import PARTIAL, TABLE
+
+    q = spelled(p, call.func)
+    return q is not None and (q in TABLE or q in PARTIAL)
+
+
+def _own_method(p: Any, fn: cst.FunctionDef, name: str) -> cst.FunctionDef | None:
+    """The def ``name`` in the class body ``fn`` is written in."""
+    body = p.ctx.parents.get(fn)
+    cls = p.ctx.parents.get(body) if body is not None else None
+    if type(cls) is not cst.ClassDef or type(cls.body) is not cst.IndentedBlock:
+        return None
+    defs = [s for s in cls.body.body if type(s) is cst.FunctionDef and s.name.value == name]
+    return defs[0] if len(defs) == 1 and not defs[0].decorators else None
+
+
+def _method_keeps(p: Any, method: cst.FunctionDef, attrs: frozenset[str], depth: int) -> bool:
+    """Does running ``method`` leave its receiver's ``attrs`` as they are?"""
+    receiver = receiver_of(p, method)
+    if receiver is None or depth <= 0:
+        return False
+    for n in p.ctx.descendants(method.body):
+        t = type(n)
+        if t is cst.Attribute and type(n.value) is cst.Name and _is(p, n.value, receiver):
+            parent = p.ctx.parents.get(n)
+            if _stored_into(p, n) and n.attr.value in attrs:
+                return False  # ``self.key = ...``
+            if type(parent) is cst.Call and parent.func is n and not keeps_receiver(p, n, attrs, depth - 1):
+                return False  # ``self.refresh()``: a method (or stored callable) that may store
+        elif t is cst.Name and _is(p, n, receiver):
+            parent = p.ctx.parents.get(n)
+            if not (type(parent) is cst.Attribute and parent.value is n):
+                return False  # the receiver itself handed on (``helper(self)``, ``me = self``)
+        elif t is cst.Call:
+            func = n.func
+            if type(func) is cst.Name and func.value in ("setattr", "vars"):
+                return False
+    return True
+
+
+def _stored_into(p: Any, attr: cst.Attribute) -> bool:
+    """Is ``self.x`` a target: assigned, augmented, deleted (also inside a tuple target)?"""
+    node: cst.CSTNode = attr
+    parent = p.ctx.parents.get(node)
+    while type(parent) in (cst.Tuple, cst.List, cst.Element, cst.StarredElement):
+        node, parent = parent, p.ctx.parents.get(parent)
+    if type(parent) is cst.AssignTarget:
+        return True
+    if type(parent) in (cst.AugAssign, cst.AnnAssign) and parent.target is node:
+        return True
+    if type(parent) is cst.Del:
+        return True
+    return type(parent) is cst.For and parent.target is node

@@ -50,7 +50,7 @@ from jaxlint.model.context import FileContext
 from jaxlint.model.expected import raises_context
 from jaxlint.model.flow import Flow, bound_names, terminates
 from jaxlint.model.program import TRACING_METHODS
-from jaxlint.model.reach import built_without_receiver, receiver_of
+from jaxlint.model.reach import keeps_receiver, receiver_of
 from jaxlint.model.scopes import Scope
 from jaxlint.model.signature import Argument, bind
 from jaxlint.model.spelled import spelled
@@ -269,8 +269,12 @@ class KeyFlow(Flow):
             # (``self._score = jax.jit(jax.vmap(jax.grad(log_prob)))``) cannot reach
             # ``self``: it changes only what it is given
             receiver = receiver_of(p, self.ctx.enclosing_function(call))
-            if receiver is not None and bases == {receiver.name.value} and built_without_receiver(p, f):
-                return given
+            if receiver is not None and bases == {receiver.name.value}:
+                # the tracked attributes of ``self`` (``self.key``), and a callee that
+                # assigns none of them (``jax.jit(self._reverse_step)``: reach.py)
+                attrs = frozenset(k.partition(".")[2].partition(".")[0] for k in self.env if "." in k)
+                if keeps_receiver(p, f, attrs):
+                    return given
             return True
         return given
 

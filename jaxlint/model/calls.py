@@ -30,7 +30,7 @@ from jaxlint.base.names import dotted
 from jaxlint.model import expected
 
 from . import program
-from .abstract import Class, External, Function, Struct, Transformed
+from .abstract import Class, External, Function, Opaque, Struct, Transformed
 from .attributes import assigned_value, instance_attribute
 from .axes import MAPS, frames, in_contexts, map_names, names_of
 from .catalogue import calls_functions
@@ -512,7 +512,7 @@ class Uses:
             with self.ev.query(_API_FUEL):
                 v = self.ev.value(a.value, None)
             names = names_of(v)
-            if not names and type(v) is not Struct:
+            if v is UNKNOWN or type(v) is Opaque:
                 names = self._in_contexts(a.value)  # ``cfg.axis_name`` of a factory's ``cfg``
             if names:
                 out.append([slot, list(names)])

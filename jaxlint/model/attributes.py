@@ -32,15 +32,23 @@ def instance_attribute(program, attr: cst.Attribute) -> InstanceAttribute | None
     if b is None or b.kind != "param":
         return None
     fn, cls_scope = b.scope.node, b.scope.parent
-    if type(fn) is not cst.FunctionDef or cls_scope is None or cls_scope.kind != "class":
+    if cls_scope is None or cls_scope.kind != "class" or receiver_of(program, fn) is not b.node:
         return None
-    params = [*fn.params.posonly_params, *fn.params.params]
-    if not params or params[0] is not b.node:
-        return None
-    for dec in fn.decorators:
-        if type(dec.decorator) is cst.Name and dec.decorator.value in _NOT_INSTANCE:
-            return None
     return InstanceAttribute(cls_scope.node, attr.attr.value, fn)
+
+
+def receiver_of(program, fn: cst.CSTNode | None) -> cst.Param | None:
+    """The receiver (``self``) of a method: the first parameter of a def written in a
+    class body, not a ``staticmethod`` or ``classmethod``; None for anything else."""
+    if type(fn) is not cst.FunctionDef:
+        return None
+    body = program.ctx.parents.get(fn)
+    if type(program.ctx.parents.get(body) if body is not None else None) is not cst.ClassDef:
+        return None
+    if any(type(d.decorator) is cst.Name and d.decorator.value in _NOT_INSTANCE for d in fn.decorators):
+        return None
+    first = (*fn.params.posonly_params, *fn.params.params)
+    return first[0] if first else None
 
 
 def assigned_value(program, attr: cst.Attribute) -> cst.BaseExpression | None:

@@ -541,16 +541,15 @@ def iterations(ev: Evaluator, call: cst.Call, home: Any, frame: Env | None) -> l
     whose items the model knows (``for start in range(0, n, 32)``: ``start`` 0, 32, ...),
     each with the loop's target bound to its item (``appended.loop_frame``); ``[frame]``
     when there is no such loop. Each of those iterations runs: a map call in it is
-    judged with that item, not with the join of all of them."""
+    judged with that item, not with the join of all of them. Module-level code (a script,
+    a notebook) binds its loops' targets in a frame of the module itself, in which its
+    bindings are read."""
     if home is None and frame is None:
-        # module-level code (a script, a notebook): its loops' targets are bound in a
-        # frame of the module itself, which its bindings are read in
-        frame = ev.frame(ev.ctx.module, {}, None)
-        stop: cst.CSTNode = ev.ctx.module
+        base, stop = ev.frame(ev.ctx.module, {}, None), ev.ctx.module
     elif frame is None or home is None:
         return [frame]
     else:
-        stop = home
+        base, stop = frame, home
     loops = []
     node = ev.ctx.parents.get(call)
     inner: cst.CSTNode = call
@@ -558,26 +557,41 @@ def iterations(ev: Evaluator, call: cst.Call, home: Any, frame: Env | None) -> l
         if type(node) is cst.For and inner is node.body and not node.asynchronous:
             loops.append(node)
         inner, node = node, ev.ctx.parents.get(node)
-    if node is not stop or not loops:
-        return [None] if home is None else [frame]
-    out: list[Env | None] = [frame]
+    if node is not stop:
+        return [frame]
+    out: list[Env] = [base]
     for loop in reversed(loops):  # the outermost first: an inner loop's items may depend on it
-        more: list[Env | None] = []
-        for f in out:
-            with ev.query(FUEL_PER_CALLEE):
-                iterable = ev.value(loop.iter, f)
-            items = ev.items(iterable)
-            if items is None and type(iterable) is Generator and iterable.first is not UNKNOWN:
-                items = [iterable.first]  # a generator's first item: the first iteration
-            if not items:
-                return [None] if home is None and out == [frame] else out
-            for item in items[:MAX_ITERATIONS]:
-                bound = loop_frame(ev, f, loop.target, item) if f is not None else None
-                if bound is None:
-                    return out
-                more.append(bound)
+        more = _unrolled(ev, loop, out)
+        if more is None:
+            break  # items not known, or a target it cannot bind: the iterations so far
         out = more[: MAX_ITERATIONS * 2]
+    return [frame] if out == [base] else list(out)
+
+
+def _unrolled(ev: Evaluator, loop: cst.For, frames: list[Env]) -> list[Env] | None:
+    """Each frame with the loop's target bound to each of the loop's first items there;
+    None when one frame's items are not known or the target cannot be bound."""
+    out = []
+    for f in frames:
+        items = _first_items(ev, loop, f)
+        if not items:
+            return None
+        for item in items:
+            bound = loop_frame(ev, f, loop.target, item)
+            if bound is None:
+                return None
+            out.append(bound)
     return out
+
+
+def _first_items(ev: Evaluator, loop: cst.For, frame: Env) -> list[Any] | None:
+    """The first items of a ``for`` loop's iterable in ``frame`` (a generator's first)."""
+    with ev.query(FUEL_PER_CALLEE):
+        iterable = ev.value(loop.iter, frame)
+    items = ev.items(iterable)
+    if items is None and type(iterable) is Generator and iterable.first is not UNKNOWN:
+        items = [iterable.first]  # a generator's first item: the first iteration
+    return items[:MAX_ITERATIONS] if items is not None else None
 
 
 def _frames(ev: Evaluator, home: Any) -> list:

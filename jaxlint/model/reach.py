@@ -19,21 +19,10 @@ from typing import Any
 
 import libcst as cst
 
-from .attributes import assigned_value
+from .attributes import assigned_value, receiver_of
+from .values import Function
 
 DEPTH = 4
-
-
-def receiver_of(p: Any, fn: cst.CSTNode | None) -> cst.Param | None:
-    """The first parameter of a def written in a class body, or None."""
-    if type(fn) is not cst.FunctionDef:
-        return None
-    body = p.ctx.parents.get(fn)
-    cls = p.ctx.parents.get(body) if body is not None else None
-    if type(cls) is not cst.ClassDef:
-        return None
-    first = (*fn.params.posonly_params, *fn.params.params)
-    return first[0] if first else None
 
 
 def built_without_receiver(p: Any, expr: cst.BaseExpression, depth: int = DEPTH) -> bool:
@@ -119,8 +108,10 @@ def keeps_receiver(p: Any, expr: cst.BaseExpression, attrs: frozenset[str], dept
         stored = assigned_value(p, expr)
         if stored is not None:
             return keeps_receiver(p, stored, attrs, depth - 1)
-        own = _own_method(p, fn, expr.attr.value)
-        return own is not None and _method_keeps(p, own, attrs, depth - 1)
+        own = p.value(expr)  # the binder's ``self.method``: the def of the class body
+        if type(own) is not Function or type(own.node) is not cst.FunctionDef or own.node.decorators:
+            return False
+        return _method_keeps(p, own.node, attrs, depth - 1)
     if type(expr) is cst.Call and expr.args and _wraps_its_first_argument(p, expr):
         first, *rest = expr.args
         if any(not built_without_receiver(p, a.value, depth - 1) for a in rest):
@@ -137,16 +128,6 @@ def _wraps_its_first_argument(p: Any, call: cst.Call) -> bool:
 
     q = spelled(p, call.func)
     return q is not None and (q in TABLE or q in PARTIAL)
-
-
-def _own_method(p: Any, fn: cst.FunctionDef, name: str) -> cst.FunctionDef | None:
-    """The def ``name`` in the class body ``fn`` is written in."""
-    body = p.ctx.parents.get(fn)
-    cls = p.ctx.parents.get(body) if body is not None else None
-    if type(cls) is not cst.ClassDef or type(cls.body) is not cst.IndentedBlock:
-        return None
-    defs = [s for s in cls.body.body if type(s) is cst.FunctionDef and s.name.value == name]
-    return defs[0] if len(defs) == 1 and not defs[0].decorators else None
 
 
 def _method_keeps(p: Any, method: cst.FunctionDef, attrs: frozenset[str], depth: int) -> bool:

@@ -186,27 +186,11 @@ def _lax_calls(ctx) -> list[cst.Call]:
     return out
 
 
-def _through_attribute(v) -> bool:
-    """The function is reached as ``self.method`` (a bound method: its ``self`` is not an
-    argument of the application); left out."""
-    for _ in range(40):
-        if type(v) is Transformed:
-            if type(v.target_node) is cst.Attribute:
-                return True
-            v = v.target
-        elif type(v) is Partial:
-            if type(v.node.args[0].value) is cst.Attribute:
-                return True
-            v = v.func
-        else:
-            return False
-    return True
-
-
-def _receiver_bound(p: Program, v: Any, fn: Function) -> bool:
-    """Is the one attribute on the way from the application to ``fn`` a method of the
-    code bound to its instance (``jax.jit(self._train_step)``, ``jit(grad(self.loss))``)?"""
-    found = None
+def _attributes_on_the_way(v) -> list[cst.Attribute] | None:
+    """The attributes (``self.method``) by which the transforms and ``partial``s from an
+    application to its function name what they wrap, outermost first; None when the way
+    is too long to follow."""
+    found: list[cst.Attribute] = []
     for _ in range(40):
         if type(v) is Transformed:
             node = v.target_node
@@ -215,12 +199,23 @@ def _receiver_bound(p: Program, v: Any, fn: Function) -> bool:
             node = v.node.args[0].value
             v = v.func
         else:
-            break
+            return found
         if type(node) is cst.Attribute:
-            if found is not None:
-                return False
-            found = node
-    return found is not None and _bound_method(p, found, fn)
+            found.append(node)
+    return None
+
+
+def _through_attribute(v) -> bool:
+    """The function is reached as ``self.method`` (a bound method: its ``self`` is not an
+    argument of the application)."""
+    return _attributes_on_the_way(v) != []
+
+
+def _receiver_bound(p: Program, v: Any, fn: Function) -> bool:
+    """Is the one attribute on the way from the application to ``fn`` a method of the
+    code bound to its instance (``jax.jit(self._train_step)``, ``jit(grad(self.loss))``)?"""
+    found = _attributes_on_the_way(v)
+    return found is not None and len(found) == 1 and _bound_method(p, found[0], fn)
 
 
 def _positional(fn) -> list[cst.Param]:

@@ -258,8 +258,9 @@ class UnboundAxisName(Rule):
             root = arg
             while type(root) is cst.Attribute:
                 root = root.value  # ``cfg.axis_name``: the name ``cfg``
-            base = root.value if type(root) is cst.Name else None
-            if base is None or any(p.name.value == base for p in _lambda_params(fn)):
+            if type(root) is not cst.Name or any(
+                b.kind == "param" and b.scope.node is fn for b in program(self.ctx).reaching(root)
+            ):
                 return None  # the lambda's own parameter: whatever calls it gives
         else:
             found = parameter_of(program(self.ctx), fn, arg)
@@ -310,13 +311,6 @@ class UnboundAxisName(Rule):
             missing = [n for n in d["names"] if n not in vocabulary.names]
             if missing:
                 yield p, *_unmentioned(d["api"], d["short"], missing[0], vocabulary.closest(missing[0]))
-
-
-def _lambda_params(fn: cst.Lambda) -> list[cst.Param]:
-    ps = fn.params
-    star = [ps.star_arg] if isinstance(ps.star_arg, cst.Param) else []
-    kw = [ps.star_kwarg] if ps.star_kwarg is not None else []
-    return [*ps.posonly_params, *ps.params, *star, *ps.kwonly_params, *kw]
 
 
 def _first_unbound(paths, d: dict[str, Any], p: Pending) -> tuple[Path, str] | None:

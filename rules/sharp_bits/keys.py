@@ -41,6 +41,7 @@ from jaxlint.model.abstract import (
 )
 from jaxlint.model.abstract import External as Library
 from jaxlint.model.arrays import qualified
+from jaxlint.model.attributes import receiver_of
 from jaxlint.model.catalogue import Op, key_consumers, lookup
 from jaxlint.model.catalogue.keys import key_kind
 from jaxlint.model.classes import data_attribute
@@ -50,7 +51,7 @@ from jaxlint.model.context import FileContext
 from jaxlint.model.expected import raises_context
 from jaxlint.model.flow import Flow, bound_names, terminates
 from jaxlint.model.program import TRACING_METHODS
-from jaxlint.model.reach import keeps_receiver, receiver_of
+from jaxlint.model.reach import keeps_receiver
 from jaxlint.model.scopes import Scope
 from jaxlint.model.signature import Argument, bind
 from jaxlint.model.spelled import spelled

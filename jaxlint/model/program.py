@@ -39,6 +39,7 @@ TRACING_METHODS = frozenset({"trace", "lower", "eval_shape"})
 PRIMALS_SPREAD = named("call", primals="spread")
 PRIMALS_TUPLE = named("call", primals="tuple")
 _DEPTH = 40
+_PASSED = object()  # _receiver_reads: the receiver given as an argument
 # methods that change a list or dict in place
 MUTATORS = frozenset(
     {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "update", "setdefault", "popitem"}
@@ -85,6 +86,8 @@ class Program:
         # unknown decorator that makes the def's own value UNKNOWN)
         self._decorator_apps: dict[cst.FunctionDef, list[Transformed]] = {}
         self._primal_calls: dict[cst.Call, cst.Call | None] = {}
+        self._runners: dict[tuple[cst.ClassDef, str], str | None] = {}  # see _runner
+        self._receivers: dict[cst.ClassDef, list[tuple[Any, cst.CSTNode]]] = {}  # see _receiver_reads
 
     @property
     def evaluator(self) -> Evaluator:
@@ -795,13 +798,6 @@ class Program:
             self._add_method_call(cls, b.name, construction, calls, depth)
         if b.name == "__init__":  # ``Sampler(cfg, target)`` runs ``__init__(self, cfg, target)``
             calls += made
-        # and ``self.name(...)`` in the class's own methods
-        for stmt in cls.body.body if type(cls.body) is cst.IndentedBlock else ():
-            if type(stmt) is cst.FunctionDef and (stmt.params.posonly_params or stmt.params.params):
-                first = (*stmt.params.posonly_params, *stmt.params.params)[0]
-                scope = self.scope_of_node.get(stmt)
-                own = scope.bindings.get(first.name.value, ()) if scope is not None else ()
-                receivers += [x for x in own if x.kind == "param" and not stmt.decorators]
         for instance in receivers:
             if instance is None:
                 continue
@@ -809,6 +805,12 @@ class Program:
             for r in reads:
                 self._add_method_call(cls, b.name, r, calls, depth)
                 self._through_parameter(cls, b.name, r, calls, depth)
+        # and ``self.name(...)`` in the class's own methods
+        for use, read in self._receiver_reads(cls):
+            if use is _PASSED:
+                self._through_parameter(cls, b.name, read, calls, depth)
+            elif use == b.name or (use is None and b.name == "__call__") or self._runner(cls, use) is not None:
+                self._add_method_call(cls, b.name, read, calls, depth)
         # and any ``x.name(...)`` whose receiver evaluates to an instance of the class
         # (``gp = Regressor(x).fit()`` where ``fit`` returns ``self``)
         for call in self._attribute_calls().get(b.name, ()):
@@ -816,6 +818,52 @@ class Program:
             if call not in calls and type(func) is cst.Attribute and self._instance_of(func.value, cls):
                 calls.append(call)
         return calls
+
+    def _receiver_reads(self, cls: cst.ClassDef) -> list[tuple[Any, cst.CSTNode]]:
+        """The reads of the receiver (``self``) in the class's own undecorated methods, in
+        order, with what each does with it: an attribute's name (``self.fit``), None for a
+        call of the receiver itself (``self(x)``), ``_PASSED`` for an argument
+        (``rollout(self, key)``); reads that do none of these are left out. Once per class:
+        every method's calls look through the same reads."""
+        if cls in self._receivers:
+            return self._receivers[cls]
+        out: list[tuple[Any, cst.CSTNode]] = []
+        for stmt in cls.body.body if type(cls.body) is cst.IndentedBlock else ():
+            if type(stmt) is not cst.FunctionDef or stmt.decorators:
+                continue
+            if not (stmt.params.posonly_params or stmt.params.params):
+                continue
+            first = (*stmt.params.posonly_params, *stmt.params.params)[0]
+            scope = self.scope_of_node.get(stmt)
+            for x in scope.bindings.get(first.name.value, ()) if scope is not None else ():
+                if x.kind != "param":
+                    continue
+                for r in self.references(x)[0]:
+                    parent = self.parents.get(r)
+                    t = type(parent)
+                    if t is cst.Call and parent.func is r:
+                        out.append((None, r))
+                    elif t is cst.Attribute and parent.value is r:
+                        out.append((parent.attr.value, r))
+                    elif t is cst.Arg and not parent.star:
+                        out.append((_PASSED, r))
+        self._receivers[cls] = out
+        return out
+
+    def _runner(self, cls: cst.ClassDef, attr: str) -> str | None:
+        """The library method of the class's bases that reading ``attr`` runs and that runs
+        a method of the receiver (flax's ``apply``), when the class itself does not bind
+        ``attr``; once per class and name."""
+        scope = self.scope_of_node.get(cls)
+        if scope is not None and scope.bindings.get(attr):
+            return None
+        key = (cls, attr)
+        if key not in self._runners:
+            from .abstract import Class
+            from .classes import runs_method
+
+            self._runners[key] = runs_method(self.evaluator, Class(cls, self), attr)
+        return self._runners[key]
 
     def _through_parameter(
         self, cls: cst.ClassDef, method: str, read: cst.CSTNode, calls: list[cst.Call], depth: int
@@ -898,13 +946,9 @@ class Program:
         None when that cannot be read."""
         if attr is None:
             return "__call__"
-        from .abstract import Class
-        from .classes import RUNS_METHOD, runner_target, runs_method
+        from .classes import RUNS_METHOD, runner_target
 
-        scope = self.scope_of_node.get(cls)
-        if scope is not None and scope.bindings.get(attr):
-            return attr
-        runner = runs_method(self.evaluator, Class(cls, self), attr)
+        runner = self._runner(cls, attr)
         if runner is None:
             return attr
         default = RUNS_METHOD[runner][0]

@@ -38,7 +38,7 @@ def test_reads_words_combine():
 def test_the_engine_records_call_paths_for_the_rules_that_read_them():
     from jaxlint.lint.registry import all_rules
 
-    assert sorted(r.code for r in all_rules() if r.call_paths) == ["JAX201", "JAX503"]
+    assert sorted(r.code for r in all_rules() if r.call_paths) == ["JAX201", "JAX501", "JAX503"]
 
 
 def test_the_map_rules_read_forwarders_and_the_files_that_spell_them():

@@ -27,7 +27,7 @@ from jaxlint.model.expected import expects_error
 from jaxlint.model.traced import LAX_BODIES, TRACING, Trace, traced_functions
 
 from .evidence import array_evidence, at_evidence, container_evidence, parameters
-from .values import TRACED, BoolUse, ValueFlow
+from .values import TRACED, BoolUse, SetItem, ValueFlow
 
 if TYPE_CHECKING:
     from jaxlint.model.context import FileContext
@@ -56,6 +56,16 @@ def analysis(ctx) -> FileAnalysis:
 # --- per file ------------------------------------------------------------------------------------
 
 
+@dataclass(slots=True)
+class Elsewhere:
+    """A module-level def no transform of its file traces, with what it would do wrong were
+    its parameters traced by a transform of another module."""
+
+    fn: cst.FunctionDef
+    bools: list[BoolUse]  # JAX503
+    setitems: list[SetItem]  # JAX501: assignments into an array computed from a parameter
+
+
 @dataclass
 class FileAnalysis:
     ctx: FileContext
@@ -65,6 +75,7 @@ class FileAnalysis:
     # what the defs ``elsewhere`` asks about give the defs they call, were their parameters
     # traced: (caller, callee, {callee's parameter: the caller's parameter, or STAGED})
     edges: list[tuple[cst.FunctionDef, Function, dict[str, str]]] = field(default_factory=list, init=False)
+    _elsewhere: list[Elsewhere] | None = field(default=None, init=False)
 
     def values(self) -> list[ValueFlow]:
         """One ValueFlow per function and one for the module body."""
@@ -137,12 +148,18 @@ class FileAnalysis:
                     have.params |= params
         return out
 
-    def elsewhere(self) -> list[tuple[cst.FunctionDef, list[BoolUse]]]:
+    def elsewhere(self) -> list[Elsewhere]:
         """The module-level defs no transform of this file traces (with slicing, only those a
-        seed of some module hands on: ``ctx.looked_up``), each with the bool uses it would
-        have if every parameter without a default were traced. JAX503 asks the call paths
-        whether a transform in another module traces it. A name bound more than once in the
-        module is left out: the call paths know a def by its name."""
+        seed of some module hands on: ``ctx.looked_up``), each with the bool uses and the
+        in-place assignments into traced arrays it would have if every parameter without a
+        default were traced. JAX503 and JAX501 ask the call paths whether a transform in
+        another module traces it. A name bound more than once in the module is left out:
+        the call paths know a def by its name. Once per file."""
+        if self._elsewhere is None:
+            self._elsewhere = self._find_elsewhere()
+        return self._elsewhere
+
+    def _find_elsewhere(self) -> list[Elsewhere]:
         ctx = self.ctx
         p = program(ctx)
         traced = traced_functions(ctx, p)
@@ -181,8 +198,14 @@ class FileAnalysis:
             self.edges += [(fn, callee, origins) for callee, origins in flow.edges]
             optional = {q.name.value for q in parameters(fn) if q.default is not None}
             bools = [u for u in flow.bools.values() if not _under_option(ctx, u.node, fn, optional)]
-            if bools:
-                out.append((fn, sorted(bools, key=lambda u: ctx.text_order(u.node))))
+            stores = [s for s in flow.setitems.values() if s.argument]
+            if bools or stores:
+                order = ctx.text_order
+                out.append(
+                    Elsewhere(
+                        fn, sorted(bools, key=lambda u: order(u.node)), sorted(stores, key=lambda s: order(s.stmt))
+                    )
+                )
         return out
 
 

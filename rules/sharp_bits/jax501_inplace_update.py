@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from jaxlint.lint.rule import Invalid, NodeEdit, Rule, RuleFix
 from jaxlint.lint.wording import split
+from jaxlint.model.paths import call_paths
 
 from .analysis import TRACING_APIS, analysis
+from .elsewhere import called, export, layer_of, same_module, where
 from .seeds import subscript_store_units
+
+if TYPE_CHECKING:
+    from jaxlint.base.types import Pending
+    from jaxlint.model.project import Project
+
+WHERE = "{where}"  # a pending message's stand-in for the transform that traces the def
 
 # augmented operator -> the ``.at[...]`` method that does the same out of place
 AT_METHOD = {
@@ -31,7 +42,9 @@ class InplaceUpdate(Rule):
     kernel uses a Ref it annotates that way), is a parameter the function also updates with `x.at[...].set(...)` (only a
     JAX array has `.at`), or is a traced argument of a function under
     `jit`/`vmap`/`pmap`/`lax.scan`/... that the body uses as an array (`x.shape`, `x.sum()`,
-    `x[:, 0]`, `x[None]`, `jnp.sum(x)`, ...). NumPy arrays (`np.zeros`, `np.array(x)`), dicts, lists, unknown values,
+    `x[:, 0]`, `x[None]`, `jnp.sum(x)`, ...) — also when the transform is in another
+    module (`jax.jit(utils.normalize)`, or a jitted step there calling `utils.normalize`
+    with its traced values). NumPy arrays (`np.zeros`, `np.array(x)`), dicts, lists, unknown values,
     augmented assignment to a plain name (`x *= 2` rebinds `x`), and statements inside
     `with pytest.raises(...)` / `assertRaises` or a `try` that catches `TypeError` are not
     reported.
@@ -77,7 +90,10 @@ class InplaceUpdate(Rule):
     # any JAX API (its sites: every unit that assigns into a subscript, ``seeds``); the
     # tracing APIs say which calls hand on a function whose arguments are traced
     about = ("jax.*", *TRACING_APIS)
-    reads = ("targets", "calls")  # the visible calls of a def that give it its arrays
+    # the visible calls of a def that give it its arrays; a def here that a transform of
+    # another module traces (``call paths``), or that a traced def there calls
+    reads = ("targets", "calls", "call paths", "target callees")
+    context_words = ("jax",)  # the module of such a def may name none of the transforms
 
     VALID = (
         "import jax.numpy as jnp\nx = jnp.zeros(3)\nx = x.at[0].set(1.0)\n",
@@ -109,19 +125,61 @@ class InplaceUpdate(Rule):
 
     @classmethod
     def seeds(cls, outline):
-        return subscript_store_units(outline)
+        # and the units that apply a tracing API: what they trace may be another module's
+        # def that assigns in place (the project phase, ``resolve``)
+        return subscript_store_units(outline) | (super().seeds(outline) or set())
 
     def finish(self) -> None:
-        for flow in analysis(self.ctx).values():
+        ctx = self.ctx
+        for flow in analysis(ctx).values():
             for item in flow.setitems.values():
                 head, note = split(self.message(item))
                 self.report(item.target, head, fix=self.fix(item), note=note)
+        export(ctx, self.code)  # what the project phase reads of this module (elsewhere.py)
+        # a def whose traced parameter it assigns into, were a transform of another module
+        # to trace it (``jax.jit(utils.normalize)``): the call paths decide (resolve)
+        for found in analysis(ctx).elsewhere():
+            qualname = ctx.qualname(found.fn)
+            if qualname is None:  # not a def the collector named: the call paths cannot know it
+                continue
+            for item in found.setitems:
+                data = {
+                    "ref": ctx.facts.ref(qualname),
+                    "module": ctx.facts.module,
+                    "argument": item.argument,
+                    "function": found.fn.name.value,
+                    "message": self.message(item, traced_in=found.fn.name.value),
+                }
+                self.pending(item.target, data, fix=self.fix(item))
 
-    def message(self, item) -> str:
+    @classmethod
+    def resolve(cls, items: list[Pending], project: Project) -> Iterator[tuple[Pending, str, str]]:
+        paths = call_paths(project)
+        layers: dict[str, dict | None] = {}
+        calls = called(project, paths)
+        for p in items:
+            d = p.data
+            if not same_module(project, d["module"], p.path):
+                continue
+
+            def wants(c, argument=d["argument"]) -> bool:
+                return argument in c["params"]
+
+            layer = layer_of(paths, layers, calls, d["ref"], wants)
+            if layer is not None:
+                yield p, *split(d["message"].replace(WHERE, where(layer, p.path)))
+
+    def message(self, item, traced_in: str | None = None) -> str:
+        """The message; ``traced_in``: the def whose traced argument the array is, traced by
+        a transform of another module (``WHERE`` stands for it until the project phase
+        finds it)."""
         ctx = self.ctx
         shown = ctx.code(item.target)
         what = f"`{item.name}`" if item.name else f"`{ctx.code(item.target.value)}`"
         origin = f" ({item.origin})" if item.origin else ""
+        if traced_in is not None:
+            computed = "" if item.name == item.argument else f"computed from `{item.argument}`, "
+            origin = f" ({computed}a traced argument of `{traced_in}`, traced by {WHERE})"
         index = shown[len(item.name) :] if item.name and shown.startswith(item.name) else "[...]"
         method = "set"
         if isinstance(item.stmt, cst.AugAssign):

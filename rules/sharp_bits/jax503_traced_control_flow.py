@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -10,13 +9,12 @@ import libcst as cst
 
 from jaxlint.lint.rule import Invalid, Rule
 from jaxlint.lint.wording import split
-from jaxlint.model import program
 from jaxlint.model.expected import catches_type_error, runs_where_expected
 from jaxlint.model.paths import call_paths
-from jaxlint.model.traced import traced_functions
-from jaxlint.model.transforms import TABLE
 
 from .analysis import TRACING_APIS, analysis, exact_lines
+from .elsewhere import called, export, layer_of, same_module, stages
+from .elsewhere import where as layer_where
 from .values import STAGED
 
 if TYPE_CHECKING:
@@ -137,36 +135,9 @@ class TracedControlFlow(Rule):
             for u in sorted(uses, key=lambda u: ctx.text_order(u.node)):
                 head, note = split(self.message(u, lines))
                 self.report(u.node, head, note=note)
-        # the defs of other modules this file's traced functions call with traced arguments
-        # (``clip_by_norm(grads, 1.0)`` in a jitted step): the parameters they trace, and where
-        ways = []
-        for flow in analysis(ctx).values():
-            trace = flow.trace or flow.outer_trace
-            if trace is not None and flow.foreign_calls and not flow.quiet:
-                ways.append((trace, flow.foreign_calls))
-        # ... and the defs of other modules this file's transforms trace (``jax.jit(make_step(...))``
-        # of a factory's def): every parameter the transform traces
-        for node, trace in traced_functions(ctx, program(ctx)).items():
-            qualname = trace.home.ctx.qualname(node) if trace.home is not None else None
-            if qualname is not None:
-                ways.append((trace, [(trace.home.ctx.facts.ref(qualname), trace.params)]))
-        if ways:
-            at = exact_lines(ctx, [trace.node for trace, _ in ways])
-            ctx.extra(self.code)[TRACED_CALLS] = [
-                [ref, sorted(params), trace.api, at.get(trace.node, 0), ctx.path]
-                for trace, refs in ways
-                for ref, params in refs
-            ]
-        # a def traced by a transform in another module: the call paths decide (resolve)
-        found = analysis(ctx).elsewhere()
-        edges = [
-            [ctx.facts.ref(caller), ref, origins]
-            for fn, callee, origins in analysis(ctx).edges
-            if (caller := ctx.qualname(fn)) is not None and (ref := _reference(ctx, callee)) is not None
-        ]
-        if edges:
-            ctx.extra(self.code)[HELPER_EDGES] = edges
-        for fn, bools in found:
+        export(ctx, self.code)  # what the project phase reads of this module (elsewhere.py)
+        for found in analysis(ctx).elsewhere():
+            fn, bools = found.fn, found.bools
             qualname = ctx.qualname(fn)
             if qualname is None:  # not a def the collector named: the call paths cannot know it
                 continue
@@ -194,108 +165,21 @@ class TracedControlFlow(Rule):
     def resolve(cls, items: list[Pending], project: Project) -> Iterator[tuple[Pending, str, str]]:
         paths = call_paths(project)
         layers: dict[str, dict | None] = {}
-        called = _traced_calls(project, paths)
+        calls = called(project, paths)
         for p in items:
             d = p.data
-            if project.modules.get(d["module"]) is not project.by_path.get(p.path):
-                continue  # two files with one module name: the reference is ambiguous
-            if d["ref"] not in layers:
-                layers[d["ref"]] = _tracing_layer(paths, d["ref"])
-            layer = layers[d["ref"]]
-            staged = d["origin"] == STAGED  # computed by a JAX operation: only a staging layer traces it
-            if layer is not None and staged and not _stages(layer["api"]):
+            if not same_module(project, d["module"], p.path):
                 continue
-            if layer is None:
-                # called with the traced argument (any, for a staged value) by a traced function of another module
-                layer = next(
-                    (
-                        c
-                        for c in called.get(paths.canonical(d["ref"]), ())
-                        if (_stages(c["api"]) if staged else d["origin"] in c["params"])
-                    ),
-                    None,
-                )
-                if layer is None:
-                    continue
-            where = f"{LABELS.get(layer['api'], layer['api'])} {_where(layer, p.path)}"
+            staged = d["origin"] == STAGED  # computed by a JAX operation: only a staging layer traces it
+
+            def wants(c, staged=staged, origin=d["origin"]) -> bool:
+                return stages(c["api"]) if staged else origin in c["params"]
+
+            layer = layer_of(paths, layers, calls, d["ref"], wants)
+            if layer is None or (staged and not stages(layer["api"])):
+                continue
             static = layer["api"] in ("jit", "pjit") and d["on_argument"]
-            yield p, *split(_message(d["kind"], d["expr"], d["origin"], where, static))
-
-
-# the name messages give a layer's transform ("jit" -> "jax.jit")
-LABELS = {q.rsplit(".", 1)[1]: a.label for q, a in TABLE.items() if a.label}
-STAGING = frozenset(a.label for a in TABLE.values() if a.stages and a.label)
-
-
-def _stages(api: str) -> bool:
-    """Does the layer's transform (``"jit"`` or ``"jax.jit"``) stage its function out?"""
-    return LABELS.get(api, api) in STAGING
-
-
-TRACED_CALLS = "traced_calls"  # ModuleFacts.extra[code][TRACED_CALLS]: [[ref, params, api, line, path], ...]
-# ... [HELPER_EDGES]: [[caller ref, callee ref, {callee param: caller param or STAGED}], ...]: what a
-# module-level def would hand the defs it calls, were it traced
-HELPER_EDGES = "helper_edges"
-HELPER_DEPTH = 3  # helpers of helpers followed across modules
-
-
-def _reference(ctx, f) -> str | None:
-    """The project reference of a module-level def (of this module or another one)."""
-    owner = f.program
-    octx = owner.ctx if owner is not None else ctx
-    if octx.enclosing_function(f.node) is not None:
-        return None
-    qualname = octx.qualname(f.node)
-    return octx.facts.ref(qualname) if qualname is not None else None
-
-
-def _traced_calls(project: Project, paths) -> dict[str, list[dict]]:
-    """Per def (by reference, through re-exports), the calls of it with traced arguments
-    that traced functions of other modules make: the parameters traced, and the transform
-    that traces the caller (its api and where)."""
-    out: dict[str, list[dict]] = {}
-    edges: list[tuple[str, str, dict[str, str]]] = []
-    for m in project.all:
-        facts = m.extra.get(TracedControlFlow.code, {})
-        for ref, params, api, line, path in facts.get(TRACED_CALLS, ()):
-            layer = {"api": api, "line": line, "path": path, "params": frozenset(params)}
-            out.setdefault(paths.canonical(ref), []).append(layer)
-        edges += [(paths.canonical(a), paths.canonical(b), o) for a, b, o in facts.get(HELPER_EDGES, ())]
-    # a def a traced function of another module calls with traced arguments runs traced, and
-    # so do the defs it calls with them (``log_scalars`` handing its metrics to ``format``)
-    for _ in range(HELPER_DEPTH):
-        grew = False
-        for caller, callee, origins in edges:
-            for layer in list(out.get(caller, ())):
-                params = frozenset(
-                    p for p, o in origins.items() if o in layer["params"] or (o == STAGED and _stages(layer["api"]))
-                )
-                more = {**layer, "params": params}
-                if params and more not in out.setdefault(callee, []):
-                    out[callee].append(more)
-                    grew = True
-        if not grew:
-            break
-    return out
-
-
-def _tracing_layer(paths, ref: str) -> dict | None:
-    """A transform that traces every argument of the function ``ref`` on some use of it
-    (``jax.jit(mod.f)``, ``lax.scan(mod.f, ...)``): the first such layer, or None."""
-    for layers in paths.applied(ref):
-        if all(x.get("plain") for x in layers):
-            for x in layers:
-                if x.get("traces"):
-                    return x
-    return None
-
-
-def _where(layer: dict, here: str) -> str:
-    """``at line 12`` (this file) / ``at train.py:12`` (another one)."""
-    if layer["path"] == here:
-        return f"at line {layer['line']}" if layer["line"] else "in this file"
-    name = os.path.basename(layer["path"])
-    return f"at {name}:{layer['line']}" if layer["line"] else f"in {name}"
+            yield p, *split(_message(d["kind"], d["expr"], d["origin"], layer_where(layer, p.path), static))
 
 
 def _message(kind: str, expr: str, origin: str, where: str, static_hint: bool) -> str:

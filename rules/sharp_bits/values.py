@@ -66,6 +66,7 @@ class SetItem:
     target: cst.Subscript
     name: str | None  # the array's name when the target is ``name[...]``
     origin: str  # what made it a JAX array, for the message
+    argument: str | None = None  # the traced argument of the function it is computed from
 
 
 @dataclass(slots=True)
@@ -628,9 +629,10 @@ class ValueFlow(Flow):
         if base[0] & ARRAY and not base[0] & NUMPY:
             name = target.value.value if isinstance(target.value, cst.Name) else None
             origin = self.origins.get(name, "") if name else ""
-            if base[0] & TRACED and not origin and base[1]:
-                origin = f"computed from `{base[1]}`, a traced argument of `{_fname(self.fn)}` ({self.trace.api if self.trace else 'traced'})"
-            self.setitems[stmt] = SetItem(stmt, target, name, origin)
+            argument = base[1] if base[0] & TRACED and base[1] else None
+            if argument and not origin:
+                origin = f"computed from `{argument}`, a traced argument of `{_fname(self.fn)}` ({self.trace.api if self.trace else 'traced'})"
+            self.setitems[stmt] = SetItem(stmt, target, name, origin, argument)
         elif not base[0] & NUMPY:
             found = self.evaluated_array(target.value)
             if found is not None:

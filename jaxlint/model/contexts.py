@@ -83,8 +83,58 @@ def contexts(ev: Evaluator, fn: FunctionNode, depth: int = 0) -> list[Env]:
                     frames.append(f)
                 if len(frames) >= MAX_FRAMES:
                     break
+        for call in catalogue_calls(ev, fn):
+            caller = ev.ctx.enclosing_function(call)
+            for env in contexts(ev, caller, depth + 1) if caller is not None else [None]:
+                for f in catalogue_frames(ev, fn, call, env):
+                    if f not in frames and len(frames) < MAX_FRAMES:
+                        frames.append(f)
     memo[key] = frames or [default_frame(ev, fn)]
     return memo[key]
+
+
+def catalogue_calls(ev: Evaluator, fn: FunctionNode) -> list[cst.Call]:
+    """The calls of catalogue functions ``fn`` is given to (``lax.scan(body, init, xs)``,
+    ``jax.tree.map(lambda p, g: ..., params, grads)``): the lambda itself, or a read of
+    the def's name, as an argument."""
+    from .catalogue import lookup
+
+    p = ev.p
+    if type(fn) is cst.Lambda:
+        uses: list[cst.CSTNode] = [fn]
+    else:
+        b = p.binding_of_value(fn)
+        uses = list(p.references(b)[0]) if b is not None else []
+    out = []
+    for use in uses:
+        arg = p.parents.get(use)
+        call = p.parents.get(arg) if type(arg) is cst.Arg and arg.value is use and not arg.star else None
+        if type(call) is not cst.Call or call.func is use:
+            continue
+        callee = ev.value(call.func, None)
+        if type(callee) is External and lookup(callee.qualified) is not None:
+            out.append(call)
+    return out
+
+
+def catalogue_frames(ev: Evaluator, fn: FunctionNode, call: cst.Call, env: Env | None) -> list[Env]:
+    """The frames in which the catalogue function of ``call`` (evaluated in ``env``) calls
+    ``fn``, with the arguments its result rule gives it (``lax.scan`` gives ``body`` the
+    carry and a slice of ``xs``)."""
+    out = []
+    for xs in ev.operands(call, fn, env):
+        for a in call.args:
+            f = ev.value(a.value, env)
+            if type(f) is not Function or f.node is not fn:
+                continue
+            sig = ev.signature(f)
+            b = bind(sig, [(x, None, "") for x in xs]) if sig is not None else None
+            if b is not None and b.error is None:
+                frame = ev.frame(fn, ev.bound_params(f, sig, b), f.env, call, env)
+                if frame not in out:
+                    out.append(frame)
+            break
+    return out
 
 
 def visible_calls(ev: Evaluator, fn: FunctionNode) -> list[cst.Call]:

@@ -203,6 +203,8 @@ def may_forward(p, call: cst.Call) -> bool:
 
 
 def _made(p, call: cst.Call, arg: cst.Arg) -> cst.Call | None:
+    from .catalogue import lookup
+
     args = list(call.args)
     if any(a.star for a in args):
         return None
@@ -222,7 +224,10 @@ def _made(p, call: cst.Call, arg: cst.Arg) -> cst.Call | None:
         ):
             return None
         info = {"refs": [], "shapes": fact["shapes"]}
-    elif refs and not keywords:  # with keywords: which the callee's own parameters take is not known here
+    elif refs and not keywords and lookup(refs[0]) is None:
+        # with keywords: which the callee's own parameters take is not known here; a function
+        # of the catalogue is no forwarder: it says how it calls its function (``lax.scan``
+        # calls ``f(carry, x)`` with a slice of ``xs``)
         info = {"refs": refs, "param": at + offset, "named": at + offset + 1, "shapes": True}
     else:
         return None

@@ -350,6 +350,18 @@ def test_unknown_inputs_give_unknown_parts():
     assert sym_shape("jax.numpy.tanh", Array(Shape((N,), rest=True), FLOAT)) == Shape((N,), rest=True)
 
 
+def test_reducing_an_array_of_a_known_least_rank():
+    # rank >= 2 (its first size n): axis -1 is at position >= 1, so n stays and rank >= 1;
+    # axis 0 removes n; two axes of rank >= 2 may leave nothing; keepdims keeps the rank
+    x = Array(Shape((N, None), rest=True), FLOAT)
+    assert sym_shape("jax.numpy.mean", x, axis=Const(-1)) == Shape((N,), rest=True)
+    assert sym_shape("jax.numpy.sum", x, axis=Const(0)) == Shape((None,), rest=True)
+    assert sym_shape("jax.numpy.sum", x, axis=Const(1)) == Shape((N,), rest=True)
+    assert sym_shape("jax.numpy.sum", x, axis=Tuple((Const(-1), Const(-2)))) is None
+    assert sym_shape("jax.numpy.max", x, axis=Const(-1), keepdims=Const(True)) == Shape((N, None), rest=True)
+    assert sym_shape("jax.numpy.sum", x) == Shape(())
+
+
 def test_catalogue_entries_are_consistent():
     names = set(TABLE)
     for q in names:

@@ -539,3 +539,31 @@ def test_a_generator_knows_its_first_item_when_its_one_yield_is_under_known_loop
     plain, guarded = value_of(src).items
     assert type(plain) is Generator and shape(plain.first) == (32, 2)
     assert type(guarded) is Generator and guarded.first is UNKNOWN  # which yield runs first is not known
+
+
+def test_a_function_given_to_a_catalogue_function_runs_as_its_rule_calls_it():
+    from jaxlint.model.contexts import contexts
+
+    # ``lax.scan`` calls ``body(carry, x)`` with one slice of ``xs`` along its leading axis,
+    # in each context of the def that makes the scan call
+    src = HEAD + (
+        "from jax import lax\n"
+        "def fit(w, xs, ys):\n"
+        "    def body(w, batch):\n"
+        "        x, y = batch\n"
+        "        return w, x @ w - y\n"
+        "    return lax.scan(body, w, (xs, ys))\n"
+        "out = fit(jnp.zeros((3, 2)), jnp.ones((25, 16, 3)), jnp.ones((25, 16, 2)))\n"
+        "tree = jax.tree.map(lambda a, b: a + b, {'w': jnp.ones(4)}, {'w': jnp.ones(4)})\n"
+    )
+    p = model_of(src)
+    ev = p.evaluator
+    body = next(n for n in p.ctx.nodes_of(cst.FunctionDef) if n.name.value == "body")
+    (frame,) = contexts(ev, body)
+    params = dict(frame.params)
+    assert shape(params["w"]) == (3, 2)
+    assert [shape(x) for x in params["batch"].items] == [(16, 3), (16, 2)]
+    assert p.ctx.code(frame.site).startswith("lax.scan(")
+    (lam,) = p.ctx.nodes_of(cst.Lambda)
+    (leaf,) = contexts(ev, lam)
+    assert shape(dict(leaf.params)["a"]) == (4,)

@@ -132,6 +132,14 @@ def test_a_call_through_a_forwarder_gets_the_trailing_arguments():
     assert forwarded_call(p, keyword, keyword.args[0]) is None
 
 
+def test_a_catalogue_function_is_no_forwarder():
+    # ``lax.scan(body, init, xs)`` calls ``body(carry, x)`` with slices (its result rule
+    # says so), never ``body(init, xs)``
+    p = model_of("import jax\nfrom jax import lax\ndef body(c, x):\n    return c, x\nout = lax.scan(body, 0.0, xs)\n")
+    (call,) = [c for c in p.ctx.nodes_of(cst.Call) if p.ctx.code(c.func) == "lax.scan"]
+    assert forwarded_call(p, call, call.args[0]) is None
+
+
 def _project(path: str, module: str, forwards_fact: dict) -> Project:
     facts = ModuleFacts(module=module, path=path)
     facts.functions["apply"] = FunctionFact("apply")

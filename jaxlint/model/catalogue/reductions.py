@@ -60,12 +60,7 @@ def reduced_shape(a: Array, axis: Any, keepdims: Any) -> Shape | None:
     if ax == "all" and not keep:
         return Shape(())  # every axis reduced, whatever the rank
     if d is None:
-        if a.shape is not None and isinstance(ax, tuple) and not keep and all(x >= 0 for x in ax):
-            # rank unknown past the leading sizes: only what precedes the first axis stays known
-            first = min(ax)
-            if first <= len(a.shape.dims):
-                return Shape(a.shape.dims[:first], rest=True) if first else None
-        return None
+        return _reduced_rest(a.shape, ax, keep) if isinstance(ax, tuple) else None
     rank = len(d)
     if ax is None:
         return Shape(tuple(1 for _ in d)) if keep else None
@@ -73,6 +68,21 @@ def reduced_shape(a: Array, axis: Any, keepdims: Any) -> Shape | None:
     if keep:
         return Shape(tuple(1 if i in gone else x for i, x in enumerate(d)))
     return Shape(tuple(x for i, x in enumerate(d) if i not in gone))
+
+
+def _reduced_rest(shape: Shape | None, ax: tuple[int, ...], keep: bool) -> Shape | None:
+    """Reducing ``ax`` of an array whose rank is only known to be at least ``n``, its
+    first sizes known: an axis ``k >= 0`` leaves the sizes before it, an axis ``-k`` (at
+    position ``rank - k >= n - k``) those before ``n - k``; the result keeps at least
+    ``n - len(ax)`` axes (``n`` with ``keepdims``), their sizes unknown past those."""
+    if shape is None or len(set(ax)) != len(ax):
+        return None
+    n = len(shape.dims)
+    stay = min([min(x, n) for x in ax if x >= 0] + [max(n + x, 0) for x in ax if x < 0], default=n)
+    rank = n if keep else n - len(ax)
+    if max(stay, rank) <= 0:
+        return None
+    return Shape(shape.dims[:stay] + (None,) * max(rank - stay, 0), rest=True)
 
 
 @rule

@@ -128,8 +128,10 @@ def catalogue_frames(ev: Evaluator, fn: FunctionNode, call: cst.Call, env: Env |
             if type(f) is not Function or f.node is not fn:
                 continue
             sig = ev.signature(f)
-            b = bind(sig, [(x, None, "") for x in xs]) if sig is not None else None
-            if b is not None and b.error is None:
+            if sig is None:
+                break
+            b = bind(sig, [(x, None, "") for x in xs])
+            if b.error is None:
                 frame = ev.frame(fn, ev.bound_params(f, sig, b), f.env, call, env)
                 if frame not in out:
                     out.append(frame)

@@ -89,8 +89,22 @@ def contexts(ev: Evaluator, fn: FunctionNode, depth: int = 0) -> list[Env]:
                 for f in catalogue_frames(ev, fn, call, env):
                     if f not in frames and len(frames) < MAX_FRAMES:
                         frames.append(f)
+    if not frames and depth < DEPTH:
+        frames = closure_frames(ev, fn, depth)
     memo[key] = frames or [default_frame(ev, fn)]
     return memo[key]
+
+
+def closure_frames(ev: Evaluator, fn: FunctionNode, depth: int) -> list[Env]:
+    """A nested function no call in view reaches (a factory's ``step``, returned and
+    called elsewhere) still runs inside a call of the function around it: its closure is
+    that call's frame. One frame per context of the enclosing function, its own parameters
+    unbound; none when the enclosing function has no call in view either."""
+    outer = ev.ctx.enclosing_function(fn)
+    if outer is None:
+        return []
+    around = [f for f in contexts(ev, outer, depth + 1) if f.site is not None]
+    return [ev.frame(fn, {}, f) for f in around[:MAX_FRAMES]]
 
 
 def catalogue_calls(ev: Evaluator, fn: FunctionNode) -> list[cst.Call]:

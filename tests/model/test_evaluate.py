@@ -567,3 +567,32 @@ def test_a_function_given_to_a_catalogue_function_runs_as_its_rule_calls_it():
     (lam,) = p.ctx.nodes_of(cst.Lambda)
     (leaf,) = contexts(ev, lam)
     assert shape(dict(leaf.params)["a"]) == (4,)
+
+
+def test_a_nested_def_no_call_reaches_runs_in_the_calls_of_its_factory():
+    from jaxlint.model.contexts import contexts
+
+    # ``step`` is returned and called where the model does not follow it: its closure is
+    # still a call of ``make_step``, which binds ``name``
+    src = HEAD + (
+        "LOSSES = {'mse': lambda p: p ** 2}\n"
+        "def make_step(name, scale):\n"
+        "    loss_fn = LOSSES[name]\n"
+        "    def step(params):\n"
+        "        return loss_fn(params) * scale\n"
+        "    return step\n"
+        "steps = [make_step('mse', 2.0), make_step('mse', 3.0)]\n"
+        "def lone():\n"
+        "    def inner(x):\n"
+        "        return x\n"
+        "    return inner\n"
+    )
+    p = model_of(src)
+    ev = p.evaluator
+    defs = {n.name.value: n for n in p.ctx.nodes_of(cst.FunctionDef)}
+    frames = contexts(ev, defs["step"])
+    assert [dict(f.parent.params)["scale"] for f in frames] == [Const(2.0), Const(3.0)]
+    assert all(not f.params for f in frames)
+    # a factory nothing calls gives its nested def the one empty frame
+    (only,) = contexts(ev, defs["inner"])
+    assert only.site is None and not only.params and only.parent.site is None

@@ -13,7 +13,8 @@ required option or a positional argument has no default: UNKNOWN.
 The parser must be a name bound once to ``argparse.ArgumentParser(...)`` whose every use
 the module shows is ``.add_argument(...)``, ``.set_defaults(...)`` or a parse: a parser
 handed to a helper, sub-parsers or argument groups make the namespace unknown, and so does
-``parse_args(argv)`` given its own arguments.
+``parse_args(argv)`` given its own arguments (``args=None``, the command line, is the
+default: ``def main(argv=None)`` run as a script).
 """
 
 from __future__ import annotations
@@ -36,6 +37,17 @@ _USES = frozenset({"add_argument", "set_defaults", *PARSES})
 _CONVERT = {"builtins.int": int, "builtins.float": float, "builtins.str": str}
 
 
+def _command_line(ev: Evaluator, call: cst.Call, env: Env | None) -> bool:
+    """Is the parse given ``args=None`` (``parse_args(argv)`` with ``argv=None``, how a
+    ``main(argv=None)`` run as a script parses): argparse then reads the command line."""
+    if len(call.args) != 1:
+        return False
+    a = call.args[0]
+    if a.star or (a.keyword is not None and a.keyword.value != "args"):
+        return False
+    return ev.value(a.value, env) == Const(None)
+
+
 def parsed(ev: Evaluator, call: cst.Call, env: Env | None) -> Any:
     """The value of ``parser.parse_args()`` (a ``Namespace`` struct; a pair with the
     unrecognised arguments for ``parse_known_args``), or None when ``call`` is not a parse
@@ -43,7 +55,7 @@ def parsed(ev: Evaluator, call: cst.Call, env: Env | None) -> Any:
     func = call.func
     if type(func) is not cst.Attribute or func.attr.value not in PARSES or type(func.value) is not cst.Name:
         return None
-    if call.args:
+    if call.args and not _command_line(ev, call, env):
         return UNKNOWN  # its own argument list: not the command line's defaults
     p = ev.p
     found = p.reaching(func.value)

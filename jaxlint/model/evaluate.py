@@ -461,6 +461,12 @@ class Evaluator:
                 built = appended(self, name, found[0], values[0], env)  # ``outs.append(y)`` in a loop
                 if built is not None:
                     return built
+            if len(found) == 1 and type(values[0]) is Dict:
+                from .stored import stored
+
+                changed = stored(self, name, found[0], values[0], env)  # ``cfg["lr"] = 0.1``
+                if changed is not None:
+                    return changed
             return UNKNOWN  # ``xs[1] = ...`` / ``xs.pop()`` may have changed it by now
         if UNKNOWN in values and later:
             # a binding later in a loop around the read (``params = step(params)``) whose

@@ -49,3 +49,17 @@ def test_a_parser_out_of_view_or_given_its_own_arguments_is_unknown():
     known = HEAD + "p = argparse.ArgumentParser()\np.add_argument('--n', default=1)\nresult = p.parse_known_args()\n"
     pair = value_of(known)
     assert type(pair) is Tuple and type(pair.items[0]) is Struct and pair.items[0].get("n") == Const(1)
+
+
+def test_args_none_is_the_command_line():
+    # ``main(argv=None)`` run as a script: argparse reads the command line, so the defaults
+    src = HEAD + (
+        "def parse(argv=None):\n    p = argparse.ArgumentParser()\n"
+        "    p.add_argument('--temperature', type=float, default=None)\n"
+        "    p.add_argument('--seed', type=int, default=0)\n"
+        "    return p.parse_args(argv)\n"
+        "def main(argv=None):\n    args = parse(argv)\n    return args.seed, args.temperature is None\n"
+    )
+    assert value_of(src + "result = main()\n") == Tuple((Const(0), Const(True)))
+    given = value_of(src + "result = main(['--seed', '3'])\n")
+    assert given.items[0] is UNKNOWN and type(given.items[1]) is not Const

@@ -1,0 +1,90 @@
+"""Dicts changed by item stores: ``cfg = dict(DEFAULTS)`` then ``cfg["lr"] = 0.1``.
+
+A dict bound to a known value and changed afterwards only by item stores written as
+statements (``d[key] = value``, one target, a key the model knows as a constant), each in
+the binding's own block or under ``if`` statements there, holds, when a read after them
+runs, the dict with each store that ran applied in order. A store under an ``if`` whose
+test the model decides runs or not; one whose test it cannot decide gives the join of
+both outcomes; a store in the same arm as the read, before it, ran. Anything else (a
+store in a loop, a ``try``, a nested function, an augmented store, ``del``, a method such
+as ``update``, a store after the read in a loop, an unknown key): None (unknown).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from .abstract import Const, Dict, join
+
+if TYPE_CHECKING:
+    from .evaluate import Env, Evaluator
+    from .scopes import Binding
+
+
+def stored(ev: Evaluator, read: cst.Name, b: Binding, base: Dict, env: Env | None) -> Any:
+    """The dict ``b`` bound (``base``) as ``read`` sees it after the item stores, or None."""
+    from .evaluate import _truth
+
+    p = ev.p
+    r = p._reads.get(read)
+    if r is None or r.scope is not b.scope or r.path[: len(b.path)] != b.path:
+        return None
+    value: Any = base
+    mutations = sorted(p._mutations(b), key=lambda m: p._reads[m].index if m in p._reads else -1)
+    for m in mutations:
+        mr = p._reads.get(m)
+        store = _item_store(p.parents, m)
+        if mr is None or store is None or mr.scope is not b.scope or mr.path[: len(b.path)] != b.path:
+            return None
+        arms = mr.path[len(b.path) :]
+        if any(type(arm[0]) is not cst.If for arm in arms):
+            return None  # in a loop, a ``try``, a ``with``, a ``match``: not decided here
+        if mr.index > r.index:
+            if any(type(arm[0]) in (cst.For, cst.While) for arm in r.path):
+                return None  # a later store in a loop around the read: the next iteration sees it
+            continue  # runs after the read
+        key = ev.value(store.targets[0].target.slice[0].slice.value, env)  # type: ignore[attr-defined]
+        if type(key) is not Const or not isinstance(key.value, (str, int)) or type(value) is not Dict:
+            return None
+        changed = _with(value, key.value, ev.value(store.value, env))
+        runs: bool | None = True
+        for i, (stmt, arm) in enumerate(arms):
+            depth = len(b.path) + i + 1
+            if r.path[:depth] == mr.path[:depth]:
+                continue  # the read is in this arm too, after the store: the arm ran
+            truth = _truth(ev.value(stmt.test, env))  # type: ignore[attr-defined]
+            if truth is None:
+                runs = None
+            elif truth != (arm == 0):
+                runs = False
+                break
+        if runs is True:
+            value = changed
+        elif runs is None:
+            value = join(value, changed)
+            if type(value) is not Dict:
+                return None
+    return value
+
+
+def _with(d: Dict, key: str | int, v: Any) -> Dict:
+    """``d`` with ``d[key] = v`` applied (a new key goes last, as a dict inserts it)."""
+    if any(k == key and type(k) is type(key) for k, _ in d.items):
+        return Dict(tuple((k, v if (k == key and type(k) is type(key)) else x) for k, x in d.items))
+    return Dict((*d.items, (key, v)))
+
+
+def _item_store(parents: dict[cst.CSTNode, cst.CSTNode], read: cst.Name) -> cst.Assign | None:
+    """``read[key] = value`` written as a statement with one target: the assignment."""
+    sub = parents.get(read)
+    if type(sub) is not cst.Subscript or sub.value is not read or len(sub.slice) != 1:
+        return None
+    if not isinstance(sub.slice[0].slice, cst.Index):
+        return None
+    target = parents.get(sub)
+    stmt = parents.get(target) if type(target) is cst.AssignTarget else None
+    if type(stmt) is not cst.Assign or len(stmt.targets) != 1 or stmt.targets[0] is not target:
+        return None
+    return stmt

@@ -35,7 +35,8 @@ class TracedControlFlow(Rule):
     object's `__call__` such as a learning-rate schedule, and the helpers that helper calls,
     in any module, even one that never imports jax), or is computed from one (arithmetic,
     comparisons, `jnp`/`lax` functions, array methods, the items of a traced dict, tuple or
-    array in a loop or comprehension). Under `jit`, `pmap`, `checkpoint` and the `lax`
+    array in a loop or comprehension, the fields of a traced `NamedTuple`, dataclass pytree
+    or `eqx.Module` — not its static fields). Under `jit`, `pmap`, `checkpoint` and the `lax`
     bodies, which stage the function out, every JAX operation gives a tracer, even on
     constants (`jnp.sum(W) > 0` with a module-level `W`). Not reported:
     `static_argnums`/`static_argnames` arguments, arguments with a default value (not

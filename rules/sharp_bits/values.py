@@ -19,7 +19,19 @@ import libcst as cst
 
 from jaxlint.base.literals import UNKNOWN
 from jaxlint.model import program
-from jaxlint.model.abstract import Array, Bound, External, Function, List, Opaque, Partial, Transformed, Tuple, Wraps
+from jaxlint.model.abstract import (
+    Array,
+    Bound,
+    External,
+    Function,
+    List,
+    Opaque,
+    Partial,
+    Struct,
+    Transformed,
+    Tuple,
+    Wraps,
+)
 from jaxlint.model.annotations import annotated_value
 from jaxlint.model.arrays import ARRAY_ATTRS, ARRAY_METHODS, annotated_array, at_method, made_by, qualified
 from jaxlint.model.contexts import called_function, contexts, sites
@@ -33,6 +45,7 @@ from .evidence import whole_accessed
 
 # LEAF: a traced argument with no sign of being a container (a flag or number passed to jit)
 ARRAY, TRACED, NUMPY, LEAF = 1, 2, 4, 8
+MAX_FIELD_FRAMES = 4  # the frames ``pytree_child`` reads a receiver's value in
 NONE = (0, None)
 # the origin of a JAX array that a JAX operation computed while a staging transform runs the
 # function (``Trace.stages``): a tracer whatever its operands (``jnp.sum(W)``, ``W`` a constant)
@@ -193,9 +206,11 @@ class ValueFlow(Flow):
                 return NONE
             return self.operation(f, e)
         if t is cst.Attribute:
+            f = self.fact(e.value)
             if e.attr.value in ARRAY_ATTRS:
-                f = self.fact(e.value)
                 return self.operation(f, e) if f[0] & ARRAY else NONE
+            if f[0] & TRACED and not f[0] & ARRAY and self.pytree_child(e):
+                return (TRACED, f[1])  # ``state.pos`` of a traced ``NamedTuple``: a traced leaf
             return NONE
         if t is cst.IfExp:
             return meet(self.fact(e.body), self.fact(e.orelse))
@@ -406,6 +421,23 @@ class ValueFlow(Flow):
             ref = (other.ctx.facts.ref(qualname), passed)
             if ref not in self.foreign_calls:
                 self.foreign_calls.append(ref)
+
+    def pytree_child(self, e: cst.Attribute) -> bool:
+        """Is ``e`` a field of a pytree node (a ``NamedTuple``, a dataclass pytree, an
+        ``eqx.Module``) that is one of its children, not a static field? A transform
+        traces every leaf below a traced argument, so that field is traced too. Read from
+        the first frame of the function in which the model knows the value."""
+        fn = self.fn
+        if not isinstance(fn, (cst.FunctionDef, cst.Lambda)):
+            return False
+        name = e.attr.value
+        for frame in self.frames_of(fn)[:MAX_FIELD_FRAMES]:
+            v = self.ev.value(e.value, frame)
+            if type(v) is Struct:
+                return v.kind == "pytree" and name not in v.static and any(k == name for k, _ in v.fields)
+            if v is not UNKNOWN and type(v) is not Opaque:
+                return False
+        return False
 
     def frames_of(self, fn) -> list:
         """The frames ``fn`` runs in: its visible calls', and for a def nested in a factory

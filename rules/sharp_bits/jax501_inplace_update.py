@@ -21,6 +21,34 @@ if TYPE_CHECKING:
 
 WHERE = "{where}"  # a pending message's stand-in for the transform that traces the def
 
+# augmented operator -> its binary operator (``jnp.where(mask, x + v, x)``)
+OPERATOR_TEXT = {
+    cst.AddAssign: "+",
+    cst.SubtractAssign: "-",
+    cst.MultiplyAssign: "*",
+    cst.DivideAssign: "/",
+    cst.PowerAssign: "**",
+}
+
+
+def _boolean_mask(e: cst.BaseExpression) -> bool:
+    """Is the index a boolean mask by its form: a comparison (not ``is``/``in``), or
+    ``&``, ``|``, ``^``, ``~`` of such?"""
+    if isinstance(e, cst.Comparison):
+        return all(
+            isinstance(
+                c.operator,
+                (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual),
+            )
+            for c in e.comparisons
+        )
+    if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
+        return _boolean_mask(e.left) and _boolean_mask(e.right)
+    if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.BitInvert):
+        return _boolean_mask(e.expression)
+    return False
+
+
 # augmented operator -> the ``.at[...]`` method that does the same out of place
 AT_METHOD = {
     cst.AddAssign: "add",
@@ -70,7 +98,10 @@ class InplaceUpdate(Rule):
 
     ## Fix safety
     The fix rewrites `x[i] = v` to `x = x.at[i].set(v)` (`+=` → `.add`, `-=` →
-    `.subtract`, `*=` → `.multiply`, `/=` → `.divide`, `**=` → `.power`). It is unsafe:
+    `.subtract`, `*=` → `.multiply`, `/=` → `.divide`, `**=` → `.power`); under a trace,
+    where `x.at[mask]` raises `NonConcreteBooleanIndexError` for a traced boolean mask,
+    `x[x < 0] = v` becomes `x = jnp.where(x < 0, v, x)` (`+=` → `jnp.where(mask, x + v, x)`).
+    It is unsafe:
     only the name `x` sees the new value (other names bound to the old array keep it), and
     with repeated indices `.at[...].add` accumulates every occurrence where NumPy's
     `x[idx] += v` applies only one.
@@ -150,7 +181,7 @@ class InplaceUpdate(Rule):
                     "function": found.fn.name.value,
                     "message": self.message(item, traced_in=found.fn.name.value),
                 }
-                self.pending(item.target, data, fix=self.fix(item))
+                self.pending(item.target, data, fix=self.fix(item, traced=True))
 
     @classmethod
     def resolve(cls, items: list[Pending], project: Project) -> Iterator[tuple[Pending, str, str]]:
@@ -185,12 +216,41 @@ class InplaceUpdate(Rule):
         if isinstance(item.stmt, cst.AugAssign):
             method = AT_METHOD.get(type(item.stmt.operator), "set")
         base = item.name or "x"
+        instead = f"`{base} = {base}.at{index}.{method}(...)`"
+        mask = self.traced_mask(item, traced_in is not None)
+        if mask is not None:  # ``.at[mask]`` needs a concrete mask: under a trace it raises too
+            instead = f"`{base} = {self.where_text(item, 'jnp', mask, '...')}` (a traced boolean mask cannot index)"
         return (
             f"`{shown}` assigns in place into {what}, a JAX array{origin}; JAX arrays are immutable and this "
-            f"raises `TypeError`. Use `{base} = {base}.at{index}.{method}(...)`"
+            f"raises `TypeError`. Use {instead}"
         )
 
-    def fix(self, item) -> RuleFix | None:
+    def traced_mask(self, item, traced: bool) -> cst.BaseExpression | None:
+        """The index of an assignment into a traced array when it is a boolean mask
+        (``x[x < 0] = 0``: a comparison, or ``&``/``|``/``~`` of them): under a trace
+        ``x.at[mask]`` raises ``NonConcreteBooleanIndexError`` too, and ``jnp.where`` is
+        the out-of-place update. None otherwise."""
+        if not (traced or item.argument):
+            return None
+        sl = item.target.slice
+        if len(sl) != 1 or not isinstance(sl[0].slice, cst.Index):
+            return None
+        index = sl[0].slice.value
+        return index if _boolean_mask(index) else None
+
+    def where_text(self, item, jnp: str, mask: cst.BaseExpression, value: str) -> str:
+        """``jnp.where(mask, new, x)`` for the assignment (``x + v`` for ``+=``, ...)."""
+        ctx = self.ctx
+        base = item.name or "x"
+        new = value
+        if isinstance(item.stmt, cst.AugAssign):
+            op = OPERATOR_TEXT.get(type(item.stmt.operator))
+            if op is None:
+                return f"{base}.at[...]"
+            new = f"{base} {op} {value}"
+        return f"{jnp}.where({ctx.code(mask)}, {new}, {base})"
+
+    def fix(self, item, traced: bool = False) -> RuleFix | None:
         ctx = self.ctx
         stmt = item.stmt
         name = item.name
@@ -214,5 +274,13 @@ class InplaceUpdate(Rule):
         value = ctx.code(stmt.value)
         if isinstance(stmt.value, cst.Tuple) and not stmt.value.lpar:
             value = f"({value})"
+        mask = self.traced_mask(item, traced)
+        if mask is not None:
+            jnp = next(iter(ctx.names.local_names_for("jax.numpy")), None)
+            if jnp is None or "." in jnp:
+                return None  # no name of jax.numpy to write ``jnp.where`` with
+            atomic = isinstance(stmt.value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float))
+            new = f"{name} = {self.where_text(item, jnp, mask, value if atomic or method == 'set' else f'({value})')}"
+            return RuleFix(f"Replace with `{new}`", [NodeEdit(stmt, new)], "unsafe")
         new = f"{name} = {name}.at{index}.{method}({value})"
         return RuleFix(f"Replace with `{new}`", [NodeEdit(stmt, new)], "unsafe")

@@ -26,6 +26,7 @@ from jaxlint.base.literals import UNKNOWN
 
 from .abstract import Bound as AbstractBound
 from .abstract import Function as AbstractFunction
+from .abstract import Opaque
 from .classes import descriptor
 from .program import Program
 from .transforms import TABLE
@@ -89,33 +90,41 @@ def _traced(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
                 have.params |= tr.params
             have.fixed = fixed
 
-    for app in p.applications():
-        if app.api not in TRACING:
-            continue
-        found: Any = p.target_function(app)
-        home = None
-        if found is None and app.target is UNKNOWN and type(app.target_node) is cst.Call:
-            # what a factory of another module returns (``jax.jit(make_step(model.apply))``):
-            # the evaluator runs the factory; that module's rule run reads the trace (``home``)
-            made = p.evaluator.value(app.target_node, None)
-            if type(made) is AbstractFunction and made.program is not None and made.program is not p:
-                found, home = (made, 0, []), made.program
-        if found is None:
-            continue
+    def apply(app, found, home) -> None:
         fn, bound, bound_keywords = found
         if _through_attribute(app):
             if not _receiver_bound(p, app, fn):
-                continue
+                return
             bound += 1  # ``jax.jit(self._train_step)``: the receiver is bound, as by ``partial``
         node = fn.node
         if type(node) is cst.FunctionDef and node.decorators and p.value(node) is UNKNOWN:
             unknown.add(node)  # a decorator the model does not know
-            continue
+            return
         trace = _trace_of(p, node, app, bound, bound_keywords)
         if isinstance(trace, Trace):
             trace.fixed = _fixed_keywords(p, app)
             trace.home = home
         add(node, trace)
+
+    for app in p.applications():
+        if app.api not in TRACING:
+            continue
+        found: Any = p.target_function(app)
+        if found is not None:
+            apply(app, found, None)
+            continue
+        if app.target is UNKNOWN and type(app.target_node) is cst.Call:
+            # what a factory of another module returns (``jax.jit(make_step(model.apply))``):
+            # the evaluator runs the factory; that module's rule run reads the trace (``home``)
+            made = p.evaluator.value(app.target_node, None)
+            if type(made) is AbstractFunction and made.program is not None and made.program is not p:
+                apply(app, (made, 0, []), made.program)
+                continue
+        for made in _given_functions(p, app):
+            # a parameter's function (``jax.vmap(fn)`` in ``elementwise(fn)``): each def the
+            # calls of the enclosing def give it, of this module or another (``home``)
+            other = made.program is not None and made.program is not p
+            apply(app, (made, 0, []), made.program if other else None)
     for call in _lax_calls(ctx):
         f = p.value(call.func)
         spots = LAX_BODIES.get(f.qualified) if type(f) is External else None
@@ -139,6 +148,31 @@ def _traced(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
     for unknown_fn in unknown:
         out.pop(unknown_fn, None)
     return out
+
+
+def _given_functions(p: Program, app) -> list[AbstractFunction]:
+    """The defs a transform's target is in the call contexts of the def the application is
+    in, when the target with no call in view is unknown (a parameter, or read from one:
+    ``jax.vmap(fn)``, ``jax.jit(LOSSES[name])``): each def some context gives, in order."""
+    from .contexts import contexts
+
+    target = app.target_node
+    if target is None or app.decorator:
+        return []
+    ev = p.evaluator
+    home = p.ctx.enclosing_function(target)
+    plain = ev.value(target, None) if home is not None else None
+    if plain is not UNKNOWN and type(plain) is not Opaque:
+        return []
+    out: list[AbstractFunction] = []
+    for frame in contexts(ev, home)[:MAX_GIVEN_FRAMES]:
+        v = ev.value(target, frame)
+        if type(v) is AbstractFunction and type(v.node) is cst.FunctionDef and all(x.node is not v.node for x in out):
+            out.append(v)
+    return out
+
+
+MAX_GIVEN_FRAMES = 8  # the contexts of an application's def read for a parameter's function
 
 
 def loop_bodies(ctx, p: Program) -> list[tuple[cst.Call, str, cst.FunctionDef | cst.Lambda, bool]]:

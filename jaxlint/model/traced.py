@@ -2,7 +2,9 @@
 
 A function is traced when ``jit``/``pjit``/``checkpoint``/``vmap``/``pmap``/``shard_map``/``smap``
 applies to it (as a call, a decorator, through ``partial``, or an inner transform:
-``jax.jit(jax.grad(f))`` traces ``f``), or when it is a ``lax`` loop/branch body
+``jax.jit(jax.grad(f))`` traces ``f``; also to a parameter, or a value read from one, whose enclosing def's call
+contexts give it the def: ``jax.vmap(fn)`` in ``lift(fn)`` called as
+``lift(ACTIVATIONS[name])``), or when it is a ``lax`` loop/branch body
 (``scan``, ``fori_loop``, ``while_loop``, ``cond``, ``map``, ``associative_scan``).
 Its traced parameters are those without a default (and those with one that a visible
 call of the transformed function passes), minus what the application makes

@@ -291,6 +291,8 @@ def _fixed_keywords(p: Program, app: Transformed) -> dict[str, Any]:
 
 def _trace_of(p: Program, fn, app: Transformed, bound: int, bound_keywords: list[str]) -> Trace | object:
     """Parameters of ``fn`` that ``app`` traces; UNKNOWN if its options are unreadable."""
+    if app.star_kwargs or any(a.star for a in app.args):
+        return UNKNOWN  # ``jit(fn, *args, **kwargs)``: ``static_argnums`` may be among them
     positional = _positional(fn)
     names = [q.name.value for q in positional]
     kwonly = [q.name.value for q in fn.params.kwonly_params]

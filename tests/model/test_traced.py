@@ -125,3 +125,48 @@ def test_unknown_options_or_decorators_leave_the_function_out():
     """)
         == {}
     )
+
+
+def test_options_spread_from_a_mapping_or_tuple_leave_the_function_out():
+    # ``static_argnums`` may be among them
+    assert (
+        traced("""
+    import jax
+
+    def f(x, n):
+        return x
+
+    def maybe_jit(fn, *args, **kwargs):
+        return jax.jit(fn, *args, **kwargs)
+
+    opts = dict(static_argnums=1)
+    g = jax.jit(f, **opts)
+    h = maybe_jit(f, static_argnums=1)
+    """)
+        == {}
+    )
+
+
+def test_a_transform_of_a_parameter_traces_the_defs_its_calls_give():
+    assert traced("""
+    import jax
+
+    def relu(x):
+        return x
+
+    def power(x, n):
+        return x ** n
+
+    REGISTRY = {"relu": relu}
+
+    def lift(fn):
+        def apply(x):
+            return jax.vmap(fn)(x)
+        return apply
+
+    def staged(fn, x):
+        return jax.jit(fn, static_argnums=1)(x, 2)
+
+    layer = lift(REGISTRY["relu"])
+    y = staged(power, 1.0)
+    """) == {"relu": (["x"], "jax.vmap", 13), "power": (["x"], "jax.jit", 17)}

@@ -100,11 +100,16 @@ def closure_frames(ev: Evaluator, fn: FunctionNode, depth: int) -> list[Env]:
     called elsewhere) still runs inside a call of the function around it: its closure is
     that call's frame. One frame per context of the enclosing function, its own parameters
     unbound; none when the enclosing function has no call in view either."""
+    return [f for f in enclosing_frames(ev, fn, depth + 1) if f.parent is not None and f.parent.site is not None][
+        :MAX_FRAMES
+    ]
+
+
+def enclosing_frames(ev: Evaluator, fn: FunctionNode, depth: int = 0) -> list[Env]:
+    """``fn`` inside each context of the def around it (its contexts at ``depth``), its own
+    parameters unbound; none for a function at module level."""
     outer = ev.ctx.enclosing_function(fn)
-    if outer is None:
-        return []
-    around = [f for f in contexts(ev, outer, depth + 1) if f.site is not None]
-    return [ev.frame(fn, {}, f) for f in around[:MAX_FRAMES]]
+    return [ev.frame(fn, {}, f) for f in contexts(ev, outer, depth)] if outer is not None else []
 
 
 def catalogue_calls(ev: Evaluator, fn: FunctionNode) -> list[cst.Call]:

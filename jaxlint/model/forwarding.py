@@ -197,14 +197,10 @@ def may_forward(p, call: cst.Call) -> bool:
     callee, _offset, refs = _callee(p, call.func)
     if callee is not None:
         return bool(forwards(p, callee))
-    from .catalogue import lookup
-
-    return bool(refs) and lookup(refs[0]) is None  # the catalogue says what its functions do
+    return bool(refs)
 
 
 def _made(p, call: cst.Call, arg: cst.Arg) -> cst.Call | None:
-    from .catalogue import lookup
-
     args = list(call.args)
     if any(a.star for a in args):
         return None
@@ -224,10 +220,7 @@ def _made(p, call: cst.Call, arg: cst.Arg) -> cst.Call | None:
         ):
             return None
         info = {"refs": [], "shapes": fact["shapes"]}
-    elif refs and not keywords and lookup(refs[0]) is None:
-        # with keywords: which the callee's own parameters take is not known here; a function
-        # of the catalogue is no forwarder: it says how it calls its function (``lax.scan``
-        # calls ``f(carry, x)`` with a slice of ``xs``)
+    elif refs and not keywords:  # with keywords: which the callee's own parameters take is not known here
         info = {"refs": refs, "param": at + offset, "named": at + offset + 1, "shapes": True}
     else:
         return None
@@ -239,7 +232,16 @@ def _made(p, call: cst.Call, arg: cst.Arg) -> cst.Call | None:
 
 def _callee(p, func: cst.BaseExpression) -> tuple[cst.FunctionDef | None, int, list[str]]:
     """(a forwarding candidate def of this file, 1 for a bound method else 0, or the
-    references of candidates in other modules, in the order Python looks them up)."""
+    references of candidates in other modules, in the order Python looks them up). A
+    function of the catalogue is no candidate: it says how it calls its function
+    arguments (``lax.scan`` calls ``f(carry, x)`` with a slice of ``xs``)."""
+    from .catalogue import lookup
+
+    fn, offset, refs = _candidate(p, func)
+    return fn, offset, [r for r in refs if lookup(r) is None]
+
+
+def _candidate(p, func: cst.BaseExpression) -> tuple[cst.FunctionDef | None, int, list[str]]:
     if type(func) is cst.Name:
         found = p.reaching(func)
         if len(found) == 1 and found[0].kind == "def" and found[0].scope.kind in ("module", "function"):

@@ -827,13 +827,13 @@ class Program:
         every method's calls look through the same reads."""
         if cls in self._receivers:
             return self._receivers[cls]
+        from .attributes import receiver_of
+
         out: list[tuple[Any, cst.CSTNode]] = []
         for stmt in cls.body.body if type(cls.body) is cst.IndentedBlock else ():
-            if type(stmt) is not cst.FunctionDef or stmt.decorators:
+            first = receiver_of(self, stmt) if type(stmt) is cst.FunctionDef and not stmt.decorators else None
+            if first is None:
                 continue
-            if not (stmt.params.posonly_params or stmt.params.params):
-                continue
-            first = (*stmt.params.posonly_params, *stmt.params.params)[0]
             scope = self.scope_of_node.get(stmt)
             for x in scope.bindings.get(first.name.value, ()) if scope is not None else ():
                 if x.kind != "param":

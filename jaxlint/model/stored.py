@@ -45,16 +45,17 @@ def stored(ev: Evaluator, read: cst.Name, b: Binding, base: Dict, env: Env | Non
             if any(type(arm[0]) in (cst.For, cst.While) for arm in r.path):
                 return None  # a later store in a loop around the read: the next iteration sees it
             continue  # runs after the read
-        key = ev.value(store.targets[0].target.slice[0].slice.value, env)  # type: ignore[attr-defined]
+        stmt, index = store
+        key = ev.value(index, env)
         if type(key) is not Const or not isinstance(key.value, (str, int)) or type(value) is not Dict:
             return None
-        changed = _with(value, key.value, ev.value(store.value, env))
+        changed = _with(value, key.value, ev.value(stmt.value, env))
         runs: bool | None = True
-        for i, (stmt, arm) in enumerate(arms):
+        for i, (branch, arm) in enumerate(arms):
             depth = len(b.path) + i + 1
             if r.path[:depth] == mr.path[:depth]:
                 continue  # the read is in this arm too, after the store: the arm ran
-            truth = _truth(ev.value(stmt.test, env))  # type: ignore[attr-defined]
+            truth = _truth(ev.value(branch.test, env))  # type: ignore[attr-defined]
             if truth is None:
                 runs = None
             elif truth != (arm == 0):
@@ -76,15 +77,19 @@ def _with(d: Dict, key: str | int, v: Any) -> Dict:
     return Dict((*d.items, (key, v)))
 
 
-def _item_store(parents: dict[cst.CSTNode, cst.CSTNode], read: cst.Name) -> cst.Assign | None:
-    """``read[key] = value`` written as a statement with one target: the assignment."""
+def _item_store(
+    parents: dict[cst.CSTNode, cst.CSTNode], read: cst.Name
+) -> tuple[cst.Assign, cst.BaseExpression] | None:
+    """``read[key] = value`` written as a statement with one target: the assignment and
+    the key's expression."""
     sub = parents.get(read)
     if type(sub) is not cst.Subscript or sub.value is not read or len(sub.slice) != 1:
         return None
-    if not isinstance(sub.slice[0].slice, cst.Index):
+    index = sub.slice[0].slice
+    if not isinstance(index, cst.Index):
         return None
     target = parents.get(sub)
     stmt = parents.get(target) if type(target) is cst.AssignTarget else None
     if type(stmt) is not cst.Assign or len(stmt.targets) != 1 or stmt.targets[0] is not target:
         return None
-    return stmt
+    return stmt, index.value

@@ -13,9 +13,11 @@ module where one rule has no seed still exports through another.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from jaxlint.model import program
+from jaxlint.model.paths import call_paths
 from jaxlint.model.traced import traced_functions
 from jaxlint.model.transforms import TABLE
 
@@ -23,6 +25,7 @@ from .analysis import analysis, exact_lines
 from .values import STAGED
 
 if TYPE_CHECKING:
+    from jaxlint.base.types import Pending
     from jaxlint.model.project import Project
 
 TRACED_CALLS = "traced_calls"  # ModuleFacts.extra[code][TRACED_CALLS]: [[ref, params, api, line, path], ...]
@@ -135,16 +138,27 @@ def tracing_layer(paths, ref: str) -> dict | None:
     return None
 
 
-def layer_of(paths, layers: dict[str, dict | None], calls: dict[str, list[dict]], ref: str, wants) -> dict | None:
-    """The layer that traces the def ``ref`` for a finding: a transform applied to it
-    (memoised in ``layers``), else a traced caller of another module whose layer ``wants``
-    (the traced parameters it passes, its api)."""
-    if ref not in layers:
-        layers[ref] = tracing_layer(paths, ref)
-    layer = layers[ref]
-    if layer is not None:
-        return layer
-    return next((c for c in calls.get(paths.canonical(ref), ()) if wants(c)), None)
+def traced_layers(items: list[Pending], project: Project, wants) -> Iterator[tuple[Pending, dict]]:
+    """Each pending finding (``data``: ``ref``, ``module``) of a def another module traces,
+    with the layer that traces it: a transform applied to the def, else a traced caller of
+    another module for which ``wants(data, layer)`` holds (the traced parameters it
+    passes, its api). Findings of an ambiguous module name, or with no such layer, are
+    left out."""
+    paths = call_paths(project)
+    applied: dict[str, dict | None] = {}  # per def: the transform applied to it, if any
+    calls = called(project, paths)
+    for p in items:
+        d = p.data
+        if project.modules.get(d["module"]) is not project.by_path.get(p.path):
+            continue  # two files with one module name: the reference is ambiguous
+        ref = d["ref"]
+        if ref not in applied:
+            applied[ref] = tracing_layer(paths, ref)
+        layer = applied[ref]
+        if layer is None:
+            layer = next((c for c in calls.get(paths.canonical(ref), ()) if wants(d, c)), None)
+        if layer is not None:
+            yield p, layer
 
 
 def where(layer: dict, here: str) -> str:
@@ -154,9 +168,3 @@ def where(layer: dict, here: str) -> str:
         return f"{api} at line {layer['line']}" if layer["line"] else f"{api} in this file"
     name = os.path.basename(layer["path"])
     return f"{api} at {name}:{layer['line']}" if layer["line"] else f"{api} in {name}"
-
-
-def same_module(project: Project, module: str, path: Any) -> bool:
-    """Is the pending finding's module the one at its path (two files with one module name
-    make a reference ambiguous)?"""
-    return project.modules.get(module) is project.by_path.get(path)

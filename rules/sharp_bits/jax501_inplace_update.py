@@ -9,10 +9,9 @@ import libcst as cst
 
 from jaxlint.lint.rule import Invalid, NodeEdit, Rule, RuleFix
 from jaxlint.lint.wording import split
-from jaxlint.model.paths import call_paths
 
 from .analysis import TRACING_APIS, analysis
-from .elsewhere import called, export, layer_of, same_module, where
+from .elsewhere import export, traced_layers, where
 from .seeds import subscript_store_units
 
 if TYPE_CHECKING:
@@ -178,27 +177,17 @@ class InplaceUpdate(Rule):
                     "ref": ctx.facts.ref(qualname),
                     "module": ctx.facts.module,
                     "argument": item.argument,
-                    "function": found.fn.name.value,
                     "message": self.message(item, traced_in=found.fn.name.value),
                 }
                 self.pending(item.target, data, fix=self.fix(item, traced=True))
 
     @classmethod
     def resolve(cls, items: list[Pending], project: Project) -> Iterator[tuple[Pending, str, str]]:
-        paths = call_paths(project)
-        layers: dict[str, dict | None] = {}
-        calls = called(project, paths)
-        for p in items:
-            d = p.data
-            if not same_module(project, d["module"], p.path):
-                continue
+        def wants(d, c) -> bool:  # a traced caller passing the argument assigned into
+            return d["argument"] in c["params"]
 
-            def wants(c, argument=d["argument"]) -> bool:
-                return argument in c["params"]
-
-            layer = layer_of(paths, layers, calls, d["ref"], wants)
-            if layer is not None:
-                yield p, *split(d["message"].replace(WHERE, where(layer, p.path)))
+        for p, layer in traced_layers(items, project, wants):
+            yield p, *split(p.data["message"].replace(WHERE, where(layer, p.path)))
 
     def message(self, item, traced_in: str | None = None) -> str:
         """The message; ``traced_in``: the def whose traced argument the array is, traced by

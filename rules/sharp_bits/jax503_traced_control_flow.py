@@ -10,10 +10,9 @@ import libcst as cst
 from jaxlint.lint.rule import Invalid, Rule
 from jaxlint.lint.wording import split
 from jaxlint.model.expected import catches_type_error, runs_where_expected
-from jaxlint.model.paths import call_paths
 
 from .analysis import TRACING_APIS, analysis, exact_lines
-from .elsewhere import called, export, layer_of, same_module, stages
+from .elsewhere import export, stages, traced_layers
 from .elsewhere import where as layer_where
 from .values import STAGED
 
@@ -164,20 +163,12 @@ class TracedControlFlow(Rule):
     # -- project phase: a def that a transform of another module traces -----------------
     @classmethod
     def resolve(cls, items: list[Pending], project: Project) -> Iterator[tuple[Pending, str, str]]:
-        paths = call_paths(project)
-        layers: dict[str, dict | None] = {}
-        calls = called(project, paths)
-        for p in items:
+        def wants(d, c) -> bool:  # a value computed by a JAX operation: only a staging layer traces it
+            return stages(c["api"]) if d["origin"] == STAGED else d["origin"] in c["params"]
+
+        for p, layer in traced_layers(items, project, wants):
             d = p.data
-            if not same_module(project, d["module"], p.path):
-                continue
-            staged = d["origin"] == STAGED  # computed by a JAX operation: only a staging layer traces it
-
-            def wants(c, staged=staged, origin=d["origin"]) -> bool:
-                return stages(c["api"]) if staged else origin in c["params"]
-
-            layer = layer_of(paths, layers, calls, d["ref"], wants)
-            if layer is None or (staged and not stages(layer["api"])):
+            if d["origin"] == STAGED and not stages(layer["api"]):
                 continue
             static = layer["api"] in ("jit", "pjit") and d["on_argument"]
             yield p, *split(_message(d["kind"], d["expr"], d["origin"], layer_where(layer, p.path), static))

@@ -34,7 +34,7 @@ from jaxlint.model.abstract import (
 )
 from jaxlint.model.annotations import annotated_value
 from jaxlint.model.arrays import ARRAY_ATTRS, ARRAY_METHODS, annotated_array, at_method, made_by, qualified
-from jaxlint.model.contexts import called_function, contexts, sites
+from jaxlint.model.contexts import called_function, contexts, enclosing_frames, sites
 from jaxlint.model.expected import catches_type_error, raises_context
 from jaxlint.model.flow import Flow, bound_names
 from jaxlint.model.signature import bind
@@ -443,12 +443,7 @@ class ValueFlow(Flow):
         """The frames ``fn`` runs in: its visible calls', and for a def nested in a factory
         (a jitted ``update`` that ``make_update(loss, clip)`` returns), its own parameters
         unbound inside each frame of the factory's calls."""
-        ev = self.ev
-        frames = list(contexts(ev, fn))
-        outer = self.ctx.enclosing_function(fn)
-        if outer is not None:
-            frames += [ev.frame(fn, {}, parent) for parent in contexts(ev, outer)]
-        return frames
+        return [*contexts(self.ev, fn), *enclosing_frames(self.ev, fn)]
 
     def _traced_arg(self, e: cst.Call) -> str | None:
         for a in e.args:

@@ -21,6 +21,12 @@ def model_of(source: str) -> Program:
     return program(ctx)
 
 
+def def_named(p: Program, name: str) -> cst.FunctionDef:
+    """The one def of the source named ``name``."""
+    (found,) = [n for n in p.ctx.nodes_of(cst.FunctionDef) if n.name.value == name]
+    return found
+
+
 def line_of(p: Program, node: cst.CSTNode) -> int:
     from jaxlint.base.positions import node_ranges
 

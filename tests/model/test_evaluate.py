@@ -22,7 +22,7 @@ from jaxlint.model.abstract import (
     Tuple,
 )
 
-from .helpers import model_of, value_of
+from .helpers import def_named, model_of, value_of
 
 HEAD = "import jax\nimport jax.numpy as jnp\nfrom functools import partial\n"
 
@@ -363,7 +363,7 @@ def test_a_method_runs_in_the_frames_of_the_calls_of_the_module_s_instances():
         HEAD + "class M:\n    def fit(self, x):\n        return self.scale(x, 2)\n"
         "    def scale(self, x, k):\n        return x * k\n"
     )
-    scale_def = next(n for n in inner.ctx.nodes_of(cst.FunctionDef) if n.name.value == "scale")
+    scale_def = def_named(inner, "scale")
     assert [dict(f.params).get("k") for f in contexts(inner.evaluator, scale_def)] == [Const(2)]
     # a class nothing makes: the default frame, its receiver unknown
     lone = model_of(HEAD + "class A:\n    def f(self, x):\n        return x\n")
@@ -384,7 +384,7 @@ def test_a_bound_method_used_as_a_value_runs_where_that_value_is_called():
     )
     p = model_of(src)
     ev = p.evaluator
-    (loss,) = [n for n in p.ctx.nodes_of(cst.FunctionDef) if n.name.value == "loss"]
+    loss = def_named(p, "loss")
     frames = contexts(ev, loss)
     assert sorted(shape(dict(f.params)["w"]) for f in frames) == [(3,), (5,)]
     assert all(type(dict(f.params)["self"]) is Struct for f in frames)  # the receiver, not an argument
@@ -444,7 +444,7 @@ def test_a_flax_module_s_call_runs_in_the_frames_of_apply():
     from jaxlint.model.contexts import contexts
 
     p = model_of(FLAX + "model = Scale(factor=3.0)\ny = model.apply({}, jnp.ones((4, 2)))\n")
-    fn = next(n for n in p.ctx.nodes_of(cst.FunctionDef) if n.name.value == "__call__")
+    fn = def_named(p, "__call__")
     (frame,) = contexts(p.evaluator, fn)
     params = dict(frame.params)
     assert params["self"].get("factor") == Const(3.0) and shape(params["x"]) == (4, 2)
@@ -558,7 +558,7 @@ def test_a_function_given_to_a_catalogue_function_runs_as_its_rule_calls_it():
     )
     p = model_of(src)
     ev = p.evaluator
-    body = next(n for n in p.ctx.nodes_of(cst.FunctionDef) if n.name.value == "body")
+    body = def_named(p, "body")
     (frame,) = contexts(ev, body)
     params = dict(frame.params)
     assert shape(params["w"]) == (3, 2)
@@ -589,10 +589,9 @@ def test_a_nested_def_no_call_reaches_runs_in_the_calls_of_its_factory():
     )
     p = model_of(src)
     ev = p.evaluator
-    defs = {n.name.value: n for n in p.ctx.nodes_of(cst.FunctionDef)}
-    frames = contexts(ev, defs["step"])
+    frames = contexts(ev, def_named(p, "step"))
     assert [dict(f.parent.params)["scale"] for f in frames] == [Const(2.0), Const(3.0)]
     assert all(not f.params for f in frames)
     # a factory nothing calls gives its nested def the one empty frame
-    (only,) = contexts(ev, defs["inner"])
+    (only,) = contexts(ev, def_named(p, "inner"))
     assert only.site is None and not only.params and only.parent.site is None

@@ -39,6 +39,7 @@ from jaxlint.lint.engine import (
 from jaxlint.lint.registry import all_rules, enabled_rules
 from jaxlint.lint.rule import Rule
 from jaxlint.model.project import Project
+from jaxlint.plan.importers import importers
 from jaxlint.plan.slicing import (
     MODULE_DEPTH,
     Blanks,
@@ -313,30 +314,45 @@ def _plan_again(plans: dict[str, object], run, errors: list[str], todo: list[tup
 
 
 # path, line ranges to blank, defs rules may look up, callers of seeds (see jaxlint.plan.slicing),
-# the project anchors of other modules the file names (``Runner._promote``)
-Job = tuple[str, Blanks, "frozenset[str] | None", "frozenset[str] | None", "frozenset[str] | None"]
+# the project anchors of other modules the file names (``Runner._promote``), the files that
+# import its defs (jaxlint.plan.importers)
+Job = tuple[
+    str, Blanks, "frozenset[str] | None", "frozenset[str] | None", "frozenset[str] | None", "frozenset[str] | None"
+]
 
 
-def job_for(path: str, plan: FilePlan | None, decided: dict[str, Decision] | None) -> Job:
+def job_for(
+    path: str,
+    plan: FilePlan | None,
+    decided: dict[str, Decision] | None,
+    importers: dict[str, frozenset[str]] | None = None,
+) -> Job:
     """What the second pass does with a planned file: blank the units the decision did not keep
     (none when there is no decision: the main process had no memory for it)."""
     anchored = (plan.anchored or None) if isinstance(plan, FilePlan) else None
+    imported = (importers or {}).get(os.path.abspath(path))
     if isinstance(plan, FilePlan) and decided is not None:
         d = decided[path]
-        return (path, blanks_for(plan, d.kept), d.looked_up, d.callers_of_seeds, anchored)
-    return (path, (), None, None, anchored)
+        return (path, blanks_for(plan, d.kept), d.looked_up, d.callers_of_seeds, anchored, imported)
+    return (path, (), None, None, anchored, imported)
 
 
 def _lint_file(job: Job) -> tuple[FileResult, str | None]:
     assert _WORKER is not None
-    path, blanks, looked_up, callers, anchored = job
+    path, blanks, looked_up, callers, anchored, imported = job
     try:
         text, _ = read_source(path)
     except ReadError as e:  # it vanished or changed since the first pass
         return unreadable(e), None
     try:
         result = _WORKER.lint(
-            path, text, blanks=blanks, looked_up=looked_up, callers_of_seeds=callers, anchored=anchored or frozenset()
+            path,
+            text,
+            blanks=blanks,
+            looked_up=looked_up,
+            callers_of_seeds=callers,
+            anchored=anchored or frozenset(),
+            importers=imported or frozenset(),
         )
     except (MemoryError, RecursionError) as exc:
         return FileResult(path=path, diagnostics=[not_checked(path, resource_reason(exc))]), None
@@ -399,7 +415,10 @@ class Runner:
             plans = self._plans(files, run, errors)
             self._promote(plans, run, errors)
             self._promote_imported(plans, run, errors)
-            decided = self._decide([p for p in plans.values() if isinstance(p, FilePlan)])
+            planned = [p for p in plans.values() if isinstance(p, FilePlan)]
+            decided = self._decide(planned)
+            imported = importers(planned)
+            del planned
             todo: list[Job] = []
             for path in files:
                 plan = plans.get(path)
@@ -409,7 +428,7 @@ class Runner:
                     continue
                 if path not in plans:
                     continue  # unreadable: reported by the first pass
-                job = job_for(path, plan if isinstance(plan, FilePlan) else None, decided)
+                job = job_for(path, plan if isinstance(plan, FilePlan) else None, decided, imported)
                 if record is not None:
                     record.setdefault("jobs", {})[path] = job
                 cached = self.cache.get(path, job_digest(*job[1:])) if self.cache is not None else None
@@ -420,7 +439,7 @@ class Runner:
                     todo.append(job)
             if record is not None:
                 record["plans"], record["decided"] = plans, decided if decided is not None else {}
-            del plans, decided
+            del plans, decided, imported
             if record is None and todo:
                 todo = _compacted(todo)
             for job, (res, err) in run(_lint_file, todo, lambda job: (_died(job[0]), None)):
@@ -1194,7 +1213,9 @@ def redecide(
     the paths in ``skip`` (buffers, linted by ``lint_text``) are decided with, not re-linted.
     The runner's cache must be new (a ``Cache`` remembers each file's key once computed)."""
     skipped = frozenset(skip)
-    decided = decide([p for p in plans.values() if isinstance(p, FilePlan)])
+    planned = [p for p in plans.values() if isinstance(p, FilePlan)]
+    decided = decide(planned)
+    imported = importers(planned)
     new_jobs: dict[str, Job | None] = {}
     results: dict[str, FileResult] = {}
     for path, plan in plans.items():
@@ -1203,7 +1224,7 @@ def redecide(
             if path not in jobs and path not in skipped:
                 results[path] = plan
             continue
-        new_jobs[path] = job_for(path, plan if isinstance(plan, FilePlan) else None, decided)
+        new_jobs[path] = job_for(path, plan if isinstance(plan, FilePlan) else None, decided, imported)
     todo: list[Job] = []
     for path, job in new_jobs.items():
         if job is None or path in skipped or jobs.get(path) == job:

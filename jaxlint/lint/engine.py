@@ -29,6 +29,7 @@ from jaxlint.model.calls import record_for
 from jaxlint.model.context import FileContext
 from jaxlint.model.facts import collect_facts
 from jaxlint.plan import standins
+from jaxlint.plan.importers import parse_entries
 from jaxlint.plan.slicing import Blanks, apply_blanks, plan_file
 
 
@@ -160,9 +161,11 @@ class FileLinter:
         looked_up: frozenset[str] | None = None,
         callers_of_seeds: frozenset[str] | None = None,
         anchored: frozenset[str] = frozenset(),
+        importers: frozenset[str] = frozenset(),
     ) -> FileResult:
         """Lint one file; ``blanks`` are the line ranges no wanted rule needs, ``looked_up``
-        the defs a rule may look up in the project phase (None: any; see jaxlint.plan.slicing)."""
+        the defs a rule may look up in the project phase (None: any; see jaxlint.plan.slicing),
+        ``importers`` the files that import its defs (jaxlint.plan.importers)."""
         result = FileResult(path=path)
         raw = source
         python = python_source(path, source, result)
@@ -233,6 +236,8 @@ class FileLinter:
             ctx.callers_of_seeds = callers_of_seeds
             imports = Imports(self.reader, path, module_name, bool(is_package))
             ctx.load_module = imports.load
+            ctx.importers = parse_entries(importers)
+            ctx.load_importer = imports.load_path
             instances = self._run_rules(result, ctx, wanted, events)
             record_for(ctx, wanted)  # the call paths' uses, for the rules that read them (reads = "call paths")
             forwarding.record_for(ctx, wanted)  # the defs that forward ``*args`` (reads = "forwarders")

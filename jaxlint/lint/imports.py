@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jaxlint.base.modules import module_name_for
+from jaxlint.base.modules import module_name_for, module_path, search_root
 
 if TYPE_CHECKING:
     from jaxlint.model.context import FileContext
@@ -63,27 +63,6 @@ def read_module_bytes(path: str, limit: int = MAX_MODULE_BYTES) -> bytes | None:
     finally:
         if fd >= 0:
             os.close(fd)
-
-
-def search_root(path: str, module: str, is_package: bool) -> str:
-    """The folder Python would import ``module`` (the file at ``path``) from."""
-    folder = os.path.dirname(os.path.abspath(path))
-    depth = module.count(".") + (1 if is_package else 0)
-    for _ in range(depth):
-        folder = os.path.dirname(folder)
-    return folder
-
-
-def module_path(root: str, module: str) -> str | None:
-    """``root/a/b.py`` or ``root/a/b/__init__.py`` for module ``a.b``, if it exists."""
-    parts = module.split(".")
-    if not all(p.isidentifier() for p in parts):
-        return None
-    base = os.path.join(root, *parts)
-    for candidate in (base + ".py", os.path.join(base, "__init__.py")):
-        if os.path.isfile(candidate):
-            return candidate
-    return None
 
 
 class ModuleReader:
@@ -164,7 +143,6 @@ class Imports:
         self._loaded.clear()
 
     def load(self, module: str, world: World) -> Program | None:
-        from jaxlint.model.program import Program
 
         path = module_path(self.root, module)
         if path is None:
@@ -177,6 +155,24 @@ class Imports:
                 return None
             d, ctx = found
             self.deps[path] = d
+        return self._program(ctx, world)
+
+    def load_path(self, path: str, world: World) -> Program | None:
+        """The program of the project file at ``path`` that imports this file's defs
+        (jaxlint.plan.importers), in this file's world: its imports of this module are
+        this file's program (``World.home``)."""
+        if os.path.abspath(path) == self.path:
+            return None
+        found = self.reader.context(path)
+        if found is None:
+            return None
+        d, ctx = found
+        self.deps[path] = d
+        return self._program(ctx, world)
+
+    def _program(self, ctx: FileContext | None, world: World) -> Program | None:
+        from jaxlint.model.program import Program
+
         if ctx is None:
             return None
         program = Program(ctx, world)

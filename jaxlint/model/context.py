@@ -17,6 +17,39 @@ if TYPE_CHECKING:
 FunctionNode = cst.FunctionDef | cst.Lambda
 
 
+class ForeignLine(int):
+    """A line of another module (a call there of this file's def, jaxlint.plan.importers),
+    with that module's path relative to the linted file's folder: it prints as ``19 of
+    run.py``, so a message's "at line {n}" names the file too."""
+
+    path: str
+
+    def __new__(cls, line: int, path: str) -> ForeignLine:
+        made = super().__new__(cls, line)
+        made.path = path
+        return made
+
+    def __str__(self) -> str:
+        return f"{int(self)} of {self.path}"
+
+    __repr__ = __str__
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ForeignLine) and int(self) == int(other) and self.path == other.path
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash((int(self), self.path))
+
+    def __reduce__(self):
+        return ForeignLine, (int(self), self.path)
+
+
 class FileContext:
     def __init__(
         self,
@@ -61,6 +94,10 @@ class FileContext:
         self.raising_lines: tuple[tuple[int, int], ...] = ()
         # the project modules this file imports, read on demand (World's loader; jaxlint.lint.imports)
         self.load_module: Callable[[str, World], Program | None] | None = None
+        # name of a module-level def -> the project files that import it (jaxlint.plan.importers),
+        # and their reader: where else the def is called (model/contexts.py)
+        self.importers: dict[str, tuple[str, ...]] = {}
+        self.load_importer: Callable[[str, World], Program | None] | None = None
 
     def release(self) -> None:
         """Once the file is linted: drop the per-file analyses and the model (its cycles
@@ -168,9 +205,13 @@ class FileContext:
         text cannot be placed (rare) is missing from the result: say "in this file"."""
         from jaxlint.base.lines import node_lines
 
-        nodes = sorted(set(nodes), key=self.text_order)
-        decorators = frozenset(n for n in nodes if isinstance(self.parents.get(n), cst.Decorator))
-        return node_lines(self.module, self.source, nodes, decorators, parents=self.parents)
+        nodes = set(nodes)
+        own = sorted((n for n in nodes if n in self.parents), key=self.text_order)
+        decorators = frozenset(n for n in own if isinstance(self.parents.get(n), cst.Decorator))
+        out = node_lines(self.module, self.source, own, decorators, parents=self.parents)
+        if len(own) < len(nodes):  # a call in a module that imports this one
+            out.update(self._foreign_lines([n for n in nodes if n not in self.parents]))
+        return out
 
     def exact_lines(self, nodes) -> dict[cst.CSTNode, int]:
         """Exact 1-based start lines (a position pass over the statements that hold them):
@@ -179,7 +220,27 @@ class FileContext:
         nodes = [n for n in set(nodes) if n is not None]
         if not nodes:
             return {}
-        return self._exact_lines(nodes)
+        own = [n for n in nodes if n in self.parents]
+        out = self._exact_lines(own) if own else {}
+        if len(own) < len(nodes):
+            out.update(self._foreign_lines([n for n in nodes if n not in self.parents]))
+        return out
+
+    def _foreign_lines(self, nodes: list[cst.CSTNode]) -> dict[cst.CSTNode, int]:
+        """The lines of nodes of the other modules this file's model read (``ForeignLine``)."""
+        import os
+
+        model = self.shared.get("model")
+        world = getattr(model, "_world", None)
+        out: dict[cst.CSTNode, int] = {}
+        for program in world.programs() if world is not None else ():
+            mine = [n for n in nodes if n in program.parents]
+            if not mine:
+                continue
+            rel = os.path.relpath(program.ctx.path, os.path.dirname(os.path.abspath(self.path)))
+            for n, line in program.ctx.exact_lines(mine).items():
+                out[n] = ForeignLine(line, rel)
+        return out
 
     def _exact_lines(self, nodes: list[cst.CSTNode]) -> dict[cst.CSTNode, int]:
         """Exact lines in two steps: a node whose text occurs in the file exactly as often

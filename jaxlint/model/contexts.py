@@ -63,10 +63,14 @@ def default_frame(ev: Evaluator, fn: FunctionNode) -> Env:
     return ev.frame(fn, {}, parent)
 
 
-def contexts(ev: Evaluator, fn: FunctionNode, depth: int = 0) -> list[Env]:
-    """The frames ``fn``'s body is evaluated in (see the module docstring)."""
-    memo: dict[tuple[FunctionNode, int], list[Env]] = ev.__dict__.setdefault("_contexts", {})
-    key = (fn, depth)
+def contexts(ev: Evaluator, fn: FunctionNode, depth: int = 0, importers: bool = False) -> list[Env]:
+    """The frames ``fn``'s body is evaluated in (see the module docstring). ``importers``:
+    also the calls of the project files that import the linted file's defs
+    (``imported_calls``), for a rule that judges a def in its own module whatever module
+    calls it; the seed families judge such a call where it is made, evaluating the callee
+    there."""
+    memo: dict[tuple[FunctionNode, int, bool], list[Env]] = ev.__dict__.setdefault("_contexts", {})
+    key = (fn, depth, importers)
     if key in memo:
         return memo[key]
     memo[key] = [default_frame(ev, fn)]  # a recursive function: its own calls do not count
@@ -76,40 +80,46 @@ def contexts(ev: Evaluator, fn: FunctionNode, depth: int = 0) -> list[Env]:
             if len(frames) >= MAX_FRAMES:
                 break
             caller = ev.ctx.enclosing_function(call)
-            outer = contexts(ev, caller, depth + 1) if caller is not None else [None]
+            outer = contexts(ev, caller, depth + 1, importers) if caller is not None else [None]
             for env in outer:
                 f = enter_call(ev, fn, call, env)
                 if f is not None and f not in frames:
                     frames.append(f)
                 if len(frames) >= MAX_FRAMES:
                     break
+        for cev, call in imported_calls(ev, fn) if importers else ():
+            caller = cev.ctx.enclosing_function(call)
+            for env in contexts(cev, caller, depth + 1, importers) if caller is not None else [None]:
+                f = enter_call(cev, fn, call, env)
+                if f is not None and f not in frames and len(frames) < MAX_FRAMES:
+                    frames.append(f)
         for call in catalogue_calls(ev, fn):
             caller = ev.ctx.enclosing_function(call)
-            for env in contexts(ev, caller, depth + 1) if caller is not None else [None]:
+            for env in contexts(ev, caller, depth + 1, importers) if caller is not None else [None]:
                 for f in catalogue_frames(ev, fn, call, env):
                     if f not in frames and len(frames) < MAX_FRAMES:
                         frames.append(f)
     if not frames and depth < DEPTH:
-        frames = closure_frames(ev, fn, depth)
+        frames = closure_frames(ev, fn, depth, importers)
     memo[key] = frames or [default_frame(ev, fn)]
     return memo[key]
 
 
-def closure_frames(ev: Evaluator, fn: FunctionNode, depth: int) -> list[Env]:
+def closure_frames(ev: Evaluator, fn: FunctionNode, depth: int, importers: bool = False) -> list[Env]:
     """A nested function no call in view reaches (a factory's ``step``, returned and
     called elsewhere) still runs inside a call of the function around it: its closure is
     that call's frame. One frame per context of the enclosing function, its own parameters
     unbound; none when the enclosing function has no call in view either."""
-    return [f for f in enclosing_frames(ev, fn, depth + 1) if f.parent is not None and f.parent.site is not None][
-        :MAX_FRAMES
-    ]
+    return [
+        f for f in enclosing_frames(ev, fn, depth + 1, importers) if f.parent is not None and f.parent.site is not None
+    ][:MAX_FRAMES]
 
 
-def enclosing_frames(ev: Evaluator, fn: FunctionNode, depth: int = 0) -> list[Env]:
+def enclosing_frames(ev: Evaluator, fn: FunctionNode, depth: int = 0, importers: bool = False) -> list[Env]:
     """``fn`` inside each context of the def around it (its contexts at ``depth``), its own
     parameters unbound; none for a function at module level."""
     outer = ev.ctx.enclosing_function(fn)
-    return [ev.frame(fn, {}, f) for f in contexts(ev, outer, depth)] if outer is not None else []
+    return [ev.frame(fn, {}, f) for f in contexts(ev, outer, depth, importers)] if outer is not None else []
 
 
 def catalogue_calls(ev: Evaluator, fn: FunctionNode) -> list[cst.Call]:
@@ -161,6 +171,22 @@ def catalogue_frames(ev: Evaluator, fn: FunctionNode, call: cst.Call, env: Env |
 def visible_calls(ev: Evaluator, fn: FunctionNode) -> list[cst.Call]:
     """The calls of ``fn`` in view (``Program.invocations``): what makes its frames."""
     return ev.p.invocations(fn, callees=True, forwarders=True)[0]
+
+
+def imported_calls(ev: Evaluator, fn: FunctionNode) -> list[tuple[Evaluator, cst.Call]]:
+    """The calls of a module-level def of the linted file in the project files that import
+    it (jaxlint.plan.importers), each with the evaluator of its file."""
+    if type(fn) is not cst.FunctionDef or type(ev.p.parents.get(fn)) is not cst.Module:
+        return []
+    paths = ev.ctx.importers.get(fn.name.value, ())
+    if not paths or ev.world.home is None or ev.world.home[1] is not ev.p:
+        return []
+    out = []
+    for path in paths:
+        q = ev.world.importer(path)
+        if q is not None:
+            out += [(q.evaluator, call) for call in q.imported_calls(f"{ev.world.home[0]}.{fn.name.value}")]
+    return out
 
 
 def case_frames(ev: Evaluator, fn: FunctionNode) -> list[Env]:

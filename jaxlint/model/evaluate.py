@@ -148,7 +148,11 @@ class World:
     project modules it reads values from (``load(module, world)``: the module's Program
     in this world, on demand; see jaxlint.lint.imports)."""
 
-    def __init__(self, load: Callable[[str, World], Program | None] | None = None) -> None:
+    def __init__(
+        self,
+        load: Callable[[str, World], Program | None] | None = None,
+        load_importer: Callable[[str, World], Program | None] | None = None,
+    ) -> None:
         self.memo: dict[tuple[cst.CSTNode, Env | None], tuple[Any, tuple[Problem, ...]]] = {}
         self.frames: dict[tuple[Any, ...], Env] = {}
         self.calls: dict[tuple[Any, ...], tuple[Any, tuple[Problem, ...]]] = {}
@@ -167,11 +171,18 @@ class World:
         self.probing = 0  # inside ``Evaluator.probe``: maps are not run
         self._load = load
         self._programs: dict[str, Program | None] = {}
+        # the linted file's module and program: what another module's import of it means
+        self.home: tuple[str, Program] | None = None
+        self._load_importer = load_importer
+        self._importers: dict[str, Program | None] = {}
 
     def release(self) -> None:
         """Drop the memos and the programs read (see ``Program.release``)."""
-        programs = [p for p in self._programs.values() if p is not None]
+        programs = [p for p in (*self._programs.values(), *self._importers.values()) if p is not None]
         self._programs.clear()
+        self._importers.clear()
+        self.home = None
+        self._load_importer = None
         for d in (self.memo, self.frames, self.calls, self.records):
             d.clear()
         self.active.clear()
@@ -187,10 +198,27 @@ class World:
         """The program of a project module (parsed once), or None."""
         if self._load is None or module.split(".")[0] in NEVER_LOADED:
             return None
+        if self.home is not None and module == self.home[0]:
+            return self.home[1]
         if module not in self._programs:
             self._programs[module] = None  # a module importing itself: nothing
             self._programs[module] = self._load(module, self)
         return self._programs[module]
+
+    def programs(self) -> list[Program]:
+        """The programs of other modules read in this world (imported, or importing)."""
+        return [p for p in (*self._programs.values(), *self._importers.values()) if p is not None]
+
+    def importer(self, path: str) -> Program | None:
+        """The program of the project file at ``path`` that imports the linted file's defs
+        (jaxlint.plan.importers), parsed once; None for a library's own modules, whose
+        meaning comes from the catalogue."""
+        if self._load_importer is None or self.home is None or self.home[0].split(".")[0] in NEVER_LOADED:
+            return None
+        if path not in self._importers:
+            self._importers[path] = None
+            self._importers[path] = self._load_importer(path, self)
+        return self._importers[path]
 
     def resolve(self, qualified: str) -> Any:
         """What a project module defines under ``qualified`` (``pkg.model.init_params``):

@@ -45,6 +45,16 @@ def terminates(body, enter_with: bool = False) -> bool:
         )
     if enter_with and isinstance(last, cst.With):
         return terminates(last.body, enter_with)
+    if isinstance(last, cst.Try):
+        # leaves when its ``finally`` does, or when every handler does and the body (or,
+        # once the body ends normally, the ``else``) does: an exception no handler
+        # catches leaves too
+        if last.finalbody is not None and terminates(last.finalbody.body, enter_with):
+            return True
+        done = terminates(last.body, enter_with) or (
+            last.orelse is not None and terminates(last.orelse.body, enter_with)
+        )
+        return done and all(terminates(h.body, enter_with) for h in last.handlers)
     return False
 
 

@@ -96,8 +96,9 @@ class Program:
         if ev is None:
             from .evaluate import Evaluator, World
 
-            if self._world is None:
-                self._world = World(self.ctx.load_module)
+            if self._world is None:  # the linted file's program: its world's home
+                self._world = World(self.ctx.load_module, self.ctx.load_importer)
+                self._world.home = (self.ctx.facts.module, self)
             ev = self.__dict__["_evaluator"] = Evaluator(self, self._world)
         return ev
 
@@ -679,6 +680,38 @@ class Program:
                 return [], False  # other decorators wrap it again, in a way not known to forward the call
             return self._calls_of(self.binding_of_value(fn), depth)
         return self._calls_of(self.binding_of_value(node), depth)
+
+    def imported_calls(self, qualified: str) -> list[cst.Call]:
+        """The calls of another module's def ``qualified`` (``model.mlp_apply``) in this
+        file: through a name an import binds to it (``from model import mlp_apply``), or a
+        dotted read from an imported module (``import model`` .. ``model.mlp_apply(...)``),
+        and on from there as ``invocations`` follows a value."""
+        self._through_maps, self._callee_unit, self._forwarders = False, None, True
+        calls: list[cst.Call] = []
+        scopes = {id(s): s for s in (self.module_scope, *self.scope_of_node.values())}
+        for scope in scopes.values():
+            for bs in scope.bindings.values():
+                for b in bs:
+                    if b.kind != "import" or b.imported is None:
+                        continue
+                    if b.imported == qualified:
+                        calls += self._calls_of(b, 0)[0]
+                    elif qualified.startswith(b.imported + "."):
+                        for read in self.references(b)[0]:
+                            node = self._dotted_read(read, qualified[len(b.imported) + 1 :].split("."))
+                            if node is not None:
+                                calls += self._invocations(node, 0)[0]
+        return calls
+
+    def _dotted_read(self, read: cst.Name, attrs: list[str]) -> cst.Attribute | None:
+        """The ``read.a.b`` of ``read`` whose attributes are ``attrs``, or None."""
+        node: cst.CSTNode = read
+        for attr in attrs:
+            parent = self.parents.get(node)
+            if type(parent) is not cst.Attribute or parent.value is not node or parent.attr.value != attr:
+                return None
+            node = parent
+        return node if type(node) is cst.Attribute else None
 
     def _outer_decorators_keep(self, fn: cst.FunctionDef, node: cst.CSTNode) -> bool:
         """Do the decorators above ``node`` pass a call of the def on to what ``node`` made

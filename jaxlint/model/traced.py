@@ -167,7 +167,7 @@ def _given_functions(p: Program, app) -> list[AbstractFunction]:
     if plain is not UNKNOWN and type(plain) is not Opaque:
         return []
     out: list[AbstractFunction] = []
-    for frame in contexts(ev, home)[:MAX_GIVEN_FRAMES]:
+    for frame in contexts(ev, home, importers=True)[:MAX_GIVEN_FRAMES]:
         v = ev.value(target, frame)
         if type(v) is AbstractFunction and type(v.node) is cst.FunctionDef and all(x.node is not v.node for x in out):
             out.append(v)

@@ -533,6 +533,20 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
                 if ref not in seen and unit(ref).flags & BINDS_TRANSFORM:
                     seen.add(ref)
                     reached.append(ref)
+    # a transform of a parameter (``jax.vmap(fn)`` in ``def elementwise(fn)``) traces the defs
+    # its callers give it, which only the evaluator knows: a def a module-level binding holds
+    # as a value (a registry: ``ACTIVATIONS = {"relu": relu}``) may be one of them (a def the
+    # binding calls is looked up too: the evaluator decides, the slicer only keeps)
+    if seen:
+        for p, plan in enumerate(plans):
+            for u in plan.units:
+                if u.name is not None or not u.assigns:
+                    continue
+                for sym in index.refs_of(p, u):
+                    for ref in units(sym):
+                        if unit(ref).name is not None and unit(ref).owner is None:
+                            kept.add(ref)
+                            looked_up.add(ref)
     # what a target of a ``target callees`` seed calls in its module, transitively: the
     # evaluator runs it to know what the target returns
     frontier = [

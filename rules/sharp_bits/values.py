@@ -443,7 +443,7 @@ class ValueFlow(Flow):
         """The frames ``fn`` runs in: its visible calls', and for a def nested in a factory
         (a jitted ``update`` that ``make_update(loss, clip)`` returns), its own parameters
         unbound inside each frame of the factory's calls."""
-        return [*contexts(self.ev, fn), *enclosing_frames(self.ev, fn)]
+        return [*contexts(self.ev, fn, importers=True), *enclosing_frames(self.ev, fn, importers=True)]
 
     def _traced_arg(self, e: cst.Call) -> str | None:
         for a in e.args:
@@ -677,7 +677,7 @@ class ValueFlow(Flow):
             return "" if _made_array(ev.value(e, None)) else None
         if _made_array(ev.value(e, self.plain_frame(fn))):
             return ""
-        for frame in contexts(ev, fn):
+        for frame in contexts(ev, fn, importers=True):
             calls = sites(frame)  # none: the frame that binds nothing (the guesses above)
             if calls and _made_array(ev.value(e, frame)):
                 first = calls[0]

@@ -81,9 +81,10 @@ def map_records(source: str, api: str = "jax.vmap"):
     return [[e.record for e in site.calls] for site in map_sites(p, api)]
 
 
-def project_model(sources: dict[str, str], main: str) -> Program:
+def project_model(sources: dict[str, str], main: str, importers: dict[str, tuple[str, ...]] | None = None) -> Program:
     """The program of module ``main`` whose world loads the other modules of ``sources``
-    (module name -> source) on demand, as a lint of the whole project does."""
+    (module name -> source) on demand, as a lint of the whole project does. ``importers``:
+    def name of ``main`` -> the modules that import it (jaxlint.plan.importers)."""
     from jaxlint.model.evaluate import World
 
     contexts = {}
@@ -102,9 +103,11 @@ def project_model(sources: dict[str, str], main: str) -> Program:
             contexts[name] = Program(ctx_of(name), world)
         return contexts[name]
 
-    world = World(load)
+    world = World(load, lambda path, world: load(path[: -len(".py")], world))
     ctx = ctx_of(main)
+    ctx.importers = {k: tuple(f"{m}.py" for m in v) for k, v in (importers or {}).items()}
     p = Program(ctx, world)
+    world.home = (main, p)
     ctx.shared["model"] = p
     contexts[main] = p
     return p

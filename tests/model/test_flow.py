@@ -142,6 +142,12 @@ def test_terminates():
     # one-line suites: each arm ends in a leaving statement
     assert terminates(block("if c: return 1\nelse: raise E\n"))
     assert not terminates(block("if c: return 1\nelse: x = 1\n"))
+    # a ``try`` leaves when its body (or ``else``) and every handler do, or its ``finally`` does
+    assert terminates(block("try:\n    return d[k]\nexcept KeyError:\n    raise ValueError(k)\n"))
+    assert terminates(block("try:\n    x = d[k]\nexcept KeyError:\n    raise\nelse:\n    return x\n"))
+    assert not terminates(block("try:\n    return d[k]\nexcept KeyError:\n    pass\n"))
+    assert not terminates(block("try:\n    x = d[k]\nexcept KeyError:\n    raise\n"))
+    assert terminates(block("try:\n    x = 1\nfinally:\n    return 0\n"))
 
 
 def test_bound_names():

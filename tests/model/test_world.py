@@ -2,10 +2,11 @@
 is evaluated in that module (its own names, defaults and helpers), as a lint of the
 project loads it."""
 
-from jaxlint.model.abstract import Array, Class, Dict, Function, Struct
+from jaxlint.model.abstract import Array, Class, Const, Dict, Function, Struct
+from jaxlint.model.contexts import contexts
 from jaxlint.model.mapsites import map_sites
 
-from .helpers import project_model
+from .helpers import def_named, project_model
 
 MODEL = """
 import jax
@@ -68,3 +69,42 @@ mse(params, jnp.ones((40, 6)), jnp.zeros(40))
     [site] = map_sites(p, "jax.vmap")
     [e] = site.calls
     assert [i.kind for i in e.record.issues] == ["sizes"]
+
+
+LIB = """
+import jax.numpy as jnp
+
+def scale(x, factor=1):
+    return x * factor
+"""
+
+RUN = """
+import jax.numpy as jnp
+import lib
+from lib import scale
+
+def main():
+    return scale(jnp.ones((4, 3)), 3)
+
+half = lib.scale(jnp.ones(2), factor=0.5)
+"""
+
+
+def test_a_def_takes_the_arguments_of_the_calls_in_the_modules_importing_it():
+    p = project_model({"lib": LIB, "run": RUN}, "lib", importers={"scale": ("run",)})
+    fn = def_named(p, "scale")
+    frames = contexts(p.evaluator, fn, importers=True)
+    got = sorted((f.get("x").shape.dims, f.get("factor")) for f in frames)
+    assert got == [((2,), Const(0.5)), ((4, 3), Const(3))]
+    # the calls are placed in run.py, with its path
+    lines = p.ctx.exact_lines([f.site for f in frames])
+    assert sorted(str(v) for v in lines.values()) == ["7 of run.py", "9 of run.py"]
+    # a rule that judges such a call where it is made does not ask for them
+    assert [dict(f.params) for f in contexts(p.evaluator, fn)] == [{}]
+
+
+def test_an_importers_call_counts_only_when_it_calls_the_def():
+    own = RUN.replace("from lib import scale", "def scale(x, factor):\n    return x")
+    p = project_model({"lib": LIB, "run": own}, "lib", importers={"scale": ("run",)})
+    frames = contexts(p.evaluator, def_named(p, "scale"), importers=True)
+    assert [f.get("factor") for f in frames] == [Const(0.5)]

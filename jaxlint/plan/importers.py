@@ -1,0 +1,85 @@
+"""Who imports each def of a module: the files whose calls give its parameters values.
+
+A def's parameters take what its calls pass (``jaxlint.model.contexts``), and in a
+project most calls of a module's functions are in other modules: ``run.py`` calls
+``mlp_apply(params, x, cfg["activation"])`` of ``model.py``. Before the second pass the
+main process knows every planned file's imports (its outline), so it can say, for each
+file, which other files import which of its module-level names and mention them
+(``from model import mlp_apply``, or ``import model`` and ``model.mlp_apply``). The
+worker linting ``model.py`` reads those files, on demand, when a rule asks for the
+contexts of ``mlp_apply``.
+
+An importer counts only when Python, importing from that file, would find this very file
+under that module name (two ``model.py`` of two example folders are different modules).
+At most ``PER_NAME`` importers per name are kept: enough for the calls that decide a
+parameter in real code, without parsing half a library for a widely imported helper.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+
+from jaxlint.base.modules import module_path, search_root
+
+from .slicing import FilePlan
+
+PER_NAME = 3
+
+
+def importers(plans: list[FilePlan]) -> dict[str, frozenset[str]]:
+    """path -> the entries ``"name importer_path"`` for the module-level names of the file
+    at path that other planned files import and mention (absolute paths)."""
+    names: dict[str, set[str]] = {}  # absolute path -> its module-level names
+    modules: dict[str, set[str]] = defaultdict(set)  # module name -> the planned files of that name
+    for p in plans:
+        path = os.path.abspath(p.path)
+        names[path] = {u.name for u in p.units if u.owner is None and u.name is not None}
+        modules[p.module].add(path)
+    found_in: dict[tuple[str, str], str | None] = {}  # (root, module) -> the file Python finds
+    out: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for p in sorted(plans, key=lambda p: p.path):
+        here = os.path.abspath(p.path)
+        root = search_root(here, p.module, os.path.basename(here) == "__init__.py")
+        for q in sorted(_mentioned(p)):
+            module, _, name = q.rpartition(".")
+            if module not in modules:
+                continue
+            key = (root, module)
+            if key not in found_in:
+                at = module_path(root, module)
+                found_in[key] = os.path.abspath(at) if at is not None else None
+            target = found_in[key]
+            if target is None or target == here or target not in modules[module] or name not in names[target]:
+                continue
+            kept = out[target][name]
+            if len(kept) < PER_NAME:
+                kept.append(here)
+    return {path: frozenset(f"{n} {i}" for n, files in by_name.items() for i in files) for path, by_name in out.items()}
+
+
+def _mentioned(p: FilePlan) -> set[str]:
+    """The qualified names the file's units mention through its imports: a name imported
+    from a module and used, or a dotted name whose head is an imported module."""
+    out: set[str] = set()
+    for u in p.units:
+        for ref in u.refs:
+            q = p.imports.get(ref)
+            if q is not None:
+                out.add(q)
+        for chain in u.chains:
+            head, _, rest = chain.partition(".")
+            q = p.imports.get(head)
+            if q is not None and rest:
+                parts = rest.split(".")  # ``pkg.model.f``: any prefix may be the module
+                out.update(".".join([q, *parts[: k + 1]]) for k in range(len(parts)))
+    return out
+
+
+def parse_entries(entries: frozenset[str] | None) -> dict[str, tuple[str, ...]]:
+    """name -> the importer paths, from a job's entries (``importers``)."""
+    out: dict[str, list[str]] = defaultdict(list)
+    for e in sorted(entries or ()):
+        name, _, path = e.partition(" ")
+        out[name].append(path)
+    return {k: tuple(v) for k, v in out.items()}

@@ -261,7 +261,12 @@ class Uses:
                 ref = q if q and q.split(".")[0] not in EXTERNAL else None
                 if ref is None:
                     continue
-            elif b.kind == "assign" and not b.unpack and isinstance(b.node, cst.Assign) and len(b.node.targets) == 1:
+            elif (
+                b.kind == "assign"
+                and len(b.unpack) <= 1
+                and isinstance(b.node, cst.Assign)
+                and len(b.node.targets) == 1
+            ):
                 var = self._var(b.node, b.name)
                 if var in variables:
                     ref = var
@@ -432,6 +437,13 @@ class Uses:
                 if isinstance(fn, cst.FunctionDef):
                     return self._use("return", layers, parent, scope=scope_ref(ctx, parent))
                 break
+            at = _item_of_returned(ctx, cur)
+            if at is not None:
+                # ``return tx, train_step``: item ``index`` of what the factory's calls give
+                ret, index = at
+                u = self._use("return", layers, ret, scope=scope_ref(ctx, ret))
+                u["index"] = index
+                return u
             if isinstance(parent, cst.Arg) and parent.value is cur and not parent.star:
                 call = ctx.parent(parent)
                 if not isinstance(call, cst.Call):
@@ -470,6 +482,12 @@ class Uses:
                     continue
                 break
             if isinstance(parent, cst.Assign) and parent.value is cur:
+                names = _unpacked_names(parent)
+                if names is not None:
+                    # ``tx, step = make_train_step(cfg)``: each name binds one item
+                    u = self._use("unpack", layers, parent)
+                    u["vars"] = [self._var(parent, n) if n is not None else None for n in names]
+                    return u
                 if len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
                     u = self._use("bind", layers, parent, var=self._var(parent, parent.targets[0].target.value))
                     if bound:
@@ -769,7 +787,43 @@ def _bound_vars(u: dict[str, Any] | None, out: set[str]) -> None:
     while u is not None:
         if u["kind"] == "bind" and u["var"]:
             out.add(u["var"])
+        if u["kind"] == "unpack":
+            out.update(v for v in u["vars"] if v)
         u = u.get("result")
+
+
+def _item_of_returned(ctx, node: cst.CSTNode) -> tuple[cst.Return, int] | None:
+    """``(return, i)`` when ``node`` is item ``i`` of the tuple or list a def's ``return``
+    gives (no starred item: the positions are known)."""
+    element = ctx.parent(node)
+    seq = ctx.parent(element) if type(element) is cst.Element and element.value is node else None
+    ret = ctx.parent(seq) if type(seq) in (cst.Tuple, cst.List) else None
+    if (
+        type(ret) is not cst.Return
+        or ret.value is not seq
+        or not isinstance(ctx.enclosing_function(ret), cst.FunctionDef)
+    ):
+        return None
+    assert isinstance(seq, (cst.Tuple, cst.List))
+    if any(type(e) is not cst.Element for e in seq.elements):
+        return None
+    return ret, next(i for i, e in enumerate(seq.elements) if e is element)
+
+
+def _unpacked_names(assign: cst.Assign) -> list[str | None] | None:
+    """``a, b = ...``: the names each position binds (None: an attribute or item, bound
+    elsewhere); None for any other target (one name, a starred or nested target)."""
+    if len(assign.targets) != 1:
+        return None
+    target = assign.targets[0].target
+    if not isinstance(target, (cst.Tuple, cst.List)):
+        return None
+    out: list[str | None] = []
+    for e in target.elements:
+        if type(e) is not cst.Element or type(e.value) in (cst.Tuple, cst.List):
+            return None
+        out.append(e.value.value if type(e.value) is cst.Name else None)
+    return out
 
 
 def _plain(api: str, options: list[cst.Arg], with_fun: bool) -> bool:

@@ -135,12 +135,16 @@ class CallPaths:
         elif u["kind"] == "bind" and u["var"]:
             yield from self._explore(self.canonical(u["var"]), more, trail, seen, out, via)
         elif u["kind"] == "return" and u["scope"]:
-            yield from self._returned(self.canonical(u["scope"]), more, trail, seen, out, via)
+            yield from self._returned(self.canonical(u["scope"]), more, trail, seen, out, via, u.get("index"))
         else:
             out.complete = False
 
-    def _returned(self, factory: str, layers, trail, seen, out: PathSet, via=()) -> Iterator[Path]:
-        """A closure the function ``factory`` returns runs where the results of its calls go."""
+    def _returned(
+        self, factory: str, layers, trail, seen, out: PathSet, via=(), index: int | None = None
+    ) -> Iterator[Path]:
+        """A closure the function ``factory`` returns runs where the results of its calls go
+        (``index``: it is that item of the tuple returned, and goes where the name an
+        unpacking of the result binds at that position goes)."""
         if factory in seen or self.decorated.get(factory, []) != []:
             out.complete = False  # a decorator (known or not) may wrap what it returns
             return
@@ -153,7 +157,14 @@ class CallPaths:
             if c["kind"] != "run" or c["guarded"] or "result" not in c:
                 out.complete = False
                 continue
-            yield from self._continue(c["result"], layers, trail, seen, out, (*via, c))  # the factory's call too
+            result = c["result"]
+            if index is not None:
+                names = result["vars"] if result["kind"] == "unpack" and not result["guarded"] else []
+                if index >= len(names) or not names[index]:
+                    out.complete = False
+                    continue
+                result = {**result, "kind": "bind", "var": names[index]}
+            yield from self._continue(result, layers, trail, seen, out, (*via, c))  # the factory's call too
 
     def applied(self, ref: str) -> list[list[dict[str, Any]]]:
         """The layers around the function ``ref``'s own value up to where it runs, once per

@@ -238,6 +238,32 @@ def test_a_factory_closure_goes_where_the_factory_result_goes():
     assert [x.root["line"] for x in found.paths] == [10, 11]
 
 
+def test_an_item_of_a_returned_tuple_goes_where_the_unpacked_name_goes():
+    p = project(
+        m="""
+        import jax
+
+        def make(scale):
+            def inner(x):
+                return x * scale
+            return scale, inner
+
+        _, step = make(2.0)
+        run = jax.pmap(step, axis_name="d")
+        run(1)
+        both = make(3.0)
+        first, second = make(4.0)
+        first(1)
+    """
+    )
+    found = call_paths(p).paths("m.make.inner")
+    assert not found.complete  # ``both`` keeps the whole tuple: where it goes is not followed
+    # ``second`` (item 1 of the last call) is used nowhere: an unknown caller; ``first`` is not it
+    assert [layers(x) for x in found.paths] == [[("pmap", "map", ("d",))], []]
+    assert [x.root and x.root["line"] for x in found.paths] == [11, None]  # ``run(1)``
+    assert [x.trail for x in found.paths] == [["m.make.inner", "m.step", "m.run"], ["m.make.inner", "m.second"]]
+
+
 def test_self_method_and_module_level_rebinding_across_modules():
     p = project(
         m="""

@@ -172,6 +172,60 @@ def _on_every_path(p, fn: cst.FunctionDef, call: cst.Call) -> bool:
         node = parent
 
 
+def keeps_calls(p, deco: cst.FunctionDef) -> bool:
+    """Is ``deco`` a decorator whose result, called, calls the decorated function with
+    exactly its own arguments: ``def deco(fn)`` returning a nested ``def wrapper(*args,
+    **kwargs)`` that calls ``fn(*args, **kwargs)`` in a statement of its own block, with no
+    ``return``/``raise`` before it (``functools.wraps`` and logging around it change nothing
+    a transform sees)? Then ``@jax.jit @deco def f`` traces ``f`` with the jitted
+    call's arguments."""
+    memo = p.ctx.shared.setdefault("model.keeps_calls", {})
+    if deco not in memo:
+        memo[deco] = _keeps_calls(p, deco)
+    return memo[deco]
+
+
+def _keeps_calls(p, deco: cst.FunctionDef) -> bool:
+    params = deco.params
+    positional = [*params.posonly_params, *params.params]
+    if not positional or any(q.default is None for q in positional[1:]) or type(params.star_arg) is cst.Param:
+        return False  # the decorated function is its one argument (the others keep their defaults)
+    body = deco.body.body if type(deco.body) is cst.IndentedBlock else ()
+    last = body[-1] if body else None
+    ret = last.body[0] if type(last) is cst.SimpleStatementLine and len(last.body) == 1 else None
+    if type(ret) is not cst.Return or type(ret.value) is not cst.Name:
+        return False
+    wrappers = [s for s in body if type(s) is cst.FunctionDef and s.name.value == ret.value.value]
+    scope, inner = p.scope_of_node.get(deco), p.scope_of_node.get(wrappers[0]) if len(wrappers) == 1 else None
+    if scope is None or inner is None or len(scope.bindings.get(ret.value.value, ())) != 1:
+        return False
+    wrapper = wrappers[0]
+    wp = wrapper.params
+    if wp.posonly_params or wp.params or wp.kwonly_params or type(wp.star_arg) is not cst.Param:
+        return False
+    fn_name = positional[0].name.value
+    args_name = wp.star_arg.name.value
+    kwargs_name = wp.star_kwarg.name.value if wp.star_kwarg is not None else None
+    if len(scope.bindings.get(fn_name, ())) != 1 or any(
+        n is not None and len(inner.bindings.get(n, ())) != 1 for n in (args_name, kwargs_name)
+    ):
+        return False
+    wanted = [f"*{args_name}"] + ([f"**{kwargs_name}"] if kwargs_name else [])
+    for call in p.ctx.descendants(wrapper.body):
+        if type(call) is not cst.Call or type(call.func) is not cst.Name or call.func.value != fn_name:
+            continue
+        given = [f"{a.star}{a.value.value}" if type(a.value) is cst.Name else "?" for a in call.args]
+        if given != wanted or not _on_every_path(p, wrapper, call):
+            return False
+        order = p.ctx.text_order(call)
+        leaves = (cst.Return, cst.Raise, cst.Yield)
+        return not any(
+            type(n) in leaves and p.ctx.text_order(n) < order and n is not p.parents.get(call)
+            for n in p.ctx.descendants(wrapper.body)
+        )
+    return False
+
+
 # ----------------------------------------------------------------------------------
 # calls through a forwarder
 # ----------------------------------------------------------------------------------

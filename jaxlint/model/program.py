@@ -366,13 +366,28 @@ class Program:
     def _keeps_function(self, d: Any, expr: cst.BaseExpression) -> bool:
         """Does ``@expr`` (valued ``d``) leave the function callable as it is: ``@staticmethod``,
         or a call of a decorator factory that does (``@functools.wraps(fn)``, whose
-        ``update_wrapper`` returns the function itself; ``@jax.named_scope("name")``)?"""
+        ``update_wrapper`` returns the function itself; ``@jax.named_scope("name")``), or a
+        def whose wrapper calls the function with exactly its arguments
+        (``forwarding.keeps_calls``)?"""
         keeping = TRANSPARENT_DECORATORS | SCOPES
         if type(d) is External and d.qualified in keeping:
             return True
         if type(expr) is cst.Call:
             f = self.value(expr.func)
             return type(f) is External and f.qualified in keeping
+        # a decorator of the project whose wrapper calls the function with its own arguments
+        # (a ``functools.wraps`` logging or timing wrapper), also one another module defines
+        from .evaluate import NEVER_LOADED
+
+        if type(d) is External and d.qualified.split(".")[0] not in NEVER_LOADED:
+            d = self.evaluator.world.resolve(d.qualified)
+        from .abstract import Function as AbstractFunction  # the evaluator's: with its program
+
+        if type(d) in (Function, AbstractFunction) and type(d.node) is cst.FunctionDef:
+            from .forwarding import keeps_calls
+
+            home = getattr(d, "program", None) or self
+            return keeps_calls(home, d.node)
         return False
 
     def _call(self, call: cst.Call) -> Any:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.model.facts import FunctionFact, ModuleFacts
-from jaxlint.model.forwarding import assumption, forwarded_call, forwards, holds, keeps_shapes
+from jaxlint.model.forwarding import assumption, forwarded_call, forwards, holds, keeps_calls, keeps_shapes
 from jaxlint.model.project import Project
 
-from .helpers import model_of
+from .helpers import def_named, model_of
 
 SOURCE = """
 import jax
@@ -164,3 +164,66 @@ def test_a_module_of_a_namespace_package_is_found_by_its_path():
     fact = {"0": {"named": 1, "shapes": True, "kwargs": False}}
     assert holds(_project("pkg/proj/utils.py", "utils", fact), assumed)
     assert not holds(_project("pkg/other/utils.py", "utils", fact), assumed)
+
+
+DECORATORS = """
+import functools
+
+def logged(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        print(fn.__name__)
+        return fn(*args, **kwargs)
+    return wrapper
+
+def positional_only(fn):
+    def wrapper(*args):
+        out = fn(*args)
+        return out
+    return wrapper
+
+def drops_first(fn):
+    def wrapper(*args):
+        return fn(*args[1:])
+    return wrapper
+
+def maybe(fn):
+    def wrapper(*args, **kwargs):
+        if kwargs:
+            return None
+        return fn(*args, **kwargs)
+    return wrapper
+
+def conditional(fn):
+    def wrapper(*args):
+        if args:
+            fn(*args)
+    return wrapper
+
+def with_option(fn, level=1):
+    def wrapper(*args):
+        return fn(*args)
+    return wrapper
+
+def factory(fn, level):
+    def wrapper(*args):
+        return fn(*args)
+    return wrapper
+"""
+
+
+def test_a_decorator_keeps_the_calls_when_its_wrapper_forwards_every_argument():
+    p = model_of(DECORATORS)
+    got = {
+        name: keeps_calls(p, def_named(p, name))
+        for name in ("logged", "positional_only", "drops_first", "maybe", "conditional", "with_option", "factory")
+    }
+    assert got == {
+        "logged": True,
+        "positional_only": True,
+        "drops_first": False,  # not the caller's arguments
+        "maybe": False,  # may return before calling
+        "conditional": False,  # the call is not on every path
+        "with_option": True,  # ``@with_option`` leaves ``level`` its default
+        "factory": False,  # ``@factory`` alone would fail: a second argument is needed
+    }

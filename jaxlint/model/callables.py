@@ -106,8 +106,8 @@ class Unwrapped:
 
 
 def unwrapped(ev: Evaluator, fn: Any) -> Unwrapped:
-    """Follow ``partial``, a bound method's function and transforms to the def or lambda
-    called (a ``partial`` with ``*args`` is not followed)."""
+    """Follow ``partial``, a bound method's function, transforms and ``functools.wraps``
+    wrappers to the def or lambda called (a ``partial`` with ``*args`` is not followed)."""
     bound: list[str] = []
     same = True
     for _ in range(16):
@@ -122,6 +122,12 @@ def unwrapped(ev: Evaluator, fn: Any) -> Unwrapped:
         elif t is Transformed:
             same = same and fn.api in _SAME_VALUE
             fn = fn.target
+        elif t is Wraps:
+            # a ``functools.wraps`` wrapper: its signature is the wrapped def's (``inspect``
+            # follows ``__wrapped__``, and so does JAX resolving ``argnums``); what it returns
+            # is the wrapper's, not known to be the def's
+            same = False
+            fn = fn.wrapped
         else:
             break
     return Unwrapped(fn if type(fn) is Function else None, tuple(bound), same)

@@ -1842,12 +1842,19 @@ _SAFE_CONST_OPS = {
 
 def _const_arithmetic(op: str, a: Any, b: Any) -> Any:
     if op == "Power":
-        if isinstance(a, (int, float)) and isinstance(b, int) and abs(b) <= 64 and abs(a) < 1e6:
+        # Python's ``**``: an int for ints with a non-negative exponent, else a float (a
+        # complex for a negative base and a fractional exponent: left unknown)
+        if not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
+            return UNKNOWN
+        if abs(b) <= 64 and abs(a) < 1e6:
             try:
-                return Const(a**b)
+                out = a**b
             except (OverflowError, ZeroDivisionError):
                 return UNKNOWN
-        return UNKNOWN
+            return Const(out) if isinstance(out, (int, float)) else UNKNOWN
+        if isinstance(a, int) and isinstance(b, int) and b >= 0:
+            return Scalar("int")
+        return Scalar("float") if a >= 0 or float(b).is_integer() else UNKNOWN
     f = _SAFE_CONST_OPS.get(op)
     if f is None:
         return UNKNOWN

@@ -595,3 +595,14 @@ def test_a_nested_def_no_call_reaches_runs_in_the_calls_of_its_factory():
     # a factory nothing calls gives its nested def the one empty frame
     (only,) = contexts(ev, def_named(p, "inner"))
     assert only.site is None and not only.params and only.parent.site is None
+
+
+def test_python_power_gives_ints_and_floats_as_python_does():
+    assert value_of("result = 16 ** -0.5") == Const(0.25)
+    assert value_of("result = 2 ** 10") == Const(1024)
+    assert value_of("D = 64\nresult = D ** 0.5") == Const(8.0)
+    assert value_of("result = (-8) ** 0.5") is UNKNOWN  # a complex number
+    assert value_of("result = 3 ** 1000") == Scalar("int")  # too large to fold: still an int
+    # a scale folded into an array keeps the array's shape
+    src = "import jax\nD = 16\nresult = jax.random.normal(jax.random.PRNGKey(0), (D, D)) * D ** -0.5\n"
+    assert shape(value_of(src)) == (16, 16)

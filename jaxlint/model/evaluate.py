@@ -1472,6 +1472,9 @@ class Evaluator:
         ys = yield_expressions(self.ctx, node)
         if ys is None:
             return UNKNOWN
+        per_iteration = self._loop_yields(node, ys, frame)
+        if per_iteration:
+            return Generator(join_all(per_iteration), per_iteration[0])
         items = []
         for y in ys:
             if y.value is None:
@@ -1480,21 +1483,22 @@ class Evaluator:
                 items.append(self.element(self.value(y.value.item, frame)))
             else:
                 items.append(self.value(y.value, frame))
-        return Generator(join_all(items), self._first_yield(node, ys, frame))
+        return Generator(join_all(items), UNKNOWN)
 
-    def _first_yield(self, node: cst.FunctionDef, ys: list[cst.Yield], frame: Env | None) -> Any:
-        """What a generator's first item is: its one ``yield``, under ``for`` loops only
-        (no ``if``, ``while``, ``try``; nothing in the body that returns, raises, breaks or
-        continues), evaluated with each loop's target bound to its first item
-        (``for start in range(0, len(x) - n + 1, n): yield x[start:start + n]`` first
-        yields ``x[0:n]``). UNKNOWN otherwise, or when a loop's items are not known."""
+    def _loop_yields(self, node: cst.FunctionDef, ys: list[cst.Yield], frame: Env | None) -> list[Any] | None:
+        """What a generator yields, item by item, when its one ``yield`` is under ``for``
+        loops only (no ``if``, ``while``, ``try``; nothing in the body that returns, raises,
+        breaks or continues) over items the model knows, at most ``MAX_YIELDS`` of them:
+        the yield evaluated with each loop's target bound to each of its items, in order
+        (``for start in range(0, len(x), n): yield x[start:start + n]`` yields ``x[0:n]``,
+        ``x[n:2 * n]``, ...). None otherwise."""
         from .appended import loop_frame
 
         if frame is None or len(ys) != 1 or ys[0].value is None or type(ys[0].value) is cst.From:
-            return UNKNOWN
+            return None
         jumps = (cst.Return, cst.Raise, cst.Break, cst.Continue)
         if any(type(n) in jumps for n in self.ctx.descendants(node.body, (cst.FunctionDef, cst.ClassDef, cst.Lambda))):
-            return UNKNOWN
+            return None
         loops: list[cst.For] = []
         child: cst.CSTNode = ys[0]
         parent = self.ctx.parents.get(child)
@@ -1502,18 +1506,25 @@ class Evaluator:
             t = type(parent)
             if t is cst.For:
                 if child is not parent.body or parent.asynchronous:
-                    return UNKNOWN
+                    return None
                 loops.append(parent)
             elif t in (cst.If, cst.While, cst.Try, cst.TryStar, cst.With, cst.Match):
-                return UNKNOWN
+                return None
             child, parent = parent, self.ctx.parents.get(parent)
-        env: Env | None = frame
+        envs: list[Env] = [frame]
         for loop in reversed(loops):
-            items = self.items(self.value(loop.iter, env))
-            if not items or env is None:
-                return UNKNOWN
-            env = loop_frame(self, env, loop.target, items[0])
-        return self.value(ys[0].value, env) if env is not None else UNKNOWN
+            deeper: list[Env] = []
+            for env in envs:
+                items = self.items(self.value(loop.iter, env))
+                if not items or len(deeper) + len(items) > MAX_YIELDS:
+                    return None
+                for item in items:
+                    made = loop_frame(self, env, loop.target, item)
+                    if made is None:
+                        return None
+                    deeper.append(made)
+            envs = deeper
+        return [self.value(ys[0].value, env) for env in envs]
 
     def _returns(self, block: Any, frame: Env | None) -> tuple[list[cst.Return], bool]:
         """The ``return`` statements a run with ``frame``'s values can reach: an ``if``
@@ -1616,6 +1627,7 @@ class Evaluator:
 
 
 _NO_TARGET: Any = Opaque("<no function yet>")
+MAX_YIELDS = 64  # the items of a generator's loops evaluated one by one (``_loop_yields``)
 # values that are never ``None``: an array, a container, an instance, a function of the code
 _NEVER_NONE = (
     Array,

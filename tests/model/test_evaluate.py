@@ -539,6 +539,13 @@ def test_a_generator_knows_its_first_item_when_its_one_yield_is_under_known_loop
     plain, guarded = value_of(src).items
     assert type(plain) is Generator and shape(plain.first) == (32, 2)
     assert type(guarded) is Generator and guarded.first is UNKNOWN  # which yield runs first is not known
+    # every item, each loop target bound to each of its items: a window as wide as the step
+    # over a length it divides is that wide every time
+    assert shape(plain.item) == (32, 2)
+    ragged = src.replace("result = (batches(x, 32), guarded(x, 32))", "result = batches(np.zeros((100, 2)), 32)")
+    ragged = ragged.replace("range(0, len(x) - n + 1, n)", "range(0, len(x), n)")
+    item = value_of(ragged).item
+    assert shape(value_of(ragged).first) == (32, 2) and item.shape.dims[0] is None  # the last one has 4 rows
 
 
 def test_a_function_given_to_a_catalogue_function_runs_as_its_rule_calls_it():

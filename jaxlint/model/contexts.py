@@ -51,6 +51,14 @@ class CaseSite:
     label: str
 
 
+@dataclass(frozen=True, slots=True)
+class InstanceSite:
+    """The ``site`` of a frame made for a method no call in view reaches: its receiver is
+    the instance ``call`` constructs (not a call of the method: messages do not cite it)."""
+
+    call: cst.Call
+
+
 # Who else runs a function, with which arguments: each gives the cases a function is
 # run with (a parameterized test), or None. ``jaxlint.model.frameworks`` registers them.
 PROVIDERS: list[Callable[[Evaluator, FunctionNode], list[Case] | None]] = []
@@ -100,7 +108,7 @@ def contexts(ev: Evaluator, fn: FunctionNode, depth: int = 0, importers: bool = 
                     if f not in frames and len(frames) < MAX_FRAMES:
                         frames.append(f)
     if not frames and depth < DEPTH:
-        frames = closure_frames(ev, fn, depth, importers)
+        frames = closure_frames(ev, fn, depth, importers) or instance_frames(ev, fn, depth, importers)
     memo[key] = frames or [default_frame(ev, fn)]
     return memo[key]
 
@@ -113,6 +121,31 @@ def closure_frames(ev: Evaluator, fn: FunctionNode, depth: int, importers: bool 
     return [
         f for f in enclosing_frames(ev, fn, depth + 1, importers) if f.parent is not None and f.parent.site is not None
     ][:MAX_FRAMES]
+
+
+def instance_frames(ev: Evaluator, fn: FunctionNode, depth: int, importers: bool = False) -> list[Env]:
+    """A method no call in view reaches still runs on the instances the file makes of its
+    class: one frame per construction (``runner = Runner(key)``, in each context of the
+    code making it), its receiver that instance with the fields its ``__init__`` stores,
+    its other parameters unbound. None for a function that is no plain method."""
+    if type(fn) is not cst.FunctionDef or fn.decorators:
+        return []
+    cls = ev.p.parents.get(ev.p.parents.get(fn))  # def -> IndentedBlock -> ClassDef
+    positional = [*fn.params.posonly_params, *fn.params.params]
+    if type(cls) is not cst.ClassDef or not positional or fn.name.value == "__init__":
+        return []
+    receiver = positional[0].name.value
+    out: list[Env] = []
+    for call in ev.p.invocations(cls)[0]:
+        caller = ev.ctx.enclosing_function(call)
+        for env in contexts(ev, caller, depth + 1, importers) if caller is not None else [None]:
+            made = ev.value(call, env)
+            if type(made) is not Struct or type(made.cls) is not Class or made.cls.node is not cls:
+                continue
+            frame = ev.frame(fn, {receiver: made}, None, InstanceSite(call), env)
+            if frame not in out and len(out) < MAX_FRAMES:
+                out.append(frame)
+    return out
 
 
 def enclosing_frames(ev: Evaluator, fn: FunctionNode, depth: int = 0, importers: bool = False) -> list[Env]:

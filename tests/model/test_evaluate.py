@@ -613,3 +613,37 @@ def test_python_power_gives_ints_and_floats_as_python_does():
     # a scale folded into an array keeps the array's shape
     src = "import jax\nD = 16\nresult = jax.random.normal(jax.random.PRNGKey(0), (D, D)) * D ** -0.5\n"
     assert shape(value_of(src)) == (16, 16)
+
+
+def test_a_method_no_call_reaches_runs_on_the_instances_the_file_makes():
+    from jaxlint.model.contexts import contexts, sites
+
+    src = HEAD + (
+        "class Runner:\n"
+        "    def __init__(self, d=16):\n"
+        "        self.w = jnp.zeros((d, 4))\n"
+        "    def predict(self, xs):\n"
+        "        return self.w\n"
+        "    def score(self, xs):\n"
+        "        return self.predict(xs)\n"
+        "r = Runner()\n"
+        "q = Runner(8)\n"
+        "r.score(1)\n"
+    )
+    p = model_of(src)
+    ev = p.evaluator
+    predict = def_named(p, "predict")
+    w = predict.body.body[0].body[0].value
+    frames = contexts(ev, predict)
+    # ``predict`` is called by ``score``, which ``r.score(1)`` calls on ``r``
+    assert [shape(ev.value(w, f)) for f in frames] == [(16, 4)]
+    # with no call in view, one frame per instance made, none cited as a call
+    alone = model_of(
+        src.replace("r.score(1)\n", "").replace("        return self.predict(xs)\n", "        return xs\n")
+    )
+    fn = def_named(alone, "predict")
+    w = fn.body.body[0].body[0].value
+    frames = contexts(alone.evaluator, fn)
+    assert [shape(alone.evaluator.value(w, f)) for f in frames] == [(16, 4), (8, 4)]
+    assert [sites(f) for f in frames] == [[], []]
+    assert [list(dict(f.params)) for f in frames] == [["self"], ["self"]]  # ``xs`` unbound

@@ -623,7 +623,33 @@ def instantiate(ev: Evaluator, cls: Class, args: list[Argument], env: Env | None
         order = [n for n, _, _ in declared]
         ordered = sorted(fields_, key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))
         return Struct(cls, tuple(ordered), "pytree", static)
-    return Struct(cls, tuple(fields_), "object")
+    later = _stored_after_construction(ev, cls)
+    return Struct(cls, tuple((n, v) for n, v in fields_ if later is not None and n not in later), "object")
+
+
+def _stored_after_construction(ev: Evaluator, cls: Class) -> set[str] | None:
+    """The attributes of a plain object that a method other than ``__init__`` stores too
+    (``def batch(self, size): self.batch_size = size``): the instance holds what
+    ``__init__`` stored only until such a method runs, so its value is not the
+    constructor's. None when a class of the MRO may store names it does not spell."""
+    from .attributes import stores_of
+
+    out: set[str] = set()
+    for c in mro(ev, cls):
+        if type(c) is not Class:
+            continue
+        owner = _owner(ev, c)
+        for stmt in _body(c):
+            if type(stmt) is not cst.FunctionDef or stmt.name.value == "__init__":
+                continue
+            stored = _stored_in(stmt)
+            if stored is None:
+                return None
+            for name in stored:
+                found = stores_of(owner.p, c.node, name)
+                if found is None or any(v is None or stmt in owner.ctx.ancestors(v) for v in found):
+                    out.add(name)
+    return out
 
 
 def _shown_whole(ev: Evaluator, cls: Class) -> bool:

@@ -647,3 +647,19 @@ def test_a_method_no_call_reaches_runs_on_the_instances_the_file_makes():
     assert [shape(alone.evaluator.value(w, f)) for f in frames] == [(16, 4), (8, 4)]
     assert [sites(f) for f in frames] == [[], []]
     assert [list(dict(f.params)) for f in frames] == [["self"], ["self"]]  # ``xs`` unbound
+
+
+def test_a_field_another_method_stores_is_not_the_constructors_value():
+    src = HEAD + (
+        "class Loader:\n"
+        "    def __init__(self):\n"
+        "        self.batch = 32\n"
+        "        self.dim = 16\n"
+        "    def set_batch(self, n):\n"
+        "        self.batch = n\n"
+        "loader = Loader()\n"
+        "loader.set_batch(8)\n"
+        "result = (loader.batch, loader.dim)\n"
+    )
+    batch, dim = value_of(src).items
+    assert batch is UNKNOWN and dim == Const(16)

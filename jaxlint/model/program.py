@@ -701,6 +701,12 @@ class Program:
         file: through a name an import binds to it (``from model import mlp_apply``), or a
         dotted read from an imported module (``import model`` .. ``model.mlp_apply(...)``),
         and on from there as ``invocations`` follows a value."""
+        memo: dict[str, list[cst.Call]] = self.__dict__.setdefault("_imported_call_memo", {})
+        if qualified not in memo:
+            memo[qualified] = self._imported_calls(qualified)
+        return memo[qualified]
+
+    def _imported_calls(self, qualified: str) -> list[cst.Call]:
         self._through_maps, self._callee_unit, self._forwarders = False, None, True
         calls: list[cst.Call] = []
         scopes = {id(s): s for s in (self.module_scope, *self.scope_of_node.values())}

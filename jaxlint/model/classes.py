@@ -623,18 +623,61 @@ def instantiate(ev: Evaluator, cls: Class, args: list[Argument], env: Env | None
         order = [n for n, _, _ in declared]
         ordered = sorted(fields_, key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))
         return Struct(cls, tuple(ordered), "pytree", static)
-    later = _stored_after_construction(ev, cls)
-    return Struct(cls, tuple((n, v) for n, v in fields_ if later is not None and n not in later), "object")
+    return _after_construction(ev, cls, Struct(cls, tuple(fields_), "object"))
 
 
-def _stored_after_construction(ev: Evaluator, cls: Class) -> set[str] | None:
-    """The attributes of a plain object that a method other than ``__init__`` stores too
-    (``def batch(self, size): self.batch_size = size``): the instance holds what
-    ``__init__`` stored only until such a method runs, so its value is not the
-    constructor's. None when a class of the MRO may store names it does not spell."""
-    from .attributes import stores_of
+def _after_construction(ev: Evaluator, cls: Class, made: Struct) -> Struct:
+    """A plain object as its methods may leave it: a field another method stores too
+    (``def set_batch(self, n): self.batch = n``, ``self.rng, key = split(self.rng)``)
+    holds the constructor's value only until that method runs, so it is the join of that
+    value and what each such store gives, evaluated with the constructed instance as the
+    receiver and the method's other parameters unbound (a key split again is still a key;
+    a size from a parameter is unknown); a store the model cannot read drops the field."""
+    from .abstract import join_all
 
-    out: set[str] = set()
+    later = _later_stores(ev, cls)
+    if later is None:
+        return Struct(cls, (), "object")  # a method may store names it does not spell
+    if not any(n in later for n, _ in made.fields):
+        return made
+    busy: set[cst.ClassDef] = ev.world.__dict__.setdefault("_after_construction", set())
+    if cls.node in busy:  # a store's value makes another instance of the class
+        return Struct(cls, tuple((n, v) for n, v in made.fields if n not in later), "object")
+    busy.add(cls.node)
+    try:
+        fields = []
+        for name, v in made.fields:
+            values: list[Any] | None = [v]
+            for owner, method, expr, path in later.get(name, ()):
+                if expr is None or values is None:
+                    values = None
+                    break
+                receiver = [*method.params.posonly_params, *method.params.params][0].name.value
+                x = owner.value(expr, owner.frame(method, {receiver: made}, None))
+                values.append(_unpacked(x, path))
+            joined = join_all(values) if values is not None else UNKNOWN
+            if joined is not UNKNOWN:
+                fields.append((name, joined))
+    finally:
+        busy.discard(cls.node)
+    return Struct(cls, tuple(fields), "object")
+
+
+def _unpacked(v: Any, path: tuple[int, ...]) -> Any:
+    from .evaluate import unpack
+
+    return unpack(v, path) if path else v
+
+
+Store = tuple[Any, cst.FunctionDef, "cst.BaseExpression | None", tuple[int, ...]]
+
+
+def _later_stores(ev: Evaluator, cls: Class) -> dict[str, list[Store]] | None:
+    """The stores into ``self`` of the methods other than ``__init__`` of the class and its
+    project bases, by attribute: (the class's evaluator, the method, the assigned value or
+    None when not a plain assignment, the position in an unpacking). None when a method
+    may store names it does not spell (``setattr(self, name, v)``)."""
+    out: dict[str, list[Store]] = {}
     for c in mro(ev, cls):
         if type(c) is not Class:
             continue
@@ -642,14 +685,35 @@ def _stored_after_construction(ev: Evaluator, cls: Class) -> set[str] | None:
         for stmt in _body(c):
             if type(stmt) is not cst.FunctionDef or stmt.name.value == "__init__":
                 continue
-            stored = _stored_in(stmt)
-            if stored is None:
+            if _stored_in(stmt) is None:
                 return None
-            for name in stored:
-                found = stores_of(owner.p, c.node, name)
-                if found is None or any(v is None or stmt in owner.ctx.ancestors(v) for v in found):
-                    out.add(name)
+            me = [*stmt.params.posonly_params, *stmt.params.params]
+            if not me or stmt.decorators:
+                continue  # a static or class method: no instance to store on
+            receiver = me[0].name.value
+            for node in walk(stmt.body):
+                if isinstance(node, cst.Assign):
+                    plain = node.value if len(node.targets) == 1 else None
+                    for target in node.targets:
+                        _receiver_stores(target.target, receiver, plain, (), owner, stmt, out)
+                elif isinstance(node, cst.AnnAssign):
+                    _receiver_stores(node.target, receiver, node.value, (), owner, stmt, out)
+                elif isinstance(node, (cst.AugAssign, cst.For, cst.NamedExpr)):
+                    _receiver_stores(node.target, receiver, None, (), owner, stmt, out)
+                elif isinstance(node, cst.AsName):
+                    _receiver_stores(node.name, receiver, None, (), owner, stmt, out)
     return out
+
+
+def _receiver_stores(target: Any, me: str, value: Any, path: tuple[int, ...], owner: Any, method, out) -> None:
+    if type(target) in (cst.Tuple, cst.List):
+        starred = any(type(e) is cst.StarredElement for e in target.elements)
+        for i, el in enumerate(target.elements):
+            _receiver_stores(el.value, me, None if starred else value, (*path, i), owner, method, out)
+    elif type(target) is cst.StarredElement:
+        _receiver_stores(target.value, me, None, path, owner, method, out)
+    elif type(target) is cst.Attribute and type(target.value) is cst.Name and target.value.value == me:
+        out.setdefault(target.attr.value, []).append((owner, method, value, path))
 
 
 def _shown_whole(ev: Evaluator, cls: Class) -> bool:

@@ -1147,8 +1147,10 @@ def lint_text(
     plan: tuple[str, object] | None = None,
     decision: Decision | None = None,
     named: bool = False,
+    importers: frozenset[str] | None = None,
 ) -> FileResult:
     """Lint an in-memory text (an editor's buffer of ``path``) before the project phase.
+    ``importers``: the files that import its defs (the sixth field of the file's job).
 
     ``plan`` is its first pass (``plan_text``; made here if not given) and ``decision`` what
     of it LibCST must see (``decide``, or ``edit_decision``): more kept than the project's
@@ -1170,8 +1172,9 @@ def lint_text(
                 blanks=blanks_for(value, decision.kept),
                 looked_up=decision.looked_up,
                 callers_of_seeds=decision.callers_of_seeds,
+                importers=importers or frozenset(),
             )
-        return linter.lint(path, text)
+        return linter.lint(path, text, importers=importers or frozenset())
     except Exception as exc:
         return FileResult(path=path, internal_error=describe(exc))
 

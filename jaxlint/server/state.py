@@ -180,6 +180,12 @@ class Project:
                 return data if len(data) <= MAX_MODULE_BYTES else None
         return read_module_bytes(path)
 
+    def _importers(self, path: str) -> frozenset[str] | None:
+        """The files that import the defs of ``path``, as the project's last decision
+        found them (its job's sixth field): a buffer is linted with the calls they make."""
+        job = self.jobs.get(path)
+        return job[5] if job is not None else None
+
     def _current(self, res: FileResult) -> bool:
         """Are the modules the result's file imported (``deps``) as they were then?"""
         for path, was in res.deps:
@@ -209,7 +215,7 @@ class Project:
                 old_plan, old = self.plans.get(buf.path), self.decided.get(buf.path)
                 before = (old_plan, old) if isinstance(old_plan, FilePlan) and old is not None else None
                 decision = edit_decision(plan[1], before)
-            res = lint_text(self.linter, buf.path, buf.text, plan, decision)
+            res = lint_text(self.linter, buf.path, buf.text, plan, decision, importers=self._importers(buf.path))
         except Exception as exc:  # a bug in jaxlint costs this buffer's findings, never the server
             plan, decision, res = None, None, FileResult(path=buf.path, internal_error=describe(exc))
         buf.result, buf.linted, buf.plan, buf.decision = res, buf.text, plan, decision
@@ -277,7 +283,7 @@ class Project:
             buf = self.buffers[path]
             exact = decided.get(path)
             if buf.plan is not None and exact is not None and exact != buf.decision:
-                buf.result = lint_text(self.linter, path, buf.text, buf.plan, exact)
+                buf.result = lint_text(self.linter, path, buf.text, buf.plan, exact, importers=self._importers(path))
                 buf.decision = exact
                 changed = True
         if changed:

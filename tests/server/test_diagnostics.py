@@ -225,3 +225,17 @@ async def test_a_module_the_model_reads_is_read_as_it_is_typed(client):
     assert [(r.location.range.start.line, r.message) for r in d.related_information or ()] == [
         (10, "with the arguments from line 11")
     ]
+
+
+INIT_UTILS = "import jax.numpy as jnp\n\n\ndef set_forget_bias(bias, n):\n    bias[n : 2 * n] = 1.0\n    return bias\n"
+RUN = "import jax.numpy as jnp\nfrom init_utils import set_forget_bias\n\nb = set_forget_bias(jnp.zeros(8), 2)\n"
+INPLACE = "`bias[n : 2 * n]` assigns in place into `bias`, a JAX array (as called at line 4 of run.py)"
+
+
+async def test_an_edited_buffer_takes_the_calls_of_the_modules_that_import_it(client):
+    await initialize(client, {"init_utils.py": INIT_UTILS, "run.py": RUN})
+    uri = open_file(client, "init_utils.py")
+    assert first_lines(await published(client, uri, 1)) == [("JAX501", INPLACE, (4, 4, 4, 19))]
+    # typed, not saved: the buffer is linted on its own, still with run.py's call
+    change(client, uri, 2, "# LSTM initialisers\n", rng(0, 0, 0, 0))
+    assert first_lines(await published(client, uri, 2)) == [("JAX501", INPLACE, (5, 4, 5, 19))]

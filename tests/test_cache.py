@@ -158,3 +158,28 @@ def test_a_lone_surrogate_in_a_file_is_cached_and_answered_again(tmp_path):
     second = run_cli("--output-format", "concise", ".", cwd=str(tmp_path))
     assert first == second
     assert first[0] == 1 and first[1].startswith("a.py:3:5: JAX801")
+
+
+INIT_UTILS = "import jax.numpy as jnp\n\n\ndef set_forget_bias(bias, n):\n    bias[n : 2 * n] = 1.0\n    return bias\n"
+
+
+def test_a_new_or_changed_importer_rechecks_the_module_it_imports(tmp_path):
+    _write(tmp_path, "pyproject.toml", "[tool.jaxlint]\nselect = ['JAX501']\n")
+    _write(tmp_path, "init_utils.py", INIT_UTILS)
+    assert run_cli("--output-format", "concise", ".", cwd=str(tmp_path))[:2] == (0, "")
+    # init_utils.py is unchanged and cached; a new module calls its def with a JAX array
+    run = _write(
+        tmp_path,
+        "run.py",
+        "import jax.numpy as jnp\nfrom init_utils import set_forget_bias\n\nb = set_forget_bias(jnp.zeros(8), 2)\n",
+    )
+    code, out, _ = run_cli("--output-format", "concise", ".", cwd=str(tmp_path))
+    assert (code, out.splitlines()[0]) == (
+        1,
+        "init_utils.py:5:5: JAX501 `bias[n : 2 * n]` assigns in place into `bias`, a JAX array (as called at line 4 of run.py)",
+    )
+    # the importer changes: it passes a NumPy array, which may be written in place
+    run.write_text(
+        "import numpy as np\nfrom init_utils import set_forget_bias\n\nb = set_forget_bias(np.zeros(8), 2)\n"
+    )
+    assert run_cli("--output-format", "concise", ".", cwd=str(tmp_path))[:2] == (0, "")

@@ -106,9 +106,15 @@ def mro(ev: Evaluator, cls: Class, depth: int = 0) -> list[Any]:
     return out
 
 
+# bases that give an instance nothing of their own: ``object``, and ``abc.ABC``, whose
+# metaclass only refuses to instantiate a class with abstract methods left
+OBJECT_BASES = frozenset({"builtins.object", "object", "abc.ABC"})
+
+
 def _is_object(base: Any) -> bool:
-    """Python's ``object`` as a base (written or not): it defines no attribute of its own."""
-    return type(base) is External and base.qualified in ("builtins.object", "object")
+    """Python's ``object`` as a base (written or not), or a base that adds nothing to an
+    instance (``abc.ABC``)."""
+    return type(base) is External and base.qualified in OBJECT_BASES
 
 
 def kind_of(ev: Evaluator, cls: Class) -> str:

@@ -841,6 +841,40 @@ class Program:
         cls = b.scope.node
         if type(cls) is not cst.ClassDef or depth > 4:
             return []
+        calls: list[cst.Call] = []
+        # and through the instances of the module's subclasses that inherit the method
+        # (``kernel = RandomWalk(...)``, ``kernel.run(...)`` runs the base's ``run``)
+        for k in [cls, *self._inheriting(cls, b.name)]:
+            calls += [c for c in self._method_calls_of(k, b, depth) if c not in calls]
+        return calls
+
+    def _inheriting(self, cls: cst.ClassDef, name: str) -> list[cst.ClassDef]:
+        """The classes of the module that derive from ``cls`` (directly or through one
+        another) and do not bind ``name`` themselves: their instances run ``cls``'s."""
+        classes = self.ctx.nodes_of(cst.ClassDef)
+        out: list[cst.ClassDef] = []
+        frontier = [cls]
+        while frontier:
+            parent = frontier.pop()
+            for k in classes:
+                if k is cls or k in out or not any(self._names_class(a.value, parent) for a in k.bases):
+                    continue
+                scope = self.scope_of_node.get(k)
+                if scope is None or scope.bindings.get(name):
+                    continue  # it overrides the method: its instances run its own
+                out.append(k)
+                frontier.append(k)
+        return out
+
+    def _names_class(self, expr: cst.BaseExpression, cls: cst.ClassDef) -> bool:
+        if type(expr) is not cst.Name:
+            return False
+        found = self.reaching(expr)
+        return len(found) == 1 and found[0].kind == "class" and found[0].node is cls
+
+    def _method_calls_of(self, cls: cst.ClassDef, b: Binding, depth: int) -> list[cst.Call]:
+        """``_method_calls`` through the instances of ``cls`` (the method's class, or a
+        subclass that inherits it)."""
         owner = self.binding_of_value(cls)
         if owner is None:
             return []

@@ -92,10 +92,12 @@ def _traced(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
                 have.params |= tr.params
             have.fixed = fixed
 
-    def apply(app, found, home) -> None:
+    def apply(app, found, home, receiver: bool | None = None) -> None:
+        """``receiver``: whether the context that gave ``fn`` bound it to an instance
+        (None: ask the binder with no call in view)."""
         fn, bound, bound_keywords = found
         if _through_attribute(app):
-            if not _receiver_bound(p, app, fn):
+            if not (_receiver_bound(p, app, fn) if receiver is None else receiver):
                 return
             bound += 1  # ``jax.jit(self._train_step)``: the receiver is bound, as by ``partial``
         node = fn.node
@@ -114,7 +116,8 @@ def _traced(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
         found: Any = p.target_function(app)
         if found is not None:
             apply(app, found, None)
-            continue
+            if not _receiver_method(p, app.target_node):
+                continue
         if app.target is UNKNOWN and type(app.target_node) is cst.Call:
             # what a factory of another module returns (``jax.jit(make_step(model.apply))``):
             # the evaluator runs the factory; that module's rule run reads the trace (``home``)
@@ -122,11 +125,13 @@ def _traced(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
             if type(made) is AbstractFunction and made.program is not None and made.program is not p:
                 apply(app, (made, 0, []), made.program)
                 continue
-        for made in _given_functions(p, app):
-            # a parameter's function (``jax.vmap(fn)`` in ``elementwise(fn)``): each def the
-            # calls of the enclosing def give it, of this module or another (``home``)
+        for made, receiver in _given_functions(p, app):
+            # a parameter's function (``jax.vmap(fn)`` in ``elementwise(fn)``), or the method
+            # the receiver's class has (``jax.jit(self.step)`` in a base class, where a
+            # subclass overrides ``step``): each def the calls of the enclosing def give it,
+            # of this module or another (``home``)
             other = made.program is not None and made.program is not p
-            apply(app, (made, 0, []), made.program if other else None)
+            apply(app, (made, 0, []), made.program if other else None, receiver)
     for call in _lax_calls(ctx):
         f = p.value(call.func)
         spots = LAX_BODIES.get(f.qualified) if type(f) is External else None
@@ -152,10 +157,12 @@ def _traced(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
     return out
 
 
-def _given_functions(p: Program, app) -> list[AbstractFunction]:
+def _given_functions(p: Program, app) -> list[tuple[AbstractFunction, bool]]:
     """The defs a transform's target is in the call contexts of the def the application is
-    in, when the target with no call in view is unknown (a parameter, or read from one:
-    ``jax.vmap(fn)``, ``jax.jit(LOSSES[name])``): each def some context gives, in order."""
+    in, each with whether that context bound it to an instance, in order: when the target
+    with no call in view is unknown (a parameter, or read from one: ``jax.vmap(fn)``,
+    ``jax.jit(LOSSES[name])``), or is a method of the receiver (``jax.jit(self.step)``: the
+    method of the receiver's class, which a subclass may override)."""
     from .contexts import contexts
 
     target = app.target_node
@@ -164,14 +171,33 @@ def _given_functions(p: Program, app) -> list[AbstractFunction]:
     ev = p.evaluator
     home = p.ctx.enclosing_function(target)
     plain = ev.value(target, None) if home is not None else None
-    if plain is not UNKNOWN and type(plain) is not Opaque:
+    own = _receiver_method(p, target)
+    if not own and plain is not UNKNOWN and type(plain) is not Opaque:
         return []
-    out: list[AbstractFunction] = []
+    seen = {plain.func.node} if own and type(plain) is AbstractBound else set()
+    out: list[tuple[AbstractFunction, bool]] = []
     for frame in contexts(ev, home, importers=True)[:MAX_GIVEN_FRAMES]:
         v = ev.value(target, frame)
-        if type(v) is AbstractFunction and type(v.node) is cst.FunctionDef and all(x.node is not v.node for x in out):
-            out.append(v)
+        bound = type(v) is AbstractBound
+        if bound:
+            v = v.func
+        if own and not bound:
+            continue
+        if type(v) is AbstractFunction and type(v.node) is cst.FunctionDef and v.node not in seen:
+            seen.add(v.node)
+            out.append((v, bound))
     return out
+
+
+def _receiver_method(p: Program, target: cst.CSTNode | None) -> bool:
+    """Is ``target`` ``self.name``, a read on the receiver of the method it is written in?"""
+    if type(target) is not cst.Attribute or type(target.value) is not cst.Name:
+        return False
+    from .attributes import receiver_of
+
+    fn = p.ctx.enclosing_function(target)
+    receiver = receiver_of(p, fn) if isinstance(fn, cst.FunctionDef) else None
+    return receiver is not None and receiver.name.value == target.value.value
 
 
 MAX_GIVEN_FRAMES = 8  # the contexts of an application's def read for a parameter's function

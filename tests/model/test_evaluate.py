@@ -663,3 +663,32 @@ def test_a_field_another_method_stores_is_not_the_constructors_value():
     )
     batch, dim = value_of(src).items
     assert batch is UNKNOWN and dim == Const(16)
+
+
+def test_an_inherited_method_runs_on_the_subclass_instances_and_abc_adds_nothing():
+    from jaxlint.model.contexts import contexts
+
+    src = HEAD + (
+        "import abc\n"
+        "class Base(abc.ABC):\n"
+        "    def __init__(self, n):\n"
+        "        self.n = n\n"
+        "    def run(self):\n"
+        "        return self.n\n"
+        "    @abc.abstractmethod\n"
+        "    def step(self): ...\n"
+        "class Impl(Base):\n"
+        "    def step(self):\n"
+        "        return 1\n"
+        "class Other(Base):\n"
+        "    def run(self):\n"
+        "        return 0\n"
+        "Impl(3).run()\n"
+        "Other(4).run()\n"
+    )
+    p = model_of(src)
+    base = next(c for c in p.ctx.nodes_of(cst.ClassDef) if c.name.value == "Base")
+    run = next(f for f in base.body.body if type(f) is cst.FunctionDef and f.name.value == "run")
+    ret = run.body.body[0].body[0].value
+    # Impl inherits run (Other overrides it): Impl(3).run() is a call of Base.run
+    assert [p.evaluator.value(ret, f) for f in contexts(p.evaluator, run)] == [Const(3)]

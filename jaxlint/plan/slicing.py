@@ -538,11 +538,15 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
     # as a value (a registry: ``ACTIVATIONS = {"relu": relu}``) may be one of them (a def the
     # binding calls is looked up too: the evaluator decides, the slicer only keeps)
     if seen:
+        held: set[Symbol] = set()  # each symbol's units scanned once (``x = x + 1`` n times)
         for p, plan in enumerate(plans):
             for u in plan.units:
                 if u.name is not None or not u.assigns:
                     continue
                 for sym in index.refs_of(p, u):
+                    if sym in held:
+                        continue
+                    held.add(sym)
                     for ref in units(sym):
                         if unit(ref).name is not None and unit(ref).owner is None:
                             kept.add(ref)

@@ -143,24 +143,16 @@ class Imports:
         self._loaded.clear()
 
     def load(self, module: str, world: World) -> Program | None:
-
         path = module_path(self.root, module)
-        if path is None:
-            ctx = self.reader.stub(module)  # a library module: its stub, if jaxlint has one
-        else:
-            if os.path.abspath(path) == self.path:
-                return None
-            found = self.reader.context(path)
-            if found is None:
-                return None
-            d, ctx = found
-            self.deps[path] = d
-        return self._program(ctx, world)
+        if path is None:  # a library module: its stub, if jaxlint has one
+            return self._program(self.reader.stub(module), world)
+        return self.load_path(path, world)
 
     def load_path(self, path: str, world: World) -> Program | None:
-        """The program of the project file at ``path`` that imports this file's defs
-        (jaxlint.plan.importers), in this file's world: its imports of this module are
-        this file's program (``World.home``)."""
+        """The program of the project file at ``path`` (a module this file imports, or one
+        that imports this file's defs: jaxlint.plan.importers), in this file's world, its
+        digest among ``deps``; None for this file itself (its imports of this module are
+        this file's program: ``World.home``)."""
         if os.path.abspath(path) == self.path:
             return None
         found = self.reader.context(path)

@@ -84,23 +84,20 @@ def contexts(ev: Evaluator, fn: FunctionNode, depth: int = 0, importers: bool = 
     memo[key] = [default_frame(ev, fn)]  # a recursive function: its own calls do not count
     frames: list[Env] = case_frames(ev, fn)
     if depth < DEPTH:
-        for call in visible_calls(ev, fn):
+        # the calls in view, then those of the files importing it, each with its file's evaluator
+        calls = [(ev, call) for call in visible_calls(ev, fn)]
+        calls += imported_calls(ev, fn) if importers else []
+        for cev, call in calls:
             if len(frames) >= MAX_FRAMES:
                 break
-            caller = ev.ctx.enclosing_function(call)
-            outer = contexts(ev, caller, depth + 1, importers) if caller is not None else [None]
+            caller = cev.ctx.enclosing_function(call)
+            outer = contexts(cev, caller, depth + 1, importers) if caller is not None else [None]
             for env in outer:
-                f = enter_call(ev, fn, call, env)
+                f = enter_call(cev, fn, call, env)
                 if f is not None and f not in frames:
                     frames.append(f)
                 if len(frames) >= MAX_FRAMES:
                     break
-        for cev, call in imported_calls(ev, fn) if importers else ():
-            caller = cev.ctx.enclosing_function(call)
-            for env in contexts(cev, caller, depth + 1, importers) if caller is not None else [None]:
-                f = enter_call(cev, fn, call, env)
-                if f is not None and f not in frames and len(frames) < MAX_FRAMES:
-                    frames.append(f)
         for call in catalogue_calls(ev, fn):
             caller = ev.ctx.enclosing_function(call)
             for env in contexts(ev, caller, depth + 1, importers) if caller is not None else [None]:
@@ -128,13 +125,15 @@ def instance_frames(ev: Evaluator, fn: FunctionNode, depth: int, importers: bool
     class: one frame per construction (``runner = Runner(key)``, in each context of the
     code making it), its receiver that instance with the fields its ``__init__`` stores,
     its other parameters unbound. None for a function that is no plain method."""
-    if type(fn) is not cst.FunctionDef or fn.decorators:
+    from .attributes import receiver_of
+
+    if type(fn) is not cst.FunctionDef or fn.decorators or fn.name.value == "__init__":
+        return []
+    receiver = receiver_of(ev.p, fn)
+    if receiver is None:
         return []
     cls = ev.p.parents.get(ev.p.parents.get(fn))  # def -> IndentedBlock -> ClassDef
-    positional = [*fn.params.posonly_params, *fn.params.params]
-    if type(cls) is not cst.ClassDef or not positional or fn.name.value == "__init__":
-        return []
-    receiver = positional[0].name.value
+    assert type(cls) is cst.ClassDef
     out: list[Env] = []
     for call in ev.p.invocations(cls)[0]:
         caller = ev.ctx.enclosing_function(call)
@@ -142,7 +141,7 @@ def instance_frames(ev: Evaluator, fn: FunctionNode, depth: int, importers: bool
             made = ev.value(call, env)
             if type(made) is not Struct or type(made.cls) is not Class or made.cls.node is not cls:
                 continue
-            frame = ev.frame(fn, {receiver: made}, None, InstanceSite(call), env)
+            frame = ev.frame(fn, {receiver.name.value: made}, None, InstanceSite(call), env)
             if frame not in out and len(out) < MAX_FRAMES:
                 out.append(frame)
     return out

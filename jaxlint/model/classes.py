@@ -33,6 +33,9 @@ if TYPE_CHECKING:
 
 DATACLASS_PYTREES = frozenset({"flax.struct.dataclass", "chex.dataclass", "jax.tree_util.register_dataclass"})
 PLAIN_DATACLASSES = frozenset({"dataclasses.dataclass"})
+# what makes instances whose fields no method can store (``frozen=True`` aside)
+FROZEN_DECORATORS = frozenset({"flax.struct.dataclass"})
+FROZEN_BASES = frozenset({"equinox.Module", "typing.NamedTuple", "flax.struct.PyTreeNode"})
 PYTREE_BASES = frozenset(
     {"equinox.Module", "typing.NamedTuple", "flax.struct.PyTreeNode", "chex.dataclass", "penzai.core.struct.Struct"}
 )
@@ -574,7 +577,7 @@ def declared_instance(ev: Evaluator, cls: Class, key: str) -> Any:
     kind = kind_of(ev, cls)
     if kind not in ("pytree", "dataclass") or _own_or_inherited(ev, cls, "__init__") is not None:
         return UNKNOWN
-    if not _shown_whole(ev, cls):
+    if not _shown_whole(ev, cls) and not _immutable(ev, cls):
         return UNKNOWN
     pytree = kind == "pytree"
     fields = tuple(
@@ -597,8 +600,8 @@ def instantiate(ev: Evaluator, cls: Class, args: list[Argument], env: Env | None
     if kind in ("custom", "unknown"):
         return UNKNOWN
     init = _own_or_inherited(ev, cls, "__init__")
-    if init is None and kind in ("pytree", "dataclass") and not _shown_whole(ev, cls):
-        return UNKNOWN  # the slicer blanked members of the class: its ``__init__`` may be one
+    if init is None and kind in ("pytree", "dataclass") and not _shown_whole(ev, cls) and not _immutable(ev, cls):
+        return UNKNOWN  # the slicer blanked a method of the class: it may store a field
     if init is None and kind in ("pytree", "dataclass"):
         fields = declared_fields(ev, cls)
         if fields is None:
@@ -720,6 +723,26 @@ def _receiver_stores(target: Any, me: str, value: Any, path: tuple[int, ...], ow
         _receiver_stores(target.value, me, None, path, owner, method, out)
     elif type(target) is cst.Attribute and type(target.value) is cst.Name and target.value.value == me:
         out.setdefault(target.attr.value, []).append((owner, method, value, path))
+
+
+def _immutable(ev: Evaluator, cls: Class) -> bool:
+    """Can no method store a field of an instance once it is made (a frozen dataclass,
+    ``flax.struct.dataclass``, a NamedTuple, an ``eqx.Module``)? Then the members the
+    slicer blanked do not matter: it keeps every constructor (plan/slicing.py)."""
+    owner = _owner(ev, cls)
+    for d in cls.node.decorators:
+        expr = d.decorator
+        call = expr if type(expr) is cst.Call else None
+        v = owner.value(call.func if call is not None else expr, None)
+        if type(v) is not External:
+            continue
+        if v.qualified in FROZEN_DECORATORS:
+            return True
+        if call is not None and v.qualified in PLAIN_DATACLASSES | DATACLASS_PYTREES:
+            for a in call.args:
+                if a.keyword is not None and a.keyword.value == "frozen":
+                    return owner.value(a.value, None) == Const(True)
+    return any(type(b) is External and b.qualified in FROZEN_BASES for b in mro(ev, cls)[1:])
 
 
 def _shown_whole(ev: Evaluator, cls: Class) -> bool:

@@ -878,7 +878,19 @@ class Evaluator:
 
             it = bound_method(self, iterable.cls, "__iter__", iterable)
             made = self.call(it, [], None, None) if it is not UNKNOWN else UNKNOWN
-            return self.element(made) if type(made) is Generator else UNKNOWN
+            return self.next_item(made)
+        return UNKNOWN
+
+    def next_item(self, it: Any) -> Any:
+        """What ``next(it)`` gives of an iterator: an item a generator yields, or what the
+        ``__next__`` of a project class's instance returns (``__iter__`` returning ``self``)."""
+        if type(it) is Generator:
+            return it.item
+        if type(it) is Struct and type(it.cls) is Class:
+            from .classes import bound_method
+
+            step = bound_method(self, it.cls, "__next__", it)
+            return self.call(step, [], None, None) if step is not UNKNOWN else UNKNOWN
         return UNKNOWN
 
     # operators -----------------------------------------------------------------------

@@ -81,6 +81,7 @@ class Program:
         self._literals: dict[cst.CSTNode, Any] = {}
         self._depth = 0
         self._by_value: dict[cst.CSTNode, Binding | None] | None = None
+        self._by_item: dict[tuple[cst.CSTNode, int], Binding] | None = None
         self._applications: list[Transformed] | None = None
         # the transforms each def's decorators apply, innermost first (also below an
         # unknown decorator that makes the def's own value UNKNOWN)
@@ -694,7 +695,43 @@ class Program:
             if fn.decorators[0] is not parent and not self._outer_decorators_keep(fn, node):
                 return [], False  # other decorators wrap it again, in a way not known to forward the call
             return self._calls_of(self.binding_of_value(fn), depth)
+        if type(parent) is cst.Return and parent.value is node:
+            return self._returned_calls(parent, None, depth), False
+        if type(parent) is cst.Element and type(display := parents.get(parent)) is cst.Tuple:
+            assert isinstance(display, cst.Tuple)
+            ret = parents.get(display)
+            if type(ret) is cst.Return and ret.value is display:
+                return self._returned_calls(ret, display.elements.index(parent), depth), False
+            return [], False
         return self._calls_of(self.binding_of_value(node), depth)
+
+    def _returned_calls(self, ret: cst.Return, index: int | None, depth: int) -> list[cst.Call]:
+        """A value a def returns (``return step``, or item ``index`` of ``return tx, step``)
+        is called where the results of the def's calls are: ``step = make_step(cfg)`` then
+        ``step(w, x)``, or ``tx, step = make(cfg)`` then ``step(w, x)``."""
+        factory = self.ctx.enclosing_function(ret)
+        if type(factory) is not cst.FunctionDef:
+            return []
+        calls: list[cst.Call] = []
+        for made in self._invocations(factory, depth + 1)[0]:
+            if index is None:
+                found = self._invocations(made, depth + 1)[0]
+            else:
+                found = self._calls_of(self.binding_of_item(made, index), depth + 1)[0]
+            calls += [c for c in found if c not in calls]
+        return calls
+
+    def binding_of_item(self, node: cst.CSTNode, index: int) -> Binding | None:
+        """The binding an unpacking ``a, b = node`` makes of item ``index`` of ``node``."""
+        if self._by_item is None:
+            by: dict[tuple[cst.CSTNode, int], Binding] = {}
+            for s in {id(s): s for s in self.scope_of_node.values()}.values():
+                for bs in s.bindings.values():
+                    for x in bs:
+                        if x.value is not None and len(x.unpack) == 1 and x.kind == "assign":
+                            by[(x.value, x.unpack[0])] = x
+            self._by_item = by
+        return self._by_item.get((node, index))
 
     def imported_calls(self, qualified: str) -> list[cst.Call]:
         """The calls of another module's def ``qualified`` (``model.mlp_apply``) in this

@@ -258,14 +258,14 @@ def _range(ev: Evaluator, args: list[Argument]) -> Any:
 
 
 def _next(ev: Evaluator, args: list[Argument]) -> Any:
-    """``next(g)``: an item of a generator; ``next(g, default)`` may also give the default."""
+    """``next(g)``: an item of a generator or of an iterator object (its ``__next__``);
+    ``next(g, default)`` may also give the default."""
     xs = _positional(args)
     if xs is None or not 1 <= len(xs) <= 2:
         return UNKNOWN
-    it = xs[0]
-    if type(it) is not Generator:
+    item = ev.next_item(xs[0])
+    if item is UNKNOWN:
         return UNKNOWN
-    item = it.item
     return item if len(xs) == 1 else join_all([item, xs[1]])
 
 

@@ -29,6 +29,8 @@ from jaxlint.base.literals import UNKNOWN
 from .abstract import Bound as AbstractBound
 from .abstract import Function as AbstractFunction
 from .abstract import Opaque
+from .abstract import Partial as AbstractPartial
+from .abstract import Transformed as AbstractTransformed
 from .classes import descriptor
 from .program import Program
 from .transforms import TABLE
@@ -92,11 +94,12 @@ def _traced(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
                 have.params |= tr.params
             have.fixed = fixed
 
-    def apply(app, found, home, receiver: bool | None = None) -> None:
+    def apply(app, found, home, receiver: bool | None = None, plain: bool = False) -> None:
         """``receiver``: whether the context that gave ``fn`` bound it to an instance
-        (None: ask the binder with no call in view)."""
+        (None: ask the binder with no call in view); ``plain``: the evaluator found ``fn``
+        itself, no method (``losses.nll`` is a module's attribute, not a receiver's)."""
         fn, bound, bound_keywords = found
-        if _through_attribute(app):
+        if not plain and _through_attribute(app):
             if not (_receiver_bound(p, app, fn) if receiver is None else receiver):
                 return
             bound += 1  # ``jax.jit(self._train_step)``: the receiver is bound, as by ``partial``
@@ -118,13 +121,13 @@ def _traced(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
             apply(app, found, None)
             if not _receiver_method(p, app.target_node):
                 continue
-        if app.target is UNKNOWN and type(app.target_node) is cst.Call:
-            # what a factory of another module returns (``jax.jit(make_step(model.apply))``):
-            # the evaluator runs the factory; that module's rule run reads the trace (``home``)
-            made = p.evaluator.value(app.target_node, None)
-            if type(made) is AbstractFunction and made.program is not None and made.program is not p:
-                apply(app, (made, 0, []), made.program)
-                continue
+        foreign = _foreign_target(p, app) if found is None else None
+        if foreign is not None:
+            # a def of another module (``jax.jit(losses.nll)``, ``jax.jit(jax.grad(partial(nll,
+            # beta=b)))``, what a factory there returns: ``jax.jit(make_step(model.apply))``),
+            # as the evaluator finds it: that module's rule run reads the trace (``home``)
+            apply(app, foreign, foreign[0].program, plain=True)
+            continue
         for made, receiver in _given_functions(p, app):
             # a parameter's function (``jax.vmap(fn)`` in ``elementwise(fn)``), or the method
             # the receiver's class has (``jax.jit(self.step)`` in a base class, where a
@@ -138,10 +141,13 @@ def _traced(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
         if spots is None:
             continue
         for arg in _body_arguments(call, spots):
-            if type(arg) not in (cst.Name, cst.Lambda, cst.Attribute):
+            if type(arg) not in (cst.Name, cst.Lambda, cst.Attribute, cst.Call):
                 continue
-            body = p.value(arg)
+            body = p.value(arg) if type(arg) is not cst.Call else None
             if type(body) is not Function:
+                partial_body = _partial_body(p, arg) if arg is not None else None
+                if partial_body is not None:
+                    add(partial_body[0].node, partial_body[1](TABLE[f.qualified], call))
                 continue
             body_fn = body.node
             positional = _positional(body_fn)
@@ -155,6 +161,52 @@ def _traced(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
     for unknown_fn in unknown:
         out.pop(unknown_fn, None)
     return out
+
+
+def _partial_body(p: Program, arg: cst.BaseExpression):
+    """A lax body that is a ``partial`` of a def, of this module or another
+    (``lax.scan(partial(integrators.step, rhs=f, tol=tol), ...)``): the def, and how to make
+    its trace (the parameters without a default that ``partial`` leaves to the loop)."""
+    v = p.evaluator.value(arg, None)
+    bound, keywords = 0, set()
+    while type(v) is AbstractPartial and not v.star:
+        bound += len(v.args)
+        keywords |= {k for k, _ in v.keywords}
+        v = v.func
+    if bound == 0 and not keywords:
+        return None  # no partial: a plain def is read above
+    if type(v) is not AbstractFunction or type(v.node) is not cst.FunctionDef or v.node.decorators:
+        return None
+    params = _positional(v.node)[bound:] + list(v.node.params.kwonly_params)
+    names = {q.name.value for q in params if q.default is None and q.name.value not in keywords}
+    home = v.program if v.program is not None and v.program is not p else None
+
+    def trace(api, call) -> Trace:
+        return Trace(set(names), api.label, call, False, api.stages, home=home)
+
+    return v, trace
+
+
+def _foreign_target(p: Program, app) -> tuple[AbstractFunction, int, list[str]] | None:
+    """The def of another module a transform's target finally calls, through inner
+    transforms and ``partial`` (the positional arguments and keywords it binds), as
+    ``Program.target_function`` gives a def of this module."""
+    if app.target_node is None or app.decorator:
+        return None
+    v = p.evaluator.value(app.target_node, None)
+    bound, keywords = 0, []
+    for _ in range(8):
+        if type(v) is AbstractTransformed:
+            v = v.target
+        elif type(v) is AbstractPartial and not v.star:
+            bound += len(v.args)
+            keywords += [k for k, _ in v.keywords]
+            v = v.func
+        else:
+            break
+    if type(v) is AbstractFunction and v.program is not None and v.program is not p:
+        return v, bound, keywords
+    return None
 
 
 def _given_functions(p: Program, app) -> list[tuple[AbstractFunction, bool]]:

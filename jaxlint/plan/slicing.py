@@ -8,8 +8,10 @@ LibCST must see it. Kept are:
 
 1. every statement that is not a def or class (imports, aliases, module code, class
    attributes), every def with an import inside (imports bind file-wide) or whose name
-   an import also binds, with a ``# jaxlint: ignore`` comment before or in it, and the
-   first statement after the docstring (new imports are inserted before it);
+   an import also binds, with a ``# jaxlint: ignore`` comment before or in it, every
+   constructor of a class (``__init__``, ``__post_init__``, ``__new__``: what an instance
+   holds when made), and the first statement after the docstring (new imports are
+   inserted before it);
 2. the *seeds*: units a rule's ``seeds`` select (their code names one of its anchors as
    ``jaxlint.base.names`` would resolve it, ``jax.vmap`` but not ``nnx.vmap``, or this
    file's alias of one);
@@ -75,6 +77,9 @@ ALWAYS, SEED, CALLER_SEED, DIRECT_CALLER_SEED, TARGET_SEED, TRANSFORM, BINDS_TRA
     128,
     256,
 )
+
+# the members that say what an instance of a class holds when it is made
+CONSTRUCTORS = frozenset({"__init__", "__post_init__", "__new__"})
 
 # how many steps of callers and callees a ``direct`` seed keeps in its module
 MODULE_DEPTH = 4
@@ -305,6 +310,8 @@ def always_kept(ol: Outline, source_lines: list[str]) -> set[int]:
         # an import of the same name elsewhere would answer for a blanked def
         if u.name is None or u.has_import or u.name in ol.imports:
             keep.add(i)
+        if u.owner is not None and u.name in CONSTRUCTORS:
+            keep.add(i)  # what an instance holds when made: the model reads it wherever one is
         if first_code is None and u.owner is None and not _docstring_or_future(u, source_lines):
             first_code = i
     if first_code is not None:

@@ -6,7 +6,7 @@ import os
 from jaxlint import testing
 from jaxlint.api import Runner, _make_linter
 from jaxlint.lint.config import Settings
-from jaxlint.plan.importers import PER_NAME, importers, parse_entries
+from jaxlint.plan.importers import PER_NAME, importers, parse_entries, parse_judged
 
 
 def _plans(root, files: dict[str, str]):
@@ -42,10 +42,18 @@ def test_the_files_that_import_a_def_and_mention_it(tmp_path):
             "ex/main.py": "import jax\nfrom lib import scale\nprint(scale(jax.numpy.ones(3), 2))\n",
         },
     )
-    got = {os.path.relpath(k, root): parse_entries(v) for k, v in importers(plans).items()}
+    found = importers(plans)
+    got = {os.path.relpath(k, root): parse_entries(v) for k, v in found.items() if parse_entries(v)}
     assert got == {
         "ex/lib.py": {"scale": (os.path.join(root, "ex", "main.py"),)},
         "lib.py": {"scale": (os.path.join(root, "other.py"), os.path.join(root, "run.py"))},
+    }
+    # ... and each importer learns which module judges its calls of which def
+    judged = {os.path.relpath(k, root): parse_judged(v) for k, v in found.items() if parse_judged(v)}
+    assert judged == {
+        "ex/main.py": {os.path.join(root, "ex", "lib.py"): frozenset({"scale"})},
+        "other.py": {os.path.join(root, "lib.py"): frozenset({"scale"})},
+        "run.py": {os.path.join(root, "lib.py"): frozenset({"scale"})},
     }
 
 
@@ -73,3 +81,49 @@ def test_a_def_judged_with_an_importers_arguments_names_that_file(tmp_path):
             "`bias[n : 2 * n]` assigns in place into `bias`, a JAX array (as called at line 4 of run.py)",
         )
     ]
+
+
+SAMPLER = (
+    "import jax\n\n\ndef energy(coupling, spins):\n    return spins @ coupling @ spins\n\n\n"
+    "def energies(coupling, spins):\n    return jax.vmap(energy)(coupling, spins)\n"
+)
+RUN = "import jax.numpy as jnp\nfrom sampler import energies\n\ne = energies(jnp.ones((6, 6)), jnp.ones((6, 6)))\n"
+
+
+def test_a_map_of_a_module_is_judged_once_there_with_the_importers_call(tmp_path):
+    """The module making the map reports it, at the map (where its fix goes), with the
+    importer's arguments; the importer, linted in the same run, does not report it again."""
+    (tmp_path / "sampler.py").write_text(SAMPLER)
+    (tmp_path / "run.py").write_text(RUN)
+    found = testing.lint_folder(str(tmp_path), testing.settings_for("JAX101")).diagnostics
+    assert [(os.path.basename(d.path), d.start.line, d.code, d.message) for d in found] == [
+        (
+            "sampler.py",
+            9,
+            "JAX101",
+            "`vmap(energy)` slices `coupling` and `spins` per example; `energy` needs one of them whole",
+        )
+    ]
+    assert found[0].note.startswith("with the arguments from line 4 of run.py: on one example's slices")
+
+
+def test_the_importer_linted_alone_judges_the_call_itself(tmp_path):
+    """Without the module in the run (a pre-commit run on the changed file), the importer
+    judges the map its call runs, at its call; with it, the module does, at the map."""
+    chain = os.path.join(os.path.dirname(__file__), "..", "fixtures", "JAX101", "lint", "caller_chain_bad")
+    for name in ("sampler.py", "run.py"):
+        with open(os.path.join(chain, name), encoding="utf-8") as f:
+            (tmp_path / name).write_text(f.read())
+    settings = testing.settings_for("JAX101")
+    settings.root = str(tmp_path)
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        from jaxlint.api import lint_paths
+
+        alone = lint_paths(["run.py"], settings, jobs=1).diagnostics
+        both = lint_paths(["run.py", "sampler.py"], settings, jobs=1).diagnostics
+    finally:
+        os.chdir(cwd)
+    assert [(d.path, d.start.line, d.code) for d in alone] == [("run.py", 5, "JAX101")]
+    assert [(d.path, d.start.line, d.code) for d in both] == [("sampler.py", 11, "JAX101")]

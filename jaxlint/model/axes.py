@@ -119,7 +119,7 @@ def frames(ev: Evaluator, fn) -> list[Env]:
     (``make_step(axis="i")`` returning ``step``)."""
     from .contexts import contexts, default_frame
 
-    found = contexts(ev, fn)
+    found = contexts(ev, fn, importers=True)
     base = default_frame(ev, fn)
     if found != [base]:
         return found

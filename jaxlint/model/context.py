@@ -97,6 +97,9 @@ class FileContext:
         # name of a module-level def -> the project files that import it (jaxlint.plan.importers),
         # and their reader: where else the def is called (model/contexts.py)
         self.importers: dict[str, tuple[str, ...]] = {}
+        # module path -> the names of its defs whose calls in this file that module judges
+        # (this file is among their importers): a finding there is reported once, there
+        self.judged: dict[str, frozenset[str]] = {}
         self.load_importer: Callable[[str, World], Program | None] | None = None
 
     def release(self) -> None:

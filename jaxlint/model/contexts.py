@@ -282,14 +282,11 @@ def enter_call(ev: Evaluator, fn: FunctionNode, call: cst.Call, env: Env | None)
     if found is None or found[0].node is not fn:
         return None
     callee, args = found
-    sig = ev.signature(callee)
-    if sig is None:
+    # bound by the def's own evaluator: its defaults are values of its module
+    # (``in_axes=SHARED`` of ``utils.py``, called from ``evaluate.py``)
+    frame = ev.call_frame(callee, args, env, call)
+    if frame is None:
         return None
-    b = bind(sig, args)
-    if b.error is not None:
-        return None
-    params = ev.bound_params(callee, sig, b)
-    frame = ev.frame(fn, params, callee.env, call, env)
     from .forwarding import assumption
 
     frame.assumed = assumption(ev.p, call)
@@ -353,6 +350,17 @@ def sites(frame: Env | None) -> list[cst.CSTNode]:
             out.append(f.site)
         f = f.caller if f.caller is not None else f.parent
     return out
+
+
+def foreign_call_line(ctx: Any, frame: Env | None) -> int | None:
+    """The line of the first call of another module among those that made ``frame`` (a
+    ``ForeignLine``: it prints as ``5 of run.py``): where the values a finding rests on
+    come from, when a file importing this one calls it (``contexts(..., importers=True)``)."""
+    from .context import ForeignLine
+
+    chain = sites(frame)
+    lines = ctx.exact_lines(chain) if chain else {}
+    return next((lines[n] for n in chain if type(lines.get(n)) is ForeignLine), None)
 
 
 def case_of(frame: Env | None) -> CaseSite | None:

@@ -1718,6 +1718,7 @@ _BUILTINS = frozenset(
         "zip",
         "enumerate",
         "next",
+        "iter",
         "int",
         "float",
         "bool",

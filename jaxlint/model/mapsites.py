@@ -247,6 +247,18 @@ def _calls_given(owner: Program, call: cst.Call) -> bool:
     return type(func) is cst.Name and home is not None and _from_parameter(owner, func, home)
 
 
+def _judged_there(p: Program, g: Function) -> bool:
+    """Does the def's own module judge this file's calls of it (this file is among its
+    importers, so its map sites are evaluated with these calls' arguments there,
+    ``contexts(..., importers=True)``)? Then the finding is reported once, there, at the
+    map, where its fix goes."""
+    owner = g.program
+    if owner is None or owner is p or type(g.node) is not cst.FunctionDef:
+        return False
+    names = p.ctx.judged.get(os.path.abspath(owner.ctx.path), frozenset())
+    return g.node.name.value in names and type(owner.parents.get(g.node)) is cst.Module
+
+
 def _made_here(scan: _Scan, rec: MapCall) -> tuple[cst.CSTNode, MapCall] | None:
     """For a map a stub's function makes and calls (``eqx.filter_vmap(f)``'s wrapper calls
     ``jax.vmap`` with its arguments): the application of this file that made it, and the
@@ -301,10 +313,23 @@ class _Scan:
         self.makers = self.names.makers(self.ev)
         reached = carrying_calls(p, self.apps) if self.apps else set()
         for call in calls:
-            if call in reached:
+            if call in reached or (self.apps and self._given_by_importer(call)):
                 self._call(call)
             elif imported_callee(self.p, call):
                 self._foreign_call(call)
+
+    def _given_by_importer(self, call: cst.Call) -> bool:
+        """Is the callee a parameter of a def that other modules call (its module-level
+        def is among the names they import)? What they pass may be a map this file made and
+        returned to them (``total(make_residuals(linear), w, X, Y)``), beyond what the
+        file's own flow (``carriers``) can bound."""
+        p = self.p
+        if not p.ctx.importers or not _calls_given(p, call):
+            return False
+        fn = p.ctx.enclosing_function(call)
+        while fn is not None and (outer := p.ctx.enclosing_function(fn)) is not None:
+            fn = outer
+        return type(fn) is cst.FunctionDef and fn.name.value in p.ctx.importers
 
     def _foreign_call(self, call: cst.Call) -> None:
         """A call of a map another module makes (``batched_loss = jax.vmap(loss)`` there):
@@ -329,7 +354,7 @@ class _Scan:
         this call's arguments, so the maps it calls are judged at this call. Only the map
         calls the def makes itself, with what this call gives it."""
         g = called_def(self.ev, call, f)
-        if g is None:
+        if g is None or _judged_there(self.p, g):
             return
         owner = g.program
         assert isinstance(g.node, cst.FunctionDef)  # called_def gives defs only
@@ -417,14 +442,14 @@ class _Scan:
             self._evaluate(call, home)
             return
         if home is not None and _from_parameter(p, call.func, home):
-            for frame in contexts(ev, home):
+            for frame in contexts(ev, home, importers=True):
                 g = self._callee(call, frame)
                 inner = maps_called(g, makers=self.makers)
                 if inner:
                     self._map_call(call, inner, home, [frame], joined=type(g) is OneOf)
             return
         if runs and home is not None and any(_from_parameter(p, a.value, home) for a in call.args):
-            for frame in contexts(ev, home):
+            for frame in contexts(ev, home, importers=True):
                 if self._passes_map(call, frame):
                     self._evaluate(call, home, [frame])
             return
@@ -497,7 +522,7 @@ class _Scan:
                 # a parameter: a map in the contexts where a caller hands the def one
                 if home is None or not _from_parameter(p, a.value, home):
                     continue
-                frames = [f for f in contexts(ev, home) if self._is_map(a.value, f)]
+                frames = [f for f in contexts(ev, home, importers=True) if self._is_map(a.value, f)]
                 if not frames:
                     continue
             made = forwarding.forwarded_call(p, call, a)
@@ -595,7 +620,7 @@ def _first_items(ev: Evaluator, loop: cst.For, frame: Env) -> list[Any] | None:
 
 
 def _frames(ev: Evaluator, home: Any) -> list:
-    return contexts(ev, home) if home is not None else [None]
+    return contexts(ev, home, importers=True) if home is not None else [None]
 
 
 def _runs_arguments(q: str) -> bool:

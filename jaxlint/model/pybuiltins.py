@@ -18,6 +18,7 @@ from jaxlint.base.literals import UNKNOWN
 from . import dims
 from .abstract import (
     Array,
+    Class,
     Const,
     Dict,
     External,
@@ -26,6 +27,7 @@ from .abstract import (
     Opaque,
     Scalar,
     Seq,
+    Struct,
     Tuple,
     as_dim,
     int_value,
@@ -269,6 +271,23 @@ def _next(ev: Evaluator, args: list[Argument]) -> Any:
     return item if len(xs) == 1 else join_all([item, xs[1]])
 
 
+def _iter(ev: Evaluator, args: list[Argument]) -> Any:
+    """``iter(x)``: a generator is its own iterator; a project class's instance gives what
+    its ``__iter__`` returns (``self``, for a loader that is its own iterator)."""
+    xs = _positional(args)
+    if xs is None or len(xs) != 1:
+        return UNKNOWN
+    it = xs[0]
+    if type(it) is Generator:
+        return it
+    if type(it) is Struct and type(it.cls) is Class:
+        from .classes import bound_method
+
+        made = bound_method(ev, it.cls, "__iter__", it)
+        return ev.call(made, [], None, None) if made is not UNKNOWN else UNKNOWN
+    return UNKNOWN
+
+
 def _zip(ev: Evaluator, args: list[Argument]) -> Any:
     from .evaluate import _Zip
 
@@ -389,6 +408,7 @@ TAKES_CONTAINER = frozenset(
 BUILTIN_CALLS: dict[str, Builtin] = {
     "builtins.len": _len,
     "builtins.next": _next,
+    "builtins.iter": _iter,
     "builtins.int": _int,
     "builtins.float": _float,
     "builtins.bool": _bool,

@@ -25,11 +25,15 @@ from jaxlint.base.modules import module_path, search_root
 from .slicing import FilePlan
 
 PER_NAME = 3
+# an entry of the importer's job: its calls of that module's def are judged there
+JUDGED = ">"
 
 
 def importers(plans: list[FilePlan]) -> dict[str, frozenset[str]]:
     """path -> the entries ``"name importer_path"`` for the module-level names of the file
-    at path that other planned files import and mention (absolute paths)."""
+    at path that other planned files import and mention (absolute paths), and, for the
+    importer, ``">name module_path"``: the module that will judge its calls of ``name``
+    (a finding of a def is reported once, in the def's module, see ``parse_judged``)."""
     names: dict[str, set[str]] = {}  # absolute path -> its module-level names
     modules: dict[str, set[str]] = defaultdict(set)  # module name -> the planned files of that name
     for p in plans:
@@ -55,7 +59,14 @@ def importers(plans: list[FilePlan]) -> dict[str, frozenset[str]]:
             kept = out[target][name]
             if len(kept) < PER_NAME:
                 kept.append(here)
-    return {path: frozenset(f"{n} {i}" for n, files in by_name.items() for i in files) for path, by_name in out.items()}
+    entries: dict[str, set[str]] = defaultdict(set)
+    for target, by_name in out.items():
+        for name, files in by_name.items():
+            for importer in files:
+                entries[target].add(f"{name} {importer}")
+                # ... and the importer learns that the module judges its calls of ``name``
+                entries[importer].add(f"{JUDGED}{name} {target}")
+    return {path: frozenset(e) for path, e in entries.items()}
 
 
 def _mentioned(p: FilePlan) -> set[str]:
@@ -80,6 +91,20 @@ def parse_entries(entries: frozenset[str] | None) -> dict[str, tuple[str, ...]]:
     """name -> the importer paths, from a job's entries (``importers``)."""
     out: dict[str, list[str]] = defaultdict(list)
     for e in sorted(entries or ()):
+        if e.startswith(JUDGED):
+            continue
         name, _, path = e.partition(" ")
         out[name].append(path)
     return {k: tuple(v) for k, v in out.items()}
+
+
+def parse_judged(entries: frozenset[str] | None) -> dict[str, frozenset[str]]:
+    """module path -> the names of its defs that it judges this file's calls of (this file
+    is among their importers: the module's rules evaluate its defs with this file's calls,
+    ``contexts(..., importers=True)``), from a job's entries."""
+    out: dict[str, set[str]] = defaultdict(set)
+    for e in entries or ():
+        if e.startswith(JUDGED):
+            name, _, path = e[len(JUDGED) :].partition(" ")
+            out[path].add(name)
+    return {k: frozenset(v) for k, v in out.items()}

@@ -4,6 +4,7 @@ import libcst as cst
 
 from jaxlint.lint.rule import Invalid, NodeEdit, Rule, RuleFix
 from jaxlint.model import dims
+from jaxlint.model.contexts import foreign_call_line
 
 from .pmap import Finding, built, clip, constructor_shape, findings, head, jax_name
 
@@ -156,6 +157,8 @@ class PmapLeadingAxisNotDevices(Rule):
         start = head(ctx, f) + ", so that axis must be the device count"
         where = built(ctx, f)
         it = f"{name} is {where}. " if where else ""
+        called = foreign_call_line(ctx, f.evaluated.record.frame)
+        it = f"As called at line {called}: {it}" if called is not None else it
         shape = constructor_shape(f)
         size = f.leaf.size
         if size is None:

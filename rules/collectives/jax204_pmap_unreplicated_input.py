@@ -4,6 +4,7 @@ import libcst as cst
 
 from jaxlint.lint.rule import Invalid, NodeEdit, Rule, RuleFix
 from jaxlint.model.abstract import path_text
+from jaxlint.model.contexts import foreign_call_line
 
 from .pmap import Finding, built, clip, findings, head, jax_name
 
@@ -128,12 +129,14 @@ class PmapUnreplicatedInput(Rule):
         for f in findings(self.ctx):
             if f.node is None:
                 continue
+            called = foreign_call_line(self.ctx, f.evaluated.record.frame)
+            at = f"As called at line {called}: " if called is not None else ""
             if f.kind == "key":
                 message, note = self._key_message(f)
-                self.report(f.node, message, fix=self._key_fix(f), note=note)
+                self.report(f.node, message, fix=self._key_fix(f), note=at + note)
             elif f.kind == "params":
                 message, note = self._params_message(f)
-                self.report(f.node, message, note=note)
+                self.report(f.node, message, note=at + note)
 
     def _key_message(self, f: Finding) -> tuple[str, str]:
         assert f.shown is not None

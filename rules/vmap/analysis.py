@@ -14,7 +14,8 @@ import libcst as cst
 from jaxlint.lint.rule import NodeEdit, Rule, RuleFix
 from jaxlint.model import forwarding, program
 from jaxlint.model.abstract import Array, Const, Function, Transformed, path_text
-from jaxlint.model.contexts import case_of
+from jaxlint.model.context import ForeignLine
+from jaxlint.model.contexts import case_of, foreign_call_line
 from jaxlint.model.contexts import sites as call_sites
 from jaxlint.model.maps import MapCall, MappedLeaf
 from jaxlint.model.mapsites import Application, Evaluated, MapSite, map_sites
@@ -160,6 +161,12 @@ def where(ctx: Any, rec: MapCall, site: Site | None = None) -> str:
         phrases.append(f"in the call at line {parts[0]}")
     if len(parts) > 1 and parts[1] != parts[0]:
         phrases.append(f"with the arguments from line {parts[1]}")
+    if not any(type(n) is ForeignLine for n in parts[:2]):
+        # the call of another module the values finally come from (``run.py`` calling this
+        # module's def: model/contexts.py, importers)
+        first = foreign_call_line(ctx, rec.frame)
+        if first is not None:
+            phrases.append(f"as called at line {first}")
     return (" " + ", ".join(phrases)) if phrases else ""
 
 

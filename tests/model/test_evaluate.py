@@ -22,7 +22,7 @@ from jaxlint.model.abstract import (
     Tuple,
 )
 
-from .helpers import def_named, model_of, value_of
+from .helpers import def_named, model_of, read_at, value_of
 
 HEAD = "import jax\nimport jax.numpy as jnp\nfrom functools import partial\n"
 
@@ -692,3 +692,46 @@ def test_an_inherited_method_runs_on_the_subclass_instances_and_abc_adds_nothing
     ret = run.body.body[0].body[0].value
     # Impl inherits run (Other overrides it): Impl(3).run() is a call of Base.run
     assert [p.evaluator.value(ret, f) for f in contexts(p.evaluator, run)] == [Const(3)]
+
+
+def test_a_def_a_factory_returns_runs_where_the_factory_s_results_are_called():
+    from jaxlint.model.contexts import contexts
+
+    src = HEAD + (
+        "def make_step(lr):\n"
+        "    @jax.jit\n"
+        "    def step(w, x):\n        return w - lr * x\n"
+        "    return step\n"
+        "def make_pair(lr):\n"
+        "    def update(w, g):\n        return w - lr * g\n"
+        "    return lr, update\n"
+        "def fit():\n"
+        "    step = make_step(0.1)\n"
+        "    lr, update = make_pair(0.5)\n"
+        "    return step(jnp.ones((4, 3)), jnp.ones(3)), update(jnp.ones(2), 1.0)\n"
+    )
+    p = model_of(src)
+    ev = p.evaluator
+    (step,) = contexts(ev, def_named(p, "step"))
+    assert shape(dict(step.params)["w"]) == (4, 3) and shape(dict(step.params)["x"]) == (3,)
+    assert ev.value(read_at(p, "lr", 7), step) == Const(0.1)  # the closure of that call
+    # item 1 of a returned tuple goes where the unpacking binds position 1
+    (update,) = contexts(ev, def_named(p, "update"))
+    assert shape(dict(update.params)["w"]) == (2,) and dict(update.params)["g"] == Const(1.0)
+
+
+def test_next_and_for_run_an_iterator_object_s_next():
+    src = HEAD + (
+        "class Batches:\n"
+        "    def __init__(self, n):\n        self.n = n\n"
+        "    def __iter__(self):\n        return self\n"
+        "    def __next__(self):\n        return jnp.ones((self.n, 8))\n"
+        "loader = Batches(32)\n"
+        "first = next(loader)\n"
+        "again = next(iter(loader))\n"
+    )
+    assert shape(value_of(src, "first")) == (32, 8)
+    assert shape(value_of(src, "again")) == (32, 8)
+    p = model_of(src)  # what a ``for`` over it binds
+    loader = p.evaluator.value(p.module_scope.bindings["loader"][-1].value, None)
+    assert shape(p.evaluator.element(loader)) == (32, 8)

@@ -112,14 +112,15 @@ def in_contexts(ev: Evaluator, read, fn) -> tuple[str, ...] | None:
     return agreed([read(f) for f in frames(ev, fn)])
 
 
-def frames(ev: Evaluator, fn) -> list[Env]:
+def frames(ev: Evaluator, fn, importers: bool = False) -> list[Env]:
     """The frames ``fn``'s body runs in (``contexts``). A def no visible call reaches
     runs with what each ``functools.partial`` of it binds (``partial(sync,
     axis_name="i")``), else in the contexts of the def it is written in
-    (``make_step(axis="i")`` returning ``step``)."""
+    (``make_step(axis="i")`` returning ``step``). ``importers``: also the calls of the
+    files importing the module's defs."""
     from .contexts import contexts, default_frame
 
-    found = contexts(ev, fn, importers=True)
+    found = contexts(ev, fn, importers=importers)
     base = default_frame(ev, fn)
     if found != [base]:
         return found
@@ -129,7 +130,7 @@ def frames(ev: Evaluator, fn) -> list[Env]:
     outer = ev.ctx.enclosing_function(fn)
     if outer is None:
         return found
-    out = [ev.frame(fn, {}, f) for f in frames(ev, outer)]
+    out = [ev.frame(fn, {}, f) for f in frames(ev, outer, importers)]
     return out or found
 
 

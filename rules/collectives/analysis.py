@@ -17,7 +17,8 @@ import libcst as cst
 from jaxlint.base.names import last_name
 from jaxlint.model import program
 from jaxlint.model.abstract import External
-from jaxlint.model.axes import in_contexts, names_of
+from jaxlint.model.axes import agreed, frames, in_contexts, names_of
+from jaxlint.model.contexts import foreign_call_line
 from jaxlint.model.evaluate import NEVER_LOADED
 from jaxlint.model.spelled import spelled
 from jaxlint.model.vocabulary import KEY as VOCABULARY
@@ -112,6 +113,29 @@ def site_names(ctx: Any, node: cst.Call, site: Site) -> tuple[str, ...] | None:
 
     names = in_contexts(ev, read, ctx.enclosing_function(node))
     return names or None
+
+
+def site_names_from_importers(ctx: Any, node: cst.Call, site: Site) -> tuple[tuple[str, ...] | None, list | None]:
+    """The axis names the collective uses in the contexts the files importing its module's
+    def give it (``main.py`` calling ``build_parallel_step(model, cfg)``, whose closure reads
+    ``cfg.grad_axis``), which must agree; with ``[the argument as written, the line of the
+    first such call]`` for the note. ``(None, None)`` when they cannot be read."""
+    arg = axis_argument(site)
+    fn = ctx.enclosing_function(node)
+    if arg is None or fn is None:
+        return None, None
+    ev = program(ctx).evaluator
+    found = []
+    for frame in frames(ev, fn, importers=True):
+        at = foreign_call_line(ctx, frame)
+        if at is None:
+            continue  # a context in view: read already, without a name
+        with ev.query(_NAMES_FUEL):
+            found.append((names_of(ev.value(arg, frame)), at))
+    names = agreed([n for n, _ in found]) if found else None
+    if not names:
+        return None, None
+    return names, [" ".join(ctx.code(arg).split()), str(found[0][1])]
 
 
 def axis_argument(site: Site) -> cst.BaseExpression | None:

@@ -16,7 +16,17 @@ from jaxlint.model.calls import expects_error, scope_ref, uses
 from jaxlint.model.paths import Path, call_paths
 from jaxlint.model.vocabulary import module_vocabulary
 
-from .analysis import COLLECTIVES, Site, Vocabulary, axis_argument, collective_site, local_name, site_names, where
+from .analysis import (
+    COLLECTIVES,
+    Site,
+    Vocabulary,
+    axis_argument,
+    collective_site,
+    local_name,
+    site_names,
+    site_names_from_importers,
+    where,
+)
 
 MAX_PATHS = 200
 REDUCTIONS = frozenset({"psum", "pmean", "pmax", "pmin", "all_gather"})
@@ -231,14 +241,22 @@ class UnboundAxisName(Rule):
     def _collective(self, node: cst.Call, site: Site, scope: str | None) -> None:
         names = site_names(self.ctx, node, site)
         param = None
+        given = None
         if not names:
-            # a parameter of the def: each call that runs it gives the name (project phase)
+            # a parameter of the def: each call that runs it gives the name (project phase);
+            # and what the calls of the files importing its def give it, when the paths
+            # cannot say (a field of a config object made there)
             param = self._parameter(node, site) if scope is not None else None
+            imported, at = site_names_from_importers(self.ctx, node, site)
+            given = [*at, list(imported)] if imported and at else None
             if param is None:
-                return
+                if not imported:
+                    return
+                names = imported
         data = {
             "names": list(names or ()),
             "param": param,
+            "given": given,
             "api": site.shown,
             "short": site.short,
             "scope": scope,
@@ -295,11 +313,18 @@ class UnboundAxisName(Rule):
             if d["scope"] is not None and project.modules.get(d["module"]) is not project.by_path.get(p.path):
                 continue
             found = _first_unbound(paths, d, p)
+            if found is None and d.get("param") is not None and d.get("given"):
+                given = {**d, "names": d["given"][2], "param": None}
+                found = _first_unbound(paths, given, p)
+                d = given if found is not None else d
             if found is not None:
                 path, name = found
                 head, note = _message(d["api"], d["short"], name, path, p.path)
                 if d.get("param") is not None:
                     note = notes(_passed_by(d, path, name, p.path, paths.canonical), note)
+                elif d.get("given"):
+                    read, at = d["given"][:2]
+                    note = notes(f"The axis name is `{read}`: '{name}' in the call at line {at}", note)
                 yield p, head, note
                 continue
             if d.get("param") is not None:

@@ -387,6 +387,24 @@ def test_an_axis_name_parameter_takes_the_name_the_call_in_another_module_gives(
     assert _lint_folder(PARAMETER_AXIS.format("ok")) == []
 
 
+IMPORTER_CONFIG = os.path.join(
+    os.path.dirname(__file__), "..", "..", "fixtures", "JAX201", "lint", "importer_config_{}"
+)
+
+
+def test_an_axis_name_a_config_object_of_an_importer_gives():
+    """`cfg.grad_axis` of a config object run.py makes and hands to the factory: the name
+    is what that call gives, read in the contexts of the files importing the module."""
+    (d,) = _lint_folder(IMPORTER_CONFIG.format("bad"))
+    assert (os.path.basename(d.path), d.start.line, d.code) == ("train.py", 11, "JAX201")
+    assert d.message == "`lax.pmean` uses axis name 'replica', but the pmap at line 18 binds 'replicas', not 'replica'"
+    assert d.note == (
+        "The axis name is `cfg.grad_axis`: 'replica' in the call at line 8 of run.py."
+        " Use the same axis name in the pmap and the collective."
+    )
+    assert _lint_folder(IMPORTER_CONFIG.format("ok")) == []
+
+
 def test_an_axis_name_parameter_given_by_a_direct_call_is_bound_nowhere(tmp_path):
     (tmp_path / "norms.py").write_text(Path(PARAMETER_AXIS.format("bad"), "norms.py").read_text())
     (tmp_path / "train.py").write_text(

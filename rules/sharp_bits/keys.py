@@ -95,6 +95,10 @@ class Use:
     gives: str | None
 
 
+# the env entry of a name whose first value was consumed before the name was bound again
+ORIGINAL = "<first>"
+
+
 @cache
 def consumer_names() -> frozenset[str]:
     """The last names of the catalogue's key consumers (``normal``, ``split``...)."""
@@ -216,6 +220,10 @@ class KeyFlow(Flow):
     def unbind(self, target: Any) -> None:
         """A binding: the name (and its items and attributes) now hold a fresh value."""
         for n in bound_names(target):
+            if n not in self.assigned and n in self.env:
+                # the first value of the name (a parameter's) was consumed before this
+                # binding: ``key, sub = split(key)`` consumes the key the caller gave
+                self.env[ORIGINAL + n] = self.env[n]
             self.assigned.add(n)
             self.forget(n)
             self.iteration.pop(n, None)
@@ -572,7 +580,11 @@ def consumed_parameters(ctx: FileContext, fn: cst.FunctionDef, method: bool = Fa
     positional = list(fn.params.posonly_params) + list(fn.params.params)
     params = {p.name.value: i for i, p in enumerate(positional[1:] if method else positional)}
     kwonly = {p.name.value: -1 for p in fn.params.kwonly_params}
-    hit = {n: i for n, i in {**params, **kwonly}.items() if n in consumed and n not in flow.assigned}
+    hit = {
+        n: i
+        for n, i in {**params, **kwonly}.items()
+        if (n in consumed and n not in flow.assigned) or ORIGINAL + n in consumed
+    }
     memo[fn] = hit
     return hit
 

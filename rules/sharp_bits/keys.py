@@ -141,6 +141,7 @@ class KeyFlow(Flow):
         self.reuses: dict[cst.CSTNode, Reuse] = {}
         self.exits: list[dict[str, Consumed]] = []
         self.assigned: set[str] = set()
+        self.first_consumed: set[str] = set()  # names whose first value was consumed (_consumed_in)
         # a ``for`` target's value in the iteration being walked, when its iterable's items are
         # known constants (``for t in reversed(range(T))``: 39, then 38): tests on it decide
         self.iteration: dict[str, Any] = {}
@@ -583,7 +584,7 @@ def consumed_parameters(ctx: FileContext, fn: cst.FunctionDef, method: bool = Fa
     hit = {
         n: i
         for n, i in {**params, **kwonly}.items()
-        if (n in consumed and n not in flow.assigned) or ORIGINAL + n in consumed
+        if (n in consumed and n not in flow.assigned) or n in flow.first_consumed
     }
     memo[fn] = hit
     return hit
@@ -605,9 +606,13 @@ def _consumed_in(
     flow = KeyFlow(ctx, follow=follow)
     if type(fn) is cst.Lambda:
         flow.expression(fn.body)
-        return dict(flow.env), flow
-    flow.run(fn.body)
-    return merge(flow.exits + ([] if terminates(fn.body) else [flow.env])), flow
+        merged = dict(flow.env)
+    else:
+        flow.run(fn.body)
+        merged = merge(flow.exits + ([] if terminates(fn.body) else [flow.env]))
+    # the names whose first value was consumed before they were bound again, on every path
+    flow.first_consumed = {k[len(ORIGINAL) :] for k in merged if k.startswith(ORIGINAL)}
+    return {k: c for k, c in merged.items() if not k.startswith(ORIGINAL)}, flow
 
 
 def consumer(ctx: FileContext, call: cst.Call) -> dict[str, int] | None:

@@ -539,12 +539,13 @@ class Runner:
             _plan_again(plans, run, errors, todo)
 
     def _promote_imported(self, plans: dict[str, object], run, errors: list[str]) -> None:
-        """A file the trigger pre-filter skipped that a planned file imports from (``from
-        utils import log_scalars`` beside a jitted step): its defs may run traced, called with
-        traced arguments, whatever its words (a logging helper that never names jax). It is
-        planned again with the rules that follow such calls (``target_callees``: JAX4xx,
-        JAX503), which the project-wide decision then keeps what they look up in; files it
-        imports from in turn, ``MODULE_DEPTH`` rounds."""
+        """A file the trigger pre-filter skipped, or planned only for rules that do not follow
+        such calls, that a planned file imports from (``from utils import log_scalars``
+        beside a jitted step): its defs may run traced, called with traced arguments,
+        whatever its words (a logging helper that never names jax). It is planned again with
+        the rules that follow such calls (``target_callees``: JAX4xx, JAX501, JAX503), which
+        the project-wide decision then keeps what they look up in; files it imports from in
+        turn, ``MODULE_DEPTH`` rounds."""
         if not any(r.target_callees for r in self.rules):
             return
         done: set[str] = set()
@@ -557,11 +558,21 @@ class Runner:
                         imported.update(".".join(parts[:k]) for k in range(1, len(parts) + 1))
             todo: list[tuple[str, frozenset[str]]] = []
             for path, plan in plans.items():
-                if path in done or not isinstance(plan, FileResult) or plan.prefilter != "skipped" or plan.diagnostics:
+                if path in done:
+                    continue
+                if isinstance(plan, FilePlan):
+                    # planned, but only for rules that do not follow such calls (a NumPy
+                    # helper module that a migration rule's words brought in)
+                    if plan.callees or IMPORTED in plan.anchored:
+                        continue
+                    anchored = plan.anchored | {IMPORTED}
+                elif isinstance(plan, FileResult) and plan.prefilter == "skipped" and not plan.diagnostics:
+                    anchored = frozenset({IMPORTED})
+                else:
                     continue
                 if module_name_for(path)[0] in imported:
                     done.add(path)
-                    todo.append((path, frozenset({IMPORTED})))
+                    todo.append((path, anchored))
             if not todo:
                 return
             _plan_again(plans, run, errors, todo)

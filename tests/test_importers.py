@@ -127,3 +127,18 @@ def test_the_importer_linted_alone_judges_the_call_itself(tmp_path):
         os.chdir(cwd)
     assert [(d.path, d.start.line, d.code) for d in alone] == [("run.py", 5, "JAX101")]
     assert [(d.path, d.start.line, d.code) for d in both] == [("sampler.py", 11, "JAX101")]
+
+
+def test_a_numpy_helper_planned_for_other_rules_still_runs_with_its_importers_arrays(tmp_path):
+    """A helper module that never names jax, planned only because a migration rule reads
+    its NumPy words, is planned again for the rules that follow imported defs' calls: the
+    arrays `main.py` hands it are JAX arrays, whatever else is selected."""
+    (tmp_path / "aug.py").write_text(
+        "import numpy as np\n\n\ndef cutout(x, hole):\n    x[:, :hole] = 0.0\n    return np.asarray(x)\n"
+    )
+    (tmp_path / "main.py").write_text(
+        "import jax.numpy as jnp\nfrom aug import cutout\n\ny = cutout(jnp.ones((4, 8)), 2)\n"
+    )
+    for codes in (("JAX501",), ("JAX501", "JAX801", "JAX802")):
+        found = testing.lint_folder(str(tmp_path), testing.settings_for(*codes)).diagnostics
+        assert [(os.path.basename(d.path), d.start.line, d.code) for d in found] == [("aug.py", 5, "JAX501")], codes

@@ -338,6 +338,8 @@ class FileLinter:
             result.suppressions = scan_suppressions(source)
             return "done", result
         plan = plan_file(path, text, wanted, module_name, bool(is_package), anchored)
+        if plan is not None:
+            plan.callees = any(r.target_callees for r in wanted)
         if plan is None and ast_too_deep(text):  # ``ast`` gave up: spare LibCST the attempt
             result = FileResult(path=path, diagnostics=[_too_deep(path)])
             result.suppressions = scan_suppressions(source)

@@ -149,6 +149,9 @@ class FilePlan:
     imports: dict[str, str] = field(default_factory=dict)
     # the project anchors of other modules the file names (``project_anchors``, api._promote)
     anchored: frozenset[str] = frozenset()
+    # planned with a rule that follows the calls of imported defs (``target_callees``): a file
+    # planned only for others is planned again when a planned file imports it (api._promote_imported)
+    callees: bool = False
 
 
 def seed_bits(rule) -> int:

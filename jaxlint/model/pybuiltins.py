@@ -271,6 +271,41 @@ def _next(ev: Evaluator, args: list[Argument]) -> Any:
     return item if len(xs) == 1 else join_all([item, xs[1]])
 
 
+def _reversed(ev: Evaluator, args: list[Argument]) -> Any:
+    """``reversed(xs)``: the items of a sequence, last first (a range's ints, a tuple's or
+    list's items, an array's rows); what it iterates is what ``xs`` iterates."""
+    from .evaluate import _Range
+
+    xs = _positional(args)
+    if xs is None or len(xs) != 1:
+        return UNKNOWN
+    v = xs[0]
+    if type(v) is _Range:
+        return _Range(v.length, v.values[::-1] if v.values is not None else None)
+    if type(v) in (Tuple, List):
+        return List(v.items[::-1])
+    if type(v) is Seq:
+        return v
+    if type(v) is Array and v.shape is not None and v.shape.dims:
+        return Seq(v.shape.dims[0], ev.item(v, Const(0)))
+    return UNKNOWN
+
+
+def _sorted(ev: Evaluator, args: list[Argument]) -> Any:
+    """``sorted(xs)``: a list of the items of ``xs`` (in order when they are constants)."""
+    xs = _positional(args)
+    if xs is None or len(xs) != 1 or any(k is not None for _, k, _ in args):
+        return UNKNOWN
+    v = xs[0]
+    if type(v) in (Tuple, List) and all(type(x) is Const for x in v.items):
+        try:
+            return List(tuple(sorted(v.items, key=lambda c: c.value)))
+        except TypeError:
+            return UNKNOWN
+    item = ev.element(v)
+    return Seq(None, item) if item is not UNKNOWN else UNKNOWN
+
+
 def _iter(ev: Evaluator, args: list[Argument]) -> Any:
     """``iter(x)``: a generator is its own iterator; a project class's instance gives what
     its ``__iter__`` returns (``self``, for a loader that is its own iterator)."""
@@ -409,6 +444,8 @@ BUILTIN_CALLS: dict[str, Builtin] = {
     "builtins.len": _len,
     "builtins.next": _next,
     "builtins.iter": _iter,
+    "builtins.reversed": _reversed,
+    "builtins.sorted": _sorted,
     "builtins.int": _int,
     "builtins.float": _float,
     "builtins.bool": _bool,

@@ -735,3 +735,21 @@ def test_next_and_for_run_an_iterator_object_s_next():
     p = model_of(src)  # what a ``for`` over it binds
     loader = p.evaluator.value(p.module_scope.bindings["loader"][-1].value, None)
     assert shape(p.evaluator.element(loader)) == (32, 8)
+
+
+def test_reversed_and_sorted_keep_what_their_sequence_iterates():
+    src = HEAD + (
+        "def last(xs):\n    for x in xs:\n        pass\n    return x\n"
+        "backwards = reversed(range(3))\n"
+        "items = sorted((3, 1, 2))\n"
+        "rows = reversed(jnp.ones((4, 5)))\n"
+    )
+    p = model_of(src)
+    ev = p.evaluator
+
+    def bound(name):
+        return ev.value(p.module_scope.bindings[name][-1].value, None)
+
+    assert ev.element(bound("backwards")) == Scalar("int")
+    assert bound("items") == List((Const(1), Const(2), Const(3)))
+    assert shape(ev.element(bound("rows"))) == (5,)

@@ -27,6 +27,7 @@ from jaxlint.model import dims as dims_
 from jaxlint.model import program
 from jaxlint.model.abstract import (
     Array,
+    Bound,
     Class,
     Const,
     Dict,
@@ -337,6 +338,10 @@ class KeyFlow(Flow):
             if arg is None or k is None or (type(arg) is cst.Attribute and not self.stored_key(arg)):
                 return None
             return Use(arg, k, q, "keys" if op.makes_key else "draw")
+        if self.follow and type(n.func) is cst.Attribute:
+            held = self.receiver_use(n)
+            if held is not None:
+                return held
         if self.follow and any(key_name(a.value) for a in n.args):
             for pname, idx in (consumer(self.ctx, n) or {}).items():
                 arg = _argument(n, idx, pname)
@@ -411,6 +416,29 @@ class KeyFlow(Flow):
             loop = self.loop_node if prev.previous_iteration else None
             self.reuses[n] = Reuse(n, key, api, used.gives, prev, loop, self.kind(used))
         self.env[key] = Consumed(n, api, used.gives)
+
+    def receiver_use(self, n: cst.Call) -> Use | None:
+        """``self.sample_noise(shape)`` whose method consumes a key its receiver holds
+        (``normal(self.key, shape)``) on every path, without storing a new one: the call
+        consumes ``self.key`` of the caller's receiver (the same object)."""
+        f = n.func
+        assert type(f) is cst.Attribute
+        if type(f.value) is not cst.Name:
+            return None
+        # the receiver of the method making the call: between two calls, only a method of
+        # the class can be shown to leave its key as it is (``may_store``: reach.py)
+        here = receiver_of(program(self.ctx), self.ctx.enclosing_function(n))
+        if here is None or here.name.value != f.value.value:
+            return None
+        v = program(self.ctx).evaluator.value(f, None)
+        if type(v) is not Bound or type(v.func) is not Function or type(v.func.node) is not cst.FunctionDef:
+            return None
+        owner = v.func.program or program(self.ctx)
+        attrs = receiver_consumed(owner.ctx, v.func.node)
+        if not attrs:
+            return None
+        attr = attrs[0]
+        return Use(f.value, f"{f.value.value}.{attr}", " ".join(self.ctx.code(f).split()), None)
 
     def stored_key(self, attr: cst.Attribute) -> bool:
         """``obj.key`` that reads a key stored on the object (a field, or what a method of
@@ -588,6 +616,25 @@ def consumed_parameters(ctx: FileContext, fn: cst.FunctionDef, method: bool = Fa
     }
     memo[fn] = hit
     return hit
+
+
+def receiver_consumed(ctx: FileContext, fn: cst.FunctionDef) -> list[str]:
+    """The attributes of its receiver (``self.key``) a method consumes as keys on every path
+    and does not store again (a method that splits ``self.key`` and stores the new one
+    threads it), in order; [] for a function that is no method."""
+    memo: dict[cst.CSTNode, list[str]] = ctx.shared.setdefault("JAX502_receiver_consumed", {})
+    if fn in memo:
+        return memo[fn]
+    memo[fn] = []  # a recursive method: its own calls do not count
+    me = receiver_of(program(ctx), fn)
+    if me is None:
+        return []
+    consumed, _ = _consumed_in(ctx, fn, follow=True)
+    prefix = me.name.value + "."
+    memo[fn] = [
+        k[len(prefix) :] for k in consumed if k.startswith(prefix) and "." not in k[len(prefix) :] and "[" not in k
+    ]
+    return memo[fn]
 
 
 def lambda_consumed(ctx: FileContext, fn: cst.Lambda) -> dict[str, int]:

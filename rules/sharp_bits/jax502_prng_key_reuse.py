@@ -43,7 +43,9 @@ class PrngKeyReuse(Rule):
     class whose `__init__` does, or a library layer whose constructor does (equinox's
     `eqx.nn.Linear` and `eqx.nn.MLP` split their key; jaxlint reads them from its stubs of
     the library); a function that hands its key on to such a consumer on every path is one
-    (`make_critic(n, key)` returning `eqx.nn.MLP(..., key=key)`). A `jax.vmap` that gives a key whole to every example (its `in_axes`
+    (`make_critic(n, key)` returning `eqx.nn.MLP(..., key=key)`), and so is one that splits
+    the key it is given and returns the new one (`key, sub = split(key)` ... `return x,
+    key`: the given key is consumed, so `f(key)` twice draws the same numbers). A `jax.vmap` that gives a key whole to every example (its `in_axes`
     entry `None`) to a def or lambda that consumes it on every path (also through `partial`
     and under `jax.jit`) consumes it once per example:
     every example draws the same numbers, and JAX's checker, which sees one consumption,
@@ -58,8 +60,11 @@ class PrngKeyReuse(Rule):
     A key stored on an object (`self.key` set in `__init__`, also a base class's, or a
     dataclass field) is tracked like a name until something stores a new one: an
     assignment to the attribute, or a call that may store one (a method of the object, a
-    function of the project; a jax function or a list's `append` cannot). A property or
-    an attribute of a library base class may give a fresh key on each read: not tracked.
+    function of the project; a jax function or a list's `append` cannot). A method of the
+    object that draws from `self.key` on every path and stores no new key consumes it at
+    each call: `self.timesteps(n)` then `self.noise(shape)` draw from the same key. A
+    property or an attribute of a library base class may give a fresh key on each read:
+    not tracked.
 
     One key given on purpose to two draws that shuffle paired arrays in unison is not
     reported: `permutation(key, x)` and `permutation(key, y)`, or `choice(key, xs, (n,))`

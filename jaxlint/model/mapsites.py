@@ -82,6 +82,8 @@ class Application:
     # called (``evaluate(cfg, w)`` here, ``p_eval(w, x, y)`` there): judged with this call's
     # arguments; ``callee`` names the def
     via: bool = False
+    # the path of the module making a foreign map
+    owner_path: str = ""
 
 
 @dataclass(slots=True)
@@ -419,6 +421,7 @@ class _Scan:
         app = dataclasses.replace(app, node=call, anchor=None)
         where = os.path.basename(owner.ctx.path)
         app.foreign = f"{where}:{line}" if line else where
+        app.owner_path = owner.ctx.path
         app.callee = " ".join(self.p.ctx.code(call.func).split())
         return app
 

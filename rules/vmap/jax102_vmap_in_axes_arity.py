@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import libcst as cst
@@ -97,11 +98,26 @@ class VmapInAxesArity(ThroughForwarders):
 
     def finish(self) -> None:
         for site in vmap_sites(self.ctx):
+            if site.foreign and self._reported_by_owner(site):
+                continue
             # a call in view first, then what the signature alone proves, then a call that
             # rests on a forwarder of another module (checked in the project phase)
             if self._calls(site, assumed=False) or self._static(site) or self._keyed(site):
                 continue
             self._calls(site, assumed=True)
+
+    def _reported_by_owner(self, site: Site) -> bool:
+        """Is the foreign map's ``in_axes`` longer than its function takes, and its module
+        linted in this run (this file imports from it: ``ctx.judged``)? That module reports
+        it from the signature alone (``_static``), at the map: once, where the fix goes."""
+        owner = os.path.abspath(site.mapped.app.owner_path)
+        if owner not in self.ctx.judged:
+            return False
+        t = site.mapped.value
+        n = _entries(site)
+        sig = program(self.ctx).evaluator.signature(t.target) if t is not None and n is not None else None
+        most = sig.positional_counts()[1] if sig is not None else None
+        return most is not None and n is not None and n > most
 
     def _shown(self, site: Site, n: int) -> str:
         assert site.in_axes_node is not None

@@ -167,8 +167,11 @@ class KeyFlow(Flow):
         t = type(s)
         if t is cst.Assign:
             self.expression(s.value)
+            handed = self.handed_back(s.value) if type(s.value) is cst.Call and len(s.targets) == 1 else {}
             for target in s.targets:
                 self.unbind(target.target)
+            for name, consumed in handed.items():
+                self.env[name] = consumed
         elif t is cst.AnnAssign or t is cst.AugAssign:
             if s.value is not None:
                 self.expression(s.value)
@@ -416,6 +419,33 @@ class KeyFlow(Flow):
             loop = self.loop_node if prev.previous_iteration else None
             self.reuses[n] = Reuse(n, key, api, used.gives, prev, loop, self.kind(used))
         self.env[key] = Consumed(n, api, used.gives)
+
+    def handed_back(self, call: cst.Call) -> dict[str, Consumed]:
+        """The names an assignment of ``call``'s result binds to a key the call consumed and
+        its callee returns as it was given (``x, y, key = get_batch(key, data)`` whose
+        ``get_batch`` draws from ``key`` and returns it): they hold a consumed key."""
+        if not self.follow:
+            return {}
+        parent = self.ctx.parents.get(call)
+        if type(parent) is not cst.Assign:
+            return {}
+        target = parent.targets[0].target
+        returned = returned_parameters(self.ctx, call)
+        if not returned:
+            return {}
+        out: dict[str, Consumed] = {}
+        for index, param_index in returned.items():
+            arg = _argument(call, param_index[1], param_index[0])
+            k = key_name(arg)
+            if k is None or k not in self.env or self.env[k].node is not call:
+                continue  # not consumed by this very call
+            if index is None and type(target) is cst.Name:
+                out[target.value] = self.env[k]
+            elif index is not None and isinstance(target, (cst.Tuple, cst.List)):
+                elements = target.elements
+                if index < len(elements) and type(elements[index].value) is cst.Name:
+                    out[elements[index].value.value] = self.env[k]
+        return out
 
     def receiver_use(self, n: cst.Call) -> Use | None:
         """``self.sample_noise(shape)`` whose method consumes a key its receiver holds
@@ -689,6 +719,38 @@ def consumer(ctx: FileContext, call: cst.Call) -> dict[str, int] | None:
         if scope is None or (scope.parent is not None and scope.parent.kind == "class"):
             return None  # a method, called through its class
     return consumed_parameters(owner.ctx, node, method)
+
+
+def returned_parameters(ctx: FileContext, call: cst.Call) -> dict[int | None, tuple[str, int]]:
+    """The key parameters the callee of ``call`` consumes on every path and returns as they
+    were given: {item of the returned tuple (None: the whole result): (param, position)}.
+    Every ``return`` must give that parameter there; a parameter bound again is not one."""
+    consumed = consumer(ctx, call)
+    if not consumed:
+        return {}
+    v = program(ctx).evaluator.value(call.func, None)
+    runs = _runs_as_called(v)
+    node = runs.node if type(runs) is Function else None
+    if not isinstance(node, cst.FunctionDef):
+        return {}
+    owner = (runs.program or program(ctx)).ctx
+    memo: dict[cst.CSTNode, dict[int | None, tuple[str, int]]] = owner.shared.setdefault("JAX502_returned", {})
+    if node in memo:
+        return memo[node]
+    _, flow = _consumed_in(owner, node, follow=True)
+    found: dict[int | None, tuple[str, int]] | None = None
+    for ret in owner.descendants(node.body, prune=(cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        if type(ret) is not cst.Return:
+            continue
+        here: dict[int | None, tuple[str, int]] = {}
+        items = ret.value.elements if type(ret.value) is cst.Tuple else None
+        values = [(i, e.value) for i, e in enumerate(items)] if items is not None else [(None, ret.value)]
+        for i, value in values:
+            if type(value) is cst.Name and value.value in consumed and value.value not in flow.assigned:
+                here[i] = (value.value, consumed[value.value])
+        found = here if found is None else {k: v for k, v in found.items() if here.get(k) == v}
+    memo[node] = found or {}
+    return memo[node]
 
 
 def partial_use(ctx: FileContext, call: cst.Call) -> Use | None:

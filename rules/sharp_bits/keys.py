@@ -443,8 +443,9 @@ class KeyFlow(Flow):
                 out[target.value] = self.env[k]
             elif index is not None and isinstance(target, (cst.Tuple, cst.List)):
                 elements = target.elements
-                if index < len(elements) and type(elements[index].value) is cst.Name:
-                    out[elements[index].value.value] = self.env[k]
+                item = elements[index].value if index < len(elements) else None
+                if isinstance(item, cst.Name):
+                    out[item.value] = self.env[k]
         return out
 
     def receiver_use(self, n: cst.Call) -> Use | None:

@@ -40,7 +40,8 @@ class PrngKeyReuse(Rule):
     again in each iteration; or passed twice to a callee that consumes its key argument
     on every path: a function of the same module or of another module of the project (also
     under `@jax.jit`, `checkpoint` and the other transforms that run it as called), a
-    class whose `__init__` does, or a library layer whose constructor does (equinox's
+    class whose `__init__` does, an instance of a class of the project whose `__call__`
+    does (`block(x, key=key)` for each block of a model), or a library layer whose constructor does (equinox's
     `eqx.nn.Linear` and `eqx.nn.MLP` split their key; jaxlint reads them from its stubs of
     the library); a function that hands its key on to such a consumer on every path is one
     (`make_critic(n, key)` returning `eqx.nn.MLP(..., key=key)`), and so is one that splits

@@ -36,6 +36,7 @@ from jaxlint.model.abstract import (
     Opaque,
     Partial,
     Scalar,
+    Struct,
     Transformed,
     Tuple,
     constant,
@@ -696,8 +697,9 @@ def _consumed_in(
 def consumer(ctx: FileContext, call: cst.Call) -> dict[str, int] | None:
     """The key parameters a call's callee consumes on every path, by the model's value of the
     callee and the key flow of its body in its own module: an undecorated def (not a
-    method) of this module, of another one of the project or of a library stub, or a class
-    whose ``__init__`` consumes them (``eqx.nn.Linear(3, 4, key=key)`` splits its key), also
+    method) of this module, of another one of the project or of a library stub, a class
+    whose ``__init__`` consumes them (``eqx.nn.Linear(3, 4, key=key)`` splits its key), or an
+    instance of a class of the project whose ``__call__`` does (``block(x, key=key)``), also
     under ``@jax.jit`` and the other transforms that run it as called (``_runs_as_called``).
     None: not known."""
     if type(call.func) is cst.Attribute and call.func.attr.value in TRACING_METHODS:
@@ -708,6 +710,10 @@ def consumer(ctx: FileContext, call: cst.Call) -> dict[str, int] | None:
     method = type(v) is Class
     if method:
         v = classes_method(ev, v, "__init__")
+    elif type(v) is Struct and type(v.cls) is Class:
+        # ``block(x, key=key)``: an instance of a class of the project runs its ``__call__``
+        method = True
+        v = classes_method(ev, v.cls, "__call__")
     runs = _runs_as_called(v)
     node = runs.node if type(runs) is Function else None
     if not isinstance(node, cst.FunctionDef):

@@ -26,7 +26,8 @@ class TracedControlFlow(Rule):
     ## What it does
     Reports Python control flow and conversions that need a concrete value, applied to a
     traced value: `if`, `elif`, `while`, a conditional expression, `and`/`or`/`not`
-    (including `x or default`), `bool()`, `int()` and `float()`. A value is traced when it
+    (including `x or default`), `bool()`, `int()`, `float()` and the bounds of `range()`.
+    A value is traced when it
     is an argument of a function that `jax.jit`, `checkpoint`, `vmap`, `pmap`, `shard_map`,
     or a `lax.scan`/`fori_loop`/`while_loop`/`cond`/`map` body traces (also from another
     module: `jax.jit(layers.relu)` traces `relu` of `layers.py`), is a parameter of a helper
@@ -53,7 +54,8 @@ class TracedControlFlow(Rule):
     it. On jax 0.10.2, `if`/`while`/`and`/`or`/`not`/`bool()` raise
     `jax.errors.TracerBoolConversionError: Attempted boolean conversion of traced array
     with shape bool[]`, and `int()`/`float()` raise `jax.errors.ConcretizationTypeError:
-    Abstract tracer value encountered where concrete value is expected`. The same code
+    Abstract tracer value encountered where concrete value is expected`; `range(n)` of a
+    traced `n` raises `jax.errors.TracerIntegerConversionError` (its `__index__`). The same code
     works when called eagerly or under `grad`, so it often breaks only once `jit` is added.
 
     ## Example
@@ -83,7 +85,7 @@ class TracedControlFlow(Rule):
 
     code = "JAX503"
     name = "traced-control-flow"
-    summary = "Python control flow, `bool()`, `int()` or `float()` on a traced value"
+    summary = "Python control flow, `bool()`, `int()`, `float()` or `range()` on a traced value"
     status = "stable"
     quiet_where_expected = True  # silent where the code expects the error (model/expected.py)
     help = "Use `jnp.where` / `lax.cond` / `lax.while_loop`, or mark the argument static"
@@ -191,6 +193,11 @@ def _message(kind: str, expr: str, origin: str, where: str, static_hint: bool) -
     )
     if origin == STAGED:  # from constants too: NumPy computes them concretely
         static = "; if it depends on no argument, compute it with NumPy or outside the function"
+    if kind == "range":
+        return (
+            f"`range()` needs concrete int bounds, but {origin_text}: raises `TracerIntegerConversionError`. "
+            f"Loop with `lax.fori_loop` or `lax.scan`{static}"
+        )
     if kind in ("int", "float"):
         return (
             f"`{kind}()` needs a concrete value, but {origin_text}: raises "

@@ -85,7 +85,7 @@ class SetItem:
 @dataclass(slots=True)
 class BoolUse:
     node: cst.CSTNode  # reported node
-    kind: str  # "if", "while", "ifexp", "and", "or", "not", "bool", "int", "float"
+    kind: str  # "if", "while", "ifexp", "and", "or", "not", "bool", "int", "float", "range"
     expr: cst.CSTNode  # the traced expression
     origin: str  # the traced argument it depends on
     trace: Trace
@@ -718,6 +718,15 @@ class ValueFlow(Flow):
                 and not n.args[0].star
             ):
                 self.check_bool(n.args[0].value, n.func.value, n)
+            elif (
+                t is cst.Call
+                and isinstance(n.func, cst.Name)
+                and n.func.value == "range"
+                and qualified(self.ev, n.func) == "builtins.range"
+                and all(a.keyword is None and not a.star for a in n.args)
+            ):
+                for a in n.args:  # each bound is taken as a Python int (``__index__``)
+                    self.check_bool(a.value, "range", n)
 
     def check_bool(self, test, kind, report_at, nested=True) -> None:
         if self.quiet:
@@ -737,7 +746,7 @@ class ValueFlow(Flow):
             self.check_bool(test.expression, kind, test.expression, nested=False)
             return
         f = self.fact(test)
-        needs = TRACED if kind in ("int", "float") else ARRAY | TRACED
+        needs = TRACED if kind in ("int", "float", "range") else ARRAY | TRACED
         leaf = isinstance(test, cst.Name) and f[0] & (LEAF | TRACED) == LEAF | TRACED
         if (f[0] & needs == needs or leaf) and f[1] and report_at not in self.bools:
             trace = self.trace or self.outer_trace

@@ -63,6 +63,14 @@ class Trace:
     # the program of another module whose def this file's application traces
     # (``jax.jit(make_step(...))`` with ``make_step`` imported): that module's rule run reads it
     home: Any = None
+    # the application that first traces each parameter, when several do (``jit(f,
+    # static_argnums=1)`` and ``jit(f)``: only the second traces ``n``); else ``node``
+    sites: dict[str, Any] = field(default_factory=dict)
+
+    def site_of(self, param: str | None) -> Any:
+        """The application that traces ``param`` (to cite it, and to ask whether it runs
+        where the error is expected)."""
+        return self.sites.get(param, self.node) if param is not None else self.node
 
 
 def traced_functions(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
@@ -82,10 +90,12 @@ def _traced(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
         if tr is UNKNOWN:
             unknown.add(fn)
         elif tr is not None:
+            tr.sites = {q: tr.sites.get(q, tr.node) for q in tr.params}
             have = out.get(fn)
             if have is None:
                 out[fn] = tr
                 return
+            sites = {**tr.sites, **have.sites}  # the first application to trace each keeps it
             fixed = {k: v for k, v in have.fixed.items() if k in tr.fixed and tr.fixed[k] == v}
             if tr.stages and not have.stages:  # the staging application decides more: cite it
                 tr.params |= have.params
@@ -93,6 +103,7 @@ def _traced(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
             else:
                 have.params |= tr.params
             have.fixed = fixed
+            have.sites = sites
 
     def apply(app, found, home, receiver: bool | None = None, plain: bool = False) -> None:
         """``receiver``: whether the context that gave ``fn`` bound it to an instance

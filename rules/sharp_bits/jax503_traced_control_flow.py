@@ -130,10 +130,10 @@ class TracedControlFlow(Rule):
             u
             for flow in analysis(ctx).values()
             for u in flow.bools.values()
-            if not runs_where_expected(ctx, u.trace.node, catches_type_error)
+            if not runs_where_expected(ctx, u.trace.site_of(u.origin), catches_type_error)
         ]
         if uses:
-            lines = exact_lines(ctx, [u.trace.node for u in uses])
+            lines = exact_lines(ctx, [u.trace.site_of(u.origin) for u in uses])
             for u in sorted(uses, key=lambda u: ctx.text_order(u.node)):
                 head, note = split(self.message(u, lines))
                 self.report(u.node, head, note=note)
@@ -157,7 +157,7 @@ class TracedControlFlow(Rule):
 
     def message(self, u, lines) -> str:
         ctx = self.ctx
-        line = lines.get(u.trace.node)
+        line = lines.get(u.trace.site_of(u.origin))
         where = f"{u.trace.api}" + (f" at line {line}" if line else "")
         static = u.trace.static_hint and u.origin in u.trace.params and _on_argument(u)
         return _message(u.kind, _short(ctx.code(u.expr)), u.origin, where, static)

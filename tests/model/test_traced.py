@@ -170,3 +170,17 @@ def test_a_transform_of_a_parameter_traces_the_defs_its_calls_give():
     layer = lift(REGISTRY["relu"])
     y = staged(power, 1.0)
     """) == {"relu": (["x"], "jax.vmap", 13), "power": (["x"], "jax.jit", 17)}
+
+
+def test_each_parameter_cites_the_application_that_traces_it():
+    """Two applications of one def: `jit(f, static_argnums=(1,))` keeps `n` concrete,
+    `jit(f)` traces it; the trace of `n` is the second application (messages cite it, and
+    an expected error is judged where it runs)."""
+    from jaxlint.model.traced import traced_functions
+
+    p = model_of(
+        "import jax\ndef f(x, n):\n    return x + n\na = jax.jit(f, static_argnums=(1,))(0, 5)\nb = jax.jit(f)(0, 5)\n"
+    )
+    (trace,) = traced_functions(p.ctx, p).values()
+    assert trace.params == {"x", "n"}
+    assert line_of(p, trace.site_of("x")) == 4 and line_of(p, trace.site_of("n")) == 5

@@ -142,6 +142,25 @@ def test_a_fix_next_to_a_huge_literal(tmp_path):
     assert p.read_text() == "import jax\nx = [" + BIG + "]\ny = jax.tree.map(f, x)\n"
 
 
+@pytest.mark.parametrize("endings", [("\r", "\n"), ("\r", "\r\n"), ("\r",), ("\r\n",)])
+def test_a_concatenation_with_any_line_endings_keeps_every_later_position(tmp_path, endings):
+    """Lines that end in a lone ``\r`` are lines to Python. In the stand-in of a
+    concatenation over them, a lone ``\r`` before a ``\n`` would make one ``\r\n``, one line
+    fewer, and every finding and fix after it would land on another line (a fix was written
+    into a string of the concatenation)."""
+    parts = "".join(f'    "part {i}"{endings[i % len(endings)]}' for i in range(500))
+    text = f"import jax\nx = 1\nTABLE = (\n{parts})\n{TAIL}"
+    line = len(text.splitlines())  # the last line, as Python counts it
+    assert findings(text) == [("JAX801", line, 5, JAX801)]
+    p = tmp_path / "m.py"
+    p.write_bytes(text.encode())
+    r = subprocess.run(
+        [sys.executable, "-m", "jaxlint", "--no-cache", "--fix", str(p)], capture_output=True, text=True, timeout=300
+    )
+    assert (r.returncode, r.stderr) == (0, "Fixed 1 problem; no problems remain.\n")
+    assert p.read_bytes() == text.replace("jax.tree_map", "jax.tree.map").encode()
+
+
 def test_a_huge_string_is_read_in_constant_memory(tmp_path):
     """The text scans (masking strings, counting tokens, a unit's code words) matched a
     string character by character with a lazy or backtracking pattern: about 120 bytes

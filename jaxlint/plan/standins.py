@@ -266,7 +266,9 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 def _stand_in(original: str) -> str:
     """``__jaxlint_literal__("...")`` with the line breaks of ``original`` and the length of
     its last line."""
-    breaks = [m.group() for m in _LINE_BREAK.finditer(original)]
+    # the lines between the breaks are empty here, so a lone ``\r`` followed by a ``\n``
+    # would read as one ``\r\n``, one line fewer: write ``\n``, the same one character
+    breaks = ["\n" if m.group() == "\r" else m.group() for m in _LINE_BREAK.finditer(original)]
     if not breaks:
         width = len(original)
         if width < len(NAME) + 4:

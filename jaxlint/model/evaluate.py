@@ -73,6 +73,7 @@ from .catalogue.host import INSTANCE_METHODS
 from .catalogue.indexing import IndexRef, is_slice, make_slice
 from .classes import RUNS_METHOD, run_method
 from .cli_args import PARSES, parsed
+from .pybuiltins import BUILTIN_CALLS
 from .scopes import Binding, Scope, reaching_in
 from .signature import REQUIRED, Argument, Param, Signature, bind
 from .transforms import PARTIAL, SCOPES, TRANSPARENT_DECORATORS
@@ -873,12 +874,21 @@ class Evaluator:
             return join_all(keys) if keys else UNKNOWN
         if t is Struct and type(iterable.cls) is Class:
             # an instance of a project class: ``for`` calls its ``__iter__`` (a generator
-            # method gives what it yields)
+            # method gives what it yields), then the iterator's ``__next__``
+            return self.next_item(self.iterator(iterable))
+        return UNKNOWN
+
+    def iterator(self, v: Any) -> Any:
+        """What ``iter(v)`` gives: a generator is its own iterator; a project class's
+        instance gives what its ``__iter__`` returns (``self``, for a loader that is its own
+        iterator)."""
+        if type(v) is Generator:
+            return v
+        if type(v) is Struct and type(v.cls) is Class:
             from .classes import bound_method
 
-            it = bound_method(self, iterable.cls, "__iter__", iterable)
-            made = self.call(it, [], None, None) if it is not UNKNOWN else UNKNOWN
-            return self.next_item(made)
+            made = bound_method(self, v.cls, "__iter__", v)
+            return self.call(made, [], None, None) if made is not UNKNOWN else UNKNOWN
         return UNKNOWN
 
     def next_item(self, it: Any) -> Any:
@@ -1711,37 +1721,11 @@ _ARRAY_OPS = {
     "BitXor": "jax.numpy.bitwise_xor",
 }
 
+# the builtin names a read resolves to: those ``pybuiltins`` computes, and a few that only
+# need to be recognised as builtins (decorators, number helpers)
 _BUILTINS = frozenset(
-    {
-        "len",
-        "range",
-        "zip",
-        "enumerate",
-        "next",
-        "iter",
-        "int",
-        "float",
-        "bool",
-        "str",
-        "tuple",
-        "list",
-        "dict",
-        "min",
-        "max",
-        "abs",
-        "sum",
-        "isinstance",
-        "print",
-        "staticmethod",
-        "classmethod",
-        "property",
-        "reversed",
-        "sorted",
-        "round",
-        "pow",
-        "divmod",
-    }
-)
+    q[len("builtins.") :] for q in BUILTIN_CALLS if q.startswith("builtins.") and "." not in q[len("builtins.") :]
+) | frozenset({"classmethod", "divmod", "pow", "property", "round", "staticmethod"})
 
 
 # A literal's value as Python reads it. ``evaluated_value`` is ``ast.literal_eval``: a

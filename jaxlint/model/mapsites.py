@@ -328,10 +328,8 @@ class _Scan:
         p = self.p
         if not p.ctx.importers or not _calls_given(p, call):
             return False
-        fn = p.ctx.enclosing_function(call)
-        while fn is not None and (outer := p.ctx.enclosing_function(fn)) is not None:
-            fn = outer
-        return type(fn) is cst.FunctionDef and fn.name.value in p.ctx.importers
+        unit = p.ctx.unit_of(call)  # the module-level def (or method) holding the call
+        return type(unit) is cst.FunctionDef and unit.name.value in p.ctx.importers
 
     def _foreign_call(self, call: cst.Call) -> None:
         """A call of a map another module makes (``batched_loss = jax.vmap(loss)`` there):

@@ -18,7 +18,6 @@ from jaxlint.base.literals import UNKNOWN
 from . import dims
 from .abstract import (
     Array,
-    Class,
     Const,
     Dict,
     External,
@@ -27,7 +26,6 @@ from .abstract import (
     Opaque,
     Scalar,
     Seq,
-    Struct,
     Tuple,
     as_dim,
     int_value,
@@ -307,20 +305,9 @@ def _sorted(ev: Evaluator, args: list[Argument]) -> Any:
 
 
 def _iter(ev: Evaluator, args: list[Argument]) -> Any:
-    """``iter(x)``: a generator is its own iterator; a project class's instance gives what
-    its ``__iter__`` returns (``self``, for a loader that is its own iterator)."""
+    """``iter(x)``: what ``Evaluator.iterator`` says it gives."""
     xs = _positional(args)
-    if xs is None or len(xs) != 1:
-        return UNKNOWN
-    it = xs[0]
-    if type(it) is Generator:
-        return it
-    if type(it) is Struct and type(it.cls) is Class:
-        from .classes import bound_method
-
-        made = bound_method(ev, it.cls, "__iter__", it)
-        return ev.call(made, [], None, None) if made is not UNKNOWN else UNKNOWN
-    return UNKNOWN
+    return ev.iterator(xs[0]) if xs is not None and len(xs) == 1 else UNKNOWN
 
 
 def _zip(ev: Evaluator, args: list[Argument]) -> Any:

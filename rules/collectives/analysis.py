@@ -106,13 +106,14 @@ def site_names(ctx: Any, node: cst.Call, site: Site) -> tuple[str, ...] | None:
     if arg is None:
         return None
     ev = program(ctx).evaluator
-
-    def read(frame: Any) -> tuple[str, ...] | None:
-        with ev.query(_NAMES_FUEL):
-            return names_of(ev.value(arg, frame))
-
-    names = in_contexts(ev, read, ctx.enclosing_function(node))
+    names = in_contexts(ev, lambda frame: _names_in(ev, arg, frame), ctx.enclosing_function(node))
     return names or None
+
+
+def _names_in(ev: Any, arg: cst.BaseExpression, frame: Any) -> tuple[str, ...] | None:
+    """The axis names ``arg`` gives in ``frame`` (bounded work)."""
+    with ev.query(_NAMES_FUEL):
+        return names_of(ev.value(arg, frame))
 
 
 def site_names_from_importers(ctx: Any, node: cst.Call, site: Site) -> tuple[tuple[str, ...] | None, list | None]:
@@ -130,8 +131,7 @@ def site_names_from_importers(ctx: Any, node: cst.Call, site: Site) -> tuple[tup
         at = foreign_call_line(ctx, frame)
         if at is None:
             continue  # a context in view: read already, without a name
-        with ev.query(_NAMES_FUEL):
-            found.append((names_of(ev.value(arg, frame)), at))
+        found.append((_names_in(ev, arg, frame), at))
     names = agreed([n for n, _ in found]) if found else None
     if not names:
         return None, None

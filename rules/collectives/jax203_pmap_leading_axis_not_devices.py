@@ -4,9 +4,8 @@ import libcst as cst
 
 from jaxlint.lint.rule import Invalid, NodeEdit, Rule, RuleFix
 from jaxlint.model import dims
-from jaxlint.model.contexts import foreign_call_line
 
-from .pmap import Finding, built, clip, constructor_shape, findings, head, jax_name
+from .pmap import Finding, built, called_at, clip, constructor_shape, findings, head, jax_name
 
 FIX_TITLE = "Reshape so that the leading axis is the device count"
 
@@ -156,9 +155,7 @@ class PmapLeadingAxisNotDevices(Rule):
         name = f"`{clip(ctx, f.shown, 40)}`"
         start = head(ctx, f) + ", so that axis must be the device count"
         where = built(ctx, f)
-        it = f"{name} is {where}. " if where else ""
-        called = foreign_call_line(ctx, f.evaluated.record.frame)
-        it = f"As called at line {called}: {it}" if called is not None else it
+        it = called_at(ctx, f) + (f"{name} is {where}. " if where else "")
         shape = constructor_shape(f)
         size = f.leaf.size
         if size is None:

@@ -4,9 +4,8 @@ import libcst as cst
 
 from jaxlint.lint.rule import Invalid, NodeEdit, Rule, RuleFix
 from jaxlint.model.abstract import path_text
-from jaxlint.model.contexts import foreign_call_line
 
-from .pmap import Finding, built, clip, findings, head, jax_name
+from .pmap import Finding, built, called_at, clip, findings, head, jax_name
 
 FIX_TITLE = "Split one key per device"
 
@@ -129,8 +128,7 @@ class PmapUnreplicatedInput(Rule):
         for f in findings(self.ctx):
             if f.node is None:
                 continue
-            called = foreign_call_line(self.ctx, f.evaluated.record.frame)
-            at = f"As called at line {called}: " if called is not None else ""
+            at = called_at(self.ctx, f)
             if f.kind == "key":
                 message, note = self._key_message(f)
                 self.report(f.node, message, fix=self._key_fix(f), note=at + note)

@@ -25,7 +25,7 @@ import libcst as cst
 
 from jaxlint.model import dims, program
 from jaxlint.model.abstract import KEY, RAW_KEY, Array, Const, External, Scalar, Seq, as_array
-from jaxlint.model.contexts import sites
+from jaxlint.model.contexts import foreign_call_line, sites
 from jaxlint.model.maps import MapIssue, MappedLeaf
 from jaxlint.model.mapsites import Evaluated, MapSite, map_sites
 from jaxlint.model.provenance import Origin, origin
@@ -259,6 +259,13 @@ def head(ctx: Any, f: Finding) -> str:
         f"{name} goes through `{func}` (as `{param}`) to {label(ctx, f)}{where}, which maps it over its "
         "leading axis, one slice per device"
     )
+
+
+def called_at(ctx: Any, f: Finding) -> str:
+    """``As called at line 7 of run.py: `` when the values come from the call of a file
+    importing this module (``contexts(..., importers=True)``), else ``""``."""
+    line = foreign_call_line(ctx, f.evaluated.record.frame)
+    return f"As called at line {line}: " if line is not None else ""
 
 
 def built(ctx: Any, f: Finding) -> str:

@@ -702,6 +702,17 @@ def consumer(ctx: FileContext, call: cst.Call) -> dict[str, int] | None:
     instance of a class of the project whose ``__call__`` does (``block(x, key=key)``), also
     under ``@jax.jit`` and the other transforms that run it as called (``_runs_as_called``).
     None: not known."""
+    found = _called_def(ctx, call)
+    if found is None:
+        return None
+    owner, node, method = found
+    return consumed_parameters(owner, node, method)
+
+
+def _called_def(ctx: FileContext, call: cst.Call) -> tuple[FileContext, cst.FunctionDef, bool] | None:
+    """The def a call runs, by the model's value of the callee (see ``consumer``): its
+    file's context, the def, and whether it is a method run on an instance (the
+    constructor of a class called, the ``__call__`` of an instance). None: not known."""
     if type(call.func) is cst.Attribute and call.func.attr.value in TRACING_METHODS:
         return None  # ``f.lower(key)``: traced on abstract values, nothing drawn
     p = program(ctx)
@@ -725,22 +736,20 @@ def consumer(ctx: FileContext, call: cst.Call) -> dict[str, int] | None:
         scope = owner.scope_of_node.get(node)
         if scope is None or (scope.parent is not None and scope.parent.kind == "class"):
             return None  # a method, called through its class
-    return consumed_parameters(owner.ctx, node, method)
+    return owner.ctx, node, method
 
 
 def returned_parameters(ctx: FileContext, call: cst.Call) -> dict[int | None, tuple[str, int]]:
     """The key parameters the callee of ``call`` consumes on every path and returns as they
     were given: {item of the returned tuple (None: the whole result): (param, position)}.
     Every ``return`` must give that parameter there; a parameter bound again is not one."""
-    consumed = consumer(ctx, call)
+    called = _called_def(ctx, call)
+    if called is None or called[2]:
+        return {}  # (a constructor returns the instance; an instance's ``__call__``: not read)
+    owner, node, _ = called
+    consumed = consumed_parameters(owner, node)
     if not consumed:
         return {}
-    v = program(ctx).evaluator.value(call.func, None)
-    runs = _runs_as_called(v)
-    node = runs.node if type(runs) is Function else None
-    if not isinstance(node, cst.FunctionDef):
-        return {}
-    owner = (runs.program or program(ctx)).ctx
     memo: dict[cst.CSTNode, dict[int | None, tuple[str, int]]] = owner.shared.setdefault("JAX502_returned", {})
     if node in memo:
         return memo[node]

@@ -110,14 +110,20 @@ class VmapInAxesArity(ThroughForwarders):
         """Is the foreign map's ``in_axes`` longer than its function takes, and its module
         linted in this run (this file imports from it: ``ctx.judged``)? That module reports
         it from the signature alone (``_static``), at the map: once, where the fix goes."""
-        owner = os.path.abspath(site.mapped.app.owner_path)
-        if owner not in self.ctx.judged:
+        if os.path.abspath(site.mapped.app.owner_path) not in self.ctx.judged:
             return False
+        found = self._arity(site)
+        return found is not None and found[1] is not None and found[0] > found[1]
+
+    def _arity(self, site: Site) -> tuple[int, int | None, Any] | None:
+        """``(entries of in_axes, most positional arguments the function takes, its
+        signature)``; None when either is not known."""
         t = site.mapped.value
         n = _entries(site)
-        sig = program(self.ctx).evaluator.signature(t.target) if t is not None and n is not None else None
-        most = sig.positional_counts()[1] if sig is not None else None
-        return most is not None and n is not None and n > most
+        if t is None or n is None or site.in_axes_node is None:
+            return None
+        sig = program(self.ctx).evaluator.signature(t.target)
+        return (n, sig.positional_counts()[1], sig) if sig is not None else None
 
     def _shown(self, site: Site, n: int) -> str:
         assert site.in_axes_node is not None
@@ -186,15 +192,10 @@ class VmapInAxesArity(ThroughForwarders):
     def _static(self, site: Site) -> bool:
         """No call fails: an in_axes longer than the function takes, or a ``*args`` call
         that can pass no count of arguments the function takes; True when reported."""
-        ev = program(self.ctx).evaluator
-        t = site.mapped.value
-        n = _entries(site)
-        if t is None or n is None or site.in_axes_node is None or site.foreign:
+        found = self._arity(site) if not site.foreign else None
+        if found is None:
             return False  # (a map of another module: that module's lint reads its signature)
-        sig = ev.signature(t.target)
-        if sig is None:
-            return False
-        _least, most = sig.positional_counts()
+        n, most, sig = found
         name = target_name(self.ctx, site)
         if most is not None and n > most:
             params = ", ".join(p.name for p in sig.positional) or "none"

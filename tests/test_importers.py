@@ -142,3 +142,22 @@ def test_a_numpy_helper_planned_for_other_rules_still_runs_with_its_importers_ar
     for codes in (("JAX501",), ("JAX501", "JAX801", "JAX802")):
         found = testing.lint_folder(str(tmp_path), testing.settings_for(*codes)).diagnostics
         assert [(os.path.basename(d.path), d.start.line, d.code) for d in found] == [("aug.py", 5, "JAX501")], codes
+
+
+def test_a_class_split_into_its_methods_is_imported_by_its_name(tmp_path):
+    # the slicer splits a class with a def a rule wants into its members: the header unit
+    # still names the class, so ``Trainer(args)`` of main.py gives ``__init__`` its ``args``
+    root = str(tmp_path)
+    plans = _plans(
+        root,
+        {
+            "trainer.py": (
+                "import jax\nfrom jax import lax\n\nclass Trainer:\n    def __init__(self, args):\n"
+                "        self.step = jax.pmap(lambda x: lax.psum(x, 'i'), axis_name=args.axis)\n\n"
+                "    def fit(self, x):\n        return self.step(x)\n"
+            ),
+            "main.py": "import jax\nfrom trainer import Trainer\nprint(Trainer(None).fit(jax.numpy.ones(1)))\n",
+        },
+    )
+    got = {os.path.relpath(k, root): parse_entries(v) for k, v in importers(plans).items() if parse_entries(v)}
+    assert got == {"trainer.py": {"Trainer": (os.path.join(root, "main.py"),)}}

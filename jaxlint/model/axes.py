@@ -101,15 +101,21 @@ def agreed(values: list[tuple[str, ...] | None]) -> tuple[str, ...] | None:
     return first if all(v == first for v in values) else None
 
 
-def in_contexts(ev: Evaluator, read, fn) -> tuple[str, ...] | None:
+def in_contexts(ev: Evaluator, read, fn, importers: bool = False) -> tuple[str, ...] | None:
     """Axis names ``read(frame)`` gives, first with no call in view, else in every
     context of ``fn`` (the def the expression is in: its visible calls, and for a def
     nothing calls, the contexts of the def around it — a factory's closure sees the
-    factory's arguments); they must all agree."""
+    factory's arguments); they must all agree. ``importers``: where those do not agree,
+    the contexts the calls of the files importing the module give too."""
     got = read(None)
     if got is not None or fn is None:
         return got
-    return agreed([read(f) for f in frames(ev, fn)])
+    got = agreed([read(f) for f in frames(ev, fn)])
+    if got is not None or not importers or not ev.ctx.importers:
+        return got
+    # the files importing the module give what its own calls do not (``Trainer(args)`` of
+    # main.py for the ``jax.pmap(step, axis_name=args.axis_name)`` of ``__init__``)
+    return agreed([read(f) for f in frames(ev, fn, importers=True)])
 
 
 def frames(ev: Evaluator, fn, importers: bool = False) -> list[Env]:

@@ -628,7 +628,7 @@ class Uses:
             with ev.query(_NAMES_FUEL):
                 return map_names(ev.value(call, frame))
 
-        return in_contexts(ev, read, self.ctx.enclosing_function(call))
+        return in_contexts(ev, read, self.ctx.enclosing_function(call), importers=True)
 
     def _decorator_names(self, expr: cst.BaseExpression, node: cst.FunctionDef) -> tuple[str, ...] | None:
         """The axis names a map decorator (``@partial(jax.pmap, axis_name=...)``) binds."""
@@ -638,7 +638,7 @@ class Uses:
             with ev.query(_NAMES_FUEL):
                 return map_names(ev.decorate(ev.value(expr, frame), Function(node, frame, self.p), expr))
 
-        return in_contexts(ev, read, self.ctx.enclosing_function(node))
+        return in_contexts(ev, read, self.ctx.enclosing_function(node), importers=True)
 
     def _mark_declared(self, layer: dict[str, Any], options: list[cst.Arg], node: cst.CSTNode) -> None:
         """A map whose axis name cannot be read but is a field of a project config
@@ -748,7 +748,26 @@ class Uses:
             if any(b.kind == "def" for b in bs)
             and any(b.kind == "assign" and isinstance(b.node, cst.Assign) and self._rebinds_def(b.node) for b in bs)
         )
-        return {"uses": self.uses, "decorated": self.decorated, "foreign": foreign, "rebound": rebound}
+        plain = sorted(name for name in self.p.module_scope.bindings if self._plain_class(name, 0))
+        return {"uses": self.uses, "decorated": self.decorated, "foreign": foreign, "rebound": rebound, "plain": plain}
+
+    def _plain_class(self, name: str, depth: int) -> bool:
+        """Is the module-level name a class with no base but ``object`` and the module's own
+        plain classes? Nothing but its instances' calls runs its methods: no library
+        transform (flax's ``nn.vmap`` of a module) can reach them."""
+        bs = self.p.module_scope.bindings.get(name, [])
+        if len(bs) != 1 or bs[0].kind != "class" or depth > 4:
+            return False
+        cls = bs[0].node
+        assert isinstance(cls, cst.ClassDef)
+        if cls.keywords or cls.decorators:
+            return False
+        for base in cls.bases:
+            if type(base.value) is cst.Name and base.value.value == "object" and not self.p.reaching(base.value):
+                continue  # the builtin
+            if type(base.value) is not cst.Name or not self._plain_class(base.value.value, depth + 1):
+                return False
+        return True
 
 
 _API_FUEL = 400  # evaluation steps to read what a callee or decorator is

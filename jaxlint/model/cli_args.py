@@ -25,7 +25,7 @@ import libcst as cst
 
 from jaxlint.base.literals import UNKNOWN
 
-from .abstract import Const, External, Struct, Tuple
+from .abstract import Const, External, Function, Struct, Tuple
 from .spelled import spelled
 
 if TYPE_CHECKING:
@@ -53,21 +53,21 @@ def parsed(ev: Evaluator, call: cst.Call, env: Env | None) -> Any:
     unrecognised arguments for ``parse_known_args``), or None when ``call`` is not a parse
     of a parser the module builds in view."""
     func = call.func
-    if type(func) is not cst.Attribute or func.attr.value not in PARSES or type(func.value) is not cst.Name:
+    if type(func) is not cst.Attribute or func.attr.value not in PARSES:
         return None
     if call.args and not _command_line(ev, call, env):
         return UNKNOWN  # its own argument list: not the command line's defaults
+    found = _parser(ev, func.value, env)
+    if found is None:
+        return None
+    ev, binding, returned = found
     p = ev.p
-    found = p.reaching(func.value)
-    if len(found) != 1 or found[0].kind != "assign" or found[0].unpack:
-        return None
-    made = found[0].value
-    if type(made) is not cst.Call or spelled(p, made.func) not in PARSERS:
-        return None
-    reads, complete = p.references(found[0])
+    reads, complete = p.references(binding)
     fields: dict[str, Any] = {}
     for r in reads:
         parent = p.parents.get(r)
+        if r is returned:
+            continue  # ``return p`` of the builder: the parse is of what it returns
         if type(parent) is not cst.Attribute or parent.value is not r:
             return UNKNOWN  # handed on: arguments out of view
         use = p.parents.get(parent)
@@ -84,12 +84,46 @@ def parsed(ev: Evaluator, call: cst.Call, env: Env | None) -> Any:
                 if a.keyword is None:
                     return UNKNOWN
                 fields[a.keyword.value] = ev.value(a.value, env)
-    if not complete:
+    if not complete and returned is None:
         return UNKNOWN
     namespace = Struct(External("argparse.Namespace"), tuple(fields.items()), "object")
     if func.attr.value == "parse_known_args":
         return Tuple((namespace, UNKNOWN))
     return namespace
+
+
+def _parser(ev: Evaluator, expr: cst.BaseExpression, env: Env | None) -> tuple[Evaluator, Any, cst.Name | None] | None:
+    """The binding ``p = argparse.ArgumentParser(...)`` that ``expr`` reads, with the
+    evaluator of its file and the read of it a builder def returns: a name bound to the
+    parser here, a call of a def (also of another module) whose one ``return p`` gives its
+    own parser, or a name bound once to such a call (``parser = build_parser()``)."""
+    if type(expr) is cst.Name:
+        found = ev.p.reaching(expr)
+        if len(found) != 1 or found[0].kind != "assign" or found[0].unpack or type(found[0].value) is not cst.Call:
+            return None
+        made = found[0].value
+        if spelled(ev.p, made.func) in PARSERS:
+            return ev, found[0], None
+        expr = made
+    if type(expr) is not cst.Call or expr.args:
+        return None
+    fn = ev.value(expr.func, env)
+    if type(fn) is not Function or type(fn.node) is not cst.FunctionDef or fn.program is None:
+        return None
+    q = fn.program
+    returns = [n for n in q.ctx.descendants(fn.node) if type(n) is cst.Return]
+    if (
+        len(returns) != 1
+        or type(returns[0].value) is not cst.Name
+        or q.ctx.enclosing_function(returns[0]) is not fn.node
+    ):
+        return None
+    found = q.reaching(returns[0].value)
+    if len(found) != 1 or found[0].kind != "assign" or found[0].unpack or type(found[0].value) is not cst.Call:
+        return None
+    if spelled(q, found[0].value.func) not in PARSERS:
+        return None
+    return q.evaluator, found[0], returns[0].value
 
 
 def _argument(ev: Evaluator, call: cst.Call, env: Env | None) -> tuple[str, Any] | None:

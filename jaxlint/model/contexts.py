@@ -207,18 +207,41 @@ def visible_calls(ev: Evaluator, fn: FunctionNode) -> list[cst.Call]:
 
 def imported_calls(ev: Evaluator, fn: FunctionNode) -> list[tuple[Evaluator, cst.Call]]:
     """The calls of a module-level def of the linted file in the project files that import
-    it (jaxlint.plan.importers), each with the evaluator of its file."""
-    if type(fn) is not cst.FunctionDef or type(ev.p.parents.get(fn)) is not cst.Module:
+    it (jaxlint.plan.importers), each with the evaluator of its file; for a def a
+    module-level factory returns (``make_step(cfg)`` returning ``step``), the calls of the
+    factory's results there (``step = make_step(cfg)`` then ``step(w, x)``)."""
+    if ev.world.home is None or ev.world.home[1] is not ev.p:
         return []
-    paths = ev.ctx.importers.get(fn.name.value, ())
-    if not paths or ev.world.home is None or ev.world.home[1] is not ev.p:
+    if type(fn) is not cst.FunctionDef:
         return []
+    cls = module_class(ev.p, fn)
+    wanted: list[tuple[cst.FunctionDef | cst.ClassDef, int | None]]
+    if type(ev.p.parents.get(fn)) is cst.Module:
+        wanted = [(fn, -1)]
+    elif cls is not None:
+        wanted = [(cls, -1)]  # ``Trainer(args)``, ``runner.fit(X, y)``: the method with those
+    else:
+        wanted = list(ev.p.factory_returns(fn))
     out = []
-    for path in paths:
-        q = ev.world.importer(path)
-        if q is not None:
-            out += [(q.evaluator, call) for call in q.imported_calls(f"{ev.world.home[0]}.{fn.name.value}")]
+    for factory, index in wanted:
+        for path in ev.ctx.importers.get(factory.name.value, ()):
+            q = ev.world.importer(path)
+            if q is None:
+                continue
+            made = q.imported_calls(f"{ev.world.home[0]}.{factory.name.value}")
+            if type(factory) is cst.ClassDef:
+                calls = made if fn.name.value == "__init__" else q.instance_method_calls(made, factory, fn.name.value)
+            else:
+                calls = made if index == -1 else q.result_calls(made, index)
+            out += [(q.evaluator, call) for call in calls]
     return out
+
+
+def module_class(p: Any, fn: cst.FunctionDef) -> cst.ClassDef | None:
+    """The module-level class whose body defines the method ``fn`` (of ``p``'s file)."""
+    body = p.parents.get(fn)
+    cls = p.parents.get(body) if type(body) is cst.IndentedBlock else None
+    return cls if type(cls) is cst.ClassDef and type(p.parents.get(cls)) is cst.Module else None
 
 
 def case_frames(ev: Evaluator, fn: FunctionNode) -> list[Env]:

@@ -23,6 +23,7 @@ met while computing a value (also inside the functions it calls).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -746,7 +747,7 @@ class Evaluator:
         if t is Struct:
             v = base.get(attr)
             if v is not None:
-                return v
+                return _as_called_on(v, base) if base.kind == "object" else v
             from .classes import bound_method, stored_attribute
 
             m = bound_method(self, base.cls, attr, base)
@@ -1684,6 +1685,27 @@ class _ShapeOf:
     """``x.shape`` of an array whose rank is not known: ``x.shape[i]`` is still a size."""
 
     array: Array
+
+
+def _as_called_on(v: Any, obj: Struct) -> Any:
+    """A method bound while ``__init__`` ran (``self._step = jax.jit(self._loss)``) has the
+    object itself as its receiver: read from the built object, it runs on the object as it
+    is then (its fields), not on the fields it had when the method was bound. Through
+    transforms and ``partial``."""
+    t = type(v)
+    if t is Bound:
+        r = v.receiver
+        same = type(r) is Struct and r is not obj and r.kind == "object" and r.cls == obj.cls
+        if same and {k for k, _ in r.fields} <= {k for k, _ in obj.fields}:
+            return dataclasses.replace(v, receiver=obj)
+        return v
+    if t is Transformed:
+        target = _as_called_on(v.target, obj)
+        return v if target is v.target else dataclasses.replace(v, target=target)
+    if t is Partial:
+        func = _as_called_on(v.func, obj)
+        return v if func is v.func else dataclasses.replace(v, func=func)
+    return v
 
 
 @dataclass(frozen=True, slots=True)

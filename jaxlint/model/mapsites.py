@@ -43,7 +43,7 @@ from . import forwarding
 from .abstract import UNKNOWN, Bound, External, Function, Generator, OneOf, Partial, Transformed, Wraps
 from .appended import loop_frame
 from .carriers import carrying_calls
-from .contexts import assumed_along, contexts
+from .contexts import assumed_along, contexts, module_class
 from .maps import MapCall
 from .spelled import spelled
 from .stubs import MAPS as STUB_MAPS
@@ -258,7 +258,10 @@ def _judged_there(p: Program, g: Function) -> bool:
     if owner is None or owner is p or type(g.node) is not cst.FunctionDef:
         return False
     names = p.ctx.judged.get(os.path.abspath(owner.ctx.path), frozenset())
-    return g.node.name.value in names and type(owner.parents.get(g.node)) is cst.Module
+    if type(owner.parents.get(g.node)) is cst.Module:
+        return g.node.name.value in names
+    cls = module_class(owner, g.node)  # a method: judged with the calls through its class's instances
+    return cls is not None and cls.name.value in names
 
 
 def _made_here(scan: _Scan, rec: MapCall) -> tuple[cst.CSTNode, MapCall] | None:

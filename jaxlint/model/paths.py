@@ -67,12 +67,14 @@ class CallPaths:
         self.uses: dict[str, list[dict[str, Any]]] = {}
         self.decorated: dict[str, Any] = {}
         self.foreign: dict[str, bool] = {}
+        self.plain: set[str] = set()  # the classes only their instances' calls run (model/calls.py)
         modules = [m for m in project.all if project.modules.get(m.module) is m and m.extra.get(KEY)]
         # two files with one module name are left out: their references are ambiguous
         rebound = {r: m.module for m in modules for r in m.extra[KEY].get("rebound", ())}
         for m in modules:
             data = m.extra[KEY]
             self.foreign[m.module] = data.get("foreign", False)
+            self.plain.update(f"{m.module}.{name}" for name in data.get("plain", ()))
             for u in data["uses"]:
                 ref = self.canonical(u["ref"])
                 if rebound.get(ref, u["module"]) != u["module"]:
@@ -196,11 +198,14 @@ class CallPaths:
 
     def _under_foreign_transforms(self, ref: str) -> bool:
         """A method nothing here calls, in a module using flax/haiku/...: their module
-        transforms may run it under maps the model cannot see."""
+        transforms may run it under maps the model cannot see; not a method of a plain class
+        (no library base: only its instances' calls run it)."""
         f = self.project.function(ref)
         if f is None or f[1].class_name is None:
             return False
         m = self.project.module_of(ref)
+        if m is not None and f"{m.module}.{f[1].class_name}" in self.plain:
+            return False
         return m is None or self.foreign.get(m.module, True)
 
 

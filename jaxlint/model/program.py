@@ -642,11 +642,52 @@ class Program:
         self._through_maps = through_maps
         self._callee_unit = self.ctx.unit_of(node) if callees else None
         self._forwarders = forwarders
+        self._returns_seen = []
         return self._invocations(node, 0)
+
+    def factory_returns(self, node: cst.CSTNode) -> list[tuple[cst.FunctionDef, int | None]]:
+        """The module-level defs that return the value made at ``node`` (``return step``:
+        index None; ``return tx, step``: item 1), as ``invocations`` finds them: where
+        another module calls such a factory, the value is called where its results are
+        (``Program.result_calls``)."""
+        self.invocations(node, callees=True, forwarders=True)
+        return [(f, i) for f, i in self._returns_seen if type(self.parents.get(f)) is cst.Module]
+
+    def result_calls(self, made: list[cst.Call], index: int | None) -> list[cst.Call]:
+        """The calls of what the calls ``made`` of a factory return (item ``index`` of it):
+        ``step = make_step(cfg)`` then ``step(w, x)``, or ``tx, step = make(cfg)`` then
+        ``step(w, x)``."""
+        self._through_maps, self._callee_unit, self._forwarders = False, None, True
+        return self._result_calls(made, index, 0)
+
+    def instance_method_calls(self, made: list[cst.Call], cls: cst.ClassDef, name: str) -> list[cst.Call]:
+        """The calls of the method ``name`` of ``cls`` (a class of another module) through
+        the instances this file's calls ``made`` construct: ``runner = Runner(cfg)`` then
+        ``runner.fit(...)``, ``Runner(cfg).fit(...)``, or in a def the instance is passed to."""
+        self._through_maps, self._callee_unit, self._forwarders = False, None, True
+        calls: list[cst.Call] = []
+        for construction in made:
+            self._add_method_call(cls, name, construction, calls)
+            instance = self.binding_of_value(construction)
+            for r in self.references(instance)[0] if instance is not None else []:
+                self._add_method_call(cls, name, r, calls)
+                self._through_parameter(cls, name, r, calls, 0)
+        return calls
+
+    def _result_calls(self, made: list[cst.Call], index: int | None, depth: int) -> list[cst.Call]:
+        calls: list[cst.Call] = []
+        for m in made:
+            if index is None:
+                found = self._invocations(m, depth + 1)[0]
+            else:
+                found = self._calls_of(self.binding_of_item(m, index), depth + 1)[0]
+            calls += [c for c in found if c not in calls]
+        return calls
 
     _through_maps = False
     _callee_unit = None
     _forwarders = False
+    _returns_seen: list[tuple[cst.FunctionDef, int | None]] = []  # noqa: RUF012 (set per walk)
 
     def _invocations(self, node: cst.CSTNode, depth: int) -> tuple[list[cst.Call], bool]:
         if depth > 8:
@@ -703,7 +744,24 @@ class Program:
             if type(ret) is cst.Return and ret.value is display:
                 return self._returned_calls(ret, display.elements.index(parent), depth), False
             return [], False
+        stored = self._stored_on_receiver(node)
+        if stored is not None:  # ``self.step = jax.jit(self._step)``: where ``self.step(...)`` runs
+            return self._method_calls_of(*stored, depth), False
         return self._calls_of(self.binding_of_value(node), depth)
+
+    def _stored_on_receiver(self, node: cst.CSTNode) -> tuple[cst.ClassDef, str] | None:
+        """``(cls, name)`` when ``node`` is the one value the methods of ``cls`` store in
+        ``self.name`` (``self._step = jax.jit(self._train_step)`` in ``__init__``)."""
+        from .attributes import instance_attribute, stores_of
+
+        parent = self.parents.get(node)
+        if type(parent) is not cst.Assign or parent.value is not node or len(parent.targets) != 1:
+            return None
+        target = parent.targets[0].target
+        key = instance_attribute(self, target) if type(target) is cst.Attribute else None
+        if key is None or stores_of(self, key.cls, key.name) != [node]:
+            return None
+        return key.cls, key.name
 
     def _returned_calls(self, ret: cst.Return, index: int | None, depth: int) -> list[cst.Call]:
         """A value a def returns (``return step``, or item ``index`` of ``return tx, step``)
@@ -712,14 +770,8 @@ class Program:
         factory = self.ctx.enclosing_function(ret)
         if type(factory) is not cst.FunctionDef:
             return []
-        calls: list[cst.Call] = []
-        for made in self._invocations(factory, depth + 1)[0]:
-            if index is None:
-                found = self._invocations(made, depth + 1)[0]
-            else:
-                found = self._calls_of(self.binding_of_item(made, index), depth + 1)[0]
-            calls += [c for c in found if c not in calls]
-        return calls
+        self._returns_seen.append((factory, index))
+        return self._result_calls(self._invocations(factory, depth + 1)[0], index, depth)
 
     def binding_of_item(self, node: cst.CSTNode, index: int) -> Binding | None:
         """The binding an unpacking ``a, b = node`` makes of item ``index`` of ``node``."""
@@ -882,7 +934,7 @@ class Program:
         # and through the instances of the module's subclasses that inherit the method
         # (``kernel = RandomWalk(...)``, ``kernel.run(...)`` runs the base's ``run``)
         for k in [cls, *self._inheriting(cls, b.name)]:
-            calls += [c for c in self._method_calls_of(k, b, depth) if c not in calls]
+            calls += [c for c in self._method_calls_of(k, b.name, depth) if c not in calls]
         return calls
 
     def _inheriting(self, cls: cst.ClassDef, name: str) -> list[cst.ClassDef]:
@@ -909,7 +961,7 @@ class Program:
         found = self.reaching(expr)
         return len(found) == 1 and found[0].kind == "class" and found[0].node is cls
 
-    def _method_calls_of(self, cls: cst.ClassDef, b: Binding, depth: int) -> list[cst.Call]:
+    def _method_calls_of(self, cls: cst.ClassDef, name: str, depth: int) -> list[cst.Call]:
         """``_method_calls`` through the instances of ``cls`` (the method's class, or a
         subclass that inherits it)."""
         owner = self.binding_of_value(cls)
@@ -920,25 +972,25 @@ class Program:
         calls: list[cst.Call] = []
         # and the construction as the receiver itself (``Ensemble().predict(xs)``, ``Norm()(x)``)
         for construction in made:
-            self._add_method_call(cls, b.name, construction, calls, depth)
-        if b.name == "__init__":  # ``Sampler(cfg, target)`` runs ``__init__(self, cfg, target)``
+            self._add_method_call(cls, name, construction, calls, depth)
+        if name == "__init__":  # ``Sampler(cfg, target)`` runs ``__init__(self, cfg, target)``
             calls += made
         for instance in receivers:
             if instance is None:
                 continue
             reads, _ = self.references(instance)
             for r in reads:
-                self._add_method_call(cls, b.name, r, calls, depth)
-                self._through_parameter(cls, b.name, r, calls, depth)
+                self._add_method_call(cls, name, r, calls, depth)
+                self._through_parameter(cls, name, r, calls, depth)
         # and ``self.name(...)`` in the class's own methods
         for use, read in self._receiver_reads(cls):
             if use is _PASSED:
-                self._through_parameter(cls, b.name, read, calls, depth)
-            elif use == b.name or (use is None and b.name == "__call__") or self._runner(cls, use) is not None:
-                self._add_method_call(cls, b.name, read, calls, depth)
+                self._through_parameter(cls, name, read, calls, depth)
+            elif use == name or (use is None and name == "__call__") or self._runner(cls, use) is not None:
+                self._add_method_call(cls, name, read, calls, depth)
         # and any ``x.name(...)`` whose receiver evaluates to an instance of the class
         # (``gp = Regressor(x).fit()`` where ``fit`` returns ``self``)
-        for call in self._attribute_calls().get(b.name, ()):
+        for call in self._attribute_calls().get(name, ()):
             func = call.func
             if call not in calls and type(func) is cst.Attribute and self._instance_of(func.value, cls):
                 calls.append(call)

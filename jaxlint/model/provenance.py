@@ -50,8 +50,8 @@ def origin(p: Program, expr: cst.BaseExpression, frame: Env | None) -> Origin:
         f = out.frame
         while f is not None and f.function is not b.scope.node:
             f = f.parent
-        if f is None or type(f.site) is not cst.Call:
-            return out
+        if f is None or type(f.site) is not cst.Call or f.site not in p.parents:
+            return out  # no call, or a call of another module's file (an importer's): the parameter is where to point
         arg = _argument_for(p, f, b.name)
         if arg is None:
             return out

@@ -130,6 +130,13 @@ def _wraps_its_first_argument(p: Any, call: cst.Call) -> bool:
     return q is not None and (q in TABLE or q in PARTIAL)
 
 
+def method_keeps(p: Any, method: cst.FunctionDef, attrs: frozenset[str]) -> bool:
+    """Does running the method ``method`` (a def of ``p``'s file) leave its receiver's
+    ``attrs`` as they are (see ``keeps_receiver``)? For a call through an instance
+    (``es.tell(mean, fitness)`` between two ``es.ask(mean)``)."""
+    return not method.decorators and _method_keeps(p, method, attrs, 2 * DEPTH)
+
+
 def _method_keeps(p: Any, method: cst.FunctionDef, attrs: frozenset[str], depth: int) -> bool:
     """Does running ``method`` leave its receiver's ``attrs`` as they are?"""
     receiver = receiver_of(p, method)

@@ -28,9 +28,11 @@ from jaxlint.base.literals import UNKNOWN
 
 from .abstract import Bound as AbstractBound
 from .abstract import Function as AbstractFunction
+from .abstract import List as AbstractList
 from .abstract import Opaque
 from .abstract import Partial as AbstractPartial
 from .abstract import Transformed as AbstractTransformed
+from .abstract import Tuple as AbstractTuple
 from .classes import descriptor
 from .program import Program
 from .transforms import TABLE
@@ -152,13 +154,16 @@ def _traced(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
         if spots is None:
             continue
         for arg in _body_arguments(call, spots):
-            if type(arg) not in (cst.Name, cst.Lambda, cst.Attribute, cst.Call):
+            if type(arg) not in (cst.Name, cst.Lambda, cst.Attribute, cst.Call, cst.Tuple, cst.List):
                 continue
-            body = p.value(arg) if type(arg) is not cst.Call else None
+            body = p.value(arg) if type(arg) in (cst.Name, cst.Lambda, cst.Attribute) else None
             if type(body) is not Function:
-                partial_body = _partial_body(p, arg) if arg is not None else None
-                if partial_body is not None:
-                    add(partial_body[0].node, partial_body[1](TABLE[f.qualified], call))
+                v = p.evaluator.value(arg, None)
+                # ``lax.switch(i, branches, ...)``: each branch of the sequence is a body
+                for item in v.items if type(v) in (AbstractTuple, AbstractList) else [v]:
+                    partial_body = _partial_body(p, item, plain=item is not v)
+                    if partial_body is not None:
+                        add(partial_body[0].node, partial_body[1](TABLE[f.qualified], call))
                 continue
             body_fn = body.node
             positional = _positional(body_fn)
@@ -174,19 +179,23 @@ def _traced(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
     return out
 
 
-def _partial_body(p: Program, arg: cst.BaseExpression):
-    """A lax body that is a ``partial`` of a def, of this module or another
-    (``lax.scan(partial(integrators.step, rhs=f, tol=tol), ...)``): the def, and how to make
-    its trace (the parameters without a default that ``partial`` leaves to the loop)."""
-    v = p.evaluator.value(arg, None)
+def _partial_body(p: Program, v: Any, plain: bool = False):
+    """A lax body (the value of its function argument) that is a ``partial`` of a def, of
+    this module or another (``lax.scan(partial(integrators.step, rhs=f, tol=tol), ...)``):
+    the def, and how to make its trace (the parameters without a default that ``partial``
+    leaves to the loop). ``plain``: a plain def counts too (a branch of ``lax.switch``)."""
     bound, keywords = 0, set()
     while type(v) is AbstractPartial and not v.star:
         bound += len(v.args)
         keywords |= {k for k, _ in v.keywords}
         v = v.func
-    if bound == 0 and not keywords:
+    if bound == 0 and not keywords and not plain:
         return None  # no partial: a plain def is read above
-    if type(v) is not AbstractFunction or type(v.node) is not cst.FunctionDef or v.node.decorators:
+    if type(v) is not AbstractFunction:
+        return None
+    if type(v.node) is cst.FunctionDef and v.node.decorators:
+        return None
+    if type(v.node) is cst.Lambda and not plain:
         return None
     params = _positional(v.node)[bound:] + list(v.node.params.kwonly_params)
     names = {q.name.value for q in params if q.default is None and q.name.value not in keywords}

@@ -93,7 +93,8 @@ TABLE: dict[str, Api] = {
     "jax.lax.cond": Api("body", True, "lax.cond", bodies=((1, "true_fun"), (2, "false_fun")), stages=True),
     "jax.lax.map": Api("body", True, "lax.map", bodies=((0, "f"),), repeats=True, stages=True),
     "jax.lax.associative_scan": Api("body", True, "lax.associative_scan", bodies=((0, "fn"),)),
-    "jax.lax.switch": Api("body", True, "lax.switch", stages=True),  # its branches come as a sequence
+    # its branches come as a sequence: each item is a body
+    "jax.lax.switch": Api("body", True, "lax.switch", bodies=((1, "branches"),), stages=True),
     "jax.vjp": Api("call", primals="spread"),
     "jax.jvp": Api("call", primals="tuple"),
     "jax.linearize": Api("call", primals="spread"),

@@ -38,7 +38,8 @@ def importers(plans: list[FilePlan]) -> dict[str, frozenset[str]]:
     modules: dict[str, set[str]] = defaultdict(set)  # module name -> the planned files of that name
     for p in plans:
         path = os.path.abspath(p.path)
-        names[path] = {u.name for u in p.units if u.owner is None and u.name is not None}
+        # a def's or class's name (a class split into its members has a header unit)
+        names[path] = {n for u in p.units if u.owner is None and (n := u.name or u.header_of) is not None}
         modules[p.module].add(path)
     found_in: dict[tuple[str, str], str | None] = {}  # (root, module) -> the file Python finds
     out: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))

@@ -78,9 +78,6 @@ ALWAYS, SEED, CALLER_SEED, DIRECT_CALLER_SEED, TARGET_SEED, TRANSFORM, BINDS_TRA
     256,
 )
 
-# the members that say what an instance of a class holds when it is made
-CONSTRUCTORS = frozenset({"__init__", "__post_init__", "__new__"})
-
 # how many steps of callers and callees a ``direct`` seed keeps in its module
 MODULE_DEPTH = 4
 
@@ -138,7 +135,7 @@ class PlanUnit:
     passed_chains: tuple[str, ...] = ()
     decorators: tuple[str, ...] = ()  # of refs: what its decorators name (a def's wrapper)
     reads_self: tuple[str, ...] = ()  # a method: the attributes it reads on ``self``
-    stores_self: tuple[str, ...] = ()  # a ``direct`` seed method: the attributes it stores on ``self``
+    stores_self: tuple[str, ...] = ()  # a ``direct`` seed method or a constructor: the attributes it stores on ``self``
 
 
 @dataclass(slots=True)
@@ -235,10 +232,16 @@ def plan_file(
                 passed_chains,
                 tuple(local & ol.decorator_names(i)) if u.name is not None else (),
                 tuple(ol.receiver_reads(i)),
-                tuple(ol.receiver_stores(i)) if f & DIRECT_CALLER_SEED else (),
+                # a seed's stores, and a constructor's (``self._step = jax.jit(self._loss)``:
+                # where ``self._step(...)`` is called, the stored value runs)
+                tuple(ol.receiver_stores(i)) if f & DIRECT_CALLER_SEED or _constructor(u) else (),
             )
         )
     return FilePlan(path, module, units, dict(ol.imports), anchored)
+
+
+def _constructor(u: Unit) -> bool:
+    return u.owner is not None and u.name in CONSTRUCTORS
 
 
 def anchor_names(ol: Outline, anchors: frozenset[str]) -> frozenset[str]:
@@ -624,6 +627,7 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
     layer = list(direct)
     callers_done: set[Symbol] = set()
     callees_done: set[Symbol] = set()
+    built: set[tuple[int, int]] = set()  # constructors reached as the builders of what a method reads
     for depth in range(MODULE_DEPTH + 1):
         kept.update(layer)
         for ref in layer:
@@ -632,11 +636,22 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
             break
         next_layer: list[tuple[int, int]] = []
         for ref in layer:
+            # the constructors that store what a method reads on ``self``, and in turn the
+            # defs they call to build it (``self.members = [init_mlp(k, ...) for k in keys]``)
+            for c in constructors(ref):
+                if c not in reached_direct:
+                    reached_direct.add(c)
+                    next_layer.append(c)
+                    built.add(c)
             for sym in index.symbols_of(*ref):
                 if sym in callers_done:
                     continue
                 callers_done.add(sym)
                 for who in referrers.get(sym, ()):
+                    if who[0] == ref[0] and who in built:  # a constructor that refers to it too
+                        built.discard(who)
+                        if who not in next_layer:
+                            next_layer.append(who)
                     if who[0] == ref[0] and who not in reached_direct:
                         reached_direct.add(who)
                         next_layer.append(who)
@@ -650,7 +665,8 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
                         next_layer.append(callee)
             # the methods reading what a seed stores on ``self`` (``self.f = vmap(g)`` in
             # ``__init__``, ``self.f(x)`` in ``__call__``): where the stored value is called
-            for who in index.self_readers(ref, unit(ref).stores_self):
+            # (a constructor kept for what it builds: not every reader of what it stores)
+            for who in index.self_readers(ref, unit(ref).stores_self if ref not in built else ()):
                 if who not in reached_direct:
                     reached_direct.add(who)
                     next_layer.append(who)

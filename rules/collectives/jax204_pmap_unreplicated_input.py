@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.lint.rule import Invalid, NodeEdit, Rule, RuleFix
+from jaxlint.model import program
 from jaxlint.model.abstract import path_text
 
 from .pmap import Finding, built, called_at, clip, findings, head, jax_name
@@ -174,6 +175,13 @@ class PmapUnreplicatedInput(Rule):
     def _key_fix(self, f: Finding) -> RuleFix | None:
         if f.site.app.via:
             return None  # the key is passed in another module's def: nothing to edit here
+        o = f.origin
+        if (
+            o is not None
+            and type(o.expr) is cst.Name
+            and any(b.kind == "param" for b in program(self.ctx).reaching(o.expr))
+        ):
+            return None  # a parameter another module's call gives: other callers may give one key per device
         jax = jax_name(self.ctx)
         value = f.node
         if jax is None or not isinstance(value, (cst.Name, cst.Call, cst.Subscript)):

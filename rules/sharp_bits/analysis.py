@@ -23,6 +23,8 @@ import libcst as cst
 
 from jaxlint.model import program
 from jaxlint.model.abstract import Function
+from jaxlint.model.attributes import receiver_of
+from jaxlint.model.contexts import module_class
 from jaxlint.model.expected import expects_error
 from jaxlint.model.traced import LAX_BODIES, TRACING, Trace, traced_functions
 
@@ -167,9 +169,15 @@ class FileAnalysis:
         looked_up = ctx.looked_up
         out = []
         for fact, fn in ctx.functions():
-            if type(fn) is not cst.FunctionDef or fn.decorators or fact.class_name or fn in traced:
+            if type(fn) is not cst.FunctionDef or fn.decorators or fn in traced:
                 continue
             if fn in self.helpers:
+                continue
+            # a method of a module-level class: another module's traced function calls it
+            # through an instance (``self.schedule(step)`` of a ``WarmupCosine``), its
+            # receiver is no traced argument
+            cls = module_class(p, fn) if fact.class_name else None
+            if fact.class_name and cls is None:
                 continue
             outer = ctx.enclosing_function(fn)
             if outer is not None and not _returned_by(ctx, fn, outer):
@@ -179,10 +187,12 @@ class FileAnalysis:
                 continue
             if expects_error(ctx, fn):
                 continue
-            scope = p.module_scope if outer is None else p.scope_of_node.get(outer)
+            holder = outer if outer is not None else cls
+            scope = p.module_scope if holder is None else p.scope_of_node.get(holder)
             if scope is None or len(scope.bindings.get(fn.name.value, ())) != 1:
                 continue  # the name is bound again (a notebook's second ``def f``): its uses are not all this def's
-            params = {q.name.value for q in parameters(fn) if q.default is None}
+            receiver = receiver_of(p, fn) if cls is not None else None
+            params = {q.name.value for q in parameters(fn) if q.default is None and q is not receiver}
             if not params:
                 continue
             flow = ValueFlow(

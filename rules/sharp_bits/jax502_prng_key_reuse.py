@@ -63,7 +63,9 @@ class PrngKeyReuse(Rule):
     assignment to the attribute, or a call that may store one (a method of the object, a
     function of the project; a jax function or a list's `append` cannot). A method of the
     object that draws from `self.key` on every path and stores no new key consumes it at
-    each call: `self.timesteps(n)` then `self.noise(shape)` draw from the same key. A
+    each call: `self.timesteps(n)` then `self.noise(shape)` draw from the same key, and so
+    do `es.ask(mean)` in each iteration of a loop over an instance `es` of such a class
+    (unless a method called in between, such as `es.tell(...)`, stores a new key). A
     property or an attribute of a library base class may give a fresh key on each read:
     not tracked.
 

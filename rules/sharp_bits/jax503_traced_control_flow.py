@@ -29,7 +29,7 @@ class TracedControlFlow(Rule):
     (including `x or default`), `bool()`, `int()`, `float()` and the bounds of `range()`.
     A value is traced when it
     is an argument of a function that `jax.jit`, `checkpoint`, `vmap`, `pmap`, `shard_map`,
-    or a `lax.scan`/`fori_loop`/`while_loop`/`cond`/`map` body traces (also from another
+    or a `lax.scan`/`fori_loop`/`while_loop`/`cond`/`map` body or a `lax.switch` branch traces (also from another
     module: `jax.jit(layers.relu)` traces `relu` of `layers.py`), is a parameter of a helper
     such a function calls with traced arguments (also through `functools.partial`, an
     object's `__call__` such as a learning-rate schedule, and the helpers that helper calls,

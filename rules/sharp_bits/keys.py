@@ -53,7 +53,7 @@ from jaxlint.model.context import FileContext
 from jaxlint.model.expected import raises_context
 from jaxlint.model.flow import Flow, bound_names, terminates
 from jaxlint.model.program import TRACING_METHODS
-from jaxlint.model.reach import keeps_receiver
+from jaxlint.model.reach import keeps_receiver, method_keeps
 from jaxlint.model.scopes import Scope
 from jaxlint.model.signature import Argument, bind
 from jaxlint.model.spelled import spelled
@@ -279,6 +279,14 @@ class KeyFlow(Flow):
             # function's own ``self`` it is not given keeps its key (``dropout(self.key, h)``);
             # a closure may store into what it closes over
             return given
+        if type(f) is cst.Attribute and type(f.value) is cst.Name and bases == {f.value.value}:
+            # ``es.tell(mean, fitness)``: a method of the object whose keys are tracked that
+            # assigns none of them (reach.py)
+            method = ev.value(f, None)
+            if type(method) is Bound and type(method.func) is Function and type(method.func.node) is cst.FunctionDef:
+                attrs = frozenset(k.partition(".")[2].partition(".")[0] for k in self.env if "." in k)
+                if method_keeps(method.func.program or p, method.func.node, attrs):
+                    return given
         if not library_method and type(ev.value(f, None)) is not Library:
             # a callable built only from module globals and ``__init__``'s arguments
             # (``self._score = jax.jit(jax.vmap(jax.grad(log_prob)))``) cannot reach
@@ -457,16 +465,20 @@ class KeyFlow(Flow):
         assert type(f) is cst.Attribute
         if type(f.value) is not cst.Name:
             return None
-        # the receiver of the method making the call: between two calls, only a method of
-        # the class can be shown to leave its key as it is (``may_store``: reach.py)
-        here = receiver_of(program(self.ctx), self.ctx.enclosing_function(n))
-        if here is None or here.name.value != f.value.value:
-            return None
-        v = program(self.ctx).evaluator.value(f, None)
+        ev = program(self.ctx).evaluator
+        v = ev.value(f, None)
         if type(v) is not Bound or type(v.func) is not Function or type(v.func.node) is not cst.FunctionDef:
             return None
+        # the caller's own receiver (``self.noise(shape)``), or an instance of a class of the
+        # project (``es = OpenES(...)``, then ``es.ask(mean)`` in a loop): between two calls,
+        # only its class's methods can be shown to leave its key as it is (``may_store``)
+        here = receiver_of(program(self.ctx), self.ctx.enclosing_function(n))
+        if (here is None or here.name.value != f.value.value) and not (
+            type(v.receiver) is Struct and type(v.receiver.cls) is Class and v.receiver.kind == "object"
+        ):
+            return None
         owner = v.func.program or program(self.ctx)
-        attrs = receiver_consumed(owner.ctx, v.func.node)
+        attrs = [a for a in receiver_consumed(owner.ctx, v.func.node) if data_attribute(ev, v.receiver, a)]
         if not attrs:
             return None
         attr = attrs[0]

@@ -63,3 +63,29 @@ def test_args_none_is_the_command_line():
     assert value_of(src + "result = main()\n") == Tuple((Const(0), Const(True)))
     given = value_of(src + "result = main(['--seed', '3'])\n")
     assert given.items[0] is UNKNOWN and type(given.items[1]) is not Const
+
+
+def test_a_parser_a_builder_def_returns():
+    # ``build_parser().parse_args()``, or its result bound first: the builder's own parser
+    builder = HEAD + (
+        "def build_parser():\n    p = argparse.ArgumentParser()\n"
+        "    p.add_argument('--axis-name', default='replicas')\n    return p\n"
+    )
+    direct = value_of(builder + "result = build_parser().parse_args().axis_name\n")
+    assert direct == Const("replicas")
+    bound = value_of(builder + "parser = build_parser()\nresult = parser.parse_args().axis_name\n")
+    assert bound == Const("replicas")
+    # a builder that hands its parser to a helper, or returns one of two parsers: unknown
+    helper = HEAD + (
+        "def add_flags(p):\n    p.add_argument('--n', default=1)\n"
+        "def build():\n    p = argparse.ArgumentParser()\n    add_flags(p)\n    return p\n"
+        "result = build().parse_args()\n"
+    )
+    assert value_of(helper) is UNKNOWN
+    two = HEAD + (
+        "def build(fast):\n    a = argparse.ArgumentParser()\n    a.add_argument('--n', default=1)\n"
+        "    b = argparse.ArgumentParser()\n    b.add_argument('--n', default=2)\n"
+        "    if fast:\n        return a\n    return b\n"
+        "result = build(True).parse_args().n\n"
+    )
+    assert type(value_of(two)) is not Const

@@ -529,3 +529,30 @@ def test_an_axis_name_in_a_flax_module_field_on_the_path_through_apply():
         "model.apply(params, x)", "model.apply(params, x, method=Norm.center)"
     )
     assert _found(method) == [(c, line - 1, m.replace("line 21", "line 20")) for c, line, m in expected]
+
+
+CLI_TRAINER = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "JAX201", "lint", "cli_trainer_{}")
+
+
+def test_an_axis_name_from_a_command_line_default_through_a_trainer_class():
+    """main.py parses the flags of cli.py's parser and makes `Trainer(args)` of trainer.py,
+    whose `__init__` pmaps the step with `args.axis_name` (default 'replicas'); the step's
+    factory default is 'batch'. The pmap's name is read in main.py's call of the class."""
+    (d,) = _lint_folder(CLI_TRAINER.format("bad"))
+    assert (os.path.basename(d.path), d.start.line, d.code) == ("steps.py", 10, "JAX201")
+    assert d.message == (
+        "`lax.pmean` uses axis name 'batch', but the pmap at trainer.py:12 binds 'replicas', not 'batch'"
+    )
+    assert _lint_folder(CLI_TRAINER.format("ok")) == []
+
+
+def test_the_cli_trainer_fixture_fails_under_jax_as_linted(monkeypatch):
+    import pytest
+    from conftest import raised_by_project
+
+    pytest.importorskip("jax")
+    monkeypatch.setattr("sys.argv", ["main.py"])  # no flags: their defaults
+    modules = ("cli", "steps", "trainer")
+    e = raised_by_project(CLI_TRAINER.format("bad"), "main.py", modules)
+    assert type(e) is NameError and "unbound axis name: batch" in str(e), e
+    assert raised_by_project(CLI_TRAINER.format("ok"), "main.py", modules) is None

@@ -1,5 +1,6 @@
 """JAX5xx (in-place updates, PRNG key reuse, traced control flow): exact codes, lines, messages, fixes."""
 
+import os
 from importlib.util import find_spec
 
 import pytest
@@ -509,3 +510,72 @@ def test_lambdas_with_their_own_key_parameter_are_not_reuse():
         "    return g(random.key(0), a), h(random.key(1), a)\n"
     )
     assert found(src, "JAX502") == []
+
+
+INSTANCE_LOOP = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "JAX502", "lint", "instance_loop_{}")
+
+
+def test_a_method_drawing_from_its_objects_key_called_through_an_instance_in_a_loop():
+    # train.py: `es = Perturber(4)`, then `es.ask(mean)` in each generation; `ask` draws
+    # from `self.key` and stores none, nor does `tell` (in the look-alike, `tell` splits it)
+    found = testing.lint_folder(INSTANCE_LOOP.format("bad"), testing.settings_for("JAX502")).diagnostics
+    assert [(os.path.basename(d.path), d.start.line, d.code, d.message) for d in found] == [
+        (
+            "train.py",
+            13,
+            "JAX502",
+            "`es.ask` consumes the PRNG key `es.key` in every iteration of the loop at line 12, never split again",
+        )
+    ]
+    assert testing.lint_folder(INSTANCE_LOOP.format("ok"), testing.settings_for("JAX502")).diagnostics == []
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_instance_loop_fixture_fails_under_jax_as_linted():
+    from conftest import raised_by_project
+
+    e = raised_by_project(INSTANCE_LOOP.format("bad"), "train.py", ("sampler",))
+    assert type(e) is AssertionError and "same perturbations" in str(e), e
+    assert raised_by_project(INSTANCE_LOOP.format("ok"), "train.py", ("sampler",)) is None
+
+
+SCHEDULE_OBJECT = os.path.join(
+    os.path.dirname(__file__), "..", "..", "fixtures", "JAX503", "lint", "schedule_object_{}"
+)
+
+
+def test_a_method_of_another_modules_class_called_with_a_tracer():
+    # trainer.py jits `self.train_step`, which calls `self.schedule(step)`: the schedule
+    # object's `__call__` in schedules.py runs with a traced `step`
+    found = testing.lint_folder(SCHEDULE_OBJECT.format("bad"), testing.settings_for("JAX503")).diagnostics
+    assert [(os.path.basename(d.path), d.start.line, d.code, d.message) for d in found] == [
+        ("schedules.py", 15, "JAX503", "an `if` test needs a Python bool")
+    ]
+    assert "(traced by jax.jit at trainer.py:11)" in found[0].note
+    assert testing.lint_folder(SCHEDULE_OBJECT.format("ok"), testing.settings_for("JAX503")).diagnostics == []
+
+
+def test_every_branch_of_lax_switch_is_traced():
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "JAX503", "lint", "switch_branches.py")
+    with open(path, encoding="utf-8") as f:
+        found = testing.lint(f.read(), "JAX503")
+    assert [(d.start.line, d.message) for d in found] == [
+        (14, "an `if` test needs a Python bool"),
+        (40, "a conditional expression needs a Python bool"),
+    ]
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_schedule_and_switch_fixtures_fail_under_jax_as_linted():
+    import jax
+    from conftest import raised_by, raised_by_project
+
+    e = raised_by_project(SCHEDULE_OBJECT.format("bad"), "trainer.py", ("schedules",))
+    assert type(e) is jax.errors.TracerBoolConversionError, e
+    assert raised_by_project(SCHEDULE_OBJECT.format("ok"), "trainer.py", ("schedules",)) is None
+    for call in ("run(jnp.array([0, 1]), jnp.array([0.0, 0.5]), 4)", "choose(1, jnp.array(2.0))"):
+        e = raised_by("JAX503/lint/switch_branches.py", call)
+        # (switch traces every branch, whichever the index picks)
+        assert type(e) is jax.errors.TracerBoolConversionError, (call, e)

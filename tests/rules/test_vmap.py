@@ -532,18 +532,20 @@ def test_the_project_map_fixture_fails_under_jax_as_linted():
 METHOD_CHAIN = os.path.join(FIXTURES, "JAX105", "lint", "project_method_chain_{}")
 
 
-def test_a_map_another_module_runs_through_its_own_methods_is_judged_at_the_call():
+def test_a_map_another_module_runs_through_its_own_methods_is_judged_at_the_map():
     # run.py calls `ens.predictive(xs)`; `predictive` calls `self.member_outputs`, whose vmap
-    # maps each member's params (their sizes are what run.py's construction gives)
+    # maps each member's params (their sizes are what run.py's construction gives): reported
+    # once, at the map, with run.py's call in the note
     found = _lint_folder(METHOD_CHAIN.format("bad"))
     assert [(name, line, code, message) for name, line, code, message, _ in found] == [
         (
-            "run.py",
-            8,
+            "ensemble.py",
+            32,
             "JAX105",
             "`vmap(mlp_apply)` maps axes of different sizes: `params['b1']` has 32, `params['b2']` has 3",
         )
     ]
+    assert found[0][4].startswith("with the arguments from line 36, as called at line 8 of run.py: ")
     assert _lint_folder(METHOD_CHAIN.format("ok")) == []
 
 
@@ -588,3 +590,43 @@ def test_no_culprit_whose_none_would_leave_nothing_mapped():
     # with a size to map over, giving it whole is a remedy
     sized = src.replace("jax.vmap(per_example)", "jax.vmap(per_example, axis_size=4)")
     assert [(c, line) for c, line, *_ in _lint(sized, "JAX101")] == [("JAX101", 6)]
+
+
+FACTORY_IMPORTER = os.path.join(FIXTURES, "JAX101", "lint", "factory_importer_{}")
+STORED_STEP = os.path.join(FIXTURES, "JAX101", "lint", "stored_step_{}")
+
+
+def test_a_step_a_factory_returns_to_another_module_is_judged_with_its_calls_there():
+    # main.py: `train_step = make_train_step()` then `train_step(state, images, ...)`; the
+    # state's `apply_fn` is the flax encoder's `apply` (TrainState.create), so `z2` is a
+    # (16, 8) matrix of embeddings that the vmap slices per anchor
+    found = _lint_folder(FACTORY_IMPORTER.format("bad"))
+    assert [(name, line, code, message) for name, line, code, message, _ in found] == [
+        ("train.py", 28, "JAX101", "`vmap(nce_one)` slices `z2` per example, but `nce_one` needs it whole")
+    ]
+    assert found[0][4].startswith("with the arguments from line 32, as called at line 9 of main.py: ")
+    assert _lint_folder(FACTORY_IMPORTER.format("ok")) == []
+
+
+def test_a_jitted_method_kept_on_the_instance_runs_on_the_built_object():
+    # `self._step = jax.jit(self._loss)` in `__init__`, called by `step`, which main.py calls
+    # through the instance it makes
+    found = _lint_folder(STORED_STEP.format("bad"))
+    assert [(name, line, code, message) for name, line, code, message, _ in found] == [
+        (
+            "trainer.py",
+            17,
+            "JAX101",
+            "`vmap(self._log_probs)` slices `prototypes` per example, but `self._log_probs` needs it whole",
+        )
+    ]
+    assert _lint_folder(STORED_STEP.format("ok")) == []
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_factory_importer_and_stored_step_fixtures_fail_under_jax_as_linted():
+    for folder, modules in ((FACTORY_IMPORTER, ("model", "train")), (STORED_STEP, ("trainer",))):
+        e = raised_by_project(folder.format("bad"), "main.py", modules)
+        assert type(e) is ValueError and "axis -1 is out of bounds for array of dimension 0" in str(e), e
+        assert raised_by_project(folder.format("ok"), "main.py", modules) is None

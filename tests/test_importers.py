@@ -144,6 +144,24 @@ def test_a_numpy_helper_planned_for_other_rules_still_runs_with_its_importers_ar
         assert [(os.path.basename(d.path), d.start.line, d.code) for d in found] == [("aug.py", 5, "JAX501")], codes
 
 
+def test_a_helper_planned_for_some_of_the_rules_following_calls_is_planned_for_all(tmp_path):
+    """A helper whose docstring spells `cond` is planned for JAX503 (whose words include
+    `lax.cond`'s) and not for JAX501: it is planned again for JAX501, which follows the
+    jitted step's call into it. The finding does not depend on JAX503 being selected."""
+    (tmp_path / "boundary.py").write_text(
+        '"""Boundary-condition helpers of the NumPy solver."""\n\n\ndef pin(u, left):\n    u[0] = left\n    return u\n'
+    )
+    (tmp_path / "solver.py").write_text(
+        "import jax\nimport jax.numpy as jnp\n\nimport boundary\n\n\n"
+        "@jax.jit\ndef step(u):\n    return boundary.pin(u + 1.0, 0.0)\n\n\nU = step(jnp.zeros(4))\n"
+    )
+    for codes in (("JAX501",), ("JAX501", "JAX503")):
+        found = testing.lint_folder(str(tmp_path), testing.settings_for(*codes)).diagnostics
+        assert [(os.path.basename(d.path), d.start.line, d.code) for d in found] == [("boundary.py", 5, "JAX501")], (
+            codes
+        )
+
+
 def test_a_class_split_into_its_methods_is_imported_by_its_name(tmp_path):
     # the slicer splits a class with a def a rule wants into its members: the header unit
     # still names the class, so ``Trainer(args)`` of main.py gives ``__init__`` its ``args``

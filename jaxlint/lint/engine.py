@@ -339,7 +339,8 @@ class FileLinter:
             return "done", result
         plan = plan_file(path, text, wanted, module_name, bool(is_package), anchored)
         if plan is not None:
-            plan.callees = any(r.target_callees for r in wanted)
+            # every rule that follows such calls reads it (not only some of them)
+            plan.callees = all(r in wanted for r in self.rules if r.target_callees)
         if plan is None and ast_too_deep(text):  # ``ast`` gave up: spare LibCST the attempt
             result = FileResult(path=path, diagnostics=[_too_deep(path)])
             result.suppressions = scan_suppressions(source)

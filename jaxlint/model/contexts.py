@@ -166,6 +166,16 @@ def catalogue_calls(ev: Evaluator, fn: FunctionNode) -> list[cst.Call]:
     else:
         b = p.binding_of_value(fn)
         uses = list(p.references(b)[0]) if b is not None else []
+        # ... and of the names the results of a factory returning it are bound to
+        # (``sweep = make_step(S)``, then ``lax.scan(sweep, Y0, None, length=n)``)
+        if type(p.parents.get(fn)) is not cst.Module:
+            for factory, index in p.factory_returns(fn):
+                for made in p.invocations(factory, callees=True, forwarders=True)[0]:
+                    if index is None and type(p.parents.get(made)) is cst.Arg:
+                        uses.append(made)  # ``lax.scan(make_step(S), Y0, ...)``
+                        continue
+                    r = p.binding_of_value(made) if index is None else p.binding_of_item(made, index)
+                    uses += list(p.references(r)[0]) if r is not None else []
     out = []
     for use in uses:
         arg = p.parents.get(use)

@@ -146,8 +146,10 @@ class FilePlan:
     imports: dict[str, str] = field(default_factory=dict)
     # the project anchors of other modules the file names (``project_anchors``, api._promote)
     anchored: frozenset[str] = frozenset()
-    # planned with a rule that follows the calls of imported defs (``target_callees``): a file
-    # planned only for others is planned again when a planned file imports it (api._promote_imported)
+    # planned with every rule that follows the calls of imported defs (``target_callees``): a
+    # file planned without some of them (only for others, or for JAX503 by a word of its
+    # docstring and not for JAX501) is planned again when a planned file imports it
+    # (api._promote_imported)
     callees: bool = False
 
 

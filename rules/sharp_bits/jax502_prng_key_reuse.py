@@ -51,7 +51,13 @@ class PrngKeyReuse(Rule):
     and under `jax.jit`) consumes it once per example:
     every example draws the same numbers, and JAX's checker, which sees one consumption,
     is silent. A body that `lax.fori_loop`, `lax.scan`, `lax.while_loop` or `lax.map` runs
-    once per iteration consumes a key it closes over in every iteration. What consumes a key is what JAX's key-reuse
+    once per iteration consumes a key it closes over in every iteration, and one that
+    `scan`, `fori_loop` or `while_loop` runs consumes again, in every iteration, a key it
+    consumes from its carry and gives back in the carry it returns as it was (`noise =
+    normal(key, ...)` then `return key, noise`; a record's field: `return
+    state._replace(x=x)` after drawing from `state.key`, also through a helper that does
+    so). A record copy (`s._replace(...)`, `s.replace(...)`, `dataclasses.replace(s, ...)`)
+    keeps the fields it is not given, consumed keys included. What consumes a key is what JAX's key-reuse
     checker (`jax.experimental.key_reuse`) says: every sampler and `split`;
     `jax.random.fold_in(key, i)`, `key_data` and `clone` do not, so
     `normal(fold_in(key, i))` in a loop is fine. Uses in mutually exclusive branches
@@ -189,6 +195,25 @@ class PrngKeyReuse(Rule):
             again = {"draw": "draws the same random numbers", "keys": "gets the same keys"}.get(
                 r.gives or "", "consumes the same key"
             )
+            if r.lax_loop and r.carried:
+                at = f" at line {line}" if line else ""
+                checker = (
+                    "With a typed key, JAX's key-reuse checker (`jax_debug_key_reuse`) raises `KeyReuseError`: the "
+                    'body function "leads to key reuse when repeatedly executed"'
+                )
+                if "." in k:  # a field of a record carry
+                    base, field = k.split(".", 1)
+                    return (
+                        f"{api} consumes the PRNG key `{k}` in every iteration of `{r.lax_loop}`{at}: the carry "
+                        f"comes back with the same `{field}`, so every iteration {again}. {checker}. Split it and "
+                        f"return the record with the new key (`{base}.replace({field}=new_key)`; `_replace` for a "
+                        "NamedTuple)"
+                    )
+                return (
+                    f"{api} consumes the PRNG key `{k}` in every iteration of `{r.lax_loop}`{at}: the body returns "
+                    f"it in the carry as it was, so every iteration {again}. {checker}. Split it in the body and "
+                    f"carry the new key ({split}: return `{k}`, draw from `{sub}`)"
+                )
             if r.lax_loop:
                 at = f" at line {line}" if line else ""
                 checker = (

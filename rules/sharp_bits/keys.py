@@ -85,6 +85,7 @@ class Reuse:
     # call itself: a vmap that gives the key whole to every example (``broadcast``)
     kind: str | None = None  # "typed", "raw" or None: what the key argument is
     lax_loop: str = ""  # the loop is a lax call running a body that closes over the key ("lax.scan")
+    carried: bool = False  # ... or that gives the consumed key back in its carry
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,13 +138,20 @@ def key_name(e: cst.BaseExpression | None) -> str | None:
 class KeyFlow(Flow):
     """The key names definitely consumed at each point of the walk (``env``: name -> Consumed)."""
 
-    def __init__(self, ctx: FileContext, follow: bool = True) -> None:
+    def __init__(self, ctx: FileContext, follow: bool = True, frame: Any = None) -> None:
         super().__init__(ctx)
         self.follow = follow  # also callees that consume their key parameter (``consumer``)
+        # the call context whose values say which attributes are stored fields (a loop
+        # body's carry: the value the loop starts it with); None: the def's default frame
+        self.frame = frame
         self.reuses: dict[cst.CSTNode, Reuse] = {}
         self.exits: list[dict[str, Consumed]] = []
         self.assigned: set[str] = set()
         self.first_consumed: set[str] = set()  # names whose first value was consumed (_consumed_in)
+        # the first consumption of each name's (or field's) first value, on some path
+        self.originals: dict[str, Consumed] = {}
+        # the fields a call consumed that its callee's walk shows it does not store again
+        self.kept_after: dict[cst.Call, dict[str, Consumed]] = {}
         # a ``for`` target's value in the iteration being walked, when its iterable's items are
         # known constants (``for t in reversed(range(T))``: 39, then 38): tests on it decide
         self.iteration: dict[str, Any] = {}
@@ -167,11 +175,12 @@ class KeyFlow(Flow):
     def small(self, s: Any) -> None:
         t = type(s)
         if t is cst.Assign:
+            kept = self.kept_fields(s.value, s.targets) if type(s.value) is cst.Call else {}
             self.expression(s.value)
             handed = self.handed_back(s.value) if type(s.value) is cst.Call and len(s.targets) == 1 else {}
             for target in s.targets:
                 self.unbind(target.target)
-            for name, consumed in handed.items():
+            for name, consumed in {**kept, **handed}.items():
                 self.env[name] = consumed
         elif t is cst.AnnAssign or t is cst.AugAssign:
             if s.value is not None:
@@ -226,10 +235,13 @@ class KeyFlow(Flow):
     def unbind(self, target: Any) -> None:
         """A binding: the name (and its items and attributes) now hold a fresh value."""
         for n in bound_names(target):
-            if n not in self.assigned and n in self.env:
-                # the first value of the name (a parameter's) was consumed before this
-                # binding: ``key, sub = split(key)`` consumes the key the caller gave
-                self.env[ORIGINAL + n] = self.env[n]
+            if n not in self.assigned:
+                # the first value of the name (a parameter's), or a field of it, was consumed
+                # before this binding: ``key, sub = split(key)`` consumes the key the caller
+                # gave, ``state = kernel(state)`` the ``state.rng`` it was given
+                for k in [k for k in self.env if k == n or k.startswith(n + ".")]:
+                    self.env[ORIGINAL + k] = self.env[k]
+                    self.originals.setdefault(k, self.env[k])
             self.assigned.add(n)
             self.forget(n)
             self.iteration.pop(n, None)
@@ -251,6 +263,7 @@ class KeyFlow(Flow):
     def leave(self, call: cst.Call) -> None:
         if self.may_store(call):
             self.forget_attributes()
+            self.env.update(self.kept_after.pop(call, {}))
 
     def may_store(self, call: cst.Call) -> bool:
         """Can the call store a new key into an object whose attribute key is tracked? A
@@ -260,6 +273,8 @@ class KeyFlow(Flow):
         bases = {k.partition(".")[0] for k in self.env if "." in k}
         if not bases:
             return False
+        if replaced_record(self.ctx, call) is not None:
+            return False  # a record copy makes a new record: it stores into none
         p = program(self.ctx)
         ev = p.evaluator
         f = call.func
@@ -408,7 +423,15 @@ class KeyFlow(Flow):
             return
         used = self.use(n)
         if used is None:
+            for field in self.field_uses(n):
+                self.consume(n, field, comp, comp_bound)
+                if field.name in self.env:  # the callee consumes it and stores none there
+                    self.kept_after.setdefault(n, {})[field.name] = self.env[field.name]
             return
+        self.consume(n, used, comp, comp_bound)
+
+    def consume(self, n: cst.Call, used: Use, comp: cst.CSTNode | None, comp_bound: set[str] | None) -> None:
+        """The call ``n`` consumes the key ``used`` names: a reuse if it was consumed before."""
         key, api = used.name, used.api
         if comp is not None:
             if key.partition("[")[0] in (comp_bound or set()):
@@ -428,6 +451,40 @@ class KeyFlow(Flow):
             loop = self.loop_node if prev.previous_iteration else None
             self.reuses[n] = Reuse(n, key, api, used.gives, prev, loop, self.kind(used))
         self.env[key] = Consumed(n, api, used.gives)
+
+    def kept_fields(self, value: cst.Call, targets: Any) -> dict[str, Consumed]:
+        """The consumed keys a record copy keeps, for the name it is assigned to (read before
+        the walk of the call): ``s2 = s._replace(x=x)``, ``s.replace(x=x)``,
+        ``dataclasses.replace(s, x=x)`` copy every field but those given, so ``s2.key`` is
+        ``s.key``; and ``state = kernel(state)``, whose def consumes ``state.rng`` and
+        returns its record with that field as it was (``hands_back_fields``)."""
+        if len(targets) != 1 or type(targets[0].target) is not cst.Name:
+            return {}
+        name = targets[0].target.value
+        copied = replaced_record(self.ctx, value)
+        if copied is not None:
+            source, given = copied
+            prefix = source + "."
+            return {
+                f"{name}.{k[len(prefix) :]}": c
+                for k, c in self.env.items()
+                if k.startswith(prefix) and k[len(prefix) :] not in given and "." not in k[len(prefix) :]
+            }
+        if not self.follow:
+            return {}
+        out: dict[str, Consumed] = {}
+        for _, fields in handed_fields(self.ctx, value):
+            for f in fields:
+                out[f"{name}.{f}"] = Consumed(value, " ".join(self.ctx.code(value.func).split()), None)
+        return out
+
+    def field_uses(self, n: cst.Call) -> list[Use]:
+        """The fields of its record arguments a call consumes (``kernel(state)`` whose def
+        draws from ``state.rng`` on every path): one use per field."""
+        if not self.follow or not n.args:
+            return []
+        api = " ".join(self.ctx.code(n.func).split())
+        return [Use(arg, f"{arg.value}.{f}", api, None) for arg, fields in consumed_fields(self.ctx, n) for f in fields]
 
     def handed_back(self, call: cst.Call) -> dict[str, Consumed]:
         """The names an assignment of ``call``'s result binds to a key the call consumed and
@@ -488,7 +545,7 @@ class KeyFlow(Flow):
         """``obj.key`` that reads a key stored on the object (a field, or what a method of
         its class or of a base stores), not a property that may give a fresh key per read."""
         ev = program(self.ctx).evaluator
-        return data_attribute(ev, ev.value(attr.value, None), attr.attr.value)
+        return data_attribute(ev, ev.value(attr.value, self.frame), attr.attr.value)
 
     def kind(self, used: Use) -> str | None:
         """A typed key (``jax.random.key``) or a raw one (``PRNGKey``), by its abstract value."""
@@ -690,11 +747,11 @@ def lambda_consumed(ctx: FileContext, fn: cst.Lambda) -> dict[str, int]:
 
 
 def _consumed_in(
-    ctx: FileContext, fn: cst.FunctionDef | cst.Lambda, follow: bool = True
+    ctx: FileContext, fn: cst.FunctionDef | cst.Lambda, follow: bool = True, frame: Any = None
 ) -> tuple[dict[str, Consumed], KeyFlow]:
     """The keys a def's body (on every path to its end) or a lambda's expression consumes,
-    and the walk (``assigned``: the names it binds)."""
-    flow = KeyFlow(ctx, follow=follow)
+    and the walk (``assigned``: the names it binds; ``frame``: see ``KeyFlow``)."""
+    flow = KeyFlow(ctx, follow=follow, frame=frame)
     if type(fn) is cst.Lambda:
         flow.expression(fn.body)
         merged = dict(flow.env)
@@ -779,6 +836,99 @@ def returned_parameters(ctx: FileContext, call: cst.Call) -> dict[int | None, tu
         found = here if found is None else {k: v for k, v in found.items() if here.get(k) == v}
     memo[node] = found or {}
     return memo[node]
+
+
+# a record copy with some fields given anew: ``s._replace(x=...)`` (NamedTuple),
+# ``s.replace(x=...)`` (flax.struct, chex, equinox's tree_at is not one),
+# ``dataclasses.replace(s, x=...)``
+REPLACE_METHODS = frozenset({"_replace", "replace"})
+
+
+def replaced_record(ctx: FileContext, call: cst.Call) -> tuple[str, frozenset[str]] | None:
+    """``(name, given fields)`` when ``call`` copies the record a name holds with only
+    some fields given (by keyword only: ``str.replace(old, new)`` takes positions)."""
+    f = call.func
+    args = list(call.args)
+    if type(f) is cst.Attribute and f.attr.value in REPLACE_METHODS and type(f.value) is cst.Name:
+        source = f.value.value
+    elif spelled(program(ctx), f) == "dataclasses.replace" and args and args[0].keyword is None:
+        first = args.pop(0).value
+        if type(first) is not cst.Name:
+            return None
+        source = first.value
+    else:
+        return None
+    if any(a.keyword is None or a.star for a in args):
+        return None
+    return source, frozenset(a.keyword.value for a in args if a.keyword is not None)
+
+
+def _field_summary(ctx: FileContext, fn: cst.FunctionDef) -> tuple[dict[str, frozenset[str]], frozenset[str]]:
+    """For a def: the fields of each parameter it consumes as keys on every path
+    (``normal(state.rng, ...)``), and the fields of what it returns that hold a consumed key
+    on every path (``return state._replace(position=p)``: ``rng`` as it was given)."""
+    memo: dict[cst.CSTNode, Any] = ctx.shared.setdefault("JAX502_fields", {})
+    if fn in memo:
+        return memo[fn]
+    memo[fn] = ({}, frozenset())  # a recursive def: its own calls do not count
+    consumed, flow = _consumed_in(ctx, fn, follow=True)
+    params = [q.name.value for q in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params)]
+    fields: dict[str, frozenset[str]] = {}
+    for name in params:
+        prefix = name + "."
+        found = {k[len(prefix) :] for k in consumed if k.startswith(prefix) and name not in flow.assigned}
+        found |= {k[len(prefix) :] for k in flow.first_consumed if k.startswith(prefix)}
+        found = {f for f in found if "." not in f and "[" not in f}
+        if found:
+            fields[name] = frozenset(found)
+    returned: frozenset[str] | None = None
+    for ret in ctx.descendants(fn.body, prune=(cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        if type(ret) is not cst.Return:
+            continue
+        value = ret.value
+        held: set[str] = set()
+        if type(value) is cst.Name:
+            prefix = value.value + "."
+            held = {k[len(prefix) :] for k in consumed if k.startswith(prefix)}
+        elif type(value) is cst.Call and (copied := replaced_record(ctx, value)) is not None:
+            prefix = copied[0] + "."
+            held = {k[len(prefix) :] for k in consumed if k.startswith(prefix) and k[len(prefix) :] not in copied[1]}
+        held = {f for f in held if "." not in f and "[" not in f}
+        returned = frozenset(held) if returned is None else returned & held
+    memo[fn] = (fields, returned or frozenset())
+    return memo[fn]
+
+
+def consumed_fields(ctx: FileContext, call: cst.Call) -> list[tuple[cst.Name, frozenset[str]]]:
+    """The record arguments (names) of a call whose fields its callee consumes as keys on
+    every path, with those fields (``kernel(state)``: ``state``, {``rng``})."""
+    called = _called_def(ctx, call)
+    if called is None or called[2]:
+        return []
+    owner, node, _ = called
+    fields, _ = _field_summary(owner, node)
+    if not fields:
+        return []
+    positional = [q.name.value for q in (*node.params.posonly_params, *node.params.params)]
+    out = []
+    for name, fs in fields.items():
+        index = positional.index(name) if name in positional else -1
+        arg = _argument(call, index, name)
+        if type(arg) is cst.Name:
+            out.append((arg, fs))
+    return out
+
+
+def handed_fields(ctx: FileContext, call: cst.Call) -> list[tuple[cst.Call, frozenset[str]]]:
+    """The fields of the record a call returns that hold a key its callee consumed (see
+    ``_field_summary``): a ``kernel`` that draws from ``state.rng`` and returns
+    ``state._replace(...)`` without a new ``rng`` hands back a consumed key."""
+    called = _called_def(ctx, call)
+    if called is None or called[2]:
+        return []
+    owner, node, _ = called
+    _, returned = _field_summary(owner, node)
+    return [(call, returned)] if returned else []
 
 
 def partial_use(ctx: FileContext, call: cst.Call) -> Use | None:
@@ -948,6 +1098,8 @@ def reuses(ctx: FileContext) -> list[Reuse]:
             out.setdefault(n, r)
     for r in _closed_over_in_loops(ctx):
         out.setdefault(r.node, r)
+    for r in _carried_in_loops(ctx):
+        out.setdefault(r.node, r)
     result = ctx.shared[KEY] = sorted(out.values(), key=lambda r: ctx.text_order(r.node))
     return result
 
@@ -970,6 +1122,90 @@ def _closed_over_in_loops(ctx: FileContext) -> list[Reuse]:
             first = Consumed(c.node, c.api, c.gives, True)
             out.append(Reuse(c.node, key, c.api, c.gives, first, loop, None, label))
     return out
+
+
+# the lax loops that feed the carry their body returns back to it: the carry's position
+# among the body's parameters, and whether the body returns ``(carry, y)`` (scan) or the carry
+CARRIES = {"lax.scan": (0, True), "lax.fori_loop": (1, False), "lax.while_loop": (0, False)}
+
+
+def _carried_in_loops(ctx: FileContext) -> list[Reuse]:
+    """A key a lax loop's body consumes from its carry on every path and gives back in the
+    carry it returns as it was (``noise = normal(key, ...)`` then ``return key, noise``; a
+    record's field: ``return state._replace(x=x)`` without a new ``state.key``): the next
+    iteration gets the consumed key and consumes it again. JAX's key-reuse checker: "scan
+    body function leads to key reuse when repeatedly executed"."""
+    from jaxlint.model.contexts import contexts
+
+    p = program(ctx)
+    out = []
+    for loop, label, fn, bound in loop_bodies(ctx, p):
+        if label not in CARRIES or type(fn) is not cst.FunctionDef:
+            continue
+        if label == "lax.while_loop" and not _is_body_fun(p, loop, fn):
+            continue  # the condition: it returns a bool, not the carry
+        index, pair = CARRIES[label]
+        positional = [*fn.params.posonly_params, *fn.params.params]
+        if bound:
+            positional = positional[1:]
+        if len(positional) <= index:
+            continue
+        carry = positional[index].name.value
+        # the values the loop starts the carry with say which of its attributes are fields
+        frames = [f for f in contexts(p.evaluator, fn) if type(dict(f.params).get(carry)) is Struct]
+        consumed, flow = _consumed_in(ctx, fn, frame=frames[0] if frames else None)
+        given = _returned_carry(ctx, fn, pair, consumed)
+        if not given:
+            continue
+        for path in sorted(given):
+            key = carry + path
+            # ... and consumes the key the carry brings in, on every path
+            if carry not in flow.assigned:
+                entry = consumed.get(key)
+            else:
+                entry = flow.originals.get(key) if key in flow.first_consumed else None
+            if entry is None:
+                continue
+            first = Consumed(entry.node, entry.api, entry.gives, True)
+            out.append(Reuse(entry.node, key, entry.api, entry.gives, first, loop, None, label, carried=True))
+    return out
+
+
+def _is_body_fun(p: Any, loop: cst.Call, fn: cst.FunctionDef) -> bool:
+    """Is ``fn`` the body of ``lax.while_loop(cond_fun, body_fun, init)``, not its test?"""
+    positional = [a for a in loop.args if a.keyword is None]
+    body = next((a.value for a in loop.args if a.keyword is not None and a.keyword.value == "body_fun"), None)
+    if body is None and len(positional) > 1:
+        body = positional[1].value
+    v = p.evaluator.value(body, None) if body is not None else None
+    return getattr(v, "node", None) is fn
+
+
+def _returned_carry(ctx: FileContext, fn: cst.FunctionDef, pair: bool, consumed: dict[str, Consumed]) -> set[str]:
+    """The parts of the carry every ``return`` of the body gives back holding a key consumed
+    on every path: ``""`` (the carry itself, a key), ``".key"`` (a field of a record carry)."""
+    found: set[str] | None = None
+    for ret in ctx.descendants(fn.body, prune=(cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        if type(ret) is not cst.Return or ret.value is None:
+            continue
+        value = ret.value
+        if pair:
+            if type(value) is not cst.Tuple or not value.elements:
+                return set()
+            value = value.elements[0].value
+        held: set[str] = set()
+        if type(value) is cst.Name:
+            n = value.value
+            held = {k[len(n) :] for k in consumed if k == n or (k.startswith(n + ".") and "." not in k[len(n) + 1 :])}
+        elif type(value) is cst.Call and (copied := replaced_record(ctx, value)) is not None:
+            n, given = copied
+            held = {
+                k[len(n) :]
+                for k in consumed
+                if k.startswith(n + ".") and "." not in k[len(n) + 1 :] and k[len(n) + 1 :] not in given
+            }
+        found = held if found is None else found & held
+    return {h for h in (found or set()) if "[" not in h}
 
 
 def _statements(ctx: FileContext, body: cst.CSTNode) -> list[cst.CSTNode]:

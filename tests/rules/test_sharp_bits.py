@@ -579,3 +579,30 @@ def test_the_schedule_and_switch_fixtures_fail_under_jax_as_linted():
         e = raised_by("JAX503/lint/switch_branches.py", call)
         # (switch traces every branch, whichever the index picks)
         assert type(e) is jax.errors.TracerBoolConversionError, (call, e)
+
+
+def test_a_key_a_lax_loop_body_gives_back_in_its_carry():
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "JAX502", "lint", "loop_carry.py")
+    with open(path, encoding="utf-8") as f:
+        found = testing.lint(f.read(), "JAX502")
+    assert [(d.start.line, d.message) for d in found] == [
+        (15, "`jax.random.normal` consumes the PRNG key `key` in every iteration of `lax.scan` at line 20"),
+        (24, "`jax.random.split` consumes the PRNG key `w.key` in every iteration of `lax.scan` at line 29"),
+        (37, "`move` consumes the PRNG key `w.key` in every iteration of `lax.scan` at line 42"),
+        (48, "`move` consumes the PRNG key `w.key` in every iteration of the loop at line 47, never split again"),
+    ]
+    assert found[0].note.startswith("The body returns it in the carry as it was, so every iteration draws the same")
+    assert found[1].note.startswith("The carry comes back with the same `key`, so every iteration gets the same keys")
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_loop_carry_fixture_fails_under_jaxs_key_reuse_checker():
+    import jax
+    from conftest import raised_by
+
+    with jax.debug_key_reuse(True):
+        for bad in ("walk", "walk_record", "walk_helper", "walk_python"):
+            e = raised_by("JAX502/lint/loop_carry.py", f"{bad}(jax.random.key(0))")
+            assert type(e).__name__ == "KeyReuseError", (bad, e)
+        assert raised_by("JAX502/lint/loop_carry.py", "run_ok(jax.random.key(0))") is None

@@ -630,3 +630,20 @@ def test_the_factory_importer_and_stored_step_fixtures_fail_under_jax_as_linted(
         e = raised_by_project(folder.format("bad"), "main.py", modules)
         assert type(e) is ValueError and "axis -1 is out of bounds for array of dimension 0" in str(e), e
         assert raised_by_project(folder.format("ok"), "main.py", modules) is None
+
+
+def test_a_scan_body_a_factory_returns_takes_the_scans_carry():
+    with open(os.path.join(FIXTURES, "JAX101", "lint", "scan_factory.py"), encoding="utf-8") as f:
+        found = _lint(f.read(), "JAX101")
+    assert [(code, line, message) for code, line, _, message, _ in found] == [
+        ("JAX101", 13, "`vmap(node_update)` slices `Y` per example, but `node_update` needs it whole")
+    ]
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_scan_factory_fixture_fails_under_jax_as_linted():
+    e = raised_by("JAX101/lint/scan_factory.py", "run()")
+    assert type(e) is TypeError and "contracting dimensions" in str(e), e
+    ok = "lax.scan(make_sweep_shared(jnp.full((12, 12), 1 / 12), jnp.eye(12, 3), 0.9), jnp.eye(12, 3), None, length=3)"
+    assert raised_by("JAX101/lint/scan_factory.py", ok) is None

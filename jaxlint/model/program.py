@@ -970,6 +970,12 @@ class Program:
         made, _ = self._calls_of(owner, depth + 1)
         receivers = [self.binding_of_value(construction) for construction in made]
         calls: list[cst.Call] = []
+        # the method read off the class itself (``jax.grad(Trainer.batch_loss)``, a
+        # staticmethod; ``Base.loss(self, x)``): where that value is called
+        for cls_read in self.references(owner)[0]:
+            parent = self.parents.get(cls_read)
+            if type(parent) is cst.Attribute and parent.value is cls_read and parent.attr.value == name:
+                calls += [c for c in self._invocations(parent, depth + 1)[0] if c not in calls]
         # and the construction as the receiver itself (``Ensemble().predict(xs)``, ``Norm()(x)``)
         for construction in made:
             self._add_method_call(cls, name, construction, calls, depth)

@@ -473,7 +473,7 @@ class KeyFlow(Flow):
         if not self.follow:
             return {}
         out: dict[str, Consumed] = {}
-        for _, fields in handed_fields(self.ctx, value):
+        for _, fields in handed_fields(self.ctx, value, self.frame):
             for f in fields:
                 out[f"{name}.{f}"] = Consumed(value, " ".join(self.ctx.code(value.func).split()), None)
         return out
@@ -484,7 +484,11 @@ class KeyFlow(Flow):
         if not self.follow or not n.args:
             return []
         api = " ".join(self.ctx.code(n.func).split())
-        return [Use(arg, f"{arg.value}.{f}", api, None) for arg, fields in consumed_fields(self.ctx, n) for f in fields]
+        return [
+            Use(arg, f"{arg.value}.{f}", api, None)
+            for arg, fields in consumed_fields(self.ctx, n, self.frame)
+            for f in fields
+        ]
 
     def handed_back(self, call: cst.Call) -> dict[str, Consumed]:
         """The names an assignment of ``call``'s result binds to a key the call consumed and
@@ -778,15 +782,18 @@ def consumer(ctx: FileContext, call: cst.Call) -> dict[str, int] | None:
     return consumed_parameters(owner, node, method)
 
 
-def _called_def(ctx: FileContext, call: cst.Call) -> tuple[FileContext, cst.FunctionDef, bool] | None:
-    """The def a call runs, by the model's value of the callee (see ``consumer``): its
-    file's context, the def, and whether it is a method run on an instance (the
-    constructor of a class called, the ``__call__`` of an instance). None: not known."""
+def _called_def(
+    ctx: FileContext, call: cst.Call, frame: Any = None
+) -> tuple[FileContext, cst.FunctionDef, bool] | None:
+    """The def a call runs, by the model's value of the callee (see ``consumer``; in
+    ``frame``, the call context of the def the call is in): its file's context, the def,
+    and whether it is a method run on an instance (the constructor of a class called, the
+    ``__call__`` of an instance). None: not known."""
     if type(call.func) is cst.Attribute and call.func.attr.value in TRACING_METHODS:
         return None  # ``f.lower(key)``: traced on abstract values, nothing drawn
     p = program(ctx)
     ev = p.evaluator
-    v = ev.value(call.func, None)
+    v = ev.value(call.func, frame)
     method = type(v) is Class
     if method:
         v = classes_method(ev, v, "__init__")
@@ -899,10 +906,11 @@ def _field_summary(ctx: FileContext, fn: cst.FunctionDef) -> tuple[dict[str, fro
     return memo[fn]
 
 
-def consumed_fields(ctx: FileContext, call: cst.Call) -> list[tuple[cst.Name, frozenset[str]]]:
+def consumed_fields(ctx: FileContext, call: cst.Call, frame: Any = None) -> list[tuple[cst.Name, frozenset[str]]]:
     """The record arguments (names) of a call whose fields its callee consumes as keys on
-    every path, with those fields (``kernel(state)``: ``state``, {``rng``})."""
-    called = _called_def(ctx, call)
+    every path, with those fields (``kernel(state)``: ``state``, {``rng``}); the callee
+    as ``frame`` gives it (a ``kernel`` parameter of the def around the loop)."""
+    called = _called_def(ctx, call, frame)
     if called is None or called[2]:
         return []
     owner, node, _ = called
@@ -919,11 +927,11 @@ def consumed_fields(ctx: FileContext, call: cst.Call) -> list[tuple[cst.Name, fr
     return out
 
 
-def handed_fields(ctx: FileContext, call: cst.Call) -> list[tuple[cst.Call, frozenset[str]]]:
+def handed_fields(ctx: FileContext, call: cst.Call, frame: Any = None) -> list[tuple[cst.Call, frozenset[str]]]:
     """The fields of the record a call returns that hold a key its callee consumed (see
     ``_field_summary``): a ``kernel`` that draws from ``state.rng`` and returns
     ``state._replace(...)`` without a new ``rng`` hands back a consumed key."""
-    called = _called_def(ctx, call)
+    called = _called_def(ctx, call, frame)
     if called is None or called[2]:
         return []
     owner, node, _ = called
@@ -1152,8 +1160,11 @@ def _carried_in_loops(ctx: FileContext) -> list[Reuse]:
             continue
         carry = positional[index].name.value
         # the values the loop starts the carry with say which of its attributes are fields
-        frames = [f for f in contexts(p.evaluator, fn) if type(dict(f.params).get(carry)) is Struct]
-        consumed, flow = _consumed_in(ctx, fn, frame=frames[0] if frames else None)
+        # (also as the files importing the module call it: a ``kernel`` the caller gives)
+        frames = contexts(p.evaluator, fn, importers=True)
+        records = [f for f in frames if type(dict(f.params).get(carry)) is Struct]
+        frame = (records or frames)[0] if records or frames else None
+        consumed, flow = _consumed_in(ctx, fn, frame=frame)
         given = _returned_carry(ctx, fn, pair, consumed)
         if not given:
             continue

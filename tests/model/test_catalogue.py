@@ -904,3 +904,26 @@ def test_the_numeric_constants_are_the_modules_own():
             pytest.importorskip(module.split(".")[0])
         real = getattr(importlib.import_module(module), name)
         assert type(real) is float and (real == c.value or (math.isnan(real) and math.isnan(c.value))), q
+
+
+def test_numpy_samplers_are_read_off_their_signatures():
+    """Every ``numpy.random`` function whose last parameter is ``size`` draws that shape;
+    a ``Generator``'s and a ``RandomState``'s methods are the module's functions."""
+    from jaxlint.model.abstract import FLOAT, INT, Array, Shape, Tuple
+
+    from .helpers import value_of
+
+    got = value_of(
+        "import numpy as np\nrng = np.random.default_rng(0)\nlegacy = np.random.RandomState(0)\n"
+        "result = (rng.weibull(2.0, (3, 4)), rng.geometric(0.5, 5), legacy.triangular(0.0, 1.0, 2.0, size=7),\n"
+        "          np.random.vonmises(0.0, 1.0), rng.integers(0, 4, (2,)), rng.multinomial(10, [0.5, 0.5], 3))\n"
+    )
+    assert type(got) is Tuple
+    shapes = [(x.shape, x.dtype.kind) if type(x) is Array and x.shape is not None else x for x in got.items]
+    assert shapes[:5] == [
+        (Shape((3, 4)), FLOAT.kind),
+        (Shape((5,)), INT.kind),
+        (Shape((7,)), FLOAT.kind),
+        (Shape(()), FLOAT.kind),
+        (Shape((2,)), INT.kind),
+    ]

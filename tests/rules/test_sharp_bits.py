@@ -606,3 +606,31 @@ def test_the_loop_carry_fixture_fails_under_jaxs_key_reuse_checker():
             e = raised_by("JAX502/lint/loop_carry.py", f"{bad}(jax.random.key(0))")
             assert type(e).__name__ == "KeyReuseError", (bad, e)
         assert raised_by("JAX502/lint/loop_carry.py", "run_ok(jax.random.key(0))") is None
+
+
+KERNEL_CHAIN = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "JAX502", "lint", "kernel_chain_{}")
+
+
+def test_a_kernel_the_importer_gives_hands_back_its_consumed_key_in_the_scan_carry():
+    # `sample_chain(kernel, state, n)` scans `state = kernel(state)`; main.py gives it a
+    # kernel that draws from `state.key` and returns `state._replace(position=...)`
+    found = testing.lint_folder(KERNEL_CHAIN.format("bad"), testing.settings_for("JAX502")).diagnostics
+    assert [(os.path.basename(d.path), d.start.line, d.code, d.message) for d in found] == [
+        (
+            "sampler.py",
+            24,
+            "JAX502",
+            "`kernel` consumes the PRNG key `state.key` in every iteration of `lax.scan` at line 27",
+        )
+    ]
+    assert testing.lint_folder(KERNEL_CHAIN.format("ok"), testing.settings_for("JAX502")).diagnostics == []
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_kernel_chain_fixture_fails_under_jax_as_linted():
+    from conftest import raised_by_project
+
+    e = raised_by_project(KERNEL_CHAIN.format("bad"), "main.py", ("sampler",))
+    assert type(e) is AssertionError and "same noise" in str(e), e
+    assert raised_by_project(KERNEL_CHAIN.format("ok"), "main.py", ("sampler",)) is None

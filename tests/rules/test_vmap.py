@@ -647,3 +647,19 @@ def test_the_scan_factory_fixture_fails_under_jax_as_linted():
     assert type(e) is TypeError and "contracting dimensions" in str(e), e
     ok = "lax.scan(make_sweep_shared(jnp.full((12, 12), 1 / 12), jnp.eye(12, 3), 0.9), jnp.eye(12, 3), None, length=3)"
     assert raised_by("JAX101/lint/scan_factory.py", ok) is None
+
+
+def test_a_staticmethod_read_off_its_class_runs_where_that_value_is_called():
+    with open(os.path.join(FIXTURES, "JAX101", "lint", "class_attribute_method.py"), encoding="utf-8") as f:
+        found = _lint(f.read(), "JAX101")
+    assert [(code, line, message) for code, line, _, message, _ in found] == [
+        ("JAX101", 14, "`vmap(example_nll)` slices `W` per example, but `example_nll` needs it whole")
+    ]
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_class_attribute_method_fixture_fails_under_jax_as_linted():
+    e = raised_by("JAX101/lint/class_attribute_method.py", "run_bad()")
+    assert type(e) is TypeError and "contracting dimensions" in str(e), e
+    assert raised_by("JAX101/lint/class_attribute_method.py", "run_ok()") is None

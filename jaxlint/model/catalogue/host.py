@@ -11,6 +11,7 @@ from ..abstract import FLOAT, INT, Const, External, Shape, Struct, Tuple, as_arr
 from . import Call, register
 from .build import Entries, family, op
 from .rules import array_of, broadcast, constant_result, dtype_of, full_dims, is_none, rule, shape_of
+from .signatures import SIGNATURES
 
 RANDOM = ("numpy.random",)
 
@@ -76,50 +77,40 @@ def generator(cls: str) -> Any:
     return lambda call: Struct(External(cls), (), "object")
 
 
-# the methods of those objects: the functions they are
-INSTANCE_METHODS: dict[str, dict[str, str]] = {
-    "numpy.random.RandomState": {
-        m: f"numpy.random.{m}"
-        for m in (
-            "randn",
-            "rand",
-            "randint",
-            "normal",
-            "uniform",
-            "choice",
-            "permutation",
-            "standard_normal",
-            "random_sample",
-            "random",
-            "binomial",
-            "poisson",
-            "exponential",
-            "gamma",
-            "beta",
-            "shuffle",
-        )
-    },
-    "numpy.random.Generator": {
-        **{
-            m: f"numpy.random.{m}"
-            for m in (
-                "normal",
-                "uniform",
-                "choice",
-                "permutation",
-                "standard_normal",
-                "random",
-                "binomial",
-                "poisson",
-                "exponential",
-                "gamma",
-                "beta",
-                "shuffle",
-            )
-        },
-        "integers": "numpy.random.randint",
-    },
-}
+# The distributions whose draws are integers (their support): every other sampler draws floats.
+DISCRETE = frozenset(
+    {
+        "binomial",
+        "poisson",
+        "geometric",
+        "negative_binomial",
+        "hypergeometric",
+        "zipf",
+        "logseries",
+        "randint",
+        "random_integers",
+    }
+)
+# the module functions a ``Generator`` does not have (the legacy global generator's own)
+LEGACY = frozenset({"rand", "randn", "randint", "random_integers", "random_sample", "ranf", "sample", "seed"})
+
+
+def _samplers(written: Entries) -> Entries:
+    """The ``numpy.random`` samplers not written out: every function whose last parameter
+    is ``size`` draws that shape from the distribution its other parameters give (their
+    broadcast shape without ``size``), read off its signature (``weibull(a, size=None)``,
+    ``triangular(left, mode, right, size=None)``)."""
+    out: Entries = {}
+    for q, sig in SIGNATURES.items():
+        name = q.rsplit(".", 1)[1]
+        if not q.startswith("numpy.random.") or q.count(".") != 2 or q in written or not sig:
+            continue
+        names = [p[0] for p in sig]
+        if names[-1] != "size" or any(p[1] != 1 for p in sig):
+            continue
+        out.update(family(RANDOM, [name], sample, params=tuple(names[:-1]), dtype=INT if name in DISCRETE else FLOAT))
+    return out
+
 
 TABLE: Entries = {
     "numpy.random.RandomState": lambda: op("numpy.random.RandomState", generator("numpy.random.RandomState")),
@@ -136,6 +127,7 @@ TABLE: Entries = {
     **family(RANDOM, ["exponential"], sample, params=("scale",)),
     **family(RANDOM, ["gamma"], sample, params=("shape", "scale")),
     **family(RANDOM, ["dirichlet"], sample, suffix="alpha"),
+    **family(RANDOM, ["multinomial"], sample, suffix="pvals", dtype=INT),
     **family(RANDOM, ["multivariate_normal"], sample, suffix="mean"),
     **family(RANDOM, ["choice"], choice),
     **family(RANDOM, ["permutation"], permutation),
@@ -156,6 +148,18 @@ TABLE: Entries = {
         ],
         constant_result(NONE),
     ),
+}
+TABLE.update(_samplers(TABLE))
+
+# the methods of those objects: the module's functions they are (a ``Generator`` has all but
+# the legacy ones, and draws integers with ``integers``)
+_METHODS = sorted(q.rsplit(".", 1)[1] for q in TABLE if q.startswith("numpy.random.") and q.count(".") == 2)
+INSTANCE_METHODS: dict[str, dict[str, str]] = {
+    "numpy.random.RandomState": {m: f"numpy.random.{m}" for m in _METHODS if m[0].islower() and m != "default_rng"},
+    "numpy.random.Generator": {
+        **{m: f"numpy.random.{m}" for m in _METHODS if m[0].islower() and m != "default_rng" and m not in LEGACY},
+        "integers": "numpy.random.randint",
+    },
 }
 
 register(TABLE)

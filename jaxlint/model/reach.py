@@ -130,6 +130,29 @@ def _wraps_its_first_argument(p: Any, call: cst.Call) -> bool:
     return q is not None and (q in TABLE or q in PARTIAL)
 
 
+def keeps_itself(p: Any, method: cst.FunctionDef, depth: int = DEPTH) -> bool:
+    """Does the method use its receiver only through its attributes (``self.key``,
+    ``self.post_mean.shape``), and call only such methods of it: never hands the receiver
+    itself to anything (``env.attach(self)``, ``me = self``) that could keep it?"""
+    receiver = receiver_of(p, method)
+    if receiver is None or depth <= 0:
+        return False
+    for n in p.ctx.descendants(method.body, prune=()):
+        if type(n) is not cst.Name or not _is(p, n, receiver):
+            continue
+        parent = p.ctx.parents.get(n)
+        if type(parent) is not cst.Attribute or parent.value is not n:
+            return False
+        call = p.ctx.parents.get(parent)
+        if type(call) is cst.Call and call.func is parent:
+            own = p.value(parent)  # the binder's ``self.method``: the def of the class body
+            if type(own) is not Function or type(own.node) is not cst.FunctionDef:
+                return False  # a stored callable (``partial(helper, self)``?) or one the class does not show
+            if own.node is not method and not keeps_itself(p, own.node, depth - 1):
+                return False
+    return True
+
+
 def method_keeps(p: Any, method: cst.FunctionDef, attrs: frozenset[str]) -> bool:
     """Does running the method ``method`` (a def of ``p``'s file) leave its receiver's
     ``attrs`` as they are (see ``keeps_receiver``)? For a call through an instance

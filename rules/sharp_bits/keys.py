@@ -53,7 +53,7 @@ from jaxlint.model.context import FileContext
 from jaxlint.model.expected import raises_context
 from jaxlint.model.flow import Flow, bound_names, terminates
 from jaxlint.model.program import TRACING_METHODS
-from jaxlint.model.reach import keeps_receiver, method_keeps
+from jaxlint.model.reach import keeps_itself, keeps_receiver, method_keeps
 from jaxlint.model.scopes import Scope
 from jaxlint.model.signature import Argument, bind
 from jaxlint.model.spelled import spelled
@@ -302,6 +302,11 @@ class KeyFlow(Flow):
                 attrs = frozenset(k.partition(".")[2].partition(".")[0] for k in self.env if "." in k)
                 if method_keeps(method.func.program or p, method.func.node, attrs):
                     return given
+        if self._unescaped(bases, call):
+            # objects of this function that nothing but their own attribute reads touch
+            # (``agent`` in ``agent.act()`` ... ``env.pull(arm)``): no other callable can
+            # reach them to store a key
+            return False
         if not library_method and type(ev.value(f, None)) is not Library:
             # a callable built only from module globals and ``__init__``'s arguments
             # (``self._score = jax.jit(jax.vmap(jax.grad(log_prob)))``) cannot reach
@@ -315,6 +320,42 @@ class KeyFlow(Flow):
                     return given
             return True
         return given
+
+    def _unescaped(self, bases: set[str], call: cst.Call) -> bool:
+        """Are the tracked keys' objects locals of the function around the call (bound
+        once, by a call), none of them the callee's own receiver, and is every read of them
+        an attribute of it (``agent.act()``, ``agent.key``): never passed, stored, returned
+        or captured, so no other callable can reach them?"""
+        p = program(self.ctx)
+        fn = self.ctx.enclosing_function(call)
+        scope = p.scope_of_node.get(fn) if fn is not None else None
+        f = call.func
+        if scope is None or (type(f) is cst.Attribute and type(f.value) is cst.Name and f.value.value in bases):
+            return False
+        for name in bases:
+            bs = scope.bindings.get(name, ())
+            if len(bs) != 1 or bs[0].kind != "assign" or bs[0].unpack or type(bs[0].value) is not cst.Call:
+                return False
+            reads, complete = p.references(bs[0])
+            if not complete:
+                return False
+            for r in reads:
+                parent = p.parents.get(r)
+                if type(parent) is not cst.Attribute or parent.value is not r:
+                    return False
+                if self.ctx.enclosing_function(r) is not fn:
+                    return False  # read in a nested def or lambda: captured
+                used = p.parents.get(parent)
+                if type(used) is cst.Call and used.func is parent and not self._keeps_itself(parent):
+                    return False  # its own method may hand it on (``agent.attach_to(env)``)
+        return True
+
+    def _keeps_itself(self, attr: cst.Attribute) -> bool:
+        """Is ``obj.m`` a method of a class of the project that never hands its receiver on?"""
+        v = program(self.ctx).evaluator.value(attr, None)
+        if type(v) is not Bound or type(v.func) is not Function or type(v.func.node) is not cst.FunctionDef:
+            return False
+        return keeps_itself(v.func.program or program(self.ctx), v.func.node)
 
     def _local(self, bases: set[str], call: cst.Call) -> bool:
         """Are the tracked attribute keys' objects all names of the function around the call

@@ -634,3 +634,27 @@ def test_the_kernel_chain_fixture_fails_under_jax_as_linted():
     e = raised_by_project(KERNEL_CHAIN.format("bad"), "main.py", ("sampler",))
     assert type(e) is AssertionError and "same noise" in str(e), e
     assert raised_by_project(KERNEL_CHAIN.format("ok"), "main.py", ("sampler",)) is None
+
+
+def test_an_object_nothing_else_can_reach_keeps_its_consumed_key():
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "JAX502", "lint", "unescaped_objects.py")
+    with open(path, encoding="utf-8") as f:
+        found = testing.lint(f.read(), "JAX502")
+    assert [(d.start.line, d.message) for d in found] == [
+        (
+            35,
+            "`agent.act` consumes the PRNG key `agent.key` in every iteration of the loop at line 34, never split again",
+        )
+    ]
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_unescaped_objects_fixture_fails_under_jaxs_key_reuse_checker():
+    import jax
+    from conftest import raised_by
+
+    with jax.debug_key_reuse(True):
+        e = raised_by("JAX502/lint/unescaped_objects.py", "run_bad(jax.random.key(0))")
+        assert type(e).__name__ == "KeyReuseError", e
+        assert raised_by("JAX502/lint/unescaped_objects.py", "run_ok(jax.random.key(0))") is None

@@ -666,12 +666,9 @@ class Program:
         ``runner.fit(...)``, ``Runner(cfg).fit(...)``, or in a def the instance is passed to."""
         self._through_maps, self._callee_unit, self._forwarders = False, None, True
         calls: list[cst.Call] = []
-        for construction in made:
+        for construction in made:  # ``Runner(cfg).fit(...)``
             self._add_method_call(cls, name, construction, calls)
-            instance = self.binding_of_value(construction)
-            for r in self.references(instance)[0] if instance is not None else []:
-                self._add_method_call(cls, name, r, calls)
-                self._through_parameter(cls, name, r, calls, 0)
+        self._instances_as_receivers(cls, name, made, calls, 0)
         return calls
 
     def _result_calls(self, made: list[cst.Call], index: int | None, depth: int) -> list[cst.Call]:
@@ -968,7 +965,6 @@ class Program:
         if owner is None:
             return []
         made, _ = self._calls_of(owner, depth + 1)
-        receivers = [self.binding_of_value(construction) for construction in made]
         calls: list[cst.Call] = []
         # the method read off the class itself (``jax.grad(Trainer.batch_loss)``, a
         # staticmethod; ``Base.loss(self, x)``): where that value is called
@@ -981,13 +977,7 @@ class Program:
             self._add_method_call(cls, name, construction, calls, depth)
         if name == "__init__":  # ``Sampler(cfg, target)`` runs ``__init__(self, cfg, target)``
             calls += made
-        for instance in receivers:
-            if instance is None:
-                continue
-            reads, _ = self.references(instance)
-            for r in reads:
-                self._add_method_call(cls, name, r, calls, depth)
-                self._through_parameter(cls, name, r, calls, depth)
+        self._instances_as_receivers(cls, name, made, calls, depth)
         # and ``self.name(...)`` in the class's own methods
         for use, read in self._receiver_reads(cls):
             if use is _PASSED:
@@ -1001,6 +991,18 @@ class Program:
             if call not in calls and type(func) is cst.Attribute and self._instance_of(func.value, cls):
                 calls.append(call)
         return calls
+
+    def _instances_as_receivers(
+        self, cls: cst.ClassDef, name: str, made: list[cst.Call], calls: list[cst.Call], depth: int
+    ) -> None:
+        """Add the calls of the method ``name`` of ``cls`` through the names the
+        constructions ``made`` are bound to (``runner = Runner(cfg)`` then
+        ``runner.fit(...)``), and through the defs those names are passed to."""
+        for construction in made:
+            instance = self.binding_of_value(construction)
+            for r in self.references(instance)[0] if instance is not None else []:
+                self._add_method_call(cls, name, r, calls, depth)
+                self._through_parameter(cls, name, r, calls, depth)
 
     def _receiver_reads(self, cls: cst.ClassDef) -> list[tuple[Any, cst.CSTNode]]:
         """The reads of the receiver (``self``) in the class's own undecorated methods, in

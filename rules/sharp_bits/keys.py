@@ -498,26 +498,17 @@ class KeyFlow(Flow):
         the walk of the call): ``s2 = s._replace(x=x)``, ``s.replace(x=x)``,
         ``dataclasses.replace(s, x=x)`` copy every field but those given, so ``s2.key`` is
         ``s.key``; and ``state = kernel(state)``, whose def consumes ``state.rng`` and
-        returns its record with that field as it was (``hands_back_fields``)."""
+        returns its record with that field as it was (``handed_fields``)."""
         if len(targets) != 1 or type(targets[0].target) is not cst.Name:
             return {}
         name = targets[0].target.value
-        copied = replaced_record(self.ctx, value)
-        if copied is not None:
-            source, given = copied
-            prefix = source + "."
-            return {
-                f"{name}.{k[len(prefix) :]}": c
-                for k, c in self.env.items()
-                if k.startswith(prefix) and k[len(prefix) :] not in given and "." not in k[len(prefix) :]
-            }
+        if replaced_record(self.ctx, value) is not None:
+            held = held_keys(self.ctx, value, self.env)
+            return {name + part: self.env[key] for part, key in held.items() if part}
         if not self.follow:
             return {}
-        out: dict[str, Consumed] = {}
-        for _, fields in handed_fields(self.ctx, value, self.frame):
-            for f in fields:
-                out[f"{name}.{f}"] = Consumed(value, " ".join(self.ctx.code(value.func).split()), None)
-        return out
+        api = " ".join(self.ctx.code(value.func).split())
+        return {f"{name}.{f}": Consumed(value, api, None) for f in handed_fields(self.ctx, value, self.frame)}
 
     def field_uses(self, n: cst.Call) -> list[Use]:
         """The fields of its record arguments a call consumes (``kernel(state)`` whose def
@@ -892,6 +883,27 @@ def returned_parameters(ctx: FileContext, call: cst.Call) -> dict[int | None, tu
 REPLACE_METHODS = frozenset({"_replace", "replace"})
 
 
+def held_keys(ctx: FileContext, value: cst.BaseExpression, consumed: dict[str, Any]) -> dict[str, str]:
+    """The parts of what ``value`` evaluates to that hold a key of ``consumed`` (by its
+    tracked name): ``""`` for a name that is the key itself, ``".f"`` for a field of the
+    record a name holds, or of a copy of it that does not give that field
+    (``s._replace(x=x)``): {part: the consumed key's name}."""
+    given: frozenset[str] = frozenset()
+    if type(value) is cst.Name:
+        name = value.value
+    elif type(value) is cst.Call and (copied := replaced_record(ctx, value)) is not None:
+        name, given = copied
+    else:
+        return {}
+    out = {"": name} if type(value) is cst.Name and name in consumed else {}
+    prefix = name + "."
+    for k in consumed:
+        field = k[len(prefix) :]
+        if k.startswith(prefix) and "." not in field and field not in given:
+            out["." + field] = k
+    return out
+
+
 def replaced_record(ctx: FileContext, call: cst.Call) -> tuple[str, frozenset[str]] | None:
     """``(name, given fields)`` when ``call`` copies the record a name holds with only
     some fields given (by keyword only: ``str.replace(old, new)`` takes positions)."""
@@ -933,15 +945,8 @@ def _field_summary(ctx: FileContext, fn: cst.FunctionDef) -> tuple[dict[str, fro
     for ret in ctx.descendants(fn.body, prune=(cst.FunctionDef, cst.Lambda, cst.ClassDef)):
         if type(ret) is not cst.Return:
             continue
-        value = ret.value
-        held: set[str] = set()
-        if type(value) is cst.Name:
-            prefix = value.value + "."
-            held = {k[len(prefix) :] for k in consumed if k.startswith(prefix)}
-        elif type(value) is cst.Call and (copied := replaced_record(ctx, value)) is not None:
-            prefix = copied[0] + "."
-            held = {k[len(prefix) :] for k in consumed if k.startswith(prefix) and k[len(prefix) :] not in copied[1]}
-        held = {f for f in held if "." not in f and "[" not in f}
+        parts = held_keys(ctx, ret.value, consumed) if ret.value is not None else {}
+        held = {part[1:] for part in parts if part and "[" not in part}
         returned = frozenset(held) if returned is None else returned & held
     memo[fn] = (fields, returned or frozenset())
     return memo[fn]
@@ -968,16 +973,15 @@ def consumed_fields(ctx: FileContext, call: cst.Call, frame: Any = None) -> list
     return out
 
 
-def handed_fields(ctx: FileContext, call: cst.Call, frame: Any = None) -> list[tuple[cst.Call, frozenset[str]]]:
+def handed_fields(ctx: FileContext, call: cst.Call, frame: Any = None) -> frozenset[str]:
     """The fields of the record a call returns that hold a key its callee consumed (see
     ``_field_summary``): a ``kernel`` that draws from ``state.rng`` and returns
     ``state._replace(...)`` without a new ``rng`` hands back a consumed key."""
     called = _called_def(ctx, call, frame)
     if called is None or called[2]:
-        return []
+        return frozenset()
     owner, node, _ = called
-    _, returned = _field_summary(owner, node)
-    return [(call, returned)] if returned else []
+    return _field_summary(owner, node)[1]
 
 
 def partial_use(ctx: FileContext, call: cst.Call) -> Use | None:
@@ -1245,17 +1249,7 @@ def _returned_carry(ctx: FileContext, fn: cst.FunctionDef, pair: bool, consumed:
             if type(value) is not cst.Tuple or not value.elements:
                 return set()
             value = value.elements[0].value
-        held: set[str] = set()
-        if type(value) is cst.Name:
-            n = value.value
-            held = {k[len(n) :] for k in consumed if k == n or (k.startswith(n + ".") and "." not in k[len(n) + 1 :])}
-        elif type(value) is cst.Call and (copied := replaced_record(ctx, value)) is not None:
-            n, given = copied
-            held = {
-                k[len(n) :]
-                for k in consumed
-                if k.startswith(n + ".") and "." not in k[len(n) + 1 :] and k[len(n) + 1 :] not in given
-            }
+        held = set(held_keys(ctx, value, consumed))
         found = held if found is None else found & held
     return {h for h in (found or set()) if "[" not in h}
 

@@ -47,12 +47,20 @@ def main(root: str = ".") -> int:
     readme = os.path.join(root, "README.md")
     with open(readme, encoding="utf-8") as f:
         text = f.read()
-    with open(readme, "w", encoding="utf-8") as f:
-        f.write(update_readme(text))
+    # both texts first: a failure while computing them leaves the files as they were
+    new_readme, rules = update_readme(text), rules_markdown()
     os.makedirs(os.path.join(root, "docs"), exist_ok=True)
-    with open(os.path.join(root, "docs", "rules.md"), "w", encoding="utf-8") as f:
-        f.write(rules_markdown())
+    _replace(readme, new_readme)
+    _replace(os.path.join(root, "docs", "rules.md"), rules)
     return 0
+
+
+def _replace(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all (a sibling file, then a rename)."""
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
 
 
 if __name__ == "__main__":

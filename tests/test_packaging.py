@@ -43,6 +43,24 @@ def test_generated_docs_are_current():
         assert f.read() == docs.rules_markdown(), "docs/rules.md is stale: run `python -m jaxlint.docs`"
 
 
+def test_the_docs_generator_leaves_the_files_as_they_were_when_it_fails(tmp_path, monkeypatch):
+    from jaxlint import docs
+
+    (tmp_path / "README.md").write_text(readme(), encoding="utf-8")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "rules.md").write_text("old rules\n", encoding="utf-8")
+
+    def broken():
+        raise RuntimeError("no rules")
+
+    monkeypatch.setattr(docs, "rules_markdown", broken)
+    with pytest.raises(RuntimeError):
+        docs.main(str(tmp_path))
+    assert (tmp_path / "README.md").read_text(encoding="utf-8") == readme()
+    assert (tmp_path / "docs" / "rules.md").read_text(encoding="utf-8") == "old rules\n"
+    assert sorted(os.listdir(tmp_path)) == ["README.md", "docs"]
+
+
 @pytest.mark.slow
 def test_wheel_installs_into_a_fresh_venv_and_lints(tmp_path):
     # built from a copy: setuptools' build/ in the checkout keeps modules since deleted

@@ -24,7 +24,7 @@ from typing import Any
 import libcst as cst
 
 from jaxlint.model import dims, program
-from jaxlint.model.abstract import KEY, RAW_KEY, Array, Const, External, Scalar, Seq, as_array
+from jaxlint.model.abstract import KEY, RAW_KEY, Array, Const, External, Scalar, Seq, Transformed, as_array
 from jaxlint.model.contexts import foreign_call_line, sites
 from jaxlint.model.maps import MapIssue, MappedLeaf
 from jaxlint.model.mapsites import Evaluated, MapSite, map_sites
@@ -189,10 +189,20 @@ def _mentions_devices(v: Any) -> bool:
 
 def _origin(ctx: Any, rec: Any, leaf: MappedLeaf) -> Origin | None:
     call = rec.node
-    if not isinstance(call, cst.Call) or any(a.star for a in call.args):
+    if not isinstance(call, cst.Call) or any(a.star == "**" for a in call.args):
         return None
     if isinstance(leaf.arg, str):
         expr = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == leaf.arg), None)
+    elif any(a.star for a in call.args):
+        # ``train_step(state, *batch)``: the arguments before the first ``*`` one take the
+        # leading positions, when the map itself is called (no ``partial`` binds any first)
+        lead = []
+        for a in call.args:
+            if a.star or a.keyword is not None:
+                break
+            lead.append(a.value)
+        f = program(ctx).evaluator.value(call.func, rec.frame)
+        expr = lead[leaf.arg] if type(f) is Transformed and leaf.arg < len(lead) else None
     else:
         pos = [a.value for a in call.args if a.keyword is None]
         k = leaf.arg - (rec.positional - len(pos))

@@ -255,3 +255,19 @@ def test_batches_a_generator_yields_are_judged_where_they_are_mapped():
 def test_the_marked_batches_fail_at_run_time_and_the_fixes_run(name, call, raises):
     e = raised_by(f"JAX203/lint/{name}", call)  # pmap of a leading axis of 128 on fewer devices
     assert (type(e).__name__ if e is not None else None) == raises, e
+
+
+def test_the_arguments_before_a_spread_batch_take_the_leading_positions():
+    path = Path(FIXTURES, "JAX204", "lint", "spread_batch.py")
+    found = _lint(path.read_text(encoding="utf-8"), "JAX204")
+    assert [(code, line, col, message) for code, line, col, message, _ in found] == [
+        ("JAX204", 34, 30, "pmap maps `state`, a pytree with no device axis (`state.step` is rank 0)")
+    ]
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_spread_batch_fixture_fails_under_jax_as_linted():
+    e = raised_by("JAX204/lint/spread_batch.py", "fit()")
+    assert type(e) is ValueError and "incompatible with its sharding annotation" in str(e), e
+    assert raised_by("JAX204/lint/spread_batch.py", "fit_replicated()") is None

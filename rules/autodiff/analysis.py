@@ -191,7 +191,7 @@ def sites(ctx: Any) -> list[Site]:
         calls, complete = p.invocations(node)
         for call in calls[:8]:
             home = ctx.enclosing_function(call)
-            for frame in contexts(ev, home)[:4] if home is not None else [None]:
+            for frame in contexts(ev, home, importers=True)[:4] if home is not None else [None]:
                 if not runs_in(ev, call, frame, home):
                     continue  # this case of the test never makes the call
                 with ev.query(FUEL):

@@ -481,3 +481,33 @@ def test_an_argnums_beyond_a_bound_methods_parameters_fails_under_jax(tmp_path):
     )
     e = raised_by_project(str(tmp_path), "run.py", ("trainer",))
     assert type(e) is TypeError and "argnums" in str(e), e
+
+
+REGISTRY_IMPORTER = os.path.join(
+    os.path.dirname(__file__), "..", "..", "fixtures", "JAX403", "lint", "registry_importer_{}"
+)
+
+
+def test_a_grad_in_a_factory_another_module_calls_sees_the_registry_entry_its_config_picks():
+    # main.py: `fit(CONFIG, x, y)` with `CONFIG["loss"] == "huber"`; `make_step(cfg)` picks
+    # `OBJECTIVES[cfg["loss"]]`, which returns `(loss, metrics)`: the grad needs has_aux
+    found = testing.lint_folder(REGISTRY_IMPORTER.format("bad"), testing.settings_for(*ALL)).diagnostics
+    assert [(os.path.basename(d.path), d.start.line, d.code, d.message) for d in found] == [
+        (
+            "train.py",
+            16,
+            "JAX403",
+            "`loss_fn` returns `objective(x @ w, y)` for the call at line 16, a pair (output, aux)",
+        )
+    ]
+    assert testing.lint_folder(REGISTRY_IMPORTER.format("ok"), testing.settings_for(*ALL)).diagnostics == []
+
+
+@pytest.mark.jax
+def test_the_registry_importer_fixture_fails_under_jax_as_linted():
+    pytest.importorskip("jax")
+    from conftest import raised_by_project
+
+    e = raised_by_project(REGISTRY_IMPORTER.format("bad"), "main.py", ("losses", "train"))
+    assert type(e) is TypeError and "Gradient only defined for scalar-output functions" in str(e), e
+    assert raised_by_project(REGISTRY_IMPORTER.format("ok"), "main.py", ("losses", "train")) is None

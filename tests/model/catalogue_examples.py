@@ -322,6 +322,14 @@ written("unique", ex(A((5,)), size=3), prefixes=J)
 written("bincount", exp(A((5,), "int32")))
 written("bincount", ex(A((5,), "int32"), length=4), prefixes=J)
 written("interp", ex(A((3,)), A((5,), fill="arange"), A((5,))))
+written(
+    "gradient",
+    ex(A((5,), fill="arange")),
+    ex(A((4, 5), fill="arange")),
+    ex(A((4, 5), fill="arange"), axis=1),
+    ex(A((3, 4, 5), fill="arange"), axis=(0, 2)),
+    ex(A((5,), fill="arange"), A((5,), fill="arange")),
+)
 written("polyval", ex(A((3,)), A((4, 2))))
 written("select", ex([A((3,), "bool")], [A((3,))]), ex([A((3,), "bool"), A((2, 1), "bool")], [A((3,)), A((3,))]))
 written("piecewise", ex(A((4,)), [A((4,), "bool")], [1.0]))

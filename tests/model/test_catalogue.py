@@ -337,6 +337,18 @@ def test_tree_map_calls_the_function_on_each_leaf():
     assert sym_run("jax.tree.leaves", Tuple((UNKNOWN,)))[0] is UNKNOWN
 
 
+def test_a_loop_keeps_the_type_of_its_carry_when_the_body_is_not_known():
+    # JAX requires the body to return a carry of the initial carry's structure, shapes and
+    # dtypes (it raises otherwise): a body whose result is not known still gives that type,
+    # every leaf an array (the Python int too)
+    carry = Tuple((sym_array(N, 3), Const(0)))
+    typed = Tuple((Array(Shape((N, 3)), FLOAT), Array(Shape(()), INT)))
+    assert sym_run("jax.lax.fori_loop", Const(0), Const(3), UNKNOWN, carry)[0] == typed
+    assert sym_run("jax.lax.while_loop", UNKNOWN, UNKNOWN, carry)[0] == typed
+    # a body whose result is known: what it and the initial carry agree on
+    assert sym_run("jax.lax.fori_loop", Const(0), Const(3), External("jax.lax.add"), sym_array(N))[0] == sym_array(N)
+
+
 def test_unknown_inputs_give_unknown_parts():
     # a reduction over every axis gives a 0-d array whatever it is given; over some axes, unknown
     assert sym_run("jax.numpy.sum", UNKNOWN)[0] == Array(Shape(()), None)

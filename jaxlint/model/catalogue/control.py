@@ -2,8 +2,8 @@
 
 Control flow calls its function arguments through ``Call.call`` on the abstract operands:
 ``cond``/``switch`` give the join of their branches, ``fori_loop``/``while_loop`` the join
-of the initial carry and one body step, ``scan`` the carry and the per-step outputs
-stacked on a leading axis of the scanned length, ``map`` the stacked outputs.
+of the initial carry and one body step (the initial carry's type where that is not known),
+``scan`` that carry and the per-step outputs stacked on a leading axis of the scanned length, ``map`` the stacked outputs.
 Collectives keep the shape of each leaf (``psum`` of a pytree is that pytree), but
 ``all_gather`` adds an axis of the mapped size (``Call.axis_size``: known when the
 evaluator knows the map the call runs under, else None), and ``psum_scatter``/
@@ -44,7 +44,7 @@ def fori_loop(call: Call) -> Any:
     """``fori_loop(lower, upper, body_fun, init_val)``: the carry ``body_fun(i, carry)`` keeps."""
     init = call.arg("init_val")
     out = call.call(call.arg("body_fun"), [Array(Shape(()), INT), init])
-    return join(init, out)
+    return carried(init, out)
 
 
 def while_loop(call: Call) -> Any:
@@ -52,7 +52,18 @@ def while_loop(call: Call) -> Any:
     runs on it too: what fails there fails the loop)."""
     init = call.arg("init_val")
     call.call(call.arg("cond_fun"), [init])
-    return join(init, call.call(call.arg("body_fun"), [init]))
+    return carried(init, call.call(call.arg("body_fun"), [init]))
+
+
+def carried(init: Any, out: Any) -> Any:
+    """What a loop's carry holds after the loop: what the initial carry and one step's
+    result agree on; where that is not known, the initial carry's type (JAX requires the
+    body to return a carry of the same structure, shapes and dtypes: it raises otherwise),
+    every leaf an array (a Python number becomes a rank-0 array)."""
+    agreed = join(init, out)
+    if agreed is not UNKNOWN:
+        return agreed
+    return rebuild(init, lambda path, leaf: _as_result(leaf))
 
 
 def _leading(tree: Any) -> tuple[Dim, bool]:
@@ -109,7 +120,7 @@ def scan(call: Call) -> Any:
     if type(out) is not Tuple or len(out.items) != 2:
         return UNKNOWN
     carry, ys = out.items
-    return Tuple((join(init, carry), stacked(ys, length)))
+    return Tuple((carried(init, carry), stacked(ys, length)))
 
 
 def lax_map(call: Call) -> Any:

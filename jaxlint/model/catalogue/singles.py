@@ -9,13 +9,14 @@ from typing import Any
 from jaxlint.base.literals import UNKNOWN
 
 from .. import dims
-from ..abstract import BOOL, FLOAT, INT, Const, Scalar, Seq, Shape, Tuple, as_array, as_dim, int_value
+from ..abstract import BOOL, FLOAT, INT, Const, List, Scalar, Seq, Shape, Tuple, as_array, as_dim, int_value
 from . import Call
 from . import joining as jn
 from . import reductions as red
 from .primitives import convert
 from .rules import (
     array_of,
+    axes_of,
     broadcast,
     dims_of_value,
     full_dims,
@@ -169,6 +170,24 @@ def bincount(call: Call) -> Any:
     n = call.arg("length") if call.sig.param("length") is not None else Const(None)
     size_ = None if is_none(n) else as_dim(n)
     return array_of(call, Shape((size_,)), INT)
+
+
+@rule
+def gradient(call: Call) -> Any:
+    """``gradient(f, *varargs, axis=None)``: the derivative along each axis, shaped like
+    ``f`` with an inexact dtype; one array when there is one axis (``f`` of rank 1, an int
+    ``axis`` or a 1-tuple), else one per axis (JAX: in a list, NumPy: a tuple)."""
+    f = as_array(call.arg("f"))
+    if f is None or f.rank is None or f.rank == 0:
+        return UNKNOWN
+    axes = axes_of(call.arg("axis"))
+    if axes is None:
+        return UNKNOWN
+    n = f.rank if axes == "all" else len(axes)
+    one = array_of(call, f.shape, inexact(f.dtype))
+    if n == 1:
+        return one
+    return (Tuple if call.host else List)(tuple(one for _ in range(n)))
 
 
 def interp(call: Call) -> Any:

@@ -20,7 +20,7 @@ import libcst as cst
 
 from jaxlint.base.literals import UNKNOWN as UNKNOWN_
 
-from .abstract import Bound, Class, External, Function, Partial, Struct, Transformed
+from .abstract import Bound, Class, External, Function, Partial, Struct, Transformed, Wraps
 from .classes import RUNS_METHOD, bound_method, method, runner_call
 from .signature import Argument, bind
 from .transfer import SAME_VALUES
@@ -357,11 +357,37 @@ def called_function(ev: Evaluator, callee: Any, args: list[Argument]) -> tuple[F
                 [(v, None, "") for v in callee.args] + [(v, k, "") for k, v in callee.keywords if k not in given] + args
             )
             callee = callee.func
+        elif (wrapped := forwarded_closure(callee)) is not None:
+            callee = wrapped  # a decorator's wrapper that calls the function with its own arguments
         else:
             break
     if type(callee) is not Function:
         return None
     return callee, args
+
+
+def forwarded_closure(callee: Any) -> Any:
+    """The function a wrapper closure calls with exactly its own arguments: ``wrapper`` as a
+    decorator ``def logged(fn)`` returns it, ``fn(*args, **kwargs)`` in its body
+    (``forwarding.keeps_calls``), made in a call that gave ``fn`` its value; else None."""
+    from .forwarding import keeps_calls
+
+    if type(callee) is Wraps:  # ``@functools.wraps(fn)`` on the wrapper: still the wrapper's call
+        callee = callee.func
+    env = callee.env if type(callee) is Function else None
+    if env is None or type(env.function) is not cst.FunctionDef or type(callee.node) is not cst.FunctionDef:
+        return None
+    deco = env.function
+    home = callee.program
+    if home is None or not keeps_calls(home, deco):
+        return None
+    last = deco.body.body[-1]  # ``return wrapper``: keeps_calls says so
+    ret = last.body[0] if type(last) is cst.SimpleStatementLine else None
+    if type(ret) is not cst.Return or type(ret.value) is not cst.Name or ret.value.value != callee.node.name.value:
+        return None  # another def of the decorator's body
+    first = [*deco.params.posonly_params, *deco.params.params][0].name.value
+    wrapped = env.get(first)
+    return wrapped if type(wrapped) in (Function, Transformed, Partial, Bound, Struct) else None
 
 
 def assumed_along(frame: Env | None) -> dict[str, Any] | None:

@@ -15,7 +15,8 @@ from jaxlint.base.names import canonical
 from .forwarding import forwarded_call
 from .scopes import Binding, Scope, ScopeBuilder, reaching_in
 from .transfer import SAME_ARGUMENTS
-from .transforms import SCOPES, TRANSPARENT_DECORATORS, named
+from .transforms import PARTIAL, SCOPES, TRANSPARENT_DECORATORS, named
+from .transforms import TRANSFORMS as JAX_TRANSFORMS
 from .values import (
     External,
     Function,
@@ -715,6 +716,8 @@ class Program:
                 primal = self._primal_call(call)
                 if primal is not None:
                     return [primal], False
+                if self._wraps_first_argument(call):
+                    return self._invocations(call, depth + 1)
             if type(call) is cst.Call:
                 made = forwarded_call(self, call, parent) if self._forwarders else None
                 if made is not None:  # ``apply(f, x, y)`` that calls ``f(*args)``: model/forwarding.py
@@ -745,6 +748,31 @@ class Program:
         if stored is not None:  # ``self.step = jax.jit(self._step)``: where ``self.step(...)`` runs
             return self._method_calls_of(*stored, depth), False
         return self._calls_of(self.binding_of_value(node), depth)
+
+    def _wraps_first_argument(self, call: cst.Call) -> bool:
+        """Is ``call``'s value a callable that, called, calls its first argument with the
+        same arguments: a JAX transform of it that a function makes (a library's, as its
+        stub says: ``eqx.filter_value_and_grad(loss)``; a factory of the project's:
+        ``compile(loss)`` returning ``jax.jit(fn)``), or the wrapper of a decorator of the
+        project that forwards its ``*args`` (``forwarding.keeps_calls``)?"""
+        from .abstract import Function as AbstractFunction
+        from .abstract import Transformed as AbstractTransformed
+        from .forwarding import keeps_calls
+
+        ev = self.evaluator
+        f = ev.value(call.func, None)
+        if type(f) is AbstractFunction and type(f.node) is cst.FunctionDef and keeps_calls(f.program or self, f.node):
+            return True
+        if type(f) is External and (f.qualified in JAX_TRANSFORMS or f.qualified in PARTIAL):
+            return False  # JAX's own transforms: ``value`` reads them
+        made = ev.value(call, None)
+        apis = FORWARDING_TRANSFORMS | MAPPING_TRANSFORMS if self._through_maps else FORWARDING_TRANSFORMS
+        return (
+            type(made) is AbstractTransformed
+            and made.api in apis
+            and made.target is not UNKNOWN
+            and made.target == ev.value(call.args[0].value, None)
+        )
 
     def _stored_on_receiver(self, node: cst.CSTNode) -> tuple[cst.ClassDef, str] | None:
         """``(cls, name)`` when ``node`` is the one value the methods of ``cls`` store in

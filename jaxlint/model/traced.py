@@ -68,6 +68,10 @@ class Trace:
     # the application that first traces each parameter, when several do (``jit(f,
     # static_argnums=1)`` and ``jit(f)``: only the second traces ``n``); else ``node``
     sites: dict[str, Any] = field(default_factory=dict)
+    # only the array leaves of the arguments are traced (``eqx.filter_jit``): a parameter of
+    # ``params`` holds an array, or is one of ``pytrees``, whose array leaves alone are traced
+    arrays_only: bool = False
+    pytrees: set[str] = field(default_factory=set)
 
     def site_of(self, param: str | None) -> Any:
         """The application that traces ``param`` (to cite it, and to ask whether it runs
@@ -174,6 +178,8 @@ def _traced(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
             names = [q.name.value for q in positional + list(body_fn.params.kwonly_params) if q.default is None]
             api = TABLE[f.qualified]
             add(body_fn, Trace(set(names), api.label, call, False, api.stages))
+    for fn, node, label in _array_jits(p):
+        add(fn, _array_trace(p, fn, node, label))
     for unknown_fn in unknown:
         out.pop(unknown_fn, None)
     return out
@@ -273,6 +279,77 @@ def _receiver_method(p: Program, target: cst.CSTNode | None) -> bool:
 
 
 MAX_GIVEN_FRAMES = 8  # the contexts of an application's def read for a parameter's function
+
+
+def _array_jits(p: Program) -> list[tuple[cst.FunctionDef, cst.CSTNode, str]]:
+    """The defs of this file that a library's jit tracing only array leaves compiles
+    (``stubs.ARRAY_JITS``), with the application and its label: as a decorator
+    (``@eqx.filter_jit``, ``@eqx.filter_jit(donate="all")``), or called on a def or a
+    method (``eqx.filter_jit(step)``, ``eqx.filter_jit(self.step)``)."""
+    from .spelled import spelled
+    from .stubs import ARRAY_JITS
+
+    out: list[tuple[cst.FunctionDef, cst.CSTNode, str]] = []
+    for fn in p.ctx.nodes_of(cst.FunctionDef):
+        for dec in fn.decorators:
+            expr = dec.decorator.func if type(dec.decorator) is cst.Call else dec.decorator
+            label = ARRAY_JITS.get(spelled(p, expr) or "")
+            if label is not None and p.value(fn) is not UNKNOWN:  # every other decorator known
+                out.append((fn, dec.decorator, label))
+    for call in p.ctx.nodes_of(cst.Call):
+        label = ARRAY_JITS.get(spelled(p, call.func) or "")
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        if label is None or not positional:
+            continue
+        v = p.evaluator.value(positional[0].value, None)
+        if type(v) is AbstractBound:  # the receiver is an argument too: its array leaves are traced
+            v = v.func
+        if type(v) is AbstractFunction and type(v.node) is cst.FunctionDef and v.node in p.scope_of_node:
+            out.append((v.node, call, label))
+    return out
+
+
+def _array_trace(p: Program, fn: cst.FunctionDef, node: cst.CSTNode, label: str) -> Trace:
+    """The parameters of ``fn`` that hold arrays, or pytrees with array leaves, in the
+    frames its calls give it or by their annotation: what a jit tracing only array leaves
+    traces. A parameter no frame shows holding one (a Python number, a string, a function,
+    or not known) stays out: unknown means silent."""
+    from .arrays import annotated_array
+    from .contexts import contexts
+
+    ev = p.evaluator
+    frames = contexts(ev, fn, importers=True)[:MAX_GIVEN_FRAMES]
+    traced: set[str] = set()
+    pytrees: set[str] = set()
+    for q in _positional(fn) + list(fn.params.kwonly_params):
+        name = q.name.value
+        if q.annotation is not None and annotated_array(ev, q.annotation.annotation):
+            traced.add(name)
+            continue
+        held = {_holds_arrays(frame.get(name)) for frame in frames}
+        if "array" in held:
+            traced.add(name)
+        elif "pytree" in held:
+            traced.add(name)
+            pytrees.add(name)
+    return Trace(traced, label, node, False, True, arrays_only=True, pytrees=pytrees)
+
+
+def _holds_arrays(v: Any) -> str | None:
+    """What ``v`` holds for a jit tracing array leaves: "array" (a JAX or NumPy array),
+    "pytree" (a registered class's instance, or a tuple, list or dict whose leaves are
+    all arrays), else None."""
+    from .abstract import Array, Dict, Struct, leaves
+
+    t = type(v)
+    if t is Array:
+        return "array"
+    if t is Struct:
+        return "pytree" if v.kind == "pytree" else None
+    if t in (AbstractTuple, AbstractList, Dict):
+        found = list(leaves(v))
+        return "pytree" if found and all(type(x) is Array for _, x in found) else None
+    return None
 
 
 def loop_bodies(ctx, p: Program) -> list[tuple[cst.Call, str, cst.FunctionDef | cst.Lambda, bool]]:

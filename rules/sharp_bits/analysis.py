@@ -26,6 +26,7 @@ from jaxlint.model.abstract import Function
 from jaxlint.model.attributes import receiver_of
 from jaxlint.model.contexts import module_class
 from jaxlint.model.expected import expects_error
+from jaxlint.model.stubs import ARRAY_JITS
 from jaxlint.model.traced import LAX_BODIES, TRACING, Trace, traced_functions
 
 from .evidence import array_evidence, at_evidence, container_evidence, parameters
@@ -38,7 +39,9 @@ KEY = "JAX5"
 HELPER_DEPTH = 3  # helpers of helpers followed
 
 # the calls above: what the slicer must follow to the traced defs
-TRACING_APIS = (*TRACING, *LAX_BODIES)
+# what JAX503 is about: the tracing transforms, the lax bodies, and the library jits that a
+# stub says trace array leaves (``stubs.ARRAY_JITS``: ``eqx.filter_jit``)
+TRACING_APIS = (*TRACING, *LAX_BODIES, *sorted(ARRAY_JITS))
 
 
 def exact_lines(ctx, nodes) -> dict:

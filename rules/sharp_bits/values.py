@@ -146,7 +146,13 @@ class ValueFlow(Flow):
                 elif n in updated:
                     flags |= ARRAY
                     self.origins[n] = f"`{_fname(fn)}` updates it with `{n}.at[...]`"
-                if trace is not None and n in trace.params:
+                if trace is not None and n in trace.params and trace.arrays_only:
+                    # ``eqx.filter_jit``: an array is traced, a pytree at its array leaves
+                    flags |= TRACED
+                    if n not in trace.pytrees:
+                        flags |= ARRAY | LEAF
+                        self.origins.setdefault(n, f"an array argument of `{_fname(fn)}`, traced by `{trace.api}`")
+                elif trace is not None and n in trace.params:
                     flags |= TRACED
                     if n not in containers and n not in evidence:
                         flags |= LEAF
@@ -431,9 +437,12 @@ class ValueFlow(Flow):
         if not isinstance(fn, (cst.FunctionDef, cst.Lambda)):
             return False
         name = e.attr.value
+        trace = self.trace or self.outer_trace
         for frame in self.frames_of(fn)[:MAX_FIELD_FRAMES]:
             v = self.ev.value(e.value, frame)
             if type(v) is Struct:
+                if trace is not None and trace.arrays_only:  # ``eqx.filter_jit``: its array leaves alone
+                    return v.kind == "pytree" and name not in v.static and type(v.get(name)) is Array
                 return v.kind == "pytree" and name not in v.static and any(k == name for k, _ in v.fields)
             if v is not UNKNOWN and type(v) is not Opaque:
                 return False

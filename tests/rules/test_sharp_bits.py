@@ -581,6 +581,40 @@ def test_the_schedule_and_switch_fixtures_fail_under_jax_as_linted():
         assert type(e) is jax.errors.TracerBoolConversionError, (call, e)
 
 
+def test_filter_jit_traces_the_array_leaves_of_its_arguments_only():
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "JAX503", "lint", "equinox_filter_jit.py")
+    with open(path, encoding="utf-8") as f:
+        found = testing.lint(f.read(), "JAX503")
+    assert [(d.start.line, d.message, d.note) for d in found] == [
+        (
+            22,
+            "an `if` test needs a Python bool",
+            "But `step < sched.steps` depends on the traced argument `step` (traced by eqx.filter_jit at line 18): "
+            "raises `TracerBoolConversionError`; use `jnp.where(...)` or `lax.cond(...)`.",
+        ),
+        (
+            43,
+            "an `if` test needs a Python bool",
+            "But `limit > 0` depends on the traced argument `limit` (traced by eqx.filter_jit at line 41): "
+            "raises `TracerBoolConversionError`; use `jnp.where(...)` or `lax.cond(...)`.",
+        ),
+    ]
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_filter_jit_fixture_fails_under_equinox_as_linted():
+    pytest.importorskip("equinox")
+    import jax
+    from conftest import raised_by
+
+    for call in ("run_bad()", "run_clip_bad()"):
+        e = raised_by("JAX503/lint/equinox_filter_jit.py", call)
+        assert type(e) is jax.errors.TracerBoolConversionError, (call, e)
+    for call in ("run_ok()", "run_clip_ok()"):
+        assert raised_by("JAX503/lint/equinox_filter_jit.py", call) is None, call
+
+
 def test_a_key_a_lax_loop_body_gives_back_in_its_carry():
     path = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "JAX502", "lint", "loop_carry.py")
     with open(path, encoding="utf-8") as f:

@@ -395,6 +395,14 @@ RUNS = [
     ("JAX105/lint/instance_method.py", "run_ok()", None),
     ("JAX105/lint/appended_members.py", "run_bad()", "ValueError"),
     ("JAX105/lint/appended_members.py", "run_ok()", None),
+    ("JAX105/lint/equinox_wrappers.py", "run_bad()", "ValueError"),
+    ("JAX105/lint/equinox_wrappers.py", "run_ok()", None),
+    ("JAX105/lint/equinox_wrappers.py", "run_jitted_bad()", "ValueError"),
+    ("JAX105/lint/equinox_wrappers.py", "run_jitted_ok()", None),
+    ("JAX105/lint/equinox_wrappers.py", "run_logged_bad()", "ValueError"),
+    ("JAX105/lint/equinox_wrappers.py", "run_logged_ok()", None),
+    ("JAX105/lint/equinox_ode_carry.py", "run_bad()", "ValueError"),
+    ("JAX105/lint/equinox_ode_carry.py", "run_ok()", None),
 ]
 
 

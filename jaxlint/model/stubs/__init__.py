@@ -23,3 +23,10 @@ KEY_CONSUMERS = ("equinox.nn.Linear", "equinox.nn.MLP", "flax.training.common_ut
 # so the pre-filter and the slicer, name them). tests/test_stubs.py checks that this is
 # exactly what the model finds in the stubs.
 MAPS = {"equinox.filter_vmap": "jax.vmap"}
+
+# The stubs' functions that compile their function with only the JAX and NumPy array leaves
+# of its arguments traced, every other leaf static (equinox's ``filter_jit``), with the name
+# messages give them. The stub says what a call computes (the function's value for the same
+# arguments); which of the function's values are tracers is read here (``traced.py``), as
+# ``transforms.TABLE`` says it of ``jax.jit``.
+ARRAY_JITS = {"equinox.filter_jit": "eqx.filter_jit"}

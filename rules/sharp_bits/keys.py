@@ -17,6 +17,7 @@ in unison (``permutation(key, x)`` / ``permutation(key, y)``).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -498,7 +499,22 @@ class KeyFlow(Flow):
         the walk of the call): ``s2 = s._replace(x=x)``, ``s.replace(x=x)``,
         ``dataclasses.replace(s, x=x)`` copy every field but those given, so ``s2.key`` is
         ``s.key``; and ``state = kernel(state)``, whose def consumes ``state.rng`` and
-        returns its record with that field as it was (``handed_fields``)."""
+        returns its record with that field as it was (``handed_fields``), also as an item
+        of a returned tuple (``state, aux = kernel(state)``: ``handed_items``)."""
+        if len(targets) == 1 and type(targets[0].target) is cst.Tuple and self.follow:
+            # ``state, aux = step(state)``: the records of the items the callee returns
+            api = " ".join(self.ctx.code(value.func).split())
+            out: dict[str, Consumed] = {}
+            names: list[str | None] = []
+            for e in targets[0].target.elements:
+                if type(e) is cst.StarredElement:
+                    break  # the items after a starred target are not at their index
+                names.append(e.value.value if type(e.value) is cst.Name else None)
+            for i, fields in handed_items(self.ctx, value, self.frame).items():
+                target = names[i] if i < len(names) else None
+                if target is not None:
+                    out.update({f"{target}.{f}": Consumed(value, api, None) for f in fields})
+            return out
         if len(targets) != 1 or type(targets[0].target) is not cst.Name:
             return {}
         name = targets[0].target.value
@@ -887,8 +903,16 @@ def held_keys(ctx: FileContext, value: cst.BaseExpression, consumed: dict[str, A
     """The parts of what ``value`` evaluates to that hold a key of ``consumed`` (by its
     tracked name): ``""`` for a name that is the key itself, ``".f"`` for a field of the
     record a name holds, or of a copy of it that does not give that field
-    (``s._replace(x=x)``): {part: the consumed key's name}."""
+    (``s._replace(x=x)``), ``"[i]..."`` for those of item ``i`` of a tuple display:
+    {part: the consumed key's name}."""
     given: frozenset[str] = frozenset()
+    if type(value) is cst.Tuple:  # ``return state._replace(x=x), aux``: ``"[0].key"``
+        items: dict[str, str] = {}
+        for i, el in enumerate(value.elements):
+            if type(el) is cst.StarredElement:
+                break
+            items.update({f"[{i}]{part}": key for part, key in held_keys(ctx, el.value, consumed).items()})
+        return items
     if type(value) is cst.Name:
         name = value.value
     elif type(value) is cst.Call and (copied := replaced_record(ctx, value)) is not None:
@@ -923,10 +947,14 @@ def replaced_record(ctx: FileContext, call: cst.Call) -> tuple[str, frozenset[st
     return source, frozenset(a.keyword.value for a in args if a.keyword is not None)
 
 
+_FIELD_PART = re.compile(r"^(\[\d+\])?\.\w+$")  # ``.key``, ``[0].key``
+
+
 def _field_summary(ctx: FileContext, fn: cst.FunctionDef) -> tuple[dict[str, frozenset[str]], frozenset[str]]:
     """For a def: the fields of each parameter it consumes as keys on every path
     (``normal(state.rng, ...)``), and the fields of what it returns that hold a consumed key
-    on every path (``return state._replace(position=p)``: ``rng`` as it was given)."""
+    on every path (``return state._replace(position=p)``: ``rng`` as it was given;
+    ``return state._replace(position=p), aux``: ``[0].rng``)."""
     memo: dict[cst.CSTNode, Any] = ctx.shared.setdefault("JAX502_fields", {})
     if fn in memo:
         return memo[fn]
@@ -946,7 +974,8 @@ def _field_summary(ctx: FileContext, fn: cst.FunctionDef) -> tuple[dict[str, fro
         if type(ret) is not cst.Return:
             continue
         parts = held_keys(ctx, ret.value, consumed) if ret.value is not None else {}
-        held = {part[1:] for part in parts if part and "[" not in part}
+        # ``"key"``: a field of the record returned; ``"[0].key"``: of the record it returns first
+        held = {part[1:] if part.startswith(".") else part for part in parts if _FIELD_PART.match(part)}
         returned = frozenset(held) if returned is None else returned & held
     memo[fn] = (fields, returned or frozenset())
     return memo[fn]
@@ -981,7 +1010,23 @@ def handed_fields(ctx: FileContext, call: cst.Call, frame: Any = None) -> frozen
     if called is None or called[2]:
         return frozenset()
     owner, node, _ = called
-    return _field_summary(owner, node)[1]
+    return frozenset(f for f in _field_summary(owner, node)[1] if not f.startswith("["))
+
+
+def handed_items(ctx: FileContext, call: cst.Call, frame: Any = None) -> dict[int, frozenset[str]]:
+    """For a call whose callee returns a tuple: the fields of each item's record that hold a
+    key the callee consumed (``step(state)`` returning ``state._replace(x=x), aux`` without
+    a new ``state.rng``: {0: {``rng``}})."""
+    called = _called_def(ctx, call, frame)
+    if called is None or called[2]:
+        return {}
+    owner, node, _ = called
+    out: dict[int, set[str]] = {}
+    for f in _field_summary(owner, node)[1]:
+        if f.startswith("["):
+            index, field = f[1:].split("].", 1)
+            out.setdefault(int(index), set()).add(field)
+    return {i: frozenset(fs) for i, fs in out.items()}
 
 
 def partial_use(ctx: FileContext, call: cst.Call) -> Use | None:

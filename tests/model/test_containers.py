@@ -60,6 +60,12 @@ class Plain:
         self.log
         self.either
         self.sometimes
+
+def g(other):
+    a, (b, c) = [], ({}, other)
+    a
+    b
+    c
 """
 
 CASES = [
@@ -79,6 +85,9 @@ CASES = [
     ("self", 51, "list"),
     ("self", 52, None),
     ("self", 53, None),
+    ("a", 57, "list"),  # an unpacking binds the display's items
+    ("b", 58, "dict"),
+    ("c", 59, None),
 ]
 
 

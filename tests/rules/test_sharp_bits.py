@@ -624,6 +624,7 @@ def test_a_key_a_lax_loop_body_gives_back_in_its_carry():
         (24, "`jax.random.split` consumes the PRNG key `w.key` in every iteration of `lax.scan` at line 29"),
         (37, "`move` consumes the PRNG key `w.key` in every iteration of `lax.scan` at line 42"),
         (48, "`move` consumes the PRNG key `w.key` in every iteration of the loop at line 47, never split again"),
+        (58, "`move_noted` consumes the PRNG key `w.key` in every iteration of `lax.scan` at line 63"),
     ]
     assert found[0].note.startswith("The body returns it in the carry as it was, so every iteration draws the same")
     assert found[1].note.startswith("The carry comes back with the same `key`, so every iteration gets the same keys")
@@ -636,7 +637,7 @@ def test_the_loop_carry_fixture_fails_under_jaxs_key_reuse_checker():
     from conftest import raised_by
 
     with jax.debug_key_reuse(True):
-        for bad in ("walk", "walk_record", "walk_helper", "walk_python"):
+        for bad in ("walk", "walk_record", "walk_helper", "walk_python", "walk_noted"):
             e = raised_by("JAX502/lint/loop_carry.py", f"{bad}(jax.random.key(0))")
             assert type(e).__name__ == "KeyReuseError", (bad, e)
         assert raised_by("JAX502/lint/loop_carry.py", "run_ok(jax.random.key(0))") is None
@@ -692,3 +693,25 @@ def test_the_unescaped_objects_fixture_fails_under_jaxs_key_reuse_checker():
         e = raised_by("JAX502/lint/unescaped_objects.py", "run_bad(jax.random.key(0))")
         assert type(e).__name__ == "KeyReuseError", e
         assert raised_by("JAX502/lint/unescaped_objects.py", "run_ok(jax.random.key(0))") is None
+
+
+def test_appending_to_lists_bound_together_keeps_the_objects_key():
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "JAX502", "lint", "record_series.py")
+    with open(path, encoding="utf-8") as f:
+        found = testing.lint(f.read(), "JAX502")
+    assert [(d.start.line, d.message) for d in found] == [
+        (
+            22,
+            "`self.anomaly` consumes the PRNG key `self.key` in every iteration of the loop at line 20, never split again",
+        )
+    ]
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_record_series_fixture_fails_under_jax_as_linted():
+    from conftest import raised_by
+
+    e = raised_by("JAX502/lint/record_series.py", "run_bad()")
+    assert type(e) is AssertionError and "same anomaly" in str(e), e
+    assert raised_by("JAX502/lint/record_series.py", "run_ok()") is None

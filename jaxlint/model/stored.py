@@ -5,9 +5,12 @@ statements (``d[key] = value``, one target, a key the model knows as a constant)
 the binding's own block or under ``if`` statements there, holds, when a read after them
 runs, the dict with each store that ran applied in order. A store under an ``if`` whose
 test the model decides runs or not; one whose test it cannot decide gives the join of
-both outcomes; a store in the same arm as the read, before it, ran. Anything else (a
-store in a loop, a ``try``, a nested function, an augmented store, ``del``, a method such
-as ``update``, a store after the read in a loop, an unknown key): None (unknown).
+both outcomes; a store in the same arm as the read, before it, ran. Stores in the body of
+a ``for`` loop in the binding's block run once per item, when the items are known
+(``for i, (a, b) in enumerate(zip(widths[:-1], widths[1:])): params[f"w{i}"] = ...``),
+each with the loop's target bound to that item. Anything else (a store under an ``if`` in
+a loop, a loop with ``break``, a ``try``, a nested function, an augmented store, ``del``,
+a method such as ``update``, a store after the read in a loop, an unknown key): None.
 """
 
 from __future__ import annotations
@@ -33,12 +36,24 @@ def stored(ev: Evaluator, read: cst.Name, b: Binding, base: Dict, env: Env | Non
         return None
     value: Any = base
     mutations = sorted(p._mutations(b), key=lambda m: p._reads[m].index if m in p._reads else -1)
+    unrolled: set[cst.For] = set()
     for m in mutations:
         mr = p._reads.get(m)
         store = _item_store(p.parents, m)
         if mr is None or store is None or mr.scope is not b.scope or mr.path[: len(b.path)] != b.path:
             return None
         arms = mr.path[len(b.path) :]
+        if len(arms) == 1 and type(arms[0][0]) is cst.For:
+            loop = arms[0][0]
+            if loop in unrolled:
+                continue
+            if mr.index > r.index or any(arm[0] is loop for arm in r.path):
+                return None  # read in the loop, or before it
+            value = _unrolled(ev, loop, value, mutations, env, b)
+            if value is None:
+                return None
+            unrolled.add(loop)
+            continue
         if any(type(arm[0]) is not cst.If for arm in arms):
             return None  # in a loop, a ``try``, a ``with``, a ``match``: not decided here
         if mr.index > r.index:
@@ -67,6 +82,35 @@ def stored(ev: Evaluator, read: cst.Name, b: Binding, base: Dict, env: Env | Non
             value = join(value, changed)
             if type(value) is not Dict:
                 return None
+    return value
+
+
+def _unrolled(ev: Evaluator, loop: cst.For, value: Any, mutations: list[cst.Name], env: Env | None, b: Binding) -> Any:
+    """The dict after a ``for`` loop whose body stores into it (``params[f"w{i}"] = ...`` for
+    each layer): every iteration's stores in order, with the loop's target bound to that
+    item, when the items are known (at most ``MAX_ITEMS``) and every store is a statement of
+    the loop's own body with a constant key then; else None."""
+    from .appended import MAX_ITEMS, _jumps, loop_frame
+
+    p = ev.p
+    if env is None or env.function is not b.scope.node or _jumps(loop):
+        return None
+    mine = [m for m in mutations if (mr := p._reads.get(m)) is not None and any(a[0] is loop for a in mr.path)]
+    stores = [_item_store(p.parents, m) for m in mine]
+    if any(s is None or p.parents.get(p.parents.get(s[0])) is not loop.body for s in stores):
+        return None  # under an ``if`` or a nested loop in the body: not every iteration
+    items = ev.items(ev.value(loop.iter, env))
+    if items is None or len(items) > MAX_ITEMS:
+        return None
+    for item in items:
+        frame = loop_frame(ev, env, loop.target, item)
+        if frame is None:
+            return None
+        for stmt, index in stores:  # type: ignore[misc]  # none is None
+            key = ev.value(index, frame)
+            if type(key) is not Const or not isinstance(key.value, (str, int)) or type(value) is not Dict:
+                return None
+            value = _with(value, key.value, ev.value(stmt.value, frame))
     return value
 
 

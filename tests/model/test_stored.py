@@ -27,8 +27,19 @@ def test_a_store_under_an_if_runs_as_the_test_says_or_joins():
     assert type(joined) is Dict and joined.get("t") == Const(0.8) and joined.get("p") != Const(0.05)
 
 
+def test_stores_in_a_loop_over_known_items_run_once_per_item():
+    layers = _run(
+        "d = {}\nfor i, (a, b) in enumerate(zip((1, 4), (4, 2))):\n    n = a * b\n    d[f'w{i}'] = n\n    d[f'b{i}'] = b"
+    )
+    assert layers == Dict((("w0", Const(4)), ("b0", Const(4)), ("w1", Const(8)), ("b1", Const(2))))
+    assert _run("d = dict(D)\nfor i in range(3):\n    d['t'] = i") == Dict((("t", Const(2)), ("p", Const(0.05))))
+
+
 def test_what_the_model_cannot_order_is_unknown():
-    assert _run("d = dict(D)\nfor i in range(3):\n    d['t'] = 2.0") is UNKNOWN
+    assert _run("d = dict(D)\nfor i in range(3):\n    if i:\n        d['t'] = 2.0") is UNKNOWN
+    assert _run("d = dict(D)\nfor i in range(3):\n    d['t'] = 2.0\n    if i:\n        break") is UNKNOWN
+    assert _run("d = dict(D)\nfor i in unknown_list:\n    d['t'] = i") is UNKNOWN
+    assert _run("d = dict(D)\nfor i in range(3):\n    d['t'] += i") is UNKNOWN
     assert _run("d = dict(D)\nd.update(t=1)") is UNKNOWN
     assert _run("d = dict(D)\nd[unknown_key] = 1") is UNKNOWN
     assert _run("d = dict(D)\nd['t'] += 1") is UNKNOWN

@@ -403,6 +403,8 @@ RUNS = [
     ("JAX105/lint/equinox_wrappers.py", "run_logged_ok()", None),
     ("JAX105/lint/equinox_ode_carry.py", "run_bad()", "ValueError"),
     ("JAX105/lint/equinox_ode_carry.py", "run_ok()", None),
+    ("JAX105/lint/loop_built_params.py", "run_bad()", "ValueError"),
+    ("JAX105/lint/loop_built_params.py", "run_ok()", None),
 ]
 
 

@@ -334,6 +334,7 @@ written("polyval", ex(A((3,)), A((4, 2))))
 written("select", ex([A((3,), "bool")], [A((3,))]), ex([A((3,), "bool"), A((2, 1), "bool")], [A((3,)), A((3,))]))
 written("piecewise", ex(A((4,)), [A((4,), "bool")], [1.0]))
 # linalg and fft
+written("lstsq", exp(A((4, 3)), A((4,))), exp(A((4, 3)), A((4, 2))), exp(A((2, 3)), A((2,))), prefixes=LINALG)
 written("solve", ex(SQ, A((3,))), ex(A((2, 3, 3), fill="eye"), A((2, 3, 4))), prefixes=LINALG)
 written("inv cholesky", ex(SQ), ex(A((2, 3, 3), fill="eye")), prefixes=LINALG)
 written("matrix_power", ex(SQ, 2), prefixes=LINALG)

@@ -673,3 +673,14 @@ def test_the_class_attribute_method_fixture_fails_under_jax_as_linted():
     e = raised_by("JAX101/lint/class_attribute_method.py", "run_bad()")
     assert type(e) is TypeError and "contracting dimensions" in str(e), e
     assert raised_by("JAX101/lint/class_attribute_method.py", "run_ok()") is None
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_fitted_coefficients_fixture_computes_wrong_shapes_under_jax_as_linted():
+    # slicing the shared coefficients scales each channel's features: (4, 4), not one per channel
+    import runpy
+
+    space = runpy.run_path(os.path.join(FIXTURES, "JAX101", "lint", "fitted_coefficients.py"))
+    assert space["run_bad"]().shape == (4, 4)
+    assert space["run_ok"]().shape == (4,)

@@ -1,5 +1,5 @@
 """``linalg``: functions of stacks of matrices (the last two axes): ``solve``, ``inv``,
-``cholesky``, ``det``, ``slogdet``, ``eigh``, ``svd``, ``qr``, ``pinv``, ``eig``; and the
+``cholesky``, ``det``, ``slogdet``, ``eigh``, ``svd``, ``qr``, ``pinv``, ``eig``, ``lstsq``; and the
 ``fft`` functions along one axis."""
 
 from __future__ import annotations
@@ -154,6 +154,28 @@ def qr(call: Call, param: str = "a") -> Any:
     else:
         return UNKNOWN
     return Tuple((array_of(call, Shape((*batch, rows, k)), dt), array_of(call, Shape((*batch, k, cols)), dt)))
+
+
+def lstsq(call: Call) -> Any:
+    """``lstsq(a, b)`` of a matrix ``a (M, N)`` and ``b (M,)`` or ``(M, K)``: ``(x,
+    residuals, rank, s)``, ``x`` ``(N,)`` or ``(N, K)``, ``rank`` one int, ``s`` the
+    ``min(M, N)`` singular values. The residuals' shape depends on the rank found (NumPy's
+    are empty for a rank-deficient ``a``): not known."""
+    a, b = as_array(call.arg("a")), as_array(call.arg("b"))
+    da, db = (full_dims(a), full_dims(b)) if a is not None and b is not None else (None, None)
+    if a is None or b is None or da is None or db is None or len(da) != 2 or len(db) not in (1, 2):
+        return UNKNOWN
+    rows, cols = da
+    dt = inexact(a.dtype)
+    x = Shape((cols,) if len(db) == 1 else (cols, db[1]))
+    return Tuple(
+        (
+            array_of(call, x, dt),
+            array_of(call, None, real_of(dt)),
+            array_of(call, Shape(()), INT),
+            array_of(call, Shape((_min(rows, cols),)), real_of(dt)),
+        )
+    )
 
 
 def solve(call: Call) -> Any:

@@ -305,6 +305,7 @@ TABLE: Entries = {
     # linalg
     **family(LINALG, ["norm"], red.norm, static=("ord", "axis", "keepdims")),
     **family(LINALG, ["solve"], la.solve),
+    **family(LINALG, ["lstsq"], la.lstsq),
     **family(LINALG, ["inv", "cholesky", "matrix_power"], la.same_matrix),
     **family(LINALG, ["pinv"], la.pinv),
     **family(LINALG, ["det"], la.batch_scalar),

@@ -28,7 +28,7 @@ from collections import Counter
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
-from jaxlint.model.arrays import public_name
+from jaxlint.base.names import canonical
 from jaxlint.model.catalogue import lookup
 from jaxlint.model.catalogue.signatures import ATTRIBUTES, SIGNATURES
 
@@ -104,7 +104,7 @@ def calls_of(tree: ast.Module) -> list[str]:
             q = r.dotted(node.func)
             if q is None:
                 continue
-            q = public_name(q) or q
+            q = canonical(q)
             if namespace(q) is not None:
                 out.append(q)
     return out

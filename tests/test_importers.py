@@ -179,3 +179,25 @@ def test_a_class_split_into_its_methods_is_imported_by_its_name(tmp_path):
     )
     got = {os.path.relpath(k, root): parse_entries(v) for k, v in importers(plans).items() if parse_entries(v)}
     assert got == {"trainer.py": {"Trainer": (os.path.join(root, "main.py"),)}}
+
+
+def test_the_importers_of_an_importers_relay_def_are_one_step_further(tmp_path):
+    # main.py calls train.fit, whose body calls model.apply: model.py's job learns where
+    # fit is called (main.py), for the contexts of apply's parameters two steps away
+    from jaxlint.plan.importers import parse_hops
+
+    root = str(tmp_path)
+    plans = _plans(
+        root,
+        {
+            "model.py": "import jax\n\ndef apply(w, x):\n    return jax.vmap(lambda r: r @ w)(x)\n",
+            "train.py": "import jax\nfrom model import apply\n\ndef fit(w, x):\n    return apply(w, x)\n\ndef other():\n    return 1\n",
+            "main.py": "import jax.numpy as jnp\nfrom train import fit, other\n\nfit(jnp.ones(3), jnp.ones((4, 3)))\nother()\n",
+        },
+    )
+    found = importers(plans)
+    model, train, main = (os.path.join(root, f) for f in ("model.py", "train.py", "main.py"))
+    assert parse_entries(found[model]) == {"apply": (train,)}
+    assert parse_hops(found[model]) == {train: {"fit": (main,)}}  # not ``other``: it calls nothing of model
+    assert parse_hops(found[train]) == {}
+    assert parse_entries(found[train]) == {"fit": (main,), "other": (main,)}

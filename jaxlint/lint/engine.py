@@ -29,7 +29,7 @@ from jaxlint.model.calls import record_for
 from jaxlint.model.context import FileContext
 from jaxlint.model.facts import collect_facts
 from jaxlint.plan import standins
-from jaxlint.plan.importers import parse_entries, parse_judged
+from jaxlint.plan.importers import parse_entries, parse_hops, parse_judged
 from jaxlint.plan.slicing import Blanks, apply_blanks, plan_file
 
 
@@ -237,6 +237,7 @@ class FileLinter:
             imports = Imports(self.reader, path, module_name, bool(is_package))
             ctx.load_module = imports.load
             ctx.importers = parse_entries(importers)
+            ctx.hops = parse_hops(importers)
             ctx.judged = parse_judged(importers)
             ctx.load_importer = imports.load_path
             instances = self._run_rules(result, ctx, wanted, events)

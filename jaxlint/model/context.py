@@ -97,6 +97,9 @@ class FileContext:
         # name of a module-level def -> the project files that import it (jaxlint.plan.importers),
         # and their reader: where else the def is called (model/contexts.py)
         self.importers: dict[str, tuple[str, ...]] = {}
+        # importer path -> {its def that calls this file's defs: the files importing that def}:
+        # the importers one step further (jaxlint.plan.importers ``parse_hops``)
+        self.hops: dict[str, dict[str, tuple[str, ...]]] = {}
         # module path -> the names of its defs whose calls in this file that module judges
         # (this file is among their importers): a finding there is reported once, there
         self.judged: dict[str, frozenset[str]] = {}

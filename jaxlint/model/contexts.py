@@ -12,6 +12,7 @@ reports the first one that fails, naming the call ("as called at line N").
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -220,10 +221,15 @@ def imported_calls(ev: Evaluator, fn: FunctionNode) -> list[tuple[Evaluator, cst
     it (jaxlint.plan.importers), each with the evaluator of its file; for a def a
     module-level factory returns (``make_step(cfg)`` returning ``step``), the calls of the
     factory's results there (``step = make_step(cfg)`` then ``step(w, x)``)."""
-    if ev.world.home is None or ev.world.home[1] is not ev.p:
+    if ev.world.home is None or type(fn) is not cst.FunctionDef:
         return []
-    if type(fn) is not cst.FunctionDef:
-        return []
+    home = ev.world.home[1]
+    if home is ev.p:
+        importers, module = ev.ctx.importers, ev.world.home[0]
+    else:  # an importer of the linted file: the files importing its relay defs, one step further
+        importers, module = home.ctx.hops.get(os.path.abspath(ev.ctx.path), {}), ev.ctx.facts.module
+        if not importers:
+            return []
     cls = module_class(ev.p, fn)
     wanted: list[tuple[cst.FunctionDef | cst.ClassDef, int | None]]
     if type(ev.p.parents.get(fn)) is cst.Module:
@@ -234,11 +240,11 @@ def imported_calls(ev: Evaluator, fn: FunctionNode) -> list[tuple[Evaluator, cst
         wanted = list(ev.p.factory_returns(fn))
     out = []
     for factory, index in wanted:
-        for path in ev.ctx.importers.get(factory.name.value, ()):
+        for path in importers.get(factory.name.value, ()):
             q = ev.world.importer(path)
-            if q is None:
+            if q is None or q is ev.p:
                 continue
-            made = q.imported_calls(f"{ev.world.home[0]}.{factory.name.value}")
+            made = q.imported_calls(f"{module}.{factory.name.value}")
             if type(factory) is cst.ClassDef:
                 calls = made if fn.name.value == "__init__" else q.instance_method_calls(made, factory, fn.name.value)
             else:

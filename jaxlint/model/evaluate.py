@@ -497,6 +497,12 @@ class Evaluator:
                 changed = stored(self, name, found[0], values[0], env)  # ``cfg["lr"] = 0.1``
                 if changed is not None:
                     return changed
+                if self.ctx.enclosing_function(name) is not None:
+                    from .registries import imported
+
+                    registry = imported(self, found[0], values[0])  # filled while the module imports
+                    if registry is not None:
+                        return registry
             return UNKNOWN  # ``xs[1] = ...`` / ``xs.pop()`` may have changed it by now
         if UNKNOWN in values and later:
             # a binding later in a loop around the read (``params = step(params)``) whose
@@ -766,6 +772,12 @@ class Evaluator:
             return UNKNOWN
         if t is IndexRef:
             return Bound(External(f"jax.Array.at.{attr}"), base)
+        if (
+            attr == "__name__"
+            and (t is Function or t is Class)
+            and isinstance(base.node, (cst.FunctionDef, cst.ClassDef))
+        ):
+            return Const(base.node.name.value)  # a def's or class's own name (``fn.__name__``)
         if t is Transformed and attr in ("trace", "lower", "eval_shape"):
             return base  # ``jax.jit(f).lower(x)`` passes its arguments as a call
         if t is Transformed and attr in ("defvjp", "defjvp", "defjvps", "defjvp_fwd"):

@@ -27,6 +27,11 @@ from .slicing import FilePlan
 PER_NAME = 3
 # an entry of the importer's job: its calls of that module's def are judged there
 JUDGED = ">"
+# an entry of the module's job one step further: a module-level def of one of its importers
+# that calls its defs (a *relay*: ``fit`` of ``krr.py`` calling ``gram``), and a file that
+# imports that def (``main.py``): where the relay's own parameters get their values
+HOP = "+"
+_SEP = "\0"
 
 
 def importers(plans: list[FilePlan]) -> dict[str, frozenset[str]]:
@@ -43,10 +48,12 @@ def importers(plans: list[FilePlan]) -> dict[str, frozenset[str]]:
         modules[p.module].add(path)
     found_in: dict[tuple[str, str], str | None] = {}  # (root, module) -> the file Python finds
     out: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    # (importer, target) -> the importer's module-level names whose units mention the target's
+    relays: dict[tuple[str, str], set[str]] = defaultdict(set)
     for p in sorted(plans, key=lambda p: p.path):
         here = os.path.abspath(p.path)
         root = search_root(here, p.module, os.path.basename(here) == "__init__.py")
-        for q in sorted(_mentioned(p)):
+        for q, units in sorted(_mentioned(p).items()):
             module, _, name = q.rpartition(".")
             if module not in modules:
                 continue
@@ -60,6 +67,7 @@ def importers(plans: list[FilePlan]) -> dict[str, frozenset[str]]:
             kept = out[target][name]
             if len(kept) < PER_NAME:
                 kept.append(here)
+            relays[(here, target)] |= units
     entries: dict[str, set[str]] = defaultdict(set)
     for target, by_name in out.items():
         for name, files in by_name.items():
@@ -67,24 +75,32 @@ def importers(plans: list[FilePlan]) -> dict[str, frozenset[str]]:
                 entries[target].add(f"{name} {importer}")
                 # ... and the importer learns that the module judges its calls of ``name``
                 entries[importer].add(f"{JUDGED}{name} {target}")
+                # ... and where the importer's relays are called, one step further
+                for relay in sorted(relays[(importer, target)]):
+                    for further in out.get(importer, {}).get(relay, ()):
+                        if further != target:
+                            entries[target].add(_SEP.join((HOP + importer, relay, further)))
     return {path: frozenset(e) for path, e in entries.items()}
 
 
-def _mentioned(p: FilePlan) -> set[str]:
-    """The qualified names the file's units mention through its imports: a name imported
-    from a module and used, or a dotted name whose head is an imported module."""
-    out: set[str] = set()
+def _mentioned(p: FilePlan) -> dict[str, set[str]]:
+    """The qualified names the file's units mention through its imports (a name imported
+    from a module and used, or a dotted name whose head is an imported module), each with
+    the module-level names of the units that mention it."""
+    out: dict[str, set[str]] = defaultdict(set)
     for u in p.units:
+        unit = {u.name} if u.owner is None and u.name is not None else set()
         for ref in u.refs:
             q = p.imports.get(ref)
             if q is not None:
-                out.add(q)
+                out[q] |= unit
         for chain in u.chains:
             head, _, rest = chain.partition(".")
             q = p.imports.get(head)
             if q is not None and rest:
                 parts = rest.split(".")  # ``pkg.model.f``: any prefix may be the module
-                out.update(".".join([q, *parts[: k + 1]]) for k in range(len(parts)))
+                for k in range(len(parts)):
+                    out[".".join([q, *parts[: k + 1]])] |= unit
     return out
 
 
@@ -92,7 +108,7 @@ def parse_entries(entries: frozenset[str] | None) -> dict[str, tuple[str, ...]]:
     """name -> the importer paths, from a job's entries (``importers``)."""
     out: dict[str, list[str]] = defaultdict(list)
     for e in sorted(entries or ()):
-        if e.startswith(JUDGED):
+        if e.startswith((JUDGED, HOP)):
             continue
         name, _, path = e.partition(" ")
         out[name].append(path)
@@ -109,3 +125,14 @@ def parse_judged(entries: frozenset[str] | None) -> dict[str, frozenset[str]]:
             name, _, path = e[len(JUDGED) :].partition(" ")
             out[path].add(name)
     return {k: frozenset(v) for k, v in out.items()}
+
+
+def parse_hops(entries: frozenset[str] | None) -> dict[str, dict[str, tuple[str, ...]]]:
+    """importer path -> {its relay def: the paths of the files importing that def}, from a
+    job's entries: the importers of the importers, where a relay is called."""
+    out: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for e in sorted(entries or ()):
+        if e.startswith(HOP):
+            importer, relay, further = e[len(HOP) :].split(_SEP)
+            out[importer][relay].append(further)
+    return {path: {name: tuple(files) for name, files in by.items()} for path, by in out.items()}

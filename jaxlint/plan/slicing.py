@@ -42,7 +42,10 @@ LibCST must see it. Kept are:
    builds what a grad target returns), and the defs of other modules a seed or its
    targets refer to, looked up there (the helper a jitted step calls with its traced
    gradients, also from a method jitted as ``jax.jit(self._train_step)``), with the
-   defs of their module they refer to, transitively (the formatter a logging helper calls).
+   defs of their module they refer to, transitively (the formatter a logging helper calls);
+8. what fills, at import, a module-level name a kept unit reads: the defs that mention it
+   and decorate module-level defs or classes, with those (a registry: ``@register("poly")
+   def make_poly`` whose decorator stores into ``_KERNELS``).
 
 Only module-level statements that bind a transform are followed further than one step
 (``step = jit(train)`` then ``grad(step)`` keeps ``train``): no rule reads what a
@@ -711,6 +714,7 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
             for who in referrers.get(sym, ()):
                 if who[0] == sym[1] and unit(who).flags & TRANSFORM and (len(mine) > 1 or mine[0] != who):
                     kept.add(who)
+    kept |= _registrations(plans, kept)
     out: dict[str, set[int]] = {plan.path: set() for plan in plans}
     names: dict[str, set[str]] = {plan.path: set() for plan in plans}
     for p, i in kept:
@@ -726,6 +730,33 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
         words.update(part for u in plan.units for c in u.chains for part in c.split("."))
         mentioned[plan.path] = frozenset(closure_names & words)
     return {path: Decision(frozenset(v), frozenset(names[path]), mentioned[path]) for path, v in out.items()}
+
+
+def _registrations(plans: list[FilePlan], kept: set[tuple[int, int]]) -> set[tuple[int, int]]:
+    """What fills, at import, a module-level name a kept unit reads (a registry filled by a
+    decorator: ``_KERNELS = {}``, ``def register(name)`` whose wrapper stores into it, and
+    ``@register("poly") def make_poly``): the module-level defs that mention the name and
+    decorate a module-level def or class, with the defs and classes they decorate
+    (``model/registries.py`` reads them)."""
+    out: set[tuple[int, int]] = set()
+    for p, plan in enumerate(plans):
+        bound = {n for u in plan.units if u.name is None for n in u.assigns}
+        if not bound:
+            continue
+        read = {r for i, u in enumerate(plan.units) if (p, i) in kept for r in u.refs if r in bound}
+        if not read:
+            continue
+        registrars = {
+            u.name: i
+            for i, u in enumerate(plan.units)
+            if u.name is not None and u.owner is None and read.intersection(u.refs)
+        }
+        for i, u in enumerate(plan.units):
+            used = [registrars[d] for d in u.decorators if d in registrars]
+            if used and u.name is not None and u.owner is None:
+                out.add((p, i))
+                out.update((p, r) for r in used)
+    return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -192,6 +192,8 @@ def sites(ctx: Any) -> list[Site]:
         for call in calls[:8]:
             home = ctx.enclosing_function(call)
             for frame in contexts(ev, home, importers=True)[:4] if home is not None else [None]:
+                if _through_importer(p, home, frame):
+                    continue  # the importer judges its call of the def (``through_sites``)
                 if not runs_in(ev, call, frame, home):
                     continue  # this case of the test never makes the call
                 with ev.query(FUEL):
@@ -222,6 +224,19 @@ class Through:
     owner: Any  # the Program of the site's module
     fn: str  # the def the call runs
     site: Site  # its calls: those the call's evaluation made
+
+
+def _through_importer(p: Any, home: Any, frame: Any) -> bool:
+    """Is ``frame`` made by another file's call of ``home``, a module-level def? That file's
+    rule run judges the site with its call (``through_sites``): once, there. The calls of
+    what a factory returns, or of a def nested in one, are judged here."""
+    site = getattr(frame, "site", None)
+    return (
+        isinstance(site, cst.CSTNode)
+        and site not in p.parents
+        and type(home) is cst.FunctionDef
+        and type(p.parents.get(home)) is cst.Module
+    )
 
 
 def through_sites(ctx: Any) -> list[Through]:

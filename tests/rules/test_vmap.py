@@ -405,6 +405,8 @@ RUNS = [
     ("JAX105/lint/equinox_ode_carry.py", "run_ok()", None),
     ("JAX105/lint/loop_built_params.py", "run_bad()", "ValueError"),
     ("JAX105/lint/loop_built_params.py", "run_ok()", None),
+    ("JAX101/lint/kernel_registry.py", "run_bad()", "ValueError"),
+    ("JAX101/lint/kernel_registry.py", "run_ok()", None),
 ]
 
 
@@ -684,3 +686,24 @@ def test_the_fitted_coefficients_fixture_computes_wrong_shapes_under_jax_as_lint
     space = runpy.run_path(os.path.join(FIXTURES, "JAX101", "lint", "fitted_coefficients.py"))
     assert space["run_bad"]().shape == (4, 4)
     assert space["run_ok"]().shape == (4,)
+
+
+TWO_HOP = os.path.join(FIXTURES, "JAX101", "lint", "two_hop_{}")
+
+
+def test_a_map_two_imports_away_from_its_data_is_judged_with_them():
+    # main.py calls train.evaluate, which calls model.batch_scores: the plan tells model.py's
+    # job where evaluate is called, so the map sees main.py's (4,) weights and (4, 4) inputs
+    found = _lint_folder(TWO_HOP.format("bad"))
+    assert [(name, line, code, message) for name, line, code, message, _ in found] == [
+        ("model.py", 13, "JAX101", "`vmap(score)` slices `w` per example, but `score` needs it whole")
+    ]
+    assert _lint_folder(TWO_HOP.format("ok")) == []
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_two_hop_fixture_computes_wrong_shapes_under_jax_as_linted():
+    e = raised_by_project(TWO_HOP.format("bad"), "main.py", ("model", "train"))
+    assert type(e) is AssertionError and "got (4,)" in str(e), e
+    assert raised_by_project(TWO_HOP.format("ok"), "main.py", ("model", "train")) is None

@@ -250,6 +250,32 @@ def imported_calls(ev: Evaluator, fn: FunctionNode) -> list[tuple[Evaluator, cst
             else:
                 calls = made if index == -1 else q.result_calls(made, index)
             out += [(q.evaluator, call) for call in calls]
+    if type(ev.p.parents.get(fn)) is cst.Module:
+        # a registry holding the def (``BOUNDARIES = {"wall": reflective_walls}``): the
+        # importer's calls of its items (``BOUNDARIES[bc](h, hu)``; ``enter_call`` keeps those
+        # whose item is this def)
+        for name in _containers_of(ev, fn):
+            for path in importers.get(name, ()):
+                q = ev.world.importer(path)
+                if q is not None and q is not ev.p:
+                    out += [(q.evaluator, call) for call in q.imported_item_calls(f"{module}.{name}")]
+    return out
+
+
+def _containers_of(ev: Evaluator, fn: cst.FunctionDef) -> list[str]:
+    """The module-level names bound once to a dict, list or tuple that holds the def ``fn``."""
+    from .abstract import Dict, List, Tuple
+
+    out = []
+    for name, bs in ev.p.module_scope.bindings.items():
+        if len(bs) != 1 or bs[0].kind != "assign" or bs[0].value is None:
+            continue
+        if type(bs[0].value) not in (cst.Dict, cst.List, cst.Tuple, cst.Name, cst.Call):
+            continue
+        v = ev.value(bs[0].value, None)
+        items = [x for _, x in v.items] if type(v) is Dict else list(v.items) if type(v) in (List, Tuple) else []
+        if any(type(x) is Function and x.node is fn for x in items):
+            out.append(name)
     return out
 
 

@@ -838,6 +838,29 @@ class Program:
                                 calls += self._invocations(node, 0)[0]
         return calls
 
+    def imported_item_calls(self, qualified: str) -> list[cst.Call]:
+        """The calls of an item of another module's container ``qualified``
+        (``boundary.BOUNDARIES``) in this file: ``BOUNDARIES[bc](h, hu)``, through a name an
+        import binds to it or a dotted read from its imported module."""
+        reads: list[cst.CSTNode] = []
+        for scope in {id(s): s for s in (self.module_scope, *self.scope_of_node.values())}.values():
+            for bs in scope.bindings.values():
+                for b in bs:
+                    if b.kind != "import" or b.imported is None:
+                        continue
+                    if b.imported == qualified:
+                        reads += self.references(b)[0]
+                    elif qualified.startswith(b.imported + "."):
+                        attrs = qualified[len(b.imported) + 1 :].split(".")
+                        reads += [n for r in self.references(b)[0] if (n := self._dotted_read(r, attrs)) is not None]
+        calls = []
+        for read in reads:
+            sub = self.parents.get(read)
+            call = self.parents.get(sub)
+            if type(sub) is cst.Subscript and sub.value is read and type(call) is cst.Call and call.func is sub:
+                calls.append(call)
+        return calls
+
     def _dotted_read(self, read: cst.Name, attrs: list[str]) -> cst.Attribute | None:
         """The ``read.a.b`` of ``read`` whose attributes are ``attrs``, or None."""
         node: cst.CSTNode = read

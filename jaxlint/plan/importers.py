@@ -43,8 +43,10 @@ def importers(plans: list[FilePlan]) -> dict[str, frozenset[str]]:
     modules: dict[str, set[str]] = defaultdict(set)  # module name -> the planned files of that name
     for p in plans:
         path = os.path.abspath(p.path)
-        # a def's or class's name (a class split into its members has a header unit)
+        # a def's or class's name (a class split into its members has a header unit), and a
+        # name module-level code binds (a registry of defs: ``BOUNDARIES = {"wall": ...}``)
         names[path] = {n for u in p.units if u.owner is None and (n := u.name or u.header_of) is not None}
+        names[path] |= {n for u in p.units if u.owner is None and u.name is None for n in u.assigns}
         modules[p.module].add(path)
     found_in: dict[tuple[str, str], str | None] = {}  # (root, module) -> the file Python finds
     out: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))

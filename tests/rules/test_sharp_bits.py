@@ -715,3 +715,25 @@ def test_the_record_series_fixture_fails_under_jax_as_linted():
     e = raised_by("JAX502/lint/record_series.py", "run_bad()")
     assert type(e) is AssertionError and "same anomaly" in str(e), e
     assert raised_by("JAX502/lint/record_series.py", "run_ok()") is None
+
+
+REGISTRY_ITEM = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "JAX501", "lint", "registry_item_{}")
+
+
+def test_a_def_an_importer_calls_through_a_registry_is_judged_with_that_call():
+    # solver.py's jitted step calls `BOUNDARIES[bc](u)`: `mirror` gets the traced array
+    found = testing.lint_folder(REGISTRY_ITEM.format("bad"), testing.settings_for("JAX501")).diagnostics
+    assert [(os.path.basename(d.path), d.start.line, d.message) for d in found] == [
+        ("boundary.py", 7, "`u[0]` assigns in place into `u`, a JAX array (as called at line 10 of solver.py)")
+    ]
+    assert testing.lint_folder(REGISTRY_ITEM.format("ok"), testing.settings_for("JAX501")).diagnostics == []
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_registry_item_fixture_fails_under_jax_as_linted():
+    from conftest import raised_by_project
+
+    e = raised_by_project(REGISTRY_ITEM.format("bad"), "main.py", ("boundary", "solver"))
+    assert type(e) is TypeError and "immutable" in str(e), e
+    assert raised_by_project(REGISTRY_ITEM.format("ok"), "main.py", ("boundary", "solver")) is None

@@ -161,10 +161,12 @@ class InplaceUpdate(Rule):
 
     def finish(self) -> None:
         ctx = self.ctx
+        reported = set()
         for flow in analysis(ctx).values():
             for item in flow.setitems.values():
                 head, note = split(self.message(item))
                 self.report(item.target, head, fix=self.fix(item), note=note)
+                reported.add(item.target)
         export(ctx, self.code)  # what the project phase reads of this module (elsewhere.py)
         # a def whose traced parameter it assigns into, were a transform of another module
         # to trace it (``jax.jit(utils.normalize)``): the call paths decide (resolve)
@@ -173,6 +175,8 @@ class InplaceUpdate(Rule):
             if qualname is None:  # not a def the collector named: the call paths cannot know it
                 continue
             for item in found.setitems:
+                if item.target in reported:
+                    continue  # a JAX array here already (``T: jax.Array``): reported once, above
                 data = {
                     "ref": ctx.facts.ref(qualname),
                     "module": ctx.facts.module,

@@ -737,3 +737,19 @@ def test_the_registry_item_fixture_fails_under_jax_as_linted():
     e = raised_by_project(REGISTRY_ITEM.format("bad"), "main.py", ("boundary", "solver"))
     assert type(e) is TypeError and "immutable" in str(e), e
     assert raised_by_project(REGISTRY_ITEM.format("ok"), "main.py", ("boundary", "solver")) is None
+
+
+def test_an_annotated_array_a_transform_of_another_module_traces_is_reported_once(tmp_path):
+    # `T: jax.Array` makes `T[0] = ...` a finding in the file itself; the jitted caller in
+    # solver.py would also make it one in the project phase: one finding, not two
+    (tmp_path / "boundary.py").write_text(
+        "import jax\n\n\ndef apply(T: jax.Array, v):\n    T[0] = v\n    return T\n", encoding="utf-8"
+    )
+    (tmp_path / "solver.py").write_text(
+        "import jax\n\nfrom boundary import apply\n\n\n@jax.jit\ndef step(T):\n    return apply(T, 1.0)\n",
+        encoding="utf-8",
+    )
+    found = testing.lint_folder(str(tmp_path), testing.settings_for("JAX501")).diagnostics
+    assert [(os.path.basename(d.path), d.start.line, d.message) for d in found] == [
+        ("boundary.py", 5, "`T[0]` assigns in place into `T`, a JAX array (annotated `jax.Array`)")
+    ]

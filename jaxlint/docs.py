@@ -58,9 +58,13 @@ def main(root: str = ".") -> int:
 def _replace(path: str, text: str) -> None:
     """Write ``text`` to ``path`` whole or not at all (a sibling file, then a rename)."""
     tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
 
 
 if __name__ == "__main__":

@@ -57,7 +57,7 @@ def _of(ev: Evaluator, expr: cst.BaseExpression, depth: int) -> str | None:
         bs = ev.p.reaching(expr)
         if not bs or any(b.kind != "assign" or b.value is None for b in bs):
             return None
-        items = [_unpacked(b.value, b.unpack) if b.value is not None else None for b in bs]
+        items = [ev.p.unpacked(b.value, b.unpack) for b in bs if b.value is not None]
         kinds = {_of(ev, item, depth + 1) if item is not None else None for item in items}
         return kinds.pop() if len(kinds) == 1 else None
     if isinstance(expr, cst.Attribute):
@@ -66,20 +66,6 @@ def _of(ev: Evaluator, expr: cst.BaseExpression, depth: int) -> str | None:
         arms = {_of(ev, expr.body, depth + 1), _of(ev, expr.orelse, depth + 1)}
         return arms.pop() if len(arms) == 1 else None
     return None
-
-
-def _unpacked(value: cst.BaseExpression, path: tuple[Any, ...]) -> cst.BaseExpression | None:
-    """The expression an unpacking binds from ``value`` along ``path`` (``a, b = [], {}``:
-    ``b`` is the ``{}``), when ``value`` is a tuple or list display with that item; ``value``
-    itself for no unpacking; else None."""
-    for index in path:
-        if not isinstance(value, (cst.Tuple, cst.List)) or not isinstance(index, int):
-            return None
-        elements = value.elements
-        if index >= len(elements) or any(type(e) is cst.StarredElement for e in elements[: index + 1]):
-            return None
-        value = elements[index].value
-    return value
 
 
 def _constructed(ev: Evaluator, call: cst.Call) -> str | None:

@@ -250,7 +250,7 @@ def imported_calls(ev: Evaluator, fn: FunctionNode) -> list[tuple[Evaluator, cst
             else:
                 calls = made if index == -1 else q.result_calls(made, index)
             out += [(q.evaluator, call) for call in calls]
-    if type(ev.p.parents.get(fn)) is cst.Module:
+    if importers and type(ev.p.parents.get(fn)) is cst.Module:
         # a registry holding the def (``BOUNDARIES = {"wall": reflective_walls}``): the
         # importer's calls of its items (``BOUNDARIES[bc](h, hu)``; ``enter_call`` keeps those
         # whose item is this def)
@@ -263,19 +263,26 @@ def imported_calls(ev: Evaluator, fn: FunctionNode) -> list[tuple[Evaluator, cst
 
 
 def _containers_of(ev: Evaluator, fn: cst.FunctionDef) -> list[str]:
-    """The module-level names bound once to a dict, list or tuple that holds the def ``fn``."""
+    """The module-level names bound once to a dict, list or tuple that holds the def ``fn``
+    (computed once per file for every def)."""
+    held: dict[cst.CSTNode, list[str]] | None = ev.p.__dict__.get("_containers_memo")
+    if held is None:
+        held = ev.p.__dict__["_containers_memo"] = _containers(ev)
+    return held.get(fn, [])
+
+
+def _containers(ev: Evaluator) -> dict[cst.CSTNode, list[str]]:
     from .abstract import Dict, List, Tuple
 
-    out = []
+    out: dict[cst.CSTNode, list[str]] = {}
     for name, bs in ev.p.module_scope.bindings.items():
         if len(bs) != 1 or bs[0].kind != "assign" or bs[0].value is None:
             continue
-        if type(bs[0].value) not in (cst.Dict, cst.List, cst.Tuple, cst.Name, cst.Call):
-            continue
-        v = ev.value(bs[0].value, None)
+        v = ev.binding_value(bs[0], None)
         items = [x for _, x in v.items] if type(v) is Dict else list(v.items) if type(v) in (List, Tuple) else []
-        if any(type(x) is Function and x.node is fn for x in items):
-            out.append(name)
+        for x in items:
+            if type(x) is Function and type(x.node) is cst.FunctionDef and name not in out.get(x.node, []):
+                out.setdefault(x.node, []).append(name)
     return out
 
 

@@ -37,10 +37,20 @@ def imported(ev: Evaluator, b: Binding, base: Dict) -> Dict | None:
     if b.scope is not p.module_scope:
         return None
     memo: dict[Binding, Dict | None] = p.__dict__.setdefault("_registry_memo", {})
-    if b not in memo:
-        memo[b] = None  # a store whose value reads the dict again
-        memo[b] = _imported(ev, b, base)
-    return memo[b]
+    if b in memo:
+        return memo[b]
+    active: set[Binding] = p.__dict__.setdefault("_registry_active", set())
+    if b in active:
+        return None  # a store whose value reads the dict again
+    active.add(b)
+    before = ev._budget.exhausted
+    try:
+        found = _imported(ev, b, base)
+    finally:
+        active.discard(b)
+    if ev._budget.exhausted == before:  # not cut short by the work budget: the same for every rule
+        memo[b] = found
+    return found
 
 
 def _imported(ev: Evaluator, b: Binding, base: Dict) -> Dict | None:
@@ -59,6 +69,8 @@ def _imported(ev: Evaluator, b: Binding, base: Dict) -> Dict | None:
         fn = p.parents.get(block) if type(block) is cst.IndentedBlock else None
         if type(fn) is not cst.FunctionDef or ev.ctx.enclosing_function(stmt) is not fn:
             return None  # under an ``if``, in a loop, a ``try``...: not every call stores
+        if _leaves_before(ev, fn, stmt):
+            return None  # ``if name in REGISTRY: return fn`` first: not every call stores
         by_def.setdefault(fn, []).append(store)
     # what runs at import, in text order: a module-level store, or a decorator application
     events: list[tuple[int, Any]] = [(ev.ctx.text_order(s[0]), s) for s in module_stores]
@@ -126,10 +138,19 @@ def _applications(ev: Evaluator, inner: cst.FunctionDef) -> list[tuple[cst.Decor
     return out
 
 
+def _leaves_before(ev: Evaluator, fn: cst.FunctionDef, stmt: cst.CSTNode) -> bool:
+    """Is there a ``return`` or ``raise`` of ``fn`` (not of a nested def) before ``stmt``?"""
+    order = ev.ctx.text_order(stmt)
+    return any(
+        type(n) in (cst.Return, cst.Raise) and ev.ctx.text_order(n) < order
+        for n in ev.ctx.descendants(fn.body, prune=(cst.FunctionDef, cst.Lambda, cst.ClassDef))
+    )
+
+
 def _returns(outer: cst.FunctionDef, inner: cst.FunctionDef) -> bool:
     """Is ``inner`` a statement of ``outer``'s block that ``outer`` ends by returning?"""
     body = outer.body.body if type(outer.body) is cst.IndentedBlock else ()
-    if inner not in body or not body:
+    if inner not in body:
         return False
     last = body[-1]
     ret = last.body[0] if type(last) is cst.SimpleStatementLine and len(last.body) == 1 else None

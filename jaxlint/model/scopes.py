@@ -242,8 +242,12 @@ class ScopeBuilder:
             else:
                 self._bind(*args, index=index)
         elif t is cst.Tuple or t is cst.List:
+            starred = False
             for k, el in enumerate(target.elements):
                 if type(el) is cst.StarredElement:
+                    starred = True
+                    self._targets(el.value, scope, path, node, None, (), pending, kind, index)
+                elif starred:  # after ``*rest`` an element's index counts from the end: not bound to one
                     self._targets(el.value, scope, path, node, None, (), pending, kind, index)
                 else:
                     self._targets(el.value, scope, path, node, value, (*unpack, k), pending, kind, index)

@@ -311,14 +311,25 @@ def _array_jits(p: Program) -> list[tuple[cst.FunctionDef, cst.CSTNode, str]]:
 
 def _array_trace(p: Program, fn: cst.FunctionDef, node: cst.CSTNode, label: str) -> Trace:
     """The parameters of ``fn`` that hold arrays, or pytrees with array leaves, in the
-    frames its calls give it or by their annotation: what a jit tracing only array leaves
-    traces. A parameter no frame shows holding one (a Python number, a string, a function,
+    frames the jitted function's calls give it or by their annotation: what a jit tracing
+    only array leaves traces. A parameter no frame shows holding one (a Python number, a string, a function,
     or not known) stays out: unknown means silent."""
     from .arrays import annotated_array
-    from .contexts import contexts
+    from .contexts import contexts, enter_call
 
     ev = p.evaluator
-    frames = contexts(ev, fn, importers=True)[:MAX_GIVEN_FRAMES]
+    if type(node) is cst.Call:
+        # ``jstep = eqx.filter_jit(step)``: only the calls of what the application made run
+        # jitted (``step(x, n)`` called directly runs as it is)
+        frames: list[Any] = []
+        for call in p.invocations(node, callees=True, forwarders=True)[0]:
+            caller = p.ctx.enclosing_function(call)
+            for env in contexts(ev, caller, importers=True) if caller is not None else [None]:
+                made = enter_call(ev, fn, call, env)
+                if made is not None and made not in frames and len(frames) < MAX_GIVEN_FRAMES:
+                    frames.append(made)
+    else:  # a decorator: every call of the def is a call of the jitted function
+        frames = contexts(ev, fn, importers=True)[:MAX_GIVEN_FRAMES]
     traced: set[str] = set()
     pytrees: set[str] = set()
     for q in _positional(fn) + list(fn.params.kwonly_params):

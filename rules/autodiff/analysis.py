@@ -26,7 +26,7 @@ from jaxlint.lint.wording import clipped, notes, split
 from jaxlint.model import program
 from jaxlint.model.abstract import Function, Transformed, constant
 from jaxlint.model.callables import unwrapped
-from jaxlint.model.contexts import call_arguments, contexts, default_frame, runs_in
+from jaxlint.model.contexts import call_arguments, contexts, default_frame, foreign_call_line, runs_in
 from jaxlint.model.evaluate import Env
 from jaxlint.model.mapsites import application_value
 from jaxlint.model.returns import returned_source
@@ -192,8 +192,6 @@ def sites(ctx: Any) -> list[Site]:
         for call in calls[:8]:
             home = ctx.enclosing_function(call)
             for frame in contexts(ev, home, importers=True)[:4] if home is not None else [None]:
-                if _through_importer(p, home, frame):
-                    continue  # the importer judges its call of the def (``through_sites``)
                 if not runs_in(ev, call, frame, home):
                     continue  # this case of the test never makes the call
                 with ev.query(FUEL):
@@ -226,19 +224,6 @@ class Through:
     site: Site  # its calls: those the call's evaluation made
 
 
-def _through_importer(p: Any, home: Any, frame: Any) -> bool:
-    """Is ``frame`` made by another file's call of ``home``, a module-level def? That file's
-    rule run judges the site with its call (``through_sites``): once, there. The calls of
-    what a factory returns, or of a def nested in one, are judged here."""
-    site = getattr(frame, "site", None)
-    return (
-        isinstance(site, cst.CSTNode)
-        and site not in p.parents
-        and type(home) is cst.FunctionDef
-        and type(p.parents.get(home)) is cst.Module
-    )
-
-
 def through_sites(ctx: Any) -> list[Through]:
     """The grad sites of other modules' defs that this file's calls run with their
     arguments (``sgd(params, x)`` imported, whose body differentiates a loss): each with the
@@ -261,6 +246,8 @@ def through_sites(ctx: Any) -> list[Through]:
         if not apps:
             continue
         assert isinstance(g.node, cst.FunctionDef)  # called_def gives defs only
+        if g.node.name.value in ctx.judged.get(os.path.abspath(owner.ctx.path), ()):
+            continue  # the def's module judges this file's calls of it, at its grad: once, there
         chain = reaching(owner, g.node, _holds(apps))
         if not chain:
             continue
@@ -310,6 +297,13 @@ def at_line(ctx: Any, node: cst.CSTNode) -> str:
     """``at line N`` for a message (the form notebooks rewrite), or ``in this file``."""
     line = ctx.exact_lines([node]).get(node)
     return f"at line {line}" if line is not None else "in this file"
+
+
+def call_at(ctx: Any, call: Call) -> str:
+    """Where a call of the transformed function is, and the call of a file importing this
+    one that gave its values, if any: ``at line 13, as called at line 5 of run.py``."""
+    first = foreign_call_line(ctx, call.frame)
+    return at_line(ctx, call.node) + (f", as called at line {first}" if first is not None else "")
 
 
 class GradRule(Rule):

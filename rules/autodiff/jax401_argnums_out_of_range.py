@@ -3,7 +3,7 @@ from __future__ import annotations
 from jaxlint.lint.rule import Invalid
 from jaxlint.lint.wording import clipped
 
-from .analysis import GradRule, Site, at_line
+from .analysis import GradRule, Site, call_at
 
 
 class ArgnumsOutOfRange(GradRule):
@@ -115,7 +115,7 @@ class ArgnumsOutOfRange(GradRule):
             if bad:
                 return (
                     f"`{api}` argnums={value!r}: index {', '.join(map(str, bad))} is out of range for the call "
-                    f"`{clipped(self.ctx.code(call.node))}` {at_line(self.ctx, call.node)}, which passes "
+                    f"`{clipped(self.ctx.code(call.node))}` {call_at(self.ctx, call)}, which passes "
                     f"{n} positional argument{'' if n == 1 else 's'}; {_fails(value, bad)}; {_valid(n)}"
                 )
         return None

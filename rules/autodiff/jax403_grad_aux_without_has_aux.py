@@ -6,7 +6,7 @@ from jaxlint.lint.rule import Invalid, NodeEdit, RuleFix
 from jaxlint.model import program
 from jaxlint.model.abstract import Array, Const, Dict, External, List, Scalar, Tuple
 
-from .analysis import GRAD_APIS, SCALAR_APIS, GradRule, Site, at_line, sites
+from .analysis import GRAD_APIS, SCALAR_APIS, GradRule, Site, at_line, call_at, sites
 
 
 class GradAuxWithoutHasAux(GradRule):
@@ -108,7 +108,7 @@ class GradAuxWithoutHasAux(GradRule):
                 continue
             n = len(out.items)
             shown = site.returned_text() or ("a dict" if type(out) is Dict else f"a {n}-tuple")
-            where = "on every path" if call is None else f"for the call {at_line(self.ctx, call.node)}"
+            where = "on every path" if call is None else f"for the call {call_at(self.ctx, call)}"
             if site.api in SCALAR_APIS:
                 if type(out) is not Dict and n == 2:
                     unpack = "((value, aux), grads)" if site.api == "jax.value_and_grad" else "(grads, aux)"

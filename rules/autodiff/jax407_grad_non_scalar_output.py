@@ -6,7 +6,7 @@ from jaxlint.lint.rule import Invalid
 from jaxlint.model import program
 from jaxlint.model.abstract import Array, List, Tuple
 
-from .analysis import SCALAR_APIS, GradRule, Site, at_line
+from .analysis import SCALAR_APIS, GradRule, Site, call_at
 
 
 class GradNonScalarOutput(GradRule):
@@ -92,7 +92,7 @@ class GradNonScalarOutput(GradRule):
             what = f"`{shown}`, an array of {shape}" if shown and not has_aux else f"an array of {shape}"
             if has_aux:
                 what = f"an output (the first of its pair) of {shape}"
-            where = "" if call is None else f" for the call {at_line(self.ctx, call.node)}"
+            where = "" if call is None else f" for the call {call_at(self.ctx, call)}"
             return (
                 f"{fname} returns {what}{where}, but `{site.shown}` needs a scalar output: it fails with "
                 "`TypeError: Gradient only defined for scalar-output functions`. Reduce it (`jnp.sum` / "

@@ -501,7 +501,7 @@ class KeyFlow(Flow):
         ``s.key``; and ``state = kernel(state)``, whose def consumes ``state.rng`` and
         returns its record with that field as it was (``handed_fields``), also as an item
         of a returned tuple (``state, aux = kernel(state)``: ``handed_items``)."""
-        if len(targets) == 1 and type(targets[0].target) is cst.Tuple and self.follow:
+        if len(targets) == 1 and type(targets[0].target) in (cst.Tuple, cst.List) and self.follow:
             # ``state, aux = step(state)``: the records of the items the callee returns
             api = " ".join(self.ctx.code(value.func).split())
             out: dict[str, Consumed] = {}

@@ -345,6 +345,12 @@ def test_a_loop_keeps_the_type_of_its_carry_when_the_body_is_not_known():
     typed = Tuple((Array(Shape((N, 3)), FLOAT), Array(Shape(()), INT)))
     assert sym_run("jax.lax.fori_loop", Const(0), Const(3), UNKNOWN, carry)[0] == typed
     assert sym_run("jax.lax.while_loop", UNKNOWN, UNKNOWN, carry)[0] == typed
+    # a body whose result is partly known: item by item
+    half = Tuple((UNKNOWN, Array(Shape(()), INT)))
+    assert sym_run("jax.lax.while_loop", UNKNOWN, External("jax.numpy.negative"), carry)[0] == typed
+    from jaxlint.model.catalogue.control import carried
+
+    assert carried(carry, half) == typed
     # a body whose result is known: what it and the initial carry agree on
     assert sym_run("jax.lax.fori_loop", Const(0), Const(3), External("jax.lax.add"), sym_array(N))[0] == sym_array(N)
 

@@ -66,6 +66,8 @@ def g(other):
     a
     b
     c
+    *rest, e = {}, [], other
+    e
 """
 
 CASES = [
@@ -88,6 +90,7 @@ CASES = [
     ("a", 57, "list"),  # an unpacking binds the display's items
     ("b", 58, "dict"),
     ("c", 59, None),
+    ("e", 61, None),  # after a starred target: not the display's item at that index
 ]
 
 

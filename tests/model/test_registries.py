@@ -74,3 +74,22 @@ def test_a_registry_filled_otherwise_is_unknown():
     # a function that stores into it at run time
     mutated = DECORATED.replace("def get(name):", "def put(k, v):\n    REGISTRY[k] = v\n\ndef get(name):")
     assert value_of(mutated) is UNKNOWN
+
+
+def test_a_decorator_that_may_return_before_storing_is_not_read():
+    # "first registration wins": the second application returns before its store
+    first_wins = DECORATED.replace(
+        "    def deco(fn):\n        REGISTRY[name] = fn",
+        "    def deco(fn):\n        if name in REGISTRY:\n            return fn\n        REGISTRY[name] = fn",
+    )
+    assert value_of(first_wins) is UNKNOWN
+
+
+def test_what_a_short_budget_cut_is_not_kept_for_later_reads():
+    p = model_of(DECORATED)
+    ev = p.evaluator
+    get = p.module_scope.bindings["get"][0].node
+    read = next(n for n in p.ctx.descendants(get) if getattr(n, "value", None) == "REGISTRY")
+    with ev.query(1):
+        ev.value(read, None)
+    assert _names(ev.value(read, None)) == {"mse": "mse", "mae": "mae"}

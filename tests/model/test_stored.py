@@ -39,6 +39,8 @@ def test_what_the_model_cannot_order_is_unknown():
     assert _run("d = dict(D)\nfor i in range(3):\n    if i:\n        d['t'] = 2.0") is UNKNOWN
     assert _run("d = dict(D)\nfor i in range(3):\n    d['t'] = 2.0\n    if i:\n        break") is UNKNOWN
     assert _run("d = dict(D)\nfor i in unknown_list:\n    d['t'] = i") is UNKNOWN
+    # a name the body carries from one iteration to the next: not one item at a time
+    assert _run("d = {}\nn = -1\nfor w in (4, 6):\n    n = n + 1\n    d[n] = w") is UNKNOWN
     assert _run("d = dict(D)\nfor i in range(3):\n    d['t'] += i") is UNKNOWN
     assert _run("d = dict(D)\nd.update(t=1)") is UNKNOWN
     assert _run("d = dict(D)\nd[unknown_key] = 1") is UNKNOWN

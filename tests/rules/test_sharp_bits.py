@@ -611,7 +611,7 @@ def test_the_filter_jit_fixture_fails_under_equinox_as_linted():
     for call in ("run_bad()", "run_clip_bad()"):
         e = raised_by("JAX503/lint/equinox_filter_jit.py", call)
         assert type(e) is jax.errors.TracerBoolConversionError, (call, e)
-    for call in ("run_ok()", "run_clip_ok()"):
+    for call in ("run_ok()", "run_clip_ok()", "run_scale_ok()"):
         assert raised_by("JAX503/lint/equinox_filter_jit.py", call) is None, call
 
 

@@ -57,13 +57,21 @@ def while_loop(call: Call) -> Any:
 
 def carried(init: Any, out: Any) -> Any:
     """What a loop's carry holds after the loop: what the initial carry and one step's
-    result agree on; where that is not known, the initial carry's type (JAX requires the
-    body to return a carry of the same structure, shapes and dtypes: it raises otherwise),
-    every leaf an array (a Python number becomes a rank-0 array)."""
+    result agree on, item by item of a tuple or list; where that is not known, the initial
+    carry's type (JAX requires the body to return a carry of the same structure, shapes and
+    dtypes: it raises otherwise), every leaf an array (a Python number becomes a rank-0
+    array)."""
+    t = type(init)
+    if t is type(out) and t in (Tuple, List) and len(init.items) == len(out.items):
+        return t(tuple(carried(a, b) for a, b in zip(init.items, out.items, strict=True)))
     agreed = join(init, out)
-    if agreed is not UNKNOWN:
+    if agreed is not UNKNOWN and not _partly_unknown(agreed):
         return agreed
     return rebuild(init, lambda path, leaf: _as_result(leaf))
+
+
+def _partly_unknown(tree: Any) -> bool:
+    return any(leaf is UNKNOWN for _, leaf in leaves(tree))
 
 
 def _leading(tree: Any) -> tuple[Dim, bool]:

@@ -159,8 +159,9 @@ def qr(call: Call, param: str = "a") -> Any:
 def lstsq(call: Call) -> Any:
     """``lstsq(a, b)`` of a matrix ``a (M, N)`` and ``b (M,)`` or ``(M, K)``: ``(x,
     residuals, rank, s)``, ``x`` ``(N,)`` or ``(N, K)``, ``rank`` one int, ``s`` the
-    ``min(M, N)`` singular values. The residuals' shape depends on the rank found (NumPy's
-    are empty for a rank-deficient ``a``): not known."""
+    ``min(M, N)`` singular values. The residuals' shape is left unknown: NumPy's are empty
+    for a rank-deficient or wide ``a`` (JAX's are ``(1,)`` or ``(K,)``, unless
+    ``numpy_resid``)."""
     a, b = as_array(call.arg("a")), as_array(call.arg("b"))
     da, db = (full_dims(a), full_dims(b)) if a is not None and b is not None else (None, None)
     if a is None or b is None or da is None or db is None or len(da) != 2 or len(db) not in (1, 2):

@@ -201,3 +201,25 @@ def test_the_importers_of_an_importers_relay_def_are_one_step_further(tmp_path):
     assert parse_hops(found[model]) == {train: {"fit": (main,)}}  # not ``other``: it calls nothing of model
     assert parse_hops(found[train]) == {}
     assert parse_entries(found[train]) == {"fit": (main,), "other": (main,)}
+
+
+def test_a_class_whose_method_calls_the_module_is_a_relay(tmp_path):
+    # train.py's `Trainer.fit` calls model.apply; main.py makes a Trainer: model.py's job
+    # learns that main.py calls `Trainer` (its constructions and methods)
+    from jaxlint.plan.importers import parse_hops
+
+    root = str(tmp_path)
+    plans = _plans(
+        root,
+        {
+            "model.py": "import jax\n\ndef apply(w, x):\n    return jax.vmap(lambda r: r @ w)(x)\n",
+            "train.py": (
+                "import jax\nfrom model import apply\n\nclass Trainer:\n    def __init__(self, w):\n"
+                "        self.w = w\n\n    def fit(self, x):\n        return apply(self.w, x)\n"
+            ),
+            "main.py": "import jax.numpy as jnp\nfrom train import Trainer\n\nTrainer(jnp.ones(3)).fit(jnp.ones((4, 3)))\n",
+        },
+    )
+    found = importers(plans)
+    model, train, main = (os.path.join(root, f) for f in ("model.py", "train.py", "main.py"))
+    assert parse_hops(found[model]) == {train: {"Trainer": (main,)}}

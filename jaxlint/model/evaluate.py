@@ -242,6 +242,12 @@ class World:
                 return None
             ev = prog.evaluator
             v = join_all([ev.binding_value(b, None) for b in reach])
+            if type(v) in (List, Dict) and len(reach) == 1 and prog._mutations(reach[0]):
+                # changed in place after its binding: another module reads it once this one
+                # is imported (``registries.py``: a registry filled by decorators), else unknown
+                from .registries import imported
+
+                v = (imported(ev, reach[0], v) if type(v) is Dict else None) or UNKNOWN
             for attr in parts[k + 1 :]:
                 v = ev.attribute(v, attr)
             return v
@@ -2000,7 +2006,18 @@ def _sequence_item(base: Tuple | List, index: Any) -> Any:
                 return UNKNOWN
             bounds.append(x.value)
         return type(base)(items[slice(*bounds)])
+    if items and _int_valued(index):
+        return join_all(list(items))  # some item, which one not known: what they all agree on
     return UNKNOWN
+
+
+def _int_valued(v: Any) -> bool:
+    """An integer whose value is not known: a Python int, or a rank-0 integer array (an
+    element of ``np.random.permutation(n)``)."""
+    if type(v) is Scalar:
+        return v.kind == "int"
+    a = v if type(v) is Array else None
+    return a is not None and a.shape is not None and a.rank == 0 and a.dtype is not None and a.dtype.kind == "int"
 
 
 def _slice_seq(base: Seq, index: Struct) -> Any:

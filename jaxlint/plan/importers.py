@@ -90,8 +90,11 @@ def _mentioned(p: FilePlan) -> dict[str, set[str]]:
     from a module and used, or a dotted name whose head is an imported module), each with
     the module-level names of the units that mention it."""
     out: dict[str, set[str]] = defaultdict(set)
+    # a method's unit is its class's: ``fit`` calling the module's def makes ``Trainer`` a relay
+    classes = {u.start: n for u in p.units if u.owner is None and (n := u.name or u.header_of) is not None}
     for u in p.units:
-        unit = {u.name} if u.owner is None and u.name is not None else set()
+        name = u.name if u.owner is None else classes.get(u.owner)
+        unit = {name} if name is not None else set()
         for ref in u.refs:
             q = p.imports.get(ref)
             if q is not None:

@@ -330,6 +330,14 @@ written(
     ex(A((3, 4, 5), fill="arange"), axis=(0, 2)),
     ex(A((5,), fill="arange"), A((5,), fill="arange")),
 )
+written(
+    "convolve correlate",
+    ex(A((6,)), A((3,))),
+    ex(A((6,)), A((3,)), mode="same"),
+    ex(A((3,)), A((6,)), mode="same"),
+    ex(A((6,)), A((3,)), mode="valid"),
+    ex(A((6,)), A((3,)), mode="full"),
+)
 written("polyval", ex(A((3,)), A((4, 2))))
 written("select", ex([A((3,), "bool")], [A((3,))]), ex([A((3,), "bool"), A((2, 1), "bool")], [A((3,)), A((3,))]))
 written("piecewise", ex(A((4,)), [A((4,), "bool")], [1.0]))

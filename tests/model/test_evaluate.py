@@ -17,6 +17,7 @@ from jaxlint.model.abstract import (
     Opaque,
     Scalar,
     Seq,
+    Shape,
     Struct,
     Transformed,
     Tuple,
@@ -753,3 +754,17 @@ def test_reversed_and_sorted_keep_what_their_sequence_iterates():
     assert ev.element(bound("backwards")) == Scalar("int")
     assert bound("items") == List((Const(1), Const(2), Const(3)))
     assert shape(ev.element(bound("rows"))) == (5,)
+
+
+def test_an_item_at_an_unknown_int_index_is_what_every_item_agrees_on():
+    # `counties[i]` with `i` from a permutation: one of the items, whichever
+    src = (
+        "import jax.numpy as jnp\nimport numpy as np\n"
+        "items = [{'x': jnp.ones((4, 2))}, {'x': jnp.zeros((4, 2))}]\n"
+        "i = np.random.permutation(2)[0]\n"
+        "result = items[i]\n"
+    )
+    got = value_of(src)
+    assert type(got) is Dict and got.get("x") == Array(Shape((4, 2)), FLOAT)
+    # an index that may be a slice, or a str: not an item
+    assert value_of(src.replace("result = items[i]", "result = items[unknown]")) is UNKNOWN

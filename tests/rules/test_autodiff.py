@@ -512,3 +512,33 @@ def test_the_registry_importer_fixture_fails_under_jax_as_linted():
     e = raised_by_project(REGISTRY_IMPORTER.format("bad"), "main.py", ("losses", "train"))
     assert type(e) is TypeError and "Gradient only defined for scalar-output functions" in str(e), e
     assert raised_by_project(REGISTRY_IMPORTER.format("ok"), "main.py", ("losses", "train")) is None
+
+
+REGISTRY_MODULE = os.path.join(
+    os.path.dirname(__file__), "..", "..", "fixtures", "JAX407", "lint", "registry_module_{}"
+)
+
+
+def test_a_loss_read_from_another_modules_registry_is_the_registered_def():
+    # losses.py fills LOSSES with decorators at import; trainer.py reads LOSSES[name] with
+    # the name main.py passes: `per_cycle_mse` returns one error per cycle
+    found = testing.lint_folder(REGISTRY_MODULE.format("bad"), testing.settings_for(*ALL)).diagnostics
+    assert [(os.path.basename(d.path), d.start.line, d.code, d.message) for d in found] == [
+        (
+            "trainer.py",
+            9,
+            "JAX407",
+            "the function returns an array of shape (6,) for the call at line 9, as called at line 5 of main.py",
+        )
+    ]
+    assert testing.lint_folder(REGISTRY_MODULE.format("ok"), testing.settings_for(*ALL)).diagnostics == []
+
+
+@pytest.mark.jax
+def test_the_registry_module_fixture_fails_under_jax_as_linted():
+    pytest.importorskip("jax")
+    from conftest import raised_by_project
+
+    e = raised_by_project(REGISTRY_MODULE.format("bad"), "main.py", ("losses", "trainer"))
+    assert type(e) is TypeError and "Output had shape: (6,)" in str(e), e
+    assert raised_by_project(REGISTRY_MODULE.format("ok"), "main.py", ("losses", "trainer")) is None

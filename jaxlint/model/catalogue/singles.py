@@ -190,6 +190,24 @@ def gradient(call: Call) -> Any:
     return (Tuple if call.host else List)(tuple(one for _ in range(n)))
 
 
+@rule
+def convolve(call: Call) -> Any:
+    """``convolve(a, v, mode)`` / ``correlate(a, v, mode)`` of two vectors of sizes ``M``
+    and ``N``: ``M + N - 1`` ("full"), ``max(M, N)`` ("same"), ``max(M, N) - min(M, N) + 1``
+    ("valid"); an empty operand raises."""
+    a, v = as_array(call.arg("a")), as_array(call.arg("v"))
+    mode = call.arg("mode")
+    if a is None or v is None or a.rank != 1 or v.rank != 1 or type(mode) is not Const:
+        return UNKNOWN
+    m, n = dims.as_int(a.shape.dims[0]), dims.as_int(v.shape.dims[0])  # type: ignore[union-attr]
+    if m is None or n is None or m == 0 or n == 0:
+        return UNKNOWN
+    sizes = {"full": m + n - 1, "same": max(m, n), "valid": max(m, n) - min(m, n) + 1}
+    if mode.value not in sizes:
+        return UNKNOWN
+    return array_of(call, Shape((sizes[mode.value],)), promote([a.dtype, v.dtype]))
+
+
 def interp(call: Call) -> Any:
     x = as_array(call.arg("x"))
     return array_of(call, x.shape, inexact(x.dtype)) if x is not None else UNKNOWN

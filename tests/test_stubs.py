@@ -259,6 +259,33 @@ def test_the_maps_the_stubs_declare_are_those_the_model_finds_in_them():
     assert found == {(made(p, q), api) for q, api in MAPS.items()}
 
 
+def test_the_grads_the_stubs_declare_are_those_the_model_finds_in_them():
+    # the JAX4xx rules take a call of a stubs.GRADS function for an application of its JAX
+    # grad: the list must be exactly the stubs' functions whose result of a function is that
+    # grad of it (the model's value of ``f(g)``), compared by the def each name resolves to
+    from jaxlint.model.abstract import Function, Transformed
+    from jaxlint.model.stubs import GRADS
+    from tests.model.helpers import model_with_stubs
+
+    def made(p, q):
+        v = p.evaluator.world.resolve(q)
+        return (os.path.basename(v.program.ctx.path), v.name) if v is not None and hasattr(v, "program") else q
+
+    found = set()
+    for stub in STUB_FILES:
+        module = stub[: -len(".stub")]
+        for name, cls, _fn in _defs(os.path.join(STUBS, stub)):
+            if cls is not None or name.startswith("_"):
+                continue
+            p = model_with_stubs(f"import {module}\n\ndef g(x):\n    return x\n\nout = {module}.{name}(g)\n")
+            v = p.evaluator.value(p.module_scope.bindings["out"][0].value, None)
+            grads = ("jax.grad", "jax.value_and_grad")
+            if type(v) is Transformed and v.api in grads and type(v.target) is Function and v.target.name == "g":
+                found.add((made(p, f"{module}.{name}"), v.api))
+    p = model_with_stubs("")
+    assert found == {(made(p, q), api) for q, api in GRADS.items()}
+
+
 # optax's losses give one value per example (per element for the elementwise ones): the
 # model reads the shapes from the stub, jax.eval_shape reads them from optax itself
 OPTAX_LOSSES = [

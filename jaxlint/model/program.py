@@ -14,6 +14,7 @@ from jaxlint.base.names import canonical
 
 from .forwarding import forwarded_call
 from .scopes import Binding, Scope, ScopeBuilder, reaching_in
+from .stubs import GRADS as STUB_GRADS
 from .transfer import SAME_ARGUMENTS
 from .transforms import PARTIAL, SCOPES, TRANSPARENT_DECORATORS, named
 from .transforms import TRANSFORMS as JAX_TRANSFORMS
@@ -415,6 +416,13 @@ class Program:
             first = positional[0]
             rest = list(f.arg_nodes) + [a for a in args if a is not first]
             return apply_transform(f.func.qualified, self.value(first.value), call, rest, target_node=first.value)
+        if type(f) is External and f.qualified in STUB_GRADS and positional and positional[0] is args[0]:
+            # ``eqx.filter_value_and_grad(loss)``: the JAX grad its stub applies (``stubs.GRADS``)
+            first = positional[0]
+            rest = [a for a in args if a is not first]
+            return apply_transform(
+                STUB_GRADS[f.qualified], self.value(first.value), call, rest, target_node=first.value
+            )
         if type(f) is Function and not isinstance(f.node, cst.Lambda):
             return self._returned(f.node)  # a factory: the closure it returns
         if type(f) is External and f.qualified in SCOPES:
@@ -594,7 +602,7 @@ class Program:
         if self._applications is None:
             from jaxlint.model.transforms import TRANSFORMS
 
-            shorts = {q.rsplit(".", 1)[-1] for q in TRANSFORMS} | {"partial"}
+            shorts = {q.rsplit(".", 1)[-1] for q in (*TRANSFORMS, *STUB_GRADS)} | {"partial"}
             found: list[Transformed] = []
             seen: set[int] = set()
             for node, entering in self.ctx._events:

@@ -31,6 +31,8 @@ from jaxlint.model.evaluate import Env
 from jaxlint.model.mapsites import application_value
 from jaxlint.model.returns import returned_source
 from jaxlint.model.signature import Argument, Signature
+from jaxlint.model.spelled import spelled
+from jaxlint.model.stubs import GRADS as STUB_GRADS
 from jaxlint.model.through import called_def, frames_made_by, imported_callee, reaching
 from jaxlint.model.transfer import signature
 from jaxlint.model.transforms import named
@@ -103,6 +105,9 @@ class Site:
     # a site of another module run by a call of this file (``through_sites``): only the calls
     # that call made decide
     through: bool = False
+    # a library grad that differentiates only the inexact array leaves of the first argument
+    # (``stubs.GRADS``: ``eqx.filter_grad``): an int or bool there gets no gradient, no error
+    inexact_only: bool = False
     _outputs: list[tuple[Any, Call | None]] | None = None
 
     @property
@@ -211,7 +216,9 @@ def _site(p: Any, app: Any, value: Transformed) -> Site:
         option_nodes[name] = arg
     node = app.node
     shown = p.ctx.code(node.func if isinstance(node, cst.Call) and not app.decorator else node)
-    return Site(node, app.api, clipped(shown, 40), value, option_nodes, target_of(p.evaluator, value.target))
+    site = Site(node, app.api, clipped(shown, 40), value, option_nodes, target_of(p.evaluator, value.target))
+    site.inexact_only = isinstance(node, cst.Call) and spelled(p, node.func) in STUB_GRADS
+    return site
 
 
 @dataclass
@@ -309,7 +316,8 @@ def call_at(ctx: Any, call: Call) -> str:
 class GradRule(Rule):
     """Decides each grad-like site of the file in ``verdict``."""
 
-    about = tuple(GRAD_APIS)
+    # JAX's grads, and the library functions a stub says apply one (``eqx.filter_grad``)
+    about = (*GRAD_APIS, *sorted(STUB_GRADS))
     quiet_where_expected = True  # silent where the code expects the error (model/expected.py)
     # a jit of the target (its static arguments), in its module; what the target calls
     # there (the helper that builds its output); the calls of the def a site is in (its call

@@ -102,6 +102,8 @@ class ArgnumsIntegerParam(GradRule):
     )
 
     def verdict(self, site: Site) -> str | None:
+        if site.inexact_only:
+            return None  # ``eqx.filter_grad``: an int or bool leaf gets no gradient, and raises nothing
         if site.option("allow_int", False) is not False or site.option("holomorphic", False) is not False:
             return None
         nums = site.argnums()

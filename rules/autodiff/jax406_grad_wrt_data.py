@@ -69,6 +69,8 @@ class GradWrtData(GradRule):
     )
 
     def verdict(self, site: Site) -> str | None:
+        if site.inexact_only:
+            return None  # ``eqx.filter_grad``: an int or bool leaf gets no gradient, and raises nothing
         nums = site.argnums()
         target = site.target
         if nums is None or target is None or target.varargs:

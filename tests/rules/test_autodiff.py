@@ -542,3 +542,21 @@ def test_the_registry_module_fixture_fails_under_jax_as_linted():
     e = raised_by_project(REGISTRY_MODULE.format("bad"), "main.py", ("losses", "trainer"))
     assert type(e) is TypeError and "Output had shape: (6,)" in str(e), e
     assert raised_by_project(REGISTRY_MODULE.format("ok"), "main.py", ("losses", "trainer")) is None
+
+
+def test_equinox_filter_grads_are_jax_grads_of_the_first_argument():
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "JAX403", "lint", "equinox_filter_grads.py")
+    with open(path, encoding="utf-8") as f:
+        found = testing.lint(f.read(), *ALL)
+    # no JAX405 for the int leaf: filter_grad differentiates the inexact leaves only
+    assert [(d.code, d.start.line) for d in found] == [("JAX403", 24)]
+
+
+@pytest.mark.jax
+def test_the_equinox_filter_grads_fixture_fails_under_equinox_as_linted():
+    pytest.importorskip("equinox")
+    from conftest import raised_by
+
+    e = raised_by("JAX403/lint/equinox_filter_grads.py", "run_bad()")
+    assert type(e) is TypeError and "scalar-output" in str(e), e
+    assert raised_by("JAX403/lint/equinox_filter_grads.py", "run_ok()") is None

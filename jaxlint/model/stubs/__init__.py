@@ -30,3 +30,10 @@ MAPS = {"equinox.filter_vmap": "jax.vmap"}
 # arguments); which of the function's values are tracers is read here (``traced.py``), as
 # ``transforms.TABLE`` says it of ``jax.jit``.
 ARRAY_JITS = {"equinox.filter_jit": "eqx.filter_jit"}
+
+# The stubs' functions that are JAX's grads of their function's first argument, differentiating
+# only its inexact array leaves (equinox's ``filter_grad``/``filter_value_and_grad``: an int or
+# bool leaf gets no gradient and raises nothing), with the JAX transform they apply: the JAX4xx
+# rules take a call of one for an application of that transform (``Program.value``), the
+# argnums rules excepted. tests/test_stubs.py checks that the stubs make exactly these.
+GRADS = {"equinox.filter_grad": "jax.grad", "equinox.filter_value_and_grad": "jax.value_and_grad"}

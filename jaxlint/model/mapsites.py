@@ -788,6 +788,15 @@ def _application(
     return Application(node, api, target_node=target, options=out, written=bool(options), anchor=anchor)
 
 
+def stub_grad(p: Program, node: cst.CSTNode) -> str | None:
+    """The JAX grad a decorator of a library grad applies (``stubs.GRADS``), or None."""
+    from .spelled import spelled
+    from .stubs import GRADS
+
+    expr = node.func if type(node) is cst.Call else node
+    return GRADS.get(spelled(p, expr) or "") if isinstance(expr, (cst.Name, cst.Attribute)) else None
+
+
 def application_value(p: Program, node: cst.CSTNode) -> Transformed | None:
     """The abstract value of the transform application at ``node`` (a call, a decorator,
     ``partial``), evaluated where it is written in the first context of the def around it."""
@@ -800,6 +809,8 @@ def application_value(p: Program, node: cst.CSTNode) -> Transformed | None:
             frame = contexts(ev, home)[0] if home is not None else None
             v = ev.value(fn, frame)
             while type(v) is Transformed and v.node is not node:
+                if v.node is not None and v.node not in p.parents and stub_grad(p, node) == v.api:
+                    return v  # the grad a library decorator's stub applies (``@eqx.filter_grad``)
                 v = v.target
             return v if type(v) is Transformed else None
         return None

@@ -356,6 +356,12 @@ class Program:
             elif type(d) is Partial and is_transform(d.func):
                 cur = apply_transform(d.func.qualified, cur, dec.decorator, d.arg_nodes, decorator=True)
                 made.append(cur)
+            elif type(d) is External and d.qualified in STUB_GRADS:  # ``@eqx.filter_value_and_grad``
+                cur = apply_transform(STUB_GRADS[d.qualified], cur, dec.decorator, [], decorator=True)
+                made.append(cur)
+            elif type(d) is Partial and type(d.func) is External and d.func.qualified in STUB_GRADS:
+                cur = apply_transform(STUB_GRADS[d.func.qualified], cur, dec.decorator, d.arg_nodes, decorator=True)
+                made.append(cur)
             elif self._keeps_function(d, dec.decorator) or (
                 type(dec.decorator) is cst.Name
                 and dec.decorator.value in ("staticmethod", "classmethod")
@@ -416,6 +422,8 @@ class Program:
             first = positional[0]
             rest = list(f.arg_nodes) + [a for a in args if a is not first]
             return apply_transform(f.func.qualified, self.value(first.value), call, rest, target_node=first.value)
+        if type(f) is External and f.qualified in STUB_GRADS and not positional:
+            return Partial(f, call, arg_nodes=args)  # ``@eqx.filter_value_and_grad(has_aux=True)``
         if type(f) is External and f.qualified in STUB_GRADS and positional and positional[0] is args[0]:
             # ``eqx.filter_value_and_grad(loss)``: the JAX grad its stub applies (``stubs.GRADS``)
             first = positional[0]

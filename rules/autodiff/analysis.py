@@ -28,10 +28,9 @@ from jaxlint.model.abstract import Function, Transformed, constant
 from jaxlint.model.callables import unwrapped
 from jaxlint.model.contexts import call_arguments, contexts, default_frame, foreign_call_line, runs_in
 from jaxlint.model.evaluate import Env
-from jaxlint.model.mapsites import application_value
+from jaxlint.model.mapsites import application_value, stub_grad
 from jaxlint.model.returns import returned_source
 from jaxlint.model.signature import Argument, Signature
-from jaxlint.model.spelled import spelled
 from jaxlint.model.stubs import GRADS as STUB_GRADS
 from jaxlint.model.through import called_def, frames_made_by, imported_callee, reaching
 from jaxlint.model.transfer import signature
@@ -217,7 +216,7 @@ def _site(p: Any, app: Any, value: Transformed) -> Site:
     node = app.node
     shown = p.ctx.code(node.func if isinstance(node, cst.Call) and not app.decorator else node)
     site = Site(node, app.api, clipped(shown, 40), value, option_nodes, target_of(p.evaluator, value.target))
-    site.inexact_only = isinstance(node, cst.Call) and spelled(p, node.func) in STUB_GRADS
+    site.inexact_only = stub_grad(p, node) is not None
     return site
 
 

@@ -549,7 +549,7 @@ def test_equinox_filter_grads_are_jax_grads_of_the_first_argument():
     with open(path, encoding="utf-8") as f:
         found = testing.lint(f.read(), *ALL)
     # no JAX405 for the int leaf: filter_grad differentiates the inexact leaves only
-    assert [(d.code, d.start.line) for d in found] == [("JAX403", 24)]
+    assert [(d.code, d.start.line) for d in found] == [("JAX403", 24), ("JAX403", 32)]
 
 
 @pytest.mark.jax
@@ -557,6 +557,10 @@ def test_the_equinox_filter_grads_fixture_fails_under_equinox_as_linted():
     pytest.importorskip("equinox")
     from conftest import raised_by
 
-    e = raised_by("JAX403/lint/equinox_filter_grads.py", "run_bad()")
-    assert type(e) is TypeError and "scalar-output" in str(e), e
-    assert raised_by("JAX403/lint/equinox_filter_grads.py", "run_ok()") is None
+    # the decorated losses are called here: a call in the fixture would decide its message
+    args = "(Linear(jnp.ones(3), 3), jnp.ones((5, 3)), jnp.ones(5))"
+    for bad in ("run_bad()", f"step_loss{args}"):
+        e = raised_by("JAX403/lint/equinox_filter_grads.py", bad)
+        assert type(e) is TypeError and "scalar-output" in str(e), (bad, e)
+    for ok in ("run_ok()", f"step_loss_ok{args}"):
+        assert raised_by("JAX403/lint/equinox_filter_grads.py", ok) is None, ok

@@ -93,7 +93,7 @@ def _unrolled(ev: Evaluator, loop: cst.For, value: Any, mutations: list[cst.Name
     from .appended import MAX_ITEMS, _jumps, loop_frame
 
     p = ev.p
-    if env is None or env.function is not b.scope.node or _jumps(loop) or _carries(b, loop):
+    if env is None or env.function is not b.scope.node or _jumps(loop) or _carries(ev, b, loop):
         return None
     mine = [m for m in mutations if (mr := p._reads.get(m)) is not None and any(a[0] is loop for a in mr.path)]
     stores = [_item_store(p.parents, m) for m in mine]
@@ -114,23 +114,14 @@ def _unrolled(ev: Evaluator, loop: cst.For, value: Any, mutations: list[cst.Name
     return value
 
 
-def _carries(b: Binding, loop: cst.For) -> bool:
+def _carries(ev: Evaluator, b: Binding, loop: cst.For) -> bool:
     """Does the loop's body rebind a name that has a value from before the loop too (``n = n
     + 1``)? Each iteration would then see the previous one's: not read one item at a time."""
-    inside = {id(n) for n in _walk(loop.body)}
+    inside = {id(n) for n in ev.ctx.descendants(loop.body, prune=())}
     for bs in b.scope.bindings.values():
         if any(id(x.node) in inside for x in bs) and any(id(x.node) not in inside for x in bs):
             return True
     return False
-
-
-def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
-    out, todo = [], [node]
-    while todo:
-        n = todo.pop()
-        out.append(n)
-        todo.extend(n.children)
-    return out
 
 
 def _with(d: Dict, key: str | int, v: Any) -> Dict:

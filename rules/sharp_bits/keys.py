@@ -416,7 +416,7 @@ class KeyFlow(Flow):
                 arg = _argument(n, idx, pname)
                 k = key_name(arg)
                 if arg is not None and k and (type(arg) is not cst.Attribute or self.stored_key(arg)):
-                    return Use(arg, k, " ".join(self.ctx.code(n.func).split()), None)
+                    return Use(arg, k, one_line(self.ctx, n.func), None)
         if self.follow:
             return partial_use(self.ctx, n)
         return None
@@ -503,7 +503,7 @@ class KeyFlow(Flow):
         of a returned tuple (``state, aux = kernel(state)``: ``handed_items``)."""
         if len(targets) == 1 and type(targets[0].target) in (cst.Tuple, cst.List) and self.follow:
             # ``state, aux = step(state)``: the records of the items the callee returns
-            api = " ".join(self.ctx.code(value.func).split())
+            api = one_line(self.ctx, value.func)
             out: dict[str, Consumed] = {}
             names: list[str | None] = []
             for e in targets[0].target.elements:
@@ -523,7 +523,7 @@ class KeyFlow(Flow):
             return {name + part: self.env[key] for part, key in held.items() if part}
         if not self.follow:
             return {}
-        api = " ".join(self.ctx.code(value.func).split())
+        api = one_line(self.ctx, value.func)
         return {f"{name}.{f}": Consumed(value, api, None) for f in handed_fields(self.ctx, value, self.frame)}
 
     def field_uses(self, n: cst.Call) -> list[Use]:
@@ -531,7 +531,7 @@ class KeyFlow(Flow):
         draws from ``state.rng`` on every path): one use per field."""
         if not self.follow or not n.args:
             return []
-        api = " ".join(self.ctx.code(n.func).split())
+        api = one_line(self.ctx, n.func)
         return [
             Use(arg, f"{arg.value}.{f}", api, None)
             for arg, fields in consumed_fields(self.ctx, n, self.frame)
@@ -591,7 +591,7 @@ class KeyFlow(Flow):
         if not attrs:
             return None
         attr = attrs[0]
-        return Use(f.value, f"{f.value.value}.{attr}", " ".join(self.ctx.code(f).split()), None)
+        return Use(f.value, f"{f.value.value}.{attr}", one_line(self.ctx, f), None)
 
     def stored_key(self, attr: cst.Attribute) -> bool:
         """``obj.key`` that reads a key stored on the object (a field, or what a method of
@@ -661,7 +661,7 @@ def aligned(ctx: FileContext, a: cst.Call, b: cst.Call) -> bool:
 def _same(ctx: FileContext, x: cst.BaseExpression | None, y: cst.BaseExpression | None, vx: Any, vy: Any) -> bool:
     """Two arguments are the same: the same text, or equal Python values (an array's
     abstract value has no identity: two arrays of one shape are not the same argument)."""
-    if x is not None and y is not None and " ".join(ctx.code(x).split()) == " ".join(ctx.code(y).split()):
+    if x is not None and y is not None and one_line(ctx, x) == one_line(ctx, y):
         return True
     return vx == vy and _python_value(vx)
 
@@ -899,6 +899,11 @@ def returned_parameters(ctx: FileContext, call: cst.Call) -> dict[int | None, tu
 REPLACE_METHODS = frozenset({"_replace", "replace"})
 
 
+def one_line(ctx: FileContext, node: cst.CSTNode) -> str:
+    """The code of ``node`` on one line (a callee as messages name it: ``self.sample``)."""
+    return " ".join(ctx.code(node).split())
+
+
 def held_keys(ctx: FileContext, value: cst.BaseExpression, consumed: dict[str, Any]) -> dict[str, str]:
     """The parts of what ``value`` evaluates to that hold a key of ``consumed`` (by its
     tracked name): ``""`` for a name that is the key itself, ``".f"`` for a field of the
@@ -1071,7 +1076,7 @@ def partial_use(ctx: FileContext, call: cst.Call) -> Use | None:
             k = key_name(arg)
             if arg is None or k is None or type(arg) is cst.Attribute:
                 continue
-        return Use(arg, k, " ".join(ctx.code(call.func).split()), None)
+        return Use(arg, k, one_line(ctx, call.func), None)
     return None
 
 

@@ -240,6 +240,8 @@ class FileContext:
         world = getattr(model, "_world", None)
         out: dict[cst.CSTNode, int] = {}
         for program in world.programs() if world is not None else ():
+            if program.ctx.path.endswith(".stub"):
+                continue  # a library stub's line is jaxlint's, not the project's: never cited
             mine = [n for n in nodes if n in program.parents]
             if not mine:
                 continue

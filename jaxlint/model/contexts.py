@@ -23,6 +23,7 @@ from jaxlint.base.literals import UNKNOWN as UNKNOWN_
 
 from .abstract import Bound, Class, External, Function, Partial, Struct, Transformed, Wraps
 from .classes import RUNS_METHOD, bound_method, method, runner_call
+from .jitted import traced_arguments, traces_arrays
 from .signature import Argument, bind
 from .transfer import SAME_VALUES
 
@@ -386,6 +387,8 @@ def called_function(ev: Evaluator, callee: Any, args: list[Argument]) -> tuple[F
         if type(callee) is Bound and type(callee.func) is Function:
             args = [(callee.receiver, None, ""), *args]
             callee = callee.func
+        if traces_arrays(ev.world, callee):
+            args = traced_arguments(args)  # ``jax.jit``, ``eqx.filter_jit``: its function gets tracers
         if (
             type(callee) is Transformed and callee.api in SAME_VALUES
         ):  # jit-like, grad: the function sees the call's values

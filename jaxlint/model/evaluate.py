@@ -74,6 +74,7 @@ from .catalogue.host import INSTANCE_METHODS
 from .catalogue.indexing import IndexRef, is_slice, make_slice
 from .classes import RUNS_METHOD, run_method
 from .cli_args import PARSES, parsed
+from .jitted import traced_arguments, traces_arrays
 from .pybuiltins import BUILTIN_CALLS
 from .scopes import Binding, Scope, reaching_in
 from .signature import REQUIRED, Argument, Param, Signature, bind
@@ -171,6 +172,7 @@ class World:
         self.maps: list[Any] = []  # the mapped calls being evaluated, outermost first
         self.uncertain = 0  # inside a call of one of several callables (``OneOf``)
         self.probing = 0  # inside ``Evaluator.probe``: maps are not run
+        self.array_jit_defs: frozenset[cst.CSTNode] | None = None  # ``jitted.array_jit_defs``
         self._load = load
         self._programs: dict[str, Program | None] = {}
         # the linted file's module and program: what another module's import of it means
@@ -1229,6 +1231,8 @@ class Evaluator:
         if t is External:
             return self._call_external(fn.qualified, args, env, node)
         if t is Function:
+            if fn.env is not None and traces_arrays(self.world, fn):
+                args = traced_arguments(args)  # a library jit's wrapper
             if fn.program is not None and fn.program is not self.p:
                 return fn.program.evaluator.call_function(fn, args, env, node)
             return self.call_function(fn, args, env, node)

@@ -38,6 +38,7 @@ from .abstract import (
     as_array,
 )
 from .catalogue.build import signature as _signature
+from .jitted import TRACES_ARRAYS, traced_arguments
 from .signature import Argument, Signature, bind
 from .transforms import TABLE, named
 
@@ -106,6 +107,8 @@ class Transfer:
                 return Transformed(t.api, args[0][0], t.options, t.node, t.unknown_options)
             return UNKNOWN
         if t.api in PASS_THROUGH:
+            if t.api in TRACES_ARRAYS:
+                args = traced_arguments(args)
             return ev.call(t.target, args, env, node)
         if t.api in MAPS:
             if ev.world.probing:  # ``Evaluator.probe``: not run, and what met it not memoised

@@ -2,6 +2,8 @@
 is evaluated in that module (its own names, defaults and helpers), as a lint of the
 project loads it."""
 
+import libcst as cst
+
 from jaxlint.model.abstract import Array, Class, Const, Dict, Function, Struct
 from jaxlint.model.contexts import contexts
 from jaxlint.model.mapsites import map_sites
@@ -108,3 +110,30 @@ def test_an_importers_call_counts_only_when_it_calls_the_def():
     p = project_model({"lib": LIB, "run": own}, "lib", importers={"scale": ("run",)})
     frames = contexts(p.evaluator, def_named(p, "scale"), importers=True)
     assert [f.get("factor") for f in frames] == [Const(0.5)]
+
+
+def test_a_line_of_a_library_stub_is_never_cited():
+    # the frames a call through ``eqx.filter_jit`` makes pass its stub's ``fun(*args,
+    # **kwargs)``; a note citing "line 21 of .../stubs/equinox._jit.stub" points the user
+    # into jaxlint, so a stub's nodes get no line and the project's call is cited instead
+    from .helpers import model_with_stubs
+
+    p = model_with_stubs(
+        """
+        import equinox as eqx
+        import jax.numpy as jnp
+
+        def g(x):
+            return x
+
+        out = eqx.filter_jit(g)(jnp.ones(3))
+        """
+    )
+    ev = p.evaluator
+    assert ev.value(p.ctx.module.body[-1].body[0].value, None).shape.dims == (3,)
+    stubs = [q for q in ev.world.programs() if q.ctx.path.endswith("equinox._jit.stub")]
+    assert len(stubs) == 1
+    forwarded = [n for n in stubs[0].ctx.nodes_of(cst.Call) if stubs[0].ctx.code(n) == "fun(*args, **kwargs)"]
+    assert len(forwarded) == 1
+    assert stubs[0].ctx.exact_lines(forwarded) != {}  # in its own file it has a line
+    assert p.ctx.exact_lines(forwarded) == {}

@@ -251,6 +251,23 @@ def test_shared_loop_bound():
     ]
 
 
+def test_an_argument_a_jit_around_the_map_traces_is_no_culprit():
+    # under ``jit`` ``n`` is a tracer whether or not the map slices it: ``range(n)`` fails
+    # either way (a JAX503 matter), so mapping ``n`` is not what breaks the body; the
+    # same holds for equinox's ``filter_jit``, which traces every array leaf
+    for deco in ("jax.jit", "eqx.filter_jit"):
+        src = (
+            "import equinox as eqx, jax, jax.numpy as jnp\n"
+            "def repeat(x, n):\n    for _ in range(n):\n        x = jnp.tanh(x)\n    return x\n"
+            f"@{deco}\ndef run(xs, ns):\n    return jax.vmap(repeat)(xs, ns)\n"
+            "out = run(jnp.ones((8, 3)), jnp.arange(8))\n"
+        )
+        assert _lint(src, "JAX101") == [], deco
+    # without the jit, the map is what makes ``n`` a tracer
+    src = src.replace("@eqx.filter_jit\n", "")
+    assert [f[:2] for f in _lint(src, "JAX101")] == [("JAX101", 7)]
+
+
 def test_shared_two():
     src = "import jax, jax.numpy as jnp\ndef att(w, q):\n    s = q @ w\n    return s.shape[-1]\nout = jax.vmap(att)(jnp.ones((8, 8)), jnp.ones((8, 8)))\n"
     assert _lint(src, "JAX101") == [

@@ -138,3 +138,82 @@ def _store(program, target, value, out) -> None:
         key = instance_attribute(program, target)
         if key is not None:
             out.setdefault((key.cls, key.name), []).append(value)
+
+
+def stored_before(program, read: cst.Attribute) -> cst.BaseExpression | None:
+    """The value a plain ``self.name = value`` of the same method stores before this read
+    of ``self.name``, straight-line: a statement of the method's own block, with no other
+    store of ``self.name`` between (nor a call of a method of the receiver there when
+    another method stores it too). ``self.loss_fn = LOSSES[cfg.loss]`` then
+    ``jax.value_and_grad(self.loss_fn)`` in ``__init__``: the read is that value, in the
+    method's frame, as a type checker narrows a member access after an assignment."""
+    memo = program.__dict__.setdefault("_stored_before", {})
+    if read not in memo:
+        memo[read] = _stored_before(program, read)
+    return memo[read]
+
+
+def _stored_before(program, read: cst.Attribute) -> cst.BaseExpression | None:
+    key = instance_attribute(program, read)
+    if key is None or program.ctx.enclosing_function(read) is not key.method:
+        return None
+    block = key.method.body
+    if type(block) is not cst.IndentedBlock:
+        return None
+    parents = program.ctx.parents
+    stmt: cst.CSTNode = read
+    while parents.get(stmt) is not block:
+        stmt = parents.get(stmt)
+        if stmt is None:
+            return None
+    me = read.value.value if type(read.value) is cst.Name else ""
+    small: list[cst.CSTNode] = []  # the small statements before the read's, in order
+    for s in block.body:
+        if s is stmt:
+            break
+        small += list(s.body) if type(s) is cst.SimpleStatementLine else [s]
+    if type(stmt) is cst.SimpleStatementLine:  # ``self.x = v; y = f(self.x)``
+        for s in stmt.body:
+            if s is read or read in set(program.ctx.descendants(s)):
+                break
+            small.append(s)
+    elsewhere = len(_stores(program).get((key.cls, key.name), ())) > _stores_in(program, key.method, me, key.name)
+    for s in reversed(small):
+        if type(s) is cst.Assign and len(s.targets) == 1 and _is_self_attr(s.targets[0].target, me, key.name):
+            return s.value
+        if _stores_in(program, s, me, key.name) or (elsewhere and _calls_a_method(program, s, me)):
+            return None
+    return None
+
+
+def _is_self_attr(e: cst.CSTNode, me: str, name: str) -> bool:
+    return type(e) is cst.Attribute and type(e.value) is cst.Name and e.value.value == me and e.attr.value == name
+
+
+def _stores_in(program, node: cst.CSTNode, me: str, name: str) -> int:
+    """How many stores of ``me.name`` ``node`` holds (any form: a tuple target, ``+=``...)."""
+    n = 0
+    for d in [node, *program.ctx.descendants(node)]:
+        t = type(d)
+        targets: list[cst.CSTNode] = []
+        if t is cst.Assign:
+            targets = [x.target for x in d.targets]
+        elif t in (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr):
+            targets = [d.target]
+        elif t is cst.AsName:
+            targets = [d.name]
+        for x in targets:
+            for y in [x, *program.ctx.descendants(x)]:
+                n += _is_self_attr(y, me, name)
+    return n
+
+
+def _calls_a_method(program, node: cst.CSTNode, me: str) -> bool:
+    """Does ``node`` call a method of the receiver (``self.reset()``), which may store anew?"""
+    return any(
+        type(d) is cst.Call
+        and type(d.func) is cst.Attribute
+        and type(d.func.value) is cst.Name
+        and d.func.value.value == me
+        for d in [node, *program.ctx.descendants(node)]
+    )

@@ -67,6 +67,7 @@ from .abstract import (
     with_trace,
 )
 from .appended import LOOP_KEY
+from .attributes import stored_before
 from .axes import mesh_names
 from .catalogue import Call, Problem, lookup
 from .catalogue.constants import CONSTANTS
@@ -432,6 +433,8 @@ class Evaluator:
         if type(e) is cst.FormattedString:
             return self._fstring(e, env)
         if type(e) is cst.Attribute:
+            if type(e.value) is cst.Name and (v := stored_before(self.p, e)) is not None:
+                return self.value(v, env)  # ``self.fn = ...`` earlier in this method
             return self.attribute(self.value(e.value, env), e.attr.value, e)
         if type(e) is cst.Call:
             return self._call_expr(e, env)

@@ -8,6 +8,9 @@ from jaxlint.model.abstract import Array, Const, Dict, External, List, Scalar, T
 
 from .analysis import GRAD_APIS, SCALAR_APIS, GradRule, Site, at_line, call_at, sites
 
+# what the transform gives once ``has_aux=True`` (jacrev/jacfwd/jacobian/hessian: the rest)
+_WITH_AUX = {"grad": "(grads, aux)", "value_and_grad": "((value, aux), grads)"}
+
 
 class GradAuxWithoutHasAux(GradRule):
     """
@@ -91,8 +94,9 @@ class GradAuxWithoutHasAux(GradRule):
             return None
         if "a pair (output, aux)" not in message and "silently" not in message:
             return None  # has_aux=True fixes only a pair; other shapes need the function rewritten
+        becomes = _WITH_AUX.get(func.qualified.rsplit(".", 1)[1], "(jacobian, aux)")
         return RuleFix(
-            "Add `has_aux=True` (the result becomes `(grads, aux)`; adapt its use)",
+            f"Add `has_aux=True` (the result becomes `{becomes}`; adapt its use)",
             [NodeEdit(call.args[-1].value, ", has_aux=True", where="after")],
             "unsafe",
         )

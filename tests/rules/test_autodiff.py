@@ -564,3 +564,34 @@ def test_the_equinox_filter_grads_fixture_fails_under_equinox_as_linted():
         assert type(e) is TypeError and "scalar-output" in str(e), (bad, e)
     for ok in ("run_ok()", f"step_loss_ok{args}"):
         assert raised_by("JAX403/lint/equinox_filter_grads.py", ok) is None, ok
+
+
+INIT_ATTRIBUTE = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "JAX403", "lint", "init_attribute_{}")
+
+
+def test_an_attribute_the_method_stored_just_before_is_that_value():
+    # `self.objective = OBJECTIVES[objective]` then `jax.value_and_grad(self.objective)` in
+    # `__init__`; main.py builds `Denoiser("l2", ...)`, whose objective returns (loss, metrics)
+    found = testing.lint_folder(INIT_ATTRIBUTE.format("bad"), testing.settings_for(*ALL)).diagnostics
+    assert [(os.path.basename(d.path), d.start.line, d.code, d.message) for d in found] == [
+        (
+            "denoiser.py",
+            11,
+            "JAX403",
+            "the function returns `a 2-tuple` for the call at line 15, as called at line 9 of main.py, a pair"
+            " (output, aux)",
+        )
+    ]
+    assert found[0].fix is not None
+    assert found[0].fix.message == "Add `has_aux=True` (the result becomes `((value, aux), grads)`; adapt its use)"
+    assert testing.lint_folder(INIT_ATTRIBUTE.format("ok"), testing.settings_for(*ALL)).diagnostics == []
+
+
+@pytest.mark.jax
+def test_the_init_attribute_fixture_fails_under_jax_as_linted():
+    pytest.importorskip("jax")
+    from conftest import raised_by_project
+
+    e = raised_by_project(INIT_ATTRIBUTE.format("bad"), "main.py", ("objectives", "denoiser"))
+    assert type(e) is TypeError and "Gradient only defined for scalar-output functions" in str(e), e
+    assert raised_by_project(INIT_ATTRIBUTE.format("ok"), "main.py", ("objectives", "denoiser")) is None

@@ -363,10 +363,12 @@ def _holds_arrays(v: Any) -> str | None:
     return None
 
 
-def loop_bodies(ctx, p: Program) -> list[tuple[cst.Call, str, cst.FunctionDef | cst.Lambda, bool]]:
+def loop_bodies(ctx, p: Program) -> list[tuple[cst.Call, str, cst.FunctionDef | cst.Lambda, int, frozenset[str]]]:
     """The lax calls of this file that run a function of it once per iteration of a loop
-    (``lax.fori_loop(0, n, body, x)``, ``lax.scan(step, ...)``), with their label and the
-    function, in text order."""
+    (``lax.fori_loop(0, n, body, x)``, ``lax.scan(step, ...)``), with their label, the
+    function, how many of its leading positional parameters are given the same value on
+    every iteration (a bound method's receiver, what ``partial(step, contacts, beta)``
+    binds) and the keyword parameters ``partial`` binds, in text order."""
     out = []
     for call in _lax_calls(ctx):
         f = p.value(call.func)
@@ -374,11 +376,18 @@ def loop_bodies(ctx, p: Program) -> list[tuple[cst.Call, str, cst.FunctionDef | 
         if api is None or not api.repeats:
             continue
         for arg in _body_arguments(call, api.bodies):
-            body = p.value(arg) if type(arg) in (cst.Name, cst.Lambda, cst.Attribute) else None
-            if type(arg) is cst.Attribute and not _bound_method(p, arg, body):
+            if arg is None:
                 continue
-            if type(body) is Function and body.node in p.scope_of_node:
-                out.append((call, api.label, body.node, type(arg) is cst.Attribute))
+            body = p.evaluator.value(arg, None)
+            offset, keywords = 0, frozenset[str]()
+            while type(body) is AbstractPartial and not body.star:
+                offset += len(body.args)
+                keywords |= {k for k, _ in body.keywords}
+                body = body.func
+            if type(body) is AbstractBound and type(body.func) is AbstractFunction:
+                offset, body = offset + 1, body.func  # ``self.step``: its receiver first
+            if type(body) is AbstractFunction and body.node in p.scope_of_node:
+                out.append((call, api.label, body.node, offset, keywords))
     return out
 
 

@@ -1212,12 +1212,12 @@ def _closed_over_in_loops(ctx: FileContext) -> list[Reuse]:
     and consumes on every path: the body runs once per iteration, so every iteration
     consumes the same key (a parameter or a name the body binds is a new value each time)."""
     out = []
-    for loop, label, fn, bound in loop_bodies(ctx, program(ctx)):
+    for loop, label, fn, same, bound in loop_bodies(ctx, program(ctx)):
         consumed, flow = _consumed_in(ctx, fn)
-        positional = [*fn.params.posonly_params, *fn.params.params]
-        if bound and positional:  # ``self._step``: the receiver is one object for every iteration
-            positional = positional[1:]
-        params = {p.name.value for p in (*positional, *fn.params.kwonly_params)}
+        # the receiver of ``self._step`` and what ``partial(step, key)`` binds are one value
+        # for every iteration: as a name the body closes over
+        positional = [*fn.params.posonly_params, *fn.params.params][same:]
+        params = {p.name.value for p in (*positional, *fn.params.kwonly_params)} - bound
         for key, c in consumed.items():
             base = key.partition("[")[0].partition(".")[0]
             if base in params or base in flow.assigned or c.previous_iteration:
@@ -1242,15 +1242,13 @@ def _carried_in_loops(ctx: FileContext) -> list[Reuse]:
 
     p = program(ctx)
     out = []
-    for loop, label, fn, bound in loop_bodies(ctx, p):
+    for loop, label, fn, same, _ in loop_bodies(ctx, p):
         if label not in CARRIES or type(fn) is not cst.FunctionDef:
             continue
         if label == "lax.while_loop" and not _is_body_fun(p, loop, fn):
             continue  # the condition: it returns a bool, not the carry
         index, pair = CARRIES[label]
-        positional = [*fn.params.posonly_params, *fn.params.params]
-        if bound:
-            positional = positional[1:]
+        positional = [*fn.params.posonly_params, *fn.params.params][same:]
         if len(positional) <= index:
             continue
         carry = positional[index].name.value
@@ -1283,7 +1281,9 @@ def _is_body_fun(p: Any, loop: cst.Call, fn: cst.FunctionDef) -> bool:
     body = next((a.value for a in loop.args if a.keyword is not None and a.keyword.value == "body_fun"), None)
     if body is None and len(positional) > 1:
         body = positional[1].value
-    v = p.evaluator.value(body, None) if body is not None else None
+    v: Any = p.evaluator.value(body, None) if body is not None else None
+    while type(v) in (Partial, Bound):
+        v = v.func
     return getattr(v, "node", None) is fn
 
 

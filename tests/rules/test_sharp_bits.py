@@ -620,11 +620,14 @@ def test_a_key_a_lax_loop_body_gives_back_in_its_carry():
     with open(path, encoding="utf-8") as f:
         found = testing.lint(f.read(), "JAX502")
     assert [(d.start.line, d.message) for d in found] == [
-        (15, "`jax.random.normal` consumes the PRNG key `key` in every iteration of `lax.scan` at line 20"),
-        (24, "`jax.random.split` consumes the PRNG key `w.key` in every iteration of `lax.scan` at line 29"),
-        (37, "`move` consumes the PRNG key `w.key` in every iteration of `lax.scan` at line 42"),
-        (48, "`move` consumes the PRNG key `w.key` in every iteration of the loop at line 47, never split again"),
-        (58, "`move_noted` consumes the PRNG key `w.key` in every iteration of `lax.scan` at line 63"),
+        (16, "`jax.random.normal` consumes the PRNG key `key` in every iteration of `lax.scan` at line 21"),
+        (25, "`jax.random.split` consumes the PRNG key `w.key` in every iteration of `lax.scan` at line 30"),
+        (38, "`move` consumes the PRNG key `w.key` in every iteration of `lax.scan` at line 43"),
+        (49, "`move` consumes the PRNG key `w.key` in every iteration of the loop at line 48, never split again"),
+        (59, "`move_noted` consumes the PRNG key `w.key` in every iteration of `lax.scan` at line 64"),
+        # the carry after what `partial` binds; a key `partial` binds, consumed every iteration
+        (70, "`move` consumes the PRNG key `w.key` in every iteration of `lax.scan` at line 75"),
+        (79, "`jax.random.normal` consumes the PRNG key `key` in every iteration of `lax.fori_loop` at line 83"),
     ]
     assert found[0].note.startswith("The body returns it in the carry as it was, so every iteration draws the same")
     assert found[1].note.startswith("The carry comes back with the same `key`, so every iteration gets the same keys")
@@ -637,7 +640,7 @@ def test_the_loop_carry_fixture_fails_under_jaxs_key_reuse_checker():
     from conftest import raised_by
 
     with jax.debug_key_reuse(True):
-        for bad in ("walk", "walk_record", "walk_helper", "walk_python", "walk_noted"):
+        for bad in ("walk", "walk_record", "walk_helper", "walk_python", "walk_noted", "walk_scaled", "shake"):
             e = raised_by("JAX502/lint/loop_carry.py", f"{bad}(jax.random.key(0))")
             assert type(e).__name__ == "KeyReuseError", (bad, e)
         assert raised_by("JAX502/lint/loop_carry.py", "run_ok(jax.random.key(0))") is None

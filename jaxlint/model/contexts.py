@@ -263,6 +263,20 @@ def imported_calls(ev: Evaluator, fn: FunctionNode) -> list[tuple[Evaluator, cst
     return out
 
 
+def imported_name_calls(ev: Evaluator, name: str) -> list[tuple[Evaluator, cst.Call]]:
+    """The calls of the linted file's module-level name ``name`` (``solve = jax.jit(...)``)
+    in the project files that import it, each with the evaluator of its file."""
+    if ev.world.home is None or ev.world.home[1] is not ev.p:
+        return []
+    module = ev.world.home[0]
+    out = []
+    for path in ev.ctx.importers.get(name, ()):
+        q = ev.world.importer(path)
+        if q is not None and q is not ev.p:
+            out += [(q.evaluator, call) for call in q.imported_calls(f"{module}.{name}")]
+    return out
+
+
 def _containers_of(ev: Evaluator, fn: cst.FunctionDef) -> list[str]:
     """The module-level names bound once to a dict, list or tuple that holds the def ``fn``
     (computed once per file for every def)."""

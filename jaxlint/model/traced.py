@@ -538,9 +538,10 @@ def _passed(p: Program, app: Transformed, free: list[str], optional: list[str]) 
     passes a leaf: a transform traces what it is given, and a default only when it is not
     given (``jit(f)(x, 0.5)`` traces ``temperature=None``). A call spreading ``*args`` or
     ``**kwargs``, or passing a value not known to be a leaf, adds nothing."""
-    calls, _complete = p.invocations(app.node)
+    calls: list[tuple[Program, cst.Call]] = [(p, c) for c in p.invocations(app.node)[0]]
+    calls += [(ev.p, c) for ev, c in _imported_calls(p, app.node)]
     out: set[str] = set()
-    for call in calls:
+    for q, call in calls:
         if any(a.star for a in call.args):
             continue
         positional = [a.value for a in call.args if a.keyword is None]
@@ -549,9 +550,23 @@ def _passed(p: Program, app: Transformed, free: list[str], optional: list[str]) 
             given = keywords.get(n)
             if given is None and n in free and free.index(n) < len(positional):
                 given = positional[free.index(n)]
-            if given is not None and _leaf(p, given):
+            if given is not None and _leaf(q, given):
                 out.add(n)
     return out
+
+
+def _imported_calls(p: Program, node: cst.CSTNode) -> list[tuple[Any, cst.Call]]:
+    """The calls, in the files importing this one, of the module-level name the application
+    at ``node`` is bound to (``solve = jax.jit(newton_solve, ...)``, then ``solve(A, ...,
+    n_iters=cfg.newton_iters)`` in network.py)."""
+    from .contexts import imported_name_calls
+
+    stmt = p.parents.get(node)
+    line = p.parents.get(stmt) if type(stmt) is cst.Assign else None
+    if line is None or p.parents.get(line) is not p.ctx.module or len(stmt.targets) != 1:
+        return []
+    target = stmt.targets[0].target
+    return imported_name_calls(p.evaluator, target.value) if type(target) is cst.Name else []
 
 
 def _leaf(p: Program, expr: cst.BaseExpression) -> bool:

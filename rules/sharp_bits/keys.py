@@ -298,7 +298,7 @@ class KeyFlow(Flow):
         if type(f) is cst.Attribute and type(f.value) is cst.Name and bases == {f.value.value}:
             # ``es.tell(mean, fitness)``: a method of the object whose keys are tracked that
             # assigns none of them (reach.py)
-            method = ev.value(f, None)
+            method = self.method_value(f)
             if type(method) is Bound and type(method.func) is Function and type(method.func.node) is cst.FunctionDef:
                 attrs = frozenset(k.partition(".")[2].partition(".")[0] for k in self.env if "." in k)
                 if method_keeps(method.func.program or p, method.func.node, attrs):
@@ -575,7 +575,7 @@ class KeyFlow(Flow):
         if type(f.value) is not cst.Name:
             return None
         ev = program(self.ctx).evaluator
-        v = ev.value(f, None)
+        v = self.method_value(f)
         if type(v) is not Bound or type(v.func) is not Function or type(v.func.node) is not cst.FunctionDef:
             return None
         # the caller's own receiver (``self.noise(shape)``), or an instance of a class of the
@@ -592,6 +592,31 @@ class KeyFlow(Flow):
             return None
         attr = attrs[0]
         return Use(f.value, f"{f.value.value}.{attr}", one_line(self.ctx, f), None)
+
+    def method_value(self, f: cst.Attribute) -> Any:
+        """What ``obj.method`` is: its value in the walk's frame, else, for ``obj`` a
+        parameter, the method every visible call of the def (also in the files importing it)
+        binds to an instance of a class of the project, the same one in each
+        (``run_seasons(ReefSimulator(cfg), 40)`` of main.py, then ``sim.settlement()``);
+        else None."""
+        from jaxlint.model.contexts import contexts
+
+        p = program(self.ctx)
+        v = p.evaluator.value(f, self.frame)
+        if type(v) is Bound:
+            return v
+        fn = self.ctx.enclosing_function(f)
+        b = p.binding(f.value) if type(f.value) is cst.Name else None
+        if type(fn) is not cst.FunctionDef or b is None or b.kind != "param" or b.scope.node is not fn:
+            return None
+        found = [p.evaluator.value(f, frame) for frame in contexts(p.evaluator, fn, importers=True)[:4]]
+        if not found or any(
+            type(v) is not Bound or type(v.func) is not Function or type(v.receiver) is not Struct for v in found
+        ):
+            return None
+        if any(v.func.node is not found[0].func.node or v.receiver.cls != found[0].receiver.cls for v in found):
+            return None
+        return found[0]
 
     def stored_key(self, attr: cst.Attribute) -> bool:
         """``obj.key`` that reads a key stored on the object (a field, or what a method of

@@ -756,3 +756,62 @@ def test_an_annotated_array_a_transform_of_another_module_traces_is_reported_onc
     assert [(os.path.basename(d.path), d.start.line, d.message) for d in found] == [
         ("boundary.py", 5, "`T[0]` assigns in place into `T`, a JAX array (annotated `jax.Array`)")
     ]
+
+
+PARAM_INSTANCE = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "JAX502", "lint", "param_instance_{}")
+
+
+def test_methods_of_an_instance_a_parameter_holds_as_the_importer_passes_it():
+    # `run(market, n)` calls `market.returns()` then `market.defaults()`; main.py passes a
+    # `Market`, whose two methods draw from `self.key` and store no new one
+    found = testing.lint_folder(PARAM_INSTANCE.format("bad"), testing.settings_for("JAX502")).diagnostics
+    assert [(os.path.basename(d.path), d.start.line, d.code, d.message) for d in found] == [
+        (
+            "backtest.py",
+            12,
+            "JAX502",
+            "`market.defaults` reuses the PRNG key `market.key`, already consumed by `market.returns` at line 10",
+        )
+    ]
+    assert testing.lint_folder(PARAM_INSTANCE.format("ok"), testing.settings_for("JAX502")).diagnostics == []
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_param_instance_fixture_fails_under_jaxs_key_reuse_checker():
+    from conftest import raised_by_project
+
+    e = raised_by_project(PARAM_INSTANCE.format("bad"), "main.py", ("market", "backtest"))
+    assert type(e).__name__ == "KeyReuseError", e
+    assert raised_by_project(PARAM_INSTANCE.format("ok"), "main.py", ("market", "backtest")) is None
+
+
+IMPORTER_KEYWORD = os.path.join(
+    os.path.dirname(__file__), "..", "..", "fixtures", "JAX503", "lint", "importer_keyword_{}"
+)
+
+
+def test_a_default_an_importers_call_of_the_jitted_name_passes_is_traced():
+    # `relax_jit = jax.jit(relax, static_argnames=("boundary",))`; main.py passes `sweeps=25`
+    found = testing.lint_folder(IMPORTER_KEYWORD.format("bad"), testing.settings_for("JAX503")).diagnostics
+    assert [(os.path.basename(d.path), d.start.line, d.code, d.message) for d in found] == [
+        (
+            "relax.py",
+            8,
+            "JAX503",
+            "`range()` needs concrete int bounds, but `sweeps` is the traced argument `sweeps` (traced by jax.jit at"
+            " line 17)",
+        )
+    ]
+    assert testing.lint_folder(IMPORTER_KEYWORD.format("ok"), testing.settings_for("JAX503")).diagnostics == []
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_importer_keyword_fixture_fails_under_jax_as_linted():
+    import jax
+    from conftest import raised_by_project
+
+    e = raised_by_project(IMPORTER_KEYWORD.format("bad"), "main.py", ("relax",))
+    assert type(e) is jax.errors.TracerIntegerConversionError and "argument sweeps" in str(e), e
+    assert raised_by_project(IMPORTER_KEYWORD.format("ok"), "main.py", ("relax",)) is None

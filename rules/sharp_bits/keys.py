@@ -255,10 +255,15 @@ class KeyFlow(Flow):
         for k in [k for k in self.env if k == name or k.startswith((name + "[", name + "."))]:
             del self.env[k]
 
+    def live_attributes(self) -> list[str]:
+        """The tracked keys read from attributes (``s.key``), not the record of what a name's
+        first value held (``ORIGINAL``: a fact of the past that no later store undoes)."""
+        return [k for k in self.env if "." in k and not k.startswith(ORIGINAL)]
+
     def forget_attributes(self) -> None:
         """A call that is not a jax function may store into any object it reaches (a method
         of ``self`` splitting ``self.key``): keys read from attributes are fresh after it."""
-        for k in [k for k in self.env if "." in k]:
+        for k in self.live_attributes():
             del self.env[k]
 
     def leave(self, call: cst.Call) -> None:
@@ -271,7 +276,7 @@ class KeyFlow(Flow):
         library function (jax, numpy, a builtin) or a method of a list, dict or array
         stores only into what it is given; anything else (a method of ``self``, a function
         of the project, an unknown callee) may store anywhere it reaches."""
-        bases = {k.partition(".")[0] for k in self.env if "." in k}
+        bases = {k.partition(".")[0] for k in self.live_attributes()}
         if not bases:
             return False
         if replaced_record(self.ctx, call) is not None:
@@ -300,7 +305,7 @@ class KeyFlow(Flow):
             # assigns none of them (reach.py)
             method = self.method_value(f)
             if type(method) is Bound and type(method.func) is Function and type(method.func.node) is cst.FunctionDef:
-                attrs = frozenset(k.partition(".")[2].partition(".")[0] for k in self.env if "." in k)
+                attrs = frozenset(k.partition(".")[2].partition(".")[0] for k in self.live_attributes())
                 if method_keeps(method.func.program or p, method.func.node, attrs):
                     return given
         if self._unescaped(bases, call):
@@ -316,7 +321,7 @@ class KeyFlow(Flow):
             if receiver is not None and bases == {receiver.name.value}:
                 # the tracked attributes of ``self`` (``self.key``), and a callee that
                 # assigns none of them (``jax.jit(self._reverse_step)``: reach.py)
-                attrs = frozenset(k.partition(".")[2].partition(".")[0] for k in self.env if "." in k)
+                attrs = frozenset(k.partition(".")[2].partition(".")[0] for k in self.live_attributes())
                 if keeps_receiver(p, f, attrs):
                     return given
             return True

@@ -628,6 +628,8 @@ def test_a_key_a_lax_loop_body_gives_back_in_its_carry():
         # the carry after what `partial` binds; a key `partial` binds, consumed every iteration
         (70, "`move` consumes the PRNG key `w.key` in every iteration of `lax.scan` at line 75"),
         (79, "`jax.random.normal` consumes the PRNG key `key` in every iteration of `lax.fori_loop` at line 83"),
+        # a project helper called on the carry after it cannot give back the first key
+        (93, "`move` consumes the PRNG key `w.key` in every iteration of `lax.scan` at line 98"),
     ]
     assert found[0].note.startswith("The body returns it in the carry as it was, so every iteration draws the same")
     assert found[1].note.startswith("The carry comes back with the same `key`, so every iteration gets the same keys")
@@ -640,7 +642,8 @@ def test_the_loop_carry_fixture_fails_under_jaxs_key_reuse_checker():
     from conftest import raised_by
 
     with jax.debug_key_reuse(True):
-        for bad in ("walk", "walk_record", "walk_helper", "walk_python", "walk_noted", "walk_scaled", "shake"):
+        bad_walks = ("walk", "walk_record", "walk_helper", "walk_python", "walk_noted", "walk_scaled", "shake")
+        for bad in (*bad_walks, "walk_measured"):
             e = raised_by("JAX502/lint/loop_carry.py", f"{bad}(jax.random.key(0))")
             assert type(e).__name__ == "KeyReuseError", (bad, e)
         assert raised_by("JAX502/lint/loop_carry.py", "run_ok(jax.random.key(0))") is None

@@ -27,10 +27,12 @@ import libcst as cst
 from jaxlint.base.literals import UNKNOWN
 
 from .abstract import Bound as AbstractBound
+from .abstract import Class as AbstractClass
 from .abstract import Function as AbstractFunction
 from .abstract import List as AbstractList
 from .abstract import Opaque
 from .abstract import Partial as AbstractPartial
+from .abstract import Struct as AbstractStruct
 from .abstract import Transformed as AbstractTransformed
 from .abstract import Tuple as AbstractTuple
 from .classes import descriptor
@@ -145,13 +147,13 @@ def _traced(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
             # as the evaluator finds it: that module's rule run reads the trace (``home``)
             apply(app, foreign, foreign[0].program, plain=True)
             continue
-        for made, receiver in _given_functions(p, app):
+        for made, receiver, filled in _given_functions(p, app):
             # a parameter's function (``jax.vmap(fn)`` in ``elementwise(fn)``), or the method
             # the receiver's class has (``jax.jit(self.step)`` in a base class, where a
             # subclass overrides ``step``): each def the calls of the enclosing def give it,
             # of this module or another (``home``)
             other = made.program is not None and made.program is not p
-            apply(app, (made, 0, []), made.program if other else None, receiver)
+            apply(app, (made, filled, []), made.program if other else None, receiver)
     for call in _lax_calls(ctx):
         f = p.value(call.func)
         spots = LAX_BODIES.get(f.qualified) if type(f) is External else None
@@ -235,12 +237,15 @@ def _foreign_target(p: Program, app) -> tuple[AbstractFunction, int, list[str]] 
     return None
 
 
-def _given_functions(p: Program, app) -> list[tuple[AbstractFunction, bool]]:
+def _given_functions(p: Program, app) -> list[tuple[AbstractFunction, bool, int]]:
     """The defs a transform's target is in the call contexts of the def the application is
-    in, each with whether that context bound it to an instance, in order: when the target
-    with no call in view is unknown (a parameter, or read from one: ``jax.vmap(fn)``,
-    ``jax.jit(LOSSES[name])``), or is a method of the receiver (``jax.jit(self.step)``: the
-    method of the receiver's class, which a subclass may override)."""
+    in, each with whether that context bound it to an instance and how many leading
+    parameters that binding fills, in order: when the target with no call in view is
+    unknown (a parameter, or read from one: ``jax.vmap(fn)``, ``jax.jit(LOSSES[name])``),
+    an instance of a class of the project (``jax.vmap(model, in_axes=(None, 0))``: its
+    class's ``__call__``, the instance its receiver), or a method of the receiver
+    (``jax.jit(self.step)``: the method of the receiver's class, which a subclass may
+    override)."""
     from .contexts import contexts
 
     target = app.target_node
@@ -250,12 +255,15 @@ def _given_functions(p: Program, app) -> list[tuple[AbstractFunction, bool]]:
     home = p.ctx.enclosing_function(target)
     plain = ev.value(target, None) if home is not None else None
     own = _receiver_method(p, target)
-    if not own and plain is not UNKNOWN and type(plain) is not Opaque:
+    if not own and plain is not UNKNOWN and type(plain) is not Opaque and _called_method(ev, plain) is None:
         return []
     seen = {plain.func.node} if own and type(plain) is AbstractBound else set()
-    out: list[tuple[AbstractFunction, bool]] = []
+    out: list[tuple[AbstractFunction, bool, int]] = []
     for frame in contexts(ev, home, importers=True)[:MAX_GIVEN_FRAMES]:
         v = ev.value(target, frame)
+        filled = 0
+        if (method := _called_method(ev, v)) is not None:
+            v, filled = method, 1  # the instance is ``__call__``'s receiver
         bound = type(v) is AbstractBound
         if bound:
             v = v.func
@@ -263,8 +271,18 @@ def _given_functions(p: Program, app) -> list[tuple[AbstractFunction, bool]]:
             continue
         if type(v) is AbstractFunction and type(v.node) is cst.FunctionDef and v.node not in seen:
             seen.add(v.node)
-            out.append((v, bound))
+            out.append((v, bound, filled))
     return out
+
+
+def _called_method(ev: Any, v: Any) -> Any:
+    """An instance of a class of the project: its ``__call__`` bound to it; else None."""
+    if type(v) is not AbstractStruct or type(v.cls) is not AbstractClass:
+        return None
+    from .classes import bound_method
+
+    m = bound_method(ev, v.cls, "__call__", v)
+    return m if type(m) is AbstractBound else None
 
 
 def _receiver_method(p: Program, target: cst.CSTNode | None) -> bool:

@@ -818,3 +818,27 @@ def test_the_importer_keyword_fixture_fails_under_jax_as_linted():
     e = raised_by_project(IMPORTER_KEYWORD.format("bad"), "main.py", ("relax",))
     assert type(e) is jax.errors.TracerIntegerConversionError and "argument sweeps" in str(e), e
     assert raised_by_project(IMPORTER_KEYWORD.format("ok"), "main.py", ("relax",)) is None
+
+
+def test_a_mapped_instance_traces_its_call_method_and_what_it_calls():
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "JAX503", "lint", "mapped_instance.py")
+    with open(path, encoding="utf-8") as f:
+        found = testing.lint(f.read(), "JAX503")
+    assert [(d.start.line, d.message, d.note) for d in found] == [
+        (
+            13,
+            "an `if` test needs a Python bool",
+            "But `temp_c > self.hot_c` depends on the traced argument `temp_c` (traced by jax.vmap at line 22): raises"
+            " `TracerBoolConversionError`; use `jnp.where(...)` or `lax.cond(...)`.",
+        )
+    ]
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_mapped_instance_fixture_fails_under_jax_as_linted():
+    import jax
+    from conftest import raised_by
+
+    assert type(raised_by("JAX503/lint/mapped_instance.py", "run_bad()")) is jax.errors.TracerBoolConversionError
+    assert raised_by("JAX503/lint/mapped_instance.py", "run_ok()") is None

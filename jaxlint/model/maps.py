@@ -229,26 +229,32 @@ def call_map(ev: Evaluator, t: Transformed, args: list[Argument], env: Env | Non
         else:
             return UNKNOWN
     # 1. in_axes against the arguments
+    positional_static = [i in static or (i - len(positional)) in static for i in range(len(positional))]
     ok, _axis = _axis_of(in_axes)
     specs: list[Any]
     if ok:
         specs = [in_axes] * len(positional)
     elif type(in_axes) in (Tuple, List):
-        if len(in_axes.items) != len(positional):
+        items = list(in_axes.items)
+        # pmap reads an in_axes tuple at the positions of the arguments it does not keep
+        # static (``in_axes[i] for i in dyn_argnums``, jax 0.10.2): a static argument after
+        # the last mapped one needs no entry
+        dynamic = [i for i in range(len(positional)) if not positional_static[i]]
+        fits = (max(dynamic) < len(items) <= len(positional)) if dynamic and any(positional_static) else False
+        if len(items) != len(positional) and not fits:
             rec.issues.append(
                 MapIssue(
                     "arity",
                     (),
-                    f"len(in_axes)={len(in_axes.items)}, len(args)={len(positional)}",
+                    f"len(in_axes)={len(items)}, len(args)={len(positional)}",
                 )
             )
             return UNKNOWN
-        specs = list(in_axes.items)
+        specs = items + [Const(None)] * (len(positional) - len(items))
     else:
         return UNKNOWN
     leaves: list[MappedLeaf] = []
     readable = True
-    positional_static = [i in static or (i - len(positional)) in static for i in range(len(positional))]
     for i, (spec, v) in enumerate(zip(specs, positional, strict=True)):
         if positional_static[i]:
             continue

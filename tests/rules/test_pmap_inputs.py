@@ -271,3 +271,25 @@ def test_the_spread_batch_fixture_fails_under_jax_as_linted():
     e = raised_by("JAX204/lint/spread_batch.py", "fit()")
     assert type(e) is ValueError and "incompatible with its sharding annotation" in str(e), e
     assert raised_by("JAX204/lint/spread_batch.py", "fit_replicated()") is None
+
+
+def test_pmap_reads_in_axes_at_the_positions_it_does_not_keep_static():
+    # `in_axes=(0, None)` for three arguments, the third static: JAX reads in_axes[0] and
+    # in_axes[1] only (jax 0.10.2), so the call is judged, and 16 keys are not one per device
+    path = Path(FIXTURES, "JAX203", "lint", "static_trailing.py")
+    found = _lint(path.read_text(encoding="utf-8"), "JAX203")
+    assert [(code, line, message) for code, line, _, message, _ in found] == [
+        ("JAX203", 15, "pmap maps `keys` over a leading axis of 16, a fixed size, not the device count")
+    ]
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_static_trailing_fixture_fails_under_jax_as_linted():
+    import jax
+    import jax.numpy as jnp
+
+    args = "(jax.random.key(0), jnp.ones(5))"
+    e = raised_by("JAX203/lint/static_trailing.py", f"ensemble_bad{args}")
+    assert jax.local_device_count() < 16 and type(e) is ValueError, e
+    assert raised_by("JAX203/lint/static_trailing.py", f"ensemble_ok{args}") is None

@@ -287,7 +287,6 @@ def test_pmap_reads_in_axes_at_the_positions_it_does_not_keep_static():
 @needs_jax
 def test_the_static_trailing_fixture_fails_under_jax_as_linted():
     import jax
-    import jax.numpy as jnp
 
     args = "(jax.random.key(0), jnp.ones(5))"
     e = raised_by("JAX203/lint/static_trailing.py", f"ensemble_bad{args}")

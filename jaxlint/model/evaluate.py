@@ -715,7 +715,8 @@ class Evaluator:
 
     def _receiver(self, b: Binding) -> Any:
         """The first parameter of a method written in a class body, when no call binds it:
-        an instance of that class (its methods and the attributes its methods store)."""
+        an instance of that class (its methods and the attributes its methods store; a
+        dataclass's fields as declared, ``classes.declared_instance``)."""
         fn = b.scope.node
         cls_scope = b.scope.parent
         if type(fn) is not cst.FunctionDef or cls_scope is None or cls_scope.kind != "class":
@@ -728,7 +729,12 @@ class Evaluator:
             if type(d) is External and d.qualified in ("builtins.staticmethod", "builtins.classmethod"):
                 return None
         assert isinstance(cls_scope.node, cst.ClassDef)
-        return Struct(Class(cls_scope.node, self.p), (), "object")
+        cls = Class(cls_scope.node, self.p)
+        # a dataclass's fields hold what they declare (``templates: Float[Array, "k d"]``)
+        from .classes import declared_instance
+
+        declared = declared_instance(self, cls, f"{self._qualname(fn)}.{b.name}")
+        return declared if type(declared) is Struct else Struct(cls, (), "object")
 
     def _qualname(self, fn: cst.CSTNode) -> str:
         if isinstance(fn, cst.FunctionDef):

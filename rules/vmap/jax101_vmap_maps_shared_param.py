@@ -8,6 +8,7 @@ FIX_TITLE = "Put `None` in `in_axes` for the shared parameter"
 
 _WHAT = {
     "scalar-contraction": "contracts a rank-0 operand",
+    "degenerate": "chooses among one element",
     "shape": "gets operands whose shapes do not fit",
     "rank": "indexes an axis the value does not have",
 }

@@ -226,9 +226,10 @@ def test_a_class_attribute_read_through_self_is_its_value_unless_something_may_r
     # a subclass of the file binds it again: self may be an instance of it
     sub = "class A:\n    axis = 'batch'\n" + method + "class B(A):\n    axis = 'data'\n"
     assert _self_reads(sub, "axis") == [UNKNOWN]
-    # a dataclass's class-level value is only a field default; a library base may set it
+    # a dataclass's class-level value is only a field default: the field holds a str, as
+    # declared, not that value; a library base may set it
     field = "@dataclasses.dataclass\nclass A:\n    axis: str = 'batch'\n" + method
-    assert _self_reads("import dataclasses\n" + field, "axis") == [UNKNOWN]
+    assert _self_reads("import dataclasses\n" + field, "axis") == [Scalar("str")]
     library = "import flax.linen as nn\nclass A(nn.Module):\n    axis = 'batch'\n" + method
     assert _self_reads(library, "axis") == [UNKNOWN]
     # a method is bound, not read as data

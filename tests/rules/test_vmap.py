@@ -724,3 +724,34 @@ def test_the_two_hop_fixture_computes_wrong_shapes_under_jax_as_linted():
     e = raised_by_project(TWO_HOP.format("bad"), "main.py", ("model", "train"))
     assert type(e) is AssertionError and "got (4,)" in str(e), e
     assert raised_by_project(TWO_HOP.format("ok"), "main.py", ("model", "train")) is None
+
+
+def test_a_dataclass_method_sees_its_fields_as_declared_and_argmax_of_a_scalar_is_no_choice():
+    # no construction of `Codebook` in view: `self.centroids` is a (k, d) array as declared;
+    # sliced with the queries, `centroids @ q` is a scalar and its `argmax` always 0
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "JAX101", "lint", "declared_fields.py")
+    with open(path, encoding="utf-8") as f:
+        found = _lint(f.read(), "JAX101")
+    assert found == [
+        (
+            "JAX101",
+            19,
+            16,
+            "`vmap(nearest)` slices `self.centroids` and `queries` per example; `nearest` needs one of them whole",
+            "on one example's slices, `jnp.argmax(scores)` at line 12 chooses among one element (`argmax` of a"
+            " rank-0 array is always 0: there is one element to choose from); give the shared one `None` in `in_axes`",
+        )
+    ]
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_declared_fields_fixture_computes_wrong_assignments_under_jax():
+    import runpy
+
+    import jax.numpy as jnp
+
+    space = runpy.run_path(os.path.join(FIXTURES, "JAX101", "lint", "declared_fields.py"))
+    queries = jnp.eye(4)[::-1]
+    assert space["Codebook"](jnp.eye(4)).assign(queries).tolist() == [0, 0, 0, 0]  # always 0
+    assert space["SharedCodebook"](jnp.eye(4)).assign(queries).tolist() == [3, 2, 1, 0]

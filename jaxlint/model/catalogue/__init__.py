@@ -36,8 +36,11 @@ from ..signature import Binding, Signature
 class Problem:
     """A call that certainly fails: ``kind`` (``"shape"``: operand shapes do not fit;
     ``"rank"``: an axis or operand rank out of range; ``"scalar-contraction"``: a
-    contraction operand is rank 0, so ``dot`` scales instead of contracting; ``"type"``:
-    an argument of the wrong kind), what JAX would say (``message``), and the call."""
+    contraction operand is rank 0, so ``dot`` scales instead of contracting;
+    ``"degenerate"``: an index chosen among one element, ``argmax`` of a rank-0 array, which
+    is always 0; ``"type"``: an argument of the wrong kind), what JAX would say
+    (``message``), and the call. The scalar contraction and the degenerate choice run
+    without an error: they are certain nonsense, not failures."""
 
     kind: str
     message: str

@@ -112,6 +112,10 @@ def argreduction(call: Call, param: str = "a") -> Any:
     axis = call.arg("axis")
     if not is_none(axis) and int_const(axis) is None:
         return array_of(call, None, INT)
+    if is_none(axis) and a.rank == 0:
+        # JAX gives 0 (jax 0.10.2): an index chosen among one element, whatever it holds
+        name = call.qualified.rsplit(".", 1)[-1]
+        call.problem("degenerate", f"`{name}` of a rank-0 array is always 0: there is one element to choose from")
     return array_of(call, reduced_shape(a, axis, option(call, "keepdims", _FALSE)), INT)
 
 

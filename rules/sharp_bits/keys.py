@@ -412,6 +412,8 @@ class KeyFlow(Flow):
             if arg is None or k is None or (type(arg) is cst.Attribute and not self.stored_key(arg)):
                 return None
             return Use(arg, k, q, "keys" if op.makes_key else "draw")
+        if self.follow and (held := loop_use(self.ctx, n)) is not None:
+            return held
         if self.follow and type(n.func) is cst.Attribute:
             held = self.receiver_use(n)
             if held is not None:
@@ -858,6 +860,60 @@ def consumer(ctx: FileContext, call: cst.Call) -> dict[str, int] | None:
         return None
     owner, node, method = found
     return consumed_parameters(owner, node, method)
+
+
+# a lax loop gives its initial carry to its body's carry parameter (its position among the
+# parameters the loop passes, and the loop's argument: position and keyword)
+LOOP_INITS = {"lax.scan": (0, 1, "init"), "lax.fori_loop": (1, 3, "init_val")}
+
+
+def loop_use(ctx: FileContext, call: cst.Call) -> Use | None:
+    """``lax.scan(step, key, xs)`` whose body consumes its carry on every path (splits it,
+    draws from it): the first iteration consumes the key the loop was given, so the loop
+    consumed it (JAX's key-reuse checker says so of a key used again after the loop).
+    A loop that may run no iteration (``length=0``) consumes nothing."""
+    body = _loop_body(ctx, call)
+    if body is None:
+        return None
+    label, fn, same = body
+    index, position, keyword = LOOP_INITS[label]
+    positional = [*fn.params.posonly_params, *fn.params.params][same:]
+    if len(positional) <= index or type(fn) is not cst.FunctionDef:
+        return None
+    length = _argument(call, 3, "length") if label == "lax.scan" else None
+    if length is not None and constant(program(ctx).evaluator.value(length, None)) == 0:
+        return None
+    carry = positional[index].name.value
+    if carry not in consumed_parameters(ctx, fn):
+        return None
+    arg = _argument(call, position, keyword)
+    k = key_name(arg)
+    if arg is None or k is None or type(arg) is not cst.Name:
+        return None
+    return Use(arg, k, label, None)
+
+
+def _loop_body(ctx: FileContext, call: cst.Call) -> tuple[str, Any, int] | None:
+    """The label, body and bound-parameter count of a lax loop call of this file whose
+    carry is its initial value (``loop_bodies``); None for any other call."""
+    memo = ctx.shared.get("JAX502_loop_bodies")
+    if memo is None:
+        memo = ctx.shared["JAX502_loop_bodies"] = {
+            loop: (label, fn, same)
+            for loop, label, fn, same, _ in loop_bodies(ctx, program(ctx))
+            if label in LOOP_INITS and (label != "lax.scan" or _is_scan_body(ctx, loop, fn))
+        }
+    return memo.get(call)
+
+
+def _is_scan_body(ctx: FileContext, loop: cst.Call, fn: Any) -> bool:
+    """Is ``fn`` the function ``lax.scan`` runs (its first argument), as ``loop_bodies``
+    lists every function argument."""
+    f = _argument(loop, 0, "f")
+    v = program(ctx).evaluator.value(f, None) if f is not None else None
+    while type(v) in (Partial, Bound):
+        v = v.func
+    return getattr(v, "node", None) is fn
 
 
 def _called_def(

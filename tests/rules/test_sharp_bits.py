@@ -842,3 +842,27 @@ def test_the_mapped_instance_fixture_fails_under_jax_as_linted():
 
     assert type(raised_by("JAX503/lint/mapped_instance.py", "run_bad()")) is jax.errors.TracerBoolConversionError
     assert raised_by("JAX503/lint/mapped_instance.py", "run_ok()") is None
+
+
+def test_a_lax_loop_consumes_the_key_its_body_consumes_from_the_initial_carry():
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "JAX502", "lint", "loop_init.py")
+    with open(path, encoding="utf-8") as f:
+        found = testing.lint(f.read(), "JAX502")
+    assert [(d.start.line, d.message) for d in found] == [
+        (15, "`jax.random.normal` reuses the PRNG key `key`, already consumed by `lax.scan` at line 14"),
+        (26, "`jax.random.uniform` reuses the PRNG key `key`, already consumed by `lax.fori_loop` at line 25"),
+    ]
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_loop_init_fixture_fails_under_jaxs_key_reuse_checker():
+    import jax
+    from conftest import raised_by
+
+    with jax.debug_key_reuse(True):
+        for bad in ("walk_then_jitter", "settle_then_draw"):
+            e = raised_by("JAX502/lint/loop_init.py", f"{bad}(jax.random.key(0))")
+            assert type(e).__name__ == "KeyReuseError", (bad, e)
+        for ok in ("walk_own_key", "fold_then_draw"):
+            assert raised_by("JAX502/lint/loop_init.py", f"{ok}(jax.random.key(0))") is None, ok

@@ -37,7 +37,9 @@ class CustomVjpBwdArity(CustomDerivativeRule):
     arguments listed in `nondiff_argnums` / `nondiff_argnames`. Reports a tuple or list of
     the wrong length, and a bare value where a tuple is required (also for a primal with a
     single argument, which needs a 1-tuple). The rules are paired with their primal through
-    `f.defvjp(fwd, bwd)`, in the same module or across modules. The primal is read as a
+    `f.defvjp(fwd, bwd)`, in the same module or across modules: reported at the `return` of
+    `bwd`, or, for a `bwd` defined in another module than the `defvjp`, at that `defvjp`
+    argument with the def's file and line in the note. The primal is read as a
     value: a decorator, `jax.custom_vjp(g, ...)` or `partial(jax.custom_vjp, ...)`, with
     `nondiff_argnums` from a constant or a config field, and a primal behind
     `jax.named_scope` or a `functools.wraps` wrapper has the signature it wraps. What

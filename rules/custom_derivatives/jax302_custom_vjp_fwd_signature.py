@@ -28,7 +28,10 @@ class CustomVjpFwdSignature(CustomDerivativeRule):
     Checks that the `fwd` rule of a `jax.custom_vjp` function takes the primal's
     positional arguments: the same number (`nondiff_argnums` included, JAX passes them
     to `fwd` in their original positions), and, when the names show it, in the same order
-    (`f_fwd(y, x)` for `f(x, y)`).
+    (`f_fwd(y, x)` for `f(x, y)`). It is reported at the `fwd` def; a `fwd` defined in
+    another module than the `defvjp` that pairs it is reported at that `defvjp` argument,
+    with the def's file and line in the note (the pairing is what is wrong, and the
+    module of the def may pair it correctly elsewhere).
 
     ## Why is this bad?
     A `fwd` with too few or too many required parameters fails under `jax.grad` with a

@@ -381,6 +381,36 @@ def _holds_arrays(v: Any) -> str | None:
     return None
 
 
+def foreign_loop_bodies(ctx, p: Program) -> list[tuple[cst.Call, str, AbstractFunction, int, cst.BaseExpression]]:
+    """The lax loop calls of this file whose body is a def of another module of the project
+    (``lax.scan(partial(dynamics.step, rate=r), state, xs)``), with their label, the body as
+    the evaluator finds it (its ``program`` the other module's), how many leading parameters
+    are given the same value every iteration, and the argument naming the body."""
+    out = []
+    for call in _lax_calls(ctx):
+        f = p.value(call.func)
+        api = TABLE.get(f.qualified) if type(f) is External else None
+        if api is None or not api.repeats:
+            continue
+        for arg in _body_arguments(call, api.bodies):
+            if arg is None:
+                continue
+            body = p.evaluator.value(arg, None)
+            offset = 0
+            while type(body) is AbstractPartial and not body.star:
+                offset += len(body.args)
+                body = body.func
+            if (
+                type(body) is AbstractFunction
+                and type(body.node) is cst.FunctionDef
+                and body.program is not None
+                and body.program is not p
+                and not body.node.decorators
+            ):
+                out.append((call, api.label, body, offset, arg))
+    return out
+
+
 def loop_bodies(ctx, p: Program) -> list[tuple[cst.Call, str, cst.FunctionDef | cst.Lambda, int, frozenset[str]]]:
     """The lax calls of this file that run a function of it once per iteration of a loop
     (``lax.fori_loop(0, n, body, x)``, ``lax.scan(step, ...)``), with their label, the

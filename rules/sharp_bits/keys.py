@@ -58,7 +58,7 @@ from jaxlint.model.reach import keeps_itself, keeps_receiver, method_keeps
 from jaxlint.model.scopes import Scope
 from jaxlint.model.signature import Argument, bind
 from jaxlint.model.spelled import spelled
-from jaxlint.model.traced import loop_bodies
+from jaxlint.model.traced import foreign_loop_bodies, loop_bodies
 from jaxlint.model.transforms import TABLE as TRANSFORM_TABLE
 
 KEY = "JAX502"
@@ -69,7 +69,7 @@ LIBRARY_OBJECTS = (List, Dict, Tuple, Array, Const, Scalar)  # their methods are
 
 @dataclass(slots=True)
 class Consumed:
-    node: cst.Call  # the consuming call
+    node: cst.BaseExpression  # the consuming call (a loop's body argument, for a body of another module)
     api: str  # "jax.random.normal", or the helper's name
     gives: str | None  # "draw" (random numbers), "keys" (``split``), None (a helper)
     previous_iteration: bool = False
@@ -77,7 +77,7 @@ class Consumed:
 
 @dataclass(slots=True)
 class Reuse:
-    node: cst.Call  # the second consuming call
+    node: cst.BaseExpression  # the second consuming call (or a loop's body argument)
     key: str  # "key", "keys[0]"
     api: str
     gives: str | None
@@ -910,7 +910,7 @@ def _is_scan_body(ctx: FileContext, loop: cst.Call, fn: Any) -> bool:
     """Is ``fn`` the function ``lax.scan`` runs (its first argument), as ``loop_bodies``
     lists every function argument."""
     f = _argument(loop, 0, "f")
-    v = program(ctx).evaluator.value(f, None) if f is not None else None
+    v: Any = program(ctx).evaluator.value(f, None) if f is not None else None
     while type(v) in (Partial, Bound):
         v = v.func
     return getattr(v, "node", None) is fn
@@ -1358,6 +1358,28 @@ def _carried_in_loops(ctx: FileContext) -> list[Reuse]:
                 continue
             first = Consumed(entry.node, entry.api, entry.gives, True)
             out.append(Reuse(entry.node, key, entry.api, entry.gives, first, loop, None, label, carried=True))
+    for loop, label, body, same, arg in foreign_loop_bodies(ctx, p):
+        # a body of another module: its own key flow, reported at the argument naming it
+        if label not in CARRIES or label == "lax.while_loop":
+            continue
+        owner, fn = body.program.ctx, body.node
+        if type(fn) is not cst.FunctionDef:
+            continue
+        index, pair = CARRIES[label]
+        positional = [*fn.params.posonly_params, *fn.params.params][same:]
+        if len(positional) <= index:
+            continue
+        carry = positional[index].name.value
+        consumed, flow = _consumed_in(owner, fn)
+        given = _returned_carry(owner, fn, pair, consumed)
+        for path in sorted(given):
+            key = carry + path
+            entry = consumed.get(key) if carry not in flow.assigned else None
+            if entry is None:
+                continue
+            api = fn.name.value  # the def, as its module names it
+            first = Consumed(arg, api, entry.gives, True)
+            out.append(Reuse(arg, key, api, entry.gives, first, loop, None, label, carried=True))
     return out
 
 

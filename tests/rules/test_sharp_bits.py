@@ -866,3 +866,31 @@ def test_the_loop_init_fixture_fails_under_jaxs_key_reuse_checker():
             assert type(e).__name__ == "KeyReuseError", (bad, e)
         for ok in ("walk_own_key", "fold_then_draw"):
             assert raised_by("JAX502/lint/loop_init.py", f"{ok}(jax.random.key(0))") is None, ok
+
+
+FOREIGN_BODY = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "JAX502", "lint", "foreign_body_{}")
+
+
+def test_a_loop_body_of_another_module_that_hands_back_its_consumed_carry_key():
+    # `lax.scan(partial(predict, noise_scale=0.1), start, ...)` with `predict` of physics.py
+    # drawing from `state.key` and returning `state._replace(x=...)`
+    found = testing.lint_folder(FOREIGN_BODY.format("bad"), testing.settings_for("JAX502")).diagnostics
+    assert [(os.path.basename(d.path), d.start.line, d.code, d.message) for d in found] == [
+        (
+            "main.py",
+            12,
+            "JAX502",
+            "`predict` consumes the PRNG key `state.key` in every iteration of `lax.scan` at line 12",
+        )
+    ]
+    assert testing.lint_folder(FOREIGN_BODY.format("ok"), testing.settings_for("JAX502")).diagnostics == []
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_foreign_body_fixture_fails_under_jaxs_key_reuse_checker():
+    from conftest import raised_by_project
+
+    e = raised_by_project(FOREIGN_BODY.format("bad"), "main.py", ("physics",))
+    assert type(e).__name__ == "KeyReuseError", e
+    assert raised_by_project(FOREIGN_BODY.format("ok"), "main.py", ("physics",)) is None

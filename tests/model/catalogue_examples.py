@@ -770,6 +770,15 @@ SCALING: list[tuple[str, Ex]] = [
     ("numpy.dot", ex(A(()), A((3,)))),
 ]
 
+# argmax/argmin of a rank-0 array: an index chosen among one element, always 0; recorded as
+# "degenerate", and JAX runs it
+DEGENERATE: list[tuple[str, Ex]] = [
+    ("jax.numpy.argmax", ex(A(()))),
+    ("jax.numpy.argmin", ex(A(()))),
+    ("numpy.argmax", ex(A(()))),
+    ("jax.Array.argmax", ex(A(()))),
+]
+
 # devices (run under eval_shape, and on CPU where jax cannot trace: device_get)
 DEV = ("jax",)
 written("device_count local_device_count devices local_devices", ex(), prefixes=DEV)

@@ -779,6 +779,15 @@ def test_scaling_by_a_rank0_operand_is_recorded_and_does_not_raise():
         assert mismatches(rule, real_result(q, e), e) == [], q
 
 
+@pytest.mark.jax
+@needs_jax
+def test_a_choice_among_one_element_is_recorded_and_does_not_raise():
+    for q, e in cx.DEGENERATE:
+        rule, problems = run(q, *e.args, **e.kwargs)
+        assert [p.kind for p in problems] == ["degenerate"], q
+        assert mismatches(rule, real_result(q, e), e) == [], q
+
+
 def _generator_path() -> Path:
     return Path(__file__).resolve().parents[1] / "bench" / "catalogue_signatures.py"
 

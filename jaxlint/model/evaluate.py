@@ -71,6 +71,7 @@ from .attributes import stored_before
 from .axes import mesh_names
 from .catalogue import Call, Problem, lookup
 from .catalogue.constants import CONSTANTS
+from .catalogue.grids import GRIDS, grid
 from .catalogue.host import INSTANCE_METHODS
 from .catalogue.indexing import IndexRef, is_slice, make_slice
 from .classes import RUNS_METHOD, run_method
@@ -882,6 +883,8 @@ class Evaluator:
             op = lookup(q)
             if op is not None:
                 return self._apply_op(q, op, [(base, None, ""), (index, None, "")], node)
+        if t is External and base.qualified in GRIDS:
+            return grid(base.qualified, index)  # ``jnp.mgrid[0:1:5j, 0:1:5j]``
         return UNKNOWN
 
     def element(self, iterable: Any) -> Any:

@@ -101,6 +101,16 @@ def _float(ev: Evaluator, args: list[Argument]) -> Any:
     return Scalar("float")
 
 
+def _complex(ev: Evaluator, args: list[Argument]) -> Any:
+    """``complex(real, imag)`` of Python numbers (``complex(0, n)``: an index grid's count)."""
+    if _tracer_problem(ev, "complex", args) or any(k is not None or s for _, k, s in args):
+        return UNKNOWN
+    xs = _positional(args)
+    if 1 <= len(xs) <= 2 and all(type(x) is Const and type(x.value) in (int, float) for x in xs):
+        return Const(complex(*(x.value for x in xs)))
+    return UNKNOWN
+
+
 def _bool(ev: Evaluator, args: list[Argument]) -> Any:
     if _tracer_problem(ev, "bool", args):
         return UNKNOWN
@@ -435,6 +445,7 @@ BUILTIN_CALLS: dict[str, Builtin] = {
     "builtins.sorted": _sorted,
     "builtins.int": _int,
     "builtins.float": _float,
+    "builtins.complex": _complex,
     "builtins.bool": _bool,
     "builtins.str": _str,
     "builtins.tuple": _sequence(Tuple),

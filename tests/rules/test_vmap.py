@@ -424,6 +424,8 @@ RUNS = [
     ("JAX105/lint/loop_built_params.py", "run_ok()", None),
     ("JAX101/lint/kernel_registry.py", "run_bad()", "ValueError"),
     ("JAX101/lint/kernel_registry.py", "run_ok()", None),
+    ("JAX105/lint/index_grid.py", "locate_bad()", "ValueError"),
+    ("JAX105/lint/index_grid.py", "locate_ok()", None),
 ]
 
 
@@ -755,3 +757,13 @@ def test_the_declared_fields_fixture_computes_wrong_assignments_under_jax():
     queries = jnp.eye(4)[::-1]
     assert space["Codebook"](jnp.eye(4)).assign(queries).tolist() == [0, 0, 0, 0]  # always 0
     assert space["SharedCodebook"](jnp.eye(4)).assign(queries).tolist() == [3, 2, 1, 0]
+
+
+def test_an_index_grid_has_the_points_its_slices_ask_for():
+    # `jnp.mgrid[0.0:10.0:21j, 0.0:10.0:21j]`: a (2, 21, 21) grid, 441 nodes once raveled
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "JAX105", "lint", "index_grid.py")
+    with open(path, encoding="utf-8") as f:
+        found = _lint(f.read(), "JAX105")
+    assert [(code, line, message) for code, line, _, message, _ in found] == [
+        ("JAX105", 18, "`vmap(misfit)` maps axes of different sizes: `nodes` has 441, `stations` has 12")
+    ]

@@ -103,10 +103,10 @@ def _float(ev: Evaluator, args: list[Argument]) -> Any:
 
 def _complex(ev: Evaluator, args: list[Argument]) -> Any:
     """``complex(real, imag)`` of Python numbers (``complex(0, n)``: an index grid's count)."""
-    if _tracer_problem(ev, "complex", args) or any(k is not None or s for _, k, s in args):
+    if _tracer_problem(ev, "complex", args):
         return UNKNOWN
     xs = _positional(args)
-    if 1 <= len(xs) <= 2 and all(type(x) is Const and type(x.value) in (int, float) for x in xs):
+    if xs is not None and 1 <= len(xs) <= 2 and all(type(x) is Const and type(x.value) in (int, float) for x in xs):
         return Const(complex(*(x.value for x in xs)))
     return UNKNOWN
 

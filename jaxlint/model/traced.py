@@ -386,29 +386,15 @@ def foreign_loop_bodies(ctx, p: Program) -> list[tuple[cst.Call, str, AbstractFu
     (``lax.scan(partial(dynamics.step, rate=r), state, xs)``), with their label, the body as
     the evaluator finds it (its ``program`` the other module's), how many leading parameters
     are given the same value every iteration, and the argument naming the body."""
-    out = []
-    for call in _lax_calls(ctx):
-        f = p.value(call.func)
-        api = TABLE.get(f.qualified) if type(f) is External else None
-        if api is None or not api.repeats:
-            continue
-        for arg in _body_arguments(call, api.bodies):
-            if arg is None:
-                continue
-            body = p.evaluator.value(arg, None)
-            offset = 0
-            while type(body) is AbstractPartial and not body.star:
-                offset += len(body.args)
-                body = body.func
-            if (
-                type(body) is AbstractFunction
-                and type(body.node) is cst.FunctionDef
-                and body.program is not None
-                and body.program is not p
-                and not body.node.decorators
-            ):
-                out.append((call, api.label, body, offset, arg))
-    return out
+    return [
+        (call, label, body, offset, arg)
+        for call, label, arg, body, offset, _ in _loop_callables(ctx, p)
+        if type(body) is AbstractFunction
+        and type(body.node) is cst.FunctionDef
+        and body.program is not None
+        and body.program is not p
+        and not body.node.decorators
+    ]
 
 
 def loop_bodies(ctx, p: Program) -> list[tuple[cst.Call, str, cst.FunctionDef | cst.Lambda, int, frozenset[str]]]:
@@ -417,6 +403,22 @@ def loop_bodies(ctx, p: Program) -> list[tuple[cst.Call, str, cst.FunctionDef | 
     function, how many of its leading positional parameters are given the same value on
     every iteration (a bound method's receiver, what ``partial(step, contacts, beta)``
     binds) and the keyword parameters ``partial`` binds, in text order."""
+    out = []
+    for call, label, _, body, offset, keywords in _loop_callables(ctx, p):
+        if type(body) is AbstractBound and type(body.func) is AbstractFunction:
+            offset, body = offset + 1, body.func  # ``self.step``: its receiver first
+        if type(body) is AbstractFunction and body.node in p.scope_of_node:
+            out.append((call, label, body.node, offset, keywords))
+    return out
+
+
+def _loop_callables(ctx, p: Program) -> list[tuple[cst.Call, str, cst.BaseExpression, Any, int, frozenset[str]]]:
+    """Each function argument of the lax loop calls of this file (``api.repeats``), with the
+    loop's label, the argument, its value after what ``partial`` binds, how many positional
+    arguments those are, and the keywords it binds. Computed once per file."""
+    memo = ctx.shared.get("model.loop_callables")
+    if memo is not None:
+        return memo
     out = []
     for call in _lax_calls(ctx):
         f = p.value(call.func)
@@ -432,10 +434,8 @@ def loop_bodies(ctx, p: Program) -> list[tuple[cst.Call, str, cst.FunctionDef | 
                 offset += len(body.args)
                 keywords |= {k for k, _ in body.keywords}
                 body = body.func
-            if type(body) is AbstractBound and type(body.func) is AbstractFunction:
-                offset, body = offset + 1, body.func  # ``self.step``: its receiver first
-            if type(body) is AbstractFunction and body.node in p.scope_of_node:
-                out.append((call, api.label, body.node, offset, keywords))
+            out.append((call, api.label, arg, body, offset, keywords))
+    ctx.shared["model.loop_callables"] = out
     return out
 
 

@@ -901,19 +901,9 @@ def _loop_body(ctx: FileContext, call: cst.Call) -> tuple[str, Any, int] | None:
         memo = ctx.shared["JAX502_loop_bodies"] = {
             loop: (label, fn, same)
             for loop, label, fn, same, _ in loop_bodies(ctx, program(ctx))
-            if label in LOOP_INITS and (label != "lax.scan" or _is_scan_body(ctx, loop, fn))
+            if label in LOOP_INITS and (label != "lax.scan" or _runs_at(program(ctx), loop, fn, 0, "f"))
         }
     return memo.get(call)
-
-
-def _is_scan_body(ctx: FileContext, loop: cst.Call, fn: Any) -> bool:
-    """Is ``fn`` the function ``lax.scan`` runs (its first argument), as ``loop_bodies``
-    lists every function argument."""
-    f = _argument(loop, 0, "f")
-    v: Any = program(ctx).evaluator.value(f, None) if f is not None else None
-    while type(v) in (Partial, Bound):
-        v = v.func
-    return getattr(v, "node", None) is fn
 
 
 def _called_def(
@@ -1331,7 +1321,7 @@ def _carried_in_loops(ctx: FileContext) -> list[Reuse]:
     for loop, label, fn, same, _ in loop_bodies(ctx, p):
         if label not in CARRIES or type(fn) is not cst.FunctionDef:
             continue
-        if label == "lax.while_loop" and not _is_body_fun(p, loop, fn):
+        if label == "lax.while_loop" and not _runs_at(p, loop, fn, 1, "body_fun"):
             continue  # the condition: it returns a bool, not the carry
         index, pair = CARRIES[label]
         positional = [*fn.params.posonly_params, *fn.params.params][same:]
@@ -1383,13 +1373,12 @@ def _carried_in_loops(ctx: FileContext) -> list[Reuse]:
     return out
 
 
-def _is_body_fun(p: Any, loop: cst.Call, fn: cst.FunctionDef) -> bool:
-    """Is ``fn`` the body of ``lax.while_loop(cond_fun, body_fun, init)``, not its test?"""
-    positional = [a for a in loop.args if a.keyword is None]
-    body = next((a.value for a in loop.args if a.keyword is not None and a.keyword.value == "body_fun"), None)
-    if body is None and len(positional) > 1:
-        body = positional[1].value
-    v: Any = p.evaluator.value(body, None) if body is not None else None
+def _runs_at(p: Any, loop: cst.Call, fn: Any, index: int, keyword: str) -> bool:
+    """Is ``fn`` the function a lax loop's argument at ``(index, keyword)`` runs (after what
+    ``partial`` binds or a bound method's receiver): ``lax.scan``'s ``f``, not another
+    function argument; ``lax.while_loop``'s ``body_fun``, not its test?"""
+    arg = _argument(loop, index, keyword)
+    v: Any = p.evaluator.value(arg, None) if arg is not None else None
     while type(v) in (Partial, Bound):
         v = v.func
     return getattr(v, "node", None) is fn

@@ -415,18 +415,24 @@ class Uses:
         ctx = self.ctx
         layers: list[dict[str, Any]] = []
         bound = False  # a ``partial`` on the way binds some of the function's arguments
+        # what the ``partial``s on the way bind, innermost first: the function gets their
+        # positional arguments first (``shift`` of them), then the call's
+        given: list[list[Any]] = []
+        shift = 0
+        keywords: list[str] = []
+        spread = False
         cur: cst.CSTNode = node
         while True:
             parent = ctx.parent(cur)
             if isinstance(parent, cst.Call) and parent.func is cur:
                 u = self._use("run", layers, parent, scope=scope_ref(ctx, parent))
-                passed = self._passed_names(parent)
+                passed = given + self._passed_names(parent, parent.args, shift)
                 if passed:
                     u["names"] = passed
                 # what else the call gives (a factory's parameter not given keeps its default)
-                u["positional"] = sum(1 for a in parent.args if a.keyword is None and not a.star)
-                u["keywords"] = [a.keyword.value for a in parent.args if a.keyword is not None]
-                if any(a.star for a in parent.args):
+                u["positional"] = shift + sum(1 for a in parent.args if a.keyword is None and not a.star)
+                u["keywords"] = keywords + [a.keyword.value for a in parent.args if a.keyword is not None]
+                if spread or any(a.star for a in parent.args):
                     u["spread"] = True
                 result = self.fate(parent)  # where a factory's closure goes
                 if result["kind"] != "unknown":
@@ -466,6 +472,11 @@ class Uses:
                         layers.append(self._layer(api, call, (), not bound and _plain(api, options, not partial_form)))
                     elif len(call.args) > 1:
                         bound = True  # ``partial(f, x)``
+                        rest = call.args[1:]
+                        given += self._passed_names(call, rest, shift)
+                        shift += sum(1 for a in rest if a.keyword is None and not a.star)
+                        keywords += [a.keyword.value for a in rest if a.keyword is not None]
+                        spread = spread or any(a.star for a in rest)
                     cur = call
                     continue
                 if api is not None and runs_here(api):
@@ -515,16 +526,18 @@ class Uses:
             return None
         return made
 
-    def _passed_names(self, call: cst.Call) -> list[list[Any]]:
-        """``[[slot, names], ...]``: the arguments of a direct call that are axis names as
-        values (a string, a tuple of strings), by slot (the keyword, or the position as a
-        string), with no call in view; a collective of the callee whose axis name is its
-        parameter uses them on the paths through this call (JAX201's project phase)."""
+    def _passed_names(self, call: cst.Call, args, shift: int = 0) -> list[list[Any]]:
+        """``[[slot, names], ...]``: the arguments ``args`` (of a direct call, or what a
+        ``partial`` binds) that are axis names as values (a string, a tuple of strings), by
+        slot (the keyword, or the position as a string, after ``shift`` positions a
+        ``partial`` filled), with no call in view; a collective of the callee whose axis
+        name is its parameter uses them on the paths through this call (JAX201's project
+        phase)."""
         out: list[list[Any]] = []
-        for i, a in enumerate(call.args):
+        for i, a in enumerate(args):
             if a.star:
                 break
-            slot = a.keyword.value if a.keyword is not None else str(i)
+            slot = a.keyword.value if a.keyword is not None else str(i + shift)
             if not self._may_name_axes(a.value) and not self._constructed(a.value) and not self._closed_over(a.value):
                 continue
             with self.ev.query(_API_FUEL):

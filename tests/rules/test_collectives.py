@@ -556,3 +556,47 @@ def test_the_cli_trainer_fixture_fails_under_jax_as_linted(monkeypatch):
     e = raised_by_project(CLI_TRAINER.format("bad"), "main.py", modules)
     assert type(e) is NameError and "unbound axis name: batch" in str(e), e
     assert raised_by_project(CLI_TRAINER.format("ok"), "main.py", modules) is None
+
+
+PARTIAL_KEYWORD = os.path.join(
+    os.path.dirname(__file__), "..", "..", "fixtures", "JAX201", "lint", "partial_keyword_{}"
+)
+
+
+def test_an_axis_name_a_partial_binds_for_a_map_of_another_module():
+    """`jax.vmap(partial(centred, settings=settings))`: the function gets the partial's
+    keyword, whose `network_axis` the map does not bind."""
+    (d,) = _lint_folder(PARTIAL_KEYWORD.format("bad"))
+    assert (os.path.basename(d.path), d.start.line, d.code) == ("gauges.py", 15, "JAX201")
+    assert d.message == "`lax.pmean` uses axis name 'gauges', but the vmap at main.py:11 binds no axis name"
+    assert d.note == (
+        "The axis name is `settings.network_axis`, a field of the parameter `settings`, which module-level code in"
+        " main.py gives an object whose `network_axis` is 'gauges'. Pass `axis_name='gauges'` to that vmap."
+    )
+    assert _lint_folder(PARTIAL_KEYWORD.format("ok")) == []
+
+
+def test_a_partials_positional_arguments_come_before_the_calls(tmp_path):
+    (tmp_path / "norms.py").write_text(
+        "from jax import lax\n\n\ndef centred(axis, scale, x):\n    return scale * (x - lax.pmean(x, axis))\n"
+    )
+    (tmp_path / "main.py").write_text(
+        "import functools\nimport jax\nfrom norms import centred\n"
+        "ys = jax.vmap(functools.partial(centred, 'rows'), in_axes=(None, 0), axis_name='cols')(2.0, xs)\n"
+        "zs = jax.vmap(functools.partial(centred, 'cols'), in_axes=(None, 0), axis_name='cols')(2.0, xs)\n"
+    )
+    (d,) = _lint_folder(tmp_path)
+    assert (d.start.line, d.message) == (
+        5,
+        "`lax.pmean` uses axis name 'rows', but the vmap at main.py:4 binds 'cols', not 'rows'",
+    )
+
+
+def test_the_partial_keyword_fixture_fails_under_jax_as_linted():
+    import pytest
+    from conftest import raised_by_project
+
+    pytest.importorskip("jax")
+    e = raised_by_project(PARTIAL_KEYWORD.format("bad"), "main.py", ("gauges",))
+    assert type(e) is NameError and "unbound axis name: gauges" in str(e), e
+    assert raised_by_project(PARTIAL_KEYWORD.format("ok"), "main.py", ("gauges",)) is None

@@ -380,12 +380,16 @@ def enter_call(ev: Evaluator, fn: FunctionNode, call: cst.Call, env: Env | None)
     return frame
 
 
-def called_function(ev: Evaluator, callee: Any, args: list[Argument]) -> tuple[Function, list[Argument]] | None:
+def called_function(
+    ev: Evaluator, callee: Any, args: list[Argument], through: frozenset[str] = SAME_VALUES
+) -> tuple[Function, list[Argument]] | None:
     """The def or lambda a call of the value ``callee`` with ``args`` runs, and the
     arguments it gets: through ``jit``-like wrappers and ``grad`` (the function sees the
     call's values), ``partial`` (its bound arguments first), a bound method (its receiver
     first) and an instance (its class's ``__call__``); None when that is not a function of
-    the code."""
+    the code. ``through``: the transforms whose function gets the call's arguments at the
+    same positions (a caller asking only which positions it feeds adds ``vmap``: its
+    function sees a slice of a mapped argument, an unmapped one as it is)."""
     for _ in range(8):  # through jit-like wrappers, partials and instances' methods, to the def
         if type(callee) is Class:  # ``Sampler(cfg)``: its ``__init__``, on the instance it makes
             instance = Struct(callee, (), "object")  # what an unbound ``self`` is (``Evaluator._receiver``)
@@ -403,9 +407,7 @@ def called_function(ev: Evaluator, callee: Any, args: list[Argument]) -> tuple[F
             callee = callee.func
         if traces_arrays(ev.world, callee):
             args = traced_arguments(args)  # ``jax.jit``, ``eqx.filter_jit``: its function gets tracers
-        if (
-            type(callee) is Transformed and callee.api in SAME_VALUES
-        ):  # jit-like, grad: the function sees the call's values
+        if type(callee) is Transformed and callee.api in through:  # jit-like, grad: the function sees the call's values
             callee = callee.target
         elif type(callee) is Partial and not callee.star:
             given = {k for _, k, _ in args if k is not None}

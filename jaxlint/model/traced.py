@@ -74,11 +74,18 @@ class Trace:
     # ``params`` holds an array, or is one of ``pytrees``, whose array leaves alone are traced
     arrays_only: bool = False
     pytrees: set[str] = field(default_factory=set)
+    # the transform that traces a parameter, where it is not ``api`` (a ``vmap``'s unmapped
+    # argument that the caller's ``jax.jit`` traced)
+    apis: dict[str, str] = field(default_factory=dict)
 
     def site_of(self, param: str | None) -> Any:
         """The application that traces ``param`` (to cite it, and to ask whether it runs
         where the error is expected)."""
         return self.sites.get(param, self.node) if param is not None else self.node
+
+    def api_of(self, param: str | None) -> str:
+        """The transform that traces ``param`` (to name it)."""
+        return self.apis.get(param, self.api) if param is not None else self.api
 
 
 def traced_functions(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
@@ -201,8 +208,8 @@ def _partial_body(p: Program, v: Any, plain: bool = False):
         return None  # no partial: a plain def is read above
     if type(v) is not AbstractFunction:
         return None
-    if type(v.node) is cst.FunctionDef and v.node.decorators:
-        return None
+    # (a decorated def the evaluator gives as itself runs as written: its decorators give it
+    # back, or a registry stored it as they ran: ``@register("vent")``)
     if type(v.node) is cst.Lambda and not plain:
         return None
     params = _positional(v.node)[bound:] + list(v.node.params.kwonly_params)

@@ -139,6 +139,9 @@ class PlanUnit:
     decorators: tuple[str, ...] = ()  # of refs: what its decorators name (a def's wrapper)
     reads_self: tuple[str, ...] = ()  # a method: the attributes it reads on ``self``
     stores_self: tuple[str, ...] = ()  # a ``direct`` seed method or a constructor: the attributes it stores on ``self``
+    # attributes read on a local value (``ctrl.advance`` with ``ctrl`` a parameter): the
+    # methods of another module's class they may name
+    local_members: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -240,6 +243,18 @@ def plan_file(
                 # a seed's stores, and a constructor's (``self._step = jax.jit(self._loss)``:
                 # where ``self._step(...)`` is called, the stored value runs)
                 tuple(ol.receiver_stores(i)) if f & DIRECT_CALLER_SEED or _constructor(u) else (),
+                tuple(
+                    sorted(
+                        {
+                            rest
+                            for c in u.chains
+                            if (head := c.partition(".")[0]) not in ol.imports
+                            and head != "self"
+                            and c.count(".") == 1
+                            and (rest := c.partition(".")[2])
+                        }
+                    )
+                ),
             )
         )
     return FilePlan(path, module, units, dict(ol.imports), anchored)
@@ -391,6 +406,11 @@ class _Index:
                     names[cls].extend(found)
             self.names.append(dict(names))
             self.members.append(dict(members))
+        # member name -> the members of that name of every class of the project
+        self.by_member: dict[str, list[tuple[int, int]]] = defaultdict(list)
+        for p, members in enumerate(self.members):
+            for (_, member), found in members.items():
+                self.by_member[member].extend((p, i) for i in found)
 
     def self_readers(self, ref: tuple[int, int], attrs: tuple[str, ...]) -> list[tuple[int, int]]:
         """The other members of ``ref``'s class that read one of ``attrs`` on ``self``."""
@@ -423,6 +443,12 @@ class _Index:
                 # hand it to a library method that does (flax's ``model.apply``)
                 out.append(("n", p, cls))
         return out
+
+    def foreign_members(self, p: int, u: PlanUnit) -> list[tuple[int, int]]:
+        """The methods of other modules' classes that a call on a local value may run
+        (``ctrl.advance(state)`` with ``ctrl`` a parameter: its class may be any the
+        project's callers construct, imported here or not): every member of that name."""
+        return [ref for member in u.local_members for ref in self.by_member.get(member, ()) if ref[0] != p]
 
     def module(self, name: str, here: int) -> int | None:
         """The plan of a module name; scripts that share a name (``examples/*/train.py``)
@@ -590,15 +616,12 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
     ]
     callers_of_foreign += [(ref[0], unit(ref)) for ref in frontier if unit(ref).name is not None]
     for p, u in callers_of_foreign:
-        for sym in index.refs_of(p, u):
-            if sym[1] == p:
-                continue
-            for ref in units(sym):
-                # a def, or a module-level binding naming defs (``SCHEDULES = {"cosine": cosine}``)
-                if unit(ref).name is not None or unit(ref).assigns:
-                    kept.add(ref)
-                    looked_up.add(ref)
-                    foreign.add(ref)
+        for ref in [r for sym in index.refs_of(p, u) if sym[1] != p for r in units(sym)] + index.foreign_members(p, u):
+            # a def, or a module-level binding naming defs (``SCHEDULES = {"cosine": cosine}``)
+            if unit(ref).name is not None or unit(ref).assigns:
+                kept.add(ref)
+                looked_up.add(ref)
+                foreign.add(ref)
     frontier += sorted(foreign - set(frontier))
     visited = set(frontier)
     for _ in range(MODULE_DEPTH):

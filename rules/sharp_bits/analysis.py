@@ -16,7 +16,7 @@ off.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -28,6 +28,8 @@ from jaxlint.model.contexts import module_class
 from jaxlint.model.expected import expects_error
 from jaxlint.model.stubs import ARRAY_JITS
 from jaxlint.model.traced import LAX_BODIES, TRACING, Trace, traced_functions
+from jaxlint.model.transfer import MAPS
+from jaxlint.model.transforms import TABLE
 
 from .evidence import array_evidence, at_evidence, container_evidence, parameters
 from .values import TRACED, BoolUse, SetItem, ValueFlow
@@ -36,6 +38,7 @@ if TYPE_CHECKING:
     from jaxlint.model.context import FileContext
 
 KEY = "JAX5"
+_MAP_LABELS = frozenset(TABLE[q].label for q in MAPS)  # ``Trace.api`` of a vmap, pmap
 HELPER_DEPTH = 3  # helpers of helpers followed
 
 # the calls above: what the slicer must follow to the traced defs
@@ -137,20 +140,37 @@ class FileAnalysis:
 
     def _traced_helpers(self, flows: dict, traced: dict) -> dict[cst.FunctionDef, Trace]:
         """The undecorated defs of the file not yet traced that a traced function calls with
-        traced arguments, each with the parameters those arguments bind."""
+        traced arguments, each with the parameters those arguments bind; and the defs a map
+        traces that a traced function maps, with the unmapped parameters it gives tracers
+        (``jax.vmap(f, in_axes=(0, None))(x, step)`` in a jitted step: ``step`` is the jit's)."""
         out: dict[cst.FunctionDef, Trace] = {}
         for flow in flows.values():
             trace = flow.trace or flow.outer_trace
             if trace is None or flow.quiet:
                 continue
             for callee, params in flow.calls:
-                if callee in traced or callee not in flows or callee.decorators or flows[callee].quiet:
+                if callee not in flows or callee.decorators or flows[callee].quiet:
+                    continue
+                mapped = traced.get(callee)
+                if mapped is not None:
+                    more = set(params) - mapped.params
+                    if mapped.api in _MAP_LABELS and more:
+                        grown = replace(mapped, params=mapped.params | more)
+                        grown.sites = {**mapped.sites, **{p: trace.site_of(params[p]) for p in more}}
+                        grown.apis = {**mapped.apis, **{p: trace.api_of(params[p]) for p in more}}
+                        out[callee] = grown
                     continue
                 have = out.get(callee)
                 if have is None:
-                    out[callee] = Trace(set(params), trace.api, trace.node, False)
+                    have = out[callee] = Trace(set(params), trace.api, trace.node, False)
                 else:
-                    have.params |= params
+                    have.params |= set(params)
+                # each parameter cites the application that traced what it was given
+                for p, origin in params.items():
+                    if trace.site_of(origin) is not have.node:
+                        have.sites.setdefault(p, trace.site_of(origin))
+                    if trace.api_of(origin) != have.api:
+                        have.apis.setdefault(p, trace.api_of(origin))
         return out
 
     def elsewhere(self) -> list[Elsewhere]:
@@ -172,7 +192,7 @@ class FileAnalysis:
         looked_up = ctx.looked_up
         out = []
         for fact, fn in ctx.functions():
-            if type(fn) is not cst.FunctionDef or fn.decorators or fn in traced:
+            if type(fn) is not cst.FunctionDef or fn in traced or (fn.decorators and not _gives_itself(p, fn)):
                 continue
             if fn in self.helpers:
                 continue
@@ -272,3 +292,10 @@ def _under_option(ctx, node, fn, optional: set[str]) -> bool:
                 return True
         inner = a
     return False
+
+
+def _gives_itself(p, fn: cst.FunctionDef) -> bool:
+    """Do ``fn``'s decorators give back the def itself (``@register("vent")`` storing it in a
+    registry and returning it)? Then its name still runs the def as written."""
+    v = p.evaluator.value(fn, None)
+    return type(v) is Function and v.node is fn

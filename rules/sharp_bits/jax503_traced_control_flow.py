@@ -158,7 +158,7 @@ class TracedControlFlow(Rule):
     def message(self, u, lines) -> str:
         ctx = self.ctx
         line = lines.get(u.trace.site_of(u.origin))
-        where = f"{u.trace.api}" + (f" at line {line}" if line else "")
+        where = f"{u.trace.api_of(u.origin)}" + (f" at line {line}" if line else "")
         static = u.trace.static_hint and u.origin in u.trace.params and _on_argument(u)
         return _message(u.kind, _short(ctx.code(u.expr)), u.origin, where, static)
 

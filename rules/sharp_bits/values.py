@@ -39,9 +39,28 @@ from jaxlint.model.expected import catches_type_error, raises_context
 from jaxlint.model.flow import Flow, bound_names
 from jaxlint.model.signature import bind
 from jaxlint.model.traced import BODY_LABELS, Trace
+from jaxlint.model.transfer import BLOCKS, MAPS, SAME_VALUES
 from jaxlint.model.transforms import TABLE
 
 from .evidence import whole_accessed
+
+# a traced argument stays traced through these to the function: a ``vmap``'s unmapped argument
+# (``in_axes=None``) is the caller's value, a mapped one a slice of it
+_FEEDS = SAME_VALUES | MAPS | BLOCKS
+
+
+def _open(callee) -> bool:
+    """Is the callee a value only a frame of the function can tell (unknown without one, or
+    a transform or ``partial`` of such a value)?"""
+    for _ in range(8):
+        if type(callee) is Transformed:
+            callee = callee.target
+        elif type(callee) is Partial:
+            callee = callee.func
+        else:
+            break
+    return callee is UNKNOWN or type(callee) is Opaque
+
 
 # LEAF: a traced argument with no sign of being a container (a flag or number passed to jit)
 ARRAY, TRACED, NUMPY, LEAF = 1, 2, 4, 8
@@ -112,7 +131,8 @@ class ValueFlow(Flow):
         self.bools: dict[cst.CSTNode, BoolUse] = {}
         self.nested_env: dict[cst.CSTNode, dict] = {}
         # calls of a def of the file with traced arguments: (the def, the parameters they bind)
-        self.calls: list[tuple[cst.FunctionDef, set[str]]] = []
+        # the defs of this file it calls with traced arguments: {callee's parameter: the traced origin}
+        self.calls: list[tuple[cst.FunctionDef, dict[str, str]]] = []
         # ... and of a def of another module: (its reference, the parameters they bind)
         self.foreign_calls: list[tuple[str, set[str]]] = []
         # every such call: (the def, {its parameter: the origin of the traced argument it gets})
@@ -383,17 +403,14 @@ class ValueFlow(Flow):
         if not any(f[0] & TRACED for f in facts):
             return
         marks = [(_Mark(i), a.keyword.value if a.keyword is not None else None, "") for i, a in enumerate(e.args)]
-        found = called_function(self.ev, callee, marks)
-        if (
-            found is None
-            and (callee is UNKNOWN or type(callee) is Opaque)
-            and isinstance(self.fn, (cst.FunctionDef, cst.Lambda))
-        ):
+        found = called_function(self.ev, callee, marks, _FEEDS)
+        if found is None and _open(callee) and isinstance(self.fn, (cst.FunctionDef, cst.Lambda)):
             # a callee the function's calls give it (a factory's parameter: ``clip`` in
             # ``make_update(loss, GlobalNormClip(1.0))``; ``SCHEDULES[name]`` with a static
-            # ``name`` the calls leave at its default): what the first frame that knows says
+            # ``name`` the calls leave at its default; ``jax.vmap(model)`` of a parameter
+            # ``model``): what the first frame that knows says
             for frame in self.frames_of(self.fn):
-                found = called_function(self.ev, self.ev.value(e.func, frame), marks)
+                found = called_function(self.ev, self.ev.value(e.func, frame), marks, _FEEDS)
                 if found is not None:
                     break
         if found is None or type(found[0].node) is not cst.FunctionDef:
@@ -419,8 +436,8 @@ class ValueFlow(Flow):
         assert type(node) is cst.FunctionDef  # checked above
         other = fn.program
         if other is None or other is program(self.ctx):
-            if (node, passed) not in self.calls:
-                self.calls.append((node, passed))
+            if (node, origins) not in self.calls:
+                self.calls.append((node, origins))
             return
         qualname = other.ctx.qualname(node)
         if qualname is not None and other.ctx.enclosing_function(node) is None:

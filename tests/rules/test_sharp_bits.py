@@ -894,3 +894,100 @@ def test_the_foreign_body_fixture_fails_under_jaxs_key_reuse_checker():
     e = raised_by_project(FOREIGN_BODY.format("bad"), "main.py", ("physics",))
     assert type(e).__name__ == "KeyReuseError", e
     assert raised_by_project(FOREIGN_BODY.format("ok"), "main.py", ("physics",)) is None
+
+
+UNMAPPED = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "JAX503", "lint", "unmapped_traced.py")
+
+
+def test_an_unmapped_argument_of_a_vmap_in_a_jitted_function_is_the_jits_tracer():
+    with open(UNMAPPED, encoding="utf-8") as f:
+        found = testing.lint(f.read(), "JAX503")
+    assert [(d.start.line, d.message, d.note) for d in found] == [
+        (
+            11,
+            "an `if` test needs a Python bool, but `step < 100` depends on the traced argument `step` (traced by"
+            " jax.jit at line 20)",
+            "Raises `TracerBoolConversionError`; use `jnp.where(...)` or `lax.cond(...)`.",
+        ),
+        (
+            30,
+            "an `if` test needs a Python bool",
+            "But `step >= self.steps` depends on the traced argument `step` (traced by eqx.filter_jit at line 38):"
+            " raises `TracerBoolConversionError`; use `jnp.where(...)` or `lax.cond(...)`.",
+        ),
+    ]
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_unmapped_traced_fixture_fails_under_jax_as_linted():
+    import jax
+    from conftest import raised_by
+
+    for run in ("run_bad_jit()", "run_bad_instance()"):
+        assert type(raised_by("JAX503/lint/unmapped_traced.py", run)) is jax.errors.TracerBoolConversionError, run
+    assert raised_by("JAX503/lint/unmapped_traced.py", "run_ok()") is None
+
+
+LOCAL_METHOD = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "JAX503", "lint", "local_method_{}")
+
+
+@pytest.mark.parametrize("slicing", [True, False])
+def test_a_method_called_on_a_parameter_runs_traced_in_its_own_module(monkeypatch, slicing):
+    # shot.py never imports controller.py: the slicer keeps `Controller.advance` because a
+    # traced function calls `.advance` on a local value
+    if not slicing:
+        monkeypatch.setenv("JAXLINT_NO_SLICING", "1")
+    found = testing.lint_folder(LOCAL_METHOD.format("bad"), testing.settings_for("JAX503")).diagnostics
+    assert [(os.path.basename(d.path), d.start.line, d.code, d.message) for d in found] == [
+        (
+            "controller.py",
+            15,
+            "JAX503",
+            "`int()` needs a concrete value",
+        )
+    ]
+    assert testing.lint_folder(LOCAL_METHOD.format("ok"), testing.settings_for("JAX503")).diagnostics == []
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_local_method_fixture_fails_under_jax_as_linted():
+    import jax
+    from conftest import raised_by_project
+
+    e = raised_by_project(LOCAL_METHOD.format("bad"), "main.py", ("controller", "shot"))
+    assert type(e) is jax.errors.ConcretizationTypeError, e
+    assert raised_by_project(LOCAL_METHOD.format("ok"), "main.py", ("controller", "shot")) is None
+
+
+REGISTRY_SWITCH = os.path.join(
+    os.path.dirname(__file__), "..", "..", "fixtures", "JAX503", "lint", "registry_switch_{}"
+)
+
+
+def test_a_registered_def_a_switch_of_another_module_runs_as_a_branch_is_traced():
+    # `@mode("drain")` stores the def and gives it back; controller.py hands `partial`s of
+    # the registry's items to `lax.switch` inside a scan
+    found = testing.lint_folder(REGISTRY_SWITCH.format("bad"), testing.settings_for("JAX503")).diagnostics
+    assert [(os.path.basename(d.path), d.start.line, d.message, d.note) for d in found] == [
+        (
+            "modes.py",
+            23,
+            "an `if` test needs a Python bool",
+            "But `level > limit` depends on the traced argument `level` (traced by lax.switch at controller.py:13):"
+            " raises `TracerBoolConversionError`; use `jnp.where(...)` or `lax.cond(...)`.",
+        )
+    ]
+    assert testing.lint_folder(REGISTRY_SWITCH.format("ok"), testing.settings_for("JAX503")).diagnostics == []
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_registry_switch_fixture_fails_under_jax_as_linted():
+    import jax
+    from conftest import raised_by_project
+
+    e = raised_by_project(REGISTRY_SWITCH.format("bad"), "main.py", ("modes", "controller"))
+    assert type(e) is jax.errors.TracerBoolConversionError, e
+    assert raised_by_project(REGISTRY_SWITCH.format("ok"), "main.py", ("modes", "controller")) is None

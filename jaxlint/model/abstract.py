@@ -200,10 +200,13 @@ class Generator:
     """What calling a generator function gives: an iterator whose items are what its
     ``yield``s give (``item``, their join). Only iteration reads it: a generator has no
     length and no index, and is no JAX type. ``first``: what its first item is, when the
-    model knows which ``yield`` runs first and with what (UNKNOWN otherwise)."""
+    model knows which ``yield`` runs first and with what (UNKNOWN otherwise); ``every``:
+    all its items in order, when the model knows how many and what each is (a ``yield``
+    under ``for`` loops over known items), else None."""
 
     item: Any = UNKNOWN
     first: Any = UNKNOWN
+    every: tuple[Any, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)

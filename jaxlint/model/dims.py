@@ -173,10 +173,19 @@ def exact_div(a: Dim, b: Dim) -> Dim:
 
 
 def floordiv(a: Dim, b: Dim) -> Dim:
-    """``a // b``: exact when the polynomial divides; ints as Python computes them."""
+    """``a // b``: exact when the polynomial divides; ints as Python computes them; else a
+    symbol derived from both, keyed by their origins (``n_devices // 2``: half the devices,
+    ``16 // n_devices``: a per-device share, sizes in their own right)."""
     if isinstance(a, int) and isinstance(b, int):
         return a // b if b != 0 else None
-    return exact_div(a, b)
+    exact = exact_div(a, b)
+    if exact is not None or not _known(a) or not _known(b) or isinstance(a, bool) or isinstance(b, bool):
+        return exact
+    if isinstance(b, int) and b <= 1:
+        return None  # ``// 0`` raises; ``// 1`` and negative divisors are exact or not sizes
+    left = key_text(a) if isinstance(a, Size) else str(a)
+    right = key_text(b) if isinstance(b, Size) else str(b)
+    return sym(f"({left})//({right})", f"{text(a)} // {text(b)}")
 
 
 def equal(a: Dim, b: Dim) -> bool:

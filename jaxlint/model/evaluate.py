@@ -607,9 +607,16 @@ class Evaluator:
                 if v is UNKNOWN or type(v) is Opaque:
                     # the call passes a value it does not show: the parameter is still what
                     # its annotation declares (``gamma: float`` given ``config.gamma``),
-                    # known by the argument's identity
+                    # known by the argument's identity; a value the model does not know at
+                    # all is what the body shows the parameter to be, as if no call gave it
+                    # (an array whose ``.shape`` it reads: its sizes are that parameter's)
                     declared = self.declared_param(b, v)
-                    return declared if declared is not UNKNOWN else v
+                    if declared is not UNKNOWN:
+                        return declared
+                    if v is UNKNOWN:
+                        own = self.unbound_param(b, frame)
+                        return own if type(own) is Array else v
+                    return v
                 if v is not _MISSING:
                     return v
             return self.unbound_param(b, frame)
@@ -1200,6 +1207,8 @@ class Evaluator:
             return [iterable.item] * (dims.as_int(iterable.length) or 0)
         if t is Array:
             return self.rows(iterable)
+        if t is Generator and iterable.every is not None:
+            return list(iterable.every)
         return None
 
     def rows(self, array: Array) -> list[Any] | None:
@@ -1531,7 +1540,7 @@ class Evaluator:
             return UNKNOWN
         per_iteration = self._loop_yields(node, ys, frame)
         if per_iteration:
-            return Generator(join_all(per_iteration), per_iteration[0])
+            return Generator(join_all(per_iteration), per_iteration[0], tuple(per_iteration))
         items = []
         for y in ys:
             if y.value is None:
@@ -2051,6 +2060,16 @@ def _slice_seq(base: Seq, index: Struct) -> Any:
                 # where it uses them, not here)
                 return Seq(n, base.item)
             return Seq(dims.sym(f"min({dims.key_text(length)},{n})", f"min({dims.text(length)}, {n})"), base.item)
+    # a size the program computes (``[: n_devices // 2]``): the first that many devices, or
+    # as many items as the sequence has when that is the size itself
+    if (
+        type(start) is Const
+        and start.value in (None, 0)
+        and type(stop) is Scalar
+        and stop.dim is not None
+        and (dims.equal(stop.dim, base.length) or dims.mentions_devices(base.length))
+    ):
+        return Seq(stop.dim, base.item)
     return Seq(None, base.item)
 
 

@@ -138,8 +138,8 @@ def _sequence(kind: type) -> Builtin:
             return kind(tuple(Const(k) for k, _ in v.items))
         if type(v) is Seq:
             return v
-        if type(v) is Generator:  # its items, how many not known
-            return Seq(None, v.item)
+        if type(v) is Generator:  # its items, one by one when known
+            return kind(v.every) if v.every is not None else Seq(None, v.item)
         if type(v) is Array and v.shape is not None and v.shape.dims:
             rows = ev.rows(v)
             if rows is not None:

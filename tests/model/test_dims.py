@@ -44,6 +44,16 @@ def test_exact_division_infers_a_reshape_size():
     assert dims.floordiv(7, 2) == 3
 
 
+def test_a_floor_division_that_does_not_divide_is_a_size_derived_from_its_operands():
+    half = dims.floordiv(DEVICES, 2)
+    assert dims.text(half) == "n_devices // 2" and dims.mentions_devices(half)
+    assert dims.equal(half, dims.floordiv(DEVICES, 2))  # the same origin: the same size
+    assert not dims.equal(half, DEVICES) and not dims.different(half, DEVICES)  # a derived symbol: no proof either way
+    assert dims.text(dims.floordiv(16, DEVICES)) == "16 // n_devices"
+    assert dims.floordiv(dims.mul(2, n), 2) == n  # exact: the polynomial divides
+    assert dims.floordiv(n, 0) is None and dims.floordiv(n, 1) == n and dims.floordiv(n, None) is None
+
+
 def test_key_text_derives_symbols_from_keys():
     assert dims.key_text(DEVICES) == "1*<devices>"
     assert not dims.mentions_devices(sym("f.devices"))  # a parameter named devices

@@ -91,6 +91,10 @@ def test_an_argument_the_call_does_not_show_is_what_the_annotation_declares():
     assert g == Scalar("float")
     assert type(n) is Scalar and n.kind == "int" and dims.text(n.dim) == "config.steps"  # the argument's identity
     assert type(x) is Opaque and h is UNKNOWN  # no annotation: as given
+    # ... unless the body shows what it is: an array whose `.shape` it reads, its sizes that
+    # parameter's, as if no call gave it
+    src = HEAD + "def f(h):\n    n, d = h.shape\n    return h.reshape(n // 2, 2 * d)\nresult = f(unknown)\n"
+    assert dims.text(value_of(src).shape.dims[0]) == "h.shape[0] // 2"
 
 
 def test_jaxtyping_annotations_give_named_sizes_shared_in_a_signature():
@@ -548,6 +552,25 @@ def test_a_generator_knows_its_first_item_when_its_one_yield_is_under_known_loop
     ragged = ragged.replace("range(0, len(x) - n + 1, n)", "range(0, len(x), n)")
     item = value_of(ragged).item
     assert shape(value_of(ragged).first) == (32, 2) and item.shape.dims[0] is None  # the last one has 4 rows
+
+
+def test_a_generator_whose_items_are_known_one_by_one_lists_them():
+    # ``list(gen)`` of a generator whose one yield is under loops over known items: one
+    # item per iteration, so stacking them has their count as its leading axis
+    src = HEAD + (
+        "def motifs(n):\n"
+        "    for m in range(n):\n"
+        "        yield jnp.zeros((4, 3)) + m\n"
+        "def ragged(xs):\n"
+        "    for x in xs:\n"
+        "        if x:\n"
+        "            yield jnp.zeros(2)\n"
+    )
+    assert shape(value_of(src + "result = jnp.stack(list(motifs(12)))\n")) == (12, 4, 3)
+    assert len(value_of(src + "result = tuple(motifs(5))\n").items) == 5
+    assert shape(value_of(src + "result = jnp.stack([y for y in motifs(7)])\n")) == (7, 4, 3)
+    # an ``if`` around the yield: how many it yields is not known
+    assert value_of(src + "result = list(ragged([1, 0, 1]))\n").length is None
 
 
 def test_a_function_given_to_a_catalogue_function_runs_as_its_rule_calls_it():

@@ -292,3 +292,42 @@ def test_the_static_trailing_fixture_fails_under_jax_as_linted():
     e = raised_by("JAX203/lint/static_trailing.py", f"ensemble_bad{args}")
     assert jax.local_device_count() < 16 and type(e) is ValueError, e
     assert raised_by("JAX203/lint/static_trailing.py", f"ensemble_ok{args}") is None
+
+
+def test_a_stack_of_what_a_generator_yields_has_as_many_rows_as_it_yields():
+    # `list(cls.cards())`: one card per `range(cls.n_cards)` iteration, 12 of them
+    path = Path(FIXTURES, "JAX203", "lint", "generator_stack.py")
+    found = _lint(path.read_text(encoding="utf-8"), "JAX203")
+    assert [(code, line, message) for code, line, _, message, _ in found] == [
+        ("JAX203", 29, "pmap maps `Deck.stacked()` over a leading axis of 12, a fixed size, not the device count")
+    ]
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_generator_stack_fixture_fails_under_jax_as_linted():
+    import jax
+
+    e = raised_by("JAX203/lint/generator_stack.py", "weave_bad()")
+    # one device: `cannot select an axis to squeeze out`; eight: 12 does not divide by 8
+    assert jax.local_device_count() < 12 and type(e).__name__ in ("ValueError", "IndivisibleError"), e
+    assert raised_by("JAX203/lint/generator_stack.py", "weave_ok()") is None
+
+
+def test_a_pmap_on_a_slice_of_the_devices_needs_that_many_entries():
+    # `devices=jax.local_devices()[: n // 2]`: half the devices, a size of its own; the
+    # batch reshaped to the device count does not fit it (the caller's recordings are
+    # built in a loop the model does not count: the body's `.shape` reads still size them)
+    path = Path(FIXTURES, "JAX203", "lint", "device_pool.py")
+    found = _lint(path.read_text(encoding="utf-8"), "JAX203")
+    assert [(code, line, message) for code, line, _, message, _ in found] == [
+        ("JAX203", 19, "pmap maps `blocks` over a leading axis of n_devices, but it runs on n_devices // 2 devices")
+    ]
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_device_pool_fixture_fails_under_jax_as_linted():
+    # one device: the half is empty; more: the device count does not fit half of them
+    assert type(raised_by("JAX203/lint/device_pool.py", "run_bad()")) is ValueError
+    assert raised_by("JAX203/lint/device_pool.py", "run_ok()") is None

@@ -1,9 +1,10 @@
 """Lists built by ``append``: ``outs = []`` then ``for x in xs: outs.append(f(x))``.
 
 A list bound to a literal and changed afterwards only by ``append`` calls written as
-statements — each where the binding is, or directly in the body of one ``for`` loop there
-(no ``break`` or ``continue``) — holds, once those have run, the literal's items and then
-each append's value, an append in a loop once per item of the loop's iterable. That is
+statements — each where the binding is, or in the body of ``for`` loops there, nested one
+directly in the other (no ``break`` or ``continue``) — holds, once those have run, the literal's items and then
+each append's value, an append in a loop once per item of the loop's iterable (in nested
+loops, once per item of the inner loop for each item of the outer one). That is
 the value a read after them gives: a ``List`` when every count is known (at most
 ``MAX_ITEMS`` items), a ``Seq`` of the loop's length when one loop makes the whole list.
 Anything else done to the list, an append under an ``if``, in a ``while``, a ``try`` or a
@@ -45,19 +46,22 @@ def appended(ev: Evaluator, read: cst.Name, b: Binding, base: List, env: Env | N
         if not extra:
             parts.append((value, 1))
             continue
-        if len(extra) != 1 or type(extra[0][0]) is not cst.For or extra[0][1] != 0:
+        # the append is in the body of ``for`` loops only, nested one in the other's body
+        if any(type(node) is not cst.For or arm != 0 for node, arm in extra):
             return None
-        loop = extra[0][0]
-        if any(arm[0] is loop for arm in r.path) or _jumps(loop):
+        loops = [node for node, _ in extra if type(node) is cst.For]
+        if any(arm[0] is loop for loop in loops for arm in r.path) or any(_jumps(loop) for loop in loops):
             return None
-        iterable = ev.value(loop.iter, env)
-        each = _per_item(ev, loop, iterable, call, env, b)
-        if each is not None:  # what each iteration appends, its target bound to its item
+        each = _per_item(ev, loops, call, env, b)
+        if each is not None:  # what each iteration appends, its targets bound to its items
             parts.extend((v, 1) for v in each)
             continue
-        count = _count(ev, iterable)
-        if count is None:
-            return None
+        count: Any = 1
+        for loop in loops:  # an inner loop's count, with no outer target bound
+            n = _count(ev, ev.value(loop.iter, env))
+            count = dims.mul(count, n) if n is not None else None
+            if count is None:
+                return None
         parts.append((value, count))
     counts = [dims.as_int(c) for _, c in parts]
     if all(c is not None for c in counts) and sum(c or 0 for c in counts) <= MAX_ITEMS:
@@ -68,24 +72,27 @@ def appended(ev: Evaluator, read: cst.Name, b: Binding, base: List, env: Env | N
     return None
 
 
-def _per_item(
-    ev: Evaluator, loop: cst.For, iterable: Any, call: cst.Call, env: Env | None, b: Binding
-) -> list[Any] | None:
-    """The values a loop's append gives, one per item of its iterable when the items are
-    known (``for d_in, d_out in zip(sizes[:-1], sizes[1:])``: a layer of each shape), in
-    the function's frame with the loop's target bound (``loop_frame``); None elsewhere."""
+def _per_item(ev: Evaluator, loops: list[cst.For], call: cst.Call, env: Env | None, b: Binding) -> list[Any] | None:
+    """The values an append in nested loops gives, one per iteration when every loop's items
+    are known (``for d_in, d_out in zip(sizes[:-1], sizes[1:])``: a layer of each shape; an
+    inner loop's items in the frame of each outer item), in the function's frame with the
+    loops' targets bound (``loop_frame``); None elsewhere."""
     if env is None or env.function is not b.scope.node:
         return None
-    items = ev.items(iterable)
-    if items is None or len(items) > MAX_ITEMS:
-        return None
-    out = []
-    for item in items:
-        frame = loop_frame(ev, env, loop.target, item)
-        if frame is None:
-            return None
-        out.append(ev.value(call.args[0].value, frame))
-    return out
+    frames = [env]
+    for loop in loops:
+        deeper: list[Env] = []
+        for frame in frames:
+            items = ev.items(ev.value(loop.iter, frame))
+            if items is None or len(deeper) + len(items) > MAX_ITEMS:
+                return None
+            for item in items:
+                bound = loop_frame(ev, frame, loop.target, item)
+                if bound is None:
+                    return None
+                deeper.append(bound)
+        frames = deeper
+    return [ev.value(call.args[0].value, frame) for frame in frames]
 
 
 def loop_frame(ev: Evaluator, env: Env, target: cst.BaseExpression, item: Any) -> Env | None:

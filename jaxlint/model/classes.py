@@ -577,7 +577,7 @@ def declared_instance(ev: Evaluator, cls: Class, key: str) -> Any:
     kind = kind_of(ev, cls)
     if kind not in ("pytree", "dataclass") or _own_or_inherited(ev, cls, "__init__") is not None:
         return UNKNOWN
-    if not _shown_whole(ev, cls) and not _immutable(ev, cls):
+    if not _shown_whole(ev, cls) and not immutable(ev, cls):
         return UNKNOWN
     pytree = kind == "pytree"
     fields = tuple(
@@ -600,7 +600,7 @@ def instantiate(ev: Evaluator, cls: Class, args: list[Argument], env: Env | None
     if kind in ("custom", "unknown"):
         return UNKNOWN
     init = _own_or_inherited(ev, cls, "__init__")
-    if init is None and kind in ("pytree", "dataclass") and not _shown_whole(ev, cls) and not _immutable(ev, cls):
+    if init is None and kind in ("pytree", "dataclass") and not _shown_whole(ev, cls) and not immutable(ev, cls):
         return UNKNOWN  # the slicer blanked a method of the class: it may store a field
     if init is None and kind in ("pytree", "dataclass"):
         fields = declared_fields(ev, cls)
@@ -725,7 +725,28 @@ def _receiver_stores(target: Any, me: str, value: Any, path: tuple[int, ...], ow
         out.setdefault(target.attr.value, []).append((owner, method, value, path))
 
 
-def _immutable(ev: Evaluator, cls: Class) -> bool:
+# the method that copies a record with some fields given anew: ``s._replace(x=1)`` of a
+# NamedTuple, ``s.replace(x=1)`` of a flax struct (a ``flax.struct.dataclass`` or
+# ``PyTreeNode``)
+REPLACING_BASES = {"typing.NamedTuple": "_replace", "flax.struct.PyTreeNode": "replace"}
+REPLACING_DECORATORS = {"flax.struct.dataclass": "replace"}
+
+
+def replacing_method(ev: Evaluator, cls: Class) -> str | None:
+    """The name of the method instances of ``cls`` copy themselves with (see above)."""
+    owner = _owner(ev, cls)
+    for d in cls.node.decorators:
+        expr = d.decorator
+        v = owner.value(expr.func if type(expr) is cst.Call else expr, None)
+        if type(v) is External and v.qualified in REPLACING_DECORATORS:
+            return REPLACING_DECORATORS[v.qualified]
+    for b in mro(ev, cls)[1:]:
+        if type(b) is External and b.qualified in REPLACING_BASES:
+            return REPLACING_BASES[b.qualified]
+    return None
+
+
+def immutable(ev: Evaluator, cls: Class) -> bool:
     """Can no method store a field of an instance once it is made (a frozen dataclass,
     ``flax.struct.dataclass``, a NamedTuple, an ``eqx.Module``)? Then the members the
     slicer blanked do not matter: it keeps every constructor (plan/slicing.py)."""

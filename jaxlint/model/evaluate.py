@@ -607,16 +607,9 @@ class Evaluator:
                 if v is UNKNOWN or type(v) is Opaque:
                     # the call passes a value it does not show: the parameter is still what
                     # its annotation declares (``gamma: float`` given ``config.gamma``),
-                    # known by the argument's identity; a value the model does not know at
-                    # all is what the body shows the parameter to be, as if no call gave it
-                    # (an array whose ``.shape`` it reads: its sizes are that parameter's)
+                    # known by the argument's identity
                     declared = self.declared_param(b, v)
-                    if declared is not UNKNOWN:
-                        return declared
-                    if v is UNKNOWN:
-                        own = self.unbound_param(b, frame)
-                        return own if type(own) is Array else v
-                    return v
+                    return declared if declared is not UNKNOWN else v
                 if v is not _MISSING:
                     return v
             return self.unbound_param(b, frame)
@@ -784,6 +777,11 @@ class Evaluator:
             m = bound_method(self, base.cls, attr, base)
             if m is UNKNOWN and base.kind == "object":
                 return stored_attribute(self, base.cls, attr, base)
+            if m is UNKNOWN and type(base.cls) is Class:
+                from .classes import replacing_method
+
+                if attr == replacing_method(self, base.cls):  # ``state._replace(lat=lat)``
+                    return Bound(External("dataclasses.replace"), base)
             return m
         if t is Class:
             from .classes import class_attribute

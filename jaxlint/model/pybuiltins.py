@@ -26,6 +26,7 @@ from .abstract import (
     Opaque,
     Scalar,
     Seq,
+    Struct,
     Tuple,
     as_dim,
     int_value,
@@ -356,6 +357,24 @@ def _dict_method(name: str) -> Builtin:
     return f
 
 
+def _replace(ev: Evaluator, args: list[Argument]) -> Any:
+    """``dataclasses.replace(record, **changes)`` (and a NamedTuple's ``_replace``, a flax
+    struct's ``replace``): the record with the fields given anew; a field it does not
+    have raises (UNKNOWN)."""
+    if not args or args[0][1] is not None or args[0][2]:
+        return UNKNOWN
+    record = args[0][0]
+    changes = args[1:]
+    if type(record) is not Struct or any(k is None or s for _, k, s in changes):
+        return UNKNOWN
+    names = {k for k, _ in record.fields}
+    given = {k: v for v, k, _ in changes if k is not None}
+    if not set(given) <= names:
+        return UNKNOWN
+    fields = tuple((k, given.get(k, v)) for k, v in record.fields)
+    return Struct(record.cls, fields, record.kind, record.static)
+
+
 def _none(ev: Evaluator, args: list[Argument]) -> Any:
     return Const(None)
 
@@ -465,6 +484,7 @@ BUILTIN_CALLS: dict[str, Builtin] = {
     "builtins.dict.values": _dict_method("values"),
     "builtins.dict.items": _dict_method("items"),
     "math.prod": _prod,
+    "dataclasses.replace": _replace,
 }
 
 

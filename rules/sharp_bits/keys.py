@@ -260,16 +260,34 @@ class KeyFlow(Flow):
         first value held (``ORIGINAL``: a fact of the past that no later store undoes)."""
         return [k for k in self.env if "." in k and not k.startswith(ORIGINAL)]
 
-    def forget_attributes(self) -> None:
+    def forget_attributes(self, keep: frozenset[str] = frozenset()) -> None:
         """A call that is not a jax function may store into any object it reaches (a method
-        of ``self`` splitting ``self.key``): keys read from attributes are fresh after it."""
+        of ``self`` splitting ``self.key``): keys read from attributes are fresh after it,
+        but those of the records in ``keep``, whose fields nothing can store."""
         for k in self.live_attributes():
-            del self.env[k]
+            if k.partition(".")[0] not in keep:
+                del self.env[k]
 
     def leave(self, call: cst.Call) -> None:
         if self.may_store(call):
-            self.forget_attributes()
+            self.forget_attributes(self.frozen_records(call))
             self.env.update(self.kept_after.pop(call, {}))
+
+    def frozen_records(self, call: cst.Call) -> frozenset[str]:
+        """The names a call is given whose value is an instance no code can store a field of
+        (a NamedTuple, a frozen dataclass, an ``eqx.Module``: ``refuel(state)`` leaves
+        ``state.key`` as it was)."""
+        from jaxlint.model.classes import immutable
+
+        ev = program(self.ctx).evaluator
+        out = set()
+        for a in call.args:
+            if type(a.value) is not cst.Name:
+                continue
+            v = ev.value(a.value, self.frame)
+            if type(v) is Struct and type(v.cls) is Class and immutable(ev, v.cls):
+                out.add(a.value.value)
+        return frozenset(out)
 
     def may_store(self, call: cst.Call) -> bool:
         """Can the call store a new key into an object whose attribute key is tracked? A
@@ -277,6 +295,8 @@ class KeyFlow(Flow):
         stores only into what it is given; anything else (a method of ``self``, a function
         of the project, an unknown callee) may store anywhere it reaches."""
         bases = {k.partition(".")[0] for k in self.live_attributes()}
+        if bases and any(type(a.value) is cst.Name and a.value.value in bases for a in call.args):
+            bases -= self.frozen_records(call)
         if not bases:
             return False
         if replaced_record(self.ctx, call) is not None:
@@ -980,11 +1000,13 @@ def one_line(ctx: FileContext, node: cst.CSTNode) -> str:
     return " ".join(ctx.code(node).split())
 
 
-def held_keys(ctx: FileContext, value: cst.BaseExpression, consumed: dict[str, Any]) -> dict[str, str]:
+def held_keys(ctx: FileContext, value: cst.BaseExpression, consumed: dict[str, Any], depth: int = 0) -> dict[str, str]:
     """The parts of what ``value`` evaluates to that hold a key of ``consumed`` (by its
     tracked name): ``""`` for a name that is the key itself, ``".f"`` for a field of the
     record a name holds, or of a copy of it that does not give that field
-    (``s._replace(x=x)``), ``"[i]..."`` for those of item ``i`` of a tuple display:
+    (``s._replace(x=x)``), or of what a def of the code returns given that record when it
+    returns the record's field as it was (``refuel(state)`` returning
+    ``state._replace(fat=...)``), ``"[i]..."`` for those of item ``i`` of a tuple display:
     {part: the consumed key's name}."""
     given: frozenset[str] = frozenset()
     if type(value) is cst.Tuple:  # ``return state._replace(x=x), aux``: ``"[0].key"``
@@ -992,12 +1014,14 @@ def held_keys(ctx: FileContext, value: cst.BaseExpression, consumed: dict[str, A
         for i, el in enumerate(value.elements):
             if type(el) is cst.StarredElement:
                 break
-            items.update({f"[{i}]{part}": key for part, key in held_keys(ctx, el.value, consumed).items()})
+            items.update({f"[{i}]{part}": key for part, key in held_keys(ctx, el.value, consumed, depth).items()})
         return items
     if type(value) is cst.Name:
         name = value.value
     elif type(value) is cst.Call and (copied := replaced_record(ctx, value)) is not None:
         name, given = copied
+    elif type(value) is cst.Call and depth < HELD_DEPTH:
+        return _kept_by_callee(ctx, value, consumed, depth)
     else:
         return {}
     out = {"": name} if type(value) is cst.Name and name in consumed else {}
@@ -1007,6 +1031,47 @@ def held_keys(ctx: FileContext, value: cst.BaseExpression, consumed: dict[str, A
         if k.startswith(prefix) and "." not in field and field not in given:
             out["." + field] = k
     return out
+
+
+HELD_DEPTH = 3  # the defs ``held_keys`` follows, returning a record they were given
+
+
+def _kept_by_callee(ctx: FileContext, call: cst.Call, consumed: dict[str, Any], depth: int) -> dict[str, str]:
+    """The fields of a record argument (a name) that the def the call runs returns as they
+    were, on every path, where they hold a key of ``consumed``: {``".f"``: the key's name}."""
+    called = _called_def(ctx, call)
+    if called is None or called[2]:
+        return {}
+    owner, node, _ = called
+    positional = [q.name.value for q in (*node.params.posonly_params, *node.params.params)]
+    out: dict[str, str] = {}
+    for index, param in enumerate(positional):
+        arg = _argument(call, index, param)
+        if type(arg) is not cst.Name:
+            continue
+        prefix = arg.value + "."
+        fields = {k[len(prefix) :]: k for k in consumed if k.startswith(prefix) and "." not in k[len(prefix) :]}
+        if not fields:
+            continue
+        asked = {f"{param}.{f}": k for f, k in fields.items()}
+        kept: set[str] | None = None
+        for ret in owner.descendants(node.body, prune=(cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            if type(ret) is not cst.Return:
+                continue
+            held = held_keys(owner, ret.value, asked, depth + 1) if ret.value is not None else {}
+            parts = {part for part in held if part.startswith(".")}
+            kept = parts if kept is None else kept & parts
+        if kept and not _rebinds(owner, node, param):
+            out.update({part: asked[f"{param}{part}"] for part in kept})
+    return out
+
+
+def _rebinds(ctx: FileContext, fn: cst.FunctionDef, name: str) -> bool:
+    """Does the def assign its parameter ``name`` anew (then a return of it is not what it
+    was given)?"""
+    p = program(ctx)
+    scope = p.scope_of_node.get(fn)
+    return scope is None or any(b.kind != "param" for b in scope.bindings.get(name, ()))
 
 
 def replaced_record(ctx: FileContext, call: cst.Call) -> tuple[str, frozenset[str]] | None:
@@ -1040,7 +1105,13 @@ def _field_summary(ctx: FileContext, fn: cst.FunctionDef) -> tuple[dict[str, fro
     if fn in memo:
         return memo[fn]
     memo[fn] = ({}, frozenset())  # a recursive def: its own calls do not count
-    consumed, flow = _consumed_in(ctx, fn, follow=True)
+    # the records its visible calls give it say which attributes are stored fields (``fly(state)``
+    # in a scan body whose carry is a NamedTuple: ``state.key`` is its field)
+    from jaxlint.model.contexts import contexts
+
+    frames = contexts(program(ctx).evaluator, fn)
+    records = [f for f in frames if any(type(v) is Struct for _, v in f.params)]
+    consumed, flow = _consumed_in(ctx, fn, follow=True, frame=records[0] if records else None)
     params = [q.name.value for q in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params)]
     fields: dict[str, frozenset[str]] = {}
     for name in params:

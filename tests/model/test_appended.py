@@ -44,6 +44,29 @@ def test_a_loop_of_symbolic_length_gives_a_sequence_of_that_length():
     assert type(v.item) is Array and v.item.shape.dims == (3,)
 
 
+def test_appends_in_nested_loops_once_per_inner_item_of_each_outer_one():
+    from jaxlint.model import dims
+
+    # the items known one by one: each append with both targets bound
+    v = _value(
+        "def f():\n    outs = []\n    for i, f in enumerate({'s': 2.0, 'b': 1.0}.values()):\n"
+        "        for j in range(4):\n            outs.append(jnp.ones((i + 1, j + 1)))\n"
+        "    return jnp.stack(outs[:1])\n\nresult = f()\n"
+    )
+    assert type(v) is Array and v.shape.dims == (1, 1, 1)
+    v = _value(
+        "def f():\n    outs = []\n    for f in (1.0, 2.0, 3.0):\n        for j in range(4):\n"
+        "            outs.append(jnp.ones(5) * f)\n    return jnp.stack(outs)\n\nresult = f()\n"
+    )
+    assert type(v) is Array and v.shape.dims == (12, 5)
+    # counted, not known one by one: the product of the counts
+    v = _value(
+        "def f(n: int, key):\n    outs = []\n    for k in jax.random.split(key, n):\n        for j in range(3):\n"
+        "            outs.append(jnp.ones(2))\n    return outs\n\nresult = f(unknown(), jax.random.key(0))\n"
+    )
+    assert type(v) is Seq and dims.text(v.length).startswith("3") and v.item.shape.dims == (2,)
+
+
 @pytest.mark.parametrize(
     "body",
     [
@@ -57,6 +80,10 @@ def test_a_loop_of_symbolic_length_gives_a_sequence_of_that_length():
         "    i = 0\n    while i < 3:\n        outs.append(jnp.ones(2))\n        i += 1\n",
         # an append whose loop the model cannot count
         "    for x in unknown_items():\n        outs.append(x)\n",
+        # ... also as the inner loop of two
+        "    for i in range(2):\n        for x in unknown_items():\n            outs.append(x)\n",
+        # an append under an if in nested loops
+        "    for i in range(2):\n        for j in range(2):\n            if i:\n                outs.append(jnp.ones(2))\n",
     ],
 )
 def test_where_the_appends_are_not_certain_the_list_is_unknown(body):

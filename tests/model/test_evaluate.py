@@ -91,10 +91,6 @@ def test_an_argument_the_call_does_not_show_is_what_the_annotation_declares():
     assert g == Scalar("float")
     assert type(n) is Scalar and n.kind == "int" and dims.text(n.dim) == "config.steps"  # the argument's identity
     assert type(x) is Opaque and h is UNKNOWN  # no annotation: as given
-    # ... unless the body shows what it is: an array whose `.shape` it reads, its sizes that
-    # parameter's, as if no call gave it
-    src = HEAD + "def f(h):\n    n, d = h.shape\n    return h.reshape(n // 2, 2 * d)\nresult = f(unknown)\n"
-    assert dims.text(value_of(src).shape.dims[0]) == "h.shape[0] // 2"
 
 
 def test_jaxtyping_annotations_give_named_sizes_shared_in_a_signature():
@@ -792,3 +788,18 @@ def test_an_item_at_an_unknown_int_index_is_what_every_item_agrees_on():
     assert type(got) is Dict and got.get("x") == Array(Shape((4, 2)), FLOAT)
     # an index that may be a slice, or a str: not an item
     assert value_of(src.replace("result = items[i]", "result = items[unknown]")) is UNKNOWN
+
+
+def test_a_record_copy_with_fields_given_anew():
+    # `_replace` of a NamedTuple, `dataclasses.replace`: the same record but the fields given;
+    # a field the record does not have raises
+    src = HEAD + (
+        "import dataclasses\nfrom typing import NamedTuple\n"
+        "class S(NamedTuple):\n    lat: jax.Array\n    key: jax.Array\n"
+        "@dataclasses.dataclass(frozen=True)\nclass C:\n    n: int = 1\n"
+        "s = S(jnp.float32(0.0), jax.random.key(0))\n"
+    )
+    moved = value_of(src + "result = s._replace(lat=jnp.zeros(3))\n")
+    assert shape(moved.get("lat")) == (3,) and moved.get("key") == value_of(src + "result = s.key\n")
+    assert value_of(src + "result = dataclasses.replace(C(), n=4).n\n") == Const(4)
+    assert value_of(src + "result = s._replace(oops=1)\n") is UNKNOWN

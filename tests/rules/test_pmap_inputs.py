@@ -316,8 +316,8 @@ def test_the_generator_stack_fixture_fails_under_jax_as_linted():
 
 def test_a_pmap_on_a_slice_of_the_devices_needs_that_many_entries():
     # `devices=jax.local_devices()[: n // 2]`: half the devices, a size of its own; the
-    # batch reshaped to the device count does not fit it (the caller's recordings are
-    # built in a loop the model does not count: the body's `.shape` reads still size them)
+    # batch reshaped to the device count does not fit it (the caller's recordings: an
+    # append in nested loops, 2 pitches by 8 singers)
     path = Path(FIXTURES, "JAX203", "lint", "device_pool.py")
     found = _lint(path.read_text(encoding="utf-8"), "JAX203")
     assert [(code, line, message) for code, line, _, message, _ in found] == [

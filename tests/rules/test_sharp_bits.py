@@ -991,3 +991,26 @@ def test_the_registry_switch_fixture_fails_under_jax_as_linted():
     e = raised_by_project(REGISTRY_SWITCH.format("bad"), "main.py", ("modes", "controller"))
     assert type(e) is jax.errors.TracerBoolConversionError, e
     assert raised_by_project(REGISTRY_SWITCH.format("ok"), "main.py", ("modes", "controller")) is None
+
+
+def test_a_record_carry_handed_back_through_a_helper_keeps_its_consumed_key():
+    # `fly` draws from `state.key`; `refuel(state)` returns `state._replace(fat=...)`: the
+    # NamedTuple (immutable: the helper cannot store a new key) comes back with the same key
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "JAX502", "lint", "loop_record.py")
+    with open(path, encoding="utf-8") as f:
+        found = testing.lint(f.read(), "JAX502")
+    assert [(d.start.line, d.message) for d in found] == [
+        (28, "`fly` consumes the PRNG key `state.key` in every iteration of `lax.scan` at line 31"),
+    ]
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_loop_record_fixture_fails_under_jaxs_key_reuse_checker():
+    import jax
+    from conftest import raised_by
+
+    with jax.debug_key_reuse(True):
+        e = raised_by("JAX502/lint/loop_record.py", "passage_bad(jax.random.key(0), jax.numpy.ones(5))")
+        assert type(e).__name__ == "KeyReuseError", e
+        assert raised_by("JAX502/lint/loop_record.py", "passage_ok(jax.random.key(0), jax.numpy.ones(5))") is None

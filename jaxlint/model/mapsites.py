@@ -339,17 +339,33 @@ class _Scan:
         evaluated here, where its arguments are."""
         f = self._callee(call, None)
         maps = maps_called(f)
+        home = self.p.ctx.enclosing_function(call)
+        if not maps and home is not None and _keyed_by_parameter(self.p, call.func, home):
+            # an item of another module's registry the def's parameter selects
+            # (``MODELS[name](*args)``): the map each call of the def selects
+            for frame in contexts(self.ev, home, importers=True):
+                g = self._callee(call, frame)
+                inner = maps_called(g)
+                if inner and self._foreign_owners(inner):
+                    self._map_call(call, inner, home, [frame], joined=type(g) is OneOf)
+            return
         if not maps:
             self._through_call(call, f)
             return
+        if self._foreign_owners(maps):
+            self._map_call(call, maps, home, joined=type(f) is OneOf)
+
+    def _foreign_owners(self, maps: list[Any]) -> bool:
+        """Record the programs of other modules that made ``maps``; False when one is this
+        file's (judged as its own) or has no program."""
         if any(m in self.p.parents for m in maps):
-            return
+            return False
         for m in maps:
             owner = _owner(self.ev, m)
             if owner is None:
-                return
+                return False
             self.foreign[m] = owner
-        self._map_call(call, maps, self.p.ctx.enclosing_function(call), joined=type(f) is OneOf)
+        return True
 
     def _through_call(self, call: cst.Call, f: Any) -> None:
         """A call of a def of another module whose body applies a map and calls it
@@ -652,6 +668,15 @@ def _from_parameter(p: Program, func: cst.BaseExpression, home: Any) -> bool:
         return False
     found = p.reaching(node)
     return any(b.kind == "param" and not _receiver(p, b) for b in found)
+
+
+def _keyed_by_parameter(p: Program, func: cst.BaseExpression, home: Any) -> bool:
+    """Is the callee an item of a container selected by a parameter of ``home``
+    (``MODELS[name]``, ``name`` a parameter)? Which item it is depends on the def's calls."""
+    if type(func) is not cst.Subscript or len(func.slice) != 1 or type(func.slice[0].slice) is not cst.Index:
+        return False
+    key = func.slice[0].slice.value
+    return type(key) is cst.Name and any(b.kind == "param" for b in p.reaching(key))
 
 
 def _receiver(p: Program, b: Any) -> bool:

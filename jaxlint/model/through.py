@@ -49,10 +49,10 @@ def imported_callee(p: Program, call: cst.Call) -> bool:
 
 
 def root_name(expr: cst.BaseExpression) -> cst.BaseExpression:
-    """The name an attribute chain or a call of one starts from (``model.step``,
-    ``batched(f)``: ``model``, ``batched``)."""
-    while isinstance(expr, (cst.Attribute, cst.Call)):
-        expr = expr.value if isinstance(expr, cst.Attribute) else expr.func
+    """The name an attribute chain, a call or an item of one starts from (``model.step``,
+    ``batched(f)``, ``MODELS[name]``: ``model``, ``batched``, ``MODELS``)."""
+    while isinstance(expr, (cst.Attribute, cst.Call, cst.Subscript)):
+        expr = expr.func if isinstance(expr, cst.Call) else expr.value
     return expr
 
 

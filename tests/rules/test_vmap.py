@@ -767,3 +767,30 @@ def test_an_index_grid_has_the_points_its_slices_ask_for():
     assert [(code, line, message) for code, line, _, message, _ in found] == [
         ("JAX105", 18, "`vmap(misfit)` maps axes of different sizes: `nodes` has 441, `stations` has 12")
     ]
+
+
+REGISTRY_ITEM = os.path.join(FIXTURES, "JAX102", "lint", "registry_item_{}")
+
+
+def test_an_item_of_another_modules_registry_a_parameter_selects_is_the_map_each_call_selects():
+    # `KERNELS[name](*args)`: `evaluate("rbf", 0.5, points, centre)` selects `vmap(rbf)`
+    # with two in_axes entries and gives it three arguments
+    assert _lint_folder(REGISTRY_ITEM.format("bad")) == [
+        (
+            "density.py",
+            9,
+            "JAX102",
+            "`in_axes=(None, 0)` has 2 entries, but `vmap(rbf)` is called with 3 positional arguments",
+            "`KERNELS[name](*args)`: JAX raises `ValueError: vmap in_axes must be ... a tuple of entries corresponding"
+            " to the positional arguments`; give one entry per positional argument",
+        )
+    ]
+    assert _lint_folder(REGISTRY_ITEM.format("ok")) == []
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_registry_item_fixture_fails_under_jax_as_linted():
+    e = raised_by_project(REGISTRY_ITEM.format("bad"), "main.py", ("kernels", "density"))
+    assert type(e) is ValueError and "len(in_axes)=2, len(args)=3" in str(e), e
+    assert raised_by_project(REGISTRY_ITEM.format("ok"), "main.py", ("kernels", "density")) is None

@@ -237,6 +237,9 @@ def imported_calls(ev: Evaluator, fn: FunctionNode) -> list[tuple[Evaluator, cst
         wanted = [(fn, -1)]
     elif cls is not None:
         wanted = [(cls, -1)]  # ``Trainer(args)``, ``runner.fit(X, y)``: the method with those
+        if fn.name.value != "__init__":
+            # ... or of the instances a factory of the module makes (``model = default_model()``)
+            wanted += [(f, -1) for f in class_factories(ev.p, cls)]
     else:
         wanted = list(ev.p.factory_returns(fn))
     out = []
@@ -246,8 +249,10 @@ def imported_calls(ev: Evaluator, fn: FunctionNode) -> list[tuple[Evaluator, cst
             if q is None or q is ev.p:
                 continue
             made = q.imported_calls(f"{module}.{factory.name.value}")
-            if type(factory) is cst.ClassDef:
-                calls = made if fn.name.value == "__init__" else q.instance_method_calls(made, factory, fn.name.value)
+            if cls is not None and fn.name.value != "__init__":
+                calls = q.instance_method_calls(made, cls, fn.name.value)
+            elif type(factory) is cst.ClassDef:
+                calls = made
             else:
                 calls = made if index == -1 else q.result_calls(made, index)
             out += [(q.evaluator, call) for call in calls]
@@ -260,6 +265,31 @@ def imported_calls(ev: Evaluator, fn: FunctionNode) -> list[tuple[Evaluator, cst
                 q = ev.world.importer(path)
                 if q is not None and q is not ev.p:
                     out += [(q.evaluator, call) for call in q.imported_item_calls(f"{module}.{name}")]
+    return out
+
+
+def class_factories(p: Any, cls: cst.ClassDef) -> list[cst.FunctionDef]:
+    """The module-level defs of the class's module that return a new instance of it
+    (``def default_model(): return KerningModel(w, bias)``): where another module calls
+    one, it has an instance whose methods it may call."""
+    from .abstract import Class as AbstractClass
+    from .returns import return_statements
+
+    memo: dict[cst.ClassDef, list[cst.FunctionDef]] = p.__dict__.setdefault("_class_factories", {})
+    if cls in memo:
+        return memo[cls]
+    out = []
+    for stmt in p.ctx.module.body:
+        if type(stmt) is not cst.FunctionDef or stmt.decorators:
+            continue
+        for ret in return_statements(p.ctx, stmt) or ():
+            made = ret.value
+            if type(made) is cst.Call:
+                v = p.evaluator.value(made.func, None)
+                if type(v) is AbstractClass and v.node is cls:
+                    out.append(stmt)
+                    break
+    memo[cls] = out
     return out
 
 

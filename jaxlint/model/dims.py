@@ -188,6 +188,32 @@ def floordiv(a: Dim, b: Dim) -> Dim:
     return sym(f"({left})//({right})", f"{text(a)} // {text(b)}")
 
 
+def _divided(d: Dim) -> tuple[str, int] | None:
+    """``(key_text of a, k)`` when ``d`` is the size ``a // k`` derived by ``floordiv`` with
+    an int ``k``; else None."""
+    if not isinstance(d, Size) or len(d.terms) != 1:
+        return None
+    ((monomial, coeff),) = d.terms
+    if coeff != 1 or len(monomial) != 1:
+        return None
+    left, sep, right = monomial[0].key.rpartition(")//(")
+    if not sep or not left.startswith("(") or not right.endswith(")") or not right[:-1].isdigit():
+        return None
+    return left[1:], int(right[:-1])
+
+
+def divided(d: Dim) -> bool:
+    """A size derived by dividing another by an int (``n_devices // 2``): a share of it."""
+    return _divided(d) is not None
+
+
+def exceeds_share(a: Dim, b: Dim) -> bool:
+    """Is ``b`` the size ``a // k`` for an int ``k >= 2`` and ``a`` the device count (at
+    least 1)? Then ``a > b`` always."""
+    found = _divided(b)
+    return found is not None and found[1] >= 2 and is_devices(a) and found[0] == key_text(a)
+
+
 def equal(a: Dim, b: Dim) -> bool:
     """Provably the same size."""
     return _known(a) and _known(b) and a == b

@@ -205,6 +205,24 @@ def constructed(d: Dim) -> bool:
     return False
 
 
+def _runs_a_pmap(ev: Evaluator, target: Any) -> bool:
+    """Does the mapped function apply a ``pmap`` in its body (a nested pmap)?"""
+    from .abstract import Function
+
+    if type(target) is not Function:
+        return False
+    owner = target.program or ev.p
+    parents = owner.parents
+    body = getattr(target.node, "body", None)  # not its own decorators
+    for app in owner.applications("jax.pmap"):
+        n = parents.get(app.node) if app.node is not None else None
+        while n is not None:
+            if n is body:
+                return True
+            n = parents.get(n)
+    return False
+
+
 def call_map(ev: Evaluator, t: Transformed, args: list[Argument], env: Env | None, node: cst.CSTNode | None) -> Any:
     """Evaluate a call of ``vmap(f)``/``pmap(f)`` (see the module docstring)."""
     is_pmap = t.api == "jax.pmap"
@@ -289,8 +307,20 @@ def call_map(ev: Evaluator, t: Transformed, args: list[Argument], env: Env | Non
             expected = None
         if axis_size is not None:
             expected = axis_size
+        if expected is not None and axis_size is None and _runs_a_pmap(ev, t.target):
+            # nested pmaps share the devices: the outer one maps a part of them, the inner
+            # ones the rest (``x`` of shape ``(n_devices // 2, 2)``)
+            expected = None
         if expected is not None and constructed(expected):
-            wrong = [x for x in known if constructed(x.size) and not dims.equal(x.size, expected)]
+            # a share of the devices the program divides out (``n_devices // 2``) is chosen on
+            # purpose: wrong only where it cannot fit (the devices on half of them)
+            wrong = [
+                x
+                for x in known
+                if constructed(x.size)
+                and not dims.equal(x.size, expected)
+                and (not (dims.divided(x.size) or dims.divided(expected)) or dims.exceeds_share(x.size, expected))
+            ]
             if wrong:
                 rec.issues.append(MapIssue("devices", tuple(wrong), expected=expected))
         rec.size = expected

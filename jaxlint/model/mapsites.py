@@ -43,7 +43,7 @@ from . import forwarding
 from .abstract import UNKNOWN, Bound, External, Function, Generator, OneOf, Partial, Transformed, Wraps
 from .appended import loop_frame
 from .carriers import carrying_calls
-from .contexts import assumed_along, contexts, module_class
+from .contexts import assumed_along, class_factories, contexts, module_class
 from .maps import MapCall
 from .spelled import spelled
 from .stubs import MAPS as STUB_MAPS
@@ -261,7 +261,10 @@ def _judged_there(p: Program, g: Function) -> bool:
     if type(owner.parents.get(g.node)) is cst.Module:
         return g.node.name.value in names
     cls = module_class(owner, g.node)  # a method: judged with the calls through its class's instances
-    return cls is not None and cls.name.value in names
+    if cls is None:
+        return False
+    # ... made by the class or by a factory of its module (``contexts.imported_calls``)
+    return cls.name.value in names or any(f.name.value in names for f in class_factories(owner, cls))
 
 
 def _made_here(scan: _Scan, rec: MapCall) -> tuple[cst.CSTNode, MapCall] | None:

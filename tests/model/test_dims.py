@@ -52,6 +52,10 @@ def test_a_floor_division_that_does_not_divide_is_a_size_derived_from_its_operan
     assert dims.text(dims.floordiv(16, DEVICES)) == "16 // n_devices"
     assert dims.floordiv(dims.mul(2, n), 2) == n  # exact: the polynomial divides
     assert dims.floordiv(n, 0) is None and dims.floordiv(n, 1) == n and dims.floordiv(n, None) is None
+    # the device count exceeds its own share; nothing is said of other sizes
+    assert dims.exceeds_share(DEVICES, half) and not dims.exceeds_share(half, DEVICES)
+    assert not dims.exceeds_share(n, dims.floordiv(n, 2))  # n may be 0
+    assert dims.divided(half) and not dims.divided(DEVICES) and not dims.divided(dims.floordiv(16, DEVICES))
 
 
 def test_key_text_derives_symbols_from_keys():

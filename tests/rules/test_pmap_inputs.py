@@ -331,3 +331,24 @@ def test_the_device_pool_fixture_fails_under_jax_as_linted():
     # one device: the half is empty; more: the device count does not fit half of them
     assert type(raised_by("JAX203/lint/device_pool.py", "run_bad()")) is ValueError
     assert raised_by("JAX203/lint/device_pool.py", "run_ok()") is None
+
+
+def test_a_share_of_the_devices_that_fits_them_and_nested_pmaps_are_not_judged():
+    # jax 0.10.2 runs a pmap on as many devices as the leading axis has, when they fit:
+    # `n // 2` entries on all the devices use half of them, on purpose; nested pmaps share
+    # the devices between them
+    src = (
+        "from functools import partial\nimport jax\nimport jax.numpy as jnp\nfrom jax import lax, pmap\n"
+        "def nested():\n"
+        "    @partial(pmap, axis_name='i', devices=jax.devices())\n"
+        "    def foo(x):\n"
+        "        @partial(pmap, axis_name='j')\n"
+        "        def bar(y):\n"
+        "            return lax.psum(y, 'j')\n"
+        "        return bar(x)\n"
+        "    return foo(jnp.ones((jax.device_count() // 2, 2)))\n"
+        "def half():\n"
+        "    foo = pmap(lambda x: x * 2, devices=jax.devices())\n"
+        "    return foo(jnp.ones((jax.device_count() // 2, 2)))\n"
+    )
+    assert _lint(src, "JAX203") == []

@@ -794,3 +794,31 @@ def test_the_registry_item_fixture_fails_under_jax_as_linted():
     e = raised_by_project(REGISTRY_ITEM.format("bad"), "main.py", ("kernels", "density"))
     assert type(e) is ValueError and "len(in_axes)=2, len(args)=3" in str(e), e
     assert raised_by_project(REGISTRY_ITEM.format("ok"), "main.py", ("kernels", "density")) is None
+
+
+FACTORY_INSTANCE = os.path.join(FIXTURES, "JAX101", "lint", "factory_instance_{}")
+
+
+def test_a_method_called_on_an_instance_an_imported_factory_makes_is_judged_at_its_map():
+    # main.py imports `default_calibration`, not the class: the instance it returns is the
+    # receiver of `lines`, judged (once) in calibration.py with main.py's arguments
+    assert _lint_folder(FACTORY_INSTANCE.format("bad")) == [
+        (
+            "calibration.py",
+            16,
+            "JAX101",
+            "`vmap(self.score)` slices `self.weights` per example, but `self.score` needs it whole",
+            "with the arguments from line 6 of main.py: on one example's slices, `jnp.dot(weights, features)` at"
+            " line 13 contracts a rank-0 operand (dot of a rank-0 operand multiplies elementwise instead of"
+            " contracting (shapes () and (4,))); give it `None` in `in_axes`",
+        )
+    ]
+    assert _lint_folder(FACTORY_INSTANCE.format("ok")) == []
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_factory_instance_fixture_computes_wrong_shapes_under_jax():
+    e = raised_by_project(FACTORY_INSTANCE.format("bad"), "main.py", ("calibration",))
+    assert type(e) is AssertionError and "((4, 4), (4,))" in str(e), e
+    assert raised_by_project(FACTORY_INSTANCE.format("ok"), "main.py", ("calibration",)) is None

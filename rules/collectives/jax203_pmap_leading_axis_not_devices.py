@@ -30,8 +30,13 @@ class PmapLeadingAxisNotDevices(Rule):
       host's local device count (`jnp.ones((32, 100))`, `random.split(key, 16)`);
     - an expression of the device count other than itself (`split(key, n_devices + 1)`),
       or the device count where the pmap runs on other devices (`devices=` a slice of
-      them, `axis_size=`);
+      them, `jax.local_devices()[: n // 2]`, `axis_size=`);
     - no leading axis at all (a Python number, a rank-0 array).
+
+    A share the program divides out of the devices (`n_devices // 2` entries) is taken as
+    chosen on purpose where it fits them (JAX runs the pmap on that many); a pmap whose
+    function applies another pmap shares the devices with it, and its leading axis is
+    not judged.
 
     The values are what the program computes: array constructors and the JAX
     functions' shape rules (`reshape`, `stack`, `split`, ...), the values functions

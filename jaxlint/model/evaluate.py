@@ -717,7 +717,8 @@ class Evaluator:
     def _receiver(self, b: Binding) -> Any:
         """The first parameter of a method written in a class body, when no call binds it:
         an instance of that class (its methods and the attributes its methods store; a
-        dataclass's fields as declared, ``classes.declared_instance``)."""
+        dataclass's fields as declared, ``classes.declared_instance``); of a
+        ``classmethod``, the class itself (``cls.n_cards``: its class attribute)."""
         fn = b.scope.node
         cls_scope = b.scope.parent
         if type(fn) is not cst.FunctionDef or cls_scope is None or cls_scope.kind != "class":
@@ -725,12 +726,14 @@ class Evaluator:
         params = [*fn.params.posonly_params, *fn.params.params]
         if not params or params[0] is not b.node:
             return None
-        for dec in fn.decorators:
-            d = self.value(dec.decorator, None)
-            if type(d) is External and d.qualified in ("builtins.staticmethod", "builtins.classmethod"):
-                return None
         assert isinstance(cls_scope.node, cst.ClassDef)
         cls = Class(cls_scope.node, self.p)
+        for dec in fn.decorators:
+            d = self.value(dec.decorator, None)
+            if type(d) is External and d.qualified == "builtins.staticmethod":
+                return None
+            if type(d) is External and d.qualified == "builtins.classmethod":
+                return cls
         # a dataclass's fields hold what they declare (``templates: Float[Array, "k d"]``)
         from .classes import declared_instance
 

@@ -803,3 +803,24 @@ def test_a_record_copy_with_fields_given_anew():
     assert shape(moved.get("lat")) == (3,) and moved.get("key") == value_of(src + "result = s.key\n")
     assert value_of(src + "result = dataclasses.replace(C(), n=4).n\n") == Const(4)
     assert value_of(src + "result = s._replace(oops=1)\n") is UNKNOWN
+
+
+def test_a_classmethods_first_parameter_is_its_class():
+    # with no call in view `cls` is the class (its attributes, its constructor), as `self` of
+    # a plain method is an instance of it; a staticmethod's first parameter is neither
+    from jaxlint.model.abstract import Class
+    from jaxlint.model.contexts import default_frame
+
+    src = HEAD + (
+        "class Deck:\n    n = 12\n"
+        "    @classmethod\n    def make(cls):\n        return cls, jnp.zeros((cls.n, 3))\n"
+        "    @staticmethod\n    def plain(n):\n        return n, n\n"
+    )
+    p = model_of(src)
+    ev = p.evaluator
+    cls_node = p.module_scope.bindings["Deck"][0].node
+    methods = {m.name.value: m for m in cls_node.body.body if isinstance(m, cst.FunctionDef)}
+    made = ev.returned(ev.value(methods["make"], None), default_frame(ev, methods["make"])).items
+    assert type(made[0]) is Class and made[0].node is cls_node and shape(made[1]) == (12, 3)
+    plain = ev.returned(ev.value(methods["plain"], None), default_frame(ev, methods["plain"])).items
+    assert type(plain[0]) is not Class

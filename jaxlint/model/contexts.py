@@ -237,18 +237,20 @@ def imported_calls(ev: Evaluator, fn: FunctionNode) -> list[tuple[Evaluator, cst
         wanted = [(fn, -1)]
     elif cls is not None:
         wanted = [(cls, -1)]  # ``Trainer(args)``, ``runner.fit(X, y)``: the method with those
-        if fn.name.value != "__init__":
-            # ... or of the instances a factory of the module makes (``model = default_model()``)
-            wanted += [(f, -1) for f in class_factories(ev.p, cls)]
     else:
         wanted = list(ev.p.factory_returns(fn))
+    # a method is also called on the instances a factory of the module makes (``model =
+    # default_model()``, ``hall = Hall.from_survey()``)
+    named: list[tuple[str, cst.FunctionDef | cst.ClassDef, int | None]] = [(f.name.value, f, i) for f, i in wanted]
+    if cls is not None and fn.name.value != "__init__":
+        named += [(name, cls, -1) for name in class_factories(ev.p, cls)]
     out = []
-    for factory, index in wanted:
-        for path in importers.get(factory.name.value, ()):
+    for name, factory, index in named:
+        for path in importers.get(name.partition(".")[0], ()):
             q = ev.world.importer(path)
             if q is None or q is ev.p:
                 continue
-            made = q.imported_calls(f"{module}.{factory.name.value}")
+            made = q.imported_calls(f"{module}.{name}")
             if cls is not None and fn.name.value != "__init__":
                 calls = q.instance_method_calls(made, cls, fn.name.value)
             elif type(factory) is cst.ClassDef:
@@ -268,27 +270,43 @@ def imported_calls(ev: Evaluator, fn: FunctionNode) -> list[tuple[Evaluator, cst
     return out
 
 
-def class_factories(p: Any, cls: cst.ClassDef) -> list[cst.FunctionDef]:
-    """The module-level defs of the class's module that return a new instance of it
-    (``def default_model(): return KerningModel(w, bias)``): where another module calls
-    one, it has an instance whose methods it may call."""
+def class_factories(p: Any, cls: cst.ClassDef) -> list[str]:
+    """The defs of the class's module that return a new instance of it, by the dotted name
+    another module calls them with: a module-level def (``default_model``: ``return
+    KerningModel(w, bias)``) or a classmethod of the class (``Hall.from_survey``: ``return
+    cls(absorption, exposure)``). Where another module calls one, it has an instance whose
+    methods it may call."""
     from .abstract import Class as AbstractClass
+    from .abstract import External as AbstractExternal
     from .returns import return_statements
 
-    memo: dict[cst.ClassDef, list[cst.FunctionDef]] = p.__dict__.setdefault("_class_factories", {})
+    memo: dict[cst.ClassDef, list[str]] = p.__dict__.setdefault("_class_factories", {})
     if cls in memo:
         return memo[cls]
-    out = []
-    for stmt in p.ctx.module.body:
-        if type(stmt) is not cst.FunctionDef or stmt.decorators:
-            continue
-        for ret in return_statements(p.ctx, stmt) or ():
+
+    def makes(fn: cst.FunctionDef) -> bool:
+        for ret in return_statements(p.ctx, fn) or ():
             made = ret.value
             if type(made) is cst.Call:
                 v = p.evaluator.value(made.func, None)
                 if type(v) is AbstractClass and v.node is cls:
-                    out.append(stmt)
-                    break
+                    return True
+        return False
+
+    def classmethod_(fn: cst.FunctionDef) -> bool:
+        return len(fn.decorators) == 1 and p.evaluator.value(fn.decorators[0].decorator, None) == AbstractExternal(
+            "builtins.classmethod"
+        )
+
+    out = [
+        stmt.name.value
+        for stmt in p.ctx.module.body
+        if type(stmt) is cst.FunctionDef and not stmt.decorators and makes(stmt)
+    ]
+    body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
+    out += [
+        f"{cls.name.value}.{m.name.value}" for m in body if type(m) is cst.FunctionDef and classmethod_(m) and makes(m)
+    ]
     memo[cls] = out
     return out
 

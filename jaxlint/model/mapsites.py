@@ -264,7 +264,7 @@ def _judged_there(p: Program, g: Function) -> bool:
     if cls is None:
         return False
     # ... made by the class or by a factory of its module (``contexts.imported_calls``)
-    return cls.name.value in names or any(f.name.value in names for f in class_factories(owner, cls))
+    return cls.name.value in names or any(f.partition(".")[0] in names for f in class_factories(owner, cls))
 
 
 def _made_here(scan: _Scan, rec: MapCall) -> tuple[cst.CSTNode, MapCall] | None:

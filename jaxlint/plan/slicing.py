@@ -142,6 +142,9 @@ class PlanUnit:
     # attributes read on a local value (``ctrl.advance`` with ``ctrl`` a parameter): the
     # methods of another module's class they may name
     local_members: tuple[str, ...] = ()
+    # a ``classmethod``: it may build an instance of its class (``return cls(...)``), what
+    # the class's methods then read on ``self``
+    builds: bool = False
 
 
 @dataclass(slots=True)
@@ -255,6 +258,7 @@ def plan_file(
                         }
                     )
                 ),
+                u.owner is not None and "classmethod" in ol.decorator_names(i),
             )
         )
     return FilePlan(path, module, units, dict(ol.imports), anchored)
@@ -549,7 +553,11 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
         """A method reads ``self.x``: the units of its class's constructors, which store it."""
         owner = unit(ref).owner
         cls = index.classes[ref[0]].get(owner) if owner is not None else None
-        return [c for name in CONSTRUCTORS for c in index.units(("m", ref[0], cls, name))] if cls is not None else []
+        if cls is None:
+            return []
+        made = [c for name in CONSTRUCTORS for c in index.units(("m", ref[0], cls, name))]
+        # ... and its classmethods, which may build the instances (``Hall.from_survey()``)
+        return made + [(ref[0], j) for j, u in enumerate(plans[ref[0]].units) if u.owner == owner and u.builds]
 
     for ref in list(kept):
         if unit(ref).flags & SEED:

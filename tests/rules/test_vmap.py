@@ -822,3 +822,34 @@ def test_the_factory_instance_fixture_computes_wrong_shapes_under_jax():
     e = raised_by_project(FACTORY_INSTANCE.format("bad"), "main.py", ("calibration",))
     assert type(e) is AssertionError and "((4, 4), (4,))" in str(e), e
     assert raised_by_project(FACTORY_INSTANCE.format("ok"), "main.py", ("calibration",)) is None
+
+
+CLASSMETHOD_FACTORY = os.path.join(FIXTURES, "JAX101", "lint", "classmethod_factory_{}")
+
+
+@pytest.mark.parametrize("slicing", [True, False])
+def test_a_method_called_on_an_instance_a_classmethod_builds_is_judged_at_its_map(monkeypatch, slicing):
+    # `Calibration.default()` returns `cls(...)`: main.py's instance is the receiver of `lines`
+    # (the slicer keeps the classmethod with the class's seed method)
+    if not slicing:
+        monkeypatch.setenv("JAXLINT_NO_SLICING", "1")
+    assert _lint_folder(CLASSMETHOD_FACTORY.format("bad")) == [
+        (
+            "calibration.py",
+            20,
+            "JAX101",
+            "`vmap(score)` slices `self.weights` per example, but `score` needs it whole",
+            "with the arguments from line 6 of main.py: on one example's slices, `jnp.dot(weights, features)` at"
+            " line 8 contracts a rank-0 operand (dot of a rank-0 operand multiplies elementwise instead of"
+            " contracting (shapes () and (4,))); give it `None` in `in_axes`",
+        )
+    ]
+    assert _lint_folder(CLASSMETHOD_FACTORY.format("ok")) == []
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_classmethod_factory_fixture_computes_wrong_shapes_under_jax():
+    e = raised_by_project(CLASSMETHOD_FACTORY.format("bad"), "main.py", ("calibration",))
+    assert type(e) is AssertionError and "((4, 4), (4,))" in str(e), e
+    assert raised_by_project(CLASSMETHOD_FACTORY.format("ok"), "main.py", ("calibration",)) is None

@@ -426,7 +426,7 @@ class Uses:
             parent = ctx.parent(cur)
             if isinstance(parent, cst.Call) and parent.func is cur:
                 u = self._use("run", layers, parent, scope=scope_ref(ctx, parent))
-                passed = given + self._passed_names(parent, parent.args, shift)
+                passed = given + self._passed_names(parent.args, shift)
                 if passed:
                     u["names"] = passed
                 # what else the call gives (a factory's parameter not given keeps its default)
@@ -473,7 +473,7 @@ class Uses:
                     elif len(call.args) > 1:
                         bound = True  # ``partial(f, x)``
                         rest = call.args[1:]
-                        given += self._passed_names(call, rest, shift)
+                        given += self._passed_names(rest, shift)
                         shift += sum(1 for a in rest if a.keyword is None and not a.star)
                         keywords += [a.keyword.value for a in rest if a.keyword is not None]
                         spread = spread or any(a.star for a in rest)
@@ -526,7 +526,7 @@ class Uses:
             return None
         return made
 
-    def _passed_names(self, call: cst.Call, args, shift: int = 0) -> list[list[Any]]:
+    def _passed_names(self, args: Any, shift: int = 0) -> list[list[Any]]:
         """``[[slot, names], ...]``: the arguments ``args`` (of a direct call, or what a
         ``partial`` binds) that are axis names as values (a string, a tuple of strings), by
         slot (the keyword, or the position as a string, after ``shift`` positions a

@@ -22,7 +22,7 @@ import libcst as cst
 from jaxlint.base.literals import UNKNOWN as UNKNOWN_
 
 from .abstract import Bound, Class, External, Function, Partial, Struct, Transformed, Wraps
-from .classes import RUNS_METHOD, bound_method, method, runner_call
+from .classes import RUNS_METHOD, bound_method, descriptor, method, runner_call
 from .jitted import traced_arguments, traces_arrays
 from .signature import Argument, bind
 from .transfer import SAME_VALUES
@@ -277,7 +277,6 @@ def class_factories(p: Any, cls: cst.ClassDef) -> list[str]:
     cls(absorption, exposure)``). Where another module calls one, it has an instance whose
     methods it may call."""
     from .abstract import Class as AbstractClass
-    from .abstract import External as AbstractExternal
     from .returns import return_statements
 
     memo: dict[cst.ClassDef, list[str]] = p.__dict__.setdefault("_class_factories", {})
@@ -294,9 +293,7 @@ def class_factories(p: Any, cls: cst.ClassDef) -> list[str]:
         return False
 
     def classmethod_(fn: cst.FunctionDef) -> bool:
-        return len(fn.decorators) == 1 and p.evaluator.value(fn.decorators[0].decorator, None) == AbstractExternal(
-            "builtins.classmethod"
-        )
+        return len(fn.decorators) == 1 and descriptor(p.evaluator, fn) == "classmethod"
 
     out = [
         stmt.name.value

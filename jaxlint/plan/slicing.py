@@ -410,6 +410,14 @@ class _Index:
                     names[cls].extend(found)
             self.names.append(dict(names))
             self.members.append(dict(members))
+        # per plan, the first line of a class -> its classmethods (``PlanUnit.builds``)
+        self.builders: list[dict[int, list[int]]] = []
+        for plan in plans:
+            builders: dict[int, list[int]] = defaultdict(list)
+            for i, u in enumerate(plan.units):
+                if u.builds and u.owner is not None:
+                    builders[u.owner].append(i)
+            self.builders.append(dict(builders))
         # member name -> the members of that name of every class of the project
         self.by_member: dict[str, list[tuple[int, int]]] = defaultdict(list)
         for p, members in enumerate(self.members):
@@ -553,11 +561,11 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
         """A method reads ``self.x``: the units of its class's constructors, which store it."""
         owner = unit(ref).owner
         cls = index.classes[ref[0]].get(owner) if owner is not None else None
-        if cls is None:
+        if owner is None or cls is None:
             return []
         made = [c for name in CONSTRUCTORS for c in index.units(("m", ref[0], cls, name))]
         # ... and its classmethods, which may build the instances (``Hall.from_survey()``)
-        return made + [(ref[0], j) for j, u in enumerate(plans[ref[0]].units) if u.owner == owner and u.builds]
+        return made + [(ref[0], j) for j in index.builders[ref[0]].get(owner, ())]
 
     for ref in list(kept):
         if unit(ref).flags & SEED:

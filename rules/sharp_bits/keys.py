@@ -269,34 +269,35 @@ class KeyFlow(Flow):
                 del self.env[k]
 
     def leave(self, call: cst.Call) -> None:
-        if self.may_store(call):
-            self.forget_attributes(self.frozen_records(call))
+        frozen = self.frozen_records(call)
+        if self.may_store(call, frozen):
+            self.forget_attributes(frozen)
             self.env.update(self.kept_after.pop(call, {}))
 
     def frozen_records(self, call: cst.Call) -> frozenset[str]:
-        """The names a call is given whose value is an instance no code can store a field of
-        (a NamedTuple, a frozen dataclass, an ``eqx.Module``: ``refuel(state)`` leaves
-        ``state.key`` as it was)."""
+        """The records whose keys are tracked that a call is given and whose value is an
+        instance no code can store a field of (a NamedTuple, a frozen dataclass, an
+        ``eqx.Module``: ``refuel(state)`` leaves ``state.key`` as it was)."""
         from jaxlint.model.classes import immutable
 
+        bases = {k.partition(".")[0] for k in self.live_attributes()}
         ev = program(self.ctx).evaluator
         out = set()
         for a in call.args:
-            if type(a.value) is not cst.Name:
+            if type(a.value) is not cst.Name or a.value.value not in bases:
                 continue
             v = ev.value(a.value, self.frame)
             if type(v) is Struct and type(v.cls) is Class and immutable(ev, v.cls):
                 out.add(a.value.value)
         return frozenset(out)
 
-    def may_store(self, call: cst.Call) -> bool:
+    def may_store(self, call: cst.Call, frozen: frozenset[str] = frozenset()) -> bool:
         """Can the call store a new key into an object whose attribute key is tracked? A
         library function (jax, numpy, a builtin) or a method of a list, dict or array
         stores only into what it is given; anything else (a method of ``self``, a function
-        of the project, an unknown callee) may store anywhere it reaches."""
-        bases = {k.partition(".")[0] for k in self.live_attributes()}
-        if bases and any(type(a.value) is cst.Name and a.value.value in bases for a in call.args):
-            bases -= self.frozen_records(call)
+        of the project, an unknown callee) may store anywhere it reaches; never into the
+        ``frozen`` records (``frozen_records``)."""
+        bases = {k.partition(".")[0] for k in self.live_attributes()} - frozen
         if not bases:
             return False
         if replaced_record(self.ctx, call) is not None:

@@ -213,6 +213,14 @@ written("vdot", ex(A((2, 3)), A((6,))))
 written("inner", ex(A((2, 3)), A((4, 3))))
 written("outer", ex(A((2, 3)), A((4,))))
 written(
+    "cov corrcoef",
+    ex(A((20, 6))),
+    ex(A((20, 6)), rowvar=False),
+    ex(A((20,))),
+    ex(A((1, 20))),
+    ex(A((20, 1)), rowvar=False),
+)
+written(
     "tensordot", ex(A((2, 3, 4)), A((3, 4, 5))), ex(A((2, 3)), A((3, 4)), axes=1), ex(F34, A((4, 3)), ((1, 0), (0, 1)))
 )
 written(

@@ -23,6 +23,7 @@ from .singles import (
     bincount,
     clip,
     convolve,
+    cov,
     delete,
     divmod_,
     gradient,
@@ -223,6 +224,8 @@ TABLE: Entries = {
     **family(BOTH, ["vdot"], c.vdot),
     **family(BOTH, ["inner"], c.inner),
     **family(BOTH, ["outer"], c.outer),
+    **family(BOTH, ["cov"], cov, static=("rowvar", "bias", "ddof", "dtype")),
+    **family(BOTH, ["corrcoef"], cov, param="x", static=("rowvar", "dtype")),
     **family(BOTH, ["tensordot"], c.tensordot, static=("axes",)),
     **family(BOTH, ["einsum"], c.einsum, static=("subscripts",)),
     # shapes

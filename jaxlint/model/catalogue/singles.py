@@ -17,6 +17,7 @@ from .primitives import convert
 from .rules import (
     array_of,
     axes_of,
+    bool_const,
     broadcast,
     dims_of_value,
     full_dims,
@@ -211,6 +212,22 @@ def convolve(call: Call) -> Any:
 def interp(call: Call) -> Any:
     x = as_array(call.arg("x"))
     return array_of(call, x.shape, inexact(x.dtype)) if x is not None else UNKNOWN
+
+
+def cov(call: Call, param: str = "m") -> Any:
+    """``cov(m, rowvar=True)`` (and ``corrcoef``): one row or column per variable, an
+    ``(M, M)`` matrix of them, squeezed: a scalar for one variable. Without ``y``, of a
+    rank-1 or rank-2 ``m`` whose number of variables is a known int."""
+    m = as_array(call.arg(param))
+    rowvar = bool_const(call.arg("rowvar")) if call.given("rowvar") else True
+    d = full_dims(m)
+    if m is None or d is None or rowvar is None or not is_none(call.arg("y")) or len(d) > 2:
+        return UNKNOWN
+    dtype = given_dtype(call) or inexact(m.dtype)
+    n = 1 if len(d) < 2 else d[0] if rowvar else d[1]
+    if type(n) is not int:
+        return array_of(call, None, dtype)  # squeezed to a scalar should the size be 1
+    return array_of(call, Shape(() if n == 1 else (n, n)), dtype)
 
 
 def polyval(call: Call) -> Any:

@@ -213,8 +213,14 @@ def catalogue_frames(ev: Evaluator, fn: FunctionNode, call: cst.Call, env: Env |
 
 
 def visible_calls(ev: Evaluator, fn: FunctionNode) -> list[cst.Call]:
-    """The calls of ``fn`` in view (``Program.invocations``): what makes its frames."""
-    return ev.p.invocations(fn, callees=True, forwarders=True)[0]
+    """The calls of ``fn`` in view (``Program.invocations``): what makes its frames; and
+    for a module-level def held by a registry of its module, the calls of the registry's
+    items (``ALLOCATORS[method](w, x)``: ``enter_call`` keeps those whose item is ``fn``)."""
+    calls = list(ev.p.invocations(fn, callees=True, forwarders=True)[0])
+    if type(fn) is cst.FunctionDef and type(ev.p.parents.get(fn)) is cst.Module:
+        for name in _containers_of(ev, fn):
+            calls += [c for c in ev.p.local_item_calls(name) if c not in calls]
+    return calls
 
 
 def imported_calls(ev: Evaluator, fn: FunctionNode) -> list[tuple[Evaluator, cst.Call]]:

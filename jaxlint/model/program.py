@@ -869,6 +869,16 @@ class Program:
                     elif qualified.startswith(b.imported + "."):
                         attrs = qualified[len(b.imported) + 1 :].split(".")
                         reads += [n for r in self.references(b)[0] if (n := self._dotted_read(r, attrs)) is not None]
+        return self._item_calls(reads)
+
+    def local_item_calls(self, name: str) -> list[cst.Call]:
+        """The calls of an item of the module-level container ``name`` of this file, bound
+        once (``ALLOCATORS[method](w, x)`` of ``ALLOCATORS = {"std": euler_std}``)."""
+        bs = self.module_scope.bindings.get(name, ())
+        return self._item_calls(self.references(bs[0])[0]) if len(bs) == 1 else []
+
+    def _item_calls(self, reads: Sequence[cst.CSTNode]) -> list[cst.Call]:
+        """The calls ``read[...](...)`` of the reads."""
         calls = []
         for read in reads:
             sub = self.parents.get(read)

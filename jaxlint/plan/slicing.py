@@ -856,8 +856,9 @@ def mark_anchored(plan: FilePlan, names: frozenset[str], rules) -> None:
 
 def project_anchors(plans: list[FilePlan], anchors: frozenset[str]) -> ProjectAnchors | None:
     """The names module-level code of the planned files binds in a unit that mentions one
-    of ``anchors`` (``vmap``, ``pmap``, ``normal``...): an assignment that binds a transform
-    and mentions one (``batched = jax.vmap(f)``), a def that mentions one (``@jax.pmap
+    of ``anchors`` (``vmap``, ``pmap``, ``normal``...): an assignment that mentions one
+    (``batched = jax.vmap(f)``; a registry holding one: ``KERNELS = {"rbf": rbf}``), a def
+    that mentions one (``@jax.pmap
     def step``, a def that draws from its key), and a class one of whose methods does.
     Over-approximated from the outline: the model decides what a call of one is. None: no
     such name."""
@@ -874,7 +875,9 @@ def project_anchors(plans: list[FilePlan], anchors: frozenset[str]) -> ProjectAn
                 if cls is not None:
                     said_by[p].append((said, (cls,)))
                 continue
-            names = u.assigns if u.flags & BINDS_TRANSFORM else (u.name,) if u.name is not None else ()
+            # an assignment binds what its value holds: a transform of an anchored name, or
+            # the function itself in a registry (``ALLOCATORS = {"std": euler_std}``)
+            names = u.assigns if u.name is None and u.assigns else (u.name,) if u.name is not None else ()
             if names:
                 said_by[p].append((said, names))
     # a def that calls one of its module's anchored names runs what it runs (``def

@@ -824,6 +824,37 @@ def test_the_factory_instance_fixture_computes_wrong_shapes_under_jax():
     assert raised_by_project(FACTORY_INSTANCE.format("ok"), "main.py", ("calibration",)) is None
 
 
+REGISTRY_DISPATCH = os.path.join(FIXTURES, "JAX101", "lint", "registry_dispatch_{}")
+
+
+@pytest.mark.parametrize("slicing", [True, False])
+def test_a_def_called_through_its_modules_registry_gets_the_registry_callers_arguments(monkeypatch, slicing):
+    # `allocate("std", w, losses)` of main.py runs `ALLOCATORS[method](...)`: `euler_std` with
+    # those arguments, whose `jnp.cov(losses, rowvar=False)` is (4, 4) beside the (4,) weights
+    if not slicing:
+        monkeypatch.setenv("JAXLINT_NO_SLICING", "1")
+    assert _lint_folder(REGISTRY_DISPATCH.format("bad")) == [
+        (
+            "allocation.py",
+            13,
+            "JAX101",
+            "`vmap(row_exposure)` slices `weights` per example, but `row_exposure` needs it whole",
+            "with the arguments from line 19, as called at line 8 of main.py: on one example's slices,"
+            " `jnp.dot(weights, cov_row)` at line 9 contracts a rank-0 operand (dot of a rank-0 operand multiplies"
+            " elementwise instead of contracting (shapes () and (4,))); give it `None` in `in_axes`",
+        )
+    ]
+    assert _lint_folder(REGISTRY_DISPATCH.format("ok")) == []
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_registry_dispatch_fixture_computes_wrong_shapes_under_jax():
+    e = raised_by_project(REGISTRY_DISPATCH.format("bad"), "main.py", ("allocation",))
+    assert type(e) is AssertionError and "(4, 4)" in str(e), e
+    assert raised_by_project(REGISTRY_DISPATCH.format("ok"), "main.py", ("allocation",)) is None
+
+
 CLASSMETHOD_FACTORY = os.path.join(FIXTURES, "JAX101", "lint", "classmethod_factory_{}")
 
 

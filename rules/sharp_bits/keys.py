@@ -1031,7 +1031,23 @@ def held_keys(ctx: FileContext, value: cst.BaseExpression, consumed: dict[str, A
         field = k[len(prefix) :]
         if k.startswith(prefix) and "." not in field and field not in given:
             out["." + field] = k
+    if not out and type(value) is cst.Name and depth < HELD_DEPTH:
+        # ``new = state._replace(x=x)`` then ``return new, aux``: what the one assignment gave
+        assigned = _assigned_once(ctx, value)
+        if assigned is not None:
+            return held_keys(ctx, assigned, consumed, depth + 1)
     return out
+
+
+def _assigned_once(ctx: FileContext, name: cst.Name) -> cst.BaseExpression | None:
+    """The value of the one plain assignment (``new = expr``) that the read ``name`` can
+    see, when nothing else binds it; None otherwise."""
+    bs = program(ctx).reaching(name)
+    if len(bs) != 1 or bs[0].kind != "assign" or bs[0].unpack or type(bs[0].node) is not cst.Assign:
+        return None
+    if len(bs[0].node.targets) != 1 or bs[0].scope.bindings.get(name.value, ()) != bs:
+        return None
+    return bs[0].node.value
 
 
 HELD_DEPTH = 3  # the defs ``held_keys`` follows, returning a record they were given
@@ -1055,15 +1071,16 @@ def _kept_by_callee(ctx: FileContext, call: cst.Call, consumed: dict[str, Any], 
         if not fields:
             continue
         asked = {f"{param}.{f}": k for f, k in fields.items()}
-        kept: set[str] | None = None
+        kept: dict[str, str] | None = None
         for ret in owner.descendants(node.body, prune=(cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             if type(ret) is not cst.Return:
                 continue
             held = held_keys(owner, ret.value, asked, depth + 1) if ret.value is not None else {}
-            parts = {part for part in held if part.startswith(".")}
-            kept = parts if kept is None else kept & parts
+            # ``".f"``: the record returned; ``"[i].f"``: the record of item i of the tuple returned
+            parts = {part: asked[k] for part, k in held.items() if _FIELD_PART.match(part)}
+            kept = parts if kept is None else {part: k for part, k in kept.items() if parts.get(part) == k}
         if kept and not _rebinds(owner, node, param):
-            out.update({part: asked[f"{param}{part}"] for part in kept})
+            out.update(kept)
     return out
 
 
@@ -1464,11 +1481,15 @@ def _returned_carry(ctx: FileContext, fn: cst.FunctionDef, pair: bool, consumed:
         if type(ret) is not cst.Return or ret.value is None:
             continue
         value = ret.value
-        if pair:
+        if pair and type(value) is cst.Call:
+            # ``return step(s, p)``: the carry of the ``(carry, y)`` its def returns
+            held = {part[3:] for part in held_keys(ctx, value, consumed) if part.startswith("[0].")}
+        elif pair:
             if type(value) is not cst.Tuple or not value.elements:
                 return set()
-            value = value.elements[0].value
-        held = set(held_keys(ctx, value, consumed))
+            held = set(held_keys(ctx, value.elements[0].value, consumed))
+        else:
+            held = set(held_keys(ctx, value, consumed))
         found = held if found is None else found & held
     return {h for h in (found or set()) if "[" not in h}
 

@@ -1004,6 +1004,29 @@ def test_a_record_carry_handed_back_through_a_helper_keeps_its_consumed_key():
     ]
 
 
+def test_a_scan_body_returning_a_helpers_carry_and_output_keeps_the_consumed_key():
+    # `body` returns `arrive(s)`: `arrive` draws from `state.key` (through `next_gap`) and
+    # returns `(moved, gap)` with `moved = state._replace(clock=...)`: the same key
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "JAX502", "lint", "loop_record_callee.py")
+    with open(path, encoding="utf-8") as f:
+        found = testing.lint(f.read(), "JAX502")
+    assert [(d.start.line, d.message) for d in found] == [
+        (27, "`arrive` consumes the PRNG key `s.key` in every iteration of `lax.scan` at line 29"),
+    ]
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_loop_record_callee_fixture_fails_under_jaxs_key_reuse_checker():
+    import jax
+    from conftest import raised_by
+
+    with jax.debug_key_reuse(True):
+        e = raised_by("JAX502/lint/loop_record_callee.py", "shift_bad(jax.random.key(0), 4)")
+        assert type(e).__name__ == "KeyReuseError", e
+        assert raised_by("JAX502/lint/loop_record_callee.py", "shift_ok(jax.random.key(0), 4)") is None
+
+
 @pytest.mark.jax
 @needs_jax
 def test_the_loop_record_fixture_fails_under_jaxs_key_reuse_checker():

@@ -531,14 +531,17 @@ class KeyFlow(Flow):
         of a returned tuple (``state, aux = kernel(state)``: ``handed_items``)."""
         if len(targets) == 1 and type(targets[0].target) in (cst.Tuple, cst.List) and self.follow:
             # ``state, aux = step(state)``: the records of the items the callee returns
-            api = one_line(self.ctx, value.func)
             out: dict[str, Consumed] = {}
+            handed = handed_items(self.ctx, value, self.frame)
+            if not handed:
+                return out
+            api = one_line(self.ctx, value.func)
             names: list[str | None] = []
             for e in targets[0].target.elements:
                 if type(e) is cst.StarredElement:
                     break  # the items after a starred target are not at their index
                 names.append(e.value.value if type(e.value) is cst.Name else None)
-            for i, fields in handed_items(self.ctx, value, self.frame).items():
+            for i, fields in handed.items():
                 target = names[i] if i < len(names) else None
                 if target is not None:
                     out.update({f"{target}.{f}": Consumed(value, api, None) for f in fields})
@@ -551,20 +554,18 @@ class KeyFlow(Flow):
             return {name + part: self.env[key] for part, key in held.items() if part}
         if not self.follow:
             return {}
-        api = one_line(self.ctx, value.func)
-        return {f"{name}.{f}": Consumed(value, api, None) for f in handed_fields(self.ctx, value, self.frame)}
+        fields = handed_fields(self.ctx, value, self.frame)
+        api = one_line(self.ctx, value.func) if fields else ""
+        return {f"{name}.{f}": Consumed(value, api, None) for f in fields}
 
     def field_uses(self, n: cst.Call) -> list[Use]:
         """The fields of its record arguments a call consumes (``kernel(state)`` whose def
         draws from ``state.rng`` on every path): one use per field."""
         if not self.follow or not n.args:
             return []
-        api = one_line(self.ctx, n.func)
-        return [
-            Use(arg, f"{arg.value}.{f}", api, None)
-            for arg, fields in consumed_fields(self.ctx, n, self.frame)
-            for f in fields
-        ]
+        consumed = consumed_fields(self.ctx, n, self.frame)
+        api = one_line(self.ctx, n.func) if consumed else ""
+        return [Use(arg, f"{arg.value}.{f}", api, None) for arg, fields in consumed for f in fields]
 
     def handed_back(self, call: cst.Call) -> dict[str, Consumed]:
         """The names an assignment of ``call``'s result binds to a key the call consumed and

@@ -313,6 +313,8 @@ class Uses:
                 call = ctx.parent(node)
                 runs = call if type(call) is cst.Call and call.func is node else None
                 ref = self._instance_method(bs[0], node.attr.value, runs) if len(bs) == 1 else None  # ``model.step``
+                if ref is None and len(bs) == 1 and runs is not None:
+                    ref = self._imported_instance_method(bs[0], node.attr.value)
             if ref is not None:
                 refs.append((ref, node, False))
 
@@ -374,6 +376,21 @@ class Uses:
             return None
         q = self.ctx.qualname(bs[0].node)
         return self.ctx.facts.ref(q) if q else None
+
+    def _imported_instance_method(self, b: Binding, name: str) -> str | None:
+        """The reference of the method ``name`` a call runs on an instance of a class
+        another module of the project defines (``trainer = MarkdownTrainer(lr)`` with the
+        class imported, then ``trainer.evaluate(x)``: ``trainer.MarkdownTrainer.evaluate``);
+        a reference no module defines (the import names a function) matches no use."""
+        if b.kind != "assign" or b.unpack or type(b.value) is not cst.Call or type(b.value.func) is not cst.Name:
+            return None
+        made = self.p.reaching(b.value.func)
+        if len(made) != 1 or made[0].kind != "import" or not made[0].imported:
+            return None
+        q = made[0].imported
+        if q.split(".")[0] in EXTERNAL or not self._matters(f"{q}.{name}"):
+            return None
+        return f"{q}.{name}"
 
     def _method_ref(self, attr: cst.Attribute) -> str | None:
         """``self.method`` inside its class: the method's reference (the one def of that
@@ -441,7 +458,10 @@ class Uses:
             if isinstance(parent, cst.Return) and parent.value is cur:
                 fn = ctx.enclosing_function(parent)
                 if isinstance(fn, cst.FunctionDef):
-                    return self._use("return", layers, parent, scope=scope_ref(ctx, parent))
+                    u = self._use("return", layers, parent, scope=scope_ref(ctx, parent))
+                    if given:  # ``return jax.pmap(partial(f, cfg=cfg))``: what the partial gives f
+                        u["names"] = given
+                    return u
                 break
             at = _item_of_returned(ctx, cur)
             if at is not None:
@@ -449,6 +469,8 @@ class Uses:
                 ret, index = at
                 u = self._use("return", layers, ret, scope=scope_ref(ctx, ret))
                 u["index"] = index
+                if given:
+                    u["names"] = given
                 return u
             if isinstance(parent, cst.Arg) and parent.value is cur and not parent.star:
                 call = ctx.parent(parent)
@@ -538,7 +560,7 @@ class Uses:
             if a.star:
                 break
             slot = a.keyword.value if a.keyword is not None else str(i + shift)
-            if not self._may_name_axes(a.value) and not self._constructed(a.value) and not self._closed_over(a.value):
+            if not self._may_name_axes(a.value) and not self._constructed(a.value) and not self._parameter(a.value):
                 continue
             with self.ev.query(_API_FUEL):
                 v = self.ev.value(a.value, None)
@@ -558,15 +580,14 @@ class Uses:
                         out.append([f"{slot}.{field}", list(names)])
         return out
 
-    def _closed_over(self, e: cst.BaseExpression) -> bool:
-        """Is the argument a parameter of a def around the call's function (``cfg`` of the
-        factory ``make_step(cfg)`` in the ``step`` it returns)? Its value is what the
-        factory's calls give: a config object whose fields may name axes."""
+    def _parameter(self, e: cst.BaseExpression) -> bool:
+        """Is the argument a parameter, of the def the call is written in or of a def around
+        it (``cfg`` of the factory ``make_step(cfg)`` in the ``step`` it returns)? Its value
+        is what the calls of that def give: a config object whose fields may name axes."""
         if type(e) is not cst.Name:
             return False
-        fn = self.ctx.enclosing_function(e)
         bs = self.p.reaching(e)
-        return bool(bs) and fn is not None and all(b.kind == "param" and b.scope.node is not fn for b in bs)
+        return bool(bs) and all(b.kind == "param" for b in bs)
 
     def _in_contexts(self, e: cst.BaseExpression) -> tuple[str, ...] | None:
         """The axis names an argument gives in every context of the def it is written in
@@ -577,7 +598,7 @@ class Uses:
             with ev.query(_API_FUEL):
                 return names_of(ev.value(e, frame)) if frame is not None else None
 
-        return in_contexts(ev, read, self.ctx.enclosing_function(e))
+        return in_contexts(ev, read, self.ctx.enclosing_function(e), importers=True)
 
     def _in_every_context(self, e: cst.Name) -> Any:
         """The value a name has in every context of the def it is read in, when they agree."""
@@ -585,7 +606,7 @@ class Uses:
         if fn is None:
             return UNKNOWN
         with self.ev.query(_API_FUEL):
-            values = [self.ev.value(e, f) for f in frames(self.ev, fn)[:4]]
+            values = [self.ev.value(e, f) for f in frames(self.ev, fn, importers=True)[:4]]
         return values[0] if values and all(v == values[0] for v in values) else UNKNOWN
 
     def _constructed(self, e: cst.BaseExpression) -> bool:

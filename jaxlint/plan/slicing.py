@@ -767,6 +767,7 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
         words = {w for u in plan.units for w in u.refs}
         words.update(t.rsplit(".", 1)[-1] for t in plan.imports.values())
         words.update(part for u in plan.units for c in u.chains for part in c.split("."))
+        words.update(m for u in plan.units for m in u.local_members)  # ``trainer.evaluate(x)``: an instance's method
         mentioned[plan.path] = frozenset(closure_names & words)
     return {path: Decision(frozenset(v), frozenset(names[path]), mentioned[path]) for path, v in out.items()}
 

@@ -367,7 +367,9 @@ def _passed(path: Path, param: list[Any], canonical=None) -> list[str] | None:
     the path gives it, else that default."""
     # a factory's parameter: its call on the path; else the call that runs the def
     first = _factory_call(path, param[2], canonical) if len(param) > 2 else (path.via[0] if path.via else None)
-    if first is None or first["kind"] != "run":
+    if first is not None and first["kind"] == "return" and len(param) == 2:
+        first = {"names": first.get("names", ())}  # a partial a factory returns: what it binds
+    elif first is None or first["kind"] != "run":
         return None
     given = dict(first.get("names", ()))
     position, name = param[0], param[1]
@@ -431,6 +433,8 @@ def _passed_by(d: dict[str, Any], path: Path, name: str, here: str, canonical=No
         )
     first = path.via[0]
     caller = local_name(path.trail[1]) if len(path.trail) > 1 else "module-level code"
+    if first["kind"] == "return":  # a partial the factory returns binds it
+        caller = f"the `partial` that `{first['scope'].rsplit('.', 1)[-1]}` returns"
     where_ = "" if first["path"] == here else f" in {os.path.basename(first['path'])}"
     base, _, field = d["param"][1].partition(".")
     if field:

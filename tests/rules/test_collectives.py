@@ -3,6 +3,8 @@
 import os
 from pathlib import Path
 
+import pytest
+
 from jaxlint import testing
 from jaxlint.api import lint_paths
 
@@ -398,9 +400,10 @@ def test_an_axis_name_a_config_object_of_an_importer_gives():
     (d,) = _lint_folder(IMPORTER_CONFIG.format("bad"))
     assert (os.path.basename(d.path), d.start.line, d.code) == ("train.py", 11, "JAX201")
     assert d.message == "`lax.pmean` uses axis name 'replica', but the pmap at line 18 binds 'replicas', not 'replica'"
+    # `parallel_step(cfg)` passes its own parameter to the factory: what run.py gives it
     assert d.note == (
-        "The axis name is `cfg.grad_axis`: 'replica' in the call at line 8 of run.py."
-        " Use the same axis name in the pmap and the collective."
+        "The axis name is `cfg.grad_axis`, a field of `cfg`, the parameter of `make_step`, which its call in this"
+        " file gives an object whose `grad_axis` is 'replica'. Use the same axis name in the pmap and the collective."
     )
     assert _lint_folder(IMPORTER_CONFIG.format("ok")) == []
 
@@ -600,3 +603,58 @@ def test_the_partial_keyword_fixture_fails_under_jax_as_linted():
     e = raised_by_project(PARTIAL_KEYWORD.format("bad"), "main.py", ("gauges",))
     assert type(e) is NameError and "unbound axis name: gauges" in str(e), e
     assert raised_by_project(PARTIAL_KEYWORD.format("ok"), "main.py", ("gauges",)) is None
+
+
+FACTORY_PARTIAL = os.path.join(
+    os.path.dirname(__file__), "..", "..", "fixtures", "JAX201", "lint", "factory_partial_{}"
+)
+
+
+@pytest.mark.parametrize("slicing", [True, False])
+def test_an_axis_name_a_partial_binds_in_a_factory_that_returns_its_pmap(monkeypatch, slicing):
+    """`build_spectral_step(cfg)` returns `jax.pmap(partial(network_mean_spectrum, cfg=cfg))`:
+    the function gets the partial's `cfg`, the object main.py passes to the factory."""
+    if not slicing:
+        monkeypatch.setenv("JAXLINT_NO_SLICING", "1")
+    (d,) = _lint_folder(FACTORY_PARTIAL.format("bad"))
+    assert (os.path.basename(d.path), d.start.line, d.code) == ("spectra.py", 17, "JAX201")
+    assert d.message == "`lax.pmean` uses axis name 'buoys', but the pmap at pipeline.py:9 binds no axis name"
+    assert d.note == (
+        "The axis name is `cfg.axis`, a field of the parameter `cfg`, which the `partial` that"
+        " `build_spectral_step` returns in pipeline.py gives an object whose `axis` is 'buoys'."
+        " Pass `axis_name='buoys'` to that pmap."
+    )
+    assert _lint_folder(FACTORY_PARTIAL.format("ok")) == []
+
+
+INSTANCE_METHOD = os.path.join(
+    os.path.dirname(__file__), "..", "..", "fixtures", "JAX201", "lint", "instance_method_{}"
+)
+
+
+@pytest.mark.parametrize("slicing", [True, False])
+def test_a_method_another_module_calls_on_an_instance_is_a_path_to_the_collective(monkeypatch, slicing):
+    """main.py makes `trainer = MarkdownTrainer(...)` of the imported class and calls
+    `trainer.evaluate(...)`: the jitted `_eval_step` runs `_sync` outside any map."""
+    if not slicing:
+        monkeypatch.setenv("JAXLINT_NO_SLICING", "1")
+    (d,) = _lint_folder(INSTANCE_METHOD.format("bad"))
+    assert (os.path.basename(d.path), d.start.line, d.code) == ("trainer.py", 17, "JAX201")
+    assert d.message == "`lax.pmean` uses axis name 'stores', but nothing binds it"
+    assert d.note.startswith(
+        "`_sync` runs from `_eval_step`, reached from `main`, which is called directly at main.py:11, so it runs"
+        " outside any pmap/vmap/shard_map."
+    ), d.note
+    assert _lint_folder(INSTANCE_METHOD.format("ok")) == []
+
+
+@pytest.mark.parametrize("name", ["factory_partial", "instance_method"])
+def test_the_factory_partial_and_instance_method_fixtures_fail_under_jax_as_linted(name):
+    from conftest import raised_by_project
+
+    pytest.importorskip("jax")
+    folder = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "JAX201", "lint", name + "_{}")
+    modules = {"factory_partial": ("spectra", "pipeline"), "instance_method": ("trainer",)}[name]
+    e = raised_by_project(folder.format("bad"), "main.py", modules)
+    assert type(e) is NameError and "unbound axis name" in str(e), e
+    assert raised_by_project(folder.format("ok"), "main.py", modules) is None

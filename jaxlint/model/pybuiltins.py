@@ -1,9 +1,10 @@
-"""Python's builtins and a few ``math`` functions on abstract values.
+"""Python's builtins and ``math`` functions on abstract values.
 
 ``len`` of a display, of an array (its leading size) or of anything known by identity
 (a size symbol of its own), ``int``/``float`` of numbers, ``sum`` of numbers or arrays,
 ``tuple``/``list`` of sequences, ``dict(k=v)``, ``min``/``max`` of constants,
-``math.prod`` of sizes (symbolic sizes multiply), ``range``/``zip``/``enumerate`` as
+``math.prod`` of sizes (symbolic sizes multiply), the other ``math`` functions (Python
+numbers), ``range``/``zip``/``enumerate`` as
 iterables for ``for`` loops, ``next`` and ``list`` of a generator, and
 ``dict.get/keys/values/items``. Anything else: UNKNOWN.
 """
@@ -25,6 +26,7 @@ from .abstract import (
     List,
     Opaque,
     Scalar,
+    ScalarKind,
     Seq,
     Struct,
     Tuple,
@@ -205,6 +207,77 @@ def _prod(ev: Evaluator, args: list[Argument]) -> Any:
     if any(d is None for d in ds):
         return Scalar("int")
     return int_value(dims.product(ds))
+
+
+# ``math``'s functions return Python numbers whatever they are given: floats, but these
+_MATH_INTS = frozenset({"floor", "ceil", "trunc", "factorial", "gcd", "lcm", "isqrt", "comb", "perm"})
+_MATH_BOOLS = frozenset({"isclose", "isfinite", "isinf", "isnan"})
+_MATH_FLOATS = frozenset(
+    [
+        "sqrt",
+        "cbrt",
+        "exp",
+        "exp2",
+        "expm1",
+        "log",
+        "log2",
+        "log10",
+        "log1p",
+        "sin",
+        "cos",
+        "tan",
+        "asin",
+        "acos",
+        "atan",
+        "atan2",
+        "sinh",
+        "cosh",
+        "tanh",
+        "asinh",
+        "acosh",
+        "atanh",
+        "hypot",
+        "pow",
+        "fabs",
+        "fmod",
+        "copysign",
+        "degrees",
+        "radians",
+        "erf",
+        "erfc",
+        "gamma",
+        "lgamma",
+        "dist",
+        "fsum",
+        "ldexp",
+        "remainder",
+    ]
+)
+
+
+def _math(name: str) -> Builtin:
+    """``math.<name>``: its value for constant arguments, else a Python number of its kind
+    (``math.hypot(dx, dy)``: a float); a traced argument needs a concrete value."""
+    kind: ScalarKind = "int" if name in _MATH_INTS else "bool" if name in _MATH_BOOLS else "float"
+
+    def f(ev: Evaluator, args: list[Argument]) -> Any:
+        if _tracer_problem(ev, f"math.{name}", args):
+            return UNKNOWN
+        xs = _positional(args)
+        if (
+            xs is not None
+            and len(xs) == len(args)
+            and all(type(x) is Const and type(x.value) in (int, float) for x in xs)
+        ):
+            import math
+
+            try:
+                return Const(getattr(math, name)(*(x.value for x in xs)))
+            except (ValueError, TypeError, OverflowError, ZeroDivisionError):
+                return UNKNOWN  # what raises here raises in the program too: not a value
+        return Scalar(kind)
+
+    return f
 
 
 def _tracer_problem(ev: Evaluator, what: str, args: list[Argument]) -> bool:
@@ -484,6 +557,7 @@ BUILTIN_CALLS: dict[str, Builtin] = {
     "builtins.dict.values": _dict_method("values"),
     "builtins.dict.items": _dict_method("items"),
     "math.prod": _prod,
+    **{f"math.{n}": _math(n) for n in sorted(_MATH_INTS | _MATH_BOOLS | _MATH_FLOATS)},
     "dataclasses.replace": _replace,
 }
 

@@ -824,3 +824,35 @@ def test_a_classmethods_first_parameter_is_its_class():
     assert type(made[0]) is Class and made[0].node is cls_node and shape(made[1]) == (12, 3)
     plain = ev.returned(ev.value(methods["plain"], None), default_frame(ev, methods["plain"])).items
     assert type(plain[0]) is not Class
+
+
+def test_math_functions_give_python_numbers_of_their_kind():
+    assert value_of("import math\nresult = math.hypot(3.0, 4.0)\n") == Const(5.0)
+    assert value_of("import math\nresult = math.floor(2.5)\n") == Const(2)
+    assert value_of("import math\nresult = math.sqrt(-1.0)\n") is UNKNOWN  # raises there too
+    assert value_of("import math\ndef f(a):\n    return math.atan2(a, 1.0)\nresult = f(x)\n") == Scalar("float")
+    assert value_of("import math\ndef f(a):\n    return math.ceil(a)\nresult = f(x)\n") == Scalar("int")
+    assert value_of("import math\ndef f(a):\n    return math.isnan(a)\nresult = f(x)\n") == Scalar("bool")
+
+
+def test_an_array_of_a_comprehensions_rows_has_their_count_and_shape():
+    # ``[features(s) for s in shots]``: one row of three numbers per item
+    source = "import jax.numpy as jnp\ndef row(i):\n    return [1.0, 2.0, float(i)]\n"
+    assert value_of(source + "result = jnp.array([row(i) for i in range(7)])\n").shape == Shape((7, 3))
+    assert value_of("import numpy as np\nresult = np.array([[1, 2] for _ in range(n)])\n").shape == Shape((None, 2))
+    assert value_of("import numpy as np\nresult = np.array([[1, 2][:k] for _ in range(3)])\n") is UNKNOWN
+
+
+def test_an_optax_chain_gives_updates_shaped_like_the_gradients():
+    from .helpers import model_with_stubs
+
+    p = model_with_stubs(
+        "import jax, jax.numpy as jnp, optax\n"
+        "params = (jnp.zeros(5), jnp.array(-1.0))\n"
+        "opt = optax.adam(0.1)\n"
+        "updates, state = opt.update(params, opt.init(params))\n"
+        "result = optax.apply_updates(params, updates)\n"
+    )
+    b = p.module_scope.bindings["result"][-1]
+    v = p.evaluator.value(b.value, None)
+    assert [x.shape for x in v.items] == [Shape((5,)), Shape(())]

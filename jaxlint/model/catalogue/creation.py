@@ -10,7 +10,7 @@ from typing import Any
 from jaxlint.base.literals import UNKNOWN
 
 from .. import dims
-from ..abstract import FLOAT, INT, Array, Const, List, Scalar, Shape, Tuple, as_array, as_dim, constant
+from ..abstract import FLOAT, INT, Array, Const, List, Scalar, Seq, Shape, Tuple, as_array, as_dim, constant
 from ..dims import Dim
 from . import Call
 from .rules import (
@@ -132,8 +132,8 @@ def linspace(call: Call) -> Any:
 
 
 def nested_shape(v: Any) -> tuple[tuple[Dim, ...], list[Array]] | None:
-    """The shape a nested display of numbers or arrays gives, with its leaves; None when
-    ragged or not known."""
+    """The shape a nested display of numbers or arrays gives (also a comprehension's list
+    of items alike), with its leaves; None when ragged or not known."""
     if type(v) in (Tuple, List):
         if not v.items:
             return (0,), []
@@ -149,6 +149,9 @@ def nested_shape(v: Any) -> tuple[tuple[Dim, ...], list[Array]] | None:
                 return None
             leaves += s[1]
         return (len(v.items), *first[0]), leaves
+    if type(v) is Seq:  # ``[features(s) for s in shots]``: ``length`` items, each what ``item`` is
+        sub = nested_shape(v.item)
+        return ((v.length, *sub[0]), sub[1]) if sub is not None else None
     a = as_array(v)
     if a is None:
         return None

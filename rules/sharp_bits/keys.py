@@ -1115,21 +1115,30 @@ def replaced_record(ctx: FileContext, call: cst.Call) -> tuple[str, frozenset[st
 _FIELD_PART = re.compile(r"^(\[\d+\])?\.\w+$")  # ``.key``, ``[0].key``
 
 
-def _field_summary(ctx: FileContext, fn: cst.FunctionDef) -> tuple[dict[str, frozenset[str]], frozenset[str]]:
+def _field_summary(
+    ctx: FileContext, fn: cst.FunctionDef, given: Any = None
+) -> tuple[dict[str, frozenset[str]], frozenset[str]]:
     """For a def: the fields of each parameter it consumes as keys on every path
     (``normal(state.rng, ...)``), and the fields of what it returns that hold a consumed key
     on every path (``return state._replace(position=p)``: ``rng`` as it was given;
-    ``return state._replace(position=p), aux``: ``[0].rng``)."""
-    memo: dict[cst.CSTNode, Any] = ctx.shared.setdefault("JAX502_fields", {})
-    if fn in memo:
-        return memo[fn]
-    memo[fn] = ({}, frozenset())  # a recursive def: its own calls do not count
-    # the records its visible calls give it say which attributes are stored fields (``fly(state)``
-    # in a scan body whose carry is a NamedTuple: ``state.key`` is its field)
+    ``return state._replace(position=p), aux``: ``[0].rng``). ``given``: the frame the call
+    being judged makes for it, read when no call in view gives it a record (a def of
+    another module, called from a scan body here)."""
     from jaxlint.model.contexts import contexts
 
     frames = contexts(program(ctx).evaluator, fn)
     records = [f for f in frames if any(type(v) is Struct for _, v in f.params)]
+    if not records and given is not None and any(type(v) is Struct for _, v in given.params):
+        records = [given]
+    else:
+        given = None
+    memo: dict[Any, Any] = ctx.shared.setdefault("JAX502_fields", {})
+    key = fn if given is None else (fn, given)
+    if key in memo:
+        return memo[key]
+    memo[key] = ({}, frozenset())  # a recursive def: its own calls do not count
+    # the records its visible calls give it say which attributes are stored fields (``fly(state)``
+    # in a scan body whose carry is a NamedTuple: ``state.key`` is its field)
     consumed, flow = _consumed_in(ctx, fn, follow=True, frame=records[0] if records else None)
     params = [q.name.value for q in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params)]
     fields: dict[str, frozenset[str]] = {}
@@ -1148,8 +1157,17 @@ def _field_summary(ctx: FileContext, fn: cst.FunctionDef) -> tuple[dict[str, fro
         # ``"key"``: a field of the record returned; ``"[0].key"``: of the record it returns first
         held = {part[1:] if part.startswith(".") else part for part in parts if _FIELD_PART.match(part)}
         returned = frozenset(held) if returned is None else returned & held
-    memo[fn] = (fields, returned or frozenset())
-    return memo[fn]
+    memo[key] = (fields, returned or frozenset())
+    return memo[key]
+
+
+def _callee_frame(ctx: FileContext, node: cst.FunctionDef, call: cst.Call, frame: Any) -> Any:
+    """The frame ``call``, evaluated in ``frame``, makes for the def ``node``; None without one."""
+    if frame is None:
+        return None
+    from jaxlint.model.contexts import enter_call
+
+    return enter_call(program(ctx).evaluator, node, call, frame)
 
 
 def consumed_fields(ctx: FileContext, call: cst.Call, frame: Any = None) -> list[tuple[cst.Name, frozenset[str]]]:
@@ -1160,7 +1178,7 @@ def consumed_fields(ctx: FileContext, call: cst.Call, frame: Any = None) -> list
     if called is None or called[2]:
         return []
     owner, node, _ = called
-    fields, _ = _field_summary(owner, node)
+    fields, _ = _field_summary(owner, node, _callee_frame(ctx, node, call, frame))
     if not fields:
         return []
     positional = [q.name.value for q in (*node.params.posonly_params, *node.params.params)]
@@ -1181,7 +1199,9 @@ def handed_fields(ctx: FileContext, call: cst.Call, frame: Any = None) -> frozen
     if called is None or called[2]:
         return frozenset()
     owner, node, _ = called
-    return frozenset(f for f in _field_summary(owner, node)[1] if not f.startswith("["))
+    return frozenset(
+        f for f in _field_summary(owner, node, _callee_frame(ctx, node, call, frame))[1] if not f.startswith("[")
+    )
 
 
 def handed_items(ctx: FileContext, call: cst.Call, frame: Any = None) -> dict[int, frozenset[str]]:
@@ -1193,7 +1213,7 @@ def handed_items(ctx: FileContext, call: cst.Call, frame: Any = None) -> dict[in
         return {}
     owner, node, _ = called
     out: dict[int, set[str]] = {}
-    for f in _field_summary(owner, node)[1]:
+    for f in _field_summary(owner, node, _callee_frame(ctx, node, call, frame))[1]:
         if f.startswith("["):
             index, field = f[1:].split("].", 1)
             out.setdefault(int(index), set()).add(field)

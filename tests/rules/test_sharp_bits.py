@@ -1037,3 +1037,31 @@ def test_the_loop_record_fixture_fails_under_jaxs_key_reuse_checker():
         e = raised_by("JAX502/lint/loop_record.py", "passage_bad(jax.random.key(0), jax.numpy.ones(5))")
         assert type(e).__name__ == "KeyReuseError", e
         assert raised_by("JAX502/lint/loop_record.py", "passage_ok(jax.random.key(0), jax.numpy.ones(5))") is None
+
+
+FOREIGN_RECORD = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "JAX502", "lint", "foreign_record_{}")
+
+
+@pytest.mark.parametrize("slicing", [True, False])
+def test_a_def_of_another_module_judged_in_the_frame_the_scan_body_gives_it(monkeypatch, slicing):
+    # `propagate` (clock.py) has no call in view there: the body's call gives it the carry,
+    # a `ClockState` record (main.py), so `state.key` is a field it consumes and hands back
+    if not slicing:
+        monkeypatch.setenv("JAXLINT_NO_SLICING", "1")
+    found = testing.lint_folder(FOREIGN_RECORD.format("bad"), testing.settings_for("JAX502")).diagnostics
+    assert [(os.path.basename(d.path), d.start.line, d.message) for d in found] == [
+        ("sim.py", 8, "`propagate` consumes the PRNG key `state.key` in every iteration of `lax.scan` at line 11"),
+    ]
+    assert testing.lint_folder(FOREIGN_RECORD.format("ok"), testing.settings_for("JAX502")).diagnostics == []
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_foreign_record_fixture_fails_under_jaxs_key_reuse_checker():
+    import jax
+    from conftest import raised_by_project
+
+    with jax.debug_key_reuse(True):
+        e = raised_by_project(FOREIGN_RECORD.format("bad"), "main.py", ("clock", "sim"))
+        assert type(e).__name__ == "KeyReuseError", e
+        assert raised_by_project(FOREIGN_RECORD.format("ok"), "main.py", ("clock", "sim")) is None

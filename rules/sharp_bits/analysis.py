@@ -72,6 +72,9 @@ class Elsewhere:
     fn: cst.FunctionDef
     bools: list[BoolUse]  # JAX503
     setitems: list[SetItem]  # JAX501: assignments into an array computed from a parameter
+    # per bool use: the other parameters that, traced alone, make it traced too (its
+    # ``origin`` is one of them: ``leak * cmd > m`` is traced when ``cmd`` alone is)
+    also: dict[cst.CSTNode, list[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -236,10 +239,65 @@ class FileAnalysis:
                 order = ctx.text_order
                 out.append(
                     Elsewhere(
-                        fn, sorted(bools, key=lambda u: order(u.node)), sorted(stores, key=lambda s: order(s.stmt))
+                        fn,
+                        sorted(bools, key=lambda u: order(u.node)),
+                        sorted(stores, key=lambda s: order(s.stmt)),
+                        self._also_traced_by(fn, params, bools),
                     )
                 )
         return out
+
+    def _also_traced_by(self, fn: cst.FunctionDef, params: set[str], bools: list[BoolUse]) -> dict:
+        """For each bool use, the parameters besides its origin that make it traced when
+        traced alone (another module's transform may trace only some): one walk per
+        parameter its test depends on (``depends_on``), with only that one traced."""
+        ctx = self.ctx
+        wanted: dict[str, list[BoolUse]] = {}
+        for u in bools:
+            for q in depends_on(ctx, u.expr, fn, params) - {u.origin}:
+                wanted.setdefault(q, []).append(u)
+        out: dict[cst.CSTNode, list[str]] = {}
+        for q in sorted(wanted):
+            flow = ValueFlow(
+                ctx,
+                fn,
+                Trace({q}, "", fn, False, True),
+                None,
+                array_evidence(ctx, fn),
+                container_evidence(ctx, fn),
+                at_evidence(ctx, fn),
+            )
+            flow.run(fn.body)
+            found = {u.node for u in flow.bools.values() if u.origin == q}
+            for u in wanted[q]:
+                if u.node in found:
+                    out.setdefault(u.node, []).append(q)
+        return out
+
+
+def depends_on(ctx, expr: cst.CSTNode, fn: cst.FunctionDef, params: set[str]) -> set[str]:
+    """The parameters of ``fn`` among ``params`` that ``expr`` reads, directly or through the
+    plain assignments of ``fn`` that reach it (``new = leak * cmd``, then ``new > m``)."""
+    p = program(ctx)
+    out: set[str] = set()
+    todo: list[cst.CSTNode] = [expr]
+    seen: set[cst.CSTNode] = set()
+    while todo and len(seen) < 200:
+        node = todo.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        for n in (node, *ctx.descendants(node, prune=(cst.FunctionDef, cst.Lambda, cst.ClassDef))):
+            if type(n) is not cst.Name:
+                continue
+            for b in p.reaching(n):
+                if b.scope.node is not fn:
+                    continue
+                if b.kind == "param" and b.name in params:
+                    out.add(b.name)
+                elif b.kind == "assign" and b.value is not None:
+                    todo.append(b.value)
+    return out
 
 
 def _returned_by(ctx, fn: cst.FunctionDef, outer) -> bool:

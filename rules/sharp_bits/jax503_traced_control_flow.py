@@ -151,6 +151,7 @@ class TracedControlFlow(Rule):
                     "kind": u.kind,
                     "expr": _short(ctx.code(u.expr)),
                     "origin": u.origin,
+                    "origins": [u.origin, *found.also.get(u.node, ())],
                     "on_argument": _on_argument(u),
                 }
                 self.pending(u.node, data)
@@ -166,14 +167,19 @@ class TracedControlFlow(Rule):
     @classmethod
     def resolve(cls, items: list[Pending], project: Project) -> Iterator[tuple[Pending, str, str]]:
         def wants(d, c) -> bool:  # a value computed by a JAX operation: only a staging layer traces it
-            return stages(c["api"]) if d["origin"] == STAGED else d["origin"] in c["params"]
+            if d["origin"] == STAGED:
+                return stages(c["api"])
+            return any(o in c["params"] for o in d.get("origins", [d["origin"]]))
 
         for p, layer in traced_layers(items, project, wants):
             d = p.data
             if d["origin"] == STAGED and not stages(layer["api"]):
                 continue
-            static = layer["api"] in ("jit", "pjit") and d["on_argument"]
-            yield p, *split(_message(d["kind"], d["expr"], d["origin"], layer_where(layer, p.path), static))
+            # the parameter this layer traces (a caller may trace one the test depends on)
+            given = layer.get("params")
+            origin = next((o for o in d.get("origins", ()) if given and o in given), d["origin"])
+            static = layer["api"] in ("jit", "pjit") and d["on_argument"] and origin == d["origin"]
+            yield p, *split(_message(d["kind"], d["expr"], origin, layer_where(layer, p.path), static))
 
 
 def _message(kind: str, expr: str, origin: str, where: str, static_hint: bool) -> str:

@@ -1065,3 +1065,37 @@ def test_the_foreign_record_fixture_fails_under_jaxs_key_reuse_checker():
         e = raised_by_project(FOREIGN_RECORD.format("bad"), "main.py", ("clock", "sim"))
         assert type(e).__name__ == "KeyReuseError", e
         assert raised_by_project(FOREIGN_RECORD.format("ok"), "main.py", ("clock", "sim")) is None
+
+
+OTHER_OPERAND = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "JAX503", "lint", "other_operand_{}")
+
+
+@pytest.mark.parametrize("slicing", [True, False])
+def test_a_test_on_a_value_of_several_parameters_is_traced_by_the_one_the_caller_traces(monkeypatch, slicing):
+    # `new = leak * cmd - gain * slopes`: the scan body traces `cmd` and `slopes`, not the
+    # Python float `leak`; the test on `new` is traced all the same (and one on `leak` alone
+    # is not: the look-alike)
+    if not slicing:
+        monkeypatch.setenv("JAXLINT_NO_SLICING", "1")
+    found = testing.lint_folder(OTHER_OPERAND.format("bad"), testing.settings_for("JAX503")).diagnostics
+    assert [(os.path.basename(d.path), d.start.line, d.message, d.note) for d in found] == [
+        (
+            "control.py",
+            9,
+            "an `if` test needs a Python bool",
+            "But `peak > max_stroke` depends on the traced argument `cmd` (traced by lax.scan at sim.py:12):"
+            " raises `TracerBoolConversionError`; use `jnp.where(...)` or `lax.cond(...)`.",
+        )
+    ]
+    assert testing.lint_folder(OTHER_OPERAND.format("ok"), testing.settings_for("JAX503")).diagnostics == []
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_other_operand_fixture_fails_under_jax_as_linted():
+    import jax
+    from conftest import raised_by_project
+
+    e = raised_by_project(OTHER_OPERAND.format("bad"), "main.py", ("control", "sim"))
+    assert type(e) is jax.errors.TracerBoolConversionError, e
+    assert raised_by_project(OTHER_OPERAND.format("ok"), "main.py", ("control", "sim")) is None

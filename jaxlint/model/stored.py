@@ -10,7 +10,9 @@ a ``for`` loop in the binding's block run once per item, when the items are know
 (``for i, (a, b) in enumerate(zip(widths[:-1], widths[1:])): params[f"w{i}"] = ...``),
 each with the loop's target bound to that item. Anything else (a store under an ``if`` in
 a loop, a loop with ``break``, a ``try``, a nested function, an augmented store, ``del``,
-a method such as ``update``, a store after the read in a loop, an unknown key): None.
+another method, a store after the read in a loop, an unknown key): None. ``d.update(other,
+k=v)`` as a statement is such a store of each of ``other``'s items (a dict of known keys),
+then of each keyword.
 """
 
 from __future__ import annotations
@@ -40,7 +42,13 @@ def stored(ev: Evaluator, read: cst.Name, b: Binding, base: Dict, env: Env | Non
     for m in mutations:
         mr = p._reads.get(m)
         store = _item_store(p.parents, m)
-        if mr is None or store is None or mr.scope is not b.scope or mr.path[: len(b.path)] != b.path:
+        update = _update_call(p.parents, m) if store is None else None
+        if (
+            mr is None
+            or (store is None and update is None)
+            or mr.scope is not b.scope
+            or mr.path[: len(b.path)] != b.path
+        ):
             return None
         arms = mr.path[len(b.path) :]
         if len(arms) == 1 and type(arms[0][0]) is cst.For:
@@ -60,11 +68,18 @@ def stored(ev: Evaluator, read: cst.Name, b: Binding, base: Dict, env: Env | Non
             if any(type(arm[0]) in (cst.For, cst.While) for arm in r.path):
                 return None  # a later store in a loop around the read: the next iteration sees it
             continue  # runs after the read
-        stmt, index = store
-        key = ev.value(index, env)
-        if type(key) is not Const or not isinstance(key.value, (str, int)) or type(value) is not Dict:
-            return None
-        changed = _with(value, key.value, ev.value(stmt.value, env))
+        if store is not None:
+            stmt, index = store
+            key = ev.value(index, env)
+            if type(key) is not Const or not isinstance(key.value, (str, int)) or type(value) is not Dict:
+                return None
+            changed = _with(value, key.value, ev.value(stmt.value, env))
+        else:
+            assert update is not None
+            updated = _updated(ev, value, update, env)
+            if updated is None:
+                return None
+            changed = updated
         runs: bool | None = True
         for i, (branch, arm) in enumerate(arms):
             depth = len(b.path) + i + 1
@@ -129,6 +144,39 @@ def _with(d: Dict, key: str | int, v: Any) -> Dict:
     if any(k == key and type(k) is type(key) for k, _ in d.items):
         return Dict(tuple((k, v if (k == key and type(k) is type(key)) else x) for k, x in d.items))
     return Dict((*d.items, (key, v)))
+
+
+def _update_call(parents: dict[cst.CSTNode, cst.CSTNode], read: cst.Name) -> cst.Call | None:
+    """``read.update(...)`` written as a statement: the call."""
+    attr = parents.get(read)
+    if type(attr) is not cst.Attribute or attr.value is not read or attr.attr.value != "update":
+        return None
+    call = parents.get(attr)
+    if type(call) is not cst.Call or call.func is not attr or type(parents.get(call)) is not cst.Expr:
+        return None
+    return call
+
+
+def _updated(ev: Evaluator, d: Any, call: cst.Call, env: Env | None) -> Dict | None:
+    """``d`` after ``d.update(other, k=v)``: ``other``'s items (a dict of known keys), then
+    the keywords, each set in turn; None when one is not known."""
+    if type(d) is not Dict or any(a.star for a in call.args):
+        return None
+    positional = [a for a in call.args if a.keyword is None]
+    if len(positional) > 1:
+        return None
+    for a in positional:
+        other = ev.value(a.value, env)
+        if type(other) is not Dict:
+            return None
+        for k, v in other.items:
+            if not isinstance(k, (str, int)):
+                return None
+            d = _with(d, k, v)
+    for a in call.args:
+        if a.keyword is not None:
+            d = _with(d, a.keyword.value, ev.value(a.value, env))
+    return d
 
 
 def _item_store(

@@ -856,3 +856,22 @@ def test_an_optax_chain_gives_updates_shaped_like_the_gradients():
     b = p.module_scope.bindings["result"][-1]
     v = p.evaluator.value(b.value, None)
     assert [x.shape for x in v.items] == [Shape((5,)), Shape(())]
+
+
+def test_a_dict_updated_in_place_has_the_items_it_was_given():
+    source = (
+        "import jax.numpy as jnp\nR = {'a': 6, 'b': 4}\n"
+        "def main(extra):\n"
+        "    systems = {k: jnp.zeros((n, n)) for k, n in R.items()}\n"
+        "    systems.update({'c': jnp.ones((3, 3))}, d=jnp.ones(2))\n"
+        "    return systems\n"
+    )
+    v = value_of(source + "result = main(1)\n")
+    assert [(k, x.shape) for k, x in v.items] == [
+        ("a", Shape((6, 6))),
+        ("b", Shape((4, 4))),
+        ("c", Shape((3, 3))),
+        ("d", Shape((2,))),
+    ]
+    unknown = source.replace("{'c': jnp.ones((3, 3))}, d=jnp.ones(2)", "extra")
+    assert value_of(unknown + "result = main(x)\n") is UNKNOWN  # updated with what is not known

@@ -42,6 +42,11 @@ def test_what_the_model_cannot_order_is_unknown():
     # a name the body carries from one iteration to the next: not one item at a time
     assert _run("d = {}\nn = -1\nfor w in (4, 6):\n    n = n + 1\n    d[n] = w") is UNKNOWN
     assert _run("d = dict(D)\nfor i in range(3):\n    d['t'] += i") is UNKNOWN
-    assert _run("d = dict(D)\nd.update(t=1)") is UNKNOWN
+    assert _run("d = dict(D)\nd.update(extra)") is UNKNOWN  # updated with what is not known
     assert _run("d = dict(D)\nd[unknown_key] = 1") is UNKNOWN
     assert _run("d = dict(D)\nd['t'] += 1") is UNKNOWN
+
+
+def test_an_update_statement_stores_each_item_it_is_given():
+    assert _run("d = dict(D)\nd.update(t=1)") == Dict((("t", Const(1)), ("p", Const(0.05))))
+    assert _run("d = dict(D)\nd.update({'q': 2}, t=3)") == Dict((("t", Const(3)), ("p", Const(0.05)), ("q", Const(2))))

@@ -221,16 +221,8 @@ class FileAnalysis:
             params = {q.name.value for q in parameters(fn) if q.default is None and q is not receiver}
             if not params:
                 continue
-            flow = ValueFlow(
-                ctx,
-                fn,
-                Trace(params, "", fn, False, True),  # staged if the layer stages (JAX503 resolve)
-                None,
-                array_evidence(ctx, fn),
-                container_evidence(ctx, fn),
-                at_evidence(ctx, fn),
-            )
-            flow.run(fn.body)
+            evidence = (array_evidence(ctx, fn), container_evidence(ctx, fn), at_evidence(ctx, fn))
+            flow = self._walk_traced(fn, params, evidence)
             self.edges += [(fn, callee, origins) for callee, origins in flow.edges]
             optional = {q.name.value for q in parameters(fn) if q.default is not None}
             bools = [u for u in flow.bools.values() if not _under_option(ctx, u.node, fn, optional)]
@@ -242,32 +234,30 @@ class FileAnalysis:
                         fn,
                         sorted(bools, key=lambda u: order(u.node)),
                         sorted(stores, key=lambda s: order(s.stmt)),
-                        self._also_traced_by(fn, params, bools),
+                        self._also_traced_by(fn, params, bools, evidence),
                     )
                 )
         return out
 
-    def _also_traced_by(self, fn: cst.FunctionDef, params: set[str], bools: list[BoolUse]) -> dict:
+    def _walk_traced(self, fn: cst.FunctionDef, params: set[str], evidence: tuple) -> ValueFlow:
+        """The walk of a def no transform of its file traces, as if a transform of another
+        module traced ``params`` (staged if that layer stages: JAX503's resolve).
+        ``evidence``: what the body shows its parameters to be (``evidence.py``)."""
+        flow = ValueFlow(self.ctx, fn, Trace(params, "", fn, False, True), None, *evidence)
+        flow.run(fn.body)
+        return flow
+
+    def _also_traced_by(self, fn: cst.FunctionDef, params: set[str], bools: list[BoolUse], evidence: tuple) -> dict:
         """For each bool use, the parameters besides its origin that make it traced when
         traced alone (another module's transform may trace only some): one walk per
         parameter its test depends on (``depends_on``), with only that one traced."""
-        ctx = self.ctx
         wanted: dict[str, list[BoolUse]] = {}
         for u in bools:
-            for q in depends_on(ctx, u.expr, fn, params) - {u.origin}:
+            for q in depends_on(self.ctx, u.expr, fn, params) - {u.origin}:
                 wanted.setdefault(q, []).append(u)
         out: dict[cst.CSTNode, list[str]] = {}
         for q in sorted(wanted):
-            flow = ValueFlow(
-                ctx,
-                fn,
-                Trace({q}, "", fn, False, True),
-                None,
-                array_evidence(ctx, fn),
-                container_evidence(ctx, fn),
-                at_evidence(ctx, fn),
-            )
-            flow.run(fn.body)
+            flow = self._walk_traced(fn, {q}, evidence)
             found = {u.node for u in flow.bools.values() if u.origin == q}
             for u in wanted[q]:
                 if u.node in found:

@@ -18,6 +18,7 @@ in unison (``permutation(key, x)`` / ``permutation(key, y)``).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -1116,20 +1117,22 @@ _FIELD_PART = re.compile(r"^(\[\d+\])?\.\w+$")  # ``.key``, ``[0].key``
 
 
 def _field_summary(
-    ctx: FileContext, fn: cst.FunctionDef, given: Any = None
+    ctx: FileContext, fn: cst.FunctionDef, given: Callable[[], Any] | None = None
 ) -> tuple[dict[str, frozenset[str]], frozenset[str]]:
     """For a def: the fields of each parameter it consumes as keys on every path
     (``normal(state.rng, ...)``), and the fields of what it returns that hold a consumed key
     on every path (``return state._replace(position=p)``: ``rng`` as it was given;
-    ``return state._replace(position=p), aux``: ``[0].rng``). ``given``: the frame the call
-    being judged makes for it, read when no call in view gives it a record (a def of
-    another module, called from a scan body here)."""
+    ``return state._replace(position=p), aux``: ``[0].rng``). ``given`` makes the frame the
+    call being judged makes for it, read only when no call in view gives it a record (a def
+    of another module, called from a scan body here)."""
     from jaxlint.model.contexts import contexts
 
     frames = contexts(program(ctx).evaluator, fn)
     records = [f for f in frames if any(type(v) is Struct for _, v in f.params)]
-    if not records and given is not None and any(type(v) is Struct for _, v in given.params):
-        records = [given]
+    frame = given() if not records and given is not None else None
+    if frame is not None and any(type(v) is Struct for _, v in frame.params):
+        records = [frame]
+        given = frame
     else:
         given = None
     memo: dict[Any, Any] = ctx.shared.setdefault("JAX502_fields", {})
@@ -1161,24 +1164,33 @@ def _field_summary(
     return memo[key]
 
 
-def _callee_frame(ctx: FileContext, node: cst.FunctionDef, call: cst.Call, frame: Any) -> Any:
-    """The frame ``call``, evaluated in ``frame``, makes for the def ``node``; None without one."""
-    if frame is None:
+def _summary_at(
+    ctx: FileContext, call: cst.Call, frame: Any
+) -> tuple[cst.FunctionDef, tuple[dict[str, frozenset[str]], frozenset[str]]] | None:
+    """The def a call runs (not as a method) and its field summary (``_field_summary``), in
+    the frame the call, evaluated in ``frame``, makes for it when no call in view gives it a
+    record; None when the def is not known."""
+    called = _called_def(ctx, call, frame)
+    if called is None or called[2]:
         return None
-    from jaxlint.model.contexts import enter_call
+    owner, node, _ = called
 
-    return enter_call(program(ctx).evaluator, node, call, frame)
+    def callee_frame() -> Any:
+        from jaxlint.model.contexts import enter_call
+
+        return enter_call(program(ctx).evaluator, node, call, frame) if frame is not None else None
+
+    return node, _field_summary(owner, node, callee_frame)
 
 
 def consumed_fields(ctx: FileContext, call: cst.Call, frame: Any = None) -> list[tuple[cst.Name, frozenset[str]]]:
     """The record arguments (names) of a call whose fields its callee consumes as keys on
     every path, with those fields (``kernel(state)``: ``state``, {``rng``}); the callee
     as ``frame`` gives it (a ``kernel`` parameter of the def around the loop)."""
-    called = _called_def(ctx, call, frame)
-    if called is None or called[2]:
+    found = _summary_at(ctx, call, frame)
+    if found is None:
         return []
-    owner, node, _ = called
-    fields, _ = _field_summary(owner, node, _callee_frame(ctx, node, call, frame))
+    node, (fields, _) = found
     if not fields:
         return []
     positional = [q.name.value for q in (*node.params.posonly_params, *node.params.params)]
@@ -1195,25 +1207,19 @@ def handed_fields(ctx: FileContext, call: cst.Call, frame: Any = None) -> frozen
     """The fields of the record a call returns that hold a key its callee consumed (see
     ``_field_summary``): a ``kernel`` that draws from ``state.rng`` and returns
     ``state._replace(...)`` without a new ``rng`` hands back a consumed key."""
-    called = _called_def(ctx, call, frame)
-    if called is None or called[2]:
-        return frozenset()
-    owner, node, _ = called
-    return frozenset(
-        f for f in _field_summary(owner, node, _callee_frame(ctx, node, call, frame))[1] if not f.startswith("[")
-    )
+    found = _summary_at(ctx, call, frame)
+    return frozenset(f for f in found[1][1] if not f.startswith("[")) if found is not None else frozenset()
 
 
 def handed_items(ctx: FileContext, call: cst.Call, frame: Any = None) -> dict[int, frozenset[str]]:
     """For a call whose callee returns a tuple: the fields of each item's record that hold a
     key the callee consumed (``step(state)`` returning ``state._replace(x=x), aux`` without
     a new ``state.rng``: {0: {``rng``}})."""
-    called = _called_def(ctx, call, frame)
-    if called is None or called[2]:
+    found = _summary_at(ctx, call, frame)
+    if found is None:
         return {}
-    owner, node, _ = called
     out: dict[int, set[str]] = {}
-    for f in _field_summary(owner, node, _callee_frame(ctx, node, call, frame))[1]:
+    for f in found[1][1]:
         if f.startswith("["):
             index, field = f[1:].split("].", 1)
             out.setdefault(int(index), set()).add(field)

@@ -364,7 +364,7 @@ class _Scan:
         if any(m in self.p.parents for m in maps):
             return False
         for m in maps:
-            owner = _owner(self.ev, m)
+            owner = owner_program(self.ev, m)
             if owner is None:
                 return False
             self.foreign[m] = owner
@@ -558,7 +558,7 @@ class _Scan:
                 self._evaluate(made, home, frames, rests=(assumed, forwarding.keeps_shapes(p, made)))
 
 
-def _owner(ev: Evaluator, node: cst.CSTNode) -> Program | None:
+def owner_program(ev: Evaluator, node: cst.CSTNode) -> Program | None:
     """The program of another project module that holds ``node`` (read in this world)."""
     for prog in ev.world._programs.values():
         if prog is not None and node in prog.parents:

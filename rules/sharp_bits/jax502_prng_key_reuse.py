@@ -50,7 +50,9 @@ class PrngKeyReuse(Rule):
     entry `None`) to a def or lambda that consumes it on every path (also through `partial`
     and under `jax.jit`) consumes it once per example:
     every example draws the same numbers, and JAX's checker, which sees one consumption,
-    is silent. A body that `lax.fori_loop`, `lax.scan`, `lax.while_loop` or `lax.map` runs
+    is silent. It is reported at the vmap (also one a factory applies or a decorator),
+    whatever key its calls give; at a call when only the call says which function the
+    vmap maps (a factory's parameter). A body that `lax.fori_loop`, `lax.scan`, `lax.while_loop` or `lax.map` runs
     once per iteration consumes a key it closes over in every iteration, and one that
     `scan`, `fori_loop` or `while_loop` runs consumes again, in every iteration, a key it
     consumes from its carry and gives back in the carry it returns as it was (`noise =
@@ -184,6 +186,14 @@ class PrngKeyReuse(Rule):
         if r.loop is r.node:  # a vmap gives the key whole to every example
             fn = r.api.removeprefix("jax.vmap(").removesuffix(")")
             who = "the lambda" if fn == "<lambda>" else f"`{fn}`"
+            if r.parameter:
+                return (
+                    f"`jax.vmap` gives the PRNG key parameter `{k}` of {who} whole to every example (its `in_axes` "
+                    "entry is None), "
+                    f"and {who} consumes it: whatever key a call gives, every example draws the same random "
+                    f"numbers. {BROADCAST_CHECKER}. Map over one key per example: `jax.random.split(key, n)` "
+                    f"with `in_axes` 0 for `{k}`"
+                )
             return (
                 f"`jax.vmap` gives the PRNG key `{k}` whole to every example (its `in_axes` entry is None), and "
                 f"{who} consumes it: every example draws the same random numbers. {BROADCAST_CHECKER}. "

@@ -88,6 +88,7 @@ class Reuse:
     kind: str | None = None  # "typed", "raw" or None: what the key argument is
     lax_loop: str = ""  # the loop is a lax call running a body that closes over the key ("lax.scan")
     carried: bool = False  # ... or that gives the consumed key back in its carry
+    parameter: bool = False  # a vmap's application: ``key`` names its function's parameter
 
 
 @dataclass(frozen=True, slots=True)
@@ -453,44 +454,32 @@ class KeyFlow(Flow):
     def broadcast(self, n: cst.Call) -> Use | None:
         """The key a ``vmap`` call gives whole to every example (its ``in_axes`` entry is
         None) while the mapped def consumes that parameter on every path: each example
-        consumes the same key, and draws the same random numbers."""
+        consumes the same key, and draws the same random numbers. The call consumes it
+        (for what follows); ``Use.api`` is empty when the vmap is judged where it is
+        applied (``broadcast_sites``), so the call is no finding of its own."""
         if not self.follow or any(a.star for a in n.args) or not any(key_name(a.value) for a in n.args):
             return None
-        v = _runs_as_called(program(self.ctx).evaluator.value(n.func, None))  # ``jit(vmap(f, ...))``
-        if type(v) is not Transformed or v.api != "jax.vmap" or v.unknown_options:
-            return None
-        in_axes = v.option("in_axes", Const(0))
-        fn = v.target
-        shift, bound = 0, frozenset[str]()
-        if type(fn) is Partial and not fn.star:  # ``partial(step, grad_log_p=g)``: what it binds is not the call's
-            shift, bound, fn = len(fn.args), frozenset(k for k, _ in fn.keywords), fn.func
-        if type(in_axes) not in (Tuple, List) or type(fn) is not Function:
-            return None
-        owner = fn.program or program(self.ctx)
-        if type(fn.node) is cst.Lambda:
-            consumed = lambda_consumed(owner.ctx, fn.node)
-        elif type(fn.node) is cst.FunctionDef and not fn.node.decorators:
-            consumed = consumed_parameters(owner.ctx, fn.node)
-        else:
+        p = program(self.ctx)
+        v = _runs_as_called(p.evaluator.value(n.func, None))  # ``jit(vmap(f, ...))``
+        if type(v) is not Transformed:
             return None
         positional = [a.value for a in n.args if a.keyword is None]
-        for pname, idx in consumed.items():
-            if pname in bound:
-                continue
-            idx -= shift
-            if 0 <= idx < min(len(positional), len(in_axes.items)) and in_axes.items[idx] == Const(None):
+        for _, idx, fn_name in broadcast_parameters(v):
+            if idx < len(positional):
                 arg = positional[idx]
                 k = key_name(arg)
                 if k is not None and (type(arg) is not cst.Attribute or self.stored_key(arg)):
-                    return Use(arg, k, f"jax.vmap({fn.name})", None)
+                    api = "" if judged_at_site(p, v) else f"jax.vmap({fn_name})"
+                    return Use(arg, k, api, None)
         return None
 
     def call(self, n: cst.Call, comp: cst.CSTNode | None = None, comp_bound: set[str] | None = None) -> None:
         shared = self.broadcast(n) if comp is None and not self.quiet else None
         if shared is not None and n not in self.reuses:
-            first = Consumed(n, shared.api, shared.gives, True)
-            self.reuses[n] = Reuse(n, shared.name, shared.api, None, first, n, self.kind(shared))
-            self.env[shared.name] = Consumed(n, shared.api, None)
+            if shared.api:
+                first = Consumed(n, shared.api, shared.gives, True)
+                self.reuses[n] = Reuse(n, shared.name, shared.api, None, first, n, self.kind(shared))
+            self.env[shared.name] = Consumed(n, shared.api or "jax.vmap", None)
             return
         used = self.use(n)
         if used is None:
@@ -1391,12 +1380,95 @@ def reuses(ctx: FileContext) -> list[Reuse]:
             flow.comprehensions(stmt)
         for n, r in flow.reuses.items():
             out.setdefault(n, r)
+    for r in broadcast_sites(ctx):
+        out.setdefault(r.node, r)
     for r in _closed_over_in_loops(ctx):
         out.setdefault(r.node, r)
     for r in _carried_in_loops(ctx):
         out.setdefault(r.node, r)
     result = ctx.shared[KEY] = sorted(out.values(), key=lambda r: ctx.text_order(r.node))
     return result
+
+
+def broadcast_parameters(v: Transformed) -> list[tuple[str, int, str]]:
+    """For a ``vmap`` (also under ``jit``): the parameters its function consumes as keys on
+    every path while its ``in_axes`` gives them whole to every example (entry None), as
+    ``(parameter, position in a call of the vmap, the function's name)``; what a
+    ``partial`` binds is no position of the call."""
+    if v.api != "jax.vmap" or v.unknown_options:
+        return []
+    in_axes = v.option("in_axes", Const(0))
+    fn = v.target
+    shift, bound = 0, frozenset[str]()
+    if type(fn) is Partial and not fn.star:  # ``partial(step, grad_log_p=g)``: what it binds is not the call's
+        shift, bound, fn = len(fn.args), frozenset(k for k, _ in fn.keywords), fn.func
+    if type(in_axes) not in (Tuple, List) or type(fn) is not Function or fn.program is None:
+        return []
+    owner = fn.program
+    if type(fn.node) is cst.Lambda:
+        consumed = lambda_consumed(owner.ctx, fn.node)
+    elif type(fn.node) is cst.FunctionDef:
+        consumed = consumed_parameters(owner.ctx, fn.node)
+    else:
+        return []
+    out = []
+    for pname, idx in consumed.items():
+        idx -= shift
+        if pname not in bound and 0 <= idx < len(in_axes.items) and in_axes.items[idx] == Const(None):
+            out.append((pname, idx, fn.name))
+    return out
+
+
+def _site_value(p: Any, node: cst.CSTNode) -> Transformed | None:
+    """A vmap application's value as written, in no call's frame: a target or option that
+    depends on the parameters of the def around it (a factory's ``f``) is not known there,
+    and its calls decide (``KeyFlow.broadcast``)."""
+    from jaxlint.model.mapsites import application_value
+
+    if type(p.parents.get(node)) is cst.Decorator:
+        return application_value(p, node)
+    v = p.evaluator.value(node, None)
+    return v if type(v) is Transformed else None
+
+
+def judged_at_site(here: Any, v: Transformed) -> bool:
+    """Does the vmap ``v``'s own application, in a linted module of the project, report
+    the keys it gives whole (``broadcast_sites``)? Then its calls do not."""
+    from jaxlint.model.mapsites import owner_program
+
+    node = v.node
+    if node is None:
+        return False
+    owner = here if node in here.parents else owner_program(here.evaluator, node)
+    if owner is None or owner.ctx.path.endswith(".stub"):
+        return False
+    site = _site_value(owner, node)
+    return site is not None and bool(broadcast_parameters(site))
+
+
+def broadcast_sites(ctx: FileContext) -> list[Reuse]:
+    """Each ``vmap`` applied in the file whose ``in_axes`` gives a parameter whole to every
+    example (None) while its function consumes that parameter as a key on every path:
+    whatever key a call gives it, every example consumes the same one. Reported at the
+    application, where the fix goes (map over ``split(key, n)`` with ``in_axes`` 0)."""
+    from jaxlint.model.mapsites import map_sites
+
+    p = program(ctx)
+    out = []
+    for site in map_sites(p, "jax.vmap"):
+        if site.app.foreign or site.app.via:
+            continue
+        node = site.node
+        if not isinstance(node, cst.BaseExpression):
+            continue
+        v = _site_value(p, node)
+        if v is None:
+            continue
+        for pname, _, fn_name in broadcast_parameters(v)[:1]:
+            api = f"jax.vmap({fn_name})"
+            first = Consumed(node, api, None, True)
+            out.append(Reuse(node, pname, api, None, first, node, None, parameter=True))
+    return out
 
 
 def _closed_over_in_loops(ctx: FileContext) -> list[Reuse]:

@@ -137,6 +137,23 @@ def test_a_vmap_that_gives_one_key_to_every_example():
             "JAX502",
             5,
             12,
+            "`jax.vmap` gives the PRNG key parameter `key` of `trajectory` whole to every example (its `in_axes` "
+            "entry is None), and `trajectory` consumes it: whatever key a call gives, every example draws the same random numbers. "
+            "JAX's key-reuse checker (`jax_debug_key_reuse`) does not catch it: it sees one consumption. Map over "
+            "one key per example: `jax.random.split(key, n)` with `in_axes` 0 for `key`",
+        )
+    ]
+    # the vmap's function is a parameter of the def applying it: the call says which, and reports
+    factory = BROADCAST.replace(
+        "def simulate(key, starts):\n    return jax.vmap(trajectory, in_axes=(None, 0))(key, starts)\n",
+        "def batched(f):\n    return jax.vmap(f, in_axes=(None, 0))\n"
+        "def simulate(key, starts):\n    return batched(trajectory)(key, starts)\n",
+    )
+    assert found(factory, "JAX502") == [
+        (
+            "JAX502",
+            7,
+            12,
             "`jax.vmap` gives the PRNG key `key` whole to every example (its `in_axes` entry is None), and "
             "`trajectory` consumes it: every example draws the same random numbers. JAX's key-reuse checker "
             "(`jax_debug_key_reuse`) does not catch it: it sees one consumption. Map over one key per example: "
@@ -155,7 +172,7 @@ def test_a_vmap_that_gives_one_key_to_every_example():
         "    return a, jax.vmap(lambda k, x: x * 2, in_axes=(None, 0))(key, xs)\n"
     )
     ((code, line, _, message),) = found(lam, "JAX502")
-    assert (code, line) == ("JAX502", 5) and "and the lambda consumes it" in message
+    assert (code, line) == ("JAX502", 5) and "parameter `k` of the lambda whole to every example" in message
     later = (
         BROADCAST
         + "    # then\n"
@@ -1065,6 +1082,39 @@ def test_the_foreign_record_fixture_fails_under_jaxs_key_reuse_checker():
         e = raised_by_project(FOREIGN_RECORD.format("bad"), "main.py", ("clock", "sim"))
         assert type(e).__name__ == "KeyReuseError", e
         assert raised_by_project(FOREIGN_RECORD.format("ok"), "main.py", ("clock", "sim")) is None
+
+
+VMAP_FACTORY = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "JAX502", "lint", "vmap_factory_{}")
+
+
+@pytest.mark.parametrize("slicing", [True, False])
+def test_a_vmap_giving_its_functions_key_whole_is_reported_where_it_is_applied(monkeypatch, slicing):
+    # the factory (weather.py) vmaps a def that splits its key with in_axes None for it:
+    # whatever key main.py gives (here `jax.random.key(2024)`, no name), every station
+    # draws the same numbers; the finding is the vmap's, not the call's
+    if not slicing:
+        monkeypatch.setenv("JAXLINT_NO_SLICING", "1")
+    found = testing.lint_folder(VMAP_FACTORY.format("bad"), testing.settings_for("JAX502")).diagnostics
+    assert [(os.path.basename(d.path), d.start.line, d.start.column, d.message) for d in found] == [
+        (
+            "weather.py",
+            17,
+            20,
+            "`jax.vmap` gives the PRNG key parameter `key` of `daily_rain` whole to every example (its `in_axes` "
+            "entry is None)",
+        ),
+    ]
+    assert testing.lint_folder(VMAP_FACTORY.format("ok"), testing.settings_for("JAX502")).diagnostics == []
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_vmap_factory_fixture_draws_the_same_weather_for_every_station():
+    from conftest import raised_by_project
+
+    e = raised_by_project(VMAP_FACTORY.format("bad"), "main.py", ("weather",))
+    assert type(e) is AssertionError and "same weather" in str(e), e
+    assert raised_by_project(VMAP_FACTORY.format("ok"), "main.py", ("weather",)) is None
 
 
 OTHER_OPERAND = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "JAX503", "lint", "other_operand_{}")

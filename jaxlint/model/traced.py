@@ -173,8 +173,10 @@ def _traced(ctx, p: Program) -> dict[cst.CSTNode, Trace]:
             if type(body) is not Function:
                 v = p.evaluator.value(arg, None)
                 # ``lax.switch(i, branches, ...)``: each branch of the sequence is a body
+                # ``lax.fori_loop(0, n, make_body(cfg), x)``: the def a factory's call returns
+                from_call = type(arg) is cst.Call
                 for item in v.items if type(v) in (AbstractTuple, AbstractList) else [v]:
-                    partial_body = _partial_body(p, item, plain=item is not v)
+                    partial_body = _partial_body(p, item, plain=item is not v or from_call)
                     if partial_body is not None:
                         add(partial_body[0].node, partial_body[1](TABLE[f.qualified], call))
                 continue

@@ -699,8 +699,10 @@ def decide(plans: list[FilePlan]) -> dict[str, Decision]:
                     if who[0] == ref[0] and who not in reached_direct:
                         reached_direct.add(who)
                         next_layer.append(who)
+            # (also the defs of another module it calls: ``targets = sample_targets(key, n)``
+            # in a caller of ``plan_all``, both imported from ``workcell``, builds what it passes)
             for sym in index.refs_of(ref[0], unit(ref)):
-                if sym[1] != ref[0] or sym in callees_done:
+                if sym in callees_done:
                     continue
                 callees_done.add(sym)
                 for callee in units(sym):

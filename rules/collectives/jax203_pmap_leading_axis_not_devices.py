@@ -41,8 +41,9 @@ class PmapLeadingAxisNotDevices(Rule):
     The values are what the program computes: array constructors and the JAX
     functions' shape rules (`reshape`, `stack`, `split`, ...), the values functions
     return and the arguments their callers pass, followed through the parameters of
-    the functions that pass the value on (then the argument of the outermost call is
-    reported). Sizes built from `jax.local_device_count()`, `jax.device_count()` or
+    the functions that pass the value on (then the argument of the outermost call in
+    the pmap's module is reported; a value another module's call passes in, at the
+    pmap's argument, once for every such caller). Sizes built from `jax.local_device_count()`, `jax.device_count()` or
     `len(jax.devices())` are the device count; sizes the code does not show are not
     judged, and a fixed size in code that compares the device count with something (a
     test that skips without enough devices) is taken as chosen on purpose.

@@ -25,7 +25,8 @@ class PmapUnreplicatedInput(Rule):
     The values are what the program computes: the key functions, array constructors,
     the values a function returns (an `init` that builds the parameters), the
     arguments callers pass, followed through the parameters of the functions that pass
-    a value on (then the argument of the outermost call is reported). Keys split per
+    a value on (then the argument of the outermost call in the pmap's module is
+    reported; a value another module's call passes in, at the pmap's argument). Keys split per
     device, replicated parameters, the output of a pmapped `init`, positions with
     `in_axes=None`, and values the code does not show are not reported.
 

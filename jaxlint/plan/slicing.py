@@ -29,9 +29,10 @@ LibCST must see it. Kept are:
    that refer to a seed, transitively (the calls of a ``@vmap`` function, and the calls
    of the function making them: the contexts its arguments come from), the methods of a
    seed's class that read an attribute the seed stores on ``self`` (``self.f = vmap(g)``
-   in ``__init__`` is called as ``self.f(x)`` in ``__call__``), and the defs of the module
-   any of those refers to, transitively (where a vmapped value passed on is called, the
-   helpers that build the arguments), ``MODULE_DEPTH`` steps at most;
+   in ``__init__`` is called as ``self.f(x)`` in ``__call__``), and the defs any of those
+   refers to, transitively, in its module or another (where a vmapped value passed on is
+   called, the helpers that build the arguments: ``sample_targets`` of the pmap's module
+   that a caller elsewhere calls), ``MODULE_DEPTH`` steps at most;
 5. for rules with ``target_transforms`` (JAX405), every unit of the same module that
    refers to a def a seed names and mentions one of those transforms
    (``jit(loss_fn, static_argnums=...)``);

@@ -6,6 +6,10 @@ to do instead go in the note under it."""
 
 from __future__ import annotations
 
+from jaxlint.base.text import clipped
+
+__all__ = ["HEADLINE", "SHORTEST", "clipped", "notes", "sentence", "split", "worded"]
+
 HEADLINE = 120
 SHORTEST = 40  # a headline cut shorter than this says too little
 
@@ -18,12 +22,6 @@ def sentence(text: str) -> str:
     if text[0].islower() and not text.startswith(("`", "jax", "jnp", "np.")):
         text = text[0].upper() + text[1:]
     return text if text[-1] in ".!?" else text + "."
-
-
-def clipped(text: str, limit: int = 60) -> str:
-    """Source text for a message: whitespace folded, cut to ``limit`` with ``...``."""
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def notes(*parts: str | None) -> str:

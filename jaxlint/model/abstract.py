@@ -80,9 +80,12 @@ class Opaque:
 
 @dataclass(frozen=True, slots=True)
 class Const:
-    """A Python constant."""
+    """A Python constant. ``named``: the module-level constant that gives this int
+    (``N_WORDS = 16``, a ``dims.Named``); a size made from it keeps the name. Two ints of
+    different names are different values here (the same number, different sizes)."""
 
     value: ConstValue
+    named: dims.Named | None = None
 
     def __repr__(self) -> str:
         return f"Const({self.value!r})"
@@ -495,7 +498,7 @@ def as_dim(v: Any) -> Dim:
     """The size a Python int value holds (a constant, or a symbol), else None. An
     ``Opaque`` value used as a size is a symbol of its own (``cfg.n_heads``)."""
     if type(v) is Const and isinstance(v.value, int) and not isinstance(v.value, bool):
-        return v.value
+        return v.named if v.named is not None else v.value
     if type(v) is Scalar and v.kind == "int":
         return v.dim
     if type(v) is Opaque:
@@ -506,7 +509,7 @@ def as_dim(v: Any) -> Dim:
 def int_value(d: Dim) -> Any:
     """The Python int value of a size."""
     if isinstance(d, int):
-        return Const(d)
+        return Const(int(d), d) if isinstance(d, dims.Named) else Const(d)
     return Scalar("int", d)
 
 

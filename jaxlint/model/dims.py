@@ -81,6 +81,31 @@ class Size:
 Dim = int | Size | None
 
 
+class Named(int):
+    """A size a module-level constant names (``N_WORDS = 16``): the int, with ``key`` (the
+    qualified name) and ``label`` (how a message names it). It is the int in every
+    arithmetic and comparison (``N_WORDS + 1`` is a plain int): only a size passed on as it
+    is keeps the name, so two axes of one size can still say they are different sizes of
+    the program (``D_LATENT`` and ``N_WORDS``, both 16)."""
+
+    key: str
+    label: str
+
+    def __new__(cls, value: int, key: str, label: str) -> Named:
+        obj = super().__new__(cls, value)
+        obj.key = key
+        obj.label = label
+        return obj
+
+    def __repr__(self) -> str:
+        return int.__repr__(self)
+
+
+def name_of(d: Dim) -> Named | None:
+    """The constant naming a size, if one does."""
+    return d if isinstance(d, Named) else None
+
+
 def sym(key: str, label: str = "") -> Size:
     """The size a symbol stands for."""
     s = Size.make({(Sym(key, label),): 1})

@@ -615,6 +615,8 @@ class Evaluator:
             return self.unbound_param(b, frame)
         if kind in ("assign", "walrus") and b.value is not None:
             v = self.value(b.value, frame)
+            if b.scope.kind == "module" and type(b.value) is cst.Integer and not b.unpack and type(v) is Const:
+                return _named(v, self.ctx, b.name)  # ``N_WORDS = 16``: a size the program names
             return unpack(v, b.unpack)
         if kind == "augassign" and type(b.node) is cst.AugAssign and type(b.node.target) is cst.Name:
             return self._augmented(b, env, frame)
@@ -1823,6 +1825,13 @@ def _string(e: cst.SimpleString) -> Any:
         return UNKNOWN
 
 
+def _named(v: Const, ctx: Any, name: str) -> Const:
+    """A module-level int constant with its name (``dims.Named``), for the sizes made from it."""
+    if type(v.value) is not int:
+        return v
+    return Const(v.value, dims.Named(v.value, f"{ctx.module or ctx.path}.{name}", name))
+
+
 def _more_than_one_element(v: Array) -> bool:
     """Is the array's element count known and above one? (Python asks ``bool(a)`` of a
     condition; NumPy and JAX raise for such an array.)"""
@@ -1831,7 +1840,7 @@ def _more_than_one_element(v: Array) -> bool:
         return False
     n = 1
     for d in shape.dims:
-        if type(d) is not int:
+        if not isinstance(d, int) or isinstance(d, bool):
             return False
         n *= d
     return n > 1

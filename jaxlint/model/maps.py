@@ -97,6 +97,9 @@ class MapCall:
     issues: list[MapIssue] = field(default_factory=list)
     body: list[Problem] = field(default_factory=list)
     culprits: list[int] = field(default_factory=list)
+    # mapped leaves whose sizes agree in value but not in name (``dims.Named``): axis 0 of an
+    # array made with ``D_LATENT`` mapped with one made with ``N_WORDS``, both 16
+    apart: list[MappedLeaf] = field(default_factory=list)
     # the mapped call this one runs inside (``vmap(vmap(f))``: the outer one), whose
     # slices are its arguments; None for a call the program writes
     inside: Transformed | None = field(default=None, repr=False)
@@ -359,6 +362,12 @@ def call_map(ev: Evaluator, t: Transformed, args: list[Argument], env: Env | Non
             sliced_args: list[tuple[Any, str | None, str]] = [(v, None, "") for v in sliced]
             inner = ev.call(t.target, sliced_args + kw_sliced, env, node)
         rec.body = list(got.problems)
+        if not rec.body and not is_pmap and axis_size is None:
+            rec.apart = _apart(known)
+            if rec.apart:
+                rec.culprits = _named_culprits(
+                    ev, t, positional, positional_static, sliced, kw_sliced, known, env, node
+                )
         if rec.body:
             for i, v in enumerate(positional):
                 if positional_static[i] or not any(x.arg == i and x.axis is not None for x in mapped):
@@ -378,6 +387,41 @@ def call_map(ev: Evaluator, t: Transformed, args: list[Argument], env: Env | Non
     if out_axes != Const(0):
         return UNKNOWN
     return _batched(inner, rec.size)
+
+
+def _apart(known: list[MappedLeaf]) -> list[MappedLeaf]:
+    """The mapped leaves, when their sizes (equal, or the call would have failed) carry
+    different names (``dims.Named``): one axis of the batch is two sizes of the program."""
+    names = {n.key for x in known if (n := dims.name_of(x.size)) is not None}
+    return [x for x in known if dims.name_of(x.size) is not None] if len(names) > 1 else []
+
+
+def _named_culprits(
+    ev: Any,
+    t: Transformed,
+    positional: list[Any],
+    positional_static: list[bool],
+    sliced: list[Any],
+    kw_sliced: list[tuple[Any, str | None, str]],
+    known: list[MappedLeaf],
+    env: Any,
+    node: Any,
+) -> list[int]:
+    """The positional arguments that, given whole, leave mapped leaves of one named size
+    and a function that still runs on what it gets: the one the examples share."""
+    out = []
+    for i, v in enumerate(positional):
+        if positional_static[i] or not any(x.arg == i for x in known):
+            continue
+        rest = [x for x in known if x.arg != i]
+        if not rest or len({n.key for x in rest if (n := dims.name_of(x.size)) is not None}) > 1:
+            continue
+        whole = [v if j == i else s for j, s in enumerate(sliced)]
+        with ev.collect() as again:
+            ev.call(t.target, [(x, None, "") for x in whole] + kw_sliced, env, node)
+        if not again.problems:
+            out.append(i)
+    return out
 
 
 def _slice(value: Any, spec: Any) -> Any:

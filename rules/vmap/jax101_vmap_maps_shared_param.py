@@ -25,9 +25,18 @@ class VmapMapsSharedParam(ThroughForwarders):
     one mapped argument whole (its `in_axes` entry `None`) makes every such failure go
     away, that argument is shared by every example, yet vmap slices it.
 
+    A size a module-level constant gives (`N_WORDS = 16`) keeps that constant as its
+    origin while it is passed on unchanged (`jnp.zeros((N_WORDS, 3))`, `x.shape[0]`, a
+    parameter given it). When the mapped axes agree in value but come from different
+    constants (axis 0 of a `(D_LATENT, N_FEATURES)` projection, axis 0 of
+    `(N_WORDS, N_FEATURES)` features, both 16), vmap pairs two sizes of the program
+    that only happen to be equal: reported, naming the argument whose being given whole
+    leaves one size mapped and a function that still runs, or the arguments of each
+    size when that does not single one out.
+
     The arguments are what the program computes and passes (each visible call of the
     function making the vmapped call is a context of its own: the message names the
-    call). Nothing is guessed from names: unknown shapes are not judged.
+    call). Nothing is guessed from identifiers: unknown shapes are not judged.
 
     ## Why is this bad?
     `vmap` slices every mapped argument along its axis, so each example gets a
@@ -97,6 +106,9 @@ class VmapMapsSharedParam(ThroughForwarders):
         for site in vmap_sites(ctx):
             for e in site.calls:
                 rec = e.record
+                if e.shapes and e.certain and not rec.issues and not rec.body and rec.apart:
+                    self._apart(site, e)
+                    break
                 if not e.shapes or not e.certain or rec.issues or not rec.body or not rec.culprits:
                     continue
                 from jaxlint.model.maps import MappedLeaf
@@ -119,3 +131,36 @@ class VmapMapsSharedParam(ThroughForwarders):
                 fix = in_axes_fix(ctx, site, set(rec.culprits), rec.positional, FIX_TITLE) if len(who) == 1 else None
                 self.report_evaluated(site.node, message, e, fix, note=note)
                 break
+
+    def _apart(self, site, e) -> None:
+        """Mapped axes of one value but different named sizes (``D_LATENT`` and ``N_WORDS``,
+        both 16): vmap pairs the rows of one with the examples of the other."""
+        from jaxlint.model import dims
+        from jaxlint.model.maps import MappedLeaf
+
+        ctx, rec = self.ctx, e.record
+        fn = target_name(ctx, site)
+        place = where(ctx, rec, site).strip()
+
+        def named(leaf) -> str:
+            n = dims.name_of(leaf.size)
+            return f"axis {leaf.axis} of {leaf_text(ctx, rec, leaf)} (`{n.label if n else leaf.size}`)"
+
+        parts = [named(x) for x in rec.apart]
+        sizes = " with ".join(parts) if len(parts) == 2 else ", ".join(parts[:-1]) + " and " + parts[-1]
+        value = int(rec.apart[0].size)
+        if len(rec.culprits) == 1:
+            (i,) = rec.culprits
+            who = leaf_text(ctx, rec, MappedLeaf(i, (), None, 0))
+            message = f"`{site.label}` slices {who} per example, but {fn} needs it whole"
+            advice = "give it `None` in `in_axes`"
+            fix = in_axes_fix(ctx, site, {i}, rec.positional, FIX_TITLE)
+        else:
+            message = f"`{site.label}` maps axes of different sizes of the program together"
+            advice = "give the shared one `None` in `in_axes`"
+            fix = None
+        note = (
+            f"{place + ': ' if place else ''}it maps {sizes}: different constants, equal only in value ({value}), "
+            f"so vmap pairs the entries of one with the examples of the other; {advice}"
+        )
+        self.report_evaluated(site.node, message, e, fix, note=note)

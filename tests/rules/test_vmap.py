@@ -884,3 +884,44 @@ def test_the_classmethod_factory_fixture_computes_wrong_shapes_under_jax():
     e = raised_by_project(CLASSMETHOD_FACTORY.format("bad"), "main.py", ("calibration",))
     assert type(e) is AssertionError and "((4, 4), (4,))" in str(e), e
     assert raised_by_project(CLASSMETHOD_FACTORY.format("ok"), "main.py", ("calibration",)) is None
+
+
+NAMED_SIZES = os.path.join(FIXTURES, "JAX101", "lint", "named_sizes.py")
+
+
+def test_axes_of_sizes_different_constants_name_are_not_one_batch():
+    # D_LATENT and N_WORDS are both 16: vmap runs, yet it pairs projection row i with word
+    # i; giving the projection whole leaves one named size and a function that runs (giving
+    # the words whole does not: `proj_row @ feats` then fails), so the projection is the one
+    with open(NAMED_SIZES, encoding="utf-8") as f:
+        source = f.read()
+    found = testing.lint(source, "JAX101")
+    assert [(d.start.line, d.message) for d in found] == [
+        (32, "`vmap(encode)` slices `params.proj` per example, but `encode` needs it whole"),
+        (63, "`vmap(damp)` maps axes of different sizes of the program together"),
+    ]
+    assert found[0].note == (
+        "it maps axis 0 of `params.proj` (`D_LATENT`) with axis 0 of `feats` (`N_WORDS`): different constants, "
+        "equal only in value (16), so vmap pairs the entries of one with the examples of the other; give it "
+        "`None` in `in_axes`"
+    )
+    # either of `drag` and `states` could be the shared one: no fix
+    assert found[1].fix is None
+    # a size computed from a constant is no longer that constant's: silent
+    src = source.replace("(N_WORDS, N_FEATURES))", "(N_WORDS + 0, N_FEATURES))")
+    assert [d.start.line for d in testing.lint(src, "JAX101")] == [63]
+
+
+@pytest.mark.jax
+@needs_jax
+def test_the_named_sizes_fixture_computes_other_numbers_than_its_fix():
+    import jax
+    import numpy as np
+
+    namespace: dict = {}
+    with open(NAMED_SIZES, encoding="utf-8") as f:
+        exec(compile(f.read(), NAMED_SIZES, "exec"), namespace)
+    key = jax.random.key(0)
+    bad, ok = namespace["embed_bad"](key), namespace["embed_ok"](key)
+    assert bad.shape == ok.shape and not np.allclose(bad, ok)
+    assert not np.allclose(namespace["damp_all_bad"](key), namespace["damp_all_ok"](key))

@@ -225,7 +225,7 @@ def cov(call: Call, param: str = "m") -> Any:
         return UNKNOWN
     dtype = given_dtype(call) or inexact(m.dtype)
     n = 1 if len(d) < 2 else d[0] if rowvar else d[1]
-    if type(n) is not int:
+    if not isinstance(n, int) or isinstance(n, bool):
         return array_of(call, None, dtype)  # squeezed to a scalar should the size be 1
     return array_of(call, Shape(() if n == 1 else (n, n)), dtype)
 

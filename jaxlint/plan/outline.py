@@ -80,7 +80,9 @@ class Outline:
     def wrapped_names(self, i: int, wrappers: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
         """Names and dotted names unit ``i`` hands to a call of one of ``wrappers``
         (``grad(loss)``, ``vmap(partial(f, w))``, ``f.defvjp(fwd, bwd)``), other than
-        as the function of a call inside it; what a rule can take for a target."""
+        as the function of a call inside it, unless that call is the argument itself: a
+        factory whose call makes the target (``jax.jit(make_step(cfg))``: ``make_step``, whose
+        returned closure the evaluator reads); what a rule can take for a target."""
         key = ("wrapped", i, wrappers)
         hit = self._cache.get(key)
         if hit is None:
@@ -91,6 +93,11 @@ class Outline:
                     if not isinstance(call, ast.Call) or _last(call.func) not in wrappers:
                         continue
                     for arg in [*call.args, *(k.value for k in call.keywords)]:
+                        if isinstance(arg, ast.Call):  # a factory's call: what it returns is the target
+                            if isinstance(arg.func, ast.Name):
+                                names.add(arg.func.id)
+                            elif isinstance(arg.func, ast.Attribute) and (dotted := _dotted(arg.func)):
+                                chains.add(dotted)
                         called = set()
                         for n in walk(arg):
                             if isinstance(n, ast.Call):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import libcst as cst
@@ -13,7 +14,7 @@ from jaxlint.model.catalogue.signatures import SIGNATURES
 from jaxlint.model.stubs import KEY_CONSUMERS
 
 from .analysis import exact_lines
-from .keys import Reuse, reuses
+from .keys import Reuse, _called_def, reuses
 
 # what JAX's own key-reuse checker (``jax.experimental.key_reuse``, on with
 # ``jax.config.update("jax_debug_key_reuse", True)``) does with the second use, by the kind
@@ -162,6 +163,25 @@ class PrngKeyReuse(Rule):
             head, note = split(self.message(r, lines))
             self.report(r.node, head, note=note)
 
+    def _defined_at(self, r: Reuse) -> str:
+        """For a helper the loop body calls (``state = propagate(state, dt)``): where the helper
+        is defined, which draws from the key and returns the record holding it (``" (`propagate`
+        at clock.py:20 returns the record it drew from)"``); the fix goes there."""
+        if r.body is not None:  # the body itself, a def of another module
+            owner, node = r.body
+        else:
+            called = (
+                _called_def(self.ctx, r.node) if type(r.node) is cst.Call and not r.api.startswith("jax.") else None
+            )
+            if called is None:
+                return ""
+            owner, node, _ = called
+        line = owner.exact_lines([node]).get(node)
+        if line is None:
+            return ""
+        where = f"line {line}" if owner is self.ctx else f"{os.path.basename(owner.path)}:{line}"
+        return f" (`{node.name.value}`, at {where}, returns the record it drew from)"
+
     def _rebound_in(self, loop: cst.CSTNode, key: str) -> bool:
         """Does the loop body bind ``key`` (``key, sub = split(key)``)? Then each iteration has a
         new key, and the reuse is a later call consuming the one the next split takes."""
@@ -213,9 +233,11 @@ class PrngKeyReuse(Rule):
                 )
                 if "." in k:  # a field of a record carry
                     base, field = k.split(".", 1)
+                    defined = self._defined_at(r)
                     return (
                         f"{api} consumes the PRNG key `{k}` in every iteration of `{r.lax_loop}`{at}: the carry "
-                        f"comes back with the same `{field}`, so every iteration {again}. {checker}. Split it and "
+                        f"comes back with the same `{field}`{defined}, so every iteration {again}. {checker}. "
+                        "Split it and "
                         f"return the record with the new key (`{base}.replace({field}=new_key)`; `_replace` for a "
                         "NamedTuple)"
                     )

@@ -89,6 +89,7 @@ class Reuse:
     lax_loop: str = ""  # the loop is a lax call running a body that closes over the key ("lax.scan")
     carried: bool = False  # ... or that gives the consumed key back in its carry
     parameter: bool = False  # a vmap's application: ``key`` names its function's parameter
+    body: Any = None  # a loop body of another module: (its FileContext, its def), for messages
 
 
 @dataclass(frozen=True, slots=True)
@@ -1557,7 +1558,7 @@ def _carried_in_loops(ctx: FileContext) -> list[Reuse]:
                 continue
             api = fn.name.value  # the def, as its module names it
             first = Consumed(arg, api, entry.gives, True)
-            out.append(Reuse(arg, key, api, entry.gives, first, loop, None, label, carried=True))
+            out.append(Reuse(arg, key, api, entry.gives, first, loop, None, label, carried=True, body=(owner, fn)))
     return out
 
 

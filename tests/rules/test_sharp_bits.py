@@ -1030,6 +1030,7 @@ def test_a_scan_body_returning_a_helpers_carry_and_output_keeps_the_consumed_key
     assert [(d.start.line, d.message) for d in found] == [
         (27, "`arrive` consumes the PRNG key `s.key` in every iteration of `lax.scan` at line 29"),
     ]
+    assert "(`arrive`, at line 19, returns the record it drew from)" in found[0].note
 
 
 @pytest.mark.jax
@@ -1069,6 +1070,8 @@ def test_a_def_of_another_module_judged_in_the_frame_the_scan_body_gives_it(monk
     assert [(os.path.basename(d.path), d.start.line, d.message) for d in found] == [
         ("sim.py", 8, "`propagate` consumes the PRNG key `state.key` in every iteration of `lax.scan` at line 11"),
     ]
+    # the note says where the helper that hands the key back is defined: the fix goes there
+    assert "(`propagate`, at clock.py:13, returns the record it drew from)" in found[0].note
     assert testing.lint_folder(FOREIGN_RECORD.format("ok"), testing.settings_for("JAX502")).diagnostics == []
 
 

@@ -85,10 +85,18 @@ class Const:
     different names are different values here (the same number, different sizes)."""
 
     value: ConstValue
-    named: dims.Named | None = None
+    named: dims.Named | None = field(default=None, compare=False)
+    # ``named.key``: what makes two ints of different names different values (a ``Named``
+    # compares as its int, so 16 of ``N_WORDS`` would equal 16 of ``D_LATENT``)
+    origin: str = ""
 
     def __repr__(self) -> str:
         return f"Const({self.value!r})"
+
+
+def named_const(value: int, named: dims.Named) -> Const:
+    """The int ``value`` a module-level constant gives, with its name."""
+    return Const(value, named, named.key)
 
 
 ScalarKind = Literal["int", "float", "bool", "complex", "str"]
@@ -509,7 +517,7 @@ def as_dim(v: Any) -> Dim:
 def int_value(d: Dim) -> Any:
     """The Python int value of a size."""
     if isinstance(d, int):
-        return Const(int(d), d) if isinstance(d, dims.Named) else Const(d)
+        return named_const(int(d), d) if isinstance(d, dims.Named) else Const(d)
     return Scalar("int", d)
 
 

@@ -63,6 +63,7 @@ from .abstract import (
     int_value,
     join,
     join_all,
+    named_const,
     traced,
     with_trace,
 )
@@ -1829,7 +1830,7 @@ def _named(v: Const, ctx: Any, name: str) -> Const:
     """A module-level int constant with its name (``dims.Named``), for the sizes made from it."""
     if type(v.value) is not int:
         return v
-    return Const(v.value, dims.Named(v.value, f"{ctx.module or ctx.path}.{name}", name))
+    return named_const(v.value, dims.Named(v.value, f"{ctx.module or ctx.path}.{name}", name))
 
 
 def _more_than_one_element(v: Array) -> bool:

@@ -925,3 +925,19 @@ def test_the_named_sizes_fixture_computes_other_numbers_than_its_fix():
     bad, ok = namespace["embed_bad"](key), namespace["embed_ok"](key)
     assert bad.shape == ok.shape and not np.allclose(bad, ok)
     assert not np.allclose(namespace["damp_all_bad"](key), namespace["damp_all_ok"](key))
+
+
+def test_one_def_called_with_two_constants_of_one_value_keeps_each_name():
+    # `make(N_WORDS)` and `make(D_LATENT)` pass equal ints: each call's array keeps its own
+    # constant (a frame made for one is not the other's)
+    src = (
+        "import jax, jax.numpy as jnp\nN_WORDS = 16\nD_LATENT = 16\n"
+        "def make(n):\n    return jnp.zeros((n,))\n"
+        "def g(a, c):\n    return a + c\n"
+        "def run():\n    a = make(N_WORDS)\n    b = make(D_LATENT)\n"
+        "    return jax.vmap(g)(b, jnp.zeros((D_LATENT,))), jax.vmap(g)(a, jnp.zeros((D_LATENT,)))\n"
+    )
+    found = testing.lint(src, "JAX101")
+    assert [(d.start.line, d.start.column, d.message) for d in found] == [
+        (11, 52, "`vmap(g)` maps axes of different sizes of the program together")
+    ]

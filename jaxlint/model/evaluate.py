@@ -617,7 +617,12 @@ class Evaluator:
         if kind in ("assign", "walrus") and b.value is not None:
             v = self.value(b.value, frame)
             if b.scope.kind == "module" and type(b.value) is cst.Integer and not b.unpack and type(v) is Const:
-                return _named(v, self.ctx, b.name)  # ``N_WORDS = 16``: a size the program names
+                # ``N_WORDS = 16``: a size the program names (one value per binding)
+                named = self.p.__dict__.setdefault("_named_constants", {})
+                found = named.get(b.node)
+                if found is None:
+                    found = named[b.node] = _named(v, self.ctx, b.name)
+                return found
             return unpack(v, b.unpack)
         if kind == "augassign" and type(b.node) is cst.AugAssign and type(b.node.target) is cst.Name:
             return self._augmented(b, env, frame)
@@ -1830,7 +1835,7 @@ def _named(v: Const, ctx: Any, name: str) -> Const:
     """A module-level int constant with its name (``dims.Named``), for the sizes made from it."""
     if type(v.value) is not int:
         return v
-    return named_const(v.value, dims.Named(v.value, f"{ctx.module or ctx.path}.{name}", name))
+    return named_const(v.value, dims.Named(v.value, f"{ctx.path}:{name}", name))
 
 
 def _more_than_one_element(v: Array) -> bool:

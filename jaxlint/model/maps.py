@@ -365,20 +365,21 @@ def call_map(ev: Evaluator, t: Transformed, args: list[Argument], env: Env | Non
         if not rec.body and not is_pmap and axis_size is None:
             rec.apart = _apart(known)
             if rec.apart:
-                rec.culprits = _named_culprits(
-                    ev, t, positional, positional_static, sliced, kw_sliced, known, env, node
-                )
+                rec.culprits = [
+                    i
+                    for i in range(len(positional))
+                    if not positional_static[i]
+                    and any(x.arg == i for x in known)
+                    and _one_size_left(known, i)
+                    and _runs_whole(ev, t, positional, sliced, kw_sliced, i, env, node)
+                ]
         if rec.body:
-            for i, v in enumerate(positional):
+            for i in range(len(positional)):
                 if positional_static[i] or not any(x.arg == i and x.axis is not None for x in mapped):
                     continue
                 if axis_size is None and not any(x.arg != i for x in mapped):
                     continue  # unmapped, nothing would be left to map: no remedy (in_axes all None raises)
-                whole = [v if j == i else s for j, s in enumerate(sliced)]
-                with ev.collect() as again:
-                    whole_args: list[tuple[Any, str | None, str]] = [(x, None, "") for x in whole]
-                    ev.call(t.target, whole_args + kw_sliced, env, node)
-                if not again.problems:
+                if _runs_whole(ev, t, positional, sliced, kw_sliced, i, env, node):
                     rec.culprits.append(i)
     finally:
         ev.world.maps.pop()
@@ -392,36 +393,37 @@ def call_map(ev: Evaluator, t: Transformed, args: list[Argument], env: Env | Non
 def _apart(known: list[MappedLeaf]) -> list[MappedLeaf]:
     """The mapped leaves, when their sizes (equal, or the call would have failed) carry
     different names (``dims.Named``): one axis of the batch is two sizes of the program."""
-    names = {n.key for x in known if (n := dims.name_of(x.size)) is not None}
-    return [x for x in known if dims.name_of(x.size) is not None] if len(names) > 1 else []
+    named = [x for x in known if dims.name_of(x.size) is not None]
+    return named if len(_names(named)) > 1 else []
 
 
-def _named_culprits(
+def _names(leaves: list[MappedLeaf]) -> set[str]:
+    """The constants naming the leaves' mapped sizes."""
+    return {n.key for x in leaves if (n := dims.name_of(x.size)) is not None}
+
+
+def _one_size_left(known: list[MappedLeaf], i: int) -> bool:
+    """Given argument ``i`` whole, do the mapped leaves left have one named size?"""
+    rest = [x for x in known if x.arg != i]
+    return bool(rest) and len(_names(rest)) <= 1
+
+
+def _runs_whole(
     ev: Any,
     t: Transformed,
     positional: list[Any],
-    positional_static: list[bool],
     sliced: list[Any],
     kw_sliced: list[tuple[Any, str | None, str]],
-    known: list[MappedLeaf],
+    i: int,
     env: Any,
     node: Any,
-) -> list[int]:
-    """The positional arguments that, given whole, leave mapped leaves of one named size
-    and a function that still runs on what it gets: the one the examples share."""
-    out = []
-    for i, v in enumerate(positional):
-        if positional_static[i] or not any(x.arg == i for x in known):
-            continue
-        rest = [x for x in known if x.arg != i]
-        if not rest or len({n.key for x in rest if (n := dims.name_of(x.size)) is not None}) > 1:
-            continue
-        whole = [v if j == i else s for j, s in enumerate(sliced)]
-        with ev.collect() as again:
-            ev.call(t.target, [(x, None, "") for x in whole] + kw_sliced, env, node)
-        if not again.problems:
-            out.append(i)
-    return out
+) -> bool:
+    """Does the mapped function run without a problem on one example's slices when
+    positional argument ``i`` is given whole (its ``in_axes`` entry None)?"""
+    whole = [v if j == i else s for j, (v, s) in enumerate(zip(positional, sliced, strict=True))]
+    with ev.collect() as again:
+        ev.call(t.target, [(x, None, "") for x in whole] + kw_sliced, env, node)
+    return not again.problems
 
 
 def _slice(value: Any, spec: Any) -> Any:
